@@ -1,0 +1,76 @@
+"""One catalog entry: everything known about one variable or option, declared once."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from ..text import Text
+from .values import OptionalOf, ValueType
+
+
+class ReadWhen(str, enum.Enum):
+    """When the framework reads a variable, from its source code (not its docs)."""
+
+    IMPORT = "import"  # read while `import <reader>` runs, then cached
+    FIRST_USE = "first_use"  # cached at the first use of some subsystem after import (first op, first allocation)
+    PER_OBJECT = "per_object"  # re-read each time an object (graph, kvstore, executor, trace) is created
+    EVERY_CALL = "every_call"  # re-read on every call
+    NOT_READ = "not_read"  # documented, but no code reads it any more
+    OPTION = "option"  # not an environment variable: a keyword argument of a config object (NPURunConfig)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A variable (or NPURunConfig option) with its type, default, reading moment, live API and descriptions.
+
+    `readers` are the top-level modules whose import (or first use) reads the variable; the import watcher follows
+    them. `live_api` names the framework's own run-time API (a key known to the framework adapters); `live_api_doc`
+    shows it to users. `caveats` tell where the docs and the source disagree; `replaced_by` says what to use instead of a
+    dead variable.
+    """
+
+    name: str
+    framework: str
+    category: Text
+    type: ValueType
+    default: str | None
+    when: ReadWhen
+    readers: tuple[str, ...]
+    read_at: str
+    description: Text
+    live_api: str | None = None
+    live_api_doc: str | None = None
+    first_use: Text | None = None
+    caveats: tuple[Text, ...] = ()
+    replaced_by: str | None = None
+    extra: bool = False  # not in the seeds; added because the source shows it matters
+
+    @property
+    def is_env(self) -> bool:
+        return self.when is not ReadWhen.OPTION
+
+    @property
+    def optional(self) -> bool:
+        return isinstance(self.type, OptionalOf)
+
+    def to_json(self, language: str | None = None) -> dict[str, Any]:
+        """The entry as plain JSON for front ends; texts in the given language."""
+        return {
+            "name": self.name,
+            "framework": self.framework,
+            "category": self.category.get(language),
+            "type": self.type.describe(),
+            "default": self.default,
+            "when": self.when.value,
+            "readers": list(self.readers),
+            "read_at": self.read_at,
+            "description": self.description.get(language),
+            "live_api": self.live_api_doc or self.live_api,
+            "first_use": self.first_use.get(language) if self.first_use else None,
+            "caveats": [c.get(language) for c in self.caveats],
+            "replaced_by": self.replaced_by,
+            "extra": self.extra,
+            "is_env": self.is_env,
+        }

@@ -1,0 +1,226 @@
+"""The env magics: %envset, %%envset, %envget, %envunset, %envlist, %envdiff, %envexport, %envload, %envlang.
+
+Magics are a thin front end of `EnvSession`: they parse the line, call the session, and turn `InvalidValueError` into
+IPython's `UsageError` (a clean message, no traceback). They return values so a notebook shows them and a test can check
+them in one line.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from . import envfile
+from .catalog import FRAMEWORKS
+from .errors import InvalidValueError
+from .runtime import session
+from .runtime.outcome import SetReport
+from .runtime.session import VariableState
+from .text import current_language, set_language
+
+_COMPLETED_MAGICS = ("%envset", "%envget", "%envunset", "%%envset", "%envlist")
+
+
+def _split_assignments(words: list[str]) -> list[tuple[str, str]]:
+    pairs = []
+    for word in words:
+        name, sep, value = word.partition("=")
+        if not sep:
+            raise UsageError(f"{word!r} is not NAME=VALUE: write each assignment as NAME=VALUE (quote values with spaces)")
+        pairs.append((name.strip(), value))
+    return pairs
+
+
+def _split_line(line: str) -> list[str]:
+    try:
+        return shlex.split(line, posix=True)
+    except ValueError as exc:
+        raise UsageError(f"cannot read {line!r}: {exc}") from None
+
+
+def _flags(words: list[str]) -> tuple[dict[str, bool], list[str]]:
+    """Split --force / --env-only from the other words; any other --option is an error."""
+    flags = {"force": False, "live": True}
+    rest = []
+    for word in words:
+        if word == "--force":
+            flags["force"] = True
+        elif word == "--env-only":
+            flags["live"] = False
+        elif word.startswith("--"):
+            raise UsageError(f"unknown option {word!r}: allowed are --force and --env-only")
+        else:
+            rest.append(word)
+    return flags, rest
+
+
+def parse_cell(cell: str) -> list[tuple[str, str]]:
+    """`NAME=VALUE` per line; blank lines and lines starting with # are skipped; quotes around a value are removed."""
+    pairs = []
+    for number, raw in enumerate(cell.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.partition("=")
+        if not sep:
+            raise UsageError(f"line {number}: {raw.strip()!r} is not NAME=VALUE")
+        pairs.append((name.strip(), envfile.unquote(value.strip())))
+    return pairs
+
+
+@magics_class
+class EnvMagics(Magics):
+    """Validated environment variables and framework options for this kernel."""
+
+    def _run(self, action: Any) -> Any:
+        try:
+            return action()
+        except InvalidValueError as exc:
+            raise UsageError(str(exc)) from None
+
+    @line_magic
+    def envset(self, line: str) -> SetReport:
+        """Set variables, validated against the catalog: %envset [--force] NAME=VALUE [NAME=VALUE ...]
+
+        Values are normalised to what the framework reads (e.g. MEGENGINE_DTR_EVICTION_THRESHOLD=5GB becomes
+        5368709120 bytes). A batch is all or nothing. If a framework already read a variable at import, an
+        AlreadyReadWarning says so and how to get out; variables with a run-time API are applied live.
+        --force sets a name that looks like a misspelt catalog name; --env-only sets the environment only (for
+        processes started from here) without the live API.
+        """
+        flags, words = _flags(_split_line(line))
+        pairs = _split_assignments(words)
+        if not pairs:
+            raise UsageError("usage: %envset [--force] [--env-only] NAME=VALUE [NAME=VALUE ...]")
+        return self._run(lambda: session().set(pairs, source="magic", **flags))
+
+    @cell_magic("envset")  # type: ignore[arg-type]
+    def envset_cell(self, line: str, cell: str) -> SetReport:
+        """Set one NAME=VALUE per line (# starts a comment line), all or nothing: %%envset [--force] [--env-only]"""
+        flags, words = _flags(_split_line(line))
+        if words:
+            raise UsageError(f"%%envset takes only --force and --env-only on its first line, not {words[0]!r}")
+        pairs = parse_cell(cell)
+        if not pairs:
+            raise UsageError("the cell has no NAME=VALUE lines")
+        return self._run(lambda: session().set(pairs, source="magic", **flags))
+
+    @line_magic
+    def envget(self, line: str) -> VariableState:
+        """Show a variable's value and what it means for this kernel (in effect, pending import, already read):
+        %envget NAME"""
+        words = _split_line(line)
+        if len(words) != 1:
+            raise UsageError("usage: %envget NAME")
+        return session().state(words[0])
+
+    @line_magic
+    def envunset(self, line: str) -> SetReport:
+        """Remove variables (or NPURunConfig options): %envunset NAME [NAME ...]"""
+        flags, names = _flags(_split_line(line))
+        if not names:
+            raise UsageError("usage: %envunset [--env-only] NAME [NAME ...]")
+        return self._run(lambda: session().unset(names, source="magic", **flags))
+
+    @magic_arguments()
+    @argument("framework", nargs="?", help=f"only this framework: {', '.join(FRAMEWORKS)}")
+    @argument("--category", help="only categories containing this text")
+    @argument("--set", action="store_true", dest="only_set", help="only variables that are set")
+    @line_magic
+    def envlist(self, line: str) -> Any:
+        """The catalog as a DataFrame: every variable with its value, status, default and description."""
+        from .listing import catalog_frame
+
+        args = parse_argstring(self.envlist, line)
+        if args.framework is not None and args.framework not in FRAMEWORKS:
+            raise UsageError(f"unknown framework {args.framework!r}: use one of {', '.join(FRAMEWORKS)}")
+        return catalog_frame(session(), framework=args.framework, category=args.category, only_set=args.only_set)
+
+    @line_magic
+    def envdiff(self, line: str) -> Any:
+        """Variables changed since the kernel started (a DataFrame), with who changed them and when: %envdiff"""
+        if line.strip():
+            raise UsageError("%envdiff takes no arguments")
+        return session().diff()
+
+    @magic_arguments()
+    @argument("--format", "-f", default="dotenv", choices=envfile.FORMATS, help="output format (default dotenv)")
+    @argument("--all", action="store_true", dest="everything", help="every catalog variable that is set, "
+              "not only the changes since kernel start")
+    @argument("file", nargs="?", help="write to this file instead of returning the text")
+    @line_magic
+    def envexport(self, line: str) -> str:
+        """Export the changed variables as dotenv, shell `export` lines or JSON; secrets are masked."""
+        args = parse_argstring(self.envexport, line)
+        text = envfile.export(session(), fmt=args.format, everything=args.everything)
+        if args.file:
+            try:
+                Path(args.file).expanduser().write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise UsageError(f"cannot write {args.file}: {exc.strerror}") from None
+            return f"wrote {len(text.splitlines())} lines to {args.file}"
+        return text
+
+    @line_magic
+    def envload(self, line: str) -> SetReport:
+        """Set the variables of a dotenv file (NAME=VALUE lines), validated, all or nothing: %envload [--force] FILE"""
+        flags, files = _flags(_split_line(line))
+        if len(files) != 1:
+            raise UsageError("usage: %envload [--force] [--env-only] FILE")
+        try:
+            pairs = envfile.read_dotenv(Path(files[0]).expanduser())
+        except InvalidValueError as exc:
+            raise UsageError(str(exc)) from None
+        return self._run(lambda: session().set(pairs, source="file", **flags))
+
+    @line_magic
+    def envlang(self, line: str) -> str:
+        """Show or choose the language of descriptions: %envlang [zh|en|auto]"""
+        choice = line.strip()
+        if choice:
+            self._run(lambda: set_language(None if choice == "auto" else choice))
+        return current_language()
+
+
+def complete(ipython: Any, event: Any) -> list[str]:
+    """Names after the magic, and allowed values after `NAME=`."""
+    from .catalog import catalog
+
+    text = event.text_until_cursor if hasattr(event, "text_until_cursor") else event.line
+    word = text.split()[-1] if text and not text[-1].isspace() else ""
+    known = catalog()
+    if "=" in word:
+        name, _, partial = word.partition("=")
+        entry = known.get(name)
+        if entry is None:
+            return []
+        values = [v for v in entry.type.choices() if v.startswith(partial)]
+        # IPython splits the token at "=", so the symbol may or may not include the name.
+        return values if "=" not in event.symbol else [f"{name}={v}" for v in values]
+    suffix = "" if event.command.startswith("%envget") or event.command.startswith("%envunset") else "="
+    if event.command.startswith("%envlist"):
+        return [f for f in FRAMEWORKS if f.startswith(word)]
+    return [name + suffix for name in known.names() if name.startswith(word)]
+
+
+def register(ipython: Any) -> None:
+    if getattr(ipython, "_mgenv_jupyter_loaded", False):
+        return
+    session()  # installs the import watcher now, so imports from here on are seen
+    ipython.register_magics(EnvMagics)
+    for magic in _COMPLETED_MAGICS:
+        ipython.set_hook("complete_command", complete, str_key=magic)
+    ipython._mgenv_jupyter_loaded = True
+
+
+def unregister(ipython: Any) -> None:
+    manager = ipython.magics_manager
+    for kind in ("line", "cell"):
+        for name in ("envset", "envget", "envunset", "envlist", "envdiff", "envexport", "envload", "envlang"):
+            manager.magics[kind].pop(name, None)
+    ipython._mgenv_jupyter_loaded = False

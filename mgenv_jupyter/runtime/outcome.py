@@ -1,0 +1,115 @@
+"""What happened when a variable was set: the outcome a user can tell apart, the history record, and the report."""
+
+from __future__ import annotations
+
+import enum
+import html
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+
+class Outcome(str, enum.Enum):
+    """The distinct things setting a variable can mean for the running kernel."""
+
+    EFFECTIVE = "effective now"
+    PENDING_IMPORT = "takes effect at import"
+    PENDING_FIRST_USE = "takes effect at first use"
+    ALREADY_READ = "already read, restart needed"
+    APPLIED_LIVE = "applied live"
+    MAY_BE_LATCHED = "may already be latched"
+    NO_EFFECT = "no longer read"
+    OPTION = "NPURunConfig option"
+    UNSET = "unset"
+
+
+SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+MASK = "********"
+
+
+def is_secret(name: str) -> bool:
+    """Names containing KEY, TOKEN, SECRET or PASSWORD hold secrets: never shown or exported in clear."""
+    upper = name.upper()
+    return any(marker in upper for marker in SECRET_MARKERS)
+
+
+def shown(name: str, value: str | None) -> str | None:
+    """`value` as it may be displayed: masked for secrets."""
+    if value is None or not is_secret(name):
+        return value
+    return MASK
+
+
+@dataclass(frozen=True)
+class Change:
+    """One history record. Values of secret names are stored masked."""
+
+    time: float
+    name: str
+    old: str | None
+    new: str | None
+    source: str
+    outcome: Outcome
+    message: str
+    notes: tuple[str, ...] = ()
+    effective: str | None = None  # what the framework reports after a live change
+
+    def as_row(self) -> dict[str, object]:
+        return {
+            "time": self.time,
+            "name": self.name,
+            "old": self.old,
+            "new": self.new,
+            "source": self.source,
+            "outcome": self.outcome.value,
+            "effective": self.effective,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class SetReport:
+    """The result of one `set`/`unset` call: one `Change` per variable, shown as one line each."""
+
+    changes: tuple[Change, ...] = field(default_factory=tuple)
+
+    def __iter__(self) -> Iterator[Change]:
+        return iter(self.changes)
+
+    def __len__(self) -> int:
+        return len(self.changes)
+
+    def __getitem__(self, name: str) -> Change:
+        for change in self.changes:
+            if change.name == name:
+                return change
+        raise KeyError(name)
+
+    def lines(self) -> list[str]:
+        result = []
+        for c in self.changes:
+            value = "(unset)" if c.new is None else repr(c.new)
+            result.append(f"{c.name}={value}: {c.outcome.value} — {c.message}")
+            result.extend(f"    note: {note}" for note in c.notes)
+        return result
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines()) or "nothing changed"
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        printer.text(repr(self))  # type: ignore[attr-defined]
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for c in self.changes:
+            value = "(unset)" if c.new is None else c.new
+            notes = "".join(f"<br><small>{html.escape(n)}</small>" for n in c.notes)
+            rows.append(
+                f"<tr><td><code>{html.escape(c.name)}</code></td><td><code>{html.escape(value)}</code></td>"
+                f"<td><b>{html.escape(c.outcome.value)}</b></td><td>{html.escape(c.message)}{notes}</td></tr>"
+            )
+        return "<table class='mgenv-report'>" + "".join(rows) + "</table>"
+
+
+def now() -> float:
+    return time.time()

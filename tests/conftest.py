@@ -1,0 +1,62 @@
+"""Shared fixtures: a restored environment, a fresh kernel session, and a real IPython shell with the extension."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import mgenv_jupyter.runtime as runtime
+from mgenv_jupyter.catalog import catalog
+from mgenv_jupyter.runtime import EnvSession, ImportWatcher
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def restored_environ() -> Iterator[None]:
+    """Every test leaves os.environ as it found it."""
+    before = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(before)
+
+
+@pytest.fixture
+def fresh_session(monkeypatch: pytest.MonkeyPatch) -> Iterator[EnvSession]:
+    """A new kernel session (and import watcher) in place of the process-wide one."""
+    readers = {m for e in catalog() for m in e.readers}
+    watcher = ImportWatcher(readers)
+    watcher.install()
+    session = EnvSession(watcher)
+    monkeypatch.setattr(runtime, "_session", session)
+    yield session
+    watcher.uninstall()
+
+
+@pytest.fixture
+def ip(fresh_session: EnvSession):
+    """A real IPython shell with `%load_ext mgenv_jupyter` done."""
+    from IPython.testing.globalipapp import get_ipython
+
+    shell = get_ipython()
+    shell.run_line_magic("load_ext", "mgenv_jupyter")
+    yield shell
+
+
+@pytest.fixture
+def probe_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Write a real module that reads variables at import, for import-order tests without a framework."""
+
+    def make(name: str, reads: list[str]) -> str:
+        body = "import os\nSEEN = {" + ", ".join(f"{v!r}: os.environ.get({v!r})" for v in reads) + "}\n"
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(body))
+        monkeypatch.syspath_prepend(str(tmp_path))
+        sys.modules.pop(name, None)
+        return name
+
+    yield make

@@ -1,0 +1,177 @@
+"""Every magic in a real IPython shell, as a user types it."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from IPython.core.error import UsageError
+
+from mgenv_jupyter.runtime import Outcome
+
+
+def test_load_twice_is_harmless(ip):
+    ip.run_line_magic("load_ext", "mgenv_jupyter")
+    ip.run_line_magic("reload_ext", "mgenv_jupyter")
+    assert ip.run_line_magic("envset", "MGE_DEFAULT_DEVICE=cpu0")["MGE_DEFAULT_DEVICE"].new == "cpu0"
+
+
+def test_envset_normalises_and_reports(ip):
+    report = ip.run_line_magic("envset", "MEGENGINE_DTR_EVICTION_THRESHOLD=5GB MGE_DEFAULT_DEVICE=GPU0")
+    assert os.environ["MEGENGINE_DTR_EVICTION_THRESHOLD"] == "5368709120"
+    assert os.environ["MGE_DEFAULT_DEVICE"] == "gpu0"
+    change = report["MEGENGINE_DTR_EVICTION_THRESHOLD"]
+    assert change.outcome is Outcome.PENDING_IMPORT and "5368709120" in change.notes[0]
+    assert "takes effect at import" in repr(report) and "normalised" in repr(report)
+
+
+def test_envset_quoted_values_and_plain_names(ip):
+    ip.run_line_magic("envset", "MY_NOTE='two words' OTHER=x=y")
+    assert os.environ["MY_NOTE"] == "two words" and os.environ["OTHER"] == "x=y"
+
+
+def test_envset_bad_value_is_a_usage_error_and_changes_nothing(ip):
+    before = dict(os.environ)
+    with pytest.raises(UsageError, match=r"MGE_DEFAULT_DEVICE.*expected"):
+        ip.run_line_magic("envset", "MEGENGINE_INPLACE_UPDATE=1 MGE_DEFAULT_DEVICE=tpu0")
+    assert dict(os.environ) == before
+
+
+def test_envset_near_miss_needs_force(ip):
+    with pytest.raises(UsageError, match="did you mean FLAGS_allocator_strategy"):
+        ip.run_line_magic("envset", "FLAGS_alocator_strategy=auto_growth")
+    ip.run_line_magic("envset", "--force FLAGS_alocator_strategy=auto_growth")
+    assert os.environ["FLAGS_alocator_strategy"] == "auto_growth"
+
+
+def test_envset_without_assignment_is_a_usage_error(ip):
+    with pytest.raises(UsageError, match="NAME=VALUE"):
+        ip.run_line_magic("envset", "MGE_DEFAULT_DEVICE")
+    with pytest.raises(UsageError, match="usage"):
+        ip.run_line_magic("envset", "")
+
+
+def test_cell_magic_with_comments_is_all_or_nothing(ip):
+    cell = "# DTR\nMEGENGINE_ENABLE_DROP=1\n\nMEGENGINE_DTR_EVICTEE_MINIMUM_SIZE = '2MB'\n"
+    report = ip.run_cell_magic("envset", "", cell)
+    assert os.environ["MEGENGINE_DTR_EVICTEE_MINIMUM_SIZE"] == str(2 * 1024**2) and len(report) == 2
+    before = dict(os.environ)
+    with pytest.raises(UsageError, match="line 2"):
+        ip.run_cell_magic("envset", "", "MEGENGINE_ENABLE_DROP=0\nnot an assignment\n")
+    with pytest.raises(UsageError):
+        ip.run_cell_magic("envset", "", "MEGENGINE_ENABLE_DROP=0\nMEGENGINE_ENABLE_DROP=maybe\n")
+    assert dict(os.environ) == before
+
+
+def test_presence_flag_zero_says_it_turns_on(ip):
+    change = ip.run_line_magic("envset", "MGB_DUMP_INPUT=0")["MGB_DUMP_INPUT"]
+    assert any("turns it ON" in n and "%envunset" in n for n in change.notes)
+
+
+def test_envget_shows_value_and_status(ip):
+    ip.run_line_magic("envset", "MEGENGINE_INTERP_ASYNC_LEVEL=0")
+    state = ip.run_line_magic("envget", "MEGENGINE_INTERP_ASYNC_LEVEL")
+    assert state.value == "0" and state.status == "pending import"
+    with pytest.raises(UsageError):
+        ip.run_line_magic("envget", "")
+
+
+def test_envunset(ip):
+    ip.run_line_magic("envset", "MGB_DUMP_INPUT=1")
+    report = ip.run_line_magic("envunset", "MGB_DUMP_INPUT")
+    assert "MGB_DUMP_INPUT" not in os.environ and report["MGB_DUMP_INPUT"].new is None
+    with pytest.raises(UsageError, match="not set"):
+        ip.run_line_magic("envunset", "NEVER_SET_ANYWHERE_123")
+
+
+def test_envlist_is_a_filterable_dataframe(ip):
+    frame = ip.run_line_magic("envlist", "paddle")
+    assert set(frame["framework"]) == {"paddle"} and "FLAGS_allocator_strategy" in frame.index
+    assert {"value", "status", "default", "description"} <= set(frame.columns)
+    everything = ip.run_line_magic("envlist", "")
+    assert set(everything["framework"]) >= {"megengine", "mxnet", "paddle", "ascend"}
+    ip.run_line_magic("envset", "MXNET_ENGINE_TYPE=NaiveEngine")
+    only_set = ip.run_line_magic("envlist", "--set")
+    assert "MXNET_ENGINE_TYPE" in only_set.index
+    with pytest.raises(UsageError, match="unknown framework"):
+        ip.run_line_magic("envlist", "tensorflow")
+
+
+def test_envlist_language(ip):
+    try:
+        assert ip.run_line_magic("envlang", "zh") == "zh"
+        frame = ip.run_line_magic("envlist", "megengine")
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in frame.loc["MGE_DEFAULT_DEVICE", "description"])
+        with pytest.raises(UsageError, match="unknown language"):
+            ip.run_line_magic("envlang", "fr")
+    finally:
+        ip.run_line_magic("envlang", "en")
+
+
+def test_envdiff_shows_source(ip):
+    ip.run_line_magic("envset", "MXNET_KVSTORE_BIGARRAY_BOUND=500000")
+    frame = ip.run_line_magic("envdiff", "").set_index("name")
+    assert frame.loc["MXNET_KVSTORE_BIGARRAY_BOUND", "source"] == "magic"
+
+
+def test_envexport_formats_mask_secrets(ip, tmp_path):
+    ip.run_line_magic("envset", "MGE_DEFAULT_DEVICE=gpu1 SERVICE_TOKEN=abc123")
+    dotenv = ip.run_line_magic("envexport", "")
+    assert "MGE_DEFAULT_DEVICE=gpu1" in dotenv and "abc123" not in dotenv and "SERVICE_TOKEN" in dotenv
+    shell = ip.run_line_magic("envexport", "--format shell")
+    assert "export MGE_DEFAULT_DEVICE=gpu1" in shell and "abc123" not in shell
+    data = json.loads(ip.run_line_magic("envexport", "-f json"))
+    assert data["environment"]["SERVICE_TOKEN"] == "********"
+    target = tmp_path / "out.env"
+    ip.run_line_magic("envexport", str(target))
+    assert "MGE_DEFAULT_DEVICE=gpu1" in target.read_text()
+
+
+def test_envload_validates_the_whole_file(ip, tmp_path):
+    good = tmp_path / "good.env"
+    good.write_text("# profile\nexport MGE_DEFAULT_DEVICE=cpu0\nFLAGS_allocator_strategy='naive_best_fit'\n")
+    report = ip.run_line_magic("envload", str(good))
+    assert os.environ["FLAGS_allocator_strategy"] == "naive_best_fit" and report.changes[0].source == "file"
+    bad = tmp_path / "bad.env"
+    bad.write_text("MGE_DEFAULT_DEVICE=gpu0\nFLAGS_allocator_strategy=fastest\n")
+    with pytest.raises(UsageError, match="FLAGS_allocator_strategy"):
+        ip.run_line_magic("envload", str(bad))
+    assert os.environ["MGE_DEFAULT_DEVICE"] == "cpu0"
+    with pytest.raises(UsageError, match="cannot read"):
+        ip.run_line_magic("envload", str(tmp_path / "missing.env"))
+
+
+def test_export_then_load_round_trips(ip, tmp_path):
+    ip.run_line_magic("envset", "MGE_DEFAULT_DEVICE=gpu1 MY_PATH='/a b/c'")
+    target = tmp_path / "round.env"
+    ip.run_line_magic("envexport", str(target))
+    os.environ.pop("MY_PATH")
+    ip.run_line_magic("envload", str(target))
+    assert os.environ["MY_PATH"] == "/a b/c"
+
+
+def test_npu_options_through_the_magic(ip):
+    report = ip.run_line_magic("envset", "precision_mode=allow_mix_precision iterations_per_loop=10")
+    assert report["precision_mode"].outcome is Outcome.OPTION
+    from mgenv_jupyter import session
+
+    assert session().npu_run_config_kwargs() == {"precision_mode": "allow_mix_precision", "iterations_per_loop": 10}
+    assert "precision_mode" not in os.environ
+
+
+def test_every_magic_has_help(ip):
+    for name in ("envset", "envget", "envunset", "envlist", "envdiff", "envexport", "envload", "envlang"):
+        doc = ip.find_line_magic(name).__doc__
+        assert doc and len(doc.strip()) > 20, name
+    assert ip.find_cell_magic("envset").__doc__
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+def test_completion_of_names_and_values(ip):
+    line = "%envset MGE_DEFAULT_DEV"
+    _, names = ip.complete("", line, len(line))
+    assert names == ["MGE_DEFAULT_DEVICE="]
+    line = "%envset FLAGS_allocator_strategy=nai"
+    _, values = ip.complete("", line, len(line))
+    assert [v.rpartition("=")[2] for v in values] == ["naive_best_fit"]

@@ -1,0 +1,187 @@
+"""EnvSession outcomes, proven with real modules that read the environment at import (see conftest.probe_module)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import warnings
+
+import pytest
+
+from mgenv_jupyter import AlreadyReadWarning, InvalidValueError
+from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
+from mgenv_jupyter.catalog.values import OptionalOf, Size, Switch
+from mgenv_jupyter.runtime import EnvSession, ImportWatcher, Outcome
+from mgenv_jupyter.text import Text
+
+T = Text("probe", "探针")
+
+
+def entry(name: str, when: ReadWhen, reader: str, **kw) -> Entry:
+    kw.setdefault("type", Size())
+    return Entry(name=name, framework="probe", category=T, default=None, when=when, readers=(reader,),
+                 read_at="probe", description=T, **kw)
+
+
+@pytest.fixture
+def probe_session(probe_module):
+    reader = probe_module("mgenv_probe_reader", ["PROBE_SIZE", "PROBE_LATCH"])
+    known = Catalog((
+        entry("PROBE_SIZE", ReadWhen.IMPORT, reader),
+        entry("PROBE_LATCH", ReadWhen.FIRST_USE, reader, first_use=Text("the first probe op", "第一次")),
+        entry("PROBE_DEAD", ReadWhen.NOT_READ, reader, replaced_by="PROBE_SIZE", type=Switch()),
+        entry("PROBE_DYNAMIC", ReadWhen.EVERY_CALL, reader, type=Switch()),
+        entry("probe_option", ReadWhen.OPTION, reader, type=OptionalOf(Switch(on="True", off="False"))),
+    ))
+    watcher = ImportWatcher([reader])
+    watcher.install()
+    yield EnvSession(watcher, known=known), reader
+    watcher.uninstall()
+
+
+def test_before_import_the_module_reads_the_normalised_value(probe_session):
+    session, reader = probe_session
+    report = session.set({"PROBE_SIZE": "5GB"})
+    assert report["PROBE_SIZE"].outcome is Outcome.PENDING_IMPORT
+    assert "import mgenv_probe_reader" in report["PROBE_SIZE"].message
+    module = importlib.import_module(reader)
+    assert module.SEEN["PROBE_SIZE"] == "5368709120"  # bytes, not "5GB" (which a C++ %zu parse reads as 5)
+    assert session.state("PROBE_SIZE").status == "in effect"
+
+
+def test_after_import_setting_warns_with_module_time_value_and_way_out(probe_session):
+    session, reader = probe_session
+    os.environ["PROBE_SIZE"] = "1024"
+    module = importlib.import_module(reader)
+    with pytest.warns(AlreadyReadWarning) as caught:
+        report = session.set({"PROBE_SIZE": "2048"})
+    text = str(caught[0].message)
+    assert "PROBE_SIZE" in text and reader in text and "'1024'" in text and "restart" in text
+    assert report["PROBE_SIZE"].outcome is Outcome.ALREADY_READ
+    assert os.environ["PROBE_SIZE"] == "2048"  # still set, so child processes inherit it
+    assert module.SEEN["PROBE_SIZE"] == "1024"
+    assert session.state("PROBE_SIZE").status == Outcome.ALREADY_READ.value
+    with pytest.warns(AlreadyReadWarning):  # every time, not only the first
+        session.set({"PROBE_SIZE": "4096"})
+
+
+def test_first_use_variable_may_be_latched_after_import(probe_session):
+    session, reader = probe_session
+    assert session.set({"PROBE_LATCH": "1"})["PROBE_LATCH"].outcome is Outcome.PENDING_FIRST_USE
+    importlib.import_module(reader)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        change = session.set({"PROBE_LATCH": "2"})["PROBE_LATCH"]
+    assert change.outcome is Outcome.MAY_BE_LATCHED
+    assert "the first probe op" in change.message
+
+
+def test_dead_variable_says_no_effect_and_what_to_use(probe_session):
+    session, _ = probe_session
+    change = session.set({"PROBE_DEAD": "1"})["PROBE_DEAD"]
+    assert change.outcome is Outcome.NO_EFFECT and "PROBE_SIZE" in change.message
+
+
+def test_dynamic_variable_is_effective_now(probe_session):
+    session, _ = probe_session
+    assert session.set({"PROBE_DYNAMIC": "on"})["PROBE_DYNAMIC"].outcome is Outcome.EFFECTIVE
+    assert os.environ["PROBE_DYNAMIC"] == "1"
+
+
+def test_options_are_recorded_as_keyword_arguments_not_environment(probe_session):
+    session, _ = probe_session
+    change = session.set({"probe_option": "true"})["probe_option"]
+    assert change.outcome is Outcome.OPTION
+    assert session.npu_run_config_kwargs() == {"probe_option": True}
+    assert "probe_option" not in os.environ
+    session.unset(["probe_option"])
+    assert session.npu_run_config_kwargs() == {}
+
+
+def test_batch_is_all_or_nothing(probe_session):
+    session, _ = probe_session
+    before = dict(os.environ)
+    with pytest.raises(InvalidValueError) as err:
+        session.set([("PROBE_DYNAMIC", "1"), ("PROBE_SIZE", "lots"), ("PLAIN_VAR", "x")])
+    assert "PROBE_SIZE" in str(err.value) and "nothing was changed" in str(err.value)
+    assert dict(os.environ) == before and session.history == []
+
+
+def test_near_miss_is_refused_with_a_suggestion_unless_forced(probe_session):
+    session, _ = probe_session
+    with pytest.raises(InvalidValueError, match="did you mean PROBE_SIZE"):
+        session.set({"PROBE_SIZ": "1"})
+    assert "PROBE_SIZ" not in os.environ
+    session.set({"PROBE_SIZ": "1"}, force=True)
+    assert os.environ["PROBE_SIZ"] == "1"
+
+
+def test_unknown_names_are_plain_strings(probe_session):
+    session, _ = probe_session
+    change = session.set({"MY_SETTING": " spaced value "})["MY_SETTING"]
+    assert change.outcome is Outcome.EFFECTIVE and os.environ["MY_SETTING"] == " spaced value "
+
+
+def test_history_records_source_and_observers_are_notified(probe_session):
+    session, _ = probe_session
+    seen = []
+    session.observe(seen.append)
+    session.set({"PROBE_DYNAMIC": "1"}, source="widget")
+    session.unset(["PROBE_DYNAMIC"], source="magic")
+    assert [(c.name, c.source, c.new) for c in session.history] == [
+        ("PROBE_DYNAMIC", "widget", "1"), ("PROBE_DYNAMIC", "magic", None)]
+    assert len(seen) == 2 and seen[0]["PROBE_DYNAMIC"].new == "1"
+
+
+def test_a_failing_observer_does_not_undo_the_change(probe_session):
+    session, _ = probe_session
+
+    def broken(report):
+        raise RuntimeError("observer bug")
+
+    session.observe(broken)
+    session.set({"PROBE_DYNAMIC": "1"})
+    assert os.environ["PROBE_DYNAMIC"] == "1"
+
+
+def test_secret_values_are_masked_in_history_and_state(probe_session):
+    session, _ = probe_session
+    session.set({"MY_API_KEY": "hunter2"})
+    assert os.environ["MY_API_KEY"] == "hunter2"
+    assert session.history[-1].new == "********"
+    assert session.state("MY_API_KEY").value == "********"
+    assert "hunter2" not in session.diff().to_string()
+
+
+def test_diff_lists_changes_since_start_with_source(probe_session):
+    session, _ = probe_session
+    session.set({"PROBE_DYNAMIC": "1"}, source="file")
+    frame = session.diff().set_index("name")
+    assert frame.loc["PROBE_DYNAMIC", "now"] == "1" and frame.loc["PROBE_DYNAMIC", "source"] == "file"
+
+
+def test_modules_imported_before_loading_are_detected_honestly(probe_module):
+    reader = probe_module("mgenv_probe_early", ["PROBE_SIZE"])
+    importlib.import_module(reader)
+    known = Catalog((entry("PROBE_SIZE", ReadWhen.IMPORT, reader),))
+    watcher = ImportWatcher([reader])
+    watcher.install()
+    try:
+        session = EnvSession(watcher, known=known)
+        with pytest.warns(AlreadyReadWarning, match="imported before mgenv_jupyter was loaded"):
+            session.set({"PROBE_SIZE": "1"})
+    finally:
+        watcher.uninstall()
+
+
+def test_failed_import_does_not_count_as_read(tmp_path, monkeypatch):
+    (tmp_path / "mgenv_probe_broken.py").write_text("raise ImportError('broken on purpose')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    watcher = ImportWatcher(["mgenv_probe_broken"])
+    watcher.install()
+    try:
+        with pytest.raises(ImportError):
+            importlib.import_module("mgenv_probe_broken")
+        assert watcher.record("mgenv_probe_broken") is None
+    finally:
+        watcher.uninstall()
