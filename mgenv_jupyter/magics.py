@@ -31,7 +31,8 @@ def _split_assignments(words: list[str]) -> list[tuple[str, str]]:
     for word in words:
         name, sep, value = word.partition("=")
         if not sep:
-            raise UsageError(f"{word!r} is not NAME=VALUE: write each assignment as NAME=VALUE (quote values with spaces)")
+            raise UsageError(f"{word!r} is not NAME=VALUE: write each assignment as NAME=VALUE "
+                             "(quote values with spaces)")
         pairs.append((name.strip(), value))
     return pairs
 

@@ -27,8 +27,8 @@ class Entry:
 
     `readers` are the top-level modules whose import (or first use) reads the variable; the import watcher follows
     them. `live_api` names the framework's own run-time API (a key known to the framework adapters); `live_api_doc`
-    shows it to users. `caveats` tell where the docs and the source disagree; `replaced_by` says what to use instead of a
-    dead variable.
+    shows it to users. `caveats` tell where the docs and the source disagree; `replaced_by` says what to use
+    instead of a dead variable.
     """
 
     name: str

@@ -195,7 +195,8 @@ class Size(ValueType):
 
 @dataclass(frozen=True)
 class ReserveMemory(ValueType):
-    """MegEngine's `MGB_*_RESERVE_MEMORY`: `b:<bytes>` reserves exactly that; any other value reserves all free memory."""
+    """MegEngine's `MGB_*_RESERVE_MEMORY`: `b:<bytes>` reserves exactly that; any other value reserves all free
+    memory."""
 
     kind: ClassVar[str] = "reserve"
 
@@ -218,7 +219,8 @@ class ReserveMemory(ValueType):
         return Parsed(f"b:{nbytes}", nbytes, (f"{text!r} normalised to 'b:{nbytes}' ({format_size(nbytes)})",))
 
     def allowed(self) -> str:
-        return "a size to reserve exactly (b:<bytes>, or 2GB which becomes b:2147483648), or 1/all to reserve all free memory"
+        return ("a size to reserve exactly (b:<bytes>, or 2GB which becomes b:2147483648), "
+                "or 1/all to reserve all free memory")
 
     def choices(self) -> tuple[str, ...]:
         return ("1", "b:")

@@ -56,7 +56,8 @@ def process_start_environ() -> dict[str, str]:
 
 
 class ImportWatcher:
-    """Records imports of `modules` (top-level names). Install once per process; `uninstall` restores `sys.meta_path`."""
+    """Records imports of `modules` (top-level names). Install once per process; `uninstall` restores
+    `sys.meta_path`."""
 
     def __init__(self, modules: Iterable[str]) -> None:
         self._watched = frozenset(modules)
