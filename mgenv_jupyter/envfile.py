@@ -42,10 +42,10 @@ def parse_dotenv(text: str, origin: str = "file") -> list[tuple[str, str]]:
 def read_dotenv(path: Path) -> list[tuple[str, str]]:
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidValueError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
+    except UnicodeDecodeError:  # must come first: it is a ValueError too
         raise InvalidValueError(f"{path} is not UTF-8 text") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        raise InvalidValueError(f"cannot read {str(path)!r}: {getattr(exc, 'strerror', None) or exc}") from None
     return parse_dotenv(text, origin=str(path))
 
 

@@ -7,6 +7,7 @@ them in one line.
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,14 @@ def _flags(words: list[str]) -> tuple[dict[str, bool], list[str]]:
         else:
             rest.append(word)
     return flags, rest
+
+
+def _parse_args(magic: Any, line: str) -> Any:
+    """`parse_argstring`, with unbalanced quotes reported as a UsageError like every other bad line."""
+    try:
+        return parse_argstring(magic, line)
+    except ValueError as exc:
+        raise UsageError(f"cannot read {line!r}: {exc}") from None
 
 
 def parse_cell(cell: str) -> list[tuple[str, str]]:
@@ -137,7 +146,7 @@ class EnvMagics(Magics):
         """The catalog as a DataFrame: every variable with its value, status, default and description."""
         from .listing import catalog_frame
 
-        args = parse_argstring(self.envlist, line)
+        args = _parse_args(self.envlist, line)
         if args.framework is not None and args.framework not in FRAMEWORKS:
             raise UsageError(f"unknown framework {args.framework!r}: use one of {', '.join(FRAMEWORKS)}")
         return catalog_frame(session(), framework=args.framework, category=args.category, only_set=args.only_set)
@@ -157,13 +166,13 @@ class EnvMagics(Magics):
     @line_magic
     def envexport(self, line: str) -> str:
         """Export the changed variables as dotenv, shell `export` lines or JSON; secrets are masked."""
-        args = parse_argstring(self.envexport, line)
+        args = _parse_args(self.envexport, line)
         text = envfile.export(session(), fmt=args.format, everything=args.everything)
         if args.file:
             try:
-                Path(args.file).expanduser().write_text(text, encoding="utf-8")
-            except OSError as exc:
-                raise UsageError(f"cannot write {args.file}: {exc.strerror}") from None
+                Path(os.path.expanduser(args.file)).write_text(text, encoding="utf-8")
+            except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+                raise UsageError(f"cannot write {args.file!r}: {getattr(exc, 'strerror', None) or exc}") from None
             return f"wrote {len(text.splitlines())} lines to {args.file}"
         return text
 
@@ -174,7 +183,7 @@ class EnvMagics(Magics):
         if len(files) != 1:
             raise UsageError("usage: %envload [--force] [--env-only] FILE")
         try:
-            pairs = envfile.read_dotenv(Path(files[0]).expanduser())
+            pairs = envfile.read_dotenv(Path(os.path.expanduser(files[0])))
         except InvalidValueError as exc:
             raise UsageError(str(exc)) from None
         return self._run(lambda: session().set(pairs, source="file", **flags))
