@@ -352,10 +352,12 @@ class EnvSession:
             return (Outcome.UNSET if unset else Outcome.PENDING_FIRST_USE), (
                 f"read at {_first_use(entry)}, which has not happened in this kernel")
         live_text = f"applied through {entry.live_api_doc or entry.live_api}; {read.module} now reports {effective!r}"
-        if entry.when is ReadWhen.FIRST_USE or entry.first_use is not None:
-            latched = _latched_message(entry, read)
+        latched = _latched_message(entry, read)
+        if entry.when is ReadWhen.FIRST_USE:
             return Outcome.MAY_BE_LATCHED, (f"{live_text}; but {latched}" if live else latched)
-        if live:
+        if live:  # read at import, changed live; some such values still only matter until a first use
+            if entry.first_use is not None:
+                return Outcome.MAY_BE_LATCHED, f"{live_text}; but {latched}"
             return Outcome.APPLIED_LIVE, live_text
         return Outcome.ALREADY_READ, (
             f"{read.module} read {_quote(entry.name, read.value(entry.name))} {read.when_text()} and keeps it; "

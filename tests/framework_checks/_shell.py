@@ -8,9 +8,9 @@ from typing import Any
 
 
 def shell() -> Any:
-    from IPython.testing.globalipapp import get_ipython
+    from IPython.core.interactiveshell import InteractiveShell
 
-    ip = get_ipython()
+    ip = InteractiveShell.instance()
     ip.run_line_magic("load_ext", "mgenv_jupyter")
     return ip
 
