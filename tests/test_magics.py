@@ -175,3 +175,21 @@ def test_completion_of_names_and_values(ip):
     line = "%envset FLAGS_allocator_strategy=nai"
     _, values = ip.complete("", line, len(line))
     assert [v.rpartition("=")[2] for v in values] == ["naive_best_fit"]
+
+
+@pytest.mark.parametrize("line,name,outcome", [
+    ("MEGENGINE_ENABLE_SWAP=1", "MEGENGINE_ENABLE_SWAP", Outcome.NO_EFFECT),
+    ("MXNET_KVSTORE_BIGARRAY_BOUND=10", "MXNET_KVSTORE_BIGARRAY_BOUND", Outcome.EFFECTIVE),
+    ("MXNET_ENGINE_TYPE=NaiveEngine", "MXNET_ENGINE_TYPE", Outcome.PENDING_FIRST_USE),
+    ("MGE_DEFAULT_DEVICE=cpu0", "MGE_DEFAULT_DEVICE", Outcome.PENDING_IMPORT),
+    ("jit_compile=auto", "jit_compile", Outcome.OPTION),
+    ("SOME_PLAIN_VARIABLE=1", "SOME_PLAIN_VARIABLE", Outcome.EFFECTIVE),
+])
+def test_outcomes_in_the_shell(ip, line, name, outcome):
+    # already read / applied live / may be latched need a real framework: tests/test_frameworks_real.py
+    assert ip.run_line_magic("envset", line)[name].outcome is outcome
+
+
+def test_dead_variable_names_its_replacement(ip):
+    change = ip.run_line_magic("envset", "MXNET_EXEC_MATCH_RANGE=8")["MXNET_EXEC_MATCH_RANGE"]
+    assert "NNVM_EXEC_MATCH_RANGE" in change.message

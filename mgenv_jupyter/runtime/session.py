@@ -57,6 +57,24 @@ class VariableState:
     message: str
     read: ImportRecord | None
 
+    def lines(self, language: str | None = None) -> list[str]:
+        value = "(unset)" if self.value is None else repr(self.value)
+        result = [f"{self.name}={value}: {self.status} — {self.message}"]
+        entry = self.entry
+        if entry is not None:
+            result.append(f"  {entry.description.get(language)}")
+            result.append(f"  default: {entry.default}; allowed: {entry.type.allowed()}")
+            if entry.live_api_doc or entry.live_api:
+                result.append(f"  live API: {entry.live_api_doc or entry.live_api}")
+            result.extend(f"  caveat: {c.get(language)}" for c in entry.caveats)
+        return result
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
 
 class EnvSession:
     """Validates, sets, applies and records changes to the kernel's environment and framework options."""

@@ -1,0 +1,1 @@
+"""Benchmarks. `python -m bench` runs them all and rewrites bench/RESULTS.md; each module runs alone too."""

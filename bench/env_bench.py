@@ -1,0 +1,113 @@
+"""Foundation benchmarks, measured side by side in one run (these machines are noisy, so ratios matter more than
+absolute times):
+
+- start-up: a bare IPython shell vs the same plus `%load_ext mgenv_jupyter` (target: ≤ 150 ms added);
+- one `%envset` (median, target ≤ 200 µs), next to IPython's own `%env NAME=VALUE`;
+- the import watcher: importing 1,000 unrelated modules with and without it (target: ≤ 2 % slower).
+
+Run: `python -m bench.env_bench`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+from pathlib import Path
+
+ROUNDS = 15
+
+
+def _run_timed(code: str) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def startup() -> dict[str, float]:
+    bare = ("from IPython.core.interactiveshell import InteractiveShell\n"
+            "ip = InteractiveShell.instance()\n")
+    loaded = bare + "ip.run_line_magic('load_ext', 'mgenv_jupyter')\n"
+    bare_times, loaded_times = [], []
+    for _ in range(ROUNDS):  # alternate so drift hits both equally
+        bare_times.append(_run_timed(bare))
+        loaded_times.append(_run_timed(loaded))
+    b, lo = statistics.median(bare_times), statistics.median(loaded_times)
+    return {"bare_ms": b * 1e3, "loaded_ms": lo * 1e3, "added_ms": (lo - b) * 1e3, "ratio": lo / b}
+
+
+def envset_cost() -> dict[str, float]:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "mgenv_jupyter")
+    samples_env, samples_set = [], []
+    for _ in range(ROUNDS):
+        with contextlib.redirect_stdout(io.StringIO()):  # %env prints every assignment
+            samples_env.append(min(timeit.repeat(lambda: ip.run_line_magic("env", "MGENV_BENCH_PLAIN=1"),
+                                                 number=200, repeat=1)) / 200)
+        samples_set.append(min(timeit.repeat(lambda: ip.run_line_magic("envset", "MGE_DEFAULT_DEVICE=gpu0"),
+                                             number=200, repeat=1)) / 200)
+    e, s = statistics.median(samples_env), statistics.median(samples_set)
+    return {"envset_us": s * 1e6, "ipython_env_us": e * 1e6, "ratio": s / e}
+
+
+def import_watcher_overhead() -> dict[str, float]:
+    """In one process, alternately with and without the watcher installed, import 1,000 fresh modules (dropped from
+    sys.modules between rounds, bytecode cached) and compare the medians."""
+    from mgenv_jupyter.runtime.import_watcher import ImportWatcher
+
+    watcher = ImportWatcher(["megengine", "paddle", "mxnet", "torch", "npu_bridge"])
+    names = [f"bench_mod_{i}" for i in range(1000)]
+    with tempfile.TemporaryDirectory() as folder:
+        for name in names:
+            Path(folder, f"{name}.py").write_text("VALUE = 1\n")
+        sys.path.insert(0, folder)
+        try:
+            plain, watched = [], []
+            for round_number in range(ROUNDS * 4 + 1):
+                for watch, into in ((False, plain), (True, watched)):
+                    for name in names:
+                        sys.modules.pop(name, None)
+                    if watch:
+                        watcher.install()
+                    start = time.perf_counter()
+                    for name in names:
+                        __import__(name)
+                    elapsed = time.perf_counter() - start
+                    watcher.uninstall()
+                    if round_number:  # the first round compiles the bytecode
+                        into.append(elapsed)
+        finally:
+            sys.path.remove(folder)
+            for name in names:
+                sys.modules.pop(name, None)
+    p, w = statistics.median(plain), statistics.median(watched)
+    return {"plain_ms": p * 1e3, "watched_ms": w * 1e3, "overhead_pct": (w / p - 1) * 100}
+
+
+def report() -> str:
+    s, e, w = startup(), envset_cost(), import_watcher_overhead()
+    return "\n".join([
+        "## Foundation (issue 2)",
+        "",
+        "| what | measured | side by side | target |",
+        "|---|---|---|---|",
+        f"| `%load_ext mgenv_jupyter` added to a bare IPython start | {s['added_ms']:.0f} ms "
+        f"| bare {s['bare_ms']:.0f} ms vs loaded {s['loaded_ms']:.0f} ms (×{s['ratio']:.2f}) | ≤ 150 ms |",
+        f"| one `%envset` (median) | {e['envset_us']:.0f} µs | IPython's `%env NAME=VALUE` {e['ipython_env_us']:.0f} µs "
+        f"(×{e['ratio']:.1f}) | ≤ 200 µs |",
+        f"| import watcher, 1,000 unrelated modules | {w['overhead_pct']:+.2f} % | {w['plain_ms']:.1f} ms without vs "
+        f"{w['watched_ms']:.1f} ms with | ≤ 2 % |",
+        "",
+        f"Medians of {ROUNDS} alternating rounds ({ROUNDS * 4} for the import watcher, in one process).",
+    ])
+
+
+if __name__ == "__main__":
+    print(report())

@@ -1,0 +1,330 @@
+"""A fake NVML library: Python functions stand in for libnvidia-ml.so's C functions, behind the real pynvml.
+
+`FakeNvml.install()` puts the fake where pynvml keeps its loaded library (`pynvml.nvmlLib`) and empties pynvml's
+function-pointer cache (`pynvml._nvmlGetFunctionPointer_cache`), so every pynvml call made afterwards, from any thread,
+runs pynvml's own code — argument packing, the two-call size query of `nvmlDeviceGetComputeRunningProcesses_v3`,
+struct decoding, `NVML_VALUE_NOT_AVAILABLE` → None, return codes → `NVMLError_*` — against these functions. They fill
+the ctypes structs through the pointers pynvml passes, as the C library does. Only the driver itself is not exercised.
+
+This is the engine of the simulated GPU (`MGENV_SIMULATE_GPU`, see `simulation.py`) and of the NVML tests:
+
+    with FakeNvml([FakeDevice(total=16 * GiB, processes=[FakeProcess(os.getpid(), 2 * GiB)])]) as nvml:
+        NvmlSource().sample()       # real pynvml calls, answered by the fake
+        nvml.failure = pynvml.NVML_ERROR_GPU_IS_LOST   # every later call fails until set back to None
+
+While installed the fake replaces any real NVML in this process; `uninstall()` (or leaving the `with`) restores what
+was there, including a real library that was already loaded.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import types
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+GiB = 1024**3
+_HANDLE_BASE = 0x7E5100000000  # handles are opaque pointers; these point nowhere, like the driver's do for us
+_HANDLE_STRIDE = 0x1000
+_NO_INSTANCE = 0xFFFFFFFF  # gpuInstanceId / computeInstanceId outside MIG
+
+
+@dataclass
+class FakeProcess:
+    """A process NVML lists on a device. `used=None` is reported as NVML_VALUE_NOT_AVAILABLE (as under WDDM)."""
+
+    pid: int
+    used: int | None
+    gpu_instance: int = _NO_INSTANCE
+    compute_instance: int = _NO_INSTANCE
+
+
+@dataclass
+class FakeDevice:
+    """One fake GPU. Device-wide `used` = the listed processes + `others` (memory NVML lists no process for: other
+    containers' contexts, the driver) + `reserved` (memory the driver keeps; `nvmlMemory_v2` reports it apart).
+
+    `error` makes every call on this device fail with that NVML return code; `process_error` fails only the process
+    query (NO_PERMISSION is what a full-device handle gets under MIG without privileges)."""
+
+    name: str = "NVIDIA A100-SXM4-40GB"
+    total: int = 40 * GiB
+    others: int = 0
+    reserved: int = 0
+    processes: list[FakeProcess] = field(default_factory=list)
+    mig: bool = False
+    uuid: str = ""
+    error: int | None = None
+    process_error: int | None = None
+
+    @property
+    def process_bytes(self) -> int:
+        return sum(p.used or 0 for p in self.processes)
+
+    @property
+    def used(self) -> int:
+        """Used memory as `nvmlDeviceGetMemoryInfo` (v1) reports it: reserved memory included."""
+        return min(self.total, self.process_bytes + self.others + self.reserved)
+
+
+class FakeNvmlLibrary(types.SimpleNamespace):
+    """The C surface: one attribute per NVML function. Plain functions, because pynvml sets `restype` on some."""
+
+
+def installed() -> FakeNvml | None:
+    """The fake NVML currently answering pynvml's calls in this process, if any."""
+    import pynvml
+
+    library = pynvml.nvmlLib
+    return library._fake if isinstance(library, FakeNvmlLibrary) else None
+
+
+class FakeNvml:
+    """A set of fake GPUs and the NVML functions that report them. Usable as a context manager.
+
+    `library=False`: libnvidia-ml.so.1 cannot be loaded (no driver installed). `driver=False`: the library loads but
+    `nvmlInit` fails with NVML_ERROR_DRIVER_NOT_LOADED. `failure`: every call after init returns that code (an error
+    mid-run); set it back to None to recover. `before_call` runs before each call (the simulation advances its scenario
+    there). `calls` counts the C calls by name.
+    """
+
+    def __init__(
+        self,
+        devices: Iterable[FakeDevice] = (),
+        *,
+        library: bool = True,
+        driver: bool = True,
+        driver_version: str = "550.54.15",
+        before_call: Callable[[], None] | None = None,
+    ) -> None:
+        self.devices = list(devices)
+        self.library = library
+        self.driver = driver
+        self.driver_version = driver_version
+        self.before_call = before_call
+        self.failure: int | None = None
+        self.calls: Counter[str] = Counter()
+        self._initialized = 0
+        self._saved: tuple[Any, dict[str, Any], int, Any] | None = None
+        self._lock = threading.Lock()
+        self.c = self._build_library()
+
+    # ---- installing into pynvml ----------------------------------------------------------------------------------
+
+    def install(self) -> FakeNvml:
+        import pynvml
+
+        with pynvml.libLoadLock:
+            if self._saved is not None:
+                return self
+            self._saved = (pynvml.nvmlLib, dict(pynvml._nvmlGetFunctionPointer_cache), pynvml._nvmlLib_refcount,
+                           pynvml.CDLL)
+            pynvml._nvmlGetFunctionPointer_cache.clear()
+            pynvml._nvmlLib_refcount = 0
+            if self.library:
+                pynvml.nvmlLib = self.c
+            else:
+                pynvml.nvmlLib = None
+                pynvml.CDLL = _missing_library  # what ctypes raises on a machine without the driver
+        return self
+
+    def uninstall(self) -> None:
+        import pynvml
+
+        with pynvml.libLoadLock:
+            if self._saved is None:
+                return
+            lib, cache, refcount, cdll = self._saved
+            pynvml.nvmlLib = lib
+            pynvml._nvmlGetFunctionPointer_cache.clear()
+            pynvml._nvmlGetFunctionPointer_cache.update(cache)
+            pynvml._nvmlLib_refcount = refcount
+            pynvml.CDLL = cdll
+            self._saved = None
+            self._initialized = 0
+
+    @property
+    def is_installed(self) -> bool:
+        return self._saved is not None
+
+    def __enter__(self) -> FakeNvml:
+        return self.install()
+
+    def __exit__(self, *exc: object) -> None:
+        self.uninstall()
+
+    # ---- the C functions -----------------------------------------------------------------------------------------
+
+    def _build_library(self) -> FakeNvmlLibrary:
+        import pynvml
+
+        fake = self
+
+        def call(name: str, body: Callable[..., int], needs_init: bool = True) -> Callable[..., int]:
+            def function(*args: Any) -> int:
+                with fake._lock:
+                    fake.calls[name] += 1
+                if fake.before_call is not None:
+                    fake.before_call()
+                if needs_init and not fake._initialized:
+                    return pynvml.NVML_ERROR_UNINITIALIZED
+                if needs_init and fake.failure is not None:
+                    return fake.failure
+                return body(*args)
+
+            function.__name__ = name
+            return function
+
+        def init(flags: Any = 0) -> int:
+            if not fake.driver:
+                return pynvml.NVML_ERROR_DRIVER_NOT_LOADED
+            with fake._lock:
+                fake._initialized += 1
+            return pynvml.NVML_SUCCESS
+
+        def shutdown() -> int:
+            with fake._lock:
+                fake._initialized = max(0, fake._initialized - 1)
+            return pynvml.NVML_SUCCESS
+
+        def error_string(code: Any) -> bytes:
+            # pynvml caches this text per code for the whole process, so it must be the driver's own wording.
+            return _ERROR_TEXTS.get(_int(code), "Unknown Error").encode()
+
+        def driver_version(buffer: Any, size: Any) -> int:
+            return _write_text(buffer, size, fake.driver_version)
+
+        def device_count(count: Any) -> int:
+            _target(count).value = len(fake.devices)
+            return pynvml.NVML_SUCCESS
+
+        def handle_by_index(index: Any, handle: Any) -> int:
+            i = _int(index)
+            if not 0 <= i < len(fake.devices):
+                return pynvml.NVML_ERROR_INVALID_ARGUMENT
+            ctypes.c_void_p.from_buffer(_target(handle)).value = _HANDLE_BASE + i * _HANDLE_STRIDE
+            return pynvml.NVML_SUCCESS
+
+        def on_device(body: Callable[..., int]) -> Callable[..., int]:
+            def run(handle: Any, *args: Any) -> int:
+                device = fake._device(handle)
+                if device is None:
+                    return pynvml.NVML_ERROR_INVALID_ARGUMENT
+                if device.error is not None:
+                    return device.error
+                return body(device, *args)
+
+            return run
+
+        def name(device: FakeDevice, buffer: Any, size: Any) -> int:
+            return _write_text(buffer, size, device.name)
+
+        def uuid(device: FakeDevice, buffer: Any, size: Any) -> int:
+            index = fake.devices.index(device)
+            return _write_text(buffer, size, device.uuid or f"GPU-5157a7ed-0000-4000-8000-{index:012x}")
+
+        def memory(device: FakeDevice, out: Any) -> int:
+            struct = _target(out)
+            struct.total, struct.used = device.total, device.used
+            struct.free = device.total - device.used
+            return pynvml.NVML_SUCCESS
+
+        def memory_v2(device: FakeDevice, out: Any) -> int:
+            struct = _target(out)
+            if struct.version != pynvml.nvmlMemory_v2:
+                return pynvml.NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+            used = min(device.total, device.process_bytes + device.others)
+            struct.total, struct.reserved, struct.used = device.total, device.reserved, used
+            struct.free = max(0, device.total - device.reserved - used)
+            return pynvml.NVML_SUCCESS
+
+        def processes(device: FakeDevice, count: Any, infos: Any) -> int:
+            if device.process_error is not None:
+                return device.process_error
+            listed = list(device.processes)
+            counter = _target(count)
+            if infos is None or counter.value < len(listed):
+                # The size query: report how many there are, as the C library does.
+                counter.value = len(listed)
+                return pynvml.NVML_ERROR_INSUFFICIENT_SIZE if listed else pynvml.NVML_SUCCESS
+            for i, process in enumerate(listed):
+                entry = infos[i]
+                entry.pid = process.pid
+                entry.usedGpuMemory = pynvml.NVML_VALUE_NOT_AVAILABLE_ulonglong.value if process.used is None \
+                    else process.used
+                entry.gpuInstanceId = process.gpu_instance
+                entry.computeInstanceId = process.compute_instance
+            counter.value = len(listed)
+            return pynvml.NVML_SUCCESS
+
+        def mig_mode(device: FakeDevice, current: Any, pending: Any) -> int:
+            _target(current).value = _target(pending).value = int(device.mig)
+            return pynvml.NVML_SUCCESS
+
+        functions: dict[str, Callable[..., int]] = {
+            "nvmlInitWithFlags": call("nvmlInitWithFlags", init, needs_init=False),
+            "nvmlInit_v2": call("nvmlInit_v2", init, needs_init=False),
+            "nvmlShutdown": call("nvmlShutdown", shutdown),
+            "nvmlSystemGetDriverVersion": call("nvmlSystemGetDriverVersion", driver_version),
+            "nvmlDeviceGetCount_v2": call("nvmlDeviceGetCount_v2", device_count),
+            "nvmlDeviceGetHandleByIndex_v2": call("nvmlDeviceGetHandleByIndex_v2", handle_by_index),
+            "nvmlDeviceGetName": call("nvmlDeviceGetName", on_device(name)),
+            "nvmlDeviceGetUUID": call("nvmlDeviceGetUUID", on_device(uuid)),
+            "nvmlDeviceGetMemoryInfo": call("nvmlDeviceGetMemoryInfo", on_device(memory)),
+            "nvmlDeviceGetMemoryInfo_v2": call("nvmlDeviceGetMemoryInfo_v2", on_device(memory_v2)),
+            "nvmlDeviceGetComputeRunningProcesses_v3": call("nvmlDeviceGetComputeRunningProcesses_v3",
+                                                            on_device(processes)),
+            "nvmlDeviceGetComputeRunningProcesses_v2": call("nvmlDeviceGetComputeRunningProcesses_v2",
+                                                            on_device(processes)),
+            "nvmlDeviceGetMigMode": call("nvmlDeviceGetMigMode", on_device(mig_mode)),
+        }
+
+        functions["nvmlErrorString"] = error_string  # works before init, as in the C library
+        return FakeNvmlLibrary(_fake=fake, **functions)
+
+    def _device(self, handle: Any) -> FakeDevice | None:
+        address = ctypes.cast(handle, ctypes.c_void_p).value or 0
+        index, rest = divmod(address - _HANDLE_BASE, _HANDLE_STRIDE)
+        if rest or not 0 <= index < len(self.devices):
+            return None
+        return self.devices[index]
+
+
+_ERROR_TEXTS = {  # nvmlErrorString's texts for the codes pynvml has no text of its own for
+    21: "No data",
+    22: "vGPU ECC not supported",
+    23: "Insufficient resources",
+    24: "Frequency not supported",
+    25: "Argument version mismatch",
+    26: "Deprecated",
+    27: "Not ready",
+    28: "GPU not found",
+    29: "Invalid state",
+    30: "Reset type not supported",
+}
+
+
+def _missing_library(*args: Any, **kwargs: Any) -> Any:
+    raise OSError("libnvidia-ml.so.1: cannot open shared object file: No such file or directory (simulated)")
+
+
+def _target(argument: Any) -> Any:
+    """The object behind `byref(x)` (pynvml passes out-parameters that way) or the object itself."""
+    return getattr(argument, "_obj", argument)
+
+
+def _int(argument: Any) -> int:
+    return int(argument.value if hasattr(argument, "value") else argument)
+
+
+def _write_text(buffer: Any, size: Any, text: str) -> int:
+    import pynvml
+
+    data = text.encode()
+    if len(data) + 1 > _int(size):
+        return pynvml.NVML_ERROR_INSUFFICIENT_SIZE
+    ctypes.memmove(buffer, data + b"\0", len(data) + 1)
+    return pynvml.NVML_SUCCESS

@@ -1,0 +1,112 @@
+"""`ConfigWidget`: an editor for any catalog variables, one row each, generated from their value types."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..catalog import FRAMEWORKS, Entry, catalog
+from ..errors import InvalidValueError
+from ..runtime import SetReport, session
+from ..text import Text, current_language
+from .panel import EnvPanel
+from .rows import VariableRow
+
+NPU_HEADING = Text("NPURunConfig keyword arguments", "NPURunConfig 关键字参数")
+NPU_ENV_HEADING = Text("Related environment variables", "相关环境变量")
+NPU_NONE_CHOSEN = Text("none chosen yet: NPURunConfig() uses its defaults", "尚未选择:NPURunConfig() 使用默认值")
+
+
+def select_entries(
+    framework: str | None = None, category: str | None = None, names: Iterable[str] | None = None
+) -> list[Entry]:
+    """Catalog entries matching all the given filters; `category` matches English or Chinese names by substring.
+    Raises `InvalidValueError` for an unknown framework or name, or when nothing matches."""
+    known = catalog()
+    if framework is not None and framework not in FRAMEWORKS:
+        raise InvalidValueError(f"unknown framework {framework!r}: use one of {', '.join(FRAMEWORKS)}")
+    chosen: list[Entry]
+    if names is not None:
+        if isinstance(names, str):
+            names = [names]
+        chosen = []
+        for name in names:
+            entry = known.get(name)
+            if entry is None:
+                meant = known.near_miss(name)
+                hint = f"; did you mean {meant}?" if meant else ""
+                raise InvalidValueError(f"{name} is not a catalog variable{hint}")
+            chosen.append(entry)
+    else:
+        chosen = list(known)
+    if framework is not None:
+        chosen = [e for e in chosen if e.framework == framework]
+    if category is not None:
+        wanted = category.lower()
+        chosen = [e for e in chosen if wanted in e.category.en.lower() or wanted in e.category.zh.lower()]
+    if not chosen:
+        raise InvalidValueError(f"no catalog variable matches framework={framework!r}, category={category!r}, "
+                                f"names={names!r}")
+    return chosen
+
+
+class ConfigWidget(EnvPanel):
+    """Edit catalog variables: `ConfigWidget(framework="paddle")`, `ConfigWidget(category="DTR")`,
+    `ConfigWidget(names=["MGE_DEFAULT_DEVICE"])`.
+
+    Each row has an input made for the variable's type, its status in this kernel (effective now, takes effect at
+    import, already read and needing a restart, applied live, no longer read), its default and its description.
+    Apply sets every edited value at once through `mgenv_jupyter.session()` (all or nothing); Reset discards the edits.
+    For Ascend, `npu_run_config_kwargs()` gives the keyword arguments chosen so far, for `NPURunConfig(**kwargs)`.
+    """
+
+    def __init__(
+        self, framework: str | None = None, category: str | None = None, names: Iterable[str] | None = None
+    ) -> None:
+        entries = select_entries(framework, category, names)
+        current = session()
+        rows = [VariableRow(current, entry) for entry in entries]
+        language = current_language()
+        body: list[widgets.Widget] = []
+        heading = None
+        for row in rows:
+            group = f"{row.entry.framework} · {row.entry.category.get(language)}"
+            if group != heading:
+                body.append(widgets.HTML(f"<h4 style='margin:10px 0 4px'>{html.escape(group)}</h4>"))
+                heading = group
+            body.append(row.widget)
+        self.npu_output = widgets.HTML()
+        self._shows_npu = any(e.framework == "ascend" for e in entries)
+        if self._shows_npu:
+            body.append(self.npu_output)
+        title = "Framework variables" + (f": {framework}" if framework else "")
+        super().__init__(rows, body, title)
+        self._after_change(None)
+
+    def npu_run_config_kwargs(self) -> dict[str, Any]:
+        """The NPURunConfig options applied so far, validated: `NPURunConfig(**widget.npu_run_config_kwargs())`."""
+        return self.session.npu_run_config_kwargs()
+
+    def _after_change(self, report: SetReport | None) -> None:
+        if self._shows_npu:
+            self.npu_output.value = self._npu_html()
+
+    def _npu_html(self) -> str:
+        language = current_language()
+        kwargs = self.session.npu_run_config_kwargs()
+        call = ("NPURunConfig(" + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + ")") if kwargs else None
+        env_rows = []
+        for entry in catalog().for_framework("ascend"):
+            if entry.is_env:
+                value = self.session.state(entry.name).value
+                shown = f"<code>{html.escape(value)}</code>" if value is not None else "<i>not set</i>"
+                env_rows.append(f"<li><code>{entry.name}</code> = {shown}</li>")
+        return (
+            f"<h4 style='margin:10px 0 4px'>{NPU_HEADING.get(language)}</h4>"
+            + (f"<pre>{html.escape(call)}</pre>" if call else f"<p><i>{NPU_NONE_CHOSEN.get(language)}</i></p>")
+            + "<small>mgenv_jupyter.session().npu_run_config_kwargs()</small>"
+            + f"<h4 style='margin:10px 0 4px'>{NPU_ENV_HEADING.get(language)}</h4><ul>{''.join(env_rows)}</ul>"
+        )

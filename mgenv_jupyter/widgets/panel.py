@@ -1,0 +1,167 @@
+"""The part every editor widget shares: rows, Apply and Reset, the message area, and two-way sync with the session.
+
+Apply sends every edited row to `EnvSession.set(..., source="widget")` as one batch, so it is all or nothing, exactly
+like `%%envset`. The panel observes the session, so a `%envset` in a later cell (or another widget) updates it.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+import warnings
+from collections.abc import Iterator, Sequence
+
+import ipywidgets as widgets
+
+from ..errors import InvalidValueError
+from ..runtime import EnvSession, SetReport, session
+from ..text import Text, current_language
+from ._link import SessionLink
+from .rows import INACTIVE_CLASS, Row
+
+STYLE = f"<style>.{INACTIVE_CLASS} {{ opacity: 0.55; }} .mgenv-details details {{ margin: 2px 0; }}</style>"
+NOTHING_EDITED = Text("Nothing to apply: no value was edited.", "没有需要应用的修改。")
+NOTHING_APPLIED = Text("Nothing was applied:", "未应用任何修改:")
+CLOSED = Text("This widget was closed.", "此控件已关闭。")
+
+
+class EnvPanel(widgets.VBox):
+    """Rows of variables with Apply and Reset, kept in step with the kernel's `EnvSession`.
+
+    `rows` maps each variable name to its row; `apply()` and `reset()` are what the buttons do; `close()` stops
+    following the session. Statuses are refreshed after every cell (a cell may import a framework) and on `refresh()`.
+    """
+
+    def __init__(self, rows: Sequence[Row], body: Sequence[widgets.Widget], title: str) -> None:
+        apply_button = widgets.Button(description="Apply", button_style="primary",
+                                      tooltip="apply every edited value as one batch (all or nothing)")
+        reset_button = widgets.Button(description="Reset", tooltip="discard the edits")
+        message = widgets.HTML()
+        super().__init__(children=[
+            widgets.HTML(STYLE + f"<b>{html.escape(title)}</b>"),
+            *body,
+            widgets.HBox([apply_button, reset_button]),
+            message,
+        ])
+        self.add_class("mgenv-widget")
+        self.session: EnvSession = session()
+        self.apply_button = apply_button
+        self.reset_button = reset_button
+        self.message = message
+        self.rows: dict[str, Row] = {name: row for row in rows for name in row.names}
+        self._row_list = list(rows)
+        self._lock = threading.RLock()  # session observers may be called from any thread
+        self._language = current_language()
+        apply_button.on_click(lambda _: self.apply())
+        reset_button.on_click(lambda _: self.reset())
+        self._link = SessionLink(self.session, self._on_session_change, self.refresh)
+
+    # ---- user actions --------------------------------------------------------------------------------------------
+
+    def pending(self) -> list[tuple[str, object]]:
+        """The edits not applied yet, as `(name, value)` pairs (value None: unset). Raises `InvalidValueError`."""
+        pairs: list[tuple[str, object]] = []
+        errors = []
+        with self._lock:
+            for row in self._row_list:
+                try:
+                    pairs.extend(row.pending())
+                except InvalidValueError as exc:
+                    errors.append(str(exc))
+        if errors:
+            raise InvalidValueError("; ".join(errors))
+        return pairs
+
+    def apply(self) -> SetReport | None:
+        """Apply every edited value as one batch through the session (source "widget"); None when nothing was
+        applied (no edit, or invalid input: then the message says why and nothing changed)."""
+        try:
+            pairs = self.pending()
+        except InvalidValueError as exc:
+            self._show_error(f"{NOTHING_APPLIED.get()} {exc}")
+            return None
+        if not pairs:
+            self._show_text(NOTHING_EDITED.get())
+            return None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                report = self.session.set(pairs, source="widget")
+            except InvalidValueError as exc:
+                self._show_error(f"{NOTHING_APPLIED.get()} {exc}")
+                return None
+        self._show_report(report, [str(w.message) for w in caught])
+        return report
+
+    def reset(self) -> None:
+        """Discard the edits: every row shows the session's values again."""
+        with self._lock:
+            for row in self._row_list:
+                row.sync()
+            self._after_change(None)
+        self.message.value = ""
+
+    def refresh(self) -> None:
+        """Re-read the statuses (a framework may have been imported since) without touching the edits."""
+        with self._lock:
+            language = current_language()
+            for row in self._row_list:
+                row.refresh_status()
+                if language != self._language and hasattr(row, "render_texts"):
+                    row.render_texts()
+            self._language = language
+            self._after_change(None)
+
+    def close(self) -> None:
+        """Stop following the session and close every part of the widget."""
+        self._link.close()
+        for widget in list(_descendants(self)):
+            widget.close()
+        super().close()
+
+    # ---- session → widget ----------------------------------------------------------------------------------------
+
+    def _on_session_change(self, report: SetReport) -> None:
+        changed = {change.name for change in report}
+        with self._lock:
+            for row in self._row_list:
+                if changed.intersection(row.names):
+                    row.sync()  # the newer value wins over an edit of the same variable
+                else:
+                    row.refresh_status()
+            self._after_change(report)
+
+    def _after_change(self, report: SetReport | None) -> None:
+        """Subclasses update what depends on several rows (a share of the GPU, the NPURunConfig call)."""
+
+    # ---- messages ------------------------------------------------------------------------------------------------
+
+    def _show_error(self, text: str) -> None:
+        self.message.value = f"<div style='color:#c00'>⚠ {html.escape(text)}</div>"
+
+    def _show_text(self, text: str) -> None:
+        self.message.value = f"<div>{html.escape(text)}</div>"
+
+    def _show_report(self, report: SetReport, warned: list[str]) -> None:
+        lines = []
+        for change in report:
+            value = "(unset)" if change.new is None else change.new
+            line = (f"<code>{html.escape(change.name)}={html.escape(value)}</code>: "
+                    f"<b>{html.escape(change.outcome.value)}</b> — {html.escape(change.message)}")
+            if change.effective is not None:
+                line += f" <i>(the framework now reports {html.escape(change.effective)})</i>"
+            line += "".join(f"<br><small>note: {html.escape(note)}</small>" for note in change.notes)
+            lines.append(f"<li>{line}</li>")
+        lines += [f"<li style='color:#b35c00'>⚠ {html.escape(text)}</li>" for text in warned]
+        self.message.value = "<ul class='mgenv-report'>" + "".join(lines) + "</ul>"
+
+
+def _descendants(widget: widgets.Widget) -> Iterator[widgets.Widget]:
+    """Every widget inside `widget` (children, and the layout and style objects each widget owns)."""
+    for child in getattr(widget, "children", ()):
+        yield from _descendants(child)
+        yield child
+    for part in ("layout", "style"):
+        owned = getattr(widget, part, None)
+        if isinstance(owned, widgets.Widget):
+            yield owned

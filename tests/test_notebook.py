@@ -1,0 +1,71 @@
+"""demo.ipynb executed top to bottom in a real Jupyter kernel (nbclient), as a user would run it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.slow
+
+
+def cell_text(cell) -> str:
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.output_type == "stream":
+            parts.append(output.text)
+        elif output.output_type in ("execute_result", "display_data"):
+            parts.append(output.data.get("text/plain", ""))
+        elif output.output_type == "error":
+            parts.append(f"Traceback {output.ename}: {output.evalue}")
+    return "\n".join(parts)
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory) -> dict[str, str]:
+    nb = nbformat.read(ROOT / "demo.ipynb", as_version=4)
+    workdir = tmp_path_factory.mktemp("demo")
+    NotebookClient(nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(workdir)}}).execute()
+    return {cell.source: cell_text(cell) for cell in nb.cells if cell.cell_type == "code"}
+
+
+def output_of(executed: dict[str, str], start: str) -> str:
+    matches = [text for source, text in executed.items() if source.startswith(start)]
+    assert matches, f"no cell starts with {start!r}"
+    return matches[0]
+
+
+def test_no_unexpected_errors(executed):
+    nb = nbformat.read(ROOT / "demo.ipynb", as_version=4)
+    allowed = {c.source for c in nb.cells if "raises-exception" in c.metadata.get("tags", [])}
+    for source, text in executed.items():
+        if source not in allowed:
+            assert "UsageError" not in text and "Traceback" not in text, f"{source!r} failed:\n{text}"
+
+
+def test_sizes_are_normalised_and_pending_import(executed):
+    text = output_of(executed, "%envset MEGENGINE_DTR_EVICTION_THRESHOLD=5GB")
+    assert "5368709120" in text and "takes effect at import" in text and "'gpu0'" in text
+
+
+def test_bad_input_is_explained(executed):
+    text = output_of(executed, "%envset FLAGS_allocator_strategy=fastest")
+    assert "UsageError" in text and "fastest" in text and "naive_best_fit" in text
+    assert "did you mean MGE_DEFAULT_DEVICE" in output_of(executed, "%envset MGE_DEFALT_DEVICE")
+
+
+def test_traps_are_told(executed):
+    assert "does NOT turn this off" in output_of(executed, "%envset MGB_CUDA_RESERVE_MEMORY=0")
+    assert "no longer read" in output_of(executed, "%envset MEGENGINE_ENABLE_SWAP")
+
+
+def test_listing_diff_export_load_and_npu(executed):
+    assert "FLAGS_allocator_strategy" in output_of(executed, "%envlist paddle")
+    assert "MEGENGINE_DTR_EVICTION_THRESHOLD" in output_of(executed, "%envdiff")
+    assert "export MGE_DEFAULT_DEVICE=gpu0" in output_of(executed, "%envexport --format shell")
+    assert "MXNET_ENGINE_TYPE" in output_of(executed, "import pathlib")
+    assert "'precision_mode': 'allow_mix_precision'" in output_of(executed, "%envset precision_mode")
