@@ -1,19 +1,34 @@
 """mgenv_jupyter: set MegEngine, MXNet, Paddle and Ascend variables safely from notebooks, and watch GPU memory.
 
-`%load_ext mgenv_jupyter` loads the magics; `mgenv_jupyter.session()` is the kernel's EnvSession.
+`%load_ext mgenv_jupyter` loads the magics; `mgenv_jupyter.session()` is the kernel's EnvSession; `DTRWidget()`,
+`AllocatorWidget(framework=...)` and `ConfigWidget(...)` edit the same variables with ipywidgets.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .errors import AlreadyReadWarning, InvalidValueError
 from .runtime import session
 from .text import set_language
 
-__all__ = ["AlreadyReadWarning", "InvalidValueError", "__version__", "load_ipython_extension", "session",
-           "set_language", "unload_ipython_extension"]
+if TYPE_CHECKING:
+    from .widgets import AllocatorWidget, ConfigWidget, DTRWidget
+
+__all__ = ["AllocatorWidget", "AlreadyReadWarning", "ConfigWidget", "DTRWidget", "InvalidValueError", "__version__",
+           "load_ipython_extension", "session", "set_language", "unload_ipython_extension"]
+
+# Widgets pull in ipywidgets, so they are imported on first use: `import mgenv_jupyter` stays cheap.
+_LAZY = {"AllocatorWidget": "widgets", "ConfigWidget": "widgets", "DTRWidget": "widgets"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -127,7 +127,10 @@ class EnvSession:
                 return "pending import", f"read when `import {entry.readers[0]}` runs"
             return "pending first use", f"read at {_first_use(entry)}"
         if self._applied_live.get(entry.name) == value and value is not None:
-            return Outcome.APPLIED_LIVE.value, f"applied through {entry.live_api_doc or entry.live_api}"
+            applied = f"applied through {entry.live_api_doc or entry.live_api}"
+            if entry.when is ReadWhen.FIRST_USE or entry.first_use is not None:  # as _outcome says when it is set
+                return Outcome.MAY_BE_LATCHED.value, f"{applied}; but {_latched_message(entry, read)}"
+            return Outcome.APPLIED_LIVE.value, applied
         seen = read.value(entry.name)
         if seen == value:
             return "in effect", f"read by {read.module} {read.when_text()} with this value"

@@ -8,7 +8,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..catalog import FRAMEWORKS, Entry, catalog
+from ..catalog import Catalog, Entry
 from ..errors import InvalidValueError
 from ..runtime import SetReport, session
 from ..text import Text, current_language
@@ -21,19 +21,19 @@ NPU_NONE_CHOSEN = Text("none chosen yet: NPURunConfig() uses its defaults", "尚
 
 
 def select_entries(
-    framework: str | None = None, category: str | None = None, names: Iterable[str] | None = None
+    known: Catalog, framework: str | None = None, category: str | None = None, names: Iterable[str] | None = None
 ) -> list[Entry]:
     """Catalog entries matching all the given filters; `category` matches English or Chinese names by substring.
     Raises `InvalidValueError` for an unknown framework or name, or when nothing matches."""
-    known = catalog()
-    if framework is not None and framework not in FRAMEWORKS:
-        raise InvalidValueError(f"unknown framework {framework!r}: use one of {', '.join(FRAMEWORKS)}")
+    frameworks = sorted({entry.framework for entry in known})
+    if framework is not None and framework not in frameworks:
+        raise InvalidValueError(f"unknown framework {framework!r}: use one of {', '.join(frameworks)}")
     chosen: list[Entry]
     if names is not None:
         if isinstance(names, str):
             names = [names]
         chosen = []
-        for name in names:
+        for name in dict.fromkeys(names):  # each variable once, in the order given
             entry = known.get(name)
             if entry is None:
                 meant = known.near_miss(name)
@@ -66,8 +66,8 @@ class ConfigWidget(EnvPanel):
     def __init__(
         self, framework: str | None = None, category: str | None = None, names: Iterable[str] | None = None
     ) -> None:
-        entries = select_entries(framework, category, names)
         current = session()
+        entries = select_entries(current.catalog, framework, category, names)
         rows = [VariableRow(current, entry) for entry in entries]
         language = current_language()
         body: list[widgets.Widget] = []
@@ -99,7 +99,7 @@ class ConfigWidget(EnvPanel):
         kwargs = self.session.npu_run_config_kwargs()
         call = ("NPURunConfig(" + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + ")") if kwargs else None
         env_rows = []
-        for entry in catalog().for_framework("ascend"):
+        for entry in self.session.catalog.for_framework("ascend"):
             if entry.is_env:
                 value = self.session.state(entry.name).value
                 shown = f"<code>{html.escape(value)}</code>" if value is not None else "<i>not set</i>"

@@ -32,8 +32,8 @@ class Editor:
     widget: widgets.Widget
     inputs: tuple[widgets.Widget, ...]
 
-    def show(self, text: str | None) -> bool:
-        """Display `text` (None: not set). False when the text cannot be shown as it is (it is not a valid value)."""
+    def show(self, text: str | None) -> None:
+        """Display `text` (None: not set). A value the type rejects shows as the type's empty value."""
         raise NotImplementedError
 
     def raw(self) -> object:
@@ -41,15 +41,12 @@ class Editor:
         raise NotImplementedError
 
     def on_edit(self, callback: Callable[[], None]) -> None:
+        """Call `callback()` whenever any of the inputs changes (a user's edit, or `show`)."""
         for control in self.inputs:
             control.observe(lambda change: callback(), names="value")
 
-    def set_disabled(self, disabled: bool) -> None:
-        for control in self.inputs:
-            control.disabled = disabled
 
-
-def _parse(value_type: ValueType, text: str) -> Any:
+def _parse(value_type: ValueType, text: object) -> Any:
     """The typed value of `text`, or raise InvalidValueError."""
     return value_type.parse(text).value
 
@@ -59,23 +56,18 @@ class ChoiceEditor(Editor):
 
     def __init__(self, entry: Entry, value_type: ValueType, optional: bool) -> None:
         self._type = value_type
-        self._optional = optional
+        self._empty = NONE_CHOICE if optional else None
         choices = list(value_type.choices())
         self.dropdown = widgets.Dropdown(options=([NONE_CHOICE] if optional else []) + choices, value=None,
                                          description=entry.name, style=_style())
         self.widget = self.dropdown
         self.inputs = (self.dropdown,)
 
-    def show(self, text: str | None) -> bool:
-        if text is None:
-            self.dropdown.value = NONE_CHOICE if self._optional else None
-            return True
+    def show(self, text: str | None) -> None:
         try:
-            self.dropdown.value = self._type.parse(text).text
+            self.dropdown.value = self._type.parse(text).text if text is not None else self._empty
         except InvalidValueError:
-            self.dropdown.value = NONE_CHOICE if self._optional else None
-            return False
-        return True
+            self.dropdown.value = self._empty
 
     def raw(self) -> object:
         value = self.dropdown.value
@@ -91,13 +83,11 @@ class SwitchEditor(Editor):
         self.widget = self.checkbox
         self.inputs = (self.checkbox,)
 
-    def show(self, text: str | None) -> bool:
+    def show(self, text: str | None) -> None:
         try:
             self.checkbox.value = bool(_parse(self._type, text)) if text is not None else False
         except InvalidValueError:
             self.checkbox.value = False
-            return False
-        return True
 
     def raw(self) -> object:
         return bool(self.checkbox.value)
@@ -106,14 +96,17 @@ class SwitchEditor(Editor):
 class PresenceEditor(Editor):
     """A checkbox for a flag that is ON whenever the variable exists: unchecking unsets it."""
 
-    def __init__(self, entry: Entry) -> None:
+    def __init__(self, entry: Entry, value_type: ValueType) -> None:
+        self._type = value_type
         self.checkbox = widgets.Checkbox(value=False, description=entry.name, style=_style(), indent=False)
         self.widget = self.checkbox
         self.inputs = (self.checkbox,)
 
-    def show(self, text: str | None) -> bool:
-        self.checkbox.value = text is not None
-        return True
+    def show(self, text: str | None) -> None:
+        try:  # set means ON, except where the framework counts an empty value as off
+            self.checkbox.value = text is not None and bool(_parse(self._type, text))
+        except InvalidValueError:
+            self.checkbox.value = True
 
     def raw(self) -> object:
         return "1" if self.checkbox.value else None
@@ -132,14 +125,11 @@ class FractionEditor(Editor):
         self.widget = self.slider
         self.inputs = (self.slider,)
 
-    def show(self, text: str | None) -> bool:
+    def show(self, text: str | None) -> None:
         try:
-            value = float(_parse(self._type, text)) if text is not None else self._minimum
+            self.slider.value = float(_parse(self._type, text)) if text is not None else self._minimum
         except InvalidValueError:
             self.slider.value = self._minimum
-            return False
-        self.slider.value = value
-        return True
 
     def raw(self) -> object:
         return float(self.slider.value)
@@ -156,13 +146,11 @@ class NumberEditor(Editor):
         self.widget = self.box
         self.inputs = (self.box,)
 
-    def show(self, text: str | None) -> bool:
+    def show(self, text: str | None) -> None:
         try:
             self.box.value = _parse(self._type, text) if text is not None else 0
         except InvalidValueError:
             self.box.value = 0
-            return False
-        return True
 
     def raw(self) -> object:
         return self.box.value
@@ -181,12 +169,12 @@ class SizeEditor(Editor):
         self.widget = widgets.HBox([self.number, self.unit])
         self.inputs = (self.number, self.unit)
 
-    def show(self, text: str | None) -> bool:
+    def show(self, text: str | None) -> None:
         try:
             count = int(_parse(self._type, text)) if text is not None else 0
         except InvalidValueError:
             self.number.value, self.unit.value = 0.0, self._units[0][0]
-            return False
+            return
         nbytes = count * self._unit_bytes
         name, factor = self._units[0]
         for unit_name, unit_factor in self._units:
@@ -195,7 +183,6 @@ class SizeEditor(Editor):
         with self.widget.hold_sync():
             self.number.value = float(nbytes // factor)
             self.unit.value = name
-        return True
 
     def raw(self) -> object:
         number = float(self.number.value)
@@ -223,9 +210,8 @@ class TextEditor(Editor):
         self.widget = self.text
         self.inputs = (self.text,)
 
-    def show(self, text: str | None) -> bool:
+    def show(self, text: str | None) -> None:
         self.text.value = "" if text is None else text
-        return True
 
     def raw(self) -> object:
         value = self.text.value
@@ -247,7 +233,7 @@ def editor_for(entry: Entry) -> Editor:
     if kind == "switch":
         return SwitchEditor(entry, inner)
     if kind == "presence":
-        return PresenceEditor(entry)
+        return PresenceEditor(entry, inner)
     if entry.default is None:  # a number box cannot show "not set"; text can
         return TextEditor(entry, inner, optional=False)
     limits = inner.describe()

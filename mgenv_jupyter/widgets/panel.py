@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 
 import ipywidgets as widgets
 
-from ..errors import InvalidValueError
+from ..errors import AlreadyReadWarning, InvalidValueError
 from ..runtime import EnvSession, SetReport, session
 from ..text import Text, current_language
 from ._link import SessionLink
@@ -90,7 +90,13 @@ class EnvPanel(widgets.VBox):
             except InvalidValueError as exc:
                 self._show_error(f"{NOTHING_APPLIED.get()} {exc}")
                 return None
-        self._show_report(report, [str(w.message) for w in caught])
+        # A button's callback has no cell output to warn into, so the widget shows what the session warned about;
+        # anything else (a framework's own warnings) goes on as usual.
+        for caught_warning in caught:
+            if not issubclass(caught_warning.category, AlreadyReadWarning):
+                warnings.warn_explicit(caught_warning.message, caught_warning.category, caught_warning.filename,
+                                       caught_warning.lineno)
+        self._show_report(report, [str(w.message) for w in caught if issubclass(w.category, AlreadyReadWarning)])
         return report
 
     def reset(self) -> None:
@@ -107,14 +113,16 @@ class EnvPanel(widgets.VBox):
             language = current_language()
             for row in self._row_list:
                 row.refresh_status()
-                if language != self._language and hasattr(row, "render_texts"):
+                if language != self._language:
                     row.render_texts()
             self._language = language
             self._after_change(None)
 
     def close(self) -> None:
         """Stop following the session and close every part of the widget."""
-        self._link.close()
+        link = getattr(self, "_link", None)  # absent when the constructor failed (ipywidgets closes in __del__)
+        if link is not None:
+            link.close()
         for widget in list(_descendants(self)):
             widget.close()
         super().close()
@@ -148,8 +156,6 @@ class EnvPanel(widgets.VBox):
             value = "(unset)" if change.new is None else change.new
             line = (f"<code>{html.escape(change.name)}={html.escape(value)}</code>: "
                     f"<b>{html.escape(change.outcome.value)}</b> — {html.escape(change.message)}")
-            if change.effective is not None:
-                line += f" <i>(the framework now reports {html.escape(change.effective)})</i>"
             line += "".join(f"<br><small>note: {html.escape(note)}</small>" for note in change.notes)
             lines.append(f"<li>{line}</li>")
         lines += [f"<li style='color:#b35c00'>⚠ {html.escape(text)}</li>" for text in warned]

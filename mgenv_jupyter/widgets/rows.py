@@ -13,6 +13,7 @@ import ipywidgets as widgets
 from ..catalog import Entry, ReadWhen
 from ..errors import InvalidValueError
 from ..runtime import EnvSession
+from ..runtime.outcome import shown
 from ..text import Text, current_language
 from .editors import Editor, editor_for
 
@@ -57,7 +58,8 @@ def default_text(entry: Entry) -> str | None:
 def _when_words(entry: Entry, language: str) -> str:
     reader = entry.readers[0] if entry.readers else "the framework"
     if entry.when is ReadWhen.IMPORT:
-        return f"read at `import {reader}`"
+        latched = f"; fixed at {entry.first_use.get(language)}" if entry.first_use else ""
+        return f"read at `import {reader}`{latched}"
     if entry.when is ReadWhen.FIRST_USE:
         return "read at " + (entry.first_use.get(language) if entry.first_use else f"the first use of {reader}")
     if entry.when is ReadWhen.EVERY_CALL:
@@ -81,6 +83,9 @@ class Row:
 
     def refresh_status(self) -> None:
         raise NotImplementedError
+
+    def render_texts(self) -> None:
+        """Re-render texts in the current language."""
 
     def is_edited(self) -> bool:
         raise NotImplementedError
@@ -125,10 +130,10 @@ class VariableRow(Row):
 
     def sync(self) -> None:
         current = session_text(self.session, self.entry)
-        shown = current if current is not None else default_text(self.entry)
+        displayed = current if current is not None else default_text(self.entry)
         self._unset_requested = False
         self._invalid_now = None
-        self.editor.show(shown)
+        self.editor.show(displayed)
         if current is not None:
             try:
                 self.entry.type.parse(current)
@@ -155,14 +160,15 @@ class VariableRow(Row):
         entry = self.entry
         default = default_text(entry)
         facts = [
-            f"{NOW.get(language)}: " + (f"<code>{html.escape(current)}</code>" if current is not None
-                                         else NOT_SET.get(language)),
+            f"{NOW.get(language)}: " + (f"<code>{html.escape(shown(entry.name, current) or '')}</code>"
+                                         if current is not None else NOT_SET.get(language)),
             f"{DEFAULT.get(language)}: " + (f"<code>{html.escape(default)}</code>" if default is not None
                                              else NOT_SET.get(language)),
             html.escape(_when_words(entry, language)),
         ]
-        if entry.live_api_doc or entry.live_api:
-            facts.append(f"{LIVE.get(language)}: <code>{html.escape(entry.live_api_doc or entry.live_api or '')}</code>")
+        live = entry.live_api_doc or entry.live_api
+        if live:
+            facts.append(f"{LIVE.get(language)}: <code>{html.escape(live)}</code>")
         parts = [f"<small>{' · '.join(facts)}</small>", f"<div>{html.escape(entry.description.get(language))}</div>"]
         if entry.type.kind == "presence":
             parts.append(f"<div><i>{html.escape(PRESENCE_NOTE.get(language))}</i></div>")
@@ -211,8 +217,8 @@ class VariableRow(Row):
                     self.entry.type.parse(raw)
                 except InvalidValueError as exc:
                     message = str(exc)
-        shown = message or (self._invalid_now if not self.is_edited() else None)
-        self.error.value = "" if shown is None else f"<span style='color:#c00'>⚠ {html.escape(shown)}</span>"
+        problem = message or (self._invalid_now if not self.is_edited() else None)
+        self.error.value = "" if problem is None else f"<span style='color:#c00'>⚠ {html.escape(problem)}</span>"
         return message
 
     def pending(self) -> list[tuple[str, object]]:

@@ -1,0 +1,10 @@
+"""ipywidgets editors, front ends of the kernel's `EnvSession`: `ConfigWidget` for any catalog variables, `DTRWidget`
+for MegEngine's DTR, `AllocatorWidget` for the allocators of Paddle, MegEngine and MXNet."""
+
+from __future__ import annotations
+
+from .allocator import AllocatorWidget
+from .config import ConfigWidget
+from .dtr import DTRWidget
+
+__all__ = ["AllocatorWidget", "ConfigWidget", "DTRWidget"]

@@ -1,0 +1,219 @@
+"""`DTRWidget`: MegEngine's DTR (dynamic tensor rematerialization) — on/off, eviction threshold, evictee minimum size,
+sqrt sampling — set before `import megengine` through the environment, and live through MegEngine afterwards."""
+
+from __future__ import annotations
+
+import html
+import importlib
+from collections.abc import Callable
+
+import ipywidgets as widgets
+
+from ..catalog.dtr import DTR_PEAK_CAVEAT
+from ..catalog.values import format_size
+from ..errors import InvalidValueError
+from ..runtime import EnvSession, SetReport, session
+from ..runtime.frameworks import live_api
+from ..text import Text, current_language
+from .editors import DESCRIPTION_WIDTH, SizeEditor
+from .panel import EnvPanel
+from .rows import EDITED, Row, VariableRow, default_text
+
+# megengine.dtr.enable() sets these three options together and disable() clears them together.
+ENABLE_NAMES = ("MEGENGINE_ENABLE_DROP", "MEGENGINE_DTR_AUTO_DROP", "MEGENGINE_RECORD_COMPUTING_PATH")
+THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
+MINIMUM = "MEGENGINE_DTR_EVICTEE_MINIMUM_SIZE"
+SQRT_SAMPLING = "MEGENGINE_DTR_SQRT_SAMPLING"
+NEAR_CAPACITY = 0.9
+
+ENABLE_LABEL = Text("DTR enabled", "启用 DTR")
+ENABLE_HELP = Text(
+    "As megengine.dtr.enable() / disable(): turns MEGENGINE_ENABLE_DROP, MEGENGINE_DTR_AUTO_DROP and "
+    "MEGENGINE_RECORD_COMPUTING_PATH on or off together.",
+    "等同于 megengine.dtr.enable() / disable():同时打开或关闭 MEGENGINE_ENABLE_DROP、MEGENGINE_DTR_AUTO_DROP 和 "
+    "MEGENGINE_RECORD_COMPUTING_PATH。",
+)
+PARTLY = Text("partly enabled: ", "部分开启:")
+BEFORE_IMPORT = Text(
+    "MegEngine is not imported yet: Apply writes these variables into the environment as plain bytes, and "
+    "`import megengine` reads them.",
+    "MegEngine 尚未导入:应用后这些变量以纯字节数写入环境变量,`import megengine` 时读取。",
+)
+AFTER_IMPORT = Text(
+    "MegEngine is imported: Apply changes DTR live (megengine.dtr and the interpreter options) and reads back what "
+    "MegEngine now uses.",
+    "MegEngine 已导入:应用后通过 megengine.dtr 及解释器选项实时修改 DTR,并读回 MegEngine 实际使用的值。",
+)
+NOW_USES = Text("MegEngine now uses", "MegEngine 当前实际使用")
+SHARE = Text("{size} = {share:.0%} of the GPU's {total}", "{size} = 显卡 {total} 的 {share:.0%}")
+NO_TOTAL = Text(
+    "GPU memory unknown: pass DTRWidget(gpu_total_bytes=...) to see the threshold as a share of it.",
+    "显存总量未知:传入 DTRWidget(gpu_total_bytes=...) 可显示阈值占显存的比例。",
+)
+ZERO = Text("0: DTR evicts only when an allocation fails.", "0:只在显存申请失败时才释放。")
+TOO_CLOSE = Text(
+    "Close to the GPU's capacity: freed memory is too fragmented to reuse, so training slows down sharply.",
+    "接近显卡容量:释放出的显存过于零散难以复用,训练会显著变慢。",
+)
+TOO_LARGE = Text(
+    "At or above the GPU's capacity: DTR will not evict in time and the run can fail with out-of-memory.",
+    "达到或超过显卡容量:DTR 来不及释放,可能出现 OOM。",
+)
+
+
+def _memory_gpu_total() -> int | None:
+    """The GPU total from the memory package, once it offers `gpu_total_bytes()`; None until then or on failure."""
+    try:
+        provider = getattr(importlib.import_module("mgenv_jupyter.memory"), "gpu_total_bytes", None)
+        total = provider() if callable(provider) else None
+        return int(total) if total is not None else None
+    except Exception:  # a missing or failing memory source must not break the editor
+        return None
+
+
+class DTRSwitchRow(Row):
+    """One checkbox for the three options megengine.dtr.enable() and disable() set together."""
+
+    def __init__(self, session: EnvSession) -> None:
+        self.session = session
+        self.names = ENABLE_NAMES
+        language = current_language()
+        self.checkbox = widgets.Checkbox(value=False, description=ENABLE_LABEL.get(language), indent=False,
+                                         style={"description_width": DESCRIPTION_WIDTH})
+        self.status = widgets.HTML()
+        self.details = widgets.HTML(f"<small style='margin-left:12px'>{html.escape(ENABLE_HELP.get(language))}</small>")
+        self.widget = widgets.VBox([widgets.HBox([self.checkbox, self.status]), self.details],
+                                   layout=widgets.Layout(margin="0 0 8px 0"))
+        self._synced = False
+        self._partly = ""
+        self.checkbox.observe(lambda change: self.refresh_status(), names="value")
+        self.sync()
+
+    def _is_on(self, name: str) -> bool:
+        entry = self.session.catalog.get(name)
+        assert entry is not None
+        text = self.session.get(name)
+        text = text if text is not None else default_text(entry)
+        try:
+            return bool(entry.type.parse(text).value) if text is not None else False
+        except InvalidValueError:
+            return False
+
+    def sync(self) -> None:
+        states = {name: self._is_on(name) for name in self.names}
+        on = all(states.values())
+        self._partly = "" if on or not any(states.values()) else (
+            PARTLY.get() + ", ".join(name for name, value in states.items() if value))
+        self._synced = on
+        self.checkbox.value = on
+        self.refresh_status()
+
+    def refresh_status(self) -> None:
+        statuses = {name: self.session.state(name).status for name in self.names}
+        if len(set(statuses.values())) == 1:
+            text = f"<b>{html.escape(next(iter(statuses.values())))}</b>"
+        else:
+            text = "; ".join(f"{html.escape(name)}: <b>{html.escape(s)}</b>" for name, s in statuses.items())
+        mark = f"<span style='color:#b35c00'>✎ {html.escape(EDITED.get())}</span> · " if self.is_edited() else ""
+        partly = f" <small style='color:#8a6d00'>{html.escape(self._partly)}</small>" if self._partly else ""
+        self.status.value = mark + text + partly
+
+    def is_edited(self) -> bool:
+        return bool(self.checkbox.value) != self._synced
+
+    def pending(self) -> list[tuple[str, object]]:
+        if not self.is_edited():
+            return []
+        value = "1" if self.checkbox.value else "0"
+        return [(name, value) for name in self.names]
+
+
+class DTRWidget(EnvPanel):
+    """MegEngine DTR settings: enable/disable, eviction threshold (with units, and as a share of the GPU when its
+    memory is known), evictee minimum size and sqrt sampling.
+
+    Before `import megengine`, Apply sets the MEGENGINE_* variables (sizes as plain bytes, since MegEngine reads
+    "5GB" in the environment as 5 bytes). After the import it applies them live and shows what MegEngine then uses.
+    `gpu_total_bytes` is the GPU's memory, or a function returning it; without it the memory package is asked.
+    The threshold is a trigger, not a cap: the peak memory usually ends up above it (see the caveat shown).
+    """
+
+    def __init__(self, gpu_total_bytes: int | Callable[[], int | None] | None = None) -> None:
+        current = session()
+        known = current.catalog
+        self.switch_row = DTRSwitchRow(current)
+        self.threshold_row = VariableRow(current, known.get(THRESHOLD))  # type: ignore[arg-type]
+        self.minimum_row = VariableRow(current, known.get(MINIMUM))  # type: ignore[arg-type]
+        self.sqrt_row = VariableRow(current, known.get(SQRT_SAMPLING))  # type: ignore[arg-type]
+        self._gpu_total = gpu_total_bytes
+        self.share = widgets.HTML()
+        self.effect = widgets.HTML()
+        self.effective: dict[str, str] = {}  # what MegEngine reported after the last live change, by name
+        caveat = widgets.HTML(f"<div style='border-left:3px solid #e0a000;padding-left:8px'><small>"
+                              f"{html.escape(DTR_PEAK_CAVEAT.get(current_language()))}</small></div>")
+        rows: list[Row] = [self.switch_row, self.threshold_row, self.minimum_row, self.sqrt_row]
+        body = [self.switch_row.widget, self.threshold_row.widget, self.share, self.minimum_row.widget,
+                self.sqrt_row.widget, caveat, self.effect]
+        super().__init__(rows, body, "MegEngine DTR")
+        self.threshold_row.on_edit(lambda row: self._update_share())
+        self._after_change(None)
+
+    def gpu_total(self) -> int | None:
+        """The GPU memory the threshold is compared with, in bytes; None when unknown."""
+        source = self._gpu_total
+        if isinstance(source, int):
+            return source
+        if callable(source):
+            try:
+                total = source()
+            except Exception:  # a failing probe only hides the share
+                return None
+            return int(total) if total is not None else None
+        return _memory_gpu_total()
+
+    def _update_share(self) -> None:
+        editor = self.threshold_row.editor
+        nbytes = editor.nbytes() if isinstance(editor, SizeEditor) else None
+        if nbytes is None:
+            self.share.value = ""
+            return
+        language = current_language()
+        if nbytes == 0:
+            self.share.value = f"<small style='margin-left:12px'>{html.escape(ZERO.get(language))}</small>"
+            return
+        total = self.gpu_total()
+        if not total:
+            self.share.value = f"<small style='margin-left:12px'>{html.escape(NO_TOTAL.get(language))}</small>"
+            return
+        share = nbytes / total
+        text = SHARE.get(language).format(size=format_size(nbytes), share=share, total=format_size(total))
+        warning, color = "", "inherit"
+        if share >= 1:
+            warning, color = TOO_LARGE.get(language), "#c00"
+        elif share >= NEAR_CAPACITY:
+            warning, color = TOO_CLOSE.get(language), "#b35c00"
+        self.share.value = (f"<small class='mgenv-dtr-share' style='margin-left:12px;color:{color}'>"
+                            f"{html.escape(text)} {html.escape(warning)}</small>")
+
+    def _after_change(self, report: SetReport | None) -> None:
+        if report is not None:
+            self.effective.update({c.name: c.effective for c in report if c.effective is not None})
+        self._update_share()
+        language = current_language()
+        if self.session.watcher.first_reader(("megengine",)) is None:
+            self.effect.value = f"<p><i>{html.escape(BEFORE_IMPORT.get(language))}</i></p>"
+            return
+        uses = []
+        for name in (*ENABLE_NAMES, THRESHOLD, MINIMUM, SQRT_SAMPLING):
+            entry = self.session.catalog.get(name)
+            api = live_api(entry) if entry is not None else None
+            if entry is None or api is None:
+                continue
+            try:
+                value = api.read(entry)  # from MegEngine itself, not from the environment
+            except Exception:  # reading back is informative only
+                continue
+            shown = f"{format_size(int(value))} ({value} bytes)" if name in (THRESHOLD, MINIMUM) else value
+            uses.append(f"<li><code>{name}</code>: {html.escape(shown)}</li>")
+        self.effect.value = (f"<p><i>{html.escape(AFTER_IMPORT.get(language))}</i></p>"
+                             + (f"<b>{NOW_USES.get(language)}</b><ul>{''.join(uses)}</ul>" if uses else ""))

@@ -1,0 +1,73 @@
+"""DTRWidget with real MegEngine. argv[1]: before_import | after_import.
+
+Values are read back from MegEngine's interpreter options (core2.get_option), never from mgenv_jupyter or from
+megengine.dtr's Python-side cache.
+"""
+
+import sys
+
+from _shell import emit, shell
+
+from mgenv_jupyter import DTRWidget
+
+OPTIONS = ("dtr_eviction_threshold", "dtr_evictee_minimum_size", "enable_dtr_sqrt_sampling", "enable_drop",
+           "enable_dtr_auto_drop", "record_computing_path")
+GiB, MiB = 1024**3, 1024**2
+
+
+def options() -> dict:
+    from megengine.core._imperative_rt.core2 import get_option
+
+    return {name: get_option(name) for name in OPTIONS}
+
+
+def edit(widget: DTRWidget, threshold_gb: int, minimum_mb: int, enabled: bool) -> None:
+    """What a user does: type the sizes, pick the units, tick the boxes."""
+    widget.threshold_row.editor.number.value = threshold_gb
+    widget.threshold_row.editor.unit.value = "GB"
+    widget.minimum_row.editor.number.value = minimum_mb
+    widget.minimum_row.editor.unit.value = "MB"
+    widget.sqrt_row.editor.checkbox.value = enabled
+    widget.switch_row.checkbox.value = enabled
+
+
+def statuses(widget: DTRWidget) -> dict:
+    return {name: widget.session.state(name).status for name in widget.rows}
+
+
+scenario = sys.argv[1]
+ip = shell()
+result: dict = {"scenario": scenario}
+if scenario == "before_import":
+    widget = DTRWidget(gpu_total_bytes=16 * GiB)
+    edit(widget, 5, 2, True)
+    report = widget.apply()
+    result["outcomes"] = {c.name: c.outcome.value for c in report}
+    result["share"] = widget.share.value
+    import megengine  # noqa: E402, F401
+
+    ip.run_cell("pass")  # a later cell: the widget refreshes its statuses
+    result["options"] = options()
+    result["statuses"] = statuses(widget)
+    result["effect"] = widget.effect.value
+elif scenario == "after_import":
+    import megengine  # noqa: E402, F401
+
+    widget = DTRWidget()
+    result["options_before"] = options()
+    edit(widget, 3, 4, True)
+    report = widget.apply()
+    result["outcomes"] = {c.name: c.outcome.value for c in report}
+    result["effective"] = {c.name: c.effective for c in report}
+    result["options"] = options()
+    result["effect"] = widget.effect.value
+    result["message"] = widget.message.value
+    widget.switch_row.checkbox.value = False  # megengine.dtr.disable()
+    widget.apply()
+    result["options_disabled"] = options()
+    ip.run_line_magic("envset", "MEGENGINE_DTR_EVICTION_THRESHOLD=1GB")  # a later cell
+    editor = widget.threshold_row.editor
+    result["widget_after_envset"] = [editor.number.value, editor.unit.value]
+    result["options_after_envset"] = options()
+    widget.close()
+emit(result)

@@ -1,0 +1,112 @@
+"""A real JupyterLab for browser tests: fixed token, 127.0.0.1, fresh config/runtime/workspace dirs, started under
+`timeout`, polled on /api/status, stopped by its PID. Chromium is Debian's, driven by Playwright."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+TOKEN = "mgenv-test-token"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@dataclass
+class Lab:
+    url: str
+    root: Path
+    log: Path
+
+    def page_url(self, path: str) -> str:
+        return f"{self.url}/{path}?token={TOKEN}"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def running_lab(workdir: Path, env: dict[str, str] | None = None, limit_s: int = 900) -> Iterator[Lab]:
+    port = _free_port()
+    dirs = {name: workdir / name for name in ("config", "runtime", "workspaces", "settings", "notebooks")}
+    for d in dirs.values():
+        d.mkdir(parents=True, exist_ok=True)
+    news = dirs["settings"] / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    news.parent.mkdir(parents=True, exist_ok=True)
+    news.write_text('{"fetchNews": "false", "checkForUpdates": false}')  # no news pop-up over screenshots
+    log = workdir / "lab.log"
+    jupyter = Path(sys.executable).with_name("jupyter")
+    child_env = {**os.environ, **(env or {}),
+                 "JUPYTER_CONFIG_DIR": str(dirs["config"]), "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
+                 "JUPYTERLAB_WORKSPACES_DIR": str(dirs["workspaces"])}
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            ["timeout", str(limit_s), str(jupyter), "lab", "--allow-root", "--no-browser", "--ip=127.0.0.1",
+             f"--port={port}", f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={dirs['notebooks']}",
+             "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+             f"--LabApp.workspaces_dir={dirs['workspaces']}", f"--LabApp.user_settings_dir={dirs['settings']}"],
+            stdout=out, stderr=subprocess.STDOUT, env=child_env, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2) as response:
+                    json.load(response)
+                break
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    raise RuntimeError(f"JupyterLab did not start:\n{log.read_text()[-3000:]}") from None
+                time.sleep(0.5)
+        yield Lab(url, dirs["notebooks"], log)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=20)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+@contextmanager
+def chromium_page(width: int = 1400, height: int = 900) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:  # Playwright gives the browser a new, empty profile directory of its own
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            yield page
+        finally:
+            browser.close()
+
+
+def run_all_cells(page: object, lab: Lab, notebook: str) -> None:
+    """Open a notebook in JupyterLab and run all its cells through the Run menu, as a user would."""
+    page.goto(lab.page_url(f"lab/tree/{notebook}"))  # type: ignore[attr-defined]
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)  # type: ignore[attr-defined]
+    # the status bar says "<kernel> | Idle" only once the kernel is connected (the toolbar indicator idles earlier)
+    page.wait_for_selector(".jp-StatusBar-Item :text-matches('\\| Idle')", timeout=90_000)  # type: ignore[attr-defined]
+    page.click("li.lm-MenuBar-item:has-text('Run')")  # type: ignore[attr-defined]
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()  # type: ignore[attr-defined]
+
+
+def screenshot(page: object, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path), full_page=False)  # type: ignore[attr-defined]
+    return path
