@@ -74,12 +74,12 @@ class FakeNvmlLibrary(types.SimpleNamespace):
     """The C surface: one attribute per NVML function. Plain functions, because pynvml sets `restype` on some."""
 
 
-def installed() -> FakeNvml | None:
-    """The fake NVML currently answering pynvml's calls in this process, if any."""
-    import pynvml
+_installed: list[FakeNvml] = []  # a stack: fakes may be nested, the last one installed answers
 
-    library = pynvml.nvmlLib
-    return library._fake if isinstance(library, FakeNvmlLibrary) else None
+
+def installed() -> FakeNvml | None:
+    """The fake NVML currently standing in for the NVIDIA library in this process, if any."""
+    return _installed[-1] if _installed else None
 
 
 class FakeNvml:
@@ -129,6 +129,7 @@ class FakeNvml:
             else:
                 pynvml.nvmlLib = None
                 pynvml.CDLL = _missing_library  # what ctypes raises on a machine without the driver
+            _installed.append(self)
         return self
 
     def uninstall(self) -> None:
@@ -144,6 +145,8 @@ class FakeNvml:
             pynvml._nvmlLib_refcount = refcount
             pynvml.CDLL = cdll
             self._saved = None
+            if self in _installed:
+                _installed.remove(self)
             self._initialized = 0
 
     @property
@@ -264,7 +267,7 @@ class FakeNvml:
             _target(current).value = _target(pending).value = int(device.mig)
             return pynvml.NVML_SUCCESS
 
-        functions: dict[str, Callable[..., int]] = {
+        functions: dict[str, Callable[..., Any]] = {
             "nvmlInitWithFlags": call("nvmlInitWithFlags", init, needs_init=False),
             "nvmlInit_v2": call("nvmlInit_v2", init, needs_init=False),
             "nvmlShutdown": call("nvmlShutdown", shutdown),

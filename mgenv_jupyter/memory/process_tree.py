@@ -20,12 +20,17 @@ class ProcessTree:
         self.max_age = max_age
         self._pids: frozenset[int] = frozenset({self.root})
         self._processes: list[Any] = []
+        self._former: dict[int, None] = {}  # PIDs that were in the tree and have exited, oldest first
         self._walked = -float("inf")
         self._lock = threading.Lock()
 
     def pids(self) -> frozenset[int]:
         self._maybe_refresh()
         return self._pids
+
+    def former(self) -> frozenset[int]:
+        """PIDs of descendants that have exited (the last 1024): NVML may still list them for a moment."""
+        return frozenset(self._former)
 
     def processes(self) -> list[Any]:
         """psutil.Process objects of the tree (the root first)."""
@@ -41,8 +46,13 @@ class ProcessTree:
                 processes = [root, *root.children(recursive=True)]
             except psutil.Error:  # the root itself is gone (only possible for a foreign root)
                 processes = []
+            pids = frozenset(p.pid for p in processes) | {self.root}
+            for pid in self._pids - pids:
+                self._former[pid] = None
+            while len(self._former) > 1024:
+                del self._former[next(iter(self._former))]
             self._processes = processes
-            self._pids = frozenset(p.pid for p in processes) | {self.root}
+            self._pids = pids
             self._walked = time.monotonic()
 
     def _maybe_refresh(self) -> None:

@@ -65,7 +65,8 @@ class MemorySource(Protocol):
     raises: a failure becomes `state`, and the readings that still worked are returned.
     """
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     @property
     def state(self) -> str: ...
