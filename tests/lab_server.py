@@ -99,8 +99,17 @@ def run_all_cells(page: object, lab: Lab, notebook: str) -> None:
     """Open a notebook in JupyterLab and run all its cells through the Run menu, as a user would."""
     page.goto(lab.page_url(f"lab/tree/{notebook}"))  # type: ignore[attr-defined]
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)  # type: ignore[attr-defined]
-    # the status bar says "<kernel> | Idle" only once the kernel is connected (the toolbar indicator idles earlier)
-    page.wait_for_selector(".jp-StatusBar-Item :text-matches('\\| Idle')", timeout=90_000)  # type: ignore[attr-defined]
+    # JupyterLab may ask which kernel to use when it opens a notebook before it has listed the kernel specs; answer
+    # with the preselected one. The status bar says "<kernel> | Idle" only once the kernel is connected.
+    deadline = time.time() + 90
+    while True:
+        if page.locator(".jp-Dialog :text('Select Kernel')").count():  # type: ignore[attr-defined]
+            page.locator(".jp-Dialog button:has-text('Select')").click()  # type: ignore[attr-defined]
+        if page.locator(".jp-StatusBar-Item :text-matches('\\| Idle')").count():  # type: ignore[attr-defined]
+            break
+        if time.time() > deadline:
+            raise TimeoutError("the notebook's kernel did not become idle in 90 s")
+        time.sleep(0.25)
     page.click("li.lm-MenuBar-item:has-text('Run')")  # type: ignore[attr-defined]
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()  # type: ignore[attr-defined]
 

@@ -1,0 +1,38 @@
+"""Memory sources against a real framework wheel (CPU builds here): never import it, then say truthfully what it
+exposes once imported. argv[1] is the framework: megengine | paddle | mxnet."""
+
+import os
+import sys
+
+from _shell import emit
+
+framework = sys.argv[1]
+if framework == "paddle":
+    os.environ["FLAGS_allocator_strategy"] = "naive_best_fit"  # read at import: the cap overlay needs it
+
+from mgenv_jupyter.memory import Sampler  # noqa: E402
+from mgenv_jupyter.memory.framework_sources import framework_sources  # noqa: E402
+from mgenv_jupyter.memory.overlays import overlays  # noqa: E402
+
+sources = {s.name: s for s in framework_sources()}
+source = sources[framework]
+result = {"before": {"samples": len(source.sample()), "state": source.state,
+                     "imported_by_sampling": framework in sys.modules}}
+
+module = __import__(framework)
+samples = source.sample()
+result["after"] = {"samples": [s.__dict__ for s in samples], "state": source.state}
+
+if framework == "megengine":
+    module.dtr.eviction_threshold = "3GB"
+if framework == "mxnet":
+    (module.nd.ones((256, 256)) + 1).wait_to_read()
+GiB = 1024**3
+result["overlays"] = [line.to_json() for line in overlays({}, {"gpu0": 16 * GiB})]
+
+with Sampler(interval=0.02) as sampler:  # the default sources with the framework loaded: nothing may break
+    for _ in range(5):
+        sampler.sample_once()
+    result["default_states"] = {s["name"]: s["state"] for s in sampler.states()}
+    result["columns"] = sampler.history.series
+emit(result)

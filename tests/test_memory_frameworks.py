@@ -1,0 +1,183 @@
+"""Framework allocator sources: the real CPU wheels (each in its own venv, a fresh process) say truthfully what they
+expose; the GPU code paths run against stand-in modules with the frameworks' API shapes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from mgenv_jupyter.memory.framework_sources import (
+    MegEngineSource,
+    MXNetSource,
+    PaddleSource,
+    TorchSource,
+    framework_sources,
+    nvml_index,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+CHECKS = Path(__file__).resolve().parent / "framework_checks"
+GiB = 1024**3
+
+
+def run_check(framework: str) -> dict:
+    python = ROOT / ".venvs" / framework / "bin" / "python"
+    if not python.exists():
+        if os.environ.get("MGENV_REQUIRE_FRAMEWORKS"):
+            pytest.fail(f"{python} is missing: run ./dev setup")
+        pytest.skip(f"{framework} venv not set up (./dev setup)")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("MGE", "MEGENGINE", "FLAGS_", "MXNET", "MGENV_SIMULATE"))}
+    env["PYTHONPATH"] = str(CHECKS)
+    done = subprocess.run([str(python), str(CHECKS / "memory_sources.py"), framework], capture_output=True, text=True,
+                          env=env, timeout=300, cwd=CHECKS)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+    assert done.returncode == 0 and lines, f"failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+# ---- the real wheels -----------------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("framework", ["megengine", "paddle", "mxnet"])
+def test_sampling_never_imports_the_framework(framework):
+    before = run_check(framework)["before"]
+    assert before == {"samples": 0, "state": f"{framework} is not imported", "imported_by_sampling": False}
+
+
+@pytest.mark.slow
+def test_megengine_cpu_wheel_is_reported_truthfully():
+    r = run_check("megengine")
+    # MegEngine's CPU device answers 0 to every allocator query, whatever is allocated: no fake zero line.
+    assert r["after"] == {"samples": [], "state": "megengine sees no GPU; its CPU device keeps no allocator "
+                                                  "statistics (get_allocated_memory('cpu0') is always 0)"}
+    [dtr] = r["overlays"]  # set live with megengine.dtr.eviction_threshold = "3GB", read back from the C++ option
+    assert dtr["kind"] == "dtr_threshold" and dtr["bytes"] == 3 * GiB and "live option" in dtr["note"]
+    assert "auto drop is off" in dtr["note"]
+    assert r["default_states"]["host"] == "ok" and "host process" in r["columns"]
+
+
+@pytest.mark.slow
+def test_paddle_cpu_wheel_is_reported_in_its_own_words():
+    r = run_check("paddle")
+    assert r["after"]["samples"] == []
+    assert r["after"]["state"].startswith("paddle: The API paddle.device.cuda.memory_allocated is not supported in "
+                                          "CPU-only PaddlePaddle")
+    [cap] = r["overlays"]  # FLAGS_allocator_strategy=naive_best_fit at import; fraction from paddle.get_flags
+    assert cap["kind"] == "paddle_cap" and cap["device"] == "gpu0"
+    assert cap["bytes"] == int(0.9200000166893005 * 16 * GiB)
+
+
+@pytest.mark.slow
+def test_mxnet_cpu_wheel_is_reported_truthfully():
+    r = run_check("mxnet")
+    assert r["after"] == {"samples": [], "state": "mxnet sees no GPU (this MXNet build has no CUDA)"}
+    assert r["overlays"] == []
+
+
+# ---- GPU paths, through stand-ins with the frameworks' API shapes -------------------------------------------------
+
+def module(monkeypatch: pytest.MonkeyPatch, name: str, **attributes: object) -> types.SimpleNamespace:
+    fake = types.SimpleNamespace(**attributes)
+    monkeypatch.setitem(sys.modules, name, fake)  # type: ignore[arg-type]
+    return fake
+
+
+def test_torch_is_read_only_after_it_initialised_cuda(monkeypatch):
+    state = {"initialized": False}
+    cuda = types.SimpleNamespace(
+        is_initialized=lambda: state["initialized"], device_count=lambda: 2,
+        memory_allocated=lambda d: [3 * GiB, 0][d], memory_reserved=lambda d: [4 * GiB, 0][d],
+        max_memory_allocated=lambda d: [5 * GiB, 0][d])
+    module(monkeypatch, "torch", cuda=cuda)
+    source = TorchSource()
+    assert source.sample() == [] and source.state == "torch has not initialised CUDA in this kernel yet"
+    state["initialized"] = True
+    [sample] = source.sample()  # gpu1 holds nothing: left out
+    assert (sample.device, sample.allocated, sample.reserved, sample.peak) == ("torch gpu0", 3 * GiB, 4 * GiB, 5 * GiB)
+    assert source.state == "ok"
+
+
+def test_megengine_waits_rather_than_creating_a_cuda_context(monkeypatch):
+    asked = []
+
+    def counter(value):
+        def read(device):
+            asked.append(device)
+            return value
+        return read
+
+    module(monkeypatch, "megengine", get_device_count=lambda kind: 2, get_default_device=lambda: "xpux",
+           get_allocated_memory=counter(GiB), get_reserved_memory=counter(2 * GiB),
+           get_max_allocated_memory=counter(3 * GiB))
+    used = {0: False}
+    source = MegEngineSource(gate=lambda ordinal: used.get(ordinal))
+    assert source.sample() == [] and asked == []
+    assert source.state.startswith("waiting for the kernel to use gpu0")
+    used[0] = True
+    [sample] = source.sample()
+    assert (sample.device, sample.allocated, sample.reserved, sample.peak) == ("megengine gpu0", GiB, 2 * GiB, 3 * GiB)
+    assert asked == ["gpu0"] * 3
+
+
+def test_megengine_default_device_picks_the_gpu(monkeypatch):
+    module(monkeypatch, "megengine", get_device_count=lambda kind: 4, get_default_device=lambda: "gpu2:1",
+           get_allocated_memory=lambda d: 1, get_reserved_memory=lambda d: 2, get_max_allocated_memory=lambda d: 3)
+    assert [s.device for s in MegEngineSource().sample()] == ["megengine gpu2"]
+    sys.modules["megengine"].get_default_device = lambda: "cpu0"
+    source = MegEngineSource()
+    assert source.sample() == [] and "cpu0" in source.state
+
+
+def test_paddle_gpu_build_reports_devices_it_uses(monkeypatch):
+    cuda = types.SimpleNamespace(device_count=lambda: 2, memory_allocated=lambda d: [0, GiB][d],
+                                 memory_reserved=lambda d: [0, 2 * GiB][d],
+                                 max_memory_allocated=lambda d: [0, 3 * GiB][d])
+    module(monkeypatch, "paddle", is_compiled_with_cuda=lambda: True, device=types.SimpleNamespace(cuda=cuda))
+    [sample] = PaddleSource().sample()
+    assert (sample.device, sample.allocated, sample.reserved, sample.peak) == ("paddle gpu1", GiB, 2 * GiB, 3 * GiB)
+
+
+def test_mxnet_reads_only_gpus_the_kernel_uses(monkeypatch):
+    asked = []
+
+    def info(d):
+        asked.append(d)
+        return (10 * GiB, 16 * GiB)
+
+    module(monkeypatch, "mxnet", context=types.SimpleNamespace(num_gpus=lambda: 2, gpu_memory_info=info))
+    [sample] = MXNetSource(gate=lambda ordinal: ordinal == 1).sample()
+    assert asked == [1] and (sample.device, sample.used, sample.total) == ("mxnet gpu1", 6 * GiB, 16 * GiB)
+
+
+def test_a_framework_that_raises_becomes_a_state(monkeypatch):
+    def boom():
+        raise RuntimeError("Traceback (most recent call last):\n  File x\nMXNetError: CUDA: out of memory")
+
+    module(monkeypatch, "mxnet", context=types.SimpleNamespace(num_gpus=boom))
+    source = MXNetSource()
+    assert source.sample() == []
+    assert source.state == "mxnet error: RuntimeError: MXNetError: CUDA: out of memory"
+
+
+def test_idle_sources_when_nothing_is_imported():
+    for source in framework_sources():
+        if source.name not in sys.modules:
+            assert source.sample() == [] and source.state == f"{source.name} is not imported"
+
+
+@pytest.mark.parametrize(("visible", "ordinal", "index"), [
+    (None, 1, 1), ("2,3", 0, 2), ("2,3", 1, 3), ("2,3", 2, None), ("GPU-5157a7ed", 0, None), ("", 0, 0),
+])
+def test_cuda_ordinals_map_to_nvml_indexes(monkeypatch, visible, ordinal, index):
+    if visible is None:
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    else:
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+    assert nvml_index(ordinal) == index

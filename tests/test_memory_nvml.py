@@ -1,0 +1,237 @@
+"""The NVML source through the real pynvml, answered by the fake NVML library: attribution to the kernel's process
+tree (real child processes), several devices, no driver, errors mid-run, usedGpuMemory unavailable, foreign PIDs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pynvml
+import pytest
+
+from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml, FakeProcess, installed
+from mgenv_jupyter.memory.nvml_source import UNAVAILABLE, NvmlSource
+from mgenv_jupyter.memory.process_tree import ProcessTree
+
+GiB = 1024**3
+MiB = 1024**2
+
+
+@pytest.fixture
+def source() -> Iterator[NvmlSource]:
+    """An NVML source whose process-tree walk is never cached, so a child started by the test counts at once."""
+    src = NvmlSource(ProcessTree(max_age=0), retry_seconds=0)
+    yield src
+    src.close()
+
+
+@pytest.fixture
+def child() -> Iterator[subprocess.Popen[bytes]]:
+    """A real child of this process that itself starts a grandchild; both wait for stdin to close."""
+    code = ("import subprocess, sys; g = subprocess.Popen([sys.executable, '-c', 'import sys; sys.stdin.read()'], "
+            "stdin=subprocess.PIPE); print(g.pid, flush=True); sys.stdin.read(); g.stdin.close(); g.wait()")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    yield proc
+    assert proc.stdin is not None
+    proc.stdin.close()
+    proc.wait(timeout=10)
+
+
+def grandchild_pid(proc: subprocess.Popen[bytes]) -> int:
+    assert proc.stdout is not None
+    return int(proc.stdout.readline())
+
+
+def test_fake_answers_the_real_pynvml_code_path():
+    device = FakeDevice(total=16 * GiB, reserved=256 * MiB, processes=[FakeProcess(os.getpid(), 2 * GiB)])
+    with FakeNvml([device]) as nvml:
+        assert installed() is nvml
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+        memory = pynvml.nvmlDeviceGetMemoryInfo(handle)
+        assert (memory.total, memory.used, memory.free) == (16 * GiB, 2 * GiB + 256 * MiB, 16 * GiB - memory.used)
+        v2 = pynvml.nvmlDeviceGetMemoryInfo(handle, version=pynvml.nvmlMemory_v2)
+        assert (v2.reserved, v2.used) == (256 * MiB, 2 * GiB)
+        processes = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
+        assert [(p.pid, p.usedGpuMemory) for p in processes] == [(os.getpid(), 2 * GiB)]
+        # pynvml's two-call protocol: a size query with a NULL array, then the fill.
+        assert nvml.calls["nvmlDeviceGetComputeRunningProcesses_v3"] == 2
+        assert pynvml.nvmlDeviceGetName(handle) == "NVIDIA A100-SXM4-40GB"
+        with pytest.raises(pynvml.NVMLError_InvalidArgument):
+            pynvml.nvmlDeviceGetHandleByIndex(1)
+        with pytest.raises(pynvml.NVMLError_FunctionNotFound):  # anything the fake lacks fails like an old driver
+            pynvml.nvmlDeviceGetPowerUsage(handle)
+    assert installed() is None
+
+
+def test_no_processes_is_a_single_call_and_an_empty_list():
+    with FakeNvml([FakeDevice()]) as nvml:
+        pynvml.nvmlInit()
+        assert pynvml.nvmlDeviceGetComputeRunningProcesses(pynvml.nvmlDeviceGetHandleByIndex(0)) == []
+        assert nvml.calls["nvmlDeviceGetComputeRunningProcesses_v3"] == 1
+
+
+def test_used_memory_not_available_reaches_pynvml_as_none():
+    with FakeNvml([FakeDevice(processes=[FakeProcess(os.getpid(), None)])]):
+        pynvml.nvmlInit()
+        [process] = pynvml.nvmlDeviceGetComputeRunningProcesses(pynvml.nvmlDeviceGetHandleByIndex(0))
+        assert process.usedGpuMemory is None
+
+
+def test_uninstall_restores_pynvml_as_it_was():
+    before = (pynvml.nvmlLib, dict(pynvml._nvmlGetFunctionPointer_cache), pynvml._nvmlLib_refcount, pynvml.CDLL)
+    with FakeNvml([FakeDevice()]):
+        with FakeNvml(library=False):  # nested: the inner one restores the outer one
+            assert pynvml.nvmlLib is None
+        assert installed() is not None
+        pynvml.nvmlInit()
+    after = (pynvml.nvmlLib, dict(pynvml._nvmlGetFunctionPointer_cache), pynvml._nvmlLib_refcount, pynvml.CDLL)
+    assert after == before
+
+
+def test_kernel_process_tree_is_attributed_including_real_children(source, child):
+    grandchild = grandchild_pid(child)
+    outsider = os.getppid()  # exists, but is not the kernel's descendant
+    device = FakeDevice(total=40 * GiB, others=GiB, processes=[
+        FakeProcess(os.getpid(), 3 * GiB), FakeProcess(child.pid, 500 * MiB), FakeProcess(grandchild, 200 * MiB),
+        FakeProcess(outsider, 7 * GiB)])
+    with FakeNvml([device]):
+        [sample] = source.sample()
+    assert sample.process == 3 * GiB + 700 * MiB
+    assert sample.used == 3 * GiB + 700 * MiB + 7 * GiB + GiB and sample.total == 40 * GiB
+    assert source.state == "simulated"  # anything read through the fake says so
+    assert sample.simulated and sample.device == "gpu0 (simulated)" and source.name == "nvml (simulated)"
+    assert source.uses_device(0) is True
+
+
+def test_a_child_that_exits_stops_counting(source, child):
+    device = FakeDevice(processes=[FakeProcess(child.pid, GiB)])
+    with FakeNvml([device]):
+        assert source.sample()[0].process == GiB
+        assert child.stdin is not None
+        child.stdin.close()
+        child.wait(timeout=10)
+        # NVML may still list it for a moment; the tree walk no longer includes it.
+        assert source.sample()[0].process == 0
+        assert source.uses_device(0) is False
+
+
+def test_several_devices_are_all_reported():
+    devices = [FakeDevice(name="Tesla V100-SXM2-16GB", total=16 * GiB, processes=[FakeProcess(os.getpid(), GiB)]),
+               FakeDevice(name="Tesla V100-SXM2-16GB", total=16 * GiB, others=5 * GiB)]
+    with FakeNvml(devices):
+        samples = NvmlSource().sample()
+    assert [(s.device, s.total, s.used, s.process) for s in samples] == [
+        ("gpu0 (simulated)", 16 * GiB, GiB, GiB), ("gpu1 (simulated)", 16 * GiB, 5 * GiB, 0)]
+
+
+@pytest.mark.parametrize(("fake", "words"), [
+    (FakeNvml(library=False), "no NVIDIA driver (libnvidia-ml.so.1 not found)"),
+    (FakeNvml(driver=False), "no NVIDIA driver (the driver is not loaded)"),
+])
+def test_missing_driver_is_a_state_not_an_error(source, fake, words):
+    with fake:
+        assert source.sample() == []
+        assert source.state == f"simulated; {words}"
+    with FakeNvml([FakeDevice()]):  # the driver appears (retry_seconds=0): the source picks it up
+        assert len(source.sample()) == 1 and source.state == "simulated"
+
+
+def test_without_a_driver_retries_are_spaced():
+    src = NvmlSource(retry_seconds=60)
+    with FakeNvml(library=False):
+        src.sample()
+    with FakeNvml([FakeDevice()]) as nvml:
+        assert src.sample() == []  # not yet retried
+        assert nvml.calls["nvmlInitWithFlags"] == 0
+
+
+def test_errors_mid_run_change_the_state_and_sampling_recovers(source):
+    with FakeNvml([FakeDevice(processes=[FakeProcess(os.getpid(), GiB)])]) as nvml:
+        assert len(source.sample()) == 1
+        nvml.failure = pynvml.NVML_ERROR_GPU_IS_LOST
+        assert source.sample() == []
+        assert source.state == "simulated; NVML error on gpu0: GPU is lost"
+        nvml.failure = None
+        assert source.sample()[0].process == GiB and source.state == "simulated"
+
+
+def test_one_lost_device_leaves_the_others_visible(source):
+    lost = FakeDevice(error=pynvml.NVML_ERROR_GPU_IS_LOST)
+    with FakeNvml([FakeDevice(total=8 * GiB), lost]):
+        [sample] = source.sample()
+    assert sample.device == "gpu0 (simulated)" and "gpu1: GPU is lost" in source.state
+
+
+def test_nvml_shut_down_under_the_source_is_initialised_again(source):
+    with FakeNvml([FakeDevice()]):
+        source.sample()
+        pynvml.nvmlShutdown()  # e.g. another library calling nvmlShutdown
+        assert source.sample() == [] and "Uninitialized" in source.state
+        assert len(source.sample()) == 1 and source.state == "simulated"
+
+
+def test_used_gpu_memory_unavailable_hides_only_the_per_process_figure(source):
+    with FakeNvml([FakeDevice(total=24 * GiB, others=2 * GiB, processes=[FakeProcess(os.getpid(), None)])]):
+        [sample] = source.sample()
+    assert sample.process is None and sample.used == 2 * GiB and sample.total == 24 * GiB
+    assert "per-process memory unavailable" in source.state and "WDDM" in source.state
+    assert source.uses_device(0) is None
+
+
+def test_foreign_pid_namespace_is_detected_and_totals_still_shown(source):
+    foreign = (1 << 22) + os.getpid()  # above any pid_max: cannot exist here, like a host PID seen from a container
+    with FakeNvml([FakeDevice(total=40 * GiB, processes=[FakeProcess(foreign, 4 * GiB)])]):
+        [sample] = source.sample()
+    assert sample.process is None and sample.used == 4 * GiB and sample.total == 40 * GiB
+    assert source.state.startswith(f"simulated; {UNAVAILABLE}") and str(foreign) in source.state
+
+
+def test_mig_without_privileges_is_said_so(source):
+    device = FakeDevice(mig=True, process_error=pynvml.NVML_ERROR_NO_PERMISSION, others=5 * GiB)
+    with FakeNvml([device]):
+        [sample] = source.sample()
+    assert sample.process is None and sample.used == 5 * GiB
+    assert UNAVAILABLE in source.state and "MIG mode" in source.state
+
+
+def test_close_releases_the_nvml_initialisation():
+    with FakeNvml([FakeDevice()]) as nvml:
+        src = NvmlSource()
+        src.sample()
+        assert nvml._initialized == 1
+        src.close()
+        src.close()
+        assert nvml._initialized == 0
+        assert len(src.sample()) == 1  # initialises again
+
+
+def test_fake_error_texts_are_the_drivers_wording():
+    with FakeNvml([FakeDevice()]) as nvml:
+        pynvml.nvmlInit()
+        nvml.failure = pynvml.NVML_ERROR_GPU_NOT_FOUND
+        with pytest.raises(pynvml.NVMLError) as caught:
+            pynvml.nvmlDeviceGetCount()
+        assert str(caught.value) == "GPU not found"  # pynvml caches it process-wide: no "simulated" may leak
+
+
+def test_the_real_library_on_this_machine_is_reported_truthfully():
+    src = NvmlSource()
+    samples = src.sample()
+    if samples:
+        pytest.skip("this machine has an NVIDIA driver")
+    assert src.state.startswith("no NVIDIA driver") and not src.simulated
+
+
+def test_sampling_is_cheap_enough_for_10_hz(source):
+    with FakeNvml([FakeDevice(processes=[FakeProcess(os.getpid(), GiB)]) for _ in range(4)]):
+        source.tree.max_age = 1.0
+        source.sample()
+        start = time.perf_counter()
+        for _ in range(100):
+            source.sample()
+        per_sample = (time.perf_counter() - start) / 100
+    assert per_sample < 0.01  # 4 devices; the benchmark in bench/ measures the real overhead

@@ -1,0 +1,281 @@
+"""The sampler thread: batches to subscribers, faults that must not kill it, lifecycle without leaks, cell markers from
+a real IPython shell, and the overlay lines."""
+
+from __future__ import annotations
+
+import gc
+import json
+import threading
+import time
+import tracemalloc
+from collections.abc import Iterator
+
+import pytest
+
+from mgenv_jupyter.memory import simulation
+from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml
+from mgenv_jupyter.memory.nvml_source import NvmlSource
+from mgenv_jupyter.memory.process_tree import ProcessTree
+from mgenv_jupyter.memory.sample import Sample
+from mgenv_jupyter.memory.sampler import Sampler
+
+GiB = 1024**3
+
+
+class CountingSource:
+    """A well-behaved source: `process` counts up by one per sample."""
+
+    simulated = False
+
+    def __init__(self, name: str = "counting", device: str = "dev0") -> None:
+        self.name = name
+        self.device = device
+        self.state = "ok"
+        self.calls = 0
+        self.closed = 0
+
+    def sample(self) -> list[Sample]:
+        self.calls += 1
+        return [Sample(time.time(), self.name, self.device, used=self.calls, total=100, process=self.calls)]
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+class RaisingSource(CountingSource):
+    """Breaks the promise never to raise."""
+
+    def sample(self) -> list[Sample]:
+        self.calls += 1
+        raise RuntimeError("driver exploded")
+
+
+def wait_for(condition, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def sampler() -> Iterator[Sampler]:
+    s = Sampler([CountingSource()], interval=0.01, pushes_per_second=20)
+    yield s
+    s.close()
+
+
+def test_batches_are_columns_of_json_and_meta_comes_first_and_on_change(sampler):
+    batches = []
+    sampler.subscribe(batches.append)
+    sampler.start()
+    wait_for(lambda: len(batches) >= 3)
+    sampler.stop()
+    json.dumps(batches)  # JSON-ready as is
+    first = batches[0]
+    assert first["type"] == "memory.batch" and first["interval"] == 0.01
+    assert set(first["columns"]) == {"dev0 used", "dev0 total", "dev0 process"}
+    assert all(len(column) == len(first["t"]) for column in first["columns"].values())
+    assert [s["key"] for s in first["series"]] == ["dev0 used", "dev0 total", "dev0 process"]
+    assert first["sources"] == [{"name": "counting", "state": "ok", "simulated": False}]
+    assert first["overlays"][0]["kind"] == "total" and first["overlays"][0]["bytes"] == 100
+    assert all("series" not in b for b in batches[1:])  # unchanged: not repeated
+    assert [b["seq"] for b in batches] == sorted({b["seq"] for b in batches})
+    values = [v for b in batches for v in b["columns"]["dev0 process"]]
+    assert values == list(range(1, len(values) + 1))  # no sample lost or repeated
+
+
+def test_pushes_are_rate_limited_not_one_per_sample():
+    s = Sampler([CountingSource()], interval=0.005, pushes_per_second=4)
+    batches = []
+    s.subscribe(batches.append)
+    with s:
+        time.sleep(1.0)
+    samples = sum(len(b["t"]) for b in batches)
+    assert samples > 50 and len(batches) <= 6
+
+
+def test_a_raising_source_keeps_the_sampler_alive_and_visible():
+    good, bad = CountingSource(), RaisingSource("broken", "dev1")
+    s = Sampler([bad, good], interval=0.01, pushes_per_second=50)
+    batches = []
+    s.subscribe(batches.append)
+    with s:
+        wait_for(lambda: good.calls >= 20 and bad.calls >= 20)
+        assert s.running
+        states = {state["name"]: state["state"] for state in s.states()}
+        assert states == {"broken": "error: RuntimeError: driver exploded", "counting": "ok"}
+        wait_for(lambda: any("dev0 process" in b["columns"] for b in batches))
+        assert any(st["state"].startswith("error") for b in batches for st in b.get("sources", []))
+    assert s.history.frame()["dev0 process"].count() >= 20
+
+
+def test_a_raising_subscriber_does_not_stop_the_others(sampler):
+    received = []
+
+    def broken(batch):
+        raise ValueError("chart is gone")
+
+    sampler.subscribe(broken)
+    sampler.subscribe(received.append)
+    sampler.start()
+    wait_for(lambda: len(received) >= 3)
+    assert sampler.running
+
+
+def test_unsubscribe_stops_the_batches(sampler):
+    received = []
+    unsubscribe = sampler.subscribe(received.append)
+    sampler.sample_once()
+    sampler.flush()
+    unsubscribe()
+    sampler.sample_once()
+    sampler.flush()
+    assert len(received) == 1
+
+
+def test_interval_changes_at_once(sampler):
+    source = sampler.sources[0]
+    sampler.interval = 60
+    sampler.start()
+    wait_for(lambda: source.calls >= 1)
+    time.sleep(0.2)
+    calls = source.calls
+    assert calls <= 2  # asleep for a minute...
+    sampler.interval = 0.01  # ...until told otherwise
+    wait_for(lambda: source.calls >= calls + 10)
+    with pytest.raises(ValueError):
+        sampler.interval = 0
+
+
+def test_start_stop_close_are_idempotent(sampler):
+    source = sampler.sources[0]
+    assert sampler.start() is sampler.start()
+    sampler.stop()
+    sampler.stop()
+    assert not sampler.running
+    sampler.start()
+    assert sampler.running
+    sampler.close()
+    sampler.close()
+    assert not sampler.running and source.closed == 1
+    with pytest.raises(RuntimeError, match="closed"):
+        sampler.start()
+
+
+def test_a_forgotten_sampler_stops_by_itself():
+    before = threading.active_count()
+    Sampler([CountingSource()], interval=0.01).start()  # never closed, no reference kept
+    gc.collect()
+    wait_for(lambda: threading.active_count() == before)
+
+
+def test_a_thousand_samplers_leave_no_threads_and_no_memory_behind():
+    tree = ProcessTree()  # one walk a second for all of them, as a chart's sources share one
+
+    def cycle(n: int) -> None:
+        for _ in range(n):
+            s = Sampler([NvmlSource(tree), CountingSource()], interval=0.001)
+            s.subscribe(lambda batch: None)
+            s.start()
+            s.sample_once()
+            s.close()
+
+    baseline_threads = threading.active_count()
+    with FakeNvml([FakeDevice(total=40 * GiB)]) as nvml:
+        cycle(50)  # warm caches (numpy, pynvml's function pointers, logging)
+        gc.collect()
+        tracemalloc.start()
+        try:
+            before = tracemalloc.take_snapshot()
+            cycle(1000)
+            gc.collect()
+            after = tracemalloc.take_snapshot()
+        finally:
+            tracemalloc.stop()
+        assert nvml._initialized == 0  # every sampler's source released its NVML initialisation
+    grown = sum(stat.size_diff for stat in after.compare_to(before, "filename"))
+    assert threading.active_count() == baseline_threads
+    assert grown < 256 * 1024, f"{grown} bytes more after 1000 samplers"
+
+
+def test_cell_markers_from_a_real_shell(ip):
+    source = CountingSource()
+    s = Sampler([source], interval=0.01)
+    s.attach(ip)
+    batches = []
+    s.subscribe(batches.append)
+    with s:
+        ip.run_cell("import time; time.sleep(0.3)", store_history=True)
+        number = ip.execution_count - 1
+        wait_for(lambda: any(c["cell"] == number and c["end"] is not None for b in batches for c in b["cells"]))
+    [marker] = [m for m in s.history.cells if m.cell == number]
+    assert marker.ok and marker.duration == pytest.approx(0.3, abs=0.2)
+    assert marker.peak["dev0 process"] >= 10  # it grew by one per 10 ms while the cell ran
+    table = s.history.per_cell()
+    row = table[(table["cell"] == number) & (table["device"] == "dev0")].iloc[0]
+    assert row["delta"] >= 10 and row["peak"] >= row["after"] - 1
+    # closing removed the hooks: the shell no longer holds the sampler
+    assert s.cells._pre_run_cell not in ip.events.callbacks["pre_run_cell"]
+    assert s.cells._post_run_cell not in ip.events.callbacks["post_run_cell"]
+
+
+def test_a_failing_cell_is_marked(ip):
+    s = Sampler([CountingSource()], interval=0.01)
+    s.attach(ip)
+    with s:
+        ip.run_cell("1 / 0", store_history=True)
+    assert s.history.cells[-1].ok is False
+
+
+def test_dtr_threshold_and_paddle_cap_overlays_follow_the_session(fresh_session):
+    fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "5GB", "MEGENGINE_DTR_AUTO_DROP": "1",
+                       "FLAGS_allocator_strategy": "naive_best_fit", "FLAGS_fraction_of_gpu_memory_to_use": "0.5"})
+    with FakeNvml([FakeDevice(total=40 * GiB), FakeDevice(total=16 * GiB)]):
+        s = Sampler([NvmlSource()])
+        s.sample_once()
+        lines = {line.key: line for line in s.overlays}
+        s.close()
+    assert lines["dtr_threshold:*"].bytes == 5 * GiB and "environment" in lines["dtr_threshold:*"].note
+    assert lines["paddle_cap:gpu0 (simulated)"].bytes == 20 * GiB
+    assert lines["paddle_cap:gpu1 (simulated)"].bytes == 8 * GiB
+    assert "naive_best_fit" in lines["paddle_cap:gpu0 (simulated)"].note
+    assert lines["total:gpu1 (simulated)"].bytes == 16 * GiB
+
+
+def test_no_paddle_cap_under_auto_growth_and_no_dtr_line_at_zero(fresh_session):
+    fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "0", "FLAGS_allocator_strategy": "auto_growth"})
+    with FakeNvml([FakeDevice(total=40 * GiB)]):
+        s = Sampler([NvmlSource()])
+        s.sample_once()
+        kinds = {line.kind for line in s.overlays}
+        s.close()
+    assert kinds == {"total"}
+
+
+def test_snapshot_gives_a_late_chart_everything(sampler):
+    for _ in range(5):
+        sampler.sample_once()
+    sampler.cells.start(3)
+    sampler.sample_once()
+    sampler.cells.finish()
+    snapshot = sampler.snapshot()
+    json.dumps(snapshot)
+    assert snapshot["columns"]["dev0 process"] == [1, 2, 3, 4, 5, 6] and len(snapshot["t"]) == 6
+    assert snapshot["cells"][0]["cell"] == 3 and snapshot["cells"][0]["peak"] == {
+        "dev0 used": 6, "dev0 total": 100, "dev0 process": 6}
+    assert snapshot["sources"][0]["state"] == "ok"
+
+
+def test_default_sampler_uses_the_simulated_gpu(monkeypatch):
+    monkeypatch.setenv(simulation.ENV, "a100-40gb")
+    try:
+        s = Sampler(interval=0.05)
+        row = s.sample_once()
+        s.close()
+    finally:
+        monkeypatch.delenv(simulation.ENV)
+        simulation.from_environment()
+    assert row["gpu0 (simulated) total"] == 40 * GiB
+    assert "host process" not in row  # the host is only the fallback
+    assert {"name": "nvml (simulated)", "state": "simulated", "simulated": True} in s.states()

@@ -1,0 +1,155 @@
+"""The simulated GPU (`MGENV_SIMULATE_GPU`): presets and scenario files drive the real NVML source through the fake
+library, with real worker processes, and everything it produces is labelled simulated."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+
+import psutil
+import pytest
+
+from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter.memory import simulation
+from mgenv_jupyter.memory.fake_nvml import installed
+from mgenv_jupyter.memory.nvml_source import UNAVAILABLE, NvmlSource
+from mgenv_jupyter.memory.process_tree import ProcessTree
+from mgenv_jupyter.memory.simulation import PRESETS, Scenario, Simulation
+from mgenv_jupyter.memory.sources import UnavailableSource, default_sources
+
+GiB = 1024**3
+MiB = 1024**2
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def env_simulation(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Leaves no simulation from MGENV_SIMULATE_GPU installed after the test."""
+    yield
+    monkeypatch.delenv(simulation.ENV, raising=False)
+    simulation.from_environment()
+    assert installed() is None
+
+
+def fresh_source() -> NvmlSource:
+    return NvmlSource(ProcessTree(max_age=0), retry_seconds=0)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_preset_is_a_valid_labelled_scenario(preset):
+    with Simulation(preset):
+        source = fresh_source()
+        samples = source.sample()
+        assert source.state.startswith("simulated") and source.simulated
+        assert all(s.simulated and s.device.endswith("(simulated)") for s in samples)
+        source.close()
+    assert installed() is None
+
+
+def test_training_grows_per_step_spawns_workers_fails_and_recovers(clock):
+    source = fresh_source()
+    with Simulation("training", clock=clock) as sim:
+        first = source.sample()[0]
+        assert first.process == 1536 * MiB and first.total == 40 * GiB and not sim.workers
+        clock.now += 2.5  # two steps and half of the activation wave
+        grown = source.sample()[0]
+        assert grown.process == 1536 * MiB + 2 * 256 * MiB + 512 * MiB
+        clock.now += 1.0  # past 3 s: two DataLoader-like workers, real children of this process
+        source.sample()  # they start during this sample, after its process-tree walk
+        with_workers = source.sample()[0]
+        assert len(sim.workers) == 2
+        children = {p.pid for p in psutil.Process().children()}
+        assert all(w.process.pid in children for w in sim.workers)
+        kernel_alone = 1536 * MiB + 3 * 256 * MiB + 512 * MiB
+        assert with_workers.process == kernel_alone + 2 * 300 * MiB
+        clock.now = 1000.0 + 21  # the NVML error window
+        assert source.sample() == [] and source.state == "simulated; NVML error on gpu0: Unknown Error"
+        clock.now = 1000.0 + 24  # recovered
+        assert source.sample()[0].process is not None and source.state == "simulated"
+        clock.now = 1000.0 + 90 + 0.1  # the timeline repeats; the workers stay
+        kernel = (1536 * MiB + int(1024 * MiB * 0.1)) // (2 * MiB) * (2 * MiB)
+        assert source.sample()[0].process == kernel + 2 * 300 * MiB
+        workers = [w.process for w in sim.workers]
+    assert all(w.poll() is not None for w in workers)  # stopped with the simulation
+    source.close()
+
+
+def test_container_preset_reports_unavailable_per_process_memory():
+    with Simulation("container"):
+        source = fresh_source()
+        [sample] = source.sample()
+    assert sample.process is None and sample.total == 40 * GiB
+    assert UNAVAILABLE in source.state
+
+
+def test_two_devices_preset():
+    with Simulation("2xv100"):
+        samples = fresh_source().sample()
+    assert [s.device for s in samples] == ["gpu0 (simulated)", "gpu1 (simulated)"]
+    assert samples[1].process == 0 and samples[1].used > 5 * GiB
+
+
+def test_scenario_file_format_from_the_docs(tmp_path, clock):
+    scenario = {
+        "name": "my-run", "step_seconds": 2, "period": 0,
+        "devices": [{"name": "NVIDIA H100 80GB HBM3", "total": "80GB", "others": "1GB", "reserved": "512MB",
+                     "kernel": {"start": "10GB", "step": "1GB", "max": "11GB"},
+                     "other_processes": [{"pid": os.getppid(), "bytes": "5GB"}]}],
+        "errors": [{"at": 10, "for": 2, "error": "GPU_IS_LOST"}],
+    }
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(scenario))
+    with Simulation(str(path), clock=clock) as sim:
+        assert sim.label == "simulated (my-run)"
+        source = fresh_source()
+        assert source.sample()[0].process == 10 * GiB
+        clock.now += 100
+        [sample] = source.sample()
+        assert sample.process == 11 * GiB  # capped at max
+        assert sample.used == 11 * GiB + 5 * GiB + GiB + 512 * MiB
+        assert sample.total == 80 * GiB
+
+
+@pytest.mark.parametrize(("data", "words"), [
+    ({"devices": [{"total": "lots"}]}, "'lots' is not allowed"),
+    ({"devices": [{"pid_namespace": "host"}]}, "pid_namespace"),
+    ({"errors": [{"at": 1, "error": "COFFEE"}]}, "unknown NVML error"),
+    ({"step_seconds": 0}, "step_seconds"),
+])
+def test_bad_scenarios_say_what_is_wrong(data, words):
+    with pytest.raises(InvalidValueError, match=words):
+        Scenario.from_json(data)
+
+
+def test_unknown_preset_names_the_presets():
+    with pytest.raises(InvalidValueError, match="training"):
+        Scenario.load("a100-80gbx")
+
+
+def test_environment_variable_makes_default_sources_simulated(monkeypatch, env_simulation):
+    monkeypatch.setenv(simulation.ENV, "2xv100")
+    sources = default_sources()
+    nvml = next(s for s in sources if isinstance(s, NvmlSource))
+    assert [s.device for s in nvml.sample()] == ["gpu0 (simulated)", "gpu1 (simulated)"]
+    assert nvml.name == "nvml (simulated)" and nvml.state == "simulated"
+    assert simulation.from_environment() is simulation.from_environment()  # installed once
+
+
+def test_a_bad_environment_value_is_shown_as_a_source_state(monkeypatch, env_simulation):
+    monkeypatch.setenv(simulation.ENV, "/nonexistent/scenario.json")
+    sources = default_sources()
+    broken = [s for s in sources if isinstance(s, UnavailableSource)]
+    assert broken and "neither a preset" in broken[0].state and broken[0].sample() == []
