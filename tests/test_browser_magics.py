@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
+
 from lab_server import chromium_page, run_all_cells, running_lab, screenshot
 
 pytestmark = pytest.mark.slow

@@ -6,6 +6,7 @@ What the framework uses is read back from the framework itself: MegEngine's inte
 from __future__ import annotations
 
 import pytest
+
 from test_frameworks_real import run
 
 GiB, MiB = 1024**3, 1024**2

@@ -7,57 +7,60 @@ import threading
 import time
 from typing import Any
 
+_FORMER_LIMIT = 1024
+
 
 class ProcessTree:
-    """PIDs (and psutil handles) of a root process and every descendant, recomputed at most every `max_age` seconds.
+    """PIDs of a root process and every descendant, recomputed at most every `max_age` seconds.
 
-    Walking the tree reads the whole process table, so it is cached: a worker started less than `max_age` ago may be
-    missed for that long. `refresh()` forces a new walk.
+    A worker started less than `max_age` ago may be missed for that long; `refresh()` forces a new walk. On Linux the
+    walk follows /proc/<pid>/task/<tid>/children from the root down (it touches only the tree, not the whole process
+    table); elsewhere, or where the kernel lacks those files, it asks psutil.
     """
 
     def __init__(self, root: int | None = None, max_age: float = 1.0) -> None:
         self.root = os.getpid() if root is None else root
         self.max_age = max_age
         self._pids: frozenset[int] = frozenset({self.root})
-        self._processes: list[Any] = []
+        self._handles: dict[int, Any] = {}  # pid → psutil.Process, created on demand for rss()
         self._former: dict[int, None] = {}  # PIDs that were in the tree and have exited, oldest first
         self._walked = -float("inf")
+        self._proc_children = os.path.exists(f"/proc/{self.root}/task/{self.root}/children")
         self._lock = threading.Lock()
 
     def pids(self) -> frozenset[int]:
-        self._maybe_refresh()
+        if time.monotonic() - self._walked >= self.max_age:
+            self.refresh()
         return self._pids
 
     def former(self) -> frozenset[int]:
         """PIDs of descendants that have exited (the last 1024): NVML may still list them for a moment."""
         return frozenset(self._former)
 
-    def processes(self) -> list[Any]:
-        """psutil.Process objects of the tree (the root first)."""
-        self._maybe_refresh()
-        return list(self._processes)
-
     def refresh(self) -> None:
-        import psutil
-
         with self._lock:
-            try:
-                root = psutil.Process(self.root)
-                processes = [root, *root.children(recursive=True)]
-            except psutil.Error:  # the root itself is gone (only possible for a foreign root)
-                processes = []
-            pids = frozenset(p.pid for p in processes) | {self.root}
+            pids = frozenset(self._walk()) | {self.root}
             for pid in self._pids - pids:
                 self._former[pid] = None
-            while len(self._former) > 1024:
+                self._handles.pop(pid, None)
+            while len(self._former) > _FORMER_LIMIT:
                 del self._former[next(iter(self._former))]
-            self._processes = processes
             self._pids = pids
             self._walked = time.monotonic()
 
-    def _maybe_refresh(self) -> None:
-        if time.monotonic() - self._walked >= self.max_age:
-            self.refresh()
+    def _walk(self) -> list[int]:
+        if self._proc_children:
+            try:
+                return _proc_descendants(self.root)
+            except OSError:  # the root itself vanished, or /proc changed under us: ask psutil
+                pass
+        import psutil
+
+        try:
+            root = psutil.Process(self.root)
+            return [self.root, *(p.pid for p in root.children(recursive=True))]
+        except psutil.Error:
+            return []
 
     def rss(self) -> int:
         """Sum of the resident set sizes of the tree. Pages shared between processes (fork's copy-on-write) count once
@@ -65,9 +68,36 @@ class ProcessTree:
         import psutil
 
         total = 0
-        for process in self.processes():
+        for pid in self.pids():
             try:
-                total += process.memory_info().rss
+                handle = self._handles.get(pid)
+                if handle is None:
+                    handle = self._handles[pid] = psutil.Process(pid)
+                total += handle.memory_info().rss
             except psutil.Error:  # exited since the last walk
-                continue
+                self._handles.pop(pid, None)
         return total
+
+
+def _proc_descendants(root: int) -> list[int]:
+    """The root and its descendants from /proc/<pid>/task/<tid>/children (Linux, CONFIG_PROC_CHILDREN)."""
+    found = [root]
+    stack = [root]
+    while stack:
+        pid = stack.pop()
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            if pid == root:
+                raise
+            continue  # exited during the walk
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                    children = f.read().split()
+            except OSError:
+                continue
+            for child in children:
+                found.append(int(child))
+                stack.append(int(child))
+    return found

@@ -1,6 +1,7 @@
 """MegEngine imported before the extension was loaded: detected and said so honestly."""
 
 import megengine
+
 from _shell import emit, envset, shell
 
 ip = shell()

@@ -6,9 +6,9 @@ megengine.dtr's Python-side cache.
 
 import sys
 
-from _shell import emit, shell
-
 from mgenv_jupyter import DTRWidget
+
+from _shell import emit, shell
 
 OPTIONS = ("dtr_eviction_threshold", "dtr_evictee_minimum_size", "enable_dtr_sqrt_sampling", "enable_drop",
            "enable_dtr_auto_drop", "record_computing_path")

@@ -5,9 +5,9 @@ Values are read back with paddle.get_flags.
 
 import sys
 
-from _shell import emit, shell
-
 from mgenv_jupyter import AllocatorWidget
+
+from _shell import emit, shell
 
 FLAGS = ["FLAGS_allocator_strategy", "FLAGS_fraction_of_gpu_memory_to_use", "FLAGS_initial_gpu_memory_in_mb",
          "FLAGS_reallocate_gpu_memory_in_mb"]
