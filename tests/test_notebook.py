@@ -69,3 +69,8 @@ def test_listing_diff_export_load_and_npu(executed):
     assert "export MGE_DEFAULT_DEVICE=gpu0" in output_of(executed, "%envexport --format shell")
     assert "MXNET_ENGINE_TYPE" in output_of(executed, "import pathlib")
     assert "'precision_mode': 'allow_mix_precision'" in output_of(executed, "%envset precision_mode")
+
+
+def test_widget_section_applies_through_the_session(executed):
+    text = output_of(executed, "dtr.threshold_row")
+    assert "MEGENGINE_DTR_EVICTION_THRESHOLD" in text and "widget" in text
