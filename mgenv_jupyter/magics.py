@@ -223,6 +223,9 @@ def register(ipython: Any) -> None:
         return
     session()  # installs the import watcher now, so imports from here on are seen
     ipython.register_magics(EnvMagics)
+    from .comm import register_target
+
+    register_target(ipython)
     for magic in _COMPLETED_MAGICS:
         ipython.set_hook("complete_command", complete, str_key=magic)
     ipython._mgenv_jupyter_loaded = True

@@ -1,64 +1,194 @@
 /**
- * The wire between the kernel and the front end, defined once here and once in mgenv_jupyter/protocol.py; a test
- * checks that the two agree. Sizes are bytes; times are seconds since the epoch.
+ * The wire between the kernel and the front end, defined once here and once on the Python side
+ * (mgenv_jupyter/memory/protocol.py for memory batches); tests/test_protocol_agreement.py checks that the two agree.
+ * Sizes are bytes; times are seconds since the epoch.
  */
 
-export const CHART_PROTOCOL_VERSION = 1;
-
-/** One line on the chart. */
-export interface SeriesMeta {
+/** One line on the chart: "<device> <quantity>". */
+export interface SeriesInfo {
   key: string;
-  label: string;
   device: string;
-  kind: string; // "device_used" | "process_tree" | "allocated" | "reserved" | "host"
+  quantity: string; // used | total | process | allocated | reserved | peak
+  source: string;
   simulated: boolean;
-}
-
-/** A horizontal line: device total, DTR eviction threshold, Paddle's fraction cap. */
-export interface Overlay {
-  key: string;
-  label: string;
-  device: string;
-  value: number;
-  note: string;
-}
-
-/** One executed cell: when it ran and the peak per series while it ran. */
-export interface CellMarker {
-  cell: number;
-  start: number;
-  end: number | null;
-  peak: Record<string, number>;
 }
 
 /** What a memory source is doing, in words ("ok", "no NVIDIA driver", "simulated", ...). */
 export interface SourceState {
-  source: string;
+  name: string;
   state: string;
-  ok: boolean;
   simulated: boolean;
 }
 
-/** New samples, column-wise; `null` where a series had no value at that time. Sent a few times a second at most. */
-export interface ChartBatch {
-  type: 'batch';
-  version: number;
-  t: number[];
-  values: Record<string, (number | null)[]>;
+/** A horizontal line: device total, DTR eviction threshold, Paddle's fraction cap. */
+export interface OverlayInfo {
+  key: string;
+  kind: string; // total | dtr_threshold | paddle_cap
+  device: string | null;
+  bytes: number;
+  label: string;
+  note: string;
 }
 
-/** The whole (downsampled) history, sent when a view opens so a re-rendered chart has the past too. */
-export interface ChartSnapshot {
-  type: 'snapshot';
-  version: number;
-  t: number[];
-  values: Record<string, (number | null)[]>;
+/** One executed cell: sent when it starts (end null) and again when it ends, with its peak per series. */
+export interface CellInfo {
+  cell: number;
+  start: number;
+  end: number | null;
+  duration: number | null;
+  ok: boolean | null;
+  peak: Record<string, number>;
 }
 
-/** Front end → kernel: a view opened and wants the snapshot. */
-export interface ChartHello {
+/** New rows, column-wise; `series`, `sources`, `overlays` only when they change (complete lists). */
+export interface MemoryBatch {
+  type: 'memory.batch';
+  seq: number;
+  interval: number;
+  t: number[];
+  columns: Record<string, (number | null)[]>;
+  cells: CellInfo[];
+  series?: SeriesInfo[];
+  sources?: SourceState[];
+  overlays?: OverlayInfo[];
+}
+
+/** The whole history, same shape as a batch, sent when a view opens; it replaces what the view had. */
+export interface MemorySnapshot extends Omit<MemoryBatch, 'type'> {
+  type: 'memory.snapshot';
+}
+
+/** Front end → kernel: a chart view opened and wants the snapshot. */
+export interface MemoryHello {
+  type: 'memory.hello';
+}
+
+export type MemoryMessage = MemoryBatch | MemorySnapshot;
+
+// ---- The sidebar's comm (target "mgenv_jupyter"); kernel side: mgenv_jupyter/protocol.py -----------------------
+
+export const PROTOCOL_VERSION = 1;
+export const COMM_TARGET = 'mgenv_jupyter';
+
+export interface HelloRequest {
+  v: number;
+  id: string;
   type: 'hello';
-  version: number;
+  language: string;
 }
 
-export type ChartMessage = ChartBatch | ChartSnapshot;
+export interface SetRequest {
+  v: number;
+  id: string;
+  type: 'set';
+  assignments: Record<string, string>;
+  source: string;
+  force: boolean;
+  env_only: boolean;
+}
+
+export interface UnsetRequest {
+  v: number;
+  id: string;
+  type: 'unset';
+  names: string[];
+  source: string;
+}
+
+export interface RefreshRequest {
+  v: number;
+  id: string;
+  type: 'refresh';
+}
+
+export interface MemoryRequest {
+  v: number;
+  id: string;
+  type: 'memory';
+  on: boolean;
+  interval: number;
+}
+
+export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest;
+
+export interface VariableInfo {
+  value: string | null;
+  status: string;
+  message: string;
+}
+
+export interface ChangeInfo {
+  time: number;
+  name: string;
+  old: string | null;
+  new: string | null;
+  source: string;
+  outcome: string;
+  message: string;
+  effective: string | null;
+}
+
+export interface KernelInfo {
+  python: string;
+  version: string;
+  imported: string[];
+}
+
+/** One catalog entry as the kernel describes it (Entry.to_json). */
+export interface EntryInfo {
+  name: string;
+  framework: string;
+  category: string;
+  type: { kind: string; allowed: string; choices: string[]; [key: string]: unknown };
+  default: string | null;
+  when: string;
+  readers: string[];
+  read_at: string;
+  description: string;
+  live_api: string | null;
+  first_use: string | null;
+  caveats: string[];
+  replaced_by: string | null;
+  extra: boolean;
+  is_env: boolean;
+}
+
+export interface CatalogReply {
+  v: number;
+  type: 'catalog';
+  reply_to: string | null;
+  language: string;
+  entries: EntryInfo[];
+}
+
+export interface StateReply {
+  v: number;
+  type: 'state';
+  reply_to: string | null;
+  variables: Record<string, VariableInfo>;
+  history: ChangeInfo[];
+  kernel: KernelInfo;
+}
+
+export interface ResultReply {
+  v: number;
+  type: 'result';
+  reply_to: string;
+  changes: ChangeInfo[];
+}
+
+export interface ErrorReply {
+  v: number;
+  type: 'error';
+  reply_to: string | null;
+  message: string;
+}
+
+export interface ChangedNotice {
+  v: number;
+  type: 'changed';
+  changes: ChangeInfo[];
+  variables: Record<string, VariableInfo>;
+}
+
+export type Reply = CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | MemoryMessage;

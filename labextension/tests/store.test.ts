@@ -1,17 +1,17 @@
 import { SeriesStore } from '../src/chart/store';
 import { formatBytes, toCSV } from '../src/chart/format';
-import { SeriesMeta } from '../src/protocol';
+import { SeriesInfo } from '../src/protocol';
 
-const series: SeriesMeta[] = [
-  { key: 'gpu0', label: 'GPU0 used', device: 'gpu0', kind: 'device_used', simulated: true },
-  { key: 'proc0', label: 'kernel tree', device: 'gpu0', kind: 'process_tree', simulated: true }
+const series: SeriesInfo[] = [
+  { key: 'gpu0', device: 'gpu0', quantity: 'used', source: 'nvml', simulated: true },
+  { key: 'proc0', device: 'gpu0', quantity: 'process', source: 'nvml', simulated: true }
 ];
 
 describe('SeriesStore', () => {
   it('appends batches column-wise and tracks current and peak', () => {
     const store = new SeriesStore(10);
     store.setSeries(series);
-    store.append({ type: 'batch', version: 1, t: [1, 2, 3], values: { gpu0: [5, 9, 7], proc0: [1, null, 2] } });
+    store.append({ t: [1, 2, 3], columns: { gpu0: [5, 9, 7], proc0: [1, null, 2] } });
     expect(store.times).toEqual([1, 2, 3]);
     expect(store.current('gpu0')).toBe(7);
     expect(store.peak('gpu0')).toBe(9);
@@ -21,14 +21,14 @@ describe('SeriesStore', () => {
   it('fills a series missing from a batch with nulls', () => {
     const store = new SeriesStore();
     store.setSeries(series);
-    store.append({ type: 'batch', version: 1, t: [1], values: { gpu0: [1] } });
+    store.append({ t: [1], columns: { gpu0: [1] } });
     expect(store.column('proc0')).toEqual([null]);
   });
 
   it('stays bounded and recomputes the peak when the peak falls out', () => {
     const store = new SeriesStore(3);
     store.setSeries(series);
-    store.append({ type: 'batch', version: 1, t: [1, 2, 3, 4, 5], values: { gpu0: [100, 1, 2, 3, 4] } });
+    store.append({ t: [1, 2, 3, 4, 5], columns: { gpu0: [100, 1, 2, 3, 4] } });
     expect(store.length).toBe(3);
     expect(store.times).toEqual([3, 4, 5]);
     expect(store.peak('gpu0')).toBe(4);
@@ -37,10 +37,10 @@ describe('SeriesStore', () => {
   it('replace drops the old data; new series start empty', () => {
     const store = new SeriesStore();
     store.setSeries(series);
-    store.append({ type: 'batch', version: 1, t: [1], values: { gpu0: [1] } });
-    store.replace({ type: 'snapshot', version: 1, t: [7, 8], values: { gpu0: [3, 4] } });
+    store.append({ t: [1], columns: { gpu0: [1] } });
+    store.replace({ t: [7, 8], columns: { gpu0: [3, 4] } });
     expect(store.times).toEqual([7, 8]);
-    store.setSeries([...series, { key: 'x', label: 'x', device: 'gpu1', kind: 'device_used', simulated: false }]);
+    store.setSeries([...series, { key: 'x', device: 'gpu1', quantity: 'used', source: 'nvml', simulated: false }]);
     expect(store.column('x')).toEqual([null, null]);
     expect(store.column('gpu0')).toEqual([3, 4]);
   });

@@ -1,11 +1,12 @@
 import uPlot from 'uplot';
 
-import { CellMarker, ChartBatch, ChartSnapshot, Overlay, SeriesMeta, SourceState } from '../protocol';
+import { CellInfo, MemoryMessage, OverlayInfo, SeriesInfo, SourceState } from '../protocol';
 import { formatBytes, toCSV } from './format';
-import { SeriesStore } from './store';
+import { Rows, SeriesStore } from './store';
 
 const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2'];
-const OVERLAY_COLORS: Record<string, string> = { total: '#555', dtr: '#d62728', fraction: '#ff7f0e' };
+const OVERLAY_COLORS: Record<string, string> = { total: '#555', dtr_threshold: '#d62728', paddle_cap: '#ff7f0e' };
+const MAX_MARKERS = 500;
 
 export interface MemoryChartOptions {
   height?: number;
@@ -23,8 +24,8 @@ export class MemoryChart {
   readonly store: SeriesStore;
   readonly root: HTMLElement;
   private _plot: uPlot | null = null;
-  private _overlays: Overlay[] = [];
-  private _markers: CellMarker[] = [];
+  private _overlays: OverlayInfo[] = [];
+  private _markers: CellInfo[] = [];
   private _states: SourceState[] = [];
   private _title: string;
   private _height: number;
@@ -59,18 +60,55 @@ export class MemoryChart {
     this._renderHeader();
   }
 
-  setSeries(series: SeriesMeta[]): void {
+  /** Apply one kernel message: a snapshot replaces everything, a batch adds rows and any changed metadata. */
+  receive(message: MemoryMessage): void {
+    if (message.series) {
+      this.setSeries(message.series);
+    }
+    if (message.sources) {
+      this.setStates(message.sources);
+    }
+    if (message.overlays) {
+      this.setOverlays(message.overlays);
+    }
+    if (message.type === 'memory.snapshot') {
+      this._markers = [];
+      this.replace(message);
+    } else {
+      this.append(message);
+    }
+    if (message.cells.length) {
+      this.addMarkers(message.cells);
+    }
+  }
+
+  /** Cell markers: a cell's end replaces its start; only the latest MAX_MARKERS are kept. */
+  addMarkers(cells: CellInfo[]): void {
+    for (const cell of cells) {
+      const index = this._markers.findIndex(m => m.cell === cell.cell && m.start === cell.start);
+      if (index >= 0) {
+        this._markers[index] = cell;
+      } else {
+        this._markers.push(cell);
+      }
+    }
+    if (this._markers.length > MAX_MARKERS) {
+      this._markers.splice(0, this._markers.length - MAX_MARKERS);
+    }
+    this.scheduleRedraw();
+  }
+
+  get markers(): CellInfo[] {
+    return this._markers;
+  }
+
+  setSeries(series: SeriesInfo[]): void {
     this.store.setSeries(series);
     this._rebuild();
   }
 
-  setOverlays(overlays: Overlay[]): void {
+  setOverlays(overlays: OverlayInfo[]): void {
     this._overlays = overlays;
-    this.scheduleRedraw();
-  }
-
-  setMarkers(markers: CellMarker[]): void {
-    this._markers = markers;
     this.scheduleRedraw();
   }
 
@@ -79,13 +117,13 @@ export class MemoryChart {
     this._renderStatus();
   }
 
-  append(batch: ChartBatch): void {
-    this.store.append(batch);
+  append(rows: Rows): void {
+    this.store.append(rows);
     this.scheduleRedraw();
   }
 
-  replace(snapshot: ChartSnapshot): void {
-    this.store.replace(snapshot);
+  replace(rows: Rows): void {
+    this.store.replace(rows);
     this.scheduleRedraw();
   }
 
@@ -116,7 +154,7 @@ export class MemoryChart {
   toCSV(): string {
     const series = this.store.series;
     return toCSV(
-      series.map(s => s.label),
+      series.map(s => s.key),
       this.store.times,
       series.map(s => this.store.column(s.key))
     );
@@ -155,10 +193,10 @@ export class MemoryChart {
       series: [
         {},
         ...series.map((s, i) => ({
-          label: s.label,
+          label: s.key,
           stroke: PALETTE[i % PALETTE.length],
           width: 1.5,
-          dash: s.kind === 'reserved' ? [6, 3] : undefined,
+          dash: s.quantity === 'reserved' || s.quantity === 'total' ? [6, 3] : undefined,
           spanGaps: false,
           value: (_u: uPlot, v: number | null) => formatBytes(v)
         }))
@@ -191,18 +229,18 @@ export class MemoryChart {
     ctx.save();
     ctx.font = `${Math.round(11 * devicePixelRatio)}px sans-serif`;
     for (const overlay of this._overlays) {
-      const y = u.valToPos(overlay.value, 'y', true);
+      const y = u.valToPos(overlay.bytes, 'y', true);
       if (!isFinite(y) || y < top || y > top + height) {
         continue;
       }
-      ctx.strokeStyle = OVERLAY_COLORS[overlay.key.split(':')[0]] ?? '#555';
+      ctx.strokeStyle = OVERLAY_COLORS[overlay.kind] ?? '#555';
       ctx.setLineDash([4 * devicePixelRatio, 4 * devicePixelRatio]);
       ctx.beginPath();
       ctx.moveTo(left, y);
       ctx.lineTo(left + width, y);
       ctx.stroke();
       ctx.fillStyle = ctx.strokeStyle;
-      ctx.fillText(`${overlay.label} ${formatBytes(overlay.value)}`, left + 4, y - 3);
+      ctx.fillText(overlay.label, left + 4, y - 3);
     }
     ctx.setLineDash([]);
     ctx.strokeStyle = 'rgba(0,0,0,0.25)';
@@ -244,7 +282,7 @@ export class MemoryChart {
 
   private _renderStatus(): void {
     const simulated = this.store.series.some(s => s.simulated) || this._states.some(s => s.simulated);
-    const parts = this._states.map(s => `${s.source}: ${s.state}`);
+    const parts = this._states.map(s => `${s.name}: ${s.state}`);
     if (this.store.length === 0) {
       parts.unshift('No data yet');
     }
@@ -257,7 +295,7 @@ export class MemoryChart {
     const rows = [['', 'series', 'current', 'peak']];
     const body = this.store.series.map((s, i) => [
       PALETTE[i % PALETTE.length],
-      s.label + (s.simulated ? ' (simulated)' : ''),
+      s.key + (s.simulated && !s.key.includes('simulated') ? ' (simulated)' : ''),
       formatBytes(this.store.current(s.key)),
       formatBytes(this.store.peak(s.key))
     ]);

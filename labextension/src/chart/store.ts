@@ -1,4 +1,10 @@
-import { ChartBatch, ChartSnapshot, SeriesMeta } from '../protocol';
+import { SeriesInfo } from '../protocol';
+
+/** Rows to add: times and one column per series key. */
+export interface Rows {
+  t: number[];
+  columns: Record<string, (number | null)[]>;
+}
 
 /**
  * The chart's data, column-wise, bounded to `maxPoints` (oldest dropped first). Keeps each series' current value
@@ -6,7 +12,7 @@ import { ChartBatch, ChartSnapshot, SeriesMeta } from '../protocol';
  */
 export class SeriesStore {
   readonly maxPoints: number;
-  private _series: SeriesMeta[] = [];
+  private _series: SeriesInfo[] = [];
   private _t: number[] = [];
   private _columns = new Map<string, (number | null)[]>();
   private _peaks = new Map<string, number>();
@@ -15,7 +21,7 @@ export class SeriesStore {
     this.maxPoints = maxPoints;
   }
 
-  get series(): SeriesMeta[] {
+  get series(): SeriesInfo[] {
     return this._series;
   }
 
@@ -32,7 +38,7 @@ export class SeriesStore {
   }
 
   /** Declare the series; data of series that stay is kept, new ones start empty (nulls). */
-  setSeries(series: SeriesMeta[]): void {
+  setSeries(series: SeriesInfo[]): void {
     const columns = new Map<string, (number | null)[]>();
     for (const s of series) {
       columns.set(s.key, this._columns.get(s.key) ?? new Array(this._t.length).fill(null));
@@ -42,22 +48,22 @@ export class SeriesStore {
     this._recomputePeaks();
   }
 
-  replace(snapshot: ChartSnapshot): void {
+  replace(rows: Rows): void {
     this._t = [];
     for (const key of this._columns.keys()) {
       this._columns.set(key, []);
     }
     this._peaks.clear();
-    this.append({ ...snapshot, type: 'batch' });
+    this.append(rows);
   }
 
-  append(batch: ChartBatch): void {
+  append(batch: Rows): void {
     const n = batch.t.length;
     for (let i = 0; i < n; i++) {
       this._t.push(batch.t[i]);
     }
     for (const [key, column] of this._columns) {
-      const incoming = batch.values[key];
+      const incoming = batch.columns[key];
       let peak = this._peaks.get(key) ?? -Infinity;
       for (let i = 0; i < n; i++) {
         const v = incoming ? incoming[i] ?? null : null;

@@ -1,11 +1,11 @@
 /**
- * The anywidget module of mgenv_jupyter.MemoryChart: state (series, overlays, markers, states) comes as traits;
- * samples come as custom messages in batches; a newly opened view asks for the snapshot with a "hello".
+ * The anywidget module of mgenv_jupyter.MemoryChart. Everything (series, sources, overlays, rows, cells) comes as
+ * custom messages in the kernel's batch format; a newly opened view asks for the snapshot with a "memory.hello".
  */
 import 'uplot/dist/uPlot.min.css';
 import './chart.css';
 
-import { CHART_PROTOCOL_VERSION, ChartMessage } from '../protocol';
+import { MemoryHello, MemoryMessage } from '../protocol';
 import { MemoryChart } from './memoryChart';
 
 interface Model {
@@ -17,35 +17,18 @@ interface Model {
 
 function render({ model, el }: { model: Model; el: HTMLElement }): () => void {
   const chart = new MemoryChart(el, { title: model.get('title'), height: model.get('height') });
-  const onSeries = () => chart.setSeries(model.get('series'));
-  const onOverlays = () => chart.setOverlays(model.get('overlays'));
-  const onMarkers = () => chart.setMarkers(model.get('markers'));
-  const onStates = () => chart.setStates(model.get('states'));
   const onTitle = () => chart.setTitle(model.get('title'));
-  const onMessage = (message: ChartMessage) => {
-    if (message.type === 'batch') {
-      chart.append(message);
-    } else if (message.type === 'snapshot') {
-      chart.replace(message);
+  const onMessage = (message: MemoryMessage) => {
+    if (message && (message.type === 'memory.batch' || message.type === 'memory.snapshot')) {
+      chart.receive(message);
     }
   };
-  onSeries();
-  onOverlays();
-  onMarkers();
-  onStates();
-  model.on('change:series', onSeries);
-  model.on('change:overlays', onOverlays);
-  model.on('change:markers', onMarkers);
-  model.on('change:states', onStates);
   model.on('change:title', onTitle);
   model.on('msg:custom', onMessage);
-  model.send({ type: 'hello', version: CHART_PROTOCOL_VERSION });
+  const hello: MemoryHello = { type: 'memory.hello' };
+  model.send(hello);
   (el as any).mgenvChart = chart; // lets browser tests and benchmarks reach the live chart
   return () => {
-    model.off('change:series', onSeries);
-    model.off('change:overlays', onOverlays);
-    model.off('change:markers', onMarkers);
-    model.off('change:states', onStates);
     model.off('change:title', onTitle);
     model.off('msg:custom', onMessage);
     chart.destroy();

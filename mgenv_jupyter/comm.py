@@ -1,0 +1,259 @@
+"""Kernel side of the sidebar's comm (target `mgenv_jupyter`): JSON requests in, JSON replies out.
+
+Requests are checked field by field before anything happens; a malformed or unknown message gets an "error" reply and
+changes nothing. Names and values only ever reach `EnvSession.set`, never code. Every change to the session, whoever
+made it (a magic, a widget, the sidebar), is pushed to every open comm as a "changed" notice.
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from .errors import InvalidValueError
+from .protocol import (
+    COMM_TARGET,
+    PROTOCOL_VERSION,
+    REQUEST_TYPES,
+    SIDEBAR_SOURCES,
+    ChangeInfo,
+    KernelInfo,
+    VariableInfo,
+)
+from .runtime import EnvSession, SetReport, session
+from .text import LANGUAGES, current_language
+
+log = logging.getLogger(__name__)
+
+MAX_ID = 200
+MAX_ITEMS = 1000
+MAX_TEXT = 100_000
+MIN_INTERVAL, MAX_INTERVAL = 0.01, 60.0
+
+Send = Callable[[dict[str, Any]], None]
+
+
+class BadRequest(ValueError):
+    """A message that does not follow the protocol; its text goes back in the error reply."""
+
+
+def _field(data: dict[str, Any], name: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
+    if name not in data:
+        if default is ...:
+            raise BadRequest(f"missing field {name!r}")
+        return default
+    value = data[name]
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool) and bool not in _tuple(kind)):
+        raise BadRequest(f"field {name!r} must be {_kind_name(kind)}, not {type(value).__name__}")
+    return value
+
+
+def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    return " or ".join(k.__name__ for k in _tuple(kind))
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str) or len(value) > MAX_TEXT:
+        raise BadRequest(f"{what} must be text of at most {MAX_TEXT} characters")
+    return value
+
+
+def variable_info(env: EnvSession, name: str) -> VariableInfo:
+    state = env.state(name)
+    return {"value": state.value, "status": state.status, "message": state.message}
+
+
+def change_info(change: Any) -> ChangeInfo:
+    row = change.as_row()
+    return {key: row[key] for key in ChangeInfo.__annotations__}  # type: ignore[return-value]
+
+
+def kernel_info(env: EnvSession) -> KernelInfo:
+    return {"python": sys.executable, "version": platform.python_version(),
+            "imported": sorted(r.module for r in env.watcher.imported())}
+
+
+class RequestHandler:
+    """Turns one request into its replies. Pure of comms, so tests drive it directly."""
+
+    def __init__(self, env: EnvSession, memory: MemoryStream | None = None) -> None:
+        self.env = env
+        self.memory = memory
+
+    def handle(self, data: object) -> list[dict[str, Any]]:
+        request_id: str | None = None
+        try:
+            if not isinstance(data, dict):
+                raise BadRequest(f"a message must be a JSON object, not {type(data).__name__}")
+            raw_id = data.get("id")
+            request_id = raw_id if isinstance(raw_id, str) and len(raw_id) <= MAX_ID else None
+            version = _field(data, "v", int)
+            if version != PROTOCOL_VERSION:
+                raise BadRequest(f"protocol version {version} is not supported: this kernel speaks {PROTOCOL_VERSION}")
+            if request_id is None:
+                raise BadRequest(f"field 'id' must be text of at most {MAX_ID} characters")
+            kind = _field(data, "type", str)
+            if kind not in REQUEST_TYPES:
+                raise BadRequest(f"unknown request type {kind[:50]!r}: use one of {', '.join(REQUEST_TYPES)}")
+            return getattr(self, f"_on_{kind}")(data, request_id)
+        except (BadRequest, InvalidValueError) as exc:
+            return [self.error(str(exc), request_id)]
+
+    def error(self, message: str, reply_to: str | None) -> dict[str, Any]:
+        return {"v": PROTOCOL_VERSION, "type": "error", "reply_to": reply_to, "message": message}
+
+    def state(self, reply_to: str | None) -> dict[str, Any]:
+        return {
+            "v": PROTOCOL_VERSION,
+            "type": "state",
+            "reply_to": reply_to,
+            "variables": {entry.name: variable_info(self.env, entry.name) for entry in self.env.catalog},
+            "history": [change_info(c) for c in self.env.history],
+            "kernel": kernel_info(self.env),
+        }
+
+    def _on_hello(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
+        language = _field(data, "language", str, current_language())
+        if language not in LANGUAGES:
+            raise BadRequest(f"unknown language {language[:20]!r}: use one of {', '.join(LANGUAGES)}")
+        entries = [entry.to_json(language) for entry in self.env.catalog]
+        catalog = {"v": PROTOCOL_VERSION, "type": "catalog", "reply_to": request_id, "language": language,
+                   "entries": entries}
+        return [catalog, self.state(request_id)]
+
+    def _on_refresh(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
+        return [self.state(request_id)]
+
+    def _source(self, data: dict[str, Any]) -> str:
+        source = _field(data, "source", str, "sidebar")
+        if source not in SIDEBAR_SOURCES:
+            raise BadRequest(f"source must be one of {', '.join(SIDEBAR_SOURCES)}")
+        return source
+
+    def _on_set(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
+        assignments = _field(data, "assignments", dict)
+        if not assignments or len(assignments) > MAX_ITEMS:
+            raise BadRequest(f"'assignments' must hold 1 to {MAX_ITEMS} NAME: VALUE pairs")
+        pairs = [(_text(name, "a name"), _text(value, f"the value of {str(name)[:50]}"))
+                 for name, value in assignments.items()]
+        source = self._source(data)
+        force = _field(data, "force", bool, False)
+        live = not _field(data, "env_only", bool, False)
+        return [self._result(self.env.set(pairs, source=source, force=force, live=live), request_id)]
+
+    def _on_unset(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
+        names = _field(data, "names", list)
+        if not names or len(names) > MAX_ITEMS:
+            raise BadRequest(f"'names' must hold 1 to {MAX_ITEMS} names")
+        checked = [_text(name, "a name") for name in names]
+        return [self._result(self.env.unset(checked, source=self._source(data)), request_id)]
+
+    def _on_memory(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
+        on = _field(data, "on", bool)
+        interval = _field(data, "interval", (int, float), 0.1)
+        if not MIN_INTERVAL <= float(interval) <= MAX_INTERVAL:
+            raise BadRequest(f"'interval' must be from {MIN_INTERVAL} to {MAX_INTERVAL} seconds")
+        if self.memory is None:
+            raise BadRequest("this comm has no memory stream")
+        self.memory.switch(on, float(interval))
+        return [{"v": PROTOCOL_VERSION, "type": "result", "reply_to": request_id, "changes": []}]
+
+    def _result(self, report: SetReport, request_id: str) -> dict[str, Any]:
+        return {"v": PROTOCOL_VERSION, "type": "result", "reply_to": request_id,
+                "changes": [change_info(c) for c in report]}
+
+
+class MemoryStream:
+    """The live memory panel's feed: a sampler whose batches go out over the comm while the panel is shown."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self._sampler: Any = None
+        self._lock = threading.Lock()
+
+    def switch(self, on: bool, interval: float) -> None:
+        with self._lock:
+            if not on:
+                self.close()
+                return
+            if self._sampler is None:
+                from .memory import Sampler, default_sources
+
+                self._sampler = Sampler(default_sources(), interval=interval)
+                self._sampler.subscribe(self._send)
+                self._sampler.start()
+                self._send(self._sampler.snapshot() | {"type": "memory.snapshot"})
+            else:
+                self._sampler.interval = interval
+
+    def close(self) -> None:
+        sampler, self._sampler = self._sampler, None
+        if sampler is not None:
+            sampler.close()
+
+
+class SidebarComm:
+    """One open sidebar: routes its requests, pushes every session change to it, and cleans up when it closes."""
+
+    def __init__(self, comm: Any, env: EnvSession) -> None:
+        self.comm = comm
+        self.env = env
+        self.memory = MemoryStream(self._send)
+        self.handler = RequestHandler(env, self.memory)
+        comm.on_msg(self._on_msg)
+        comm.on_close(self._on_close)
+        env.observe(self._on_change)
+
+    def _send(self, data: dict[str, Any]) -> None:
+        try:
+            self.comm.send(data)
+        except Exception:  # a closed or broken comm must not break the sampler or the user's cell
+            log.debug("mgenv_jupyter comm send failed", exc_info=True)
+
+    def _on_msg(self, msg: dict[str, Any]) -> None:
+        try:
+            data = msg.get("content", {}).get("data")
+            replies = self.handler.handle(data)
+        except Exception as exc:  # the kernel never crashes because of a message
+            log.exception("mgenv_jupyter comm handler failed")
+            replies = [self.handler.error(f"internal error: {exc}", None)]
+        for reply in replies:
+            self._send(reply)
+
+    def _on_change(self, report: SetReport) -> None:
+        self._send({
+            "v": PROTOCOL_VERSION,
+            "type": "changed",
+            "changes": [change_info(c) for c in report],
+            "variables": {c.name: variable_info(self.env, c.name) for c in report},
+        })
+
+    def _on_close(self, msg: Any = None) -> None:
+        self.env.unobserve(self._on_change)
+        self.memory.close()
+
+
+def _open(comm: Any, open_msg: Any) -> None:
+    SidebarComm(comm, session())
+
+
+def register_target(ipython: Any) -> bool:
+    """Register the comm target in a kernel; a plain IPython shell (no kernel) has no comms and that is fine."""
+    if getattr(ipython, "kernel", None) is None:
+        return False
+    try:
+        from comm import get_comm_manager
+
+        manager = get_comm_manager()
+    except ImportError:  # older ipykernel: the manager lives on the kernel
+        manager = ipython.kernel.comm_manager
+    manager.register_target(COMM_TARGET, _open)
+    return True

@@ -1,0 +1,154 @@
+"""The sidebar's comm, kernel side: requests and replies, 10,000 malformed messages, and a real kernel's comm."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+import uuid
+
+import pytest
+
+from mgenv_jupyter.comm import RequestHandler
+from mgenv_jupyter.protocol import PROTOCOL_VERSION
+
+
+@pytest.fixture
+def handler(fresh_session):
+    return RequestHandler(fresh_session)
+
+
+def request(kind: str, **fields) -> dict:
+    return {"v": PROTOCOL_VERSION, "id": uuid.uuid4().hex, "type": kind, **fields}
+
+
+def test_hello_sends_the_catalog_then_the_state(handler):
+    catalog, state = handler.handle(request("hello", language="zh"))
+    assert catalog["type"] == "catalog" and catalog["language"] == "zh"
+    names = {e["name"] for e in catalog["entries"]}
+    assert {"MGE_DEFAULT_DEVICE", "FLAGS_allocator_strategy", "MXNET_ENGINE_TYPE", "precision_mode"} <= names
+    device = next(e for e in catalog["entries"] if e["name"] == "MGE_DEFAULT_DEVICE")
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in device["description"])
+    assert state["type"] == "state" and state["variables"]["MGE_DEFAULT_DEVICE"]["status"] == "pending import"
+    assert json.loads(json.dumps(catalog)) == catalog  # plain JSON
+
+
+def test_set_goes_through_the_session_with_source_sidebar(handler, fresh_session):
+    [result] = handler.handle(request("set", assignments={"MEGENGINE_DTR_EVICTION_THRESHOLD": "5GB"},
+                                      source="sidebar"))
+    assert result["type"] == "result" and result["changes"][0]["new"] == "5368709120"
+    assert os.environ["MEGENGINE_DTR_EVICTION_THRESHOLD"] == "5368709120"
+    assert fresh_session.history[-1].source == "sidebar"
+    [result] = handler.handle(request("unset", names=["MEGENGINE_DTR_EVICTION_THRESHOLD"], source="profile"))
+    assert "MEGENGINE_DTR_EVICTION_THRESHOLD" not in os.environ and fresh_session.history[-1].source == "profile"
+
+
+def test_invalid_value_is_an_error_reply_and_changes_nothing(handler):
+    before = dict(os.environ)
+    msg = request("set", assignments={"MGE_DEFAULT_DEVICE": "gpu0", "FLAGS_allocator_strategy": "fastest"})
+    [reply] = handler.handle(msg)
+    assert reply["type"] == "error" and reply["reply_to"] == msg["id"] and "naive_best_fit" in reply["message"]
+    assert dict(os.environ) == before
+
+
+def test_code_like_names_are_only_data(handler):
+    before = dict(os.environ)
+    [reply] = handler.handle(request("set", assignments={"__import__('os').system('touch /tmp/x')": "1"}))
+    assert reply["type"] == "error" and "not a valid variable name" in reply["message"]
+    assert dict(os.environ) == before
+
+
+VALID = [
+    lambda: request("hello", language="en"),
+    lambda: request("set", assignments={"MGE_DEFAULT_DEVICE": "cpu0"}, source="sidebar", force=False, env_only=False),
+    lambda: request("unset", names=["MGE_DEFAULT_DEVICE"], source="sidebar"),
+    lambda: request("refresh"),
+]
+JUNK = [None, True, 0, -1, 1.5, "", "x" * 300, [], {}, [1, 2], {"a": 1}, "gpu0", "\x00", float("nan")]
+
+
+def malformed(rng: random.Random) -> dict | object:
+    """A message broken in at least one way the protocol forbids."""
+    choice = rng.randrange(9)
+    if choice == 0:
+        return rng.choice(JUNK)
+    msg = rng.choice(VALID)()
+    if choice == 1:
+        msg.pop(rng.choice(["v", "id", "type"]))
+    elif choice == 2:
+        msg["v"] = rng.choice([0, 2, 99, "1", None, True, 1.0])
+    elif choice == 3:
+        msg["type"] = rng.choice(["", "SET", "exec", "execute", "set ", None, 7, "hello\x00"])
+    elif choice == 4:
+        msg["id"] = rng.choice([None, 5, [], "x" * 1000])
+    elif choice == 5:
+        msg = request("set", assignments=rng.choice([{}, [], "A=1", {"A": 1}, {"A": None}, {"1A": "x"},
+                                                       {"": "x"}, {"MGE_DEFAULT_DEVICE": "tpu9"},
+                                                       {"FLAGS_alocator_strategy": "auto_growth"},
+                                                       {"MEGENGINE_DTR_EVICTION_THRESHOLD": "5 GiBs"}]))
+    elif choice == 6:
+        msg = request("set", assignments={"MGE_DEFAULT_DEVICE": "cpu0"},
+                      **rng.choice([{"source": "magic"}, {"source": 3}, {"force": "yes"}, {"env_only": 1}]))
+    elif choice == 7:
+        msg = request("unset", names=rng.choice([[], "A", [1], [None], ["NEVER_SET_X"], ["bad name"]]))
+    else:
+        msg = request("memory", **rng.choice([{}, {"on": "yes"}, {"on": True, "interval": 0},
+                                              {"on": True, "interval": "fast"}, {"on": True, "interval": 1e9}]))
+    return msg
+
+
+def test_ten_thousand_malformed_messages(handler, fresh_session):
+    rng = random.Random(20261122)
+    before = dict(os.environ)
+    for _ in range(10_000):
+        message = malformed(rng)
+        replies = handler.handle(message)
+        assert len(replies) == 1 and replies[0]["type"] == "error", message
+        assert replies[0]["message"]
+    assert dict(os.environ) == before and fresh_session.history == []
+
+
+@pytest.mark.slow
+def test_comm_in_a_real_kernel():
+    """Open the comm from outside as JupyterLab does, over a real kernel's channels."""
+    from jupyter_client.manager import start_new_kernel
+
+    manager, client = start_new_kernel(kernel_name="python3")
+    try:
+        client.execute_interactive("%load_ext mgenv_jupyter", timeout=60)
+        comm_id = uuid.uuid4().hex
+        client.session.send(client.shell_channel.socket, client.session.msg(
+            "comm_open", {"comm_id": comm_id, "target_name": "mgenv_jupyter", "data": {}}))
+
+        def send(data):
+            client.session.send(client.shell_channel.socket,
+                                client.session.msg("comm_msg", {"comm_id": comm_id, "data": data}))
+
+        def receive(kind, timeout=30):
+            deadline = time.time() + timeout
+            while time.time() < deadline:
+                msg = client.get_iopub_msg(timeout=deadline - time.time())
+                data = msg["content"].get("data", {})
+                if msg["msg_type"] == "comm_msg" and msg["content"]["comm_id"] == comm_id and data["type"] == kind:
+                    return data
+            raise TimeoutError(kind)
+
+        send(request("hello", language="en"))
+        assert len(receive("catalog")["entries"]) > 100
+        send(request("set", assignments={"MXNET_ENGINE_TYPE": "NaiveEngine"}, source="sidebar"))
+        assert receive("result")["changes"][0]["source"] == "sidebar"
+        during = []  # messages caused by the cell (the kernel's "changed" notice among them) go to the output hook
+        client.execute_interactive("%envset MGE_DEFAULT_DEVICE=gpu1", timeout=30, output_hook=during.append)
+        changed = next(m["content"]["data"] for m in during
+                       if m["msg_type"] == "comm_msg" and m["content"]["data"]["type"] == "changed")
+        assert changed["variables"]["MGE_DEFAULT_DEVICE"]["value"] == "gpu1"
+        send({"v": 1, "id": "x", "type": "exec", "code": "import os"})
+        assert "unknown request type" in receive("error")["message"]
+        outputs = []
+        client.execute_interactive("import os; print(os.environ['MXNET_ENGINE_TYPE'])", timeout=30,
+                                   output_hook=lambda m: outputs.append(m["content"].get("text", "")))
+        assert "NaiveEngine" in "".join(outputs)
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
