@@ -1,7 +1,8 @@
 """mgenv_jupyter: set MegEngine, MXNet, Paddle and Ascend variables safely from notebooks, and watch GPU memory.
 
 `%load_ext mgenv_jupyter` loads the magics; `mgenv_jupyter.session()` is the kernel's EnvSession; `DTRWidget()`,
-`AllocatorWidget(framework=...)` and `ConfigWidget(...)` edit the same variables with ipywidgets.
+`AllocatorWidget(framework=...)` and `ConfigWidget(...)` edit the same variables with ipywidgets; `MemoryChart()`
+(or `%memchart`) charts the kernel's GPU memory live.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from .runtime import session
 from .text import set_language
 
 if TYPE_CHECKING:
-    from .widgets import AllocatorWidget, ConfigWidget, DTRWidget
+    from .widgets import AllocatorWidget, ConfigWidget, DTRWidget, MemoryChart
 
-__all__ = ["AllocatorWidget", "AlreadyReadWarning", "ConfigWidget", "DTRWidget", "InvalidValueError", "__version__",
+__all__ = ["AllocatorWidget", "AlreadyReadWarning", "ConfigWidget", "DTRWidget", "InvalidValueError", "MemoryChart",
+           "__version__",
            "load_ipython_extension", "session", "set_language", "unload_ipython_extension"]
 
 # Widgets pull in ipywidgets, so they are imported on first use: `import mgenv_jupyter` stays cheap.
-_LAZY = {"AllocatorWidget": "widgets", "ConfigWidget": "widgets", "DTRWidget": "widgets"}
+_LAZY = {"AllocatorWidget": "widgets", "ConfigWidget": "widgets", "DTRWidget": "widgets", "MemoryChart": "widgets"}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,4 @@
-"""The env magics: %envset, %%envset, %envget, %envunset, %envlist, %envdiff, %envexport, %envload, %envlang.
+"""The magics: %envset, %%envset, %envget, %envunset, %envlist, %envdiff, %envexport, %envload, %envlang, %memchart.
 
 Magics are a thin front end of `EnvSession`: they parse the line, call the session, and turn `InvalidValueError` into
 IPython's `UsageError` (a clean message, no traceback). They return values so a notebook shows them and a test can check
@@ -188,6 +188,23 @@ class EnvMagics(Magics):
             raise UsageError(str(exc)) from None
         return self._run(lambda: session().set(pairs, source="file", **flags))
 
+    @magic_arguments()
+    @argument("--interval", type=float, default=0.1, help="seconds between samples (default 0.1, i.e. 10 Hz)")
+    @argument("--title", default=None, help="the chart's title")
+    @line_magic
+    def memchart(self, line: str) -> Any:
+        """A live chart of this kernel's GPU memory (host memory where no GPU is visible): %memchart [--interval S]
+
+        Set MGENV_SIMULATE_GPU=<preset or scenario file> in the kernel's environment to chart a simulated GPU.
+        The chart's `.history` is the data as a DataFrame; `.per_cell()` gives the peak and delta per cell.
+        """
+        args = _parse_args(self.memchart, line)
+        if not 0.01 <= args.interval <= 60:
+            raise UsageError(f"--interval {args.interval} is out of range: use 0.01 to 60 seconds")
+        from .widgets import MemoryChart
+
+        return MemoryChart(interval=args.interval, title=args.title, shell=self.shell)
+
     @line_magic
     def envlang(self, line: str) -> str:
         """Show or choose the language of descriptions: %envlang [zh|en|auto]"""
@@ -234,6 +251,7 @@ def register(ipython: Any) -> None:
 def unregister(ipython: Any) -> None:
     manager = ipython.magics_manager
     for kind in ("line", "cell"):
-        for name in ("envset", "envget", "envunset", "envlist", "envdiff", "envexport", "envload", "envlang"):
+        for name in ("envset", "envget", "envunset", "envlist", "envdiff", "envexport", "envload", "envlang",
+                     "memchart"):
             manager.magics[kind].pop(name, None)
     ipython._mgenv_jupyter_loaded = False

@@ -103,15 +103,29 @@ def run_all_cells(page: object, lab: Lab, notebook: str) -> None:
     # with the preselected one. The status bar says "<kernel> | Idle" only once the kernel is connected.
     deadline = time.time() + 90
     while True:
-        if page.locator(".jp-Dialog :text('Select Kernel')").count():  # type: ignore[attr-defined]
-            page.locator(".jp-Dialog button:has-text('Select')").click()  # type: ignore[attr-defined]
+        _answer_kernel_dialog(page)
         if page.locator(".jp-StatusBar-Item :text-matches('\\| Idle')").count():  # type: ignore[attr-defined]
             break
         if time.time() > deadline:
             raise TimeoutError("the notebook's kernel did not become idle in 90 s")
         time.sleep(0.25)
-    page.click("li.lm-MenuBar-item:has-text('Run')")  # type: ignore[attr-defined]
-    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()  # type: ignore[attr-defined]
+    started = ("() => [...document.querySelectorAll('.jp-InputPrompt')]"
+               ".some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))")
+    for _ in range(3):  # a click that lands while the kernel is still connecting runs nothing; then it is safe to retry
+        _answer_kernel_dialog(page)
+        page.click("li.lm-MenuBar-item:has-text('Run')")  # type: ignore[attr-defined]
+        page.get_by_role("menuitem", name="Run All Cells", exact=True).click()  # type: ignore[attr-defined]
+        try:
+            page.wait_for_function(started, timeout=15_000)  # type: ignore[attr-defined]
+            return
+        except Exception:
+            continue
+    raise TimeoutError("Run All Cells did not start any cell")
+
+
+def _answer_kernel_dialog(page: object) -> None:
+    if page.locator(".jp-Dialog :text('Select Kernel')").count():  # type: ignore[attr-defined]
+        page.locator(".jp-Dialog button:has-text('Select')").click()  # type: ignore[attr-defined]
 
 
 def screenshot(page: object, name: str) -> Path:

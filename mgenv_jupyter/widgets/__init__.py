@@ -1,10 +1,12 @@
 """ipywidgets editors, front ends of the kernel's `EnvSession`: `ConfigWidget` for any catalog variables, `DTRWidget`
-for MegEngine's DTR, `AllocatorWidget` for the allocators of Paddle, MegEngine and MXNet."""
+for MegEngine's DTR, `AllocatorWidget` for the allocators of Paddle, MegEngine and MXNet; and `MemoryChart`, the live
+memory chart (an anywidget)."""
 
 from __future__ import annotations
 
 from .allocator import AllocatorWidget
 from .config import ConfigWidget
 from .dtr import DTRWidget
+from .memory_chart import MemoryChart
 
-__all__ = ["AllocatorWidget", "ConfigWidget", "DTRWidget"]
+__all__ = ["AllocatorWidget", "ConfigWidget", "DTRWidget", "MemoryChart"]

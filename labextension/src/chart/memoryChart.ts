@@ -198,6 +198,7 @@ export class MemoryChart {
           width: 1.5,
           dash: s.quantity === 'reserved' || s.quantity === 'total' ? [6, 3] : undefined,
           spanGaps: false,
+          points: { show: false },
           value: (_u: uPlot, v: number | null) => formatBytes(v)
         }))
       ],
@@ -240,7 +241,9 @@ export class MemoryChart {
       ctx.lineTo(left + width, y);
       ctx.stroke();
       ctx.fillStyle = ctx.strokeStyle;
-      ctx.fillText(overlay.label, left + 4, y - 3);
+      ctx.textAlign = 'right';
+      ctx.fillText(overlay.label, left + width - 4, y - 3);
+      ctx.textAlign = 'left';
     }
     ctx.setLineDash([]);
     ctx.strokeStyle = 'rgba(0,0,0,0.25)';
@@ -282,7 +285,9 @@ export class MemoryChart {
 
   private _renderStatus(): void {
     const simulated = this.store.series.some(s => s.simulated) || this._states.some(s => s.simulated);
-    const parts = this._states.map(s => `${s.name}: ${s.state}`);
+    // With data on screen, sources with nothing to say (a framework not imported, an idle fallback) stay quiet.
+    const quiet = (s: SourceState) => this.store.length > 0 && /not imported|^idle/.test(s.state);
+    const parts = this._states.filter(s => !quiet(s)).map(s => `${s.name}: ${s.state}`);
     if (this.store.length === 0) {
       parts.unshift('No data yet');
     }

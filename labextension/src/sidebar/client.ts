@@ -1,0 +1,244 @@
+/**
+ * The kernel side of one attachment: loads the extension in the kernel with the constant `%load_ext mgenv_jupyter`,
+ * opens the comm (target "mgenv_jupyter"), says hello, applies the notebook profile, and routes what the kernel
+ * answers: sidebar replies to the model, memory batches to `memoryReceived`. Requests are JSON data; no Python source
+ * is ever built from what the user typed.
+ *
+ * Everything is sent at once, without waiting for replies: the kernel handles shell messages in order, so the
+ * profile is set before any cell the user runs after the kernel (re)connects.
+ */
+import type { Kernel, KernelMessage } from '@jupyterlab/services';
+import { ISignal, Signal } from '@lumino/signaling';
+
+import {
+  COMM_TARGET,
+  ErrorReply,
+  MemoryMessage,
+  PROTOCOL_VERSION,
+  Reply,
+  Request,
+  ResultReply
+} from '../protocol';
+import { EnvModel } from './model';
+import { Profile } from './profile';
+import { Language } from './text';
+
+/** The constant the panel runs in a kernel that may not have loaded the extension; loading twice is harmless. */
+export const LOAD_CODE = '%load_ext mgenv_jupyter';
+export const MEMORY_INTERVAL = 0.1;
+
+export type KernelLike = Pick<Kernel.IKernelConnection, 'requestExecute' | 'createComm'>;
+
+type RequestBody =
+  | { type: 'hello'; language: string }
+  | { type: 'set'; assignments: Record<string, string>; source: string; force: boolean; env_only: boolean }
+  | { type: 'unset'; names: string[]; source: string }
+  | { type: 'refresh' }
+  | { type: 'memory'; on: boolean; interval: number };
+
+export type Answer = ResultReply | ErrorReply;
+
+let counter = 0;
+
+export class KernelClient {
+  private _kernel: KernelLike;
+  private _model: EnvModel;
+  private _language: Language;
+  private _comm: Kernel.IComm | null = null;
+  private _pending = new Map<string, (answer: Answer) => void>();
+  private _memoryOn = false;
+  private _gotCatalog = false;
+  private _retried = false;
+  private _loadOk = false;
+  private _profile: Profile;
+  private _disposed = false;
+  private _memoryReceived = new Signal<this, MemoryMessage>(this);
+
+  constructor(kernel: KernelLike, model: EnvModel, options: { language: Language; profile?: Profile }) {
+    this._kernel = kernel;
+    this._model = model;
+    this._language = options.language;
+    this._profile = { ...(options.profile ?? {}) };
+  }
+
+  get memoryReceived(): ISignal<this, MemoryMessage> {
+    return this._memoryReceived;
+  }
+
+  get isDisposed(): boolean {
+    return this._disposed;
+  }
+
+  get memoryOn(): boolean {
+    return this._memoryOn;
+  }
+
+  /** Load the extension, open the comm, say hello and apply the profile, all in one go. */
+  start(): void {
+    this._model.setConnection({ state: 'connecting', detail: '' });
+    const future = this._kernel.requestExecute(
+      { code: LOAD_CODE, silent: true, store_history: false, allow_stdin: false, stop_on_error: false },
+      true
+    );
+    future.done.then(
+      reply => this._onLoaded(reply.content),
+      error => this._onLoadFailed(String(error))
+    );
+    this._open();
+  }
+
+  /** Set variables; the promise resolves with the kernel's "result" or "error" for this request. */
+  set(assignments: Record<string, string>, source = 'sidebar'): Promise<Answer> {
+    return this._request({ type: 'set', assignments, source, force: false, env_only: false });
+  }
+
+  unset(names: string[], source = 'sidebar'): Promise<Answer> {
+    return this._request({ type: 'unset', names, source });
+  }
+
+  refresh(): void {
+    void this._request({ type: 'refresh' });
+  }
+
+  /** Ask for the live memory stream (or stop it); remembered and re-sent if the comm is reopened. */
+  setMemory(on: boolean): void {
+    if (on === this._memoryOn) {
+      return;
+    }
+    this._memoryOn = on;
+    if (this._comm) {
+      void this._request({ type: 'memory', on, interval: MEMORY_INTERVAL });
+    }
+  }
+
+  dispose(): void {
+    if (this._disposed) {
+      return;
+    }
+    this._disposed = true;
+    const comm = this._comm;
+    this._comm = null;
+    if (comm && !comm.isDisposed) {
+      try {
+        if (this._memoryOn) {
+          this._send(comm, { type: 'memory', on: false, interval: MEMORY_INTERVAL });
+        }
+        comm.close();
+      } catch {
+        // the kernel is gone (restart, shutdown); nothing to tell it
+      }
+    }
+    this._rejectPending('the sidebar stopped following this kernel');
+    Signal.clearData(this);
+  }
+
+  private _open(): void {
+    const comm = this._kernel.createComm(COMM_TARGET);
+    this._comm = comm;
+    comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => this.handle(msg.content.data as unknown as Reply | MemoryMessage);
+    comm.onClose = () => this._onClosed(comm);
+    comm.open({});
+    this._send(comm, { type: 'hello', language: this._language });
+    for (const [name, value] of Object.entries(this._profile)) {
+      // One request per variable: a value the kernel no longer accepts must not block the others.
+      void this._request({ type: 'set', assignments: { [name]: value }, source: 'profile', force: false, env_only: false });
+    }
+    if (this._memoryOn) {
+      void this._request({ type: 'memory', on: true, interval: MEMORY_INTERVAL });
+    }
+  }
+
+  /** One message from the kernel. Public so tests can drive the client without a kernel. */
+  handle(message: Reply | MemoryMessage): void {
+    if (this._disposed || typeof message !== 'object' || message === null) {
+      return;
+    }
+    if (message.type === 'memory.batch' || message.type === 'memory.snapshot') {
+      this._memoryReceived.emit(message);
+      return;
+    }
+    if (message.type === 'catalog') {
+      this._gotCatalog = true;
+    }
+    this._model.receive(message);
+    if ((message.type === 'result' || message.type === 'error') && message.reply_to) {
+      const resolve = this._pending.get(message.reply_to);
+      if (resolve) {
+        this._pending.delete(message.reply_to);
+        resolve(message);
+      }
+    }
+  }
+
+  private _request(body: RequestBody): Promise<Answer> {
+    const comm = this._comm;
+    if (!comm || comm.isDisposed) {
+      return Promise.resolve(this._localError('not connected to a kernel'));
+    }
+    const id = this._send(comm, body);
+    return new Promise(resolve => this._pending.set(id, resolve));
+  }
+
+  private _send(comm: Kernel.IComm, body: RequestBody): string {
+    const id = `sidebar-${++counter}`;
+    const request = { v: PROTOCOL_VERSION, id, ...body } as Request;
+    comm.send(request as any);
+    return id;
+  }
+
+  private _onLoaded(content: KernelMessage.IExecuteReplyMsg['content']): void {
+    if (this._disposed) {
+      return;
+    }
+    if (content.status === 'ok') {
+      this._loadOk = true;
+      if (!this._comm && !this._gotCatalog && !this._retried) {
+        this._retried = true; // the comm was refused before the target existed; the kernel has it now
+        this._open();
+      }
+      return;
+    }
+    const ename = content.status === 'error' ? content.ename : content.status;
+    const evalue = content.status === 'error' ? content.evalue : '';
+    if (ename === 'ModuleNotFoundError' || /No module named/.test(evalue)) {
+      this._model.setConnection({ state: 'not-installed', detail: evalue });
+    } else {
+      this._model.setConnection({ state: 'failed', detail: evalue ? `${ename}: ${evalue}` : ename });
+    }
+  }
+
+  private _onLoadFailed(error: string): void {
+    if (!this._disposed) {
+      this._model.setConnection({ state: 'failed', detail: error });
+    }
+  }
+
+  private _onClosed(comm: Kernel.IComm): void {
+    if (this._disposed || comm !== this._comm) {
+      return;
+    }
+    this._comm = null;
+    this._rejectPending('the kernel closed the connection');
+    if (!this._gotCatalog && !this._retried && this._loadOk) {
+      this._retried = true;
+      this._open();
+      return;
+    }
+    const state = this._model.connection.state;
+    if (state !== 'not-installed' && state !== 'failed' && (this._gotCatalog || this._loadOk)) {
+      this._model.setConnection({ state: 'closed', detail: '' });
+    }
+  }
+
+  private _rejectPending(message: string): void {
+    const pending = [...this._pending.values()];
+    this._pending.clear();
+    for (const resolve of pending) {
+      resolve(this._localError(message));
+    }
+  }
+
+  private _localError(message: string): ErrorReply {
+    return { v: PROTOCOL_VERSION, type: 'error', reply_to: null, message };
+  }
+}

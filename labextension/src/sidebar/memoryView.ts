@@ -1,0 +1,113 @@
+/**
+ * The live memory half of the sidebar: the same uPlot MemoryChart as the inline widget, fed with the kernel's
+ * memory.batch / memory.snapshot messages. The stream is wanted only while the chart can be seen — the sidebar open,
+ * this section expanded, the browser tab visible — and `wantedChanged` says so, so the kernel stops sampling for
+ * a hidden chart.
+ */
+import { Message } from '@lumino/messaging';
+import { ISignal, Signal } from '@lumino/signaling';
+import { Widget } from '@lumino/widgets';
+
+import { MemoryChart } from '../chart/memoryChart';
+import { MemoryMessage } from '../protocol';
+import { el } from './rows';
+import { Language, text } from './text';
+
+export class MemoryView extends Widget {
+  private _chart: MemoryChart;
+  private _body: HTMLElement;
+  private _toggle: HTMLButtonElement;
+  private _expanded = true;
+  private _wanted = false;
+  private _wantedChanged = new Signal<this, boolean>(this);
+  private _title: string;
+
+  constructor(language: Language) {
+    super();
+    this.addClass('mgenv-sb-memory');
+    this._title = text('memory', language);
+    this._toggle = el('button', 'mgenv-sb-memory-toggle') as HTMLButtonElement;
+    this._toggle.setAttribute('aria-expanded', 'true');
+    this._toggle.textContent = `▾ ${this._title}`;
+    this._toggle.addEventListener('click', () => this.setExpanded(!this._expanded));
+    this._body = el('div', 'mgenv-sb-memory-body');
+    this.node.append(this._toggle, this._body);
+    this._chart = this._newChart();
+    document.addEventListener('visibilitychange', this._onVisibility);
+  }
+
+  get wantedChanged(): ISignal<this, boolean> {
+    return this._wantedChanged;
+  }
+
+  get wanted(): boolean {
+    return this._wanted;
+  }
+
+  get chart(): MemoryChart {
+    return this._chart;
+  }
+
+  receive(message: MemoryMessage): void {
+    this._chart.receive(message);
+  }
+
+  /** Start over (another kernel, or the same one restarted). */
+  reset(): void {
+    this._chart.destroy();
+    this._chart = this._newChart();
+  }
+
+  setExpanded(expanded: boolean): void {
+    this._expanded = expanded;
+    this._toggle.setAttribute('aria-expanded', String(expanded));
+    this._toggle.textContent = `${expanded ? '▾' : '▸'} ${this._title}`;
+    this._body.hidden = !expanded;
+    this._update();
+  }
+
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    document.removeEventListener('visibilitychange', this._onVisibility);
+    this._update(false);
+    this._chart.destroy();
+    super.dispose();
+  }
+
+  protected onAfterShow(msg: Message): void {
+    this._update();
+  }
+
+  protected onBeforeHide(msg: Message): void {
+    this._update(false);
+  }
+
+  protected onAfterAttach(msg: Message): void {
+    this._update();
+  }
+
+  protected onBeforeDetach(msg: Message): void {
+    this._update(false);
+  }
+
+  private _onVisibility = (): void => this._update();
+
+  private _update(visible: boolean = this.isVisible): void {
+    const wanted = visible && this._expanded && document.visibilityState !== 'hidden';
+    if (wanted !== this._wanted) {
+      this._wanted = wanted;
+      this._wantedChanged.emit(wanted);
+    }
+  }
+
+  private _newChart(): MemoryChart {
+    this._body.replaceChildren();
+    const root = el('div', 'mgenv-sb-chart');
+    this._body.append(root);
+    const chart = new MemoryChart(root, { title: this._title, height: 200, maxPoints: 20_000 });
+    (root as any).mgenvChart = chart; // lets browser tests and benchmarks reach the live chart
+    return chart;
+  }
+}

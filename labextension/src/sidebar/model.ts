@@ -1,0 +1,261 @@
+/**
+ * The sidebar's state for the notebook it follows: the kernel's catalog, every variable's value and status, the
+ * change history, the last error, the notebook profile and the connection. The kernel is the one source of truth:
+ * `receive` folds its messages in (catalog → state → changed → history); views listen to `changed`.
+ */
+import { ISignal, Signal } from '@lumino/signaling';
+
+import { ChangeInfo, EntryInfo, KernelInfo, PROTOCOL_VERSION, Reply, VariableInfo } from '../protocol';
+import { Badge, badgeFor } from './badges';
+import { Profile } from './profile';
+import { Language } from './text';
+
+export type ConnectionState =
+  | 'no-notebook' // no notebook is current
+  | 'no-kernel' // the notebook has no kernel
+  | 'connecting' // load_ext sent, waiting for the catalog
+  | 'ready' // catalog received
+  | 'restarting'
+  | 'not-installed' // ModuleNotFoundError from `%load_ext mgenv_jupyter`
+  | 'failed' // `%load_ext` failed otherwise, or the protocol is not one we speak
+  | 'closed' // the kernel closed the comm
+  | 'dead';
+
+export interface Connection {
+  state: ConnectionState;
+  notebook: string;
+  kernel: string;
+  detail: string;
+}
+
+/** What changed; `names` lists the variables whose value or status changed (all when absent). */
+export type ModelChange =
+  | { kind: 'catalog' }
+  | { kind: 'variables'; names?: string[] }
+  | { kind: 'history' }
+  | { kind: 'error' }
+  | { kind: 'connection' }
+  | { kind: 'profile' }
+  | { kind: 'filter' };
+
+export interface CategoryGroup {
+  category: string;
+  entries: EntryInfo[];
+}
+
+export interface FrameworkGroup {
+  framework: string;
+  categories: CategoryGroup[];
+}
+
+export const HISTORY_LIMIT = 500;
+
+export class EnvModel {
+  private _language: Language;
+  private _entries: EntryInfo[] = [];
+  private _byName = new Map<string, EntryInfo>();
+  private _variables: Record<string, VariableInfo> = {};
+  private _history: ChangeInfo[] = [];
+  private _kernel: KernelInfo | null = null;
+  private _error: string | null = null;
+  private _profile: Profile = {};
+  private _filter = '';
+  private _connection: Connection = { state: 'no-notebook', notebook: '', kernel: '', detail: '' };
+  private _changed = new Signal<this, ModelChange>(this);
+
+  constructor(language: Language = 'en') {
+    this._language = language;
+  }
+
+  get changed(): ISignal<this, ModelChange> {
+    return this._changed;
+  }
+
+  get language(): Language {
+    return this._language;
+  }
+
+  get entries(): readonly EntryInfo[] {
+    return this._entries;
+  }
+
+  entry(name: string): EntryInfo | undefined {
+    return this._byName.get(name);
+  }
+
+  get variables(): Readonly<Record<string, VariableInfo>> {
+    return this._variables;
+  }
+
+  variable(name: string): VariableInfo | undefined {
+    return this._variables[name];
+  }
+
+  /** Oldest first, at most HISTORY_LIMIT. */
+  get history(): readonly ChangeInfo[] {
+    return this._history;
+  }
+
+  get kernel(): KernelInfo | null {
+    return this._kernel;
+  }
+
+  get error(): string | null {
+    return this._error;
+  }
+
+  get profile(): Readonly<Profile> {
+    return this._profile;
+  }
+
+  get filter(): string {
+    return this._filter;
+  }
+
+  get connection(): Readonly<Connection> {
+    return this._connection;
+  }
+
+  badge(name: string): Badge | null {
+    const info = this._variables[name];
+    return info ? badgeFor(info.status, this._language) : null;
+  }
+
+  /**
+   * Fold one kernel message into the state. Returns false for anything that is not a sidebar reply of our protocol
+   * version (ignored, the state unchanged).
+   */
+  receive(message: Reply): boolean {
+    if (!isObject(message) || typeof message.type !== 'string') {
+      return false;
+    }
+    if ('v' in message && message.v !== PROTOCOL_VERSION) {
+      this.setConnection({
+        state: 'failed',
+        detail: `the kernel speaks sidebar protocol v${String(message.v)}, this front end v${PROTOCOL_VERSION}`
+      });
+      return false;
+    }
+    switch (message.type) {
+      case 'catalog':
+        if (!Array.isArray(message.entries)) {
+          return false;
+        }
+        this._entries = message.entries;
+        this._byName = new Map(message.entries.map(e => [e.name, e]));
+        this._changed.emit({ kind: 'catalog' });
+        if (this._connection.state === 'connecting') {
+          this.setConnection({ state: 'ready', detail: '' });
+        }
+        return true;
+      case 'state':
+        this._variables = { ...(message.variables ?? {}) };
+        this._history = (message.history ?? []).slice(-HISTORY_LIMIT);
+        this._kernel = message.kernel ?? null;
+        this._changed.emit({ kind: 'variables' });
+        this._changed.emit({ kind: 'history' });
+        this._changed.emit({ kind: 'connection' });
+        return true;
+      case 'changed': {
+        const variables = message.variables ?? {};
+        Object.assign(this._variables, variables);
+        const changes = message.changes ?? [];
+        const names = [...new Set([...Object.keys(variables), ...changes.map(c => c.name)])];
+        this._changed.emit({ kind: 'variables', names });
+        if (changes.length) {
+          this._history = this._history.concat(changes).slice(-HISTORY_LIMIT);
+          this._changed.emit({ kind: 'history' });
+        }
+        return true;
+      }
+      case 'result':
+        // What changed arrives again, to every sidebar, as a "changed" notice; the history is taken from there.
+        if (this._error !== null) {
+          this._error = null;
+          this._changed.emit({ kind: 'error' });
+        }
+        return true;
+      case 'error':
+        this._error = typeof message.message === 'string' ? message.message : 'the kernel rejected the request';
+        this._changed.emit({ kind: 'error' });
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  setConnection(update: Partial<Connection>): void {
+    this._connection = { ...this._connection, ...update };
+    this._changed.emit({ kind: 'connection' });
+  }
+
+  /** Forget everything the previous kernel said (a new kernel, a restart, another notebook). */
+  resetKernelState(): void {
+    this._entries = [];
+    this._byName.clear();
+    this._variables = {};
+    this._history = [];
+    this._kernel = null;
+    this._error = null;
+    this._changed.emit({ kind: 'catalog' });
+    this._changed.emit({ kind: 'history' });
+    this._changed.emit({ kind: 'error' });
+  }
+
+  setLanguage(language: Language): void {
+    this._language = language;
+  }
+
+  setProfile(profile: Profile): void {
+    this._profile = { ...profile };
+    this._changed.emit({ kind: 'profile' });
+  }
+
+  setError(message: string | null): void {
+    this._error = message;
+    this._changed.emit({ kind: 'error' });
+  }
+
+  setFilter(filter: string): void {
+    if (filter !== this._filter) {
+      this._filter = filter;
+      this._changed.emit({ kind: 'filter' });
+    }
+  }
+
+  /** Whether an entry matches the search box: every word appears in its name or description. */
+  matches(entry: EntryInfo, filter: string = this._filter): boolean {
+    const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+    if (!words.length) {
+      return true;
+    }
+    const haystack = `${entry.name}\n${entry.description ?? ''}`.toLowerCase();
+    return words.every(word => haystack.includes(word));
+  }
+
+  /** The catalog grouped by framework, then category, in the kernel's order; only entries matching the filter. */
+  groups(filter: string = this._filter): FrameworkGroup[] {
+    const frameworks = new Map<string, Map<string, EntryInfo[]>>();
+    for (const entry of this._entries) {
+      if (!this.matches(entry, filter)) {
+        continue;
+      }
+      let categories = frameworks.get(entry.framework);
+      if (!categories) {
+        categories = new Map();
+        frameworks.set(entry.framework, categories);
+      }
+      const list = categories.get(entry.category) ?? [];
+      list.push(entry);
+      categories.set(entry.category, list);
+    }
+    return [...frameworks].map(([framework, categories]) => ({
+      framework,
+      categories: [...categories].map(([category, entries]) => ({ category, entries }))
+    }));
+  }
+}
+
+function isObject(value: unknown): value is Record<string, any> {
+  return typeof value === 'object' && value !== null;
+}

@@ -1,0 +1,95 @@
+"""`MemoryChart`: the live memory chart of the running kernel, inline in a notebook (an anywidget).
+
+The ES module is built from labextension/src/chart (uPlot, the same component as the sidebar's memory panel) into
+mgenv_jupyter/static/. Samples travel as custom messages in the sampler's batch format (a few per second, never one
+per sample); a view that opens late asks for the snapshot.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ..memory import Sampler
+
+log = logging.getLogger(__name__)
+STATIC = Path(__file__).resolve().parent.parent / "static"
+
+
+def _read_static(name: str) -> str:
+    try:
+        return (STATIC / name).read_text(encoding="utf-8")
+    except OSError:
+        raise ImportError(f"{STATIC / name} is missing: the front end was not built (run ./dev setup, or install a "
+                          "wheel, which ships it)") from None
+
+
+class MemoryChart(anywidget.AnyWidget):
+    """Live memory of this kernel: every visible GPU (the kernel's process tree and the device), the frameworks'
+    allocators, host memory as the fallback, with the device total, DTR threshold and allocator caps as lines and
+    each executed cell marked. Drag to zoom, double-click to reset, CSV to export.
+
+    `MemoryChart()` starts its own sampler (10 Hz; `interval=` to change) and stops it on `close()`; pass
+    `sampler=` to share one. `.history` is the data as a pandas DataFrame, `.per_cell()` the peak and delta per cell.
+    Set `MGENV_SIMULATE_GPU=<preset or scenario file>` in the kernel's environment to chart a simulated GPU.
+    """
+
+    # The module's text, read from the built file: anywidget would watch a Path for hot reloading and keep every
+    # chart alive through that watcher's signal.
+    _esm = _read_static("memory_chart.js")
+    _css = _read_static("memory_chart.css")
+    title = traitlets.Unicode("Memory of this kernel").tag(sync=True)
+    height = traitlets.Int(260).tag(sync=True)
+
+    def __init__(
+        self, sampler: Sampler | None = None, *, interval: float = 0.1, title: str | None = None,
+        shell: Any = None, **kwargs: Any,
+    ) -> None:
+        if title is not None:
+            kwargs["title"] = title
+        super().__init__(**kwargs)
+        self._owns_sampler = sampler is None
+        self.sampler = sampler if sampler is not None else Sampler(interval=interval)
+        if self._owns_sampler:
+            shell = shell if shell is not None else _current_shell()
+            if shell is not None:
+                self.sampler.attach(shell)
+        self._unsubscribe = self.sampler.subscribe(self._push)
+        self.on_msg(self._on_front_end_message)
+        self.sampler.start()
+
+    @property
+    def history(self) -> Any:
+        """Everything sampled so far as a pandas DataFrame (time index, one column per series, bytes)."""
+        return self.sampler.history.frame()
+
+    def per_cell(self) -> Any:
+        """Peak and delta per device for each executed cell, as a DataFrame."""
+        return self.sampler.history.per_cell()
+
+    def close(self) -> None:
+        self._unsubscribe()
+        if self._owns_sampler:
+            self.sampler.close()
+        self.layout.close()  # ipywidgets keeps a DOMWidget's Layout registered until it is closed itself
+        super().close()
+
+    def _push(self, batch: dict[str, Any]) -> None:
+        if self.comm is not None:
+            self.send(batch)
+
+    def _on_front_end_message(self, widget: Any, content: Any, buffers: Any) -> None:
+        if isinstance(content, dict) and content.get("type") == "memory.hello":
+            self.send({**self.sampler.snapshot(), "type": "memory.snapshot"})
+
+
+def _current_shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
