@@ -146,7 +146,8 @@ export class MemoryChart {
     this._renderLegend();
     if (this._plot) {
       const data = this._data();
-      this._plot.setData(data, !this._zoomed);
+      // batch(): draw now rather than in uPlot's own microtask (we already coalesce to one redraw per frame)
+      this._plot.batch((u: uPlot) => u.setData(data, !this._zoomed));
     }
     return performance.now() - start;
   }
