@@ -74,3 +74,9 @@ def test_listing_diff_export_load_and_npu(executed):
 def test_widget_section_applies_through_the_session(executed):
     text = output_of(executed, "dtr.threshold_row")
     assert "MEGENGINE_DTR_EVICTION_THRESHOLD" in text and "widget" in text
+
+
+def test_memory_chart_section(executed):
+    assert "MemoryChart" in output_of(executed, "chart = %memchart")
+    assert "host process" in output_of(executed, "chart.history.tail()")  # no GPU here: host memory
+    assert output_of(executed, "chart.per_cell()").strip()
