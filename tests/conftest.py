@@ -26,6 +26,15 @@ def restored_environ() -> Iterator[None]:
     os.environ.update(before)
 
 
+@pytest.fixture(autouse=True)
+def no_leftover_simulation() -> Iterator[None]:
+    """A simulated GPU started from MGENV_SIMULATE_GPU by one test must not answer for the real NVML in the next."""
+    yield
+    from mgenv_jupyter.memory import simulation
+
+    simulation.stop_environment()
+
+
 @pytest.fixture
 def fresh_session(monkeypatch: pytest.MonkeyPatch) -> Iterator[EnvSession]:
     """A new kernel session (and import watcher) in place of the process-wide one."""

@@ -3,6 +3,7 @@ expose; the GPU code paths run against stand-in modules with the frameworks' API
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -26,6 +27,7 @@ CHECKS = Path(__file__).resolve().parent / "framework_checks"
 GiB = 1024**3
 
 
+@functools.cache  # one fresh process per framework serves all its tests
 def run_check(framework: str) -> dict:
     python = ROOT / ".venvs" / framework / "bin" / "python"
     if not python.exists():

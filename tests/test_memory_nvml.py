@@ -12,12 +12,22 @@ from collections.abc import Iterator
 import pynvml
 import pytest
 
+from mgenv_jupyter.memory import simulation
 from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml, FakeProcess, installed
 from mgenv_jupyter.memory.nvml_source import UNAVAILABLE, NvmlSource
 from mgenv_jupyter.memory.process_tree import ProcessTree
 
 GiB = 1024**3
 MiB = 1024**2
+
+
+@pytest.fixture(autouse=True)
+def no_simulation_left_over(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test starts without a simulated GPU, even if an earlier test left MGENV_SIMULATE_GPU's running."""
+    monkeypatch.delenv(simulation.ENV, raising=False)
+    simulation.stop_environment()
+    yield
+    simulation.stop_environment()
 
 
 @pytest.fixture
@@ -224,6 +234,23 @@ def test_the_real_library_on_this_machine_is_reported_truthfully():
     if samples:
         pytest.skip("this machine has an NVIDIA driver")
     assert src.state.startswith("no NVIDIA driver") and not src.simulated
+
+
+def test_steady_memory_reads_the_process_list_only_once_a_second():
+    device = FakeDevice(processes=[FakeProcess(os.getpid(), GiB)])
+    with FakeNvml([device]) as nvml:
+        src = NvmlSource(ProcessTree(max_age=60), process_refresh=60)
+        for _ in range(10):
+            assert src.sample()[0].process == GiB
+        queries = nvml.calls["nvmlDeviceGetComputeRunningProcesses_v3"]
+        assert queries == 2  # one size query and one fill, for the first sample only
+        assert nvml.calls["nvmlDeviceGetMemoryInfo"] == 10
+        device.processes[0].used = 3 * GiB  # the device's used memory changes: the list is read again
+        assert src.sample()[0].process == 3 * GiB
+        src.tree.refresh()  # a new process tree (a worker started): read again
+        src.sample()
+        assert nvml.calls["nvmlDeviceGetComputeRunningProcesses_v3"] == queries + 4
+        src.close()
 
 
 def test_sampling_is_cheap_enough_for_10_hz(source):

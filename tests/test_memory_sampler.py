@@ -22,6 +22,15 @@ from mgenv_jupyter.memory.sampler import Sampler
 GiB = 1024**3
 
 
+@pytest.fixture(autouse=True)
+def no_simulation_left_over(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test starts without a simulated GPU, even if an earlier test left MGENV_SIMULATE_GPU's running."""
+    monkeypatch.delenv(simulation.ENV, raising=False)
+    simulation.stop_environment()
+    yield
+    simulation.stop_environment()
+
+
 class CountingSource:
     """A well-behaved source: `process` counts up by one per sample."""
 
@@ -269,13 +278,9 @@ def test_snapshot_gives_a_late_chart_everything(sampler):
 
 def test_default_sampler_uses_the_simulated_gpu(monkeypatch):
     monkeypatch.setenv(simulation.ENV, "a100-40gb")
-    try:
-        s = Sampler(interval=0.05)
-        row = s.sample_once()
-        s.close()
-    finally:
-        monkeypatch.delenv(simulation.ENV)
-        simulation.from_environment()
+    s = Sampler(interval=0.05)
+    row = s.sample_once()
+    s.close()
     assert row["gpu0 (simulated) total"] == 40 * GiB
     assert "host process" not in row  # the host is only the fallback
     assert {"name": "nvml (simulated)", "state": "simulated", "simulated": True} in s.states()

@@ -22,6 +22,15 @@ GiB = 1024**3
 MiB = 1024**2
 
 
+@pytest.fixture(autouse=True)
+def no_simulation_left_over(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test starts without a simulated GPU, even if an earlier test left MGENV_SIMULATE_GPU's running."""
+    monkeypatch.delenv(simulation.ENV, raising=False)
+    simulation.stop_environment()
+    yield
+    simulation.stop_environment()
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 1000.0
@@ -33,15 +42,6 @@ class Clock:
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
-
-
-@pytest.fixture
-def env_simulation(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Leaves no simulation from MGENV_SIMULATE_GPU installed after the test."""
-    yield
-    monkeypatch.delenv(simulation.ENV, raising=False)
-    simulation.from_environment()
-    assert installed() is None
 
 
 def fresh_source() -> NvmlSource:
@@ -139,7 +139,7 @@ def test_unknown_preset_names_the_presets():
         Scenario.load("a100-80gbx")
 
 
-def test_environment_variable_makes_default_sources_simulated(monkeypatch, env_simulation):
+def test_environment_variable_makes_default_sources_simulated(monkeypatch):
     monkeypatch.setenv(simulation.ENV, "2xv100")
     sources = default_sources()
     nvml = next(s for s in sources if isinstance(s, NvmlSource))
@@ -148,7 +148,7 @@ def test_environment_variable_makes_default_sources_simulated(monkeypatch, env_s
     assert simulation.from_environment() is simulation.from_environment()  # installed once
 
 
-def test_a_bad_environment_value_is_shown_as_a_source_state(monkeypatch, env_simulation):
+def test_a_bad_environment_value_is_shown_as_a_source_state(monkeypatch):
     monkeypatch.setenv(simulation.ENV, "/nonexistent/scenario.json")
     sources = default_sources()
     broken = [s for s in sources if isinstance(s, UnavailableSource)]

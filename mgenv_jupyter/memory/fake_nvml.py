@@ -25,12 +25,14 @@ import types
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from struct import Struct
 from typing import Any
 
 GiB = 1024**3
 _HANDLE_BASE = 0x7E5100000000  # handles are opaque pointers; these point nowhere, like the driver's do for us
 _HANDLE_STRIDE = 0x1000
 _NO_INSTANCE = 0xFFFFFFFF  # gpuInstanceId / computeInstanceId outside MIG
+_SUCCESS, _UNINITIALIZED, _INVALID_ARGUMENT = 0, 1, 2  # nvmlReturn_t values (the C ABI; pynvml has the same)
 
 
 @dataclass
@@ -166,134 +168,148 @@ class FakeNvml:
         import pynvml
 
         fake = self
-
-        def call(name: str, body: Callable[..., int], needs_init: bool = True) -> Callable[..., int]:
-            def function(*args: Any) -> int:
-                fake.calls[name] += 1  # under concurrent callers a count may be lost; tests count from one thread
-                if fake.before_call is not None:
-                    fake.before_call()
-                if needs_init and not fake._initialized:
-                    return pynvml.NVML_ERROR_UNINITIALIZED
-                if needs_init and fake.failure is not None:
-                    return fake.failure
-                return body(*args)
-
-            function.__name__ = name
-            return function
+        success, invalid = pynvml.NVML_SUCCESS, pynvml.NVML_ERROR_INVALID_ARGUMENT
+        not_available = pynvml.NVML_VALUE_NOT_AVAILABLE_ulonglong.value
 
         def init(flags: Any = 0) -> int:
+            fake.calls["nvmlInitWithFlags"] += 1
             if not fake.driver:
                 return pynvml.NVML_ERROR_DRIVER_NOT_LOADED
             with fake._lock:
                 fake._initialized += 1
-            return pynvml.NVML_SUCCESS
+            return success
 
         def shutdown() -> int:
+            if (code := fake._enter("nvmlShutdown")) is not None:
+                return code
             with fake._lock:
                 fake._initialized = max(0, fake._initialized - 1)
-            return pynvml.NVML_SUCCESS
+            return success
 
-        def error_string(code: Any) -> bytes:
+        def error_string(code: Any) -> bytes:  # works before init, as in the C library
             # pynvml caches this text per code for the whole process, so it must be the driver's own wording.
             return _ERROR_TEXTS.get(_int(code), "Unknown Error").encode()
 
         def driver_version(buffer: Any, size: Any) -> int:
+            if (code := fake._enter("nvmlSystemGetDriverVersion")) is not None:
+                return code
             return _write_text(buffer, size, fake.driver_version)
 
         def device_count(count: Any) -> int:
+            if (code := fake._enter("nvmlDeviceGetCount_v2")) is not None:
+                return code
             _target(count).value = len(fake.devices)
-            return pynvml.NVML_SUCCESS
+            return success
 
         def handle_by_index(index: Any, handle: Any) -> int:
+            if (code := fake._enter("nvmlDeviceGetHandleByIndex_v2")) is not None:
+                return code
             i = _int(index)
             if not 0 <= i < len(fake.devices):
-                return pynvml.NVML_ERROR_INVALID_ARGUMENT
+                return invalid
             ctypes.c_void_p.from_buffer(_target(handle)).value = _HANDLE_BASE + i * _HANDLE_STRIDE
-            return pynvml.NVML_SUCCESS
+            return success
 
-        def on_device(body: Callable[..., int]) -> Callable[..., int]:
-            def run(handle: Any, *args: Any) -> int:
-                device = fake._device(handle)
-                if device is None:
-                    return pynvml.NVML_ERROR_INVALID_ARGUMENT
-                if device.error is not None:
-                    return device.error
-                return body(device, *args)
+        def name(handle: Any, buffer: Any, size: Any) -> int:
+            device, code = fake._on_device("nvmlDeviceGetName", handle)
+            return code if device is None else _write_text(buffer, size, device.name)
 
-            return run
-
-        def name(device: FakeDevice, buffer: Any, size: Any) -> int:
-            return _write_text(buffer, size, device.name)
-
-        def uuid(device: FakeDevice, buffer: Any, size: Any) -> int:
+        def uuid(handle: Any, buffer: Any, size: Any) -> int:
+            device, code = fake._on_device("nvmlDeviceGetUUID", handle)
+            if device is None:
+                return code
             index = fake.devices.index(device)
             return _write_text(buffer, size, device.uuid or f"GPU-5157a7ed-0000-4000-8000-{index:012x}")
 
-        def memory(device: FakeDevice, out: Any) -> int:
-            struct = _target(out)
-            struct.total, struct.used = device.total, device.used
-            struct.free = device.total - device.used
-            return pynvml.NVML_SUCCESS
+        def memory(handle: Any, out: Any) -> int:
+            device, code = fake._on_device("nvmlDeviceGetMemoryInfo", handle)
+            if device is None:
+                return code
+            used = device.used
+            _fill(_target(out), device.total, device.total - used, used)  # total, free, used
+            return success
 
-        def memory_v2(device: FakeDevice, out: Any) -> int:
+        def memory_v2(handle: Any, out: Any) -> int:
+            device, code = fake._on_device("nvmlDeviceGetMemoryInfo_v2", handle)
+            if device is None:
+                return code
             struct = _target(out)
             if struct.version != pynvml.nvmlMemory_v2:
                 return pynvml.NVML_ERROR_ARGUMENT_VERSION_MISMATCH
             used = min(device.total, device.process_bytes + device.others)
-            struct.total, struct.reserved, struct.used = device.total, device.reserved, used
-            struct.free = max(0, device.total - device.reserved - used)
-            return pynvml.NVML_SUCCESS
+            _fill(struct, struct.version, device.total, device.reserved, max(0, device.total - device.reserved - used),
+                  used)  # version, total, reserved, free, used
+            return success
 
-        def processes(device: FakeDevice, count: Any, infos: Any) -> int:
+        def processes(handle: Any, count: Any, infos: Any, name: str = "nvmlDeviceGetComputeRunningProcesses_v3"
+                      ) -> int:
+            device, code = fake._on_device(name, handle)
+            if device is None:
+                return code
             if device.process_error is not None:
                 return device.process_error
-            listed = list(device.processes)
+            listed = device.processes
             counter = _target(count)
             if infos is None or counter.value < len(listed):
                 # The size query: report how many there are, as the C library does.
                 counter.value = len(listed)
-                return pynvml.NVML_ERROR_INSUFFICIENT_SIZE if listed else pynvml.NVML_SUCCESS
+                return pynvml.NVML_ERROR_INSUFFICIENT_SIZE if listed else success
             for i, process in enumerate(listed):
-                entry = infos[i]
-                entry.pid = process.pid
-                entry.usedGpuMemory = pynvml.NVML_VALUE_NOT_AVAILABLE_ulonglong.value if process.used is None \
-                    else process.used
-                entry.gpuInstanceId = process.gpu_instance
-                entry.computeInstanceId = process.compute_instance
+                _fill(infos[i], process.pid, not_available if process.used is None else process.used,
+                      process.gpu_instance, process.compute_instance)  # as c_nvmlProcessInfo_v3_t declares them
             counter.value = len(listed)
-            return pynvml.NVML_SUCCESS
+            return success
 
-        def mig_mode(device: FakeDevice, current: Any, pending: Any) -> int:
+        def processes_v2(handle: Any, count: Any, infos: Any) -> int:
+            return processes(handle, count, infos, "nvmlDeviceGetComputeRunningProcesses_v2")
+
+        def mig_mode(handle: Any, current: Any, pending: Any) -> int:
+            device, code = fake._on_device("nvmlDeviceGetMigMode", handle)
+            if device is None:
+                return code
             _target(current).value = _target(pending).value = int(device.mig)
-            return pynvml.NVML_SUCCESS
+            return success
 
-        functions: dict[str, Callable[..., Any]] = {
-            "nvmlInitWithFlags": call("nvmlInitWithFlags", init, needs_init=False),
-            "nvmlInit_v2": call("nvmlInit_v2", init, needs_init=False),
-            "nvmlShutdown": call("nvmlShutdown", shutdown),
-            "nvmlSystemGetDriverVersion": call("nvmlSystemGetDriverVersion", driver_version),
-            "nvmlDeviceGetCount_v2": call("nvmlDeviceGetCount_v2", device_count),
-            "nvmlDeviceGetHandleByIndex_v2": call("nvmlDeviceGetHandleByIndex_v2", handle_by_index),
-            "nvmlDeviceGetName": call("nvmlDeviceGetName", on_device(name)),
-            "nvmlDeviceGetUUID": call("nvmlDeviceGetUUID", on_device(uuid)),
-            "nvmlDeviceGetMemoryInfo": call("nvmlDeviceGetMemoryInfo", on_device(memory)),
-            "nvmlDeviceGetMemoryInfo_v2": call("nvmlDeviceGetMemoryInfo_v2", on_device(memory_v2)),
-            "nvmlDeviceGetComputeRunningProcesses_v3": call("nvmlDeviceGetComputeRunningProcesses_v3",
-                                                            on_device(processes)),
-            "nvmlDeviceGetComputeRunningProcesses_v2": call("nvmlDeviceGetComputeRunningProcesses_v2",
-                                                            on_device(processes)),
-            "nvmlDeviceGetMigMode": call("nvmlDeviceGetMigMode", on_device(mig_mode)),
-        }
+        return FakeNvmlLibrary(
+            nvmlInitWithFlags=init,
+            nvmlInit_v2=init,
+            nvmlShutdown=shutdown,
+            nvmlErrorString=error_string,
+            nvmlSystemGetDriverVersion=driver_version,
+            nvmlDeviceGetCount_v2=device_count,
+            nvmlDeviceGetHandleByIndex_v2=handle_by_index,
+            nvmlDeviceGetName=name,
+            nvmlDeviceGetUUID=uuid,
+            nvmlDeviceGetMemoryInfo=memory,
+            nvmlDeviceGetMemoryInfo_v2=memory_v2,
+            nvmlDeviceGetComputeRunningProcesses_v3=processes,
+            nvmlDeviceGetComputeRunningProcesses_v2=processes_v2,
+            nvmlDeviceGetMigMode=mig_mode,
+        )
 
-        functions["nvmlErrorString"] = error_string  # works before init, as in the C library
-        return FakeNvmlLibrary(_fake=fake, **functions)
+    def _enter(self, name: str) -> int | None:
+        """What every C function does first: count the call, let the scenario advance, refuse when uninitialised or
+        failing. Returns the error code to return, or None to go on."""
+        self.calls[name] += 1  # under concurrent callers a count may be lost; tests count from one thread
+        if self.before_call is not None:
+            self.before_call()
+        if not self._initialized:
+            return _UNINITIALIZED
+        return self.failure
 
-    def _device(self, handle: Any) -> FakeDevice | None:
+    def _on_device(self, name: str, handle: Any) -> tuple[FakeDevice | None, int]:
+        """`_enter`, then the device behind `handle` (or None and the error code to return)."""
+        code = self._enter(name)
+        if code is not None:
+            return None, code
         address = int.from_bytes(bytes(handle), sys.byteorder)  # the pointer's value, without a ctypes call
         index, rest = divmod(address - _HANDLE_BASE, _HANDLE_STRIDE)
         if rest or not 0 <= index < len(self.devices):
-            return None
-        return self.devices[index]
+            return None, _INVALID_ARGUMENT
+        device = self.devices[index]
+        if device.error is not None:
+            return None, device.error
+        return device, _SUCCESS
 
 
 _ERROR_TEXTS = {  # nvmlErrorString's texts for the codes pynvml has no text of its own for
@@ -312,6 +328,29 @@ _ERROR_TEXTS = {  # nvmlErrorString's texts for the codes pynvml has no text of 
 
 def _missing_library(*args: Any, **kwargs: Any) -> Any:
     raise OSError("libnvidia-ml.so.1: cannot open shared object file: No such file or directory (simulated)")
+
+
+_LAYOUTS: dict[type, Struct] = {}
+_FORMATS = {ctypes.c_uint: "I", ctypes.c_ulonglong: "Q", ctypes.c_int: "i"}
+
+
+def _fill(struct: Any, *values: int) -> None:
+    """Write every field, in declaration order, straight into the struct's memory as the C library does (pynvml's
+    structs route attribute writes through Python, which is slow and not what a driver does)."""
+    layout = _LAYOUTS.get(type(struct))
+    if layout is None:
+        layout = _LAYOUTS[type(struct)] = _layout(type(struct))
+    layout.pack_into(memoryview(struct).cast("B"), 0, *values)
+
+
+def _layout(kind: type) -> Struct:
+    """The struct module's picture of a ctypes structure: its fields at their offsets, padding in between."""
+    text, position = "<" if sys.byteorder == "little" else ">", 0
+    for name, field_type in kind._fields_:  # type: ignore[attr-defined]
+        offset = getattr(kind, name).offset
+        text += "x" * (offset - position) + _FORMATS[field_type]
+        position = offset + ctypes.sizeof(field_type)
+    return Struct(text + "x" * (ctypes.sizeof(kind) - position))
 
 
 def _target(argument: Any) -> Any:

@@ -15,7 +15,7 @@ HEADLINE_ORDER = ("process", "allocated", "used")
 OK = "ok"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Sample:
     """One reading of one device by one source. Sizes are bytes; None means the source cannot know it.
 
@@ -62,7 +62,9 @@ class MemorySource(Protocol):
 
     `state` says in words whether the source works ("ok") and, if not, why ("no NVIDIA driver", "NVML error: GPU is
     lost", "per-process memory unavailable (MIG or container PID namespace)", "simulated", ...). `sample()` never
-    raises: a failure becomes `state`, and the readings that still worked are returned.
+    raises: a failure becomes `state`, and the readings that still worked are returned. A source may also have an
+    `idle` attribute: while it is True (nothing to read, e.g. its framework is not imported) the sampler asks it only
+    once a second.
     """
 
     @property

@@ -1,0 +1,125 @@
+"""Horizontal lines drawn over the memory chart: each device's total, MegEngine's DTR eviction threshold, and Paddle's
+first-chunk cap. Values come from the framework itself when it is loaded (what it really uses), else from the kernel's
+session (what it will read at import).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..catalog import catalog
+from ..catalog.values import format_size
+from ..errors import InvalidValueError
+from ..runtime import session
+from ..runtime.frameworks import live_api
+from .protocol import OverlayInfo
+
+log = logging.getLogger(__name__)
+MiB = 1024**2
+
+DTR_THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
+DTR_AUTO_DROP = "MEGENGINE_DTR_AUTO_DROP"
+PADDLE_FLAGS = ("FLAGS_allocator_strategy", "FLAGS_fraction_of_gpu_memory_to_use", "FLAGS_initial_gpu_memory_in_mb")
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """One line: `kind` is "total", "dtr_threshold" or "paddle_cap"; `device` is the device label it belongs to
+    (None: not tied to one device); `note` says what the line means and where its value came from."""
+
+    kind: str
+    device: str | None
+    bytes: int
+    label: str
+    note: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.device or '*'}"
+
+    def to_json(self) -> OverlayInfo:
+        return {"key": self.key, "kind": self.kind, "device": self.device, "bytes": self.bytes, "label": self.label,
+                "note": self.note}
+
+
+def overlays(totals: Mapping[str, int], gpu_totals: Mapping[str, int]) -> list[Overlay]:
+    """The lines for the current state. `totals`: every device's total; `gpu_totals`: those of NVML's GPUs (the
+    Paddle cap is a share of them). Never raises: a framework that fails to answer just gives no line."""
+    lines = [Overlay("total", device, total, f"{device} total ({format_size(total)})", "the device's memory")
+             for device, total in totals.items()]
+    for build in (_dtr_threshold, lambda: _paddle_caps(gpu_totals)):
+        try:
+            lines.extend(build())
+        except Exception:  # an overlay is decoration; it must never stop the sampler
+            log.debug("overlay failed", exc_info=True)
+    return lines
+
+
+def _dtr_threshold() -> list[Overlay]:
+    entry = catalog().get(DTR_THRESHOLD)
+    if entry is None:
+        return []
+    api = live_api(entry)
+    if api is not None:  # megengine is loaded: its C++ option is the truth
+        value = int(api.read(entry))
+        origin = "megengine's live option dtr_eviction_threshold"
+        auto = catalog().get(DTR_AUTO_DROP)
+        auto_api = live_api(auto) if auto is not None else None
+        enabled = auto is None or auto_api is None or auto_api.read(auto) not in ("0", "False")
+    else:
+        text = session().get(DTR_THRESHOLD)
+        if text is None:
+            return []
+        try:
+            value = int(entry.type.parse(text).value)
+        except InvalidValueError:
+            return []
+        origin = f"{DTR_THRESHOLD} in the environment; megengine reads it at import"
+        enabled = session().get(DTR_AUTO_DROP) not in (None, "0")
+    if value <= 0:  # 0: no threshold, DTR evicts only when an allocation fails
+        return []
+    off = "" if enabled else "; DTR auto drop is off, so nothing is evicted at this line yet"
+    return [Overlay("dtr_threshold", None, value, f"DTR eviction threshold ({format_size(value)})",
+                    f"from {origin}; compares with MegEngine's live tensor memory (megengine allocated){off}")]
+
+
+def _paddle_caps(gpu_totals: Mapping[str, int]) -> list[Overlay]:
+    flags = _paddle_flags()
+    if flags is None or flags["FLAGS_allocator_strategy"] != "naive_best_fit":
+        return []  # auto_growth (the default) takes memory as needed: there is no cap to draw
+    fraction = float(flags["FLAGS_fraction_of_gpu_memory_to_use"])
+    initial_mb = int(float(flags["FLAGS_initial_gpu_memory_in_mb"]))
+    lines = []
+    for device, total in gpu_totals.items():
+        if initial_mb > 0:
+            value = initial_mb * MiB
+            how = f"FLAGS_initial_gpu_memory_in_mb={initial_mb}"
+        else:
+            value = int(fraction * total)
+            how = (f"FLAGS_fraction_of_gpu_memory_to_use={fraction:.3g} × total; Paddle takes that share of the memory "
+                   "*available* at its first allocation, so the real chunk is at most this")
+        lines.append(Overlay("paddle_cap", device, value, f"Paddle first chunk ({format_size(value)})",
+                             f"only under FLAGS_allocator_strategy=naive_best_fit: {how}; when the chunk is used up "
+                             "Paddle requests another"))
+    return lines
+
+
+def _paddle_flags() -> dict[str, Any] | None:
+    paddle = sys.modules.get("paddle")
+    if paddle is not None and hasattr(paddle, "get_flags"):
+        return dict(paddle.get_flags(list(PADDLE_FLAGS)))
+    env = session()
+    if all(env.get(name) is None for name in PADDLE_FLAGS):
+        return None
+    flags = {}
+    for name in PADDLE_FLAGS:
+        entry = catalog().get(name)
+        text = env.get(name)
+        flags[name] = text if text is not None else (entry.default if entry is not None else None)
+    if flags["FLAGS_fraction_of_gpu_memory_to_use"] is None or flags["FLAGS_initial_gpu_memory_in_mb"] is None:
+        return None
+    return flags

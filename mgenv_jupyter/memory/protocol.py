@@ -1,0 +1,83 @@
+"""The memory chart's wire format, kernel side: the JSON-ready batches `Sampler` hands to its subscribers, which the
+chart (inline or in the sidebar) forwards to the browser unchanged. The TypeScript side mirrors these types.
+
+A batch carries the rows sampled since the previous batch, as columns (one array per series, not one object per
+sample), at most `pushes_per_second` times a second:
+
+    {
+      "type": "memory.batch",
+      "seq": 17,                              # increasing per sampler
+      "interval": 0.1,                        # seconds between samples now
+      "t": [1732240000.1, 1732240000.2],      # row times, seconds since the epoch, millisecond precision
+      "columns": {                            # series key → one value per row, in bytes; null where not sampled
+        "gpu0 used": [8589934592, 8592031744],
+        "gpu0 process": [2147483648, null]
+      },
+      "cells": [                              # cell markers that started or ended since the previous batch
+        {"cell": 12, "start": 1732240000.15, "end": null, "duration": null, "ok": null, "peak": {}}
+      ],
+      # only in a subscriber's first batch and whenever they change; complete lists replacing the previous ones:
+      "series": [{"key": "gpu0 used", "device": "gpu0", "quantity": "used", "source": "nvml", "simulated": false}],
+      "sources": [{"name": "nvml", "state": "ok", "simulated": false}],
+      "overlays": [{"key": "total:gpu0", "kind": "total", "device": "gpu0", "bytes": 42949672960,
+                    "label": "gpu0 total (40 GB)", "note": "the device's memory"}]
+    }
+
+A series key is "<device> <quantity>"; quantities are used, total, process (the kernel's process tree), allocated,
+reserved, peak (framework allocators). Devices read from the simulated GPU carry "(simulated)" in their label and
+`simulated: true`. A cell appears twice: when it starts (end null) and when it ends (with its peaks per series).
+`Sampler.snapshot()` returns the same shape with everything still at full resolution, for a chart opened late.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+
+class SeriesInfo(TypedDict):
+    key: str
+    device: str
+    quantity: str
+    source: str
+    simulated: bool
+
+
+class SourceState(TypedDict):
+    name: str
+    state: str
+    simulated: bool
+
+
+class OverlayInfo(TypedDict):
+    key: str
+    kind: str  # "total" | "dtr_threshold" | "paddle_cap"
+    device: str | None
+    bytes: int
+    label: str
+    note: str
+
+
+class CellInfo(TypedDict):
+    cell: int
+    start: float
+    end: float | None
+    duration: float | None
+    ok: bool | None
+    peak: dict[str, float]
+
+
+class BatchMeta(TypedDict, total=False):
+    """The parts of a batch sent only when they change."""
+
+    series: list[SeriesInfo]
+    sources: list[SourceState]
+    overlays: list[OverlayInfo]
+
+
+class Batch(BatchMeta):
+    type: Literal["memory.batch"]
+    seq: int
+    interval: float
+    t: list[float]
+    columns: dict[str, list[int | float | None]]
+    cells: list[CellInfo]

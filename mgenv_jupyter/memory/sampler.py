@@ -1,0 +1,343 @@
+"""`Sampler`: reads memory sources on a background thread, keeps the history, and pushes batches to subscribers.
+
+    sampler = Sampler(default_sources(), interval=0.1).start()
+    sampler.attach(get_ipython())          # cell markers
+    sampler.subscribe(lambda batch: ...)   # JSON-ready batches (see protocol.py), a few per second
+    sampler.history.frame()                # everything so far, as a DataFrame
+    sampler.close()
+
+The thread is a daemon and holds the sampler only weakly: a sampler that is dropped without `close()` stops by
+itself. Nothing a source or subscriber does can kill the thread; a source that raises shows the error as its state
+and the other sources go on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .cells import CellTracker
+from .history import History
+from .overlays import Overlay, overlays
+from .protocol import Batch, BatchMeta, SeriesInfo, SourceState
+from .sample import QUANTITIES, MemorySource, Sample, series_key
+
+log = logging.getLogger(__name__)
+
+Subscriber = Callable[[Batch], None]
+# Once a second: ask idle sources (framework not imported, host fallback unused) whether they still are, and redraw
+# the overlays (they read the session and the frameworks).
+_HOUSEKEEPING_SECONDS = 1.0
+_JOIN_SECONDS = 5.0
+
+
+class Sampler:
+    """Samples `sources` every `interval` seconds (10 Hz by default) and pushes batches at most `pushes_per_second`.
+
+    `start`, `stop` and `close` are idempotent; after `close()` (which also closes the sources, unregisters the cell
+    hooks and drops the subscribers) the sampler cannot be started again. Subscribers are called on the sampler's
+    thread with one `Batch` each; they should hand the data on quickly (a widget's `send`, a queue).
+    """
+
+    def __init__(
+        self,
+        sources: Iterable[MemorySource] | None = None,
+        *,
+        interval: float = 0.1,
+        pushes_per_second: float = 4.0,
+        history: History | None = None,
+    ) -> None:
+        if sources is None:
+            from .sources import default_sources
+
+            sources = default_sources()
+        self.sources: list[MemorySource] = list(sources)
+        self.history = history if history is not None else History()
+        self.cells = CellTracker(self.history)
+        self.pushes_per_second = pushes_per_second
+        self._interval = _checked_interval(interval)
+        self._subscribers: dict[Subscriber, int] = {}  # callback → meta version it has seen
+        self._pending: list[tuple[float, dict[str, int]]] = []
+        self._series: dict[str, SeriesInfo] = {}
+        self._keys: dict[str, list[tuple[str, str]]] = {}  # device → (quantity, series key), formatted once
+        self._errors: dict[int, str] = {}  # id(source) → what it raised
+        self._active: list[MemorySource] = []  # sources that were not idle at the last housekeeping
+        self._states: list[SourceState] = []
+        self._overlays: list[Overlay] = []
+        self._totals: dict[str, int] = {}
+        self._gpu_totals: dict[str, int] = {}
+        self._meta_version = 0
+        self._seq = 0
+        self._last_flush = 0.0
+        self._last_housekeeping = -float("inf")
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._wake = _Wakeup()
+        self._closed = False
+        self._lock = threading.RLock()
+        self._flush_lock = threading.Lock()
+
+    # ---- lifecycle -----------------------------------------------------------------------------------------------
+
+    @property
+    def interval(self) -> float:
+        """Seconds between samples; changing it takes effect at once."""
+        return self._interval
+
+    @interval.setter
+    def interval(self, value: float) -> None:
+        self._interval = _checked_interval(value)
+        self._wake.set()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> Sampler:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this Sampler is closed; create a new one")
+            if self.running:
+                return self
+            self._stop = threading.Event()
+            self._wake = _Wakeup()
+            self._thread = threading.Thread(target=_run, args=(weakref.ref(self), self._stop, self._wake),
+                                            name="mgenv-memory-sampler", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        with self._lock:
+            thread, self._thread = self._thread, None
+            self._stop.set()
+            self._wake.set()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(_JOIN_SECONDS)
+
+    def close(self) -> None:
+        """Stop, unregister the cell hooks, drop subscribers and close the sources. Idempotent."""
+        self.stop()
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self.cells.unregister()
+            self._subscribers.clear()
+            self._pending.clear()
+        for source in self.sources:
+            try:
+                source.close()
+            except Exception:
+                log.exception("closing memory source %r failed", source)
+
+    def __enter__(self) -> Sampler:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def attach(self, shell: Any) -> None:
+        """Mark cells of `shell` (the kernel's InteractiveShell) on the chart and in `history.per_cell()`."""
+        self.cells.register(shell)
+
+    # ---- subscribers ---------------------------------------------------------------------------------------------
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call `callback(batch)` with every batch from now on; returns a function that unsubscribes."""
+        with self._lock:
+            self._subscribers[callback] = -1
+        return lambda: self.unsubscribe(callback)
+
+    def unsubscribe(self, callback: Subscriber) -> None:
+        with self._lock:
+            self._subscribers.pop(callback, None)
+
+    # ---- sampling ------------------------------------------------------------------------------------------------
+
+    def sample_once(self) -> dict[str, int]:
+        """Take one sample now, as the thread does each tick, and return the row: series → bytes. Idle sources (see
+        `MemorySource`) are asked only once a second."""
+        t, now = time.time(), time.monotonic()
+        # Once a second every source is asked (and idle ones are set aside); in between only the active ones.
+        housekeeping = now - self._last_housekeeping >= _HOUSEKEEPING_SECONDS
+        samples: list[Sample] = []
+        for source in self.sources if housekeeping else self._active:  # the slow part: no lock held
+            samples.extend(self._read(source))
+        if housekeeping:
+            self._last_housekeeping = now
+            self._active = [source for source in self.sources if not getattr(source, "idle", False)]
+        row: dict[str, int] = {}
+        with self._lock:
+            for sample in samples:
+                self._take(sample, row)
+            if row:
+                self.history.append(t, row)
+                self.cells.observe(row)
+                if self._subscribers:
+                    self._pending.append((t, row))
+            if housekeeping:
+                self._refresh_overlays()
+        return row
+
+    def _read(self, source: MemorySource) -> list[Sample]:
+        try:
+            samples = source.sample()
+        except Exception as exc:  # sources promise not to raise; one that does stays visible with its error
+            self._errors[id(source)] = f"error: {type(exc).__name__}: {exc}"
+            return []
+        self._errors.pop(id(source), None)
+        return samples
+
+    def _take(self, sample: Sample, row: dict[str, int]) -> None:
+        keys = self._keys.get(sample.device)
+        if keys is None:
+            keys = self._keys[sample.device] = [(q, series_key(sample.device, q)) for q in QUANTITIES]
+        for quantity, key in keys:
+            value = getattr(sample, quantity)
+            if value is None:
+                continue
+            row[key] = value
+            if key not in self._series:
+                self._series[key] = {"key": key, "device": sample.device, "quantity": quantity,
+                                     "source": sample.source, "simulated": sample.simulated}
+                self._meta_version += 1
+        if sample.total is not None:
+            self._totals[sample.device] = sample.total
+            if sample.source.startswith("nvml"):
+                self._gpu_totals[sample.device] = sample.total
+
+    def _refresh_states(self) -> None:
+        # Read when a batch goes out or someone asks, not every tick: at 100 Hz the difference shows.
+        states: list[SourceState] = [
+            {"name": s.name, "state": self._errors.get(id(s), s.state), "simulated": bool(getattr(s, "simulated", 0))}
+            for s in self.sources
+        ]
+        if states != self._states:
+            self._states = states
+            self._meta_version += 1
+
+    def _refresh_overlays(self) -> None:
+        lines = overlays(self._totals, self._gpu_totals)
+        if lines != self._overlays:
+            self._overlays = lines
+            self._meta_version += 1
+
+    def states(self) -> list[SourceState]:
+        """Each source's name and state in words (after the last sample)."""
+        with self._lock:
+            self._refresh_states()
+            return list(self._states)
+
+    @property
+    def overlays(self) -> list[Overlay]:
+        with self._lock:
+            return list(self._overlays)
+
+    # ---- batches -------------------------------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Push what is pending to the subscribers now (the thread does this `pushes_per_second` times a second)."""
+        with self._flush_lock:
+            with self._lock:
+                self._refresh_states()
+                subscribers = dict(self._subscribers)
+                rows, self._pending = self._pending, []
+                cells = self.cells.drain()
+                version = self._meta_version
+                if not subscribers or (not rows and not cells and all(v == version for v in subscribers.values())):
+                    return
+                batch = self._batch(rows, cells)
+                meta = self._meta()
+                self._last_flush = time.monotonic()
+            for callback, seen in subscribers.items():
+                payload: Batch = batch if seen == version else {**batch, **meta}
+                try:
+                    callback(payload)
+                except Exception:  # one broken chart must not stop the others or the sampler
+                    log.exception("memory subscriber %r failed", callback)
+                with self._lock:
+                    if callback in self._subscribers:
+                        self._subscribers[callback] = version
+
+    def snapshot(self) -> Batch:
+        """Everything still at full resolution in the history, with the series, states and overlays: the first
+        message for a chart that opens while the sampler is already running."""
+        with self._lock:
+            frame = self.history.frame()
+            recent = frame.attrs["full_resolution_from"]
+            if recent is not None:
+                frame = frame[frame.index >= recent]
+            times = (frame.index.asi8 / 1e9).round(3).tolist() if len(frame) else []
+            columns = {key: [None if v != v else int(v) for v in frame[key].tolist()] for key in frame.columns}
+            cells = [marker.to_json() for marker in self.history.cells]
+            self._refresh_states()
+            return {"type": "memory.batch", "seq": self._seq, "interval": self._interval, "t": times,
+                    "columns": columns, "cells": cells, **self._meta()}  # type: ignore[typeddict-item]
+
+    def _batch(self, rows: list[tuple[float, dict[str, int]]], cells: list[Any]) -> Batch:
+        keys = list(dict.fromkeys(key for _, row in rows for key in row))
+        self._seq += 1
+        return {"type": "memory.batch", "seq": self._seq, "interval": self._interval,
+                "t": [round(t, 3) for t, _ in rows],
+                "columns": {key: [row.get(key) for _, row in rows] for key in keys},
+                "cells": [marker.to_json() for marker in cells]}
+
+    def _meta(self) -> BatchMeta:
+        return {"series": list(self._series.values()), "sources": list(self._states),
+                "overlays": [line.to_json() for line in self._overlays]}
+
+    def _due(self) -> bool:
+        return time.monotonic() - self._last_flush >= 1.0 / self.pushes_per_second
+
+
+class _Wakeup:
+    """Wakes the sampler thread early (stop, new interval). A bare lock rather than an Event: Event.wait runs some
+    forty lines of Python per tick, which at 100 Hz is a visible share of the sampler's cost."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()  # held = nothing to say; released = wake up
+
+    def set(self) -> None:
+        try:
+            self._lock.release()
+        except RuntimeError:  # already released: a wake-up is pending
+            pass
+
+    def wait(self, timeout: float) -> bool:
+        """Sleep up to `timeout` seconds; True (and the wake-up consumed) if woken early."""
+        return self._lock.acquire(timeout=timeout) if timeout > 0 else self._lock.acquire(blocking=False)
+
+
+def _run(ref: weakref.ref[Sampler], stop: threading.Event, wake: _Wakeup) -> None:
+    """The sampler thread. It holds the sampler only during a tick, so a forgotten sampler is collected and stops."""
+    next_tick = time.monotonic()
+    while not stop.is_set():
+        sampler = ref()
+        if sampler is None:
+            return
+        try:
+            sampler.sample_once()
+            if sampler._due():
+                sampler.flush()
+        except Exception:  # belt and braces: nothing may end the thread but stop()
+            log.exception("memory sampler tick failed")
+        interval = sampler.interval
+        del sampler
+        next_tick += interval
+        delay = next_tick - time.monotonic()
+        if delay < 0:  # fell behind (a slow source): carry on from now rather than bursting to catch up
+            next_tick, delay = time.monotonic(), 0.0
+        if wake.wait(delay):
+            next_tick = time.monotonic()
+
+
+def _checked_interval(value: float) -> float:
+    value = float(value)
+    if not 0.001 <= value <= 3600:
+        raise ValueError(f"interval must be between 0.001 and 3600 seconds, not {value}")
+    return value

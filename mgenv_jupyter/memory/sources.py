@@ -1,0 +1,71 @@
+"""The sources a chart uses by default: the simulated GPU when asked for, NVML, the framework allocators, and host
+memory as the fallback when no GPU is visible."""
+
+from __future__ import annotations
+
+from ..errors import InvalidValueError
+from .framework_sources import framework_sources, nvml_index
+from .host_source import HostSource
+from .nvml_source import NvmlSource
+from .process_tree import ProcessTree
+from .sample import MemorySource, Sample
+from .simulation import ENV, from_environment
+
+
+class UnavailableSource:
+    """A source that cannot work, shown with the reason (e.g. a bad `MGENV_SIMULATE_GPU`)."""
+
+    simulated = False
+    idle = True
+
+    def __init__(self, name: str, state: str) -> None:
+        self.name = name
+        self.state = state
+
+    def sample(self) -> list[Sample]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+class HostFallback(HostSource):
+    """Host memory, sampled only while `gpus` sees no GPU (its state says so otherwise)."""
+
+    def __init__(self, gpus: NvmlSource, tree: ProcessTree | None = None) -> None:
+        super().__init__(tree)
+        self.gpus = gpus
+
+    @property
+    def idle(self) -> bool:
+        return bool(self.gpus.device_count)
+
+    def sample(self) -> list[Sample]:
+        if self.gpus.device_count:
+            self._state = "idle: GPUs are visible (host memory is the fallback)"
+            return []
+        return super().sample()
+
+
+def default_sources() -> list[MemorySource]:
+    """NVML (the simulated GPU instead when `MGENV_SIMULATE_GPU` is set), MegEngine, Paddle, PyTorch and MXNet
+    allocators (idle until imported), and host memory while no GPU is visible. One process-tree walk is shared."""
+    sources: list[MemorySource] = []
+    try:
+        from_environment()
+    except InvalidValueError as exc:
+        sources.append(UnavailableSource("nvml (simulated)", f"simulated GPU not started: {exc}"))
+    tree = ProcessTree()
+    nvml = NvmlSource(tree)
+
+    def kernel_uses(ordinal: int) -> bool | None:
+        index = nvml_index(ordinal)
+        return None if index is None else nvml.uses_device(index)
+
+    sources.append(nvml)
+    sources.extend(framework_sources(gate=kernel_uses))
+    sources.append(HostFallback(nvml, tree))
+    return sources
+
+
+__all__ = ["ENV", "HostFallback", "UnavailableSource", "default_sources"]
