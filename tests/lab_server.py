@@ -41,7 +41,10 @@ def _free_port() -> int:
 
 
 @contextmanager
-def running_lab(workdir: Path, env: dict[str, str] | None = None, limit_s: int = 900) -> Iterator[Lab]:
+def running_lab(
+    workdir: Path, env: dict[str, str] | None = None, limit_s: int = 900, app: str = "lab"
+) -> Iterator[Lab]:
+    """JupyterLab (or, with app="notebook", Notebook 7, which takes the same options) serving workdir/notebooks."""
     port = _free_port()
     dirs = {name: workdir / name for name in ("config", "runtime", "workspaces", "settings", "notebooks")}
     for d in dirs.values():
@@ -56,7 +59,7 @@ def running_lab(workdir: Path, env: dict[str, str] | None = None, limit_s: int =
                  "JUPYTERLAB_WORKSPACES_DIR": str(dirs["workspaces"])}
     with open(log, "w") as out:
         proc = subprocess.Popen(
-            ["timeout", str(limit_s), str(jupyter), "lab", "--allow-root", "--no-browser", "--ip=127.0.0.1",
+            ["timeout", str(limit_s), str(jupyter), app, "--allow-root", "--no-browser", "--ip=127.0.0.1",
              f"--port={port}", f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={dirs['notebooks']}",
              "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
              f"--LabApp.workspaces_dir={dirs['workspaces']}", f"--LabApp.user_settings_dir={dirs['settings']}"],

@@ -19,17 +19,17 @@ def test_memory_chart_draws_the_simulated_gpu_live(tmp_path):
         nbformat.write(nb, lab.root / "chart.ipynb")
         with chromium_page() as page:
             run_all_cells(page, lab, "chart.ipynb")
-            page.wait_for_selector(".mgenv-chart canvas", timeout=60_000)
+            page.wait_for_selector(".jp-OutputArea .mgenv-chart canvas", timeout=60_000)
             # live: the number of points keeps growing while the notebook sits there
-            count = "() => document.querySelector('.mgenv-chart').mgenvChart.store.length"
+            count = "() => document.querySelector('.jp-OutputArea .mgenv-chart').mgenvChart.store.length"
             page.wait_for_function(f"() => ({count})() > 20", timeout=30_000)
             first = page.evaluate(count)
             page.wait_for_function(f"() => ({count})() > {first + 10}", timeout=30_000)
-            status = page.inner_text(".mgenv-chart-status")
-            legend = page.inner_text(".mgenv-chart-legend")
-            markers = page.evaluate("() => document.querySelector('.mgenv-chart').mgenvChart"
+            status = page.inner_text(".jp-OutputArea .mgenv-chart-status")
+            legend = page.inner_text(".jp-OutputArea .mgenv-chart-legend")
+            markers = page.evaluate("() => document.querySelector('.jp-OutputArea .mgenv-chart').mgenvChart"
                                     ".markers.map(m => m.cell)")
-            page.locator(".mgenv-chart").first.screenshot(path=str(screenshot(page, "memory-chart.png")))
+            page.locator(".jp-OutputArea .mgenv-chart").first.screenshot(path=str(screenshot(page, "memory-chart.png")))
     assert "SIMULATED GPU" in status
     assert "simulated" in legend and "GiB" in legend
     assert markers, "cell markers reached the chart"

@@ -7,7 +7,7 @@ from ..text import Text
 from .entry import Entry, ReadWhen
 from .values import DeviceList, Enum, Switch
 
-CUDA_READERS = ("megengine", "paddle", "mxnet", "torch", "tensorflow", "jax", "cupy", "pynvml")
+CUDA_READERS = ("megengine", "paddle", "mxnet", "torch", "tensorflow", "jax", "cupy")  # NVML ignores them
 DEVICES = Text("Device selection", "设备选择")
 _FIRST_CUDA_INIT = Text(
     "the first CUDA initialisation in this process (the first GPU operation of any framework)",

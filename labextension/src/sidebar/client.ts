@@ -27,7 +27,7 @@ import { Language } from './text';
 export const LOAD_CODE = '%load_ext mgenv_jupyter';
 export const MEMORY_INTERVAL = 0.1;
 
-export type KernelLike = Pick<Kernel.IKernelConnection, 'requestExecute' | 'createComm'>;
+export type KernelLike = Pick<Kernel.IKernelConnection, 'requestExecute' | 'createComm' | 'iopubMessage'>;
 
 type RequestBody =
   | { type: 'hello'; language: string }
@@ -76,6 +76,7 @@ export class KernelClient {
   /** Load the extension, open the comm, say hello and apply the profile, all in one go. */
   start(): void {
     this._model.setConnection({ state: 'connecting', detail: '' });
+    this._kernel.iopubMessage.connect(this._onIopub, this);
     const future = this._kernel.requestExecute(
       { code: LOAD_CODE, silent: true, store_history: false, allow_stdin: false, stop_on_error: false },
       true
@@ -116,6 +117,7 @@ export class KernelClient {
       return;
     }
     this._disposed = true;
+    this._kernel.iopubMessage.disconnect(this._onIopub, this);
     const comm = this._comm;
     this._comm = null;
     if (comm && !comm.isDisposed) {
@@ -167,6 +169,22 @@ export class KernelClient {
         this._pending.delete(message.reply_to);
         resolve(message);
       }
+    }
+  }
+
+  /**
+   * After every executed cell, ask for the state again: a cell may import a framework (which changes what each
+   * variable's value means) or write os.environ directly, and neither is a change the kernel announces.
+   */
+  private _onIopub(_: unknown, msg: KernelMessage.IIOPubMessage): void {
+    if (
+      msg.header.msg_type === 'status' &&
+      (msg as KernelMessage.IStatusMsg).content.execution_state === 'idle' &&
+      (msg.parent_header as Partial<KernelMessage.IHeader>)?.msg_type === 'execute_request' &&
+      this._gotCatalog &&
+      this._comm
+    ) {
+      this.refresh();
     }
   }
 

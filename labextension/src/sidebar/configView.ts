@@ -55,9 +55,9 @@ export class ConfigView extends Widget {
     this._status.setAttribute('role', 'status');
     this._notice = el('div', 'mgenv-sb-notice');
     const toolbar = el('div', 'mgenv-sb-toolbar');
-    this._restart = button(t('restartApply'), t('restartApplyTitle'), 'mgenv-sb-restart');
+    this._restart = button(t('restartApply'), t('restartApplyTitle'), 'jp-mod-accept mgenv-sb-restart');
     this._restart.addEventListener('click', () => void this._actions.restartAndApply());
-    this._refresh = button(t('refresh'), t('refresh'), 'mgenv-sb-refresh');
+    this._refresh = button(t('refresh'), t('refresh'), 'jp-mod-reject mgenv-sb-refresh');
     this._refresh.addEventListener('click', () => this._actions.refresh());
     toolbar.append(this._restart, this._refresh);
     this._profile = el('div', 'mgenv-sb-profile');
@@ -147,13 +147,14 @@ export class ConfigView extends Widget {
         line = `${notebook}: ${t('noKernel')}`;
         break;
       case 'connecting':
+      case 'standby':
         line = `${kernel} · ${t('loading')}`;
         break;
       case 'restarting':
         line = `${kernel} · ${t('restarting')}`;
         break;
       case 'ready':
-        line = `${t('connected')}: ${kernel}` + (info ? ` · Python ${info.version}` : '');
+        line = kernel + (info ? ` · Python ${info.version}` : '');
         if (info?.imported.length) {
           line += ` · imported: ${info.imported.join(', ')}`;
         }
@@ -167,7 +168,7 @@ export class ConfigView extends Widget {
       default:
         line = kernel;
     }
-    this._status.textContent = line;
+    this._status.textContent = state === 'no-notebook' || state === 'no-kernel' ? line : `${notebook} · ${line}`;
     this._status.title = info && state === 'ready' ? info.python : '';
     this._status.dataset.state = state;
     this.node.dataset.connection = state;
@@ -217,7 +218,9 @@ export class ConfigView extends Widget {
       const item = el('li', '');
       const assignment = el('code', '');
       assignment.textContent = `${name}=${value}`;
-      const remove = button('×', t('removeFromProfile'), 'mgenv-sb-profile-remove');
+      const remove = el('button', 'mgenv-sb-profile-remove') as HTMLButtonElement;
+      remove.textContent = '×';
+      remove.title = t('removeFromProfile');
       remove.setAttribute('aria-label', `${t('removeFromProfile')}: ${name}`);
       remove.addEventListener('click', () => this._actions.forget(name));
       item.append(assignment, remove);
@@ -317,7 +320,7 @@ function historyItem(change: ChangeInfo): HTMLElement {
 }
 
 function button(label: string, title: string, className: string): HTMLButtonElement {
-  const node = el('button', `jp-Button jp-mod-styled jp-mod-reject ${className}`) as HTMLButtonElement;
+  const node = el('button', `jp-Button jp-mod-styled ${className}`) as HTMLButtonElement;
   node.textContent = label;
   node.title = title;
   return node;

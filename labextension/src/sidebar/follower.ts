@@ -26,7 +26,9 @@ export class NotebookFollower {
   private _kernel: Kernel.IKernelConnection | null = null;
   private _client: KernelClient | null = null;
   private _memoryOn = false;
+  private _active = false;
   private _reattachScheduled = false;
+  private _profileApplied = new Set<string>(); // kernel ids whose current process has had the profile
   private _disposed = false;
   private _memoryReceived = new Signal<this, MemoryMessage>(this);
   private _clientChanged = new Signal<this, KernelClient | null>(this);
@@ -58,6 +60,15 @@ export class NotebookFollower {
 
   get isDisposed(): boolean {
     return this._disposed;
+  }
+
+  /** The panel is shown (or hidden): a shown panel connects to the kernel it follows. */
+  setActive(active: boolean): void {
+    this._active = active;
+    const kernel = this._kernel;
+    if (active && kernel && !kernel.isDisposed && !this._client && this._model.connection.state === 'standby') {
+      this._connect(kernel);
+    }
   }
 
   /** Whether the live memory stream is wanted (the memory panel is visible). */
@@ -164,8 +175,8 @@ export class NotebookFollower {
   }
 
   private _onKernelChanged(_: unknown, args: Session.ISessionConnection.IKernelChangedArgs): void {
-    if (args.newValue === this._kernel && this._client && !this._client.isDisposed) {
-      return; // SessionContext.restartKernel re-announces the same kernel; it is followed already
+    if (args.newValue === this._kernel) {
+      return; // SessionContext.restartKernel re-announces the same kernel; restarts are followed through the status
     }
     if (this._panel?.context.isReady) {
       this._attach(args.newValue);
@@ -176,6 +187,10 @@ export class NotebookFollower {
     if (status === 'restarting' || status === 'autorestarting') {
       if (this._reattachScheduled || !this._kernel) {
         return;
+      }
+      this._profileApplied.delete(this._kernel.id); // a new process: it gets the profile again
+      if (!this._client && !this._wanted()) {
+        return; // not connected, nothing to apply: the panel connects when it is shown
       }
       this._reattachScheduled = true;
       this._model.setConnection({ state: 'restarting', detail: '' });
@@ -189,18 +204,14 @@ export class NotebookFollower {
         }
       });
     } else if (status === 'dead') {
-      this._client?.dispose();
-      this._client = null;
+      this._disconnect();
       this._model.setConnection({ state: 'dead', detail: '' });
     }
   }
 
+  /** Follow this kernel (or none): forget the previous one, and connect if the panel is wanted. */
   private _attach(kernel: Kernel.IKernelConnection | null): void {
-    if (this._client) {
-      this._client.memoryReceived.disconnect(this._onMemory, this);
-      this._client.dispose();
-      this._client = null;
-    }
+    this._disconnect();
     this._kernel = kernel;
     this._model.resetKernelState();
     if (!kernel || kernel.isDisposed || !this._panel) {
@@ -210,17 +221,48 @@ export class NotebookFollower {
       this._clientChanged.emit(null);
       return;
     }
-    const spec = this._panel.sessionContext.kernelDisplayName || kernel.name;
-    this._model.setConnection({ kernel: spec });
+    this._model.setConnection({ kernel: this._panel.sessionContext.kernelDisplayName || kernel.name });
+    if (this._wanted()) {
+      this._connect(kernel);
+    } else {
+      this._model.setConnection({ state: 'standby', detail: '' });
+      this._clientChanged.emit(null);
+    }
+  }
+
+  /**
+   * The kernel is only touched (`%load_ext`, the comm) once the panel has been shown, or when the notebook has a
+   * profile to apply: a notebook nobody configures from here is left alone.
+   */
+  private _wanted(): boolean {
+    return this._active || Object.keys(this._model.profile).length > 0;
+  }
+
+  private _connect(kernel: Kernel.IKernelConnection): void {
+    if (!this._panel) {
+      return;
+    }
+    // The profile is applied once per kernel process (start, restart, or a kernel this page has not seen yet), not
+    // each time the user comes back to the notebook: that would undo what they changed since with %envset.
+    const fresh = !this._profileApplied.has(kernel.id);
+    this._profileApplied.add(kernel.id);
     const client = new KernelClient(kernel, this._model, {
       language: this._model.language,
-      profile: readProfile(this._panel.context.model)
+      profile: fresh ? readProfile(this._panel.context.model) : {}
     });
     this._client = client;
     client.memoryReceived.connect(this._onMemory, this);
     client.setMemory(this._memoryOn);
     client.start();
     this._clientChanged.emit(client);
+  }
+
+  private _disconnect(): void {
+    if (this._client) {
+      this._client.memoryReceived.disconnect(this._onMemory, this);
+      this._client.dispose();
+      this._client = null;
+    }
   }
 
   private _onMemory(_: KernelClient, message: MemoryMessage): void {

@@ -106,7 +106,8 @@ export class MemoryView extends Widget {
     this._body.replaceChildren();
     const root = el('div', 'mgenv-sb-chart');
     this._body.append(root);
-    const chart = new MemoryChart(root, { title: this._title, height: 200, maxPoints: 20_000 });
+    // The section's toggle already names it; the chart's own header keeps only its CSV button.
+    const chart = new MemoryChart(root, { title: '', height: 200, maxPoints: 20_000 });
     (root as any).mgenvChart = chart; // lets browser tests and benchmarks reach the live chart
     return chart;
   }

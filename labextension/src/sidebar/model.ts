@@ -13,6 +13,7 @@ import { Language } from './text';
 export type ConnectionState =
   | 'no-notebook' // no notebook is current
   | 'no-kernel' // the notebook has no kernel
+  | 'standby' // a kernel, not connected: the panel has not been shown and the notebook has no profile
   | 'connecting' // load_ext sent, waiting for the catalog
   | 'ready' // catalog received
   | 'restarting'

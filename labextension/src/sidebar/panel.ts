@@ -2,7 +2,8 @@
  * The "Framework Env" sidebar: owns the model, the notebook follower and the two views, wires them together, and
  * tears everything down in dispose() (comm closed, memory stream stopped).
  */
-import { Panel } from '@lumino/widgets';
+import { Message } from '@lumino/messaging';
+import { Panel, Widget } from '@lumino/widgets';
 
 import { MemoryMessage } from '../protocol';
 import { KernelClient } from './client';
@@ -30,16 +31,24 @@ export class SidebarPanel extends Panel {
     this.follower = new NotebookFollower(notebooks, this.model);
     this.config = new ConfigView(this.model, this.follower);
     this.memory = new MemoryView(language);
-    const heading = document.createElement('h2');
-    heading.className = 'mgenv-sb-heading';
-    heading.textContent = SIDEBAR_CAPTION;
-    this.node.prepend(heading);
+    const heading = new Widget({ node: document.createElement('h2') });
+    heading.addClass('mgenv-sb-heading');
+    heading.node.textContent = SIDEBAR_CAPTION;
+    this.addWidget(heading);
     this.addWidget(this.config);
     this.addWidget(this.memory);
     this.memory.wantedChanged.connect(this._onMemoryWanted, this);
     this.follower.memoryReceived.connect(this._onMemory, this);
     this.follower.clientChanged.connect(this._onClientChanged, this);
     this.follower.setMemory(this.memory.wanted);
+  }
+
+  protected onAfterShow(msg: Message): void {
+    this.follower.setActive(true);
+  }
+
+  protected onBeforeHide(msg: Message): void {
+    this.follower.setActive(false);
   }
 
   dispose(): void {

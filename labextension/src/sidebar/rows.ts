@@ -51,12 +51,16 @@ export class VariableRow {
     description.textContent = entry.description;
     this.node.append(head, edit, description);
     if (entry.caveats.length) {
-      const caveats = el('ul', 'mgenv-sb-caveats');
+      const caveats = el('details', 'mgenv-sb-caveats');
+      const summary = el('summary', '');
+      summary.textContent = `⚠ ${text('caveats', language)} (${entry.caveats.length})`;
+      const list = el('ul', '');
       for (const caveat of entry.caveats) {
         const item = el('li', '');
         item.textContent = caveat;
-        caveats.append(item);
+        list.append(item);
       }
+      caveats.append(summary, list);
       this.node.append(caveats);
     }
     this.update(undefined, null);

@@ -16,7 +16,6 @@ const WORDS = {
   noKernel: ['This notebook has no kernel.', '此笔记本没有内核。'],
   connecting: ['Connecting to the kernel…', '正在连接内核…'],
   loading: ['Loading mgenv_jupyter in the kernel…', '正在内核中加载 mgenv_jupyter…'],
-  connected: ['Kernel', '内核'],
   dead: ['The kernel is dead.', '内核已停止。'],
   restarting: ['The kernel is restarting…', '内核正在重启…'],
   closed: ['The kernel closed the connection to the sidebar.', '内核关闭了与侧边栏的连接。'],
@@ -53,6 +52,7 @@ const WORDS = {
   memory: ['Live GPU memory', '实时 GPU 显存'],
   error: ['Error', '错误'],
   secretNotSaved: ['secret values are not saved in the notebook', '密钥类的值不会保存到笔记本中'],
+  caveats: ['caveats', '注意事项'],
   noMatch: ['No variable matches.', '没有匹配的变量。']
 } as const;
 

@@ -1,0 +1,3 @@
+import 'uplot/dist/uPlot.min.css';
+import '../src/chart/chart.css';
+import './sidebar.css';

@@ -1,0 +1,367 @@
+"""The Framework Env sidebar in real JupyterLab and real Chromium: a user opens a notebook, opens the panel, sets a
+variable and the kernel has it; a %envset in a cell shows up in the panel at once; the live memory panel draws the
+simulated GPU; "Restart and apply" brings the notebook profile into a fresh kernel before any cell runs.
+Each test keeps a screenshot under test-artifacts/."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lab_server import ROOT, chromium_page, running_lab, screenshot
+
+pytestmark = pytest.mark.slow
+
+THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
+ASYNC_LEVEL = "MEGENGINE_INTERP_ASYNC_LEVEL"
+PYTHON3 = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def write_notebook(lab, name: str, cells: list[str], kernelspec: dict | None = None) -> str:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    nb.metadata["kernelspec"] = kernelspec or PYTHON3
+    nbformat.write(nb, lab.root / name)
+    return name
+
+
+def open_notebook(page, lab, name: str) -> None:
+    """Open a notebook and wait until its kernel is connected and idle."""
+    page.goto(lab.page_url(f"lab/tree/{name}"))
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    deadline = time.time() + 120
+    while not page.locator(".jp-StatusBar-Item :text-matches('\\| Idle')").count():
+        if page.locator(".jp-Dialog :text('Select Kernel')").count():
+            page.locator(".jp-Dialog button:has-text('Select')").click()
+        if time.time() > deadline:
+            raise TimeoutError("the notebook's kernel did not become idle in 120 s")
+        time.sleep(0.25)
+
+
+def open_panel(page) -> None:
+    """Click the left-area tab titled "Framework Env" and wait until the panel has the kernel's catalog."""
+    page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()
+    page.wait_for_selector(".mgenv-sb-config[data-connection='ready'] .mgenv-sb-row", timeout=60_000)
+
+
+def editor(page, name: str):
+    return page.locator(f".mgenv-sb [aria-label='{name}']")
+
+
+def wait_for_value(page, name: str, value: str, timeout: int = 30_000) -> None:
+    """Wait until the panel's editor for `name` shows `value` (what the kernel holds now)."""
+    page.wait_for_function(
+        "([name, value]) => document.querySelector(`.mgenv-sb [aria-label='${name}']`)?.value === value",
+        arg=[name, value], timeout=timeout)
+
+
+def run_cell(page, index: int) -> None:
+    cell = page.locator(".jp-NotebookPanel:visible .jp-CodeCell").nth(index)
+    cell.locator(".jp-InputPrompt").click()
+    page.keyboard.press("Shift+Enter")
+
+
+def wait_for_saved_profile(path: Path) -> dict:
+    deadline = time.time() + 30
+    while True:
+        saved = json.loads(path.read_text())
+        if saved["metadata"].get("mgenv_jupyter"):
+            return saved
+        assert time.time() < deadline, f"{path.name} was not saved with its profile"
+        time.sleep(0.25)
+
+
+def badge(page, name: str):
+    return page.locator(f".mgenv-sb-row[data-name='{name}'] .mgenv-sb-badge")
+
+
+def test_sidebar_sets_a_variable_the_kernel_sees_and_the_notebook_keeps(tmp_path):
+    with running_lab(tmp_path) as lab:
+        name = write_notebook(lab, "sidebar.ipynb", [f"import os\nprint('kernel sees', os.environ.get('{THRESHOLD}'))"])
+        with chromium_page() as page:
+            open_notebook(page, lab, name)
+            open_panel(page)
+            page.get_by_label("Search variables").fill("eviction threshold")
+            shown = page.eval_on_selector_all(".mgenv-sb-row:not([hidden])", "rows => rows.map(r => r.dataset.name)")
+            field = editor(page, THRESHOLD)
+            field.fill("2GB")
+            field.press("Enter")
+            wait_for_value(page, THRESHOLD, "2147483648", timeout=30_000)
+            assert badge(page, THRESHOLD).inner_text() == "pending import"  # no framework imported in this kernel
+            run_cell(page, 0)
+            page.wait_for_selector("text=kernel sees 2147483648", timeout=30_000)
+            profile = page.inner_text(".mgenv-sb-profile")
+            screenshot(page, "sidebar-set-variable.png")
+            page.keyboard.press("Control+s")
+            saved = wait_for_saved_profile(lab.root / name)  # the profile travels with the file
+    assert THRESHOLD in shown and len(shown) < 5, shown  # the search box keeps what matches name or description
+    assert f"{THRESHOLD}=2147483648" in profile
+    assert saved["metadata"]["mgenv_jupyter"] == {"profile": {THRESHOLD: "2147483648"}}
+    assert "mgenv_jupyter" not in saved["cells"][0]["source"]  # nothing was written into the user's cells
+
+
+def test_envset_in_a_cell_shows_up_in_the_panel_at_once(tmp_path):
+    with running_lab(tmp_path) as lab:
+        name = write_notebook(lab, "envset.ipynb", [
+            "%load_ext mgenv_jupyter",
+            f"import time\nt0 = time.time()\n%envset {ASYNC_LEVEL}=1\nprint('T0', repr(t0))",
+        ])
+        with chromium_page() as page:
+            open_notebook(page, lab, name)
+            open_panel(page)
+            run_cell(page, 0)
+            page.wait_for_selector(".jp-Notebook .jp-CodeCell >> nth=0 >> .jp-InputPrompt:text-matches('\\[1\\]')",
+                                   timeout=30_000)
+            # Stamp the moment the row changes, in the page, with the wall clock the kernel's time.time() uses.
+            page.evaluate("""name => {
+                const row = document.querySelector(`.mgenv-sb-row[data-name='${name}']`);
+                window.__mgenvSeen = null;
+                new MutationObserver((_, observer) => {
+                    if (row.classList.contains('mgenv-sb-set')) {
+                        window.__mgenvSeen = performance.timeOrigin + performance.now();
+                        observer.disconnect();
+                    }
+                }).observe(row, {attributes: true, subtree: true, childList: true, characterData: true});
+            }""", ASYNC_LEVEL)
+            run_cell(page, 1)
+            page.wait_for_function("() => window.__mgenvSeen !== null", timeout=30_000)
+            seen_ms = page.evaluate("() => window.__mgenvSeen")
+            page.wait_for_selector("text=/T0 \\d+\\.\\d+/", timeout=30_000)
+            t0 = float(page.inner_text(".jp-OutputArea-output:has-text('T0')").split()[1])
+            wait_for_value(page, ASYNC_LEVEL, "1", timeout=5_000)
+            page.locator(".mgenv-sb-history > summary").click()
+            history = page.inner_text(".mgenv-sb-history-list")
+            screenshot(page, "sidebar-envset-latency.png")
+    latency_ms = seen_ms - t0 * 1000
+    print(f"%envset -> panel latency: {latency_ms:.1f} ms")
+    (ROOT / "test-artifacts").mkdir(exist_ok=True)
+    (ROOT / "test-artifacts" / "sidebar-envset-latency.txt").write_text(f"{latency_ms:.1f} ms\n")
+    assert f"{ASYNC_LEVEL}: (unset) → 1 [magic]" in history
+    assert latency_ms < 500, f"%envset took {latency_ms:.0f} ms to reach the panel"
+
+
+def test_live_memory_panel_draws_the_simulated_gpu_and_stops_when_hidden(tmp_path):
+    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
+        name = write_notebook(lab, "memory.ipynb", ["x = 1"])
+        with chromium_page() as page:
+            open_notebook(page, lab, name)
+            open_panel(page)
+            page.wait_for_selector(".mgenv-sb-memory .mgenv-chart-status:text('SIMULATED GPU')", timeout=30_000)
+            rows = "() => document.querySelector('.mgenv-sb-chart').mgenvChart.store.length"
+            page.wait_for_function(f"() => ({rows})() > 20", timeout=30_000)
+            page.wait_for_selector(".mgenv-sb-memory canvas", timeout=10_000)
+            legend = page.inner_text(".mgenv-sb-memory .mgenv-chart-legend")
+            page.locator(".mgenv-sb-memory").screenshot(path=str(screenshot(page, "sidebar-memory-panel.png")))
+            cdp = page.context.new_cdp_session(page)
+            cdp.send("Performance.enable")
+            busy_shown = main_thread_busy(cdp, MEASURE_S)
+            page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()  # hide the panel
+            time.sleep(1.0)
+            hidden_start = page.evaluate(rows)
+            busy_hidden = main_thread_busy(cdp, MEASURE_S)
+            hidden_end = page.evaluate(rows)
+    report = (f"main thread busy over {MEASURE_S:.0f} s: live panel at 10 Hz {busy_shown:.1%}, "
+              f"panel hidden {busy_hidden:.1%}")
+    print(report)
+    (ROOT / "test-artifacts" / "sidebar-memory-main-thread.txt").write_text(report + "\n")
+    assert "(simulated)" in legend and "gpu0" in legend
+    assert hidden_end == hidden_start, "the kernel kept streaming to a hidden panel"
+
+
+MEASURE_S = 5.0
+
+
+def main_thread_busy(cdp, seconds: float) -> float:
+    """The share of wall time the page's main thread spent running tasks (Chromium's TaskDuration metric)."""
+    def task_duration() -> float:
+        metrics = cdp.send("Performance.getMetrics")["metrics"]
+        return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+
+    start_task, start = task_duration(), time.perf_counter()
+    time.sleep(seconds)
+    return (task_duration() - start_task) / (time.perf_counter() - start)
+
+
+def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(tmp_path):
+    with running_lab(tmp_path) as lab:
+        name = write_notebook(lab, "restart.ipynb", [
+            "marker = 'old kernel'",
+            f"import os\nprint('fresh:', 'marker' not in globals(), '|', os.environ.get('{THRESHOLD}'))",
+        ])
+        with chromium_page() as page:
+            open_notebook(page, lab, name)
+            run_cell(page, 0)
+            open_panel(page)
+            field = editor(page, THRESHOLD)
+            field.fill("3GB")
+            field.press("Enter")
+            page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=3221225472')", timeout=30_000)
+            page.locator(".mgenv-sb-history > summary").click()
+            page.get_by_role("button", name="Restart and apply (1)").click()
+            # Only the new kernel's history has the profile's entry: the panel applied it as the kernel came back.
+            page.wait_for_selector(".mgenv-sb-history-list :text('[profile]')", timeout=60_000)
+            history = page.inner_text(".mgenv-sb-history-list")
+            run_cell(page, 1)
+            page.wait_for_selector("text=/fresh: True/", timeout=60_000)
+            output = page.inner_text(".jp-OutputArea-output:has-text('fresh:')")
+            screenshot(page, "sidebar-restart-and-apply.png")
+    assert output.strip() == "fresh: True | 3221225472"
+    assert f"{THRESHOLD}: (unset) → 3221225472 [profile]" in history  # applied by the panel, in the new kernel
+
+
+PADDLE_PYTHON = ROOT / ".venvs" / "paddle" / "bin" / "python"
+PADDLE_FLAG = "FLAGS_initial_cpu_memory_in_mb"
+
+
+def _paddle_kernel_missing() -> str | None:
+    if not PADDLE_PYTHON.exists():
+        return f"{PADDLE_PYTHON} is missing (./dev setup makes it)"
+    done = subprocess.run([str(PADDLE_PYTHON), "-c", "import ipykernel"], capture_output=True)
+    if done.returncode:
+        return ".venvs/paddle has no ipykernel, so it cannot run a notebook kernel (add ipykernel to its venv in ./dev)"
+    return None
+
+
+def test_paddle_kernel_badges_and_restart_and_apply(tmp_path):
+    missing = _paddle_kernel_missing()
+    if missing:
+        if os.environ.get("MGENV_REQUIRE_FRAMEWORKS"):
+            pytest.fail(missing)
+        pytest.skip(missing)
+    data = tmp_path / "data"
+    spec = data / "kernels" / "mgenv-paddle"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [str(PADDLE_PYTHON), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Paddle (mgenv)", "language": "python"}))
+    env = {"JUPYTER_PATH": str(data)}
+    with running_lab(tmp_path, env=env) as lab:
+        name = write_notebook(lab, "paddle.ipynb", [
+            "import paddle",
+            f"import os\nos.environ['{PADDLE_FLAG}'] = '100'  # too late: paddle read it at import",
+            f"import paddle\nprint('paddle sees', paddle.get_flags(['{PADDLE_FLAG}'])['{PADDLE_FLAG}'])",
+        ], kernelspec={"name": "mgenv-paddle", "display_name": "Paddle (mgenv)", "language": "python"})
+        with chromium_page() as page:
+            open_notebook(page, lab, name)
+            open_panel(page)
+            run_cell(page, 0)
+            page.wait_for_function(  # imported: the value it read is the one in effect
+                f"() => document.querySelector(\".mgenv-sb-row[data-name='{PADDLE_FLAG}'] .mgenv-sb-badge\")"
+                ".textContent === 'effective'", timeout=120_000)
+            run_cell(page, 1)
+            page.wait_for_function(
+                f"() => document.querySelector(\".mgenv-sb-row[data-name='{PADDLE_FLAG}'] .mgenv-sb-badge\")"
+                ".textContent === 'already read, restart needed'", timeout=30_000)
+            page.get_by_label("Search variables").fill(PADDLE_FLAG)
+            screenshot(page, "sidebar-paddle-already-read.png")
+            field = editor(page, PADDLE_FLAG)  # the way out: set it in the panel, which keeps it in the profile
+            field.fill("200")
+            field.press("Enter")
+            page.wait_for_selector(f".mgenv-sb-profile :text('{PADDLE_FLAG}=200')", timeout=30_000)
+            page.locator(".mgenv-sb-history > summary").click()
+            page.get_by_role("button", name="Restart and apply (1)").click()
+            page.wait_for_selector(".mgenv-sb-history-list :text('[profile]')", timeout=120_000)
+            run_cell(page, 2)
+            page.wait_for_selector("text=/paddle sees \\d+/", timeout=120_000)
+            seen = page.inner_text(".jp-OutputArea-output:has-text('paddle sees')")
+            screenshot(page, "sidebar-paddle-restart-and-apply.png")
+    assert seen.strip() == "paddle sees 200"
+
+
+def test_built_extension_is_what_jupyterlab_loads():
+    """The venv's JupyterLab lists the prebuilt extension as enabled (./dev setup links the build there)."""
+    jupyter = Path(os.sys.executable).with_name("jupyter")
+    listed = subprocess.run([str(jupyter), "labextension", "list"], capture_output=True, text=True, timeout=120)
+    lines = [line for line in (listed.stdout + listed.stderr).splitlines() if "mgenv-jupyter" in line]
+    assert lines and "enabled" in lines[0] and "OK" in lines[0], listed.stdout + listed.stderr
+
+
+def test_kernel_without_the_package_says_how_to_install_it(tmp_path):
+    """A kernel from an environment without mgenv_jupyter: the panel says so, and how to install it there."""
+    data = tmp_path / "data"
+    spec = data / "kernels" / "no-mgenv"
+    spec.mkdir(parents=True)
+    hide = ("import sys\n"  # as if the package were not installed in the kernel's environment
+            "class Hide:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.partition('.')[0] == 'mgenv_jupyter':\n"
+            "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+            "sys.meta_path.insert(0, Hide())\n"
+            "from ipykernel import kernelapp\n"
+            "kernelapp.launch_new_instance()\n")
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [os.sys.executable, "-c", hide, "-f", "{connection_file}"],
+        "display_name": "Python without mgenv", "language": "python"}))
+    with running_lab(tmp_path, env={"JUPYTER_PATH": str(data)}) as lab:
+        name = write_notebook(lab, "other-env.ipynb", ["print('hello')"],
+                              kernelspec={"name": "no-mgenv", "display_name": "Python without mgenv",
+                                          "language": "python"})
+        with chromium_page() as page:
+            open_notebook(page, lab, name)
+            page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()
+            page.wait_for_selector(".mgenv-sb-config[data-connection='not-installed']", timeout=60_000)
+            notice = page.inner_text(".mgenv-sb-notice")
+            screenshot(page, "sidebar-not-installed.png")
+    assert "mgenv_jupyter is not installed in this kernel’s environment" in notice
+    assert "%pip install mgenv_jupyter" in notice
+
+
+def test_panel_follows_the_active_notebook_and_closed_ones(tmp_path):
+    with running_lab(tmp_path) as lab:
+        first = write_notebook(lab, "first.ipynb", [f"import os\nprint('first sees', os.environ.get('{ASYNC_LEVEL}'))"])
+        second = write_notebook(lab, "second.ipynb", ["x = 2"])
+        with chromium_page() as page:
+            open_notebook(page, lab, first)
+            open_panel(page)
+            page.wait_for_selector(".mgenv-sb-status:text('first.ipynb')", timeout=30_000)
+            page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title^='File Browser']").click()
+            page.locator(f".jp-DirListing-item[title^='Name: {second}']").dblclick()
+            page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()
+            page.wait_for_selector(".mgenv-sb-status:text('second.ipynb')", timeout=60_000)
+            page.wait_for_selector(".mgenv-sb-config[data-connection='ready'] .mgenv-sb-row", timeout=60_000)
+            editor(page, ASYNC_LEVEL).select_option("0")  # an enum: a select
+            page.wait_for_selector(f".mgenv-sb-profile :text('{ASYNC_LEVEL}=0')", timeout=30_000)
+            screenshot(page, "sidebar-follows-second-notebook.png")
+            page.locator(".jp-NotebookPanel:visible .jp-InputPrompt").first.click()  # focus the notebook, then save
+            page.keyboard.press("Control+s")
+            wait_for_saved_profile(lab.root / second)
+            page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabCloseIcon").click()
+            # Back on the first notebook: its own kernel, which never had the second one's setting, and no profile.
+            page.wait_for_selector(".mgenv-sb-status:text('first.ipynb')", timeout=30_000)
+            page.wait_for_selector(".mgenv-sb-config[data-connection='ready'] .mgenv-sb-row", timeout=60_000)
+            value = editor(page, ASYNC_LEVEL).input_value()
+            profile = page.inner_text(".mgenv-sb-profile")
+            run_cell(page, 0)
+            page.wait_for_selector("text=first sees None", timeout=30_000)
+            screenshot(page, "sidebar-follows-back-to-first.png")
+    assert value == ""
+    assert ASYNC_LEVEL not in profile
+    saved = json.loads((lab.root / second).read_text())
+    assert saved["metadata"]["mgenv_jupyter"] == {"profile": {ASYNC_LEVEL: "0"}}
+
+
+def test_sidebar_in_notebook_7(tmp_path):
+    """Notebook 7 (when installed beside JupyterLab) shows the same panel: View → Left Sidebar → Show Framework Env."""
+    pytest.importorskip("notebook", minversion="7", reason="Notebook 7 is not installed in this environment")
+    with running_lab(tmp_path, app="notebook") as lab:
+        name = write_notebook(lab, "nb7.ipynb", [f"import os\nprint('kernel sees', os.environ.get('{THRESHOLD}'))"])
+        with chromium_page() as page:
+            page.goto(lab.page_url(f"notebooks/{name}"))
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+            page.click("li.lm-MenuBar-item:has-text('View')")
+            page.locator(".lm-Menu-itemLabel:text-is('Left Sidebar')").click()
+            page.locator(".lm-Menu-itemLabel:text-is('Show Framework Env')").click()
+            page.wait_for_selector(".mgenv-sb-config[data-connection='ready'] .mgenv-sb-row", timeout=60_000)
+            field = editor(page, THRESHOLD)
+            field.fill("1GB")
+            field.press("Enter")
+            page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=1073741824')", timeout=30_000)
+            run_cell(page, 0)
+            page.wait_for_selector("text=kernel sees 1073741824", timeout=30_000)
+            screenshot(page, "sidebar-notebook7.png")
