@@ -27,11 +27,14 @@ def restored_environ() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def no_leftover_simulation() -> Iterator[None]:
-    """A simulated GPU started from MGENV_SIMULATE_GPU by one test must not answer for the real NVML in the next."""
-    yield
+def no_leftover_simulation(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test starts without a simulated GPU (whatever the shell exported, or an earlier test left running);
+    tests that want one set MGENV_SIMULATE_GPU themselves."""
     from mgenv_jupyter.memory import simulation
 
+    monkeypatch.delenv(simulation.ENV, raising=False)
+    simulation.stop_environment()
+    yield
     simulation.stop_environment()
 
 

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 import pynvml
 import pytest
 
-from mgenv_jupyter.memory import simulation
 from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml, FakeProcess, installed
 from mgenv_jupyter.memory.nvml_source import UNAVAILABLE, NvmlSource
 from mgenv_jupyter.memory.process_tree import ProcessTree
@@ -20,14 +19,6 @@ from mgenv_jupyter.memory.process_tree import ProcessTree
 GiB = 1024**3
 MiB = 1024**2
 
-
-@pytest.fixture(autouse=True)
-def no_simulation_left_over(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Each test starts without a simulated GPU, even if an earlier test left MGENV_SIMULATE_GPU's running."""
-    monkeypatch.delenv(simulation.ENV, raising=False)
-    simulation.stop_environment()
-    yield
-    simulation.stop_environment()
 
 
 @pytest.fixture

@@ -7,25 +7,14 @@ import subprocess
 import sys
 import time
 import typing
-from collections.abc import Iterator
 
-import pytest
-
-from mgenv_jupyter.memory import protocol, simulation
+from mgenv_jupyter.memory import protocol
 from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.memory.nvml_source import NvmlSource
 from mgenv_jupyter.memory.sampler import Sampler
 
 GiB = 1024**3
 
-
-@pytest.fixture(autouse=True)
-def no_simulation_left_over(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Each test starts without a simulated GPU, even if an earlier test left MGENV_SIMULATE_GPU's running."""
-    monkeypatch.delenv(simulation.ENV, raising=False)
-    simulation.stop_environment()
-    yield
-    simulation.stop_environment()
 
 
 def keys_of(typed_dict: type) -> tuple[set[str], set[str]]:

@@ -22,14 +22,6 @@ from mgenv_jupyter.memory.sampler import Sampler
 GiB = 1024**3
 
 
-@pytest.fixture(autouse=True)
-def no_simulation_left_over(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Each test starts without a simulated GPU, even if an earlier test left MGENV_SIMULATE_GPU's running."""
-    monkeypatch.delenv(simulation.ENV, raising=False)
-    simulation.stop_environment()
-    yield
-    simulation.stop_environment()
-
 
 class CountingSource:
     """A well-behaved source: `process` counts up by one per sample."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 
 import psutil
 import pytest
@@ -21,14 +20,6 @@ from mgenv_jupyter.memory.sources import UnavailableSource, default_sources
 GiB = 1024**3
 MiB = 1024**2
 
-
-@pytest.fixture(autouse=True)
-def no_simulation_left_over(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Each test starts without a simulated GPU, even if an earlier test left MGENV_SIMULATE_GPU's running."""
-    monkeypatch.delenv(simulation.ENV, raising=False)
-    simulation.stop_environment()
-    yield
-    simulation.stop_environment()
 
 
 class Clock:
