@@ -93,14 +93,8 @@ class SwitchEditor(Editor):
         return bool(self.checkbox.value)
 
 
-class PresenceEditor(Editor):
+class PresenceEditor(SwitchEditor):
     """A checkbox for a flag that is ON whenever the variable exists: unchecking unsets it."""
-
-    def __init__(self, entry: Entry, value_type: ValueType) -> None:
-        self._type = value_type
-        self.checkbox = widgets.Checkbox(value=False, description=entry.name, style=_style(), indent=False)
-        self.widget = self.checkbox
-        self.inputs = (self.checkbox,)
 
     def show(self, text: str | None) -> None:
         try:  # set means ON, except where the framework counts an empty value as off
