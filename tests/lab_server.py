@@ -98,20 +98,40 @@ def chromium_page(width: int = 1400, height: int = 900) -> Iterator[object]:
             browser.close()
 
 
-def run_all_cells(page: object, lab: Lab, notebook: str) -> None:
-    """Open a notebook in JupyterLab and run all its cells through the Run menu, as a user would."""
-    page.goto(lab.page_url(f"lab/tree/{notebook}"))  # type: ignore[attr-defined]
+PYTHON3 = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def write_notebook(lab: Lab, name: str, cells: list[str], kernelspec: dict | None = None) -> str:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    nb.metadata["kernelspec"] = kernelspec or PYTHON3
+    nbformat.write(nb, lab.root / name)
+    return name
+
+
+def open_notebook(page: object, lab: Lab, name: str, timeout_s: float = 120) -> None:
+    """Open a notebook and wait until its kernel is connected and idle.
+
+    JupyterLab may ask which kernel to use when it opens a notebook before it has listed the kernel specs; the
+    preselected one is accepted. The status bar says "<kernel> | Idle" only once the kernel is connected (the
+    toolbar's indicator idles earlier)."""
+    page.goto(lab.page_url(f"lab/tree/{name}"))  # type: ignore[attr-defined]
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)  # type: ignore[attr-defined]
-    # JupyterLab may ask which kernel to use when it opens a notebook before it has listed the kernel specs; answer
-    # with the preselected one. The status bar says "<kernel> | Idle" only once the kernel is connected.
-    deadline = time.time() + 90
+    deadline = time.time() + timeout_s
     while True:
         _answer_kernel_dialog(page)
         if page.locator(".jp-StatusBar-Item :text-matches('\\| Idle')").count():  # type: ignore[attr-defined]
             break
         if time.time() > deadline:
-            raise TimeoutError("the notebook's kernel did not become idle in 90 s")
+            raise TimeoutError(f"the notebook's kernel did not become idle in {timeout_s:.0f} s")
         time.sleep(0.25)
+
+
+def run_all_cells(page: object, lab: Lab, notebook: str) -> None:
+    """Open a notebook in JupyterLab and run all its cells through the Run menu, as a user would."""
+    open_notebook(page, lab, notebook)
     started = ("() => [...document.querySelectorAll('.jp-InputPrompt')]"
                ".some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))")
     for _ in range(3):  # a click that lands while the kernel is still connecting runs nothing; then it is safe to retry
@@ -124,6 +144,29 @@ def run_all_cells(page: object, lab: Lab, notebook: str) -> None:
         except Exception:
             continue
     raise TimeoutError("Run All Cells did not start any cell")
+
+
+def open_sidebar(page: object) -> None:
+    """Click the left-area tab titled "Framework Env" and wait until the panel has the kernel's catalog."""
+    page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()  # type: ignore
+    page.wait_for_selector(".mgenv-sb-config[data-connection='ready'] .mgenv-sb-row",  # type: ignore[attr-defined]
+                           timeout=60_000)
+
+
+def main_thread_busy(page: object, seconds: float) -> float:
+    """The share of wall time the page's main thread spent running tasks (Chromium's TaskDuration metric)."""
+    cdp = page.context.new_cdp_session(page)  # type: ignore[attr-defined]
+    cdp.send("Performance.enable")
+
+    def task_duration() -> float:
+        metrics = cdp.send("Performance.getMetrics")["metrics"]
+        return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+
+    start_task, start = task_duration(), time.perf_counter()
+    time.sleep(seconds)
+    busy = (task_duration() - start_task) / (time.perf_counter() - start)
+    cdp.detach()
+    return busy
 
 
 def _answer_kernel_dialog(page: object) -> None:

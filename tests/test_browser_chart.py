@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 
-from lab_server import chromium_page, run_all_cells, running_lab, screenshot
+from lab_server import chromium_page, run_all_cells, running_lab, screenshot, write_notebook
 
 pytestmark = pytest.mark.slow
 
 
 def test_memory_chart_draws_the_simulated_gpu_live(tmp_path):
     with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
-        nb = nbformat.v4.new_notebook()
-        nb.cells = [nbformat.v4.new_code_cell("%load_ext mgenv_jupyter\n%memchart"),
-                    nbformat.v4.new_code_cell("import time\nfor step in range(3):\n    time.sleep(0.5)")]
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-        nbformat.write(nb, lab.root / "chart.ipynb")
+        write_notebook(lab, "chart.ipynb", [("%load_ext mgenv_jupyter\n%memchart"),
+                    ("import time\nfor step in range(3):\n    time.sleep(0.5)")])
         with chromium_page() as page:
             run_all_cells(page, lab, "chart.ipynb")
             page.wait_for_selector(".jp-OutputArea .mgenv-chart canvas", timeout=60_000)

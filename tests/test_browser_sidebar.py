@@ -11,43 +11,23 @@ import subprocess
 import time
 from pathlib import Path
 
-import nbformat
 import pytest
 
-from lab_server import ROOT, chromium_page, running_lab, screenshot
+from lab_server import (
+    ROOT,
+    chromium_page,
+    main_thread_busy,
+    open_notebook,
+    open_sidebar,
+    running_lab,
+    screenshot,
+    write_notebook,
+)
 
 pytestmark = pytest.mark.slow
 
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
 ASYNC_LEVEL = "MEGENGINE_INTERP_ASYNC_LEVEL"
-PYTHON3 = {"name": "python3", "display_name": "Python 3", "language": "python"}
-
-
-def write_notebook(lab, name: str, cells: list[str], kernelspec: dict | None = None) -> str:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
-    nb.metadata["kernelspec"] = kernelspec or PYTHON3
-    nbformat.write(nb, lab.root / name)
-    return name
-
-
-def open_notebook(page, lab, name: str) -> None:
-    """Open a notebook and wait until its kernel is connected and idle."""
-    page.goto(lab.page_url(f"lab/tree/{name}"))
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    deadline = time.time() + 120
-    while not page.locator(".jp-StatusBar-Item :text-matches('\\| Idle')").count():
-        if page.locator(".jp-Dialog :text('Select Kernel')").count():
-            page.locator(".jp-Dialog button:has-text('Select')").click()
-        if time.time() > deadline:
-            raise TimeoutError("the notebook's kernel did not become idle in 120 s")
-        time.sleep(0.25)
-
-
-def open_panel(page) -> None:
-    """Click the left-area tab titled "Framework Env" and wait until the panel has the kernel's catalog."""
-    page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()
-    page.wait_for_selector(".mgenv-sb-config[data-connection='ready'] .mgenv-sb-row", timeout=60_000)
 
 
 def editor(page, name: str):
@@ -86,7 +66,7 @@ def test_sidebar_sets_a_variable_the_kernel_sees_and_the_notebook_keeps(tmp_path
         name = write_notebook(lab, "sidebar.ipynb", [f"import os\nprint('kernel sees', os.environ.get('{THRESHOLD}'))"])
         with chromium_page() as page:
             open_notebook(page, lab, name)
-            open_panel(page)
+            open_sidebar(page)
             page.get_by_label("Search variables").fill("eviction threshold")
             shown = page.eval_on_selector_all(".mgenv-sb-row:not([hidden])", "rows => rows.map(r => r.dataset.name)")
             field = editor(page, THRESHOLD)
@@ -114,7 +94,7 @@ def test_envset_in_a_cell_shows_up_in_the_panel_at_once(tmp_path):
         ])
         with chromium_page() as page:
             open_notebook(page, lab, name)
-            open_panel(page)
+            open_sidebar(page)
             run_cell(page, 0)
             page.wait_for_selector(".jp-Notebook .jp-CodeCell >> nth=0 >> .jp-InputPrompt:text-matches('\\[1\\]')",
                                    timeout=30_000)
@@ -151,20 +131,18 @@ def test_live_memory_panel_draws_the_simulated_gpu_and_stops_when_hidden(tmp_pat
         name = write_notebook(lab, "memory.ipynb", ["x = 1"])
         with chromium_page() as page:
             open_notebook(page, lab, name)
-            open_panel(page)
+            open_sidebar(page)
             page.wait_for_selector(".mgenv-sb-memory .mgenv-chart-status:text('SIMULATED GPU')", timeout=30_000)
             rows = "() => document.querySelector('.mgenv-sb-chart').mgenvChart.store.length"
             page.wait_for_function(f"() => ({rows})() > 20", timeout=30_000)
             page.wait_for_selector(".mgenv-sb-memory canvas", timeout=10_000)
             legend = page.inner_text(".mgenv-sb-memory .mgenv-chart-legend")
             page.locator(".mgenv-sb-memory").screenshot(path=str(screenshot(page, "sidebar-memory-panel.png")))
-            cdp = page.context.new_cdp_session(page)
-            cdp.send("Performance.enable")
-            busy_shown = main_thread_busy(cdp, MEASURE_S)
+            busy_shown = main_thread_busy(page, MEASURE_S)
             page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()  # hide the panel
             time.sleep(1.0)
             hidden_start = page.evaluate(rows)
-            busy_hidden = main_thread_busy(cdp, MEASURE_S)
+            busy_hidden = main_thread_busy(page, MEASURE_S)
             hidden_end = page.evaluate(rows)
     report = (f"main thread busy over {MEASURE_S:.0f} s: live panel at 10 Hz {busy_shown:.1%}, "
               f"panel hidden {busy_hidden:.1%}")
@@ -177,17 +155,6 @@ def test_live_memory_panel_draws_the_simulated_gpu_and_stops_when_hidden(tmp_pat
 MEASURE_S = 5.0
 
 
-def main_thread_busy(cdp, seconds: float) -> float:
-    """The share of wall time the page's main thread spent running tasks (Chromium's TaskDuration metric)."""
-    def task_duration() -> float:
-        metrics = cdp.send("Performance.getMetrics")["metrics"]
-        return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
-
-    start_task, start = task_duration(), time.perf_counter()
-    time.sleep(seconds)
-    return (task_duration() - start_task) / (time.perf_counter() - start)
-
-
 def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(tmp_path):
     with running_lab(tmp_path) as lab:
         name = write_notebook(lab, "restart.ipynb", [
@@ -197,7 +164,7 @@ def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(tmp_path):
         with chromium_page() as page:
             open_notebook(page, lab, name)
             run_cell(page, 0)
-            open_panel(page)
+            open_sidebar(page)
             field = editor(page, THRESHOLD)
             field.fill("3GB")
             field.press("Enter")
@@ -249,7 +216,7 @@ def test_paddle_kernel_badges_and_restart_and_apply(tmp_path):
         ], kernelspec={"name": "mgenv-paddle", "display_name": "Paddle (mgenv)", "language": "python"})
         with chromium_page() as page:
             open_notebook(page, lab, name)
-            open_panel(page)
+            open_sidebar(page)
             run_cell(page, 0)
             page.wait_for_function(  # imported: the value it read is the one in effect
                 f"() => document.querySelector(\".mgenv-sb-row[data-name='{PADDLE_FLAG}'] .mgenv-sb-badge\")"
@@ -318,7 +285,7 @@ def test_panel_follows_the_active_notebook_and_closed_ones(tmp_path):
         second = write_notebook(lab, "second.ipynb", ["x = 2"])
         with chromium_page() as page:
             open_notebook(page, lab, first)
-            open_panel(page)
+            open_sidebar(page)
             page.wait_for_selector(".mgenv-sb-status:text('first.ipynb')", timeout=30_000)
             page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title^='File Browser']").click()
             page.locator(f".jp-DirListing-item[title^='Name: {second}']").dblclick()

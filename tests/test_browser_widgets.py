@@ -3,10 +3,9 @@ and the kernel has the bytes; a %envset in a later cell shows up in the widget."
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 
-from lab_server import chromium_page, run_all_cells, running_lab, screenshot
+from lab_server import chromium_page, run_all_cells, running_lab, screenshot, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -21,15 +20,12 @@ def run_cell(page, index: int) -> None:
 
 def test_dtr_widget_in_jupyterlab(tmp_path):
     with running_lab(tmp_path) as lab:
-        nb = nbformat.v4.new_notebook()
-        nb.cells = [
-            nbformat.v4.new_code_cell("%load_ext mgenv_jupyter\nimport mgenv_jupyter, os\n"
+        write_notebook(lab, "widgets.ipynb", [
+            ("%load_ext mgenv_jupyter\nimport mgenv_jupyter, os\n"
                                       "dtr = mgenv_jupyter.DTRWidget(gpu_total_bytes=16 * 1024**3)\ndtr"),
-            nbformat.v4.new_code_cell(f"print('kernel sees', os.environ.get('{THRESHOLD}'))"),
-            nbformat.v4.new_code_cell(f"%envset {THRESHOLD}=2GB"),
-        ]
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-        nbformat.write(nb, lab.root / "widgets.ipynb")
+            (f"print('kernel sees', os.environ.get('{THRESHOLD}'))"),
+            (f"%envset {THRESHOLD}=2GB"),
+        ])
         with chromium_page() as page:
             run_all_cells(page, lab, "widgets.ipynb")
             page.wait_for_selector(".mgenv-widget", timeout=60_000)
