@@ -144,3 +144,17 @@ def test_a_bad_environment_value_is_shown_as_a_source_state(monkeypatch):
     sources = default_sources()
     broken = [s for s in sources if isinstance(s, UnavailableSource)]
     assert broken and "neither a preset" in broken[0].state and broken[0].sample() == []
+
+
+def test_gpu_total_reaches_the_dtr_widget(monkeypatch):
+    from mgenv_jupyter.memory import gpu_total_bytes
+    from mgenv_jupyter.widgets import DTRWidget
+
+    assert gpu_total_bytes() is None  # no driver on this machine, no simulation asked for
+    monkeypatch.setenv(simulation.ENV, "a100-40gb")
+    assert gpu_total_bytes() == 40 * GiB
+    widget = DTRWidget()
+    try:
+        assert widget.gpu_total() == 40 * GiB
+    finally:
+        widget.close()

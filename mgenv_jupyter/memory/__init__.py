@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .sample import MemorySource, Sample
     from .sampler import Sampler
     from .simulation import Scenario, Simulation
-    from .sources import default_sources
+    from .sources import default_sources, gpu_total_bytes
 
 _EXPORTS = {
     "CellMarker": "cells", "CellTracker": "cells",
@@ -45,12 +45,12 @@ _EXPORTS = {
     "MemorySource": "sample", "Sample": "sample",
     "Sampler": "sampler",
     "Scenario": "simulation", "Simulation": "simulation",
-    "default_sources": "sources",
+    "default_sources": "sources", "gpu_total_bytes": "sources",
 }
 
 __all__ = ["CellMarker", "CellTracker", "FakeDevice", "FakeNvml", "FakeProcess", "History", "HostSource", "MXNetSource",
            "MegEngineSource", "MemorySource", "NvmlSource", "Overlay", "PaddleSource", "ProcessTree", "Sample",
-           "Sampler", "Scenario", "Simulation", "TorchSource", "default_sources"]
+           "Sampler", "Scenario", "Simulation", "TorchSource", "default_sources", "gpu_total_bytes"]
 
 
 def __getattr__(name: str) -> Any:

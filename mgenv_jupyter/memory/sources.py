@@ -68,4 +68,21 @@ def default_sources() -> list[MemorySource]:
     return sources
 
 
-__all__ = ["ENV", "HostFallback", "UnavailableSource", "default_sources"]
+
+
+def gpu_total_bytes() -> int | None:
+    """Memory of the first visible GPU (the simulated one when `MGENV_SIMULATE_GPU` is set), or None when no GPU
+    answers. One NVML read; the DTR widget uses it to show its threshold as a share of the GPU."""
+    try:
+        from_environment()
+    except InvalidValueError:
+        return None
+    source = NvmlSource(ProcessTree())
+    try:
+        totals = [sample.total for sample in source.sample() if sample.total]
+    finally:
+        source.close()
+    return int(totals[0]) if totals else None
+
+
+__all__ = ["ENV", "HostFallback", "UnavailableSource", "default_sources", "gpu_total_bytes"]
