@@ -15,6 +15,7 @@ import anywidget
 import traitlets
 
 from ..memory import Sampler
+from ..memory.protocol import Batch
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -78,7 +79,7 @@ class MemoryChart(anywidget.AnyWidget):
         self.layout.close()  # ipywidgets keeps a DOMWidget's Layout registered until it is closed itself
         super().close()
 
-    def _push(self, batch: dict[str, Any]) -> None:
+    def _push(self, batch: Batch) -> None:
         if self.comm is not None:
             self.send(batch)
 
