@@ -1,7 +1,6 @@
 """Memory chart benchmarks (kernel side): sampler CPU overhead, history memory, bytes sent to the front end.
 
-    python -m bench.memory_bench            # prints a markdown section
-    python -m bench.memory_bench --write    # also writes bench/RESULTS_memory.md
+    python -m bench.memory_bench            # prints a markdown section (`python -m bench` puts it in RESULTS.md)
     python -m bench.memory_bench --quick    # shorter runs (for a smoke test)
 
 The GPU is the simulated one (`MGENV_SIMULATE_GPU`), so the real pynvml code path runs against the fake NVML library;
@@ -25,7 +24,6 @@ import numpy as np
 
 from mgenv_jupyter.memory import History, Sampler, default_sources, simulation
 
-RESULTS = Path(__file__).resolve().parent / "RESULTS_memory.md"
 REPEATS = 3
 TARGETS = {10.0: 0.5, 100.0: 3.0}  # % of one core, for one GPU
 CHECKED = ("a100-40gb", "steady")  # the eight-GPU run shows how the cost scales; the targets are for one GPU
@@ -212,13 +210,9 @@ def report(quick: bool = False) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help=f"write {RESULTS.name}")
     parser.add_argument("--quick", action="store_true", help="2 s runs and 1,000,000 samples")
     args = parser.parse_args(argv)
-    text = report(quick=args.quick)
-    print(text)
-    if args.write:
-        RESULTS.write_text(text, encoding="utf-8")
+    print(report(quick=args.quick))
     return 0
 
 
