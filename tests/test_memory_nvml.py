@@ -24,7 +24,7 @@ MiB = 1024**2
 @pytest.fixture
 def source() -> Iterator[NvmlSource]:
     """An NVML source whose process-tree walk is never cached, so a child started by the test counts at once."""
-    src = NvmlSource(ProcessTree(max_age=0), retry_seconds=0)
+    src = NvmlSource(ProcessTree(max_age=0), retry_seconds=0, process_interval=0)
     yield src
     src.close()
 
@@ -230,7 +230,7 @@ def test_the_real_library_on_this_machine_is_reported_truthfully():
 def test_steady_memory_reads_the_process_list_only_once_a_second():
     device = FakeDevice(processes=[FakeProcess(os.getpid(), GiB)])
     with FakeNvml([device]) as nvml:
-        src = NvmlSource(ProcessTree(max_age=60), process_refresh=60)
+        src = NvmlSource(ProcessTree(max_age=60), process_refresh=60, process_interval=0)
         for _ in range(10):
             assert src.sample()[0].process == GiB
         queries = nvml.calls["nvmlDeviceGetComputeRunningProcesses_v3"]
@@ -241,6 +241,20 @@ def test_steady_memory_reads_the_process_list_only_once_a_second():
         src.tree.refresh()  # a new process tree (a worker started): read again
         src.sample()
         assert nvml.calls["nvmlDeviceGetComputeRunningProcesses_v3"] == queries + 4
+        src.close()
+
+
+def test_the_process_list_is_read_at_most_ten_times_a_second_while_the_device_changes():
+    device = FakeDevice(processes=[FakeProcess(os.getpid(), GiB)])
+    with FakeNvml([device]) as nvml:
+        src = NvmlSource(ProcessTree(max_age=60))
+        assert src.sample()[0].process == GiB
+        device.processes[0].used = 2 * GiB
+        changed = src.sample()[0]
+        assert changed.used == device.used and changed.process == GiB  # the device's use at once, the share later
+        assert nvml.calls["nvmlDeviceGetComputeRunningProcesses_v3"] == 2
+        time.sleep(src.process_interval)
+        assert src.sample()[0].process == 2 * GiB
         src.close()
 
 

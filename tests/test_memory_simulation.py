@@ -36,7 +36,7 @@ def clock() -> Clock:
 
 
 def fresh_source() -> NvmlSource:
-    return NvmlSource(ProcessTree(max_age=0), retry_seconds=0)
+    return NvmlSource(ProcessTree(max_age=0), retry_seconds=0, process_interval=0)
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
