@@ -33,6 +33,7 @@ Subscriber = Callable[[Batch], None]
 # the overlays (they read the session and the frameworks).
 _HOUSEKEEPING_SECONDS = 1.0
 _JOIN_SECONDS = 5.0
+_PLAIN_SLEEP_SECONDS = 0.05
 
 
 class Sampler:
@@ -309,8 +310,13 @@ class _Wakeup:
             pass
 
     def wait(self, timeout: float) -> bool:
-        """Sleep up to `timeout` seconds; True (and the wake-up consumed) if woken early."""
-        return self._lock.acquire(timeout=timeout) if timeout > 0 else self._lock.acquire(blocking=False)
+        """Sleep up to `timeout` seconds; True (and the wake-up consumed) if woken early. Short waits (fast sampling)
+        use a plain sleep, which costs less per tick than a timed lock; a wake-up then waits at most that long."""
+        if timeout <= _PLAIN_SLEEP_SECONDS:
+            if timeout > 0:
+                time.sleep(timeout)
+            return self._lock.acquire(blocking=False)
+        return self._lock.acquire(timeout=timeout)
 
 
 def _run(ref: weakref.ref[Sampler], stop: threading.Event, wake: _Wakeup) -> None:
