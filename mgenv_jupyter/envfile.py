@@ -51,11 +51,7 @@ def read_dotenv(path: Path) -> list[tuple[str, str]]:
 
 def exported_values(session: EnvSession, everything: bool) -> dict[str, str | None]:
     """Changed variables (None = unset since start); with `everything`, every catalog variable that is set too."""
-    values: dict[str, str | None] = {}
-    for name in set(session.start_environ) | set(session.environ):
-        before, after = session.start_environ.get(name), session.environ.get(name)
-        if before != after:
-            values[name] = after
+    values = {name: after for name, (_, after) in session.environ_changes().items()}
     if everything:
         for entry in session.catalog:
             if entry.is_env and entry.name in session.environ:

@@ -146,6 +146,13 @@ def run_all_cells(page: object, lab: Lab, notebook: str) -> None:
     raise TimeoutError("Run All Cells did not start any cell")
 
 
+def run_cell(page: object, index: int) -> None:
+    """Run the `index`-th code cell of the notebook on screen, as a user does: click its prompt, Shift+Enter."""
+    cell = page.locator(".jp-NotebookPanel:visible .jp-CodeCell").nth(index)  # type: ignore[attr-defined]
+    cell.locator(".jp-InputPrompt").click()
+    page.keyboard.press("Shift+Enter")  # type: ignore[attr-defined]
+
+
 def open_sidebar(page: object) -> None:
     """Click the left-area tab titled "Framework Env" and wait until the panel has the kernel's catalog."""
     page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()  # type: ignore

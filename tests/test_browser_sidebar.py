@@ -19,6 +19,7 @@ from lab_server import (
     main_thread_busy,
     open_notebook,
     open_sidebar,
+    run_cell,
     running_lab,
     screenshot,
     write_notebook,
@@ -39,12 +40,6 @@ def wait_for_value(page, name: str, value: str, timeout: int = 30_000) -> None:
     page.wait_for_function(
         "([name, value]) => document.querySelector(`.mgenv-sb [aria-label='${name}']`)?.value === value",
         arg=[name, value], timeout=timeout)
-
-
-def run_cell(page, index: int) -> None:
-    cell = page.locator(".jp-NotebookPanel:visible .jp-CodeCell").nth(index)
-    cell.locator(".jp-InputPrompt").click()
-    page.keyboard.press("Shift+Enter")
 
 
 def wait_for_saved_profile(path: Path) -> dict:

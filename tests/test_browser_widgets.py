@@ -5,17 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from lab_server import chromium_page, run_all_cells, running_lab, screenshot, write_notebook
+from lab_server import chromium_page, run_all_cells, run_cell, running_lab, screenshot, write_notebook
 
 pytestmark = pytest.mark.slow
 
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
-
-
-def run_cell(page, index: int) -> None:
-    cell = page.locator(".jp-Notebook .jp-CodeCell").nth(index)
-    cell.locator(".jp-InputPrompt").click()
-    page.keyboard.press("Shift+Enter")
 
 
 def test_dtr_widget_in_jupyterlab(tmp_path):

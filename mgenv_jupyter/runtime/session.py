@@ -156,15 +156,10 @@ class EnvSession:
         import pandas
 
         last: dict[str, Change] = {c.name: c for c in self.history}
+        changes = {name: values for name, values in self.environ_changes().items() if not self._is_option(name)}
+        changes.update({name: (None, self.get(name)) for name in self.options})
         rows = []
-        for name in sorted(set(self.start_environ) | set(self.environ) | set(self.options)):
-            entry = self.catalog.get(name)
-            if entry is not None and not entry.is_env:
-                before, after = None, self.get(name)
-            else:
-                before, after = self.start_environ.get(name), self.environ.get(name)
-            if before == after:
-                continue
+        for name, (before, after) in sorted(changes.items()):
             change = last.get(name)
             rows.append({
                 "name": name,
@@ -175,6 +170,19 @@ class EnvSession:
                 "status": self.state(name).status,
             })
         return pandas.DataFrame(rows, columns=["name", "at_start", "now", "source", "changed", "status"])
+
+    def environ_changes(self) -> dict[str, tuple[str | None, str | None]]:
+        """Environment variables whose value differs from the kernel's start: name → (at start, now), unmasked."""
+        changed = {}
+        for name in sorted(set(self.start_environ) | set(self.environ)):
+            before, after = self.start_environ.get(name), self.environ.get(name)
+            if before != after:
+                changed[name] = (before, after)
+        return changed
+
+    def _is_option(self, name: str) -> bool:
+        entry = self.catalog.get(name)
+        return entry is not None and not entry.is_env
 
     def npu_run_config_kwargs(self) -> dict[str, Any]:
         """The NPURunConfig options chosen so far, as keyword arguments: `NPURunConfig(**kwargs)`."""
