@@ -8,6 +8,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ..catalog.secrets import MASK, is_secret, shown
+
+__all__ = ["MASK", "Change", "Outcome", "SetReport", "is_secret", "now", "shown"]
+
 
 class Outcome(str, enum.Enum):
     """The distinct things setting a variable can mean for the running kernel."""
@@ -21,23 +25,6 @@ class Outcome(str, enum.Enum):
     NO_EFFECT = "no longer read"
     OPTION = "NPURunConfig option"
     UNSET = "unset"
-
-
-SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
-MASK = "********"
-
-
-def is_secret(name: str) -> bool:
-    """Names containing KEY, TOKEN, SECRET or PASSWORD hold secrets: never shown or exported in clear."""
-    upper = name.upper()
-    return any(marker in upper for marker in SECRET_MARKERS)
-
-
-def shown(name: str, value: str | None) -> str | None:
-    """`value` as it may be displayed: masked for secrets."""
-    if value is None or not is_secret(name):
-        return value
-    return MASK
 
 
 @dataclass(frozen=True)
