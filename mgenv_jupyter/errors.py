@@ -9,3 +9,12 @@ class InvalidValueError(ValueError):
 
 class AlreadyReadWarning(UserWarning):
     """A variable was set after the framework had already read it, so the running framework will not see it."""
+
+
+class CodeLoadingWarning(UserWarning):
+    """A variable that makes programs load or run code (LD_PRELOAD, PYTHONPATH, BASH_ENV, …) was set; the message says
+    what it can do."""
+
+
+class EnvironmentSizeWarning(UserWarning):
+    """The environment is getting close to the size at which no program can be started from the kernel."""

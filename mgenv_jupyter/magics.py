@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from . import envfile
 from .catalog import FRAMEWORKS
+from .catalog.secrets import is_secret_value, redact
 from .errors import InvalidValueError
 from .runtime import session
 from .runtime.outcome import SetReport
@@ -27,22 +28,35 @@ from .text import current_language, set_language
 _COMPLETED_MAGICS = ("%envset", "%envget", "%envunset", "%%envset", "%envlist")
 
 
+_WORD_SHOWN = 40  # longer input is described by position, not quoted
+
+
+def _describe(word: str, position: int) -> str:
+    """A word of the user's input as an error message may show it: quoted when it is short and cannot be a secret
+    (a bare name), otherwise by its position (it may be a secret's value typed without its NAME=)."""
+    if len(word) <= _WORD_SHOWN and word.isidentifier() and not is_secret_value(word):
+        return repr(word)
+    return f"word {position}"
+
+
 def _split_assignments(words: list[str]) -> list[tuple[str, str]]:
     pairs = []
-    for word in words:
+    for position, word in enumerate(words, start=1):
         name, sep, value = word.partition("=")
         if not sep:
-            raise UsageError(f"{word!r} is not NAME=VALUE: write each assignment as NAME=VALUE "
+            raise UsageError(f"{_describe(word, position)} is not NAME=VALUE: write each assignment as NAME=VALUE "
                              "(quote values with spaces)")
         pairs.append((name.strip(), value))
     return pairs
 
 
 def _split_line(line: str) -> list[str]:
+    """Words as a POSIX shell splits them. An error never quotes the line: it may hold a secret."""
     try:
         return shlex.split(line, posix=True)
     except ValueError as exc:
-        raise UsageError(f"cannot read {line!r}: {exc}") from None
+        raise UsageError(f"cannot read the line: {str(exc).lower()}; close every quote you open (\"...\" or '...')"
+                         ) from None
 
 
 def _flags(words: list[str]) -> tuple[dict[str, bool], list[str]]:
@@ -66,7 +80,7 @@ def _parse_args(magic: Any, line: str) -> Any:
     try:
         return parse_argstring(magic, line)
     except ValueError as exc:
-        raise UsageError(f"cannot read {line!r}: {exc}") from None
+        raise UsageError(f"cannot read the line: {str(exc).lower()}") from None
 
 
 def parse_cell(cell: str) -> list[tuple[str, str]]:
@@ -77,8 +91,9 @@ def parse_cell(cell: str) -> list[tuple[str, str]]:
         if not line or line.startswith("#"):
             continue
         name, sep, value = line.partition("=")
-        if not sep:
-            raise UsageError(f"line {number}: {raw.strip()!r} is not NAME=VALUE")
+        if not sep:  # the line is not quoted back: it may be a secret's value
+            raise UsageError(f"line {number} is not NAME=VALUE (it has no '='); write one NAME=VALUE a line, "
+                             "# for comments")
         pairs.append((name.strip(), envfile.unquote(value.strip())))
     return pairs
 
@@ -91,8 +106,9 @@ class EnvMagics(Magics):
         try:
             return action()
         except InvalidValueError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(redact(str(exc))) from None
 
+    @no_var_expand
     @line_magic
     def envset(self, line: str) -> SetReport:
         """Set variables, validated against the catalog: %envset [--force] NAME=VALUE [NAME=VALUE ...]
@@ -109,6 +125,7 @@ class EnvMagics(Magics):
             raise UsageError("usage: %envset [--force] [--env-only] NAME=VALUE [NAME=VALUE ...]")
         return self._run(lambda: session().set(pairs, source="magic", **flags))
 
+    @no_var_expand
     @cell_magic("envset")  # type: ignore[arg-type]
     def envset_cell(self, line: str, cell: str) -> SetReport:
         """Set one NAME=VALUE per line (# starts a comment line), all or nothing: %%envset [--force] [--env-only]"""
@@ -120,6 +137,7 @@ class EnvMagics(Magics):
             raise UsageError("the cell has no NAME=VALUE lines")
         return self._run(lambda: session().set(pairs, source="magic", **flags))
 
+    @no_var_expand
     @line_magic
     def envget(self, line: str) -> VariableState:
         """Show a variable's value and what it means for this kernel (in effect, pending import, already read):
@@ -129,6 +147,7 @@ class EnvMagics(Magics):
             raise UsageError("usage: %envget NAME")
         return session().state(words[0])
 
+    @no_var_expand
     @line_magic
     def envunset(self, line: str) -> SetReport:
         """Remove variables (or NPURunConfig options): %envunset NAME [NAME ...]"""
@@ -158,6 +177,7 @@ class EnvMagics(Magics):
             raise UsageError("%envdiff takes no arguments")
         return session().diff()
 
+    @no_var_expand
     @magic_arguments()
     @argument("--format", "-f", default="dotenv", choices=envfile.FORMATS, help="output format (default dotenv)")
     @argument("--all", action="store_true", dest="everything", help="every catalog variable that is set, "
@@ -176,6 +196,7 @@ class EnvMagics(Magics):
             return f"wrote {len(text.splitlines())} lines to {args.file}"
         return text
 
+    @no_var_expand
     @line_magic
     def envload(self, line: str) -> SetReport:
         """Set the variables of a dotenv file (NAME=VALUE lines), validated, all or nothing: %envload [--force] FILE"""

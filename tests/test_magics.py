@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 from IPython.core.error import UsageError
@@ -193,3 +194,56 @@ def test_outcomes_in_the_shell(ip, line, name, outcome):
 def test_dead_variable_names_its_replacement(ip):
     change = ip.run_line_magic("envset", "MXNET_EXEC_MATCH_RANGE=8")["MXNET_EXEC_MATCH_RANGE"]
     assert "NNVM_EXEC_MATCH_RANGE" in change.message
+
+
+SECRET = "sk-proj-" + "S3cr3t" * 6
+
+
+@pytest.mark.parametrize("run", [
+    lambda ip: ip.run_line_magic("envset", f'OPENAI_API_KEY="{SECRET}'),  # an unbalanced quote
+    lambda ip: ip.run_line_magic("envset", f"OPENAI_API_KEY {SECRET}"),  # the = forgotten
+    lambda ip: ip.run_cell_magic("envset", "", f"MGE_DEFAULT_DEVICE=cpu0\nOPENAI_API_KEY {SECRET}\n"),
+    lambda ip: ip.run_line_magic("envset", f"MGE_DEFAULT_DEVICE={SECRET}"),  # a secret where a device belongs
+])
+def test_error_messages_never_echo_a_secret(ip, run):
+    before = dict(os.environ)
+    with pytest.raises(UsageError) as err:
+        run(ip)
+    assert SECRET not in str(err.value) and "S3cr3t" not in str(err.value)
+    assert dict(os.environ) == before
+
+
+def test_no_variable_expansion_in_the_magics(ip):
+    """IPython expands {expr} and $name in line magics; ours take the line literally."""
+    ip.user_ns["secret_in_notebook"] = "leaked"
+    ip.run_cell("%envset X_BRACES={1+1} X_DOLLAR=$secret_in_notebook")
+    assert os.environ["X_BRACES"] == "{1+1}" and os.environ["X_DOLLAR"] == "$secret_in_notebook"
+    ip.run_cell("%%envset\nX_CELL={1+1}\n")
+    assert os.environ["X_CELL"] == "{1+1}"
+    assert "{1+1}" in repr(ip.run_line_magic("envget", "X_BRACES"))
+
+
+def test_handling_a_line_grows_linearly_with_its_length(ip):
+    """A 100 KB value once took 75 s (variable expansion is quadratic). Compare 2,000 and 16,000 characters: linear
+    work grows about 8×, quadratic 64×. Values stay under the 32 KiB cap so the whole path runs."""
+    ip.display_formatter.active_types = []
+
+    def cost(length: int) -> float:
+        best = float("inf")
+        for _ in range(5):
+            start = time.perf_counter()
+            result = ip.run_cell(f"_ = %envset LONG_VALUE={'v' * length}", store_history=False)
+            best = min(best, time.perf_counter() - start)
+            assert result.success
+        return best
+
+    small, large = cost(2_000), cost(16_000)
+    assert large < 24 * small, (small, large)
+
+
+def test_near_misses_in_the_prefix_are_caught(ip):
+    for typo in ("MEGENGNE_DTR_EVICTION_THRESHOLD", "FLAG_allocator_strategy", "MXNET_CPU_WORKER_NTHREAD",
+                 "MGE_DEFUALT_DEVICE"):
+        with pytest.raises(UsageError, match="did you mean"):
+            ip.run_line_magic("envset", f"{typo}=1")
+        assert typo not in os.environ

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
 import warnings
 
 import pytest
@@ -12,6 +13,7 @@ from mgenv_jupyter import AlreadyReadWarning, InvalidValueError
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
 from mgenv_jupyter.catalog.values import OptionalOf, Size, Switch
 from mgenv_jupyter.runtime import EnvSession, ImportWatcher, Outcome
+from mgenv_jupyter.runtime.session import HISTORY_LIMIT
 from mgenv_jupyter.text import Text
 
 T = Text("probe", "探针")
@@ -185,3 +187,60 @@ def test_failed_import_does_not_count_as_read(tmp_path, monkeypatch):
         assert watcher.record("mgenv_probe_broken") is None
     finally:
         watcher.uninstall()
+
+
+def test_a_lone_surrogate_leaves_nothing_half_set(probe_session):
+    """Found: set({"A": "1", "B": "\\ud800"}) raised UnicodeEncodeError with A=1 left behind and no history."""
+    session, _ = probe_session
+    seen = []
+    session.observe(seen.append)
+    with pytest.raises(InvalidValueError, match="B_PART: the value cannot be encoded"):
+        session.set({"A_PART": "1", "B_PART": "\ud800"})
+    assert "A_PART" not in os.environ and session.history == [] and seen == []
+
+
+def test_concurrent_batches_record_the_true_old_values_and_notify_in_order(probe_session):
+    """Eight threads set the same variable 200 times each: every record's `old` is the previous record's `new`
+    (old, write and record happen under one lock), and observers see the changes in the order they took effect."""
+    session, _ = probe_session
+    seen: list[int] = []
+    session.observe(lambda report: seen.extend(change.seq for change in report))
+
+    def worker(number: int) -> None:
+        for i in range(200):
+            session.set({"RACE_VAR": f"{number}-{i}"})
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    history = session.history
+    assert len(history) == 1600
+    for previous, change in zip(history, history[1:], strict=False):
+        assert change.old == previous.new and change.seq == previous.seq + 1
+    assert seen == [change.seq for change in history]
+    assert os.environ["RACE_VAR"] == history[-1].new
+
+
+def test_the_history_is_bounded(probe_session, monkeypatch):
+    session, _ = probe_session
+    for i in range(HISTORY_LIMIT + 50):
+        session.set({"BOUNDED_VAR": str(i)})
+    history = session.history
+    assert len(history) == HISTORY_LIMIT and history[-1].seq == HISTORY_LIMIT + 50 and history[0].seq == 51
+    window, total = session.history_window(before=100, limit=10)
+    assert [c.seq for c in window] == list(range(90, 100)) and total == HISTORY_LIMIT + 50
+
+
+def test_a_secret_by_value_is_masked_everywhere_the_session_shows_it(probe_session):
+    session, _ = probe_session
+    url = "postgres://app:hunter2@db.internal/app"
+    token = "ghp_" + "Z" * 36
+    session.set({"DATABASE_URL": url, "GITHUB_PAT": token})
+    for name, value in (("DATABASE_URL", url), ("GITHUB_PAT", token)):
+        assert os.environ[name] == value
+        assert session.state(name).value == "********" and value not in repr(session.state(name))
+    text = repr(session.history) + session.diff().to_string() + session.history_frame().to_string()
+    assert url not in text and token not in text and "hunter2" not in text
+    assert all(change.secret for change in session.history)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import os
 from collections.abc import Iterator
 from functools import lru_cache
 
@@ -29,8 +30,11 @@ class Catalog:
             if entry.name in self._entries:
                 raise ValueError(f"catalog entry {entry.name} is declared twice")
             self._entries[entry.name] = entry
-        self._folded = {name.lower(): name for name in self._entries}
+        self._folded = {name.upper(): name for name in self._entries}
         self._prefixes = {_prefix(name) for name in self._entries}
+        self._by_length: dict[int, list[tuple[str, str]]] = {}
+        for name in self._entries:
+            self._by_length.setdefault(len(name), []).append((name.upper(), name))
 
     def __contains__(self, name: object) -> bool:
         return name in self._entries
@@ -56,18 +60,55 @@ class Catalog:
     def near_miss(self, name: str) -> str | None:
         """The catalog name `name` was probably meant to be, or None when it looks like an unrelated variable.
 
-        A near miss is a different spelling of a catalog name: the same name in another case, or a close spelling
-        that shares a catalog prefix (MGB_, FLAGS_, ...). Unrelated names (HOME, MY_VAR) are not near misses.
+        A near miss is another spelling of a catalog name: the same name in another case; one typo anywhere in the
+        name, prefix included (a letter wrong, missing, added, or two swapped: MEGENGNE_…, FLAG_allocator_strategy);
+        two typos in a long name; or a close spelling that shares a catalog prefix (MGB_, FLAGS_, ...). Unrelated
+        names (HOME, MY_VAR) are not near misses.
         """
         if name in self._entries:
             return None
-        if name.lower() in self._folded:
-            return self._folded[name.lower()]
+        folded = name.upper()
+        if folded in self._folded:
+            return self._folded[folded]
+        allowed = 1 if len(name) < _TWO_TYPOS_FROM else 2
+        for length in range(len(folded) - allowed, len(folded) + allowed + 1):
+            for candidate_folded, candidate in self._by_length.get(length, ()):
+                if _within(folded, candidate_folded, allowed):
+                    return candidate
         if _prefix(name) not in self._prefixes:
             return None
         candidates = [n for n in self._entries if _prefix(n) == _prefix(name)]
         close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.85)
         return close[0] if close else None
+
+
+_TWO_TYPOS_FROM = 14  # names at least this long may carry two typos and still be near misses
+
+
+def _within(a: str, b: str, limit: int) -> bool:
+    """Whether a and b are at most `limit` edits apart (insert, delete, substitute, swap two neighbours)."""
+    start = len(os.path.commonprefix([a, b]))
+    a, b = a[start:], b[start:]
+    if abs(len(a) - len(b)) > limit:
+        return False
+    if limit == 0 or not a or not b:
+        return max(len(a), len(b)) <= limit
+    # Optimal string alignment distance, only within `limit` of the diagonal.
+    big = limit + 1
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [big] * len(b)
+        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                value = min(value, previous2[j - 2] + 1)
+            current[j] = value
+        if min(current) > limit:
+            return False
+        previous2, previous = previous, current
+    return previous[len(b)] <= limit
 
 
 def _prefix(name: str) -> str:

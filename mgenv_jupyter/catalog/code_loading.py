@@ -31,7 +31,8 @@ RULES = (
     CodeLoadingRule(r"PYTHON\w*", Text(
         "changes where Python finds modules or which files it runs at start-up (PYTHONPATH can put a "
         "sitecustomize.py first, PYTHONSTARTUP runs a file)",
-        "改变 Python 查找模块的位置或启动时运行的文件(PYTHONPATH 可让 sitecustomize.py 优先加载,PYTHONSTARTUP 会运行文件)")),
+        "改变 Python 查找模块的位置或启动时运行的文件"
+        "(PYTHONPATH 可让 sitecustomize.py 优先加载,PYTHONSTARTUP 会运行文件)")),
     CodeLoadingRule(r"BASH_ENV|ENV|SHELL|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|IFS|BASH_FUNC_\S+|CDPATH", Text(
         "changes which shell runs `!cmd` and %%bash, or makes the shell run a file or command first",
         "改变运行 `!cmd` 与 %%bash 的 shell,或让 shell 先运行某个文件或命令")),

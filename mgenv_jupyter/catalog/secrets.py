@@ -19,7 +19,9 @@ _NAME_SUBSTRINGS = ("KEY", "TOKEN", "SECRET", "PASSW", "PASSPHRASE", "CREDENTIAL
 _NAME_WORDS = frozenset({"PAT", "AUTH", "DSN", "PASS", "APIKEY", "BEARER"})
 
 _VALUE_PATTERNS = (
-    r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@",  # a URL with a password: postgres://user:pw@host
+    # A URL with a password (postgres://user:pw@host). Bounded parts and a start that no scheme character precedes
+    # keep the search linear in the value's length.
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://[^/\s:@]{0,256}:[^/\s@]{1,256}@",
     r"\bgh[pousr]_[A-Za-z0-9]{20,}",  # GitHub tokens
     r"\bgithub_pat_[A-Za-z0-9_]{20,}",
     r"\bsk-[A-Za-z0-9_-]{16,}",  # OpenAI, Anthropic (sk-proj-…, sk-ant-…)

@@ -42,9 +42,20 @@ def _as_text(raw: object) -> str:
     raise InvalidValueError(f"expected text or a number, got {type(raw).__name__}")
 
 
+_QUOTED_CHARACTERS = 60
+
+
+def quoted(text: object) -> str:
+    """User input as messages quote it: in full when short, else its start and its length (a message must stay
+    readable whatever was pasted)."""
+    text = text if isinstance(text, str) else repr(text)
+    if len(text) <= _QUOTED_CHARACTERS:
+        return repr(text)
+    return f"{text[:40] + '…'!r} ({len(text):,} characters)"
+
+
 def _bad(raw: object, allowed: str) -> InvalidValueError:
-    shown = raw if isinstance(raw, str) else repr(raw)
-    return InvalidValueError(f"{shown!r} is not allowed: expected {allowed}")
+    return InvalidValueError(f"{quoted(raw)} is not allowed: expected {allowed}")
 
 
 class ValueType:
@@ -85,7 +96,7 @@ class Switch(ValueType):
         else:
             raise _bad(raw, self.allowed())
         if text not in (self.on.lower(), self.off.lower()):
-            return Parsed(result.text, result.value, (f"{text!r} normalised to {result.text!r}",))
+            return Parsed(result.text, result.value, (f"{quoted(text)} normalised to {quoted(result.text)}",))
         return result
 
     def allowed(self) -> str:
@@ -106,7 +117,7 @@ class Presence(ValueType):
         text = _as_text(raw)
         if text.lower() in _FALSE_WORDS or (text == "" and not self.empty_is_off):
             note = (
-                f"this variable is ON whenever it is set, so {text!r} turns it ON; "
+                f"this variable is ON whenever it is set, so {quoted(text)} turns it ON; "
                 "use %envunset to turn it off"
             )
             return Parsed(text, True, (note,))
@@ -180,7 +191,7 @@ class Size(ValueType):
             raise _bad(raw, self.allowed())
         notes: tuple[str, ...] = ()
         if unit is not None or str(raw).strip() != str(count):
-            notes = (f"{str(raw).strip()!r} normalised to {count} {unit_name} ({format_size(int(nbytes))}),"
+            notes = (f"{quoted(str(raw).strip())} normalised to {count} {unit_name} ({format_size(int(nbytes))}),"
                      " the plain number the framework reads",)
         return Parsed(str(count), count, notes)
 
@@ -210,13 +221,13 @@ class ReserveMemory(ValueType):
             return Parsed("1", "all", ("reserves all free memory minus max(300 MiB, 5%)",) if lowered != "1" else ())
         if lowered in _FALSE_WORDS:
             return Parsed(text, "all", (
-                f"{text!r} does NOT turn this off: any value other than b:<bytes> reserves all free memory; "
+                f"{quoted(text)} does NOT turn this off: any value other than b:<bytes> reserves all free memory; "
                 "use %envunset to turn it off",))
         try:
             nbytes = parse_size(text)
         except InvalidValueError:
             raise _bad(raw, self.allowed()) from None
-        return Parsed(f"b:{nbytes}", nbytes, (f"{text!r} normalised to 'b:{nbytes}' ({format_size(nbytes)})",))
+        return Parsed(f"b:{nbytes}", nbytes, (f"{quoted(text)} normalised to 'b:{nbytes}' ({format_size(nbytes)})",))
 
     def allowed(self) -> str:
         return ("a size to reserve exactly (b:<bytes>, or 2GB which becomes b:2147483648), "
@@ -242,10 +253,10 @@ class Enum(ValueType):
         folded.update({alias.lower(): value for alias, value in self.aliases})
         canonical = text if text in self.values else folded.get(text.lower())
         if canonical is None:
-            close = difflib.get_close_matches(text, list(self.values), n=1, cutoff=0.6)
+            close = difflib.get_close_matches(text, list(self.values), n=1, cutoff=0.6) if len(text) <= 100 else []
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise InvalidValueError(f"{text!r} is not allowed{hint}: expected one of {', '.join(self.values)}")
-        notes = [f"{text!r} normalised to {canonical!r}"] if canonical != text else []
+            raise InvalidValueError(f"{quoted(text)} is not allowed{hint}: expected one of {', '.join(self.values)}")
+        notes = [f"{quoted(text)} normalised to {quoted(canonical)}"] if canonical != text else []
         notes += [note for value, note in self.value_notes if value == canonical]
         return Parsed(canonical, self.python_type(canonical), tuple(notes))
 
@@ -273,7 +284,7 @@ class Int(ValueType):
         number = int(text)
         if (self.minimum is not None and number < self.minimum) or (self.maximum is not None and number > self.maximum):
             raise _bad(raw, self.allowed())
-        return Parsed(str(number), number, (f"{text!r} normalised to {number}",) if str(number) != text else ())
+        return Parsed(str(number), number, (f"{quoted(text)} normalised to {number}",) if str(number) != text else ())
 
     def allowed(self) -> str:
         return "a whole number" + _range_words(self.minimum, self.maximum)
@@ -336,7 +347,8 @@ class Pattern(ValueType):
         candidate = text.lower() if self.lower else text
         if not re.fullmatch(self.regex, candidate):
             raise _bad(raw, self.allowed())
-        return Parsed(candidate, candidate, (f"{text!r} normalised to {candidate!r}",) if candidate != text else ())
+        notes = (f"{quoted(text)} normalised to {quoted(candidate)}",) if candidate != text else ()
+        return Parsed(candidate, candidate, notes)
 
     def allowed(self) -> str:
         return self.description + (f" (e.g. {', '.join(self.examples)})" if self.examples else "")
@@ -360,11 +372,11 @@ class Path(ValueType):
         if not text or "\x00" in text:
             raise _bad(raw, self.allowed())
         expanded = os.path.expanduser(text)
-        notes = [f"{text!r} expanded to {expanded!r}"] if expanded != text else []
+        notes = [f"{quoted(text)} expanded to {quoted(expanded)}"] if expanded != text else []
         if not os.path.exists(expanded):
             notes.append(f"{expanded} does not exist yet")
         elif self.directory and not os.path.isdir(expanded):
-            raise InvalidValueError(f"{expanded!r} is a file: expected a directory")
+            raise InvalidValueError(f"{quoted(expanded)} is a file: expected a directory")
         return Parsed(expanded, expanded, tuple(notes))
 
     def allowed(self) -> str:
@@ -403,8 +415,9 @@ class DeviceList(ValueType):
             raise _bad(raw, self.allowed())
         normalised = ",".join(items)
         if len(set(items)) != len(items):
-            raise InvalidValueError(f"{text!r} names a device twice: each device may appear once")
-        return Parsed(normalised, items, (f"{text!r} normalised to {normalised!r}",) if normalised != text else ())
+            raise InvalidValueError(f"{quoted(text)} names a device twice: each device may appear once")
+        notes = (f"{quoted(text)} normalised to {quoted(normalised)}",) if normalised != text else ()
+        return Parsed(normalised, items, notes)
 
     def allowed(self) -> str:
         return "comma-separated device indices or UUIDs such as 0,1 or GPU-8f3…; empty hides all devices"

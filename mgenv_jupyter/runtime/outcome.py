@@ -29,7 +29,7 @@ class Outcome(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Change:
-    """One history record. Values of secret names are stored masked."""
+    """One history record. Secret values (by name or by value) are stored masked."""
 
     time: float
     name: str
@@ -40,9 +40,12 @@ class Change:
     message: str
     notes: tuple[str, ...] = ()
     effective: str | None = None  # what the framework reports after a live change
+    seq: int = 0  # the change's number in this kernel, from 1; 0 until it is recorded
+    secret: bool = False  # the name or the value is a secret: values are masked, and no profile may keep it
 
     def as_row(self) -> dict[str, object]:
         return {
+            "seq": self.seq,
             "time": self.time,
             "name": self.name,
             "old": self.old,
@@ -51,6 +54,7 @@ class Change:
             "outcome": self.outcome.value,
             "effective": self.effective,
             "message": self.message,
+            "secret": self.secret,
         }
 
 

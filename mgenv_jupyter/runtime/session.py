@@ -7,18 +7,22 @@ If a framework rejects a live change, everything in the batch is put back and no
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
 import threading
 import warnings
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import Catalog, Entry, Parsed, ReadWhen, catalog
+from ..catalog.secrets import is_secret
 from ..catalog.values import FreeText
-from ..errors import AlreadyReadWarning, InvalidValueError
+from ..errors import AlreadyReadWarning, CodeLoadingWarning, EnvironmentSizeWarning, InvalidValueError
+from . import environ_limits, policy
 from .frameworks import live_api
 from .import_watcher import ImportRecord, ImportWatcher, process_start_environ
 from .outcome import Change, Outcome, SetReport, now, shown
@@ -28,8 +32,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 warnings.filterwarnings("always", category=AlreadyReadWarning)  # every set must warn, not only the first
+warnings.filterwarnings("always", category=CodeLoadingWarning)
 
-SOURCES = ("api", "magic", "widget", "sidebar", "profile", "file")
+SOURCES = policy.SOURCES
+HISTORY_LIMIT = 10_000  # changes kept; older ones are dropped (the sidebar asks for a window of them)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FREE_TEXT = FreeText()
 
@@ -90,10 +96,16 @@ class EnvSession:
         self.environ = environ if environ is not None else os.environ
         self.start_environ = process_start_environ() if environ is None else dict(self.environ)
         self.options: dict[str, Any] = {}  # NPURunConfig keyword arguments chosen so far
-        self._history: list[Change] = []
+        self._history: deque[Change] = deque(maxlen=HISTORY_LIMIT)
+        self._sequence = itertools.count(1)  # numbers every change, so a window of the history can be asked for
         self._observers: list[Observer] = []
         self._applied_live: dict[str, str] = {}  # name -> env text whose value was pushed through a live API
+        # One lock covers reading the old value, writing, and recording, so concurrent batches never interleave.
         self._lock = threading.RLock()
+        # Reports wait here in the order their batches took effect; whoever holds the delivery lock hands them to the
+        # observers, oldest first, so observers see changes in order without being called under the main lock.
+        self._outbox: deque[SetReport] = deque()
+        self._delivery = threading.RLock()
 
     # ---- reading -------------------------------------------------------------------------------------------------
 
@@ -140,14 +152,24 @@ class EnvSession:
 
     @property
     def history(self) -> list[Change]:
+        """The recorded changes, oldest first (at most HISTORY_LIMIT: older ones are dropped)."""
         with self._lock:
             return list(self._history)
+
+    def history_window(self, before: int | None = None, limit: int = 100) -> tuple[list[Change], int]:
+        """At most `limit` changes numbered below `before` (the newest ones when None), oldest first, and how many
+        changes this kernel has recorded in all."""
+        with self._lock:
+            total = self._history[-1].seq if self._history else 0
+            chosen = [c for c in self._history if before is None or c.seq < before]
+        return chosen[-limit:] if limit > 0 else [], total
 
     def history_frame(self) -> pandas.DataFrame:
         import pandas
 
         frame = pandas.DataFrame([c.as_row() for c in self.history],
-                                 columns=["time", "name", "old", "new", "source", "outcome", "effective", "message"])
+                                 columns=["seq", "time", "name", "old", "new", "source", "outcome", "effective",
+                                          "message", "secret"])
         frame["time"] = pandas.to_datetime(frame["time"], unit="s")
         return frame
 
@@ -202,12 +224,20 @@ class EnvSession:
             if observer in self._observers:
                 self._observers.remove(observer)
 
-    def _notify(self, report: SetReport) -> None:
-        for observer in list(self._observers):
-            try:
-                observer(report)
-            except Exception:  # an observer's failure must never undo a change or reach the user's cell
-                log.exception("mgenv_jupyter observer %r failed", observer)
+    def _deliver(self) -> None:
+        """Hand every waiting report to the observers, oldest first."""
+        with self._delivery:
+            while True:
+                with self._lock:
+                    if not self._outbox:
+                        return
+                    report = self._outbox.popleft()
+                    observers = list(self._observers)
+                for observer in observers:
+                    try:
+                        observer(report)
+                    except Exception:  # an observer's failure must never undo a change or reach the user's cell
+                        log.exception("mgenv_jupyter observer %r failed", observer)
 
     # ---- changing ------------------------------------------------------------------------------------------------
 
@@ -221,23 +251,32 @@ class EnvSession:
     ) -> SetReport:
         """Validate and set a batch of variables: all of them, or (on any error) none.
 
-        Raises `InvalidValueError` naming what was wrong and what is allowed. `force` accepts a name that looks like
-        a misspelt catalog name. `live=False` only sets the environment (for processes started from here) and leaves
-        the running framework alone even where it has a live API.
+        Raises `InvalidValueError` naming what was wrong and what is allowed (never quoting a secret). `force` accepts
+        a name that looks like a misspelt catalog name, and a code-loading variable from a file or the sidebar.
+        `live=False` only sets the environment (for processes started from here) and leaves the running framework
+        alone even where it has a live API.
         """
         pairs = list(assignments.items()) if isinstance(assignments, Mapping) else list(assignments)
-        plans = self._plan([(name, value) for name, value in pairs], source=source, force=force)
-        return self._execute(plans, source, live)
+        return self._change(pairs, source, force, live)
 
     def unset(
         self, names: Iterable[str], *, source: str = "api", force: bool = False, live: bool = True
     ) -> SetReport:
         """Remove variables (or NPURunConfig options); a live framework goes back to the default. Unknown names that
         are not set are an error."""
-        plans = self._plan([(name, None) for name in names], source=source, force=force)
-        return self._execute(plans, source, live)
+        return self._change([(name, None) for name in names], source, force, live)
+
+    def _change(self, pairs: list[tuple[str, object]], source: str, force: bool, live: bool) -> SetReport:
+        with self._lock:
+            plans = self._plan(pairs, source=source, force=force)
+            report = self._execute(plans, source, live)
+            self._outbox.append(report)
+        self._deliver()
+        return report
 
     def _plan(self, pairs: list[tuple[str, object]], *, source: str, force: bool) -> list[_Plan]:
+        """Check the whole batch before anything is written: names, values, who may set them, and what the
+        environment can hold. Called with the lock held, so `old` is the value the write replaces."""
         if source not in SOURCES:
             raise InvalidValueError(f"unknown source {source!r}: use one of {', '.join(SOURCES)}")
         if not pairs:
@@ -247,28 +286,36 @@ class EnvSession:
         errors = []
         for name, value in pairs:
             try:
-                plans.append(self._plan_one(name, value, force))
+                plans.append(self._plan_one(name, value, source, force))
             except InvalidValueError as exc:
                 errors.append(str(exc))
             if isinstance(name, str) and name in seen:
                 errors.append(f"{name} is given twice: give each variable once")
             seen.add(name if isinstance(name, str) else "")
+        if not errors:
+            errors = self._environment_size_errors(plans)
         if errors:
             raise InvalidValueError("; ".join(errors) + ("" if len(pairs) == 1 else " (nothing was changed)"))
         return plans
 
-    def _plan_one(self, name: object, value: object, force: bool) -> _Plan:
+    def _plan_one(self, name: object, value: object, source: str, force: bool) -> _Plan:
         if not isinstance(name, str) or not _NAME.fullmatch(name):
+            shown_name = repr(name) if isinstance(name, str) and len(name) <= 60 else "the name"
             raise InvalidValueError(
-                f"{name!r} is not a valid variable name: use letters, digits and underscores, not starting with a digit"
+                f"{shown_name} is not a valid variable name: use letters, digits and underscores, not starting with "
+                "a digit"
             )
         entry = self.catalog.get(name)
-        if entry is None and not force:
+        if entry is None and not force and source != "profile":
             meant = self.catalog.near_miss(name)
             if meant is not None:
                 raise InvalidValueError(
                     f"{name} is not a known variable; did you mean {meant}? (use --force to set {name} anyway)"
                 )
+        text = value if isinstance(value, str) else None
+        refused = policy.refusal(name, entry, text, source, force)
+        if refused is not None:
+            raise InvalidValueError(refused)
         old = self.get(name)
         if value is None:
             if old is None and entry is None:
@@ -278,40 +325,67 @@ class EnvSession:
         try:
             parsed = value_type.parse(value)
         except InvalidValueError as exc:
+            if isinstance(value, str) and is_secret(name, value):  # the type's message quotes the value
+                raise InvalidValueError(f"{name}: the value (not shown: it looks like a secret) is not allowed: "
+                                        f"expected {value_type.allowed()}") from None
             raise InvalidValueError(f"{name}: {exc}") from None
+        if entry is None or entry.is_env:
+            environ_limits.check_variable(name, parsed.text)
         return _Plan(name, entry, parsed, old)
 
+    def _environment_size_errors(self, plans: list[_Plan]) -> list[str]:
+        """Refuse a batch after which no program could be started from the kernel; warn when it gets close."""
+        growth = 0
+        for plan in plans:
+            if plan.entry is not None and not plan.entry.is_env:
+                continue
+            if plan.old is not None:
+                growth -= environ_limits.variable_bytes(plan.name, plan.old)
+            if plan.parsed is not None:
+                growth += environ_limits.variable_bytes(plan.name, plan.parsed.text)
+        if growth <= 0:
+            return []
+        projected = environ_limits.environment_bytes(self.environ) + growth
+        warn_at, limit = environ_limits.environment_budget()
+        if projected > limit:
+            return [f"the environment would grow to {projected // 1024:,} KiB, past the {limit // 1024:,} KiB at which "
+                    "programs can no longer be started from this kernel (ARG_MAX, less room for their arguments); "
+                    "unset large variables first"]
+        if projected > warn_at:
+            warnings.warn(f"the environment holds {projected // 1024:,} KiB; at {limit // 1024:,} KiB no program "
+                          "could be started from this kernel (!cmd, subprocess)", EnvironmentSizeWarning,
+                          stacklevel=5)
+        return []
+
     def _execute(self, plans: list[_Plan], source: str, live: bool) -> SetReport:
-        with self._lock:
-            applied: list[tuple[_Plan, Any]] = []  # (plan, live api) pushed live so far, for rollback
-            options_before = dict(self.options)
+        applied: list[tuple[_Plan, Any]] = []  # (plan, live api) pushed live so far, for rollback
+        options_before = dict(self.options)
+        try:
             self._write(plans)
-            try:
-                effective: dict[str, str] = {}
-                for plan in plans:
-                    api = live_api(plan.entry) if plan.entry is not None and live else None
-                    if api is None or plan.entry is None:
-                        continue
-                    value = plan.parsed if plan.parsed is not None else _default_parsed(plan.entry)
-                    if value is None:
-                        continue
-                    try:
-                        api.apply(plan.entry, value.value)
-                    except Exception as exc:
-                        raise InvalidValueError(
-                            f"{plan.name}: {api.module} rejected {value.text!r}: {exc} (nothing was changed)"
-                        ) from None
-                    applied.append((plan, api))
-                    effective[plan.name] = api.read(plan.entry)
-            except BaseException:
-                self._rollback(plans, options_before, applied)
-                raise
-            changes = tuple(self._record(plan, source, effective.get(plan.name), plan.name in effective)
-                            for plan in plans)
-            report = SetReport(changes)
-            self._history.extend(changes)
-        self._notify(report)
-        return report
+            effective: dict[str, str] = {}
+            for plan in plans:
+                api = live_api(plan.entry) if plan.entry is not None and live else None
+                if api is None or plan.entry is None:
+                    continue
+                value = plan.parsed if plan.parsed is not None else _default_parsed(plan.entry)
+                if value is None:
+                    continue
+                try:
+                    api.apply(plan.entry, value.value)
+                except Exception as exc:
+                    raise InvalidValueError(
+                        f"{plan.name}: {api.module} rejected {shown(plan.name, value.text)!r}: {exc} "
+                        "(nothing was changed)"
+                    ) from None
+                applied.append((plan, api))
+                effective[plan.name] = api.read(plan.entry)
+        except BaseException:
+            self._rollback(plans, options_before, applied)
+            raise
+        changes = tuple(self._record(plan, source, effective.get(plan.name), plan.name in effective)
+                        for plan in plans)
+        self._history.extend(changes)
+        return SetReport(changes)
 
     def _write(self, plans: list[_Plan]) -> None:
         for plan in plans:
@@ -321,20 +395,28 @@ class EnvSession:
                     self.options.pop(plan.name, None)
                 else:
                     self.options[plan.name] = plan.parsed.value
-            elif plan.parsed is None:
-                self.environ.pop(plan.name, None)
-            else:
-                self.environ[plan.name] = plan.parsed.text
+                continue
+            try:
+                if plan.parsed is None:
+                    self.environ.pop(plan.name, None)
+                else:
+                    self.environ[plan.name] = plan.parsed.text
+            except (OSError, ValueError) as exc:  # the checks should have caught it; the OS has the last word
+                raise InvalidValueError(f"{plan.name}: the operating system refused the value "
+                                        f"({type(exc).__name__}); nothing was changed") from None
 
     def _rollback(self, plans: list[_Plan], options: dict[str, Any], applied: list[tuple[_Plan, Any]]) -> None:
         self.options = options
         for plan in plans:
             if plan.entry is not None and not plan.entry.is_env:
                 continue
-            if plan.old is None:
-                self.environ.pop(plan.name, None)
-            else:
-                self.environ[plan.name] = plan.old
+            try:
+                if plan.old is None:
+                    self.environ.pop(plan.name, None)
+                else:
+                    self.environ[plan.name] = plan.old
+            except (OSError, ValueError):
+                log.exception("could not restore %s after a failed batch", plan.name)
         for plan, api in reversed(applied):
             previous = plan.entry.type.parse(plan.old) if plan.old is not None else _default_parsed(plan.entry)
             if previous is not None:
@@ -353,9 +435,14 @@ class EnvSession:
         else:
             self._applied_live.pop(name, None)
         if outcome is Outcome.ALREADY_READ and entry is not None:
-            warnings.warn(self._already_read_text(entry, new), AlreadyReadWarning, stacklevel=2)
+            warnings.warn(self._already_read_text(entry, new), AlreadyReadWarning, stacklevel=5)
+        danger = policy.warning(name) if new is not None else None
+        if danger is not None:
+            warnings.warn(danger, CodeLoadingWarning, stacklevel=5)
+            notes = (*notes, danger)
+        secret = any(value is not None and is_secret(name, value) for value in (plan.old, new, effective))
         return Change(now(), name, shown(name, plan.old), shown(name, new), source, outcome, message, notes,
-                      shown(name, effective))
+                      shown(name, effective), seq=next(self._sequence), secret=secret)
 
     def _outcome(self, plan: _Plan, effective: str | None, live: bool) -> tuple[Outcome, str]:
         entry = plan.entry
