@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from .catalog.secrets import redact
 from .errors import InvalidValueError
 from .protocol import (
     COMM_TARGET,
@@ -24,7 +25,8 @@ from .protocol import (
     KernelInfo,
     VariableInfo,
 )
-from .runtime import EnvSession, SetReport, session
+from .runtime import EnvSession, SetReport, profile, session
+from .runtime.profile_trust import ProfileTrust
 from .text import LANGUAGES, current_language
 
 log = logging.getLogger(__name__)
@@ -32,6 +34,8 @@ log = logging.getLogger(__name__)
 MAX_ID = 200
 MAX_ITEMS = 1000
 MAX_TEXT = 100_000
+STATE_HISTORY = 100  # changes sent with every "state"; older ones on request ("history")
+MAX_HISTORY_WINDOW = 500
 MIN_INTERVAL, MAX_INTERVAL = 0.01, 60.0
 
 Send = Callable[[dict[str, Any]], None]
@@ -84,39 +88,57 @@ def kernel_info(env: EnvSession) -> KernelInfo:
 class RequestHandler:
     """Turns one request into its replies. Pure of comms, so tests drive it directly."""
 
-    def __init__(self, env: EnvSession, memory: MemoryStream | None = None) -> None:
+    def __init__(self, env: EnvSession, memory: MemoryStream | None = None, trust: ProfileTrust | None = None) -> None:
         self.env = env
         self.memory = memory
+        self._trust = trust
+
+    @property
+    def trust(self) -> ProfileTrust:
+        if self._trust is None:
+            self._trust = ProfileTrust()
+        return self._trust
 
     def handle(self, data: object) -> list[dict[str, Any]]:
+        """The replies to one message; never raises. Every reply to a request carries its id (`reply_to`)."""
         request_id: str | None = None
-        try:
-            if not isinstance(data, dict):
-                raise BadRequest(f"a message must be a JSON object, not {type(data).__name__}")
+        if isinstance(data, dict):
             raw_id = data.get("id")
             request_id = raw_id if isinstance(raw_id, str) and len(raw_id) <= MAX_ID else None
-            version = _field(data, "v", int)
-            if version != PROTOCOL_VERSION:
-                raise BadRequest(f"protocol version {version} is not supported: this kernel speaks {PROTOCOL_VERSION}")
-            if request_id is None:
-                raise BadRequest(f"field 'id' must be text of at most {MAX_ID} characters")
-            kind = _field(data, "type", str)
-            if kind not in REQUEST_TYPES:
-                raise BadRequest(f"unknown request type {kind[:50]!r}: use one of {', '.join(REQUEST_TYPES)}")
-            return getattr(self, f"_on_{kind}")(data, request_id)
+        try:
+            return self._dispatch(data, request_id)
         except (BadRequest, InvalidValueError) as exc:
             return [self.error(str(exc), request_id)]
+        except Exception as exc:  # the kernel never crashes because of a message, and the request still gets an answer
+            log.exception("mgenv_jupyter comm handler failed")
+            return [self.error(f"internal error ({type(exc).__name__}); nothing was changed", request_id)]
+
+    def _dispatch(self, data: object, request_id: str | None) -> list[dict[str, Any]]:
+        if not isinstance(data, dict):
+            raise BadRequest(f"a message must be a JSON object, not {type(data).__name__}")
+        version = _field(data, "v", int)
+        if version != PROTOCOL_VERSION:
+            raise BadRequest(f"protocol version {version} is not supported: this kernel speaks {PROTOCOL_VERSION}")
+        if request_id is None:
+            raise BadRequest(f"field 'id' must be text of at most {MAX_ID} characters")
+        kind = _field(data, "type", str)
+        if kind not in REQUEST_TYPES:
+            raise BadRequest(f"unknown request type {kind[:50]!r}: use one of {', '.join(REQUEST_TYPES)}")
+        replies: list[dict[str, Any]] = getattr(self, f"_on_{kind}")(data, request_id)
+        return replies
 
     def error(self, message: str, reply_to: str | None) -> dict[str, Any]:
-        return {"v": PROTOCOL_VERSION, "type": "error", "reply_to": reply_to, "message": message}
+        return {"v": PROTOCOL_VERSION, "type": "error", "reply_to": reply_to, "message": redact(message)}
 
     def state(self, reply_to: str | None) -> dict[str, Any]:
+        changes, total = self.env.history_window(limit=STATE_HISTORY)
         return {
             "v": PROTOCOL_VERSION,
             "type": "state",
             "reply_to": reply_to,
             "variables": {entry.name: variable_info(self.env, entry.name) for entry in self.env.catalog},
-            "history": [change_info(c) for c in self.env.history],
+            "history": [change_info(c) for c in changes],
+            "history_total": total,
             "kernel": kernel_info(self.env),
         }
 
@@ -148,6 +170,37 @@ class RequestHandler:
         force = _field(data, "force", bool, False)
         live = not _field(data, "env_only", bool, False)
         return [self._result(self.env.set(pairs, source=source, force=force, live=live), request_id)]
+
+    def _on_history(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
+        before = _field(data, "before", (int, type(None)), None)
+        limit = _field(data, "limit", int, STATE_HISTORY)
+        if not 1 <= limit <= MAX_HISTORY_WINDOW:
+            raise BadRequest(f"'limit' must be from 1 to {MAX_HISTORY_WINDOW}")
+        changes, total = self.env.history_window(before, limit)
+        return [{"v": PROTOCOL_VERSION, "type": "history", "reply_to": request_id,
+                 "changes": [change_info(c) for c in changes], "total": total}]
+
+    def _on_profile(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
+        """Review a notebook profile; record the user's approval (`approve`); apply it (`apply`) only if this exact
+        profile is approved. Nothing changes for a profile the user has not approved."""
+        raw = _field(data, "profile", dict)
+        if len(raw) > MAX_ITEMS:
+            raise BadRequest(f"'profile' must hold at most {MAX_ITEMS} NAME: VALUE pairs")
+        chosen = {_text(name, "a name"): _text(value, "a profile value") for name, value in raw.items()}
+        approve = _field(data, "approve", bool, False)
+        wanted = _field(data, "apply", bool, True)
+        trust = self.trust
+        digest = trust.digest(chosen)
+        stored = True
+        if approve:
+            stored = trust.approve(digest)
+        approved = approve or trust.is_approved(digest)
+        items = profile.review(self.env, chosen)
+        report = profile.apply(self.env, chosen, items) if approved and wanted else None
+        return [{"v": PROTOCOL_VERSION, "type": "profile", "reply_to": request_id, "digest": digest,
+                 "approved": approved, "stored": stored, "applied": report is not None,
+                 "items": [item.to_json() for item in items],
+                 "changes": [change_info(c) for c in report] if report is not None else []}]
 
     def _on_unset(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
         names = _field(data, "names", list)
@@ -222,9 +275,9 @@ class SidebarComm:
         try:
             data = msg.get("content", {}).get("data")
             replies = self.handler.handle(data)
-        except Exception as exc:  # the kernel never crashes because of a message
+        except Exception as exc:  # handle() answers everything itself; this only guards against the unforeseen
             log.exception("mgenv_jupyter comm handler failed")
-            replies = [self.handler.error(f"internal error: {exc}", None)]
+            replies = [self.handler.error(f"internal error ({type(exc).__name__})", None)]
         for reply in replies:
             self._send(reply)
 

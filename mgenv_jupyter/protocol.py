@@ -11,10 +11,16 @@ Front end → kernel:
     {"v": 1, "id": "…", "type": "unset", "names": ["NAME"], "source": "sidebar"}        → same
     {"v": 1, "id": "…", "type": "refresh"}                             → "state"
     {"v": 1, "id": "…", "type": "memory", "on": true, "interval": 0.1} → "result", then "memory.batch" messages
+    {"v": 1, "id": "…", "type": "history", "before": 120, "limit": 100}  → "history" (changes numbered below 120)
+    {"v": 1, "id": "…", "type": "profile", "profile": {"NAME": "VALUE"}, "approve": false, "apply": true}
+                                                                     → "profile" (and "changed" if applied)
 
 Kernel → front end:
     "catalog"  every entry as JSON (Entry.to_json) in the requested language
-    "state"    every catalog variable's value and status, the change history, and facts about the kernel
+    "state"    every catalog variable's value and status, the latest changes, and facts about the kernel
+    "history"  a window of older changes
+    "profile"  a notebook profile reviewed: what applying it would change, what the kernel refuses and why, whether
+               this exact profile is approved (the approval is kept outside the notebook), and what was applied
     "result"   a request succeeded; `changes` lists what it changed
     "error"    a request was rejected; `message` says why and what is allowed; nothing changed
     "changed"  sent to every open comm whenever anything changes the session (magics, widgets, the sidebar)
@@ -28,9 +34,10 @@ from typing import Any, Literal, TypedDict
 PROTOCOL_VERSION = 1
 COMM_TARGET = "mgenv_jupyter"
 
-REQUEST_TYPES = ("hello", "set", "unset", "refresh", "memory")
-REPLY_TYPES = ("catalog", "state", "result", "error", "changed")
-SIDEBAR_SOURCES = ("sidebar", "profile")
+REQUEST_TYPES = ("hello", "set", "unset", "refresh", "memory", "history", "profile")
+REPLY_TYPES = ("catalog", "state", "result", "error", "changed", "history", "profile")
+# A notebook profile is applied only through a "profile" request, after the user approved that exact profile.
+SIDEBAR_SOURCES = ("sidebar",)
 
 
 class HelloRequest(TypedDict):
@@ -72,6 +79,23 @@ class MemoryRequest(TypedDict):
     interval: float
 
 
+class HistoryRequest(TypedDict):
+    v: int
+    id: str
+    type: Literal["history"]
+    before: int | None
+    limit: int
+
+
+class ProfileRequest(TypedDict):
+    v: int
+    id: str
+    type: Literal["profile"]
+    profile: dict[str, str]
+    approve: bool
+    apply: bool
+
+
 class VariableInfo(TypedDict):
     value: str | None
     status: str
@@ -79,6 +103,7 @@ class VariableInfo(TypedDict):
 
 
 class ChangeInfo(TypedDict):
+    seq: int
     time: float
     name: str
     old: str | None
@@ -87,6 +112,7 @@ class ChangeInfo(TypedDict):
     outcome: str
     message: str
     effective: str | None
+    secret: bool
 
 
 class KernelInfo(TypedDict):
@@ -109,6 +135,7 @@ class StateReply(TypedDict):
     reply_to: str | None
     variables: dict[str, VariableInfo]
     history: list[ChangeInfo]
+    history_total: int
     kernel: KernelInfo
 
 
@@ -131,3 +158,31 @@ class ChangedNotice(TypedDict):
     type: Literal["changed"]
     changes: list[ChangeInfo]
     variables: dict[str, VariableInfo]
+
+
+class HistoryReply(TypedDict):
+    v: int
+    type: Literal["history"]
+    reply_to: str
+    changes: list[ChangeInfo]
+    total: int
+
+
+class ProfileItemInfo(TypedDict):
+    name: str
+    value: str | None
+    current: str | None
+    action: str  # "set" | "unchanged" | "refused"
+    reason: str | None
+
+
+class ProfileReply(TypedDict):
+    v: int
+    type: Literal["profile"]
+    reply_to: str
+    digest: str
+    approved: bool
+    stored: bool
+    applied: bool
+    items: list[ProfileItemInfo]
+    changes: list[ChangeInfo]

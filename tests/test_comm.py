@@ -40,8 +40,74 @@ def test_set_goes_through_the_session_with_source_sidebar(handler, fresh_session
     assert result["type"] == "result" and result["changes"][0]["new"] == "5368709120"
     assert os.environ["MEGENGINE_DTR_EVICTION_THRESHOLD"] == "5368709120"
     assert fresh_session.history[-1].source == "sidebar"
-    [result] = handler.handle(request("unset", names=["MEGENGINE_DTR_EVICTION_THRESHOLD"], source="profile"))
-    assert "MEGENGINE_DTR_EVICTION_THRESHOLD" not in os.environ and fresh_session.history[-1].source == "profile"
+    [result] = handler.handle(request("unset", names=["MEGENGINE_DTR_EVICTION_THRESHOLD"], source="sidebar"))
+    assert "MEGENGINE_DTR_EVICTION_THRESHOLD" not in os.environ and fresh_session.history[-1].source == "sidebar"
+
+
+def test_a_profile_cannot_be_smuggled_in_as_a_set_request(handler):
+    """Profiles go through the "profile" request and its approval; "set" with source "profile" is refused."""
+    before = dict(os.environ)
+    [reply] = handler.handle(request("set", assignments={"MGE_DEFAULT_DEVICE": "cpu0"}, source="profile"))
+    assert reply["type"] == "error" and "source must be one of sidebar" in reply["message"]
+    assert dict(os.environ) == before
+
+
+def test_code_loading_variables_need_force_from_the_sidebar(handler, fresh_session):
+    before = dict(os.environ)
+    for name in ("LD_PRELOAD", "PYTHONPATH", "BASH_ENV", "GIT_EXTERNAL_DIFF", "PIP_INDEX_URL", "https_proxy"):
+        msg = request("set", assignments={name: "/tmp/evil"}, source="sidebar")
+        [reply] = handler.handle(msg)
+        assert reply["type"] == "error" and reply["reply_to"] == msg["id"], name
+        assert '"force": true' in reply["message"] and name in reply["message"]
+    assert dict(os.environ) == before
+    [reply] = handler.handle(request("set", assignments={"PIP_INDEX_URL": "https://mirror.example/simple"},
+                                     source="sidebar", force=True))
+    assert reply["type"] == "result" and os.environ["PIP_INDEX_URL"] == "https://mirror.example/simple"
+
+
+def test_every_reply_carries_its_request_id_even_for_an_internal_error(handler, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom with sk-proj-abcdefghijklmnopqrstu inside")
+
+    monkeypatch.setattr(handler.env, "history_window", broken)
+    msg = request("refresh")
+    [reply] = handler.handle(msg)
+    assert reply == {"v": PROTOCOL_VERSION, "type": "error", "reply_to": msg["id"],
+                     "message": "internal error (RuntimeError); nothing was changed"}
+
+
+def test_lone_surrogates_and_oversize_values_change_nothing_and_every_reply_has_its_id(handler, fresh_session):
+    """Fuzzing: lone surrogates (which no environment can encode), NULs and values past the per-variable cap, mixed
+    into otherwise valid batches. Each request is answered with its id, and nothing is ever half applied."""
+    rng = random.Random(8)
+    before = dict(os.environ)
+    surrogates = ["\ud800", "\udbff", "a\ud800b", "\ud83d"]  # \udc80-\udcff are bytes (surrogateescape): allowed
+    bad_values = [*surrogates, "x\x00y", "v" * (33 * 1024), "w" * 140_000]
+    for _ in range(2000):
+        good = {f"FUZZ_GOOD_{i}": "ok" for i in range(rng.randrange(0, 4))}
+        bad_name = rng.choice(["FUZZ_BAD", "MGE_DEFAULT_DEVICE", "FUZZ_\ud800", "x" * 300])
+        batch = {**good, bad_name: rng.choice(bad_values)}
+        items = list(batch.items())
+        rng.shuffle(items)
+        msg = request("set", assignments=dict(items), source="sidebar")
+        [reply] = handler.handle(msg)
+        assert reply["type"] == "error" and reply["reply_to"] == msg["id"]
+        assert len(reply["message"]) < 2000
+    assert dict(os.environ) == before and fresh_session.history == []
+
+
+def test_history_is_a_window_not_everything(handler, fresh_session):
+    for i in range(260):
+        fresh_session.set({"WINDOW_TEST": str(i)})
+    hello = handler.handle(request("hello", language="en"))
+    state = hello[1]
+    assert state["history_total"] == 260 and len(state["history"]) == 100
+    assert [c["seq"] for c in state["history"]] == list(range(161, 261))
+    [older] = handler.handle(request("history", before=161, limit=50))
+    assert older["type"] == "history" and [c["seq"] for c in older["changes"]] == list(range(111, 161))
+    assert older["total"] == 260
+    [bad] = handler.handle(request("history", before=None, limit=100_000))
+    assert bad["type"] == "error" and "'limit'" in bad["message"]
 
 
 def test_invalid_value_is_an_error_reply_and_changes_nothing(handler):

@@ -28,7 +28,8 @@ def ts_interfaces() -> dict[str, dict[str, bool]]:
 PAIRS = {
     **{name: getattr(protocol, name) for name in (
         "HelloRequest", "SetRequest", "UnsetRequest", "RefreshRequest", "MemoryRequest", "VariableInfo",
-        "ChangeInfo", "KernelInfo", "CatalogReply", "StateReply", "ResultReply", "ErrorReply", "ChangedNotice")},
+        "ChangeInfo", "KernelInfo", "CatalogReply", "StateReply", "ResultReply", "ErrorReply", "ChangedNotice",
+        "HistoryRequest", "ProfileRequest", "HistoryReply", "ProfileItemInfo", "ProfileReply")},
     "SeriesInfo": memory_protocol.SeriesInfo,
     "SourceState": memory_protocol.SourceState,
     "OverlayInfo": memory_protocol.OverlayInfo,

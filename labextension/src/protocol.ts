@@ -109,7 +109,32 @@ export interface MemoryRequest {
   interval: number;
 }
 
-export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest;
+export interface HistoryRequest {
+  v: number;
+  id: string;
+  type: 'history';
+  before: number | null;
+  limit: number;
+}
+
+/** Review a notebook profile; `approve` records the user's consent to this exact profile; `apply` applies it if approved. */
+export interface ProfileRequest {
+  v: number;
+  id: string;
+  type: 'profile';
+  profile: Record<string, string>;
+  approve: boolean;
+  apply: boolean;
+}
+
+export type Request =
+  | HelloRequest
+  | SetRequest
+  | UnsetRequest
+  | RefreshRequest
+  | MemoryRequest
+  | HistoryRequest
+  | ProfileRequest;
 
 export interface VariableInfo {
   value: string | null;
@@ -118,6 +143,7 @@ export interface VariableInfo {
 }
 
 export interface ChangeInfo {
+  seq: number;
   time: number;
   name: string;
   old: string | null;
@@ -126,6 +152,7 @@ export interface ChangeInfo {
   outcome: string;
   message: string;
   effective: string | null;
+  secret: boolean;
 }
 
 export interface KernelInfo {
@@ -167,6 +194,7 @@ export interface StateReply {
   reply_to: string | null;
   variables: Record<string, VariableInfo>;
   history: ChangeInfo[];
+  history_total: number;
   kernel: KernelInfo;
 }
 
@@ -191,4 +219,41 @@ export interface ChangedNotice {
   variables: Record<string, VariableInfo>;
 }
 
-export type Reply = CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | MemoryMessage;
+export interface HistoryReply {
+  v: number;
+  type: 'history';
+  reply_to: string;
+  changes: ChangeInfo[];
+  total: number;
+}
+
+/** One variable of a reviewed profile: what applying the profile would do with it. */
+export interface ProfileItemInfo {
+  name: string;
+  value: string | null;
+  current: string | null;
+  action: string; // set | unchanged | refused
+  reason: string | null;
+}
+
+export interface ProfileReply {
+  v: number;
+  type: 'profile';
+  reply_to: string;
+  digest: string;
+  approved: boolean;
+  stored: boolean;
+  applied: boolean;
+  items: ProfileItemInfo[];
+  changes: ChangeInfo[];
+}
+
+export type Reply =
+  | CatalogReply
+  | StateReply
+  | ResultReply
+  | ErrorReply
+  | ChangedNotice
+  | HistoryReply
+  | ProfileReply
+  | MemoryMessage;
