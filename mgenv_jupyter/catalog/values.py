@@ -42,14 +42,21 @@ def _as_text(raw: object) -> str:
     raise InvalidValueError(f"expected text or a number, got {type(raw).__name__}")
 
 
-_QUOTED_CHARACTERS = 60
+_SHOWN_CHARACTERS = 60
+
+
+def truncated(text: str) -> str:
+    """User input as a display shows it: in full when short, else its start and its length (a message or a table
+    must stay readable whatever was pasted)."""
+    if len(text) <= _SHOWN_CHARACTERS:
+        return text
+    return f"{text[:40]}… ({len(text):,} characters)"
 
 
 def quoted(text: object) -> str:
-    """User input as messages quote it: in full when short, else its start and its length (a message must stay
-    readable whatever was pasted)."""
+    """User input as a message quotes it: `repr` when short, else its start quoted and its length."""
     text = text if isinstance(text, str) else repr(text)
-    if len(text) <= _QUOTED_CHARACTERS:
+    if len(text) <= _SHOWN_CHARACTERS:
         return repr(text)
     return f"{text[:40] + '…'!r} ({len(text):,} characters)"
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..catalog.secrets import MASK, is_secret, shown
+from ..catalog.values import quoted, truncated
 
 __all__ = ["MASK", "Change", "Outcome", "SetReport", "is_secret", "now", "shown"]
 
@@ -79,7 +80,7 @@ class SetReport:
     def lines(self) -> list[str]:
         result = []
         for c in self.changes:
-            value = "(unset)" if c.new is None else repr(c.new)
+            value = "(unset)" if c.new is None else quoted(c.new)
             result.append(f"{c.name}={value}: {c.outcome.value} — {c.message}")
             result.extend(f"    note: {note}" for note in c.notes)
         return result
@@ -93,7 +94,7 @@ class SetReport:
     def _repr_html_(self) -> str:
         rows = []
         for c in self.changes:
-            value = "(unset)" if c.new is None else c.new
+            value = "(unset)" if c.new is None else truncated(c.new)
             notes = "".join(f"<br><small>{html.escape(n)}</small>" for n in c.notes)
             rows.append(
                 f"<tr><td><code>{html.escape(c.name)}</code></td><td><code>{html.escape(value)}</code></td>"

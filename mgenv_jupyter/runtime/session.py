@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalog import Catalog, Entry, Parsed, ReadWhen, catalog
 from ..catalog.secrets import is_secret
-from ..catalog.values import FreeText
+from ..catalog.values import FreeText, quoted
 from ..errors import AlreadyReadWarning, CodeLoadingWarning, EnvironmentSizeWarning, InvalidValueError
 from . import environ_limits, policy
 from .frameworks import live_api
@@ -64,7 +64,7 @@ class VariableState:
     read: ImportRecord | None
 
     def lines(self, language: str | None = None) -> list[str]:
-        value = "(unset)" if self.value is None else repr(self.value)
+        value = "(unset)" if self.value is None else quoted(self.value)
         result = [f"{self.name}={value}: {self.status} — {self.message}"]
         entry = self.entry
         if entry is not None:
