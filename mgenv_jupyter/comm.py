@@ -70,13 +70,14 @@ def _text(value: object, what: str) -> str:
     return value
 
 
-def variable_info(env: EnvSession, name: str) -> VariableInfo:
+def variable_info(env: EnvSession, name: str, language: str | None = None) -> VariableInfo:
     state = env.state(name)
-    return {"value": state.value, "status": state.status, "message": state.message}
+    return {"value": state.value, "status": state.status.label.get("en"), "message": state.message.get(language)}
 
 
-def change_info(change: Any) -> ChangeInfo:
-    row = change.as_row()
+def change_info(change: Any, language: str | None = None) -> ChangeInfo:
+    row = change.as_row(language)
+    row["outcome"] = change.outcome.label.get("en")
     return {key: row[key] for key in ChangeInfo.__annotations__}  # type: ignore[return-value]
 
 

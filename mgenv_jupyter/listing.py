@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .presentation import present
 from .text import current_language
 
 if TYPE_CHECKING:
@@ -28,20 +29,22 @@ def catalog_frame(
         names = (entry.category.en, entry.category.zh)
         if category is not None and not any(category.lower() in n.lower() for n in names):
             continue
-        state = session.state(entry.name)
-        if only_set and state.value is None:
+        view = present(session, entry.name, language)
+        if only_set and view.value is None:
             continue
+        facts = view.details
+        assert facts is not None  # a catalog entry always has details
         rows.append({
             "name": entry.name,
             "framework": entry.framework,
             "category": entry.category.get(language),
-            "value": state.value,
-            "status": state.status,
+            "value": view.value,
+            "status": view.label,
             "default": entry.default,
             "when": entry.when.value,
             "type": entry.type.kind,
-            "allowed": entry.type.allowed(),
-            "live_api": entry.live_api_doc or entry.live_api,
-            "description": entry.description.get(language),
+            "allowed": facts.allowed,
+            "live_api": facts.live,
+            "description": facts.description,
         })
     return pandas.DataFrame(rows, columns=COLUMNS).set_index("name")

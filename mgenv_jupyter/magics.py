@@ -20,9 +20,9 @@ from . import envfile
 from .catalog import FRAMEWORKS
 from .catalog.secrets import is_secret_value, redact
 from .errors import InvalidValueError
+from .presentation import VariableView, present
 from .runtime import session
 from .runtime.outcome import SetReport
-from .runtime.session import VariableState
 from .text import current_language, set_language
 
 _COMPLETED_MAGICS = ("%envset", "%envget", "%envunset", "%%envset", "%envlist")
@@ -139,13 +139,13 @@ class EnvMagics(Magics):
 
     @no_var_expand
     @line_magic
-    def envget(self, line: str) -> VariableState:
-        """Show a variable's value and what it means for this kernel (in effect, pending import, already read):
-        %envget NAME"""
+    def envget(self, line: str) -> VariableView:
+        """Show a variable's value and what it means for this kernel (effective, takes effect at import, already
+        read, ...), with its description, default, the live API and caveats: %envget NAME"""
         words = _split_line(line)
         if len(words) != 1:
             raise UsageError("usage: %envget NAME")
-        return session().state(words[0])
+        return present(session(), words[0])
 
     @no_var_expand
     @line_magic

@@ -8,6 +8,7 @@ import pytest
 
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen, dtr, megengine
 from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter.runtime.frameworks import live_call
 
 SEED_NAMES = {
     "MGE_DEFAULT_DEVICE", "MEGENGINE_HOST_COMPUTE",
@@ -92,7 +93,9 @@ def test_first_use_and_live_api_metadata(cat: Catalog) -> None:
         assert (entry.first_use is not None) == (entry.when is ReadWhen.FIRST_USE), entry.name
         if entry.live_api is not None:
             assert entry.live_api in ALLOWED_LIVE_APIS, entry.name
-            assert entry.live_api_doc, entry.name
+            default = entry.type.parse(entry.default) if entry.default is not None else None
+            call = live_call(entry, default.value if default else 1)
+            assert call is not None and call.startswith("megengine."), entry.name
     used = {e.live_api for e in cat if e.live_api}
     assert used == ALLOWED_LIVE_APIS
 

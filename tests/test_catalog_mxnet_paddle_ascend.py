@@ -9,6 +9,7 @@ import pytest
 
 from mgenv_jupyter.catalog import Catalog, ReadWhen, ascend, mxnet, paddle
 from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter.runtime.frameworks import live_call
 
 CATALOG = Catalog(mxnet.ENTRIES + paddle.ENTRIES + ascend.ENTRIES)
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -155,7 +156,8 @@ def test_mxnet_source_defaults_win_over_docs() -> None:
 def test_paddle_live_api_and_import() -> None:
     for entry in paddle.ENTRIES:
         assert entry.live_api == "paddle.set_flags", entry.name
-        assert entry.live_api_doc is not None and entry.live_api_doc.startswith(f"paddle.set_flags({{'{entry.name}'")
+        value = entry.type.parse(entry.default).value
+        assert live_call(entry, value) == f"paddle.set_flags({{{entry.name!r}: {value!r}}})"
         assert entry.when is ReadWhen.IMPORT, entry.name
     strategy = CATALOG.get("FLAGS_allocator_strategy")
     assert strategy is not None and strategy.default == "auto_growth"

@@ -39,12 +39,12 @@ def run(framework: str, script: str, *args: str) -> dict:
 
 def test_megengine_reads_values_set_before_import():
     r = run("megengine", "megengine_before_import.py")
-    assert set(r["set"]["outcomes"].values()) == {"takes effect at import"}
+    assert set(r["set"]["outcomes"].values()) == {"pending_import"}
     assert r["default_device"] == "cpu0"
     assert r["dtr_eviction_threshold"] == 5 * GiB  # "5GB" was normalised to bytes
     assert r["async_level"] == 0
     assert r["enable_host_compute"] == 0
-    assert set(r["status"].values()) == {"in effect"}
+    assert set(r["status"].values()) == {"effective"}
 
 
 def test_megengine_reads_raw_5GB_as_5_bytes():
@@ -54,16 +54,16 @@ def test_megengine_reads_raw_5GB_as_5_bytes():
 def test_megengine_after_import_warns_truthfully_and_live_changes_really_apply():
     r = run("megengine", "megengine_after_import.py")
     env_only = r["env_only"]
-    assert set(env_only["outcomes"].values()) == {"already read, restart needed"}
+    assert set(env_only["outcomes"].values()) == {"already_read"}
     assert len(env_only["warnings"]) == 2
     assert any("MGE_DEFAULT_DEVICE" in w and "megengine" in w and "unset" in w and "restart" in w
                for w in env_only["warnings"])
     # ...and MegEngine indeed did not change:
     assert r["after_env_only"] == {"default_device": "xpux", "dtr_eviction_threshold": 0}
-    assert r["no_live_api"]["outcomes"] == {"MEGENGINE_ASYNC_QUEUE_SIZE": "already read, restart needed"}
+    assert r["no_live_api"]["outcomes"] == {"MEGENGINE_ASYNC_QUEUE_SIZE": "already_read"}
     assert r["no_live_api"]["warnings"]
     # live changes, read back from MegEngine's C++ options, not from our cache:
-    assert set(r["live"]["outcomes"].values()) == {"applied live"} and not r["live"]["warnings"]
+    assert set(r["live"]["outcomes"].values()) == {"applied_live"} and not r["live"]["warnings"]
     assert r["after_live"] == {"default_device": "cpu0", "dtr_eviction_threshold": 3 * GiB,
                                "dtr_evictee_minimum_size": 2 * 1024**2, "async_level": 1}
     assert r["live"]["effective"]["MEGENGINE_DTR_EVICTION_THRESHOLD"] == str(3 * GiB)
@@ -71,7 +71,7 @@ def test_megengine_after_import_warns_truthfully_and_live_changes_really_apply()
 
 def test_megengine_imported_before_loading_is_said_honestly():
     r = run("megengine", "megengine_imported_before_load.py")
-    assert r["set"]["outcomes"] == {"MGE_DEFAULT_DEVICE": "already read, restart needed"}
+    assert r["set"]["outcomes"] == {"MGE_DEFAULT_DEVICE": "already_read"}
     assert "imported before mgenv_jupyter was loaded" in r["set"]["warnings"][0]
     assert r["default_device"] == "xpux"
 
@@ -80,7 +80,7 @@ def test_megengine_imported_before_loading_is_said_honestly():
 
 def test_paddle_reads_values_set_before_import():
     r = run("paddle", "paddle_before_import.py")
-    assert set(r["set"]["outcomes"].values()) == {"takes effect at import"}
+    assert set(r["set"]["outcomes"].values()) == {"pending_import"}
     assert r["flags"] == {
         "FLAGS_allocator_strategy": "naive_best_fit",
         "FLAGS_fraction_of_gpu_memory_to_use": 0.5,
@@ -92,18 +92,18 @@ def test_paddle_reads_values_set_before_import():
 
 def test_paddle_after_import_warns_truthfully_and_set_flags_applies():
     r = run("paddle", "paddle_after_import.py")
-    assert set(r["env_only"]["outcomes"].values()) == {"already read, restart needed"}
+    assert set(r["env_only"]["outcomes"].values()) == {"already_read"}
     assert any("paddle" in w and "paddle.set_flags" in w for w in r["env_only"]["warnings"])
     assert r["after_env_only"] == {"FLAGS_eager_delete_tensor_gb": 0.0, "FLAGS_initial_cpu_memory_in_mb": 500}
     assert r["live"]["outcomes"] == {
-        "FLAGS_fraction_of_gpu_memory_to_use": "may already be latched",  # matters until the first GPU allocation
-        "FLAGS_eager_delete_tensor_gb": "applied live",
-        "FLAGS_init_allocated_mem": "applied live",
+        "FLAGS_fraction_of_gpu_memory_to_use": "may_be_latched",  # matters until the first GPU allocation
+        "FLAGS_eager_delete_tensor_gb": "applied_live",
+        "FLAGS_init_allocated_mem": "applied_live",
     }
     assert r["after_live"] == {"FLAGS_fraction_of_gpu_memory_to_use": 0.3, "FLAGS_eager_delete_tensor_gb": 4.0,
                                "FLAGS_init_allocated_mem": True}
     latched = r["latched"]
-    assert latched["outcomes"] == {"FLAGS_allocator_strategy": "may already be latched"}
+    assert latched["outcomes"] == {"FLAGS_allocator_strategy": "may_be_latched"}
     assert "first tensor allocation" in latched["messages"]["FLAGS_allocator_strategy"]
 
 
@@ -113,9 +113,9 @@ def test_mxnet_worker_threads_read_at_import_only():
     baseline = run("mxnet", "mxnet_threads.py", "baseline")["threads"]
     before = run("mxnet", "mxnet_threads.py", "before_import")
     after = run("mxnet", "mxnet_threads.py", "after_import")
-    assert before["set"]["outcomes"] == {"MXNET_CPU_WORKER_NTHREADS": "takes effect at import"}
+    assert before["set"]["outcomes"] == {"MXNET_CPU_WORKER_NTHREADS": "pending_import"}
     assert before["threads"] == baseline + 5  # 6 CPU workers instead of the default 1
-    assert after["set"]["outcomes"] == {"MXNET_CPU_WORKER_NTHREADS": "already read, restart needed"}
+    assert after["set"]["outcomes"] == {"MXNET_CPU_WORKER_NTHREADS": "already_read"}
     assert "mxnet" in after["set"]["warnings"][0]
     assert after["threads"] == baseline  # MXNet indeed ignored it
 
@@ -123,8 +123,8 @@ def test_mxnet_worker_threads_read_at_import_only():
 def test_mxnet_engine_type_is_read_at_first_op_not_import():
     baseline = run("mxnet", "mxnet_threads.py", "baseline")["threads"]
     r = run("mxnet", "mxnet_threads.py", "engine_after_import")
-    assert r["set"]["outcomes"] == {"MXNET_ENGINE_TYPE": "may already be latched"}
+    assert r["set"]["outcomes"] == {"MXNET_ENGINE_TYPE": "may_be_latched"}
     assert not r["set"]["warnings"]
     assert r["threads"] < baseline  # no op had run yet, so NaiveEngine (no worker threads) was used
-    assert r["set_after_first_op"]["outcomes"] == {"MXNET_ENGINE_TYPE": "may already be latched"}
+    assert r["set_after_first_op"]["outcomes"] == {"MXNET_ENGINE_TYPE": "may_be_latched"}
     assert r["threads_after"] == r["threads"]  # after the first op the engine is latched

@@ -9,7 +9,7 @@ import time
 import pytest
 from IPython.core.error import UsageError
 
-from mgenv_jupyter.runtime import Outcome
+from mgenv_jupyter.runtime import Status
 
 
 def test_load_twice_is_harmless(ip):
@@ -23,7 +23,7 @@ def test_envset_normalises_and_reports(ip):
     assert os.environ["MEGENGINE_DTR_EVICTION_THRESHOLD"] == "5368709120"
     assert os.environ["MGE_DEFAULT_DEVICE"] == "gpu0"
     change = report["MEGENGINE_DTR_EVICTION_THRESHOLD"]
-    assert change.outcome is Outcome.PENDING_IMPORT and "5368709120" in change.notes[0]
+    assert change.outcome is Status.PENDING_IMPORT and "5368709120" in change.notes[0]
     assert "takes effect at import" in repr(report) and "normalised" in repr(report)
 
 
@@ -73,7 +73,7 @@ def test_presence_flag_zero_says_it_turns_on(ip):
 def test_envget_shows_value_and_status(ip):
     ip.run_line_magic("envset", "MEGENGINE_INTERP_ASYNC_LEVEL=0")
     state = ip.run_line_magic("envget", "MEGENGINE_INTERP_ASYNC_LEVEL")
-    assert state.value == "0" and state.status == "pending import"
+    assert state.value == "0" and state.status is Status.PENDING_IMPORT
     with pytest.raises(UsageError):
         ip.run_line_magic("envget", "")
 
@@ -154,7 +154,7 @@ def test_export_then_load_round_trips(ip, tmp_path):
 
 def test_npu_options_through_the_magic(ip):
     report = ip.run_line_magic("envset", "precision_mode=allow_mix_precision iterations_per_loop=10")
-    assert report["precision_mode"].outcome is Outcome.OPTION
+    assert report["precision_mode"].outcome is Status.OPTION
     from mgenv_jupyter import session
 
     assert session().npu_run_config_kwargs() == {"precision_mode": "allow_mix_precision", "iterations_per_loop": 10}
@@ -179,12 +179,12 @@ def test_completion_of_names_and_values(ip):
 
 
 @pytest.mark.parametrize("line,name,outcome", [
-    ("MEGENGINE_ENABLE_SWAP=1", "MEGENGINE_ENABLE_SWAP", Outcome.NO_EFFECT),
-    ("MXNET_KVSTORE_BIGARRAY_BOUND=10", "MXNET_KVSTORE_BIGARRAY_BOUND", Outcome.EFFECTIVE),
-    ("MXNET_ENGINE_TYPE=NaiveEngine", "MXNET_ENGINE_TYPE", Outcome.PENDING_FIRST_USE),
-    ("MGE_DEFAULT_DEVICE=cpu0", "MGE_DEFAULT_DEVICE", Outcome.PENDING_IMPORT),
-    ("jit_compile=auto", "jit_compile", Outcome.OPTION),
-    ("SOME_PLAIN_VARIABLE=1", "SOME_PLAIN_VARIABLE", Outcome.EFFECTIVE),
+    ("MEGENGINE_ENABLE_SWAP=1", "MEGENGINE_ENABLE_SWAP", Status.NO_LONGER_READ),
+    ("MXNET_KVSTORE_BIGARRAY_BOUND=10", "MXNET_KVSTORE_BIGARRAY_BOUND", Status.EFFECTIVE),
+    ("MXNET_ENGINE_TYPE=NaiveEngine", "MXNET_ENGINE_TYPE", Status.PENDING_FIRST_USE),
+    ("MGE_DEFAULT_DEVICE=cpu0", "MGE_DEFAULT_DEVICE", Status.PENDING_IMPORT),
+    ("jit_compile=auto", "jit_compile", Status.OPTION),
+    ("SOME_PLAIN_VARIABLE=1", "SOME_PLAIN_VARIABLE", Status.EFFECTIVE),
 ])
 def test_outcomes_in_the_shell(ip, line, name, outcome):
     # already read / applied live / may be latched need a real framework: tests/test_frameworks_real.py

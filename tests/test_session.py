@@ -12,7 +12,7 @@ import pytest
 from mgenv_jupyter import AlreadyReadWarning, InvalidValueError
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
 from mgenv_jupyter.catalog.values import OptionalOf, Size, Switch
-from mgenv_jupyter.runtime import EnvSession, ImportWatcher, Outcome
+from mgenv_jupyter.runtime import EnvSession, ImportWatcher, Status
 from mgenv_jupyter.runtime.session import HISTORY_LIMIT
 from mgenv_jupyter.text import Text
 
@@ -44,11 +44,11 @@ def probe_session(probe_module):
 def test_before_import_the_module_reads_the_normalised_value(probe_session):
     session, reader = probe_session
     report = session.set({"PROBE_SIZE": "5GB"})
-    assert report["PROBE_SIZE"].outcome is Outcome.PENDING_IMPORT
+    assert report["PROBE_SIZE"].outcome is Status.PENDING_IMPORT
     assert "import mgenv_probe_reader" in report["PROBE_SIZE"].message
     module = importlib.import_module(reader)
     assert module.SEEN["PROBE_SIZE"] == "5368709120"  # bytes, not "5GB" (which a C++ %zu parse reads as 5)
-    assert session.state("PROBE_SIZE").status == "in effect"
+    assert session.state("PROBE_SIZE").status is Status.EFFECTIVE
 
 
 def test_after_import_setting_warns_with_module_time_value_and_way_out(probe_session):
@@ -59,41 +59,41 @@ def test_after_import_setting_warns_with_module_time_value_and_way_out(probe_ses
         report = session.set({"PROBE_SIZE": "2048"})
     text = str(caught[0].message)
     assert "PROBE_SIZE" in text and reader in text and "'1024'" in text and "restart" in text
-    assert report["PROBE_SIZE"].outcome is Outcome.ALREADY_READ
+    assert report["PROBE_SIZE"].outcome is Status.ALREADY_READ
     assert os.environ["PROBE_SIZE"] == "2048"  # still set, so child processes inherit it
     assert module.SEEN["PROBE_SIZE"] == "1024"
-    assert session.state("PROBE_SIZE").status == Outcome.ALREADY_READ.value
+    assert session.state("PROBE_SIZE").status == Status.ALREADY_READ.value
     with pytest.warns(AlreadyReadWarning):  # every time, not only the first
         session.set({"PROBE_SIZE": "4096"})
 
 
 def test_first_use_variable_may_be_latched_after_import(probe_session):
     session, reader = probe_session
-    assert session.set({"PROBE_LATCH": "1"})["PROBE_LATCH"].outcome is Outcome.PENDING_FIRST_USE
+    assert session.set({"PROBE_LATCH": "1"})["PROBE_LATCH"].outcome is Status.PENDING_FIRST_USE
     importlib.import_module(reader)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         change = session.set({"PROBE_LATCH": "2"})["PROBE_LATCH"]
-    assert change.outcome is Outcome.MAY_BE_LATCHED
+    assert change.outcome is Status.MAY_BE_LATCHED
     assert "the first probe op" in change.message
 
 
 def test_dead_variable_says_no_effect_and_what_to_use(probe_session):
     session, _ = probe_session
     change = session.set({"PROBE_DEAD": "1"})["PROBE_DEAD"]
-    assert change.outcome is Outcome.NO_EFFECT and "PROBE_SIZE" in change.message
+    assert change.outcome is Status.NO_LONGER_READ and "PROBE_SIZE" in change.message
 
 
 def test_dynamic_variable_is_effective_now(probe_session):
     session, _ = probe_session
-    assert session.set({"PROBE_DYNAMIC": "on"})["PROBE_DYNAMIC"].outcome is Outcome.EFFECTIVE
+    assert session.set({"PROBE_DYNAMIC": "on"})["PROBE_DYNAMIC"].outcome is Status.EFFECTIVE
     assert os.environ["PROBE_DYNAMIC"] == "1"
 
 
 def test_options_are_recorded_as_keyword_arguments_not_environment(probe_session):
     session, _ = probe_session
     change = session.set({"probe_option": "true"})["probe_option"]
-    assert change.outcome is Outcome.OPTION
+    assert change.outcome is Status.OPTION
     assert session.npu_run_config_kwargs() == {"probe_option": True}
     assert "probe_option" not in os.environ
     session.unset(["probe_option"])
@@ -121,7 +121,7 @@ def test_near_miss_is_refused_with_a_suggestion_unless_forced(probe_session):
 def test_unknown_names_are_plain_strings(probe_session):
     session, _ = probe_session
     change = session.set({"MY_SETTING": " spaced value "})["MY_SETTING"]
-    assert change.outcome is Outcome.EFFECTIVE and os.environ["MY_SETTING"] == " spaced value "
+    assert change.outcome is Status.EFFECTIVE and os.environ["MY_SETTING"] == " spaced value "
 
 
 def test_history_records_source_and_observers_are_notified(probe_session):

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from mgenv_jupyter.catalog.values import (
+    Choice,
     DeviceList,
-    Enum,
-    Float,
+    FileSystemPath,
     FreeText,
-    Int,
+    Integer,
     MiB,
+    Number,
     OptionalOf,
-    Path,
     Pattern,
     Presence,
     ReserveMemory,
@@ -79,23 +79,23 @@ def test_reserve_memory_forms():
 
 
 def test_enum_spelling_aliases_and_suggestions():
-    levels = Enum(("0", "1", "2"), aliases=(("DEBUG", "0"),), python_type=int)
+    levels = Choice(("0", "1", "2"), aliases=(("DEBUG", "0"),), python_type=int)
     assert levels.parse("debug").value == 0
-    strategy = Enum(("auto_growth", "naive_best_fit"))
+    strategy = Choice(("auto_growth", "naive_best_fit"))
     assert strategy.parse("NAIVE_BEST_FIT").text == "naive_best_fit"
     with pytest.raises(InvalidValueError, match="did you mean 'auto_growth'"):
         strategy.parse("auto_grow")
 
 
 def test_int_and_float_ranges():
-    assert Int(minimum=1).parse(" 8 ").value == 8
+    assert Integer(minimum=1).parse(" 8 ").value == 8
     for bad in ("0", "1.5", "eight", True):
         with pytest.raises(InvalidValueError):
-            Int(minimum=1).parse(bad)
-    assert Float(0.0, 1.0).parse("0.92").value == 0.92
+            Integer(minimum=1).parse(bad)
+    assert Number(0.0, 1.0).parse("0.92").value == 0.92
     for bad in ("1.5", "-0.1", "nan", "inf", "x"):
         with pytest.raises(InvalidValueError, match="from 0.0 to 1.0"):
-            Float(0.0, 1.0).parse(bad)
+            Number(0.0, 1.0).parse(bad)
 
 
 def test_device_pattern():
@@ -106,13 +106,13 @@ def test_device_pattern():
 
 
 def test_path(tmp_path):
-    parsed = Path().parse(str(tmp_path / "new"))
+    parsed = FileSystemPath().parse(str(tmp_path / "new"))
     assert "does not exist yet" in parsed.notes[0]
     (tmp_path / "file").write_text("x")
     with pytest.raises(InvalidValueError, match="expected a directory"):
-        Path().parse(str(tmp_path / "file"))
+        FileSystemPath().parse(str(tmp_path / "file"))
     with pytest.raises(InvalidValueError):
-        Path().parse("")
+        FileSystemPath().parse("")
 
 
 def test_device_list_and_free_text_and_optional():
@@ -124,6 +124,6 @@ def test_device_list_and_free_text_and_optional():
     assert FreeText().parse(" x ").text == " x "
     with pytest.raises(InvalidValueError, match="NUL"):
         FreeText().parse("a\x00b")
-    optional = OptionalOf(Int(minimum=0))
+    optional = OptionalOf(Integer(minimum=0))
     assert optional.parse(None).value is None and optional.parse("3").value == 3
     assert optional.describe()["optional"] is True

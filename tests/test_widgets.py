@@ -21,7 +21,7 @@ import mgenv_jupyter
 from mgenv_jupyter import AllocatorWidget, ConfigWidget, DTRWidget, InvalidValueError
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen, catalog
 from mgenv_jupyter.catalog.values import GiB, MiB, Size
-from mgenv_jupyter.runtime import EnvSession, ImportWatcher
+from mgenv_jupyter.runtime import EnvSession, ImportWatcher, Status
 from mgenv_jupyter.text import Text, set_language
 from mgenv_jupyter.widgets._link import SessionLink
 from mgenv_jupyter.widgets.editors import (
@@ -137,7 +137,7 @@ def test_rows_show_status_default_and_description_in_the_chosen_language(ip, clo
     widget = ConfigWidget(names=["FLAGS_allocator_strategy"])
     closing(widget)
     row = widget.rows["FLAGS_allocator_strategy"]
-    assert "pending import" in row.status.value
+    assert "takes effect at import" in row.status.value
     assert "<code>auto_growth</code>" in row.details.value and "Which memory allocator" in row.details.value
     set_language("zh")
     try:
@@ -252,7 +252,7 @@ def test_already_read_warnings_are_shown_in_the_widget(monkeypatch, probe_module
         closing(widget)
         importlib.import_module(reader)
         widget.refresh()  # what happens after each cell in a notebook
-        assert "in effect" in widget.rows["PROBE_SIZE"].status.value
+        assert "effective" in widget.rows["PROBE_SIZE"].status.value
         set_size(widget, "PROBE_SIZE", 1, "MB")
         widget.apply_button.click()
         assert os.environ["PROBE_SIZE"] == str(MiB)
@@ -351,9 +351,9 @@ def test_the_session_link_does_not_keep_its_widget_alive(fresh_session):
 def test_statuses_follow_a_framework_import_after_the_cell(ip, closing, fake_framework):
     widget = AllocatorWidget("mxnet")
     closing(widget)
-    assert "pending first use" in widget.rows["MXNET_GPU_MEM_POOL_TYPE"].status.value
+    assert "takes effect at first use" in widget.rows["MXNET_GPU_MEM_POOL_TYPE"].status.value
     ip.run_cell(f"import {fake_framework('mxnet', ['MXNET_GPU_MEM_POOL_TYPE'])}")
-    assert "in effect" in widget.rows["MXNET_GPU_MEM_POOL_TYPE"].status.value
+    assert "effective" in widget.rows["MXNET_GPU_MEM_POOL_TYPE"].status.value
     widget.rows["MXNET_GPU_MEM_POOL_TYPE"].editor.dropdown.value = "Round"
     widget.apply_button.click()
     assert "may already be latched" in widget.rows["MXNET_GPU_MEM_POOL_TYPE"].status.value
@@ -373,7 +373,7 @@ def test_dtr_before_import_sets_bytes_and_enables_as_dtr_enable_does(ip, closing
     widget.minimum_row.editor.unit.value = "MB"
     widget.sqrt_row.editor.checkbox.value = True
     report = widget.apply()
-    assert report is not None and {c.outcome.value for c in report} == {"takes effect at import"}
+    assert report is not None and {c.outcome for c in report} == {Status.PENDING_IMPORT}
     assert os.environ[THRESHOLD] == str(4 * GiB)
     assert os.environ["MEGENGINE_DTR_EVICTEE_MINIMUM_SIZE"] == str(2 * MiB)
     assert os.environ["MEGENGINE_DTR_SQRT_SAMPLING"] == "1"

@@ -8,23 +8,26 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
-from .entry import Entry, ReadWhen
+from .entry import Entry, EntryFactory, ReadWhen
+from .frameworks import FRAMEWORKS as FRAMEWORK_INFO
+from .rules import Condition, Group
 from .values import Parsed, ValueType
 
-__all__ = ["Catalog", "Entry", "Parsed", "ReadWhen", "ValueType", "catalog"]
+__all__ = ["Catalog", "Condition", "Entry", "EntryFactory", "Group", "Parsed", "ReadWhen", "ValueType", "catalog"]
 
 # One data module per framework; order is the order front ends list them in.
 DATA_MODULES = ("megengine", "dtr", "mxnet", "paddle", "ascend", "cuda")
-FRAMEWORKS = ("megengine", "mxnet", "paddle", "ascend", "cuda")
+FRAMEWORKS = tuple(framework.key for framework in FRAMEWORK_INFO)
 
 
 class Catalog:
     """Read-only collection of entries with lookup by name and near-miss suggestions."""
 
-    def __init__(self, entries: tuple[Entry, ...]) -> None:
+    def __init__(self, entries: tuple[Entry, ...], groups: tuple[Group, ...] = ()) -> None:
+        self.groups = groups
         self._entries: dict[str, Entry] = {}
         for entry in entries:
             if entry.name in self._entries:
@@ -56,6 +59,36 @@ class Catalog:
 
     def for_framework(self, framework: str) -> list[Entry]:
         return [e for e in self if e.framework == framework]
+
+    def group_of(self, name: str) -> Group | None:
+        return next((group for group in self.groups if name in group.members), None)
+
+    def select(
+        self, framework: str | None = None, category: str | None = None, names: Iterable[str] | str | None = None
+    ) -> list[Entry]:
+        """Entries matching every filter given: a framework; a category, matched by substring in English or Chinese;
+        names, kept in the order given. Raises `InvalidValueError` for an unknown framework or name."""
+        from ..errors import InvalidValueError
+
+        if framework is not None and framework not in self.frameworks():
+            raise InvalidValueError(f"unknown framework {framework!r}: use one of {', '.join(self.frameworks())}")
+        if names is not None:
+            chosen = []
+            for name in dict.fromkeys([names] if isinstance(names, str) else names):
+                entry = self.get(name)
+                if entry is None:
+                    meant = self.near_miss(name)
+                    raise InvalidValueError(f"{name} is not a catalog variable"
+                                            + (f"; did you mean {meant}?" if meant else ""))
+                chosen.append(entry)
+        else:
+            chosen = list(self)
+        if framework is not None:
+            chosen = [e for e in chosen if e.framework == framework]
+        if category is not None:
+            wanted = category.lower()
+            chosen = [e for e in chosen if wanted in e.category.en.lower() or wanted in e.category.zh.lower()]
+        return chosen
 
     def near_miss(self, name: str) -> str | None:
         """The catalog name `name` was probably meant to be, or None when it looks like an unrelated variable.
@@ -120,6 +153,9 @@ def _prefix(name: str) -> str:
 def catalog() -> Catalog:
     """The one catalog, built on first use from the data modules."""
     entries: list[Entry] = []
+    groups: list[Group] = []
     for module in DATA_MODULES:
-        entries.extend(importlib.import_module(f"{__name__}.{module}").ENTRIES)
-    return Catalog(tuple(entries))
+        data = importlib.import_module(f"{__name__}.{module}")
+        entries.extend(data.ENTRIES)
+        groups.extend(getattr(data, "GROUPS", ()))
+    return Catalog(tuple(entries), tuple(groups))

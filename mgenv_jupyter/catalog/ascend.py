@@ -9,8 +9,19 @@ whose default is None are optional (None leaves the choice to GE). Ascend has no
 from __future__ import annotations
 
 from ..text import Text
-from .entry import Entry, ReadWhen
-from .values import Enum, FreeText, Int, MiB, OptionalOf, Path, Pattern, Size, Switch, ValueType
+from .entry import Entry, EntryFactory, ReadWhen
+from .values import (
+    Choice,
+    FileSystemPath,
+    FreeText,
+    Integer,
+    MiB,
+    OptionalOf,
+    Pattern,
+    Size,
+    Switch,
+    ValueType,
+)
 
 READERS = ("npu_bridge",)
 OPTION_READ_AT = "npu_bridge/estimator/npu/npu_config.py : NPURunConfig.__init__ → tf_adapter/util/npu_attrs.cc"
@@ -63,7 +74,11 @@ _DEVICE_PRIORITY = Text(
     "适配器中设备 ID 的优先级(npu_attrs.cc 的 GetDeviceID):session_device_id > ASCEND_DEVICE_ID > DEVICE_ID > 0。",
 )
 _BOOL = Switch(on="True", off="False")
-_FILE = Path(directory=False)
+_FILE = FileSystemPath(directory=False)
+
+
+_variable = EntryFactory("ascend", readers=READERS)
+_keyword = EntryFactory("ascend", readers=READERS, read_at=OPTION_READ_AT, when=ReadWhen.OPTION)
 
 
 def _option(
@@ -77,20 +92,8 @@ def _option(
     extra: bool = False,
 ) -> Entry:
     """An NPURunConfig keyword: read when the config object is built, never from the environment."""
-    return Entry(
-        name=name,
-        framework="ascend",
-        category=category,
-        type=value_type,
-        default=default,
-        when=ReadWhen.OPTION,
-        readers=READERS,
-        read_at=OPTION_READ_AT,
-        description=description,
-        caveats=caveats,
-        replaced_by=replaced_by,
-        extra=extra,
-    )
+    return _keyword(name, category=category, type=value_type, default=default, description=description,
+                    caveats=caveats, replaced_by=replaced_by, extra=extra)
 
 
 ENTRIES = (
@@ -98,7 +101,7 @@ ENTRIES = (
     _option(
         "graph_run_mode",
         BASIC,
-        Int(minimum=0, maximum=1),
+        Integer(minimum=0, maximum=1),
         "1",
         Text(
             "Graph execution mode: 0 for online inference, 1 for training (default). Mode 0 also forces "
@@ -110,7 +113,7 @@ ENTRIES = (
     _option(
         "session_device_id",
         BASIC,
-        OptionalOf(Int(minimum=0)),
+        OptionalOf(Integer(minimum=0)),
         "None",
         Text(
             "Logical ID of the device this config's session runs on, so one script can run different models on "
@@ -135,7 +138,7 @@ ENTRIES = (
     _option(
         "deterministic",
         BASIC,
-        Int(minimum=0, maximum=1),
+        Integer(minimum=0, maximum=1),
         "0",
         Text(
             "1 turns on deterministic computation, so the same hardware and inputs always give the same outputs; it "
@@ -187,7 +190,7 @@ ENTRIES = (
     _option(
         "enable_exception_dump",
         DEBUGGING,
-        Int(minimum=0, maximum=2),
+        Integer(minimum=0, maximum=2),
         "2",
         Text(
             "Dump the inputs and outputs of operators that fail, into the script's working directory: 0 off, 1 full "
@@ -212,7 +215,7 @@ ENTRIES = (
     _option(
         "debug_dir",
         DEBUGGING,
-        OptionalOf(Path()),
+        OptionalOf(FileSystemPath()),
         "None",
         Text(
             "Directory for the debug files produced while compiling operators (.o, .json, .cce); by default they go "
@@ -226,7 +229,7 @@ ENTRIES = (
         "precision_mode",
         ACCURACY_TUNING,
         OptionalOf(
-            Enum(
+            Choice(
                 (
                     "force_fp32",
                     "allow_fp32_to_fp16",
@@ -261,7 +264,7 @@ ENTRIES = (
         "precision_mode_v2",
         ACCURACY_TUNING,
         OptionalOf(
-            Enum(
+            Choice(
                 ("fp16", "origin", "cube_fp16in_fp32out", "mixed_float16", "mixed_bfloat16", "cube_hif8", "mixed_hif8")
             )
         ),
@@ -344,7 +347,7 @@ ENTRIES = (
     _option(
         "buffer_optimize",
         ACCURACY_COMPARISON,
-        Enum(("l2_optimize", "off_optimize")),
+        Choice(("l2_optimize", "off_optimize")),
         "'l2_optimize'",
         Text(
             "Buffer optimisation switch: l2_optimize (default) or off_optimize.",
@@ -356,7 +359,7 @@ ENTRIES = (
     _option(
         "iterations_per_loop",
         PERFORMANCE,
-        Int(minimum=1),
+        Integer(minimum=1),
         "1",
         Text(
             "Training iterations the NPU runs per session.run call before returning to the host, which cuts "
@@ -432,7 +435,7 @@ ENTRIES = (
     _option(
         "enable_small_channel",
         PERFORMANCE,
-        Int(minimum=0, maximum=1),
+        Integer(minimum=0, maximum=1),
         "0",
         Text(
             "Small-channel optimisation switch (0 off, 1 on); graph_run_mode=0 turns it on.",
@@ -443,7 +446,7 @@ ENTRIES = (
     _option(
         "variable_placement",
         PERFORMANCE,
-        Enum(("Device", "Host")),
+        Choice(("Device", "Host")),
         "'Device'",
         Text(
             "Where variables are placed: Device (default) or Host, which relieves device memory when the weights are "
@@ -461,7 +464,7 @@ ENTRIES = (
     _option(
         "input_fusion_size",
         PERFORMANCE,
-        Int(minimum=0, maximum=32 * MiB),
+        Integer(minimum=0, maximum=32 * MiB),
         "131072",
         Text(
             "Inputs smaller than this many bytes are merged into one block before being copied to the device "
@@ -494,7 +497,7 @@ ENTRIES = (
     _option(
         "aoe_mode",
         AOE,
-        OptionalOf(Enum(("1", "2", "4"))),
+        OptionalOf(Choice(("1", "2", "4"))),
         "None",
         Text(
             "Tuning mode of the AOE tool: '1' subgraph tuning, '2' operator tuning, '4' gradient-split tuning. When "
@@ -518,7 +521,7 @@ ENTRIES = (
     _option(
         "work_path",
         AOE,
-        OptionalOf(Path()),
+        OptionalOf(FileSystemPath()),
         "None",
         Text(
             "Working directory of AOE tuning, holding its config and result files; it must already exist and be "
@@ -544,7 +547,7 @@ ENTRIES = (
     _option(
         "op_compiler_cache_mode",
         COMPILATION,
-        OptionalOf(Enum(("enable", "force", "disable"))),
+        OptionalOf(Choice(("enable", "force", "disable"))),
         "None",
         Text(
             "Disk cache for compiled operators: enable (GE default) reuses it, force rebuilds and refreshes it, "
@@ -562,7 +565,7 @@ ENTRIES = (
     _option(
         "op_compiler_cache_dir",
         COMPILATION,
-        OptionalOf(Path()),
+        OptionalOf(FileSystemPath()),
         "None",
         Text(
             "Directory of the operator compile cache; a kernel_cache subfolder is created in it (and the directory "
@@ -575,7 +578,7 @@ ENTRIES = (
     _option(
         "local_rank_id",
         DATA_AUGMENTATION,
-        OptionalOf(Int(minimum=0, maximum=7)),
+        OptionalOf(Integer(minimum=0, maximum=7)),
         "None",
         Text(
             "For data-parallel recommendation networks: the rank within the server whose process deduplicates and "
@@ -598,7 +601,7 @@ ENTRIES = (
     _option(
         "hccl_timeout",
         EXCEPTION_REMEDY,
-        OptionalOf(Int(minimum=0)),
+        OptionalOf(Integer(minimum=0)),
         "None",
         Text(
             "Timeout in seconds for collective communication; raise it when communication fails by timing out. It "
@@ -617,7 +620,7 @@ ENTRIES = (
     _option(
         "op_wait_timeout",
         EXCEPTION_REMEDY,
-        OptionalOf(Int(minimum=0)),
+        OptionalOf(Integer(minimum=0)),
         "None",
         Text(
             "Timeout in seconds for an operator waiting to run (the docs' default is 120).",
@@ -628,7 +631,7 @@ ENTRIES = (
     _option(
         "op_execute_timeout",
         EXCEPTION_REMEDY,
-        OptionalOf(Int(minimum=0)),
+        OptionalOf(Integer(minimum=0)),
         "None",
         Text(
             "Timeout in seconds for an operator's execution.",
@@ -639,7 +642,7 @@ ENTRIES = (
     _option(
         "stream_sync_timeout",
         EXCEPTION_REMEDY,
-        Int(minimum=-1),
+        Integer(minimum=-1),
         "-1",
         Text(
             "Timeout in ms for stream synchronisation during graph execution; -1 (default) waits forever and reports "
@@ -652,7 +655,7 @@ ENTRIES = (
     _option(
         "event_sync_timeout",
         EXCEPTION_REMEDY,
-        Int(minimum=-1),
+        Integer(minimum=-1),
         "-1",
         Text(
             "Timeout in ms for event synchronisation during graph execution; -1 (default) waits forever and reports "
@@ -696,7 +699,7 @@ ENTRIES = (
     _option(
         "jit_compile",
         EXPERIMENTAL,
-        Enum(("true", "false", "auto")),
+        Choice(("true", "false", "auto")),
         "'auto'",
         Text(
             "Whether compilation builds operators online (true, tuned for the graph) or first looks for prebuilt "
@@ -740,7 +743,7 @@ ENTRIES = (
     _option(
         "op_debug_level",
         DEPRECATED,
-        OptionalOf(Int(minimum=0, maximum=4)),
+        OptionalOf(Integer(minimum=0, maximum=4)),
         "None",
         Text(
             "Operator debug level for compilation: 0 off, 1 to 4 keep increasing amounts of debug information in the "
@@ -753,7 +756,8 @@ ENTRIES = (
     _option(
         "op_select_implmode",
         DEPRECATED,
-        OptionalOf(Enum(("high_precision", "high_performance", "high_precision_for_all", "high_performance_for_all"))),
+        OptionalOf(Choice(("high_precision", "high_performance", "high_precision_for_all",
+                           "high_performance_for_all"))),
         "None",
         Text(
             "Whether built-in operators that have two implementations use the high-precision or the high-performance "
@@ -798,7 +802,7 @@ ENTRIES = (
     _option(
         "dynamic_graph_execute_mode",
         DEPRECATED,
-        Enum(("dynamic_execute", "lazy_recompile")),
+        Choice(("dynamic_execute", "lazy_recompile")),
         "'dynamic_execute'",
         Text(
             "Execution mode for dynamic inputs, used only when dynamic_input is True: dynamic_execute compiles once "
@@ -859,14 +863,12 @@ ENTRIES = (
         ),
     ),
     # Environment variables
-    Entry(
-        name="ASCEND_DEVICE_ID",
-        framework="ascend",
+    _variable(
+        "ASCEND_DEVICE_ID",
         category=DEVICES,
-        type=Int(minimum=0),
+        type=Integer(minimum=0),
         default="0",
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="tf_adapter/util/npu_attrs.cc : GetEnvDeviceID() ← GePlugin::Init()",
         first_use=_GE_INIT,
         description=Text(
@@ -876,14 +878,12 @@ ENTRIES = (
         caveats=(_DEVICE_PRIORITY,),
         extra=True,
     ),
-    Entry(
-        name="DEVICE_ID",
-        framework="ascend",
+    _variable(
+        "DEVICE_ID",
         category=DEVICES,
-        type=Int(minimum=0),
+        type=Integer(minimum=0),
         default=None,
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="tf_adapter/util/npu_attrs.cc : GetEnvDeviceID() ← GePlugin::Init()",
         first_use=_GE_INIT,
         description=Text(
@@ -894,14 +894,12 @@ ENTRIES = (
         caveats=(_DEVICE_PRIORITY,),
         extra=True,
     ),
-    Entry(
-        name="AOE_MODE",
-        framework="ascend",
+    _variable(
+        "AOE_MODE",
         category=AOE,
-        type=Enum(("1", "2", "4")),
+        type=Choice(("1", "2", "4")),
         default=None,
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="tf_adapter/util/npu_attrs.cc : NpuAttrs::SetNpuOptimizerAttr()",
         first_use=_GE_INIT,
         description=Text(
@@ -916,14 +914,12 @@ ENTRIES = (
         ),
         extra=True,
     ),
-    Entry(
-        name="HCCL_EXEC_TIMEOUT",
-        framework="ascend",
+    _variable(
+        "HCCL_EXEC_TIMEOUT",
         category=EXCEPTION_REMEDY,
-        type=Int(minimum=0),
+        type=Integer(minimum=0),
         default=None,
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="HCCL runtime : communicator initialisation (not read by tf_adapter itself)",
         first_use=Text("HCCL communicator initialisation", "HCCL 通信域初始化时"),
         description=Text(
@@ -939,14 +935,12 @@ ENTRIES = (
         ),
         extra=True,
     ),
-    Entry(
-        name="RANK_ID",
-        framework="ascend",
+    _variable(
+        "RANK_ID",
         category=DISTRIBUTED,
-        type=Int(minimum=0),
+        type=Integer(minimum=0),
         default=None,
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="tf_adapter/util/ge_plugin.cc : GePlugin::Init()",
         first_use=_GE_INIT,
         description=Text(
@@ -955,14 +949,12 @@ ENTRIES = (
         ),
         extra=True,
     ),
-    Entry(
-        name="RANK_SIZE",
-        framework="ascend",
+    _variable(
+        "RANK_SIZE",
         category=DISTRIBUTED,
-        type=Int(minimum=1),
+        type=Integer(minimum=1),
         default=None,
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="tf_adapter/util/ge_plugin.cc : GePlugin::Init()",
         first_use=_GE_INIT,
         description=Text(

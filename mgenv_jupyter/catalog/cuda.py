@@ -4,8 +4,8 @@ them to be known: setting CUDA_VISIBLE_DEVICES after the first CUDA call silentl
 from __future__ import annotations
 
 from ..text import Text
-from .entry import Entry, ReadWhen
-from .values import DeviceList, Enum, Switch
+from .entry import EntryFactory, ReadWhen
+from .values import Choice, DeviceList, Switch
 
 CUDA_READERS = ("megengine", "paddle", "mxnet", "torch", "tensorflow", "jax", "cupy")  # NVML ignores them
 DEVICES = Text("Device selection", "设备选择")
@@ -18,15 +18,15 @@ _LATCH = Text(
     "CUDA 驱动在进程第一次初始化 CUDA 时读取一次;之后修改直到重启内核都不会生效。",
 )
 
+_variable = EntryFactory("cuda", readers=CUDA_READERS)
+
 ENTRIES = (
-    Entry(
-        name="CUDA_VISIBLE_DEVICES",
-        framework="cuda",
+    _variable(
+        "CUDA_VISIBLE_DEVICES",
         category=DEVICES,
         type=DeviceList(),
         default=None,
         when=ReadWhen.FIRST_USE,
-        readers=CUDA_READERS,
         read_at="CUDA driver : cuInit",
         first_use=_FIRST_CUDA_INIT,
         description=Text(
@@ -36,14 +36,12 @@ ENTRIES = (
         caveats=(_LATCH,),
         extra=True,
     ),
-    Entry(
-        name="CUDA_DEVICE_ORDER",
-        framework="cuda",
+    _variable(
+        "CUDA_DEVICE_ORDER",
         category=DEVICES,
-        type=Enum(("FASTEST_FIRST", "PCI_BUS_ID")),
+        type=Choice(("FASTEST_FIRST", "PCI_BUS_ID")),
         default="FASTEST_FIRST",
         when=ReadWhen.FIRST_USE,
-        readers=CUDA_READERS,
         read_at="CUDA driver : cuInit",
         first_use=_FIRST_CUDA_INIT,
         description=Text(
@@ -53,14 +51,12 @@ ENTRIES = (
         caveats=(_LATCH,),
         extra=True,
     ),
-    Entry(
-        name="CUDA_LAUNCH_BLOCKING",
-        framework="cuda",
+    _variable(
+        "CUDA_LAUNCH_BLOCKING",
         category=Text("Debugging", "调试"),
         type=Switch(),
         default="0",
         when=ReadWhen.FIRST_USE,
-        readers=CUDA_READERS,
         read_at="CUDA driver : context creation",
         first_use=_FIRST_CUDA_INIT,
         description=Text(

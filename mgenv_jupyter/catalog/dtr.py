@@ -4,8 +4,9 @@ recomputing them when needed. All are interpreter options read once while `impor
 from __future__ import annotations
 
 from ..text import Text
-from .entry import Entry, ReadWhen
+from .entry import EntryFactory, ReadWhen
 from .megengine import INTEGERS_ONLY_CAVEAT, OPTION_MANAGER, RELEASE_BUILD_CAVEAT
+from .rules import Group
 from .values import Size, Switch
 
 READERS = ("megengine",)
@@ -54,15 +55,31 @@ _DTR_ENABLE_SETS = Text(
     "调用,因为每个 worker 都是独立进程。",
 )
 
+# megengine.dtr.enable() sets these three options together; disable() clears them and the eviction candidates.
+DTR_SWITCH = Group(
+    "megengine.dtr",
+    "megengine",
+    label=Text("DTR enabled", "启用 DTR"),
+    help=Text(
+        "As megengine.dtr.enable() / disable(): turns MEGENGINE_ENABLE_DROP, MEGENGINE_DTR_AUTO_DROP and "
+        "MEGENGINE_RECORD_COMPUTING_PATH on or off together (disable() also clears the eviction candidates).",
+        "等同于 megengine.dtr.enable() / disable():同时打开或关闭 MEGENGINE_ENABLE_DROP、MEGENGINE_DTR_AUTO_DROP 和 "
+        "MEGENGINE_RECORD_COMPUTING_PATH(disable() 还会清空驱逐候选集合)。",
+    ),
+    members=("MEGENGINE_ENABLE_DROP", "MEGENGINE_DTR_AUTO_DROP", "MEGENGINE_RECORD_COMPUTING_PATH"),
+    live_api="megengine.dtr.enable",
+)
+GROUPS = (DTR_SWITCH,)
+
+_variable = EntryFactory("megengine", readers=READERS, read_at=OPTION_MANAGER, when=ReadWhen.IMPORT)
+
 ENTRIES = (
-    Entry(
-        name="MEGENGINE_ENABLE_SWAP",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_ENABLE_SWAP",
         category=DTR,
         type=Switch(),
         default=None,
         when=ReadWhen.NOT_READ,
-        readers=READERS,
         read_at=f"{OPTION_MANAGER} (option removed in v1.7.0)",
         description=Text(
             "Was meant to let DTR swap tensors out to host memory; swapping no longer exists, so it does nothing.",
@@ -77,50 +94,36 @@ ENTRIES = (
         ),
         replaced_by="megengine.dtr.enable()",
     ),
-    Entry(
-        name="MEGENGINE_ENABLE_DROP",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_ENABLE_DROP",
         category=DTR,
         type=Switch(),
         default="0",
-        when=ReadWhen.IMPORT,
-        readers=READERS,
-        read_at=OPTION_MANAGER,
         description=Text(
             "Allows DTR to drop (evict) tensors and recompute them later from their recorded computing path.",
             "允许 DTR 释放(drop)tensor 的显存,需要时再按记录的计算路径重新计算。",
         ),
         live_api="megengine.option:enable_drop",
-        live_api_doc='megengine.core.set_option("enable_drop", 1)  # or megengine.dtr.enable()',
         caveats=(_DTR_ENABLE_SETS, _TRACED_GRAPHS, INTEGERS_ONLY_CAVEAT, RELEASE_BUILD_CAVEAT),
     ),
-    Entry(
-        name="MEGENGINE_DTR_AUTO_DROP",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_DTR_AUTO_DROP",
         category=DTR,
         type=Switch(),
         default="0",
-        when=ReadWhen.IMPORT,
-        readers=READERS,
-        read_at=OPTION_MANAGER,
         description=Text(
             "Lets DTR choose and evict tensors automatically when memory use passes the eviction threshold or an "
             "allocation fails.",
             "让 DTR 在显存占用超过驱逐阈值或申请失败时,自动挑选并释放 tensor。",
         ),
         live_api="megengine.option:enable_dtr_auto_drop",
-        live_api_doc='megengine.core.set_option("enable_dtr_auto_drop", 1)  # or megengine.dtr.enable()',
         caveats=(_DTR_ENABLE_SETS, _TRACED_GRAPHS, INTEGERS_ONLY_CAVEAT, RELEASE_BUILD_CAVEAT),
     ),
-    Entry(
-        name="MEGENGINE_DTR_EVICTION_THRESHOLD",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_DTR_EVICTION_THRESHOLD",
         category=DTR,
         type=Size(),
         default="0",
-        when=ReadWhen.IMPORT,
-        readers=READERS,
-        read_at=OPTION_MANAGER,
         description=Text(
             "Bytes of live tensor memory above which DTR starts evicting the tensors its policy picks, until usage "
             "drops back under the threshold. 0 (default, allowed since v1.5) means DTR evicts only when free memory "
@@ -129,7 +132,6 @@ ENTRIES = (
             "0(默认,自 v1.5 起允许)表示只在空闲显存满足不了某次申请时才释放,直到该次申请成功。",
         ),
         live_api="megengine.dtr.eviction_threshold",
-        live_api_doc='megengine.dtr.eviction_threshold = "5GB"',
         caveats=(
             Text(
                 'The C++ side parses the environment value with sscanf("%zu"), so "5GB" in the environment is read '
@@ -146,21 +148,16 @@ ENTRIES = (
             RELEASE_BUILD_CAVEAT,
         ),
     ),
-    Entry(
-        name="MEGENGINE_DTR_EVICTEE_MINIMUM_SIZE",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_DTR_EVICTEE_MINIMUM_SIZE",
         category=DTR,
         type=Size(),
         default="1048576",
-        when=ReadWhen.IMPORT,
-        readers=READERS,
-        read_at=OPTION_MANAGER,
         description=Text(
             "Smallest tensor, in bytes, that DTR may evict; smaller tensors are never candidates (default 1 MiB).",
             "DTR 可以释放的 tensor 的最小字节数;更小的 tensor 不会成为候选(默认 1 MiB)。",
         ),
         live_api="megengine.dtr.evictee_minimum_size",
-        live_api_doc='megengine.dtr.evictee_minimum_size = "1MB"',
         caveats=(
             Text(
                 'Parsed with sscanf("%zu") like the threshold: units in the environment would be dropped ("1MB" '
@@ -172,22 +169,17 @@ ENTRIES = (
             RELEASE_BUILD_CAVEAT,
         ),
     ),
-    Entry(
-        name="MEGENGINE_DTR_SQRT_SAMPLING",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_DTR_SQRT_SAMPLING",
         category=DTR,
         type=Switch(),
         default="0",
-        when=ReadWhen.IMPORT,
-        readers=READERS,
-        read_at=OPTION_MANAGER,
         description=Text(
             "Speeds up DTR's choice of what to evict: with n candidate tensors, only about sqrt(n) of them are "
             "examined each time.",
             "加快 DTR 选择释放对象的速度:候选 tensor 有 n 个时,每次只考察约 sqrt(n) 个。",
         ),
         live_api="megengine.dtr.enable_sqrt_sampling",
-        live_api_doc="megengine.dtr.enable_sqrt_sampling = True",
         caveats=(
             Text(
                 "Not in the environment-variable docs; only the megengine.dtr API is documented.",

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..text import Text
+from .rules import Condition
 from .values import OptionalOf, ValueType
 
 
@@ -26,9 +27,10 @@ class Entry:
     """A variable (or NPURunConfig option) with its type, default, reading moment, live API and descriptions.
 
     `readers` are the top-level modules whose import (or first use) reads the variable; the import watcher follows
-    them. `live_api` names the framework's own run-time API (a key known to the framework adapters); `live_api_doc`
-    shows it to users. `caveats` tell where the docs and the source disagree; `replaced_by` says what to use
-    instead of a dead variable.
+    them. `live_api` names the framework's own run-time API (a key known to the framework adapters, which also
+    write the call out for users). `caveats` tell where the docs and the source disagree; `replaced_by` says what to
+    use instead of a dead variable; `applies_when` says when the variable matters at all (Paddle's pool sizes only
+    under naive_best_fit).
     """
 
     name: str
@@ -41,11 +43,11 @@ class Entry:
     read_at: str
     description: Text
     live_api: str | None = None
-    live_api_doc: str | None = None
     first_use: Text | None = None
     caveats: tuple[Text, ...] = ()
     replaced_by: str | None = None
     extra: bool = False  # not in the seeds; added because the source shows it matters
+    applies_when: Condition | None = None
 
     @property
     def is_env(self) -> bool:
@@ -67,10 +69,36 @@ class Entry:
             "readers": list(self.readers),
             "read_at": self.read_at,
             "description": self.description.get(language),
-            "live_api": self.live_api_doc or self.live_api,
+            "live_api": self.live_api,
             "first_use": self.first_use.get(language) if self.first_use else None,
             "caveats": [c.get(language) for c in self.caveats],
             "replaced_by": self.replaced_by,
             "extra": self.extra,
             "is_env": self.is_env,
         }
+
+
+@dataclass(frozen=True)
+class EntryFactory:
+    """Declares one framework's entries: what they all share (framework, readers, usually where they are read) is said
+    once here, so each entry states only what is its own.
+
+        variable = EntryFactory("paddle", readers=("paddle",), read_at=BOOTSTRAP, live_api="paddle.set_flags")
+        variable("FLAGS_allocator_strategy", category=MEMORY, type=Choice(...), default="auto_growth", ...)
+    """
+
+    framework: str
+    readers: tuple[str, ...]
+    read_at: str | None = None
+    when: ReadWhen | None = None
+    live_api: str | None = None
+
+    def __call__(self, name: str, **fields: Any) -> Entry:
+        for shared in ("read_at", "when", "live_api"):
+            if fields.get(shared) is None and getattr(self, shared) is not None:
+                fields[shared] = getattr(self, shared)
+        fields.setdefault("readers", self.readers)
+        missing = [f for f in ("read_at", "when") if f not in fields]
+        if missing:
+            raise TypeError(f"catalog entry {name} needs {' and '.join(missing)}")
+        return Entry(name=name, framework=self.framework, **fields)

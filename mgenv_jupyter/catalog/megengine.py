@@ -6,8 +6,8 @@ Where the official docs and the source disagree, the entry follows the source an
 from __future__ import annotations
 
 from ..text import Text
-from .entry import Entry, ReadWhen
-from .values import Enum, Float, GiB, Int, MiB, Path, Pattern, Presence, ReserveMemory, Size, Switch
+from .entry import EntryFactory, ReadWhen
+from .values import Choice, FileSystemPath, GiB, Integer, MiB, Number, Pattern, Presence, ReserveMemory, Size, Switch
 
 READERS = ("megengine",)
 
@@ -58,11 +58,12 @@ _FIRST_PLASMA_QUEUE = Text(
 _FIRST_JIT_COMPILE = Text("the first JIT fusion compilation in the process", "进程内第一次 JIT 融合编译时")
 
 
+_variable = EntryFactory("megengine", readers=READERS)
+
 ENTRIES = (
     # ---- Device -------------------------------------------------------------------------------------------------
-    Entry(
-        name="MGE_DEFAULT_DEVICE",
-        framework="megengine",
+    _variable(
+        "MGE_DEFAULT_DEVICE",
         category=DEVICE,
         type=Pattern(
             regex=r"([cxg]pu|rocm|multithread|cambricon)(x|\d+)(:\d+)?",
@@ -73,7 +74,6 @@ ENTRIES = (
         ),
         default="xpux",
         when=ReadWhen.IMPORT,
-        readers=READERS,
         read_at="imperative/python/megengine/device.py : module level set_default_device(os.getenv(...))",
         description=Text(
             "The device new tensors are placed on. xpux means a GPU if one is present, otherwise the CPU; gpu1:2 "
@@ -81,7 +81,6 @@ ENTRIES = (
             "新建 tensor 默认放置的计算设备。xpux 表示有 GPU 时用 GPU,否则用 CPU;gpu1:2 表示 1 号 GPU 的 2 号流。",
         ),
         live_api="megengine.set_default_device",
-        live_api_doc='megengine.set_default_device("gpu0")',
         caveats=(
             Text(
                 "An invalid value makes `import megengine` itself fail with an AssertionError.",
@@ -89,14 +88,12 @@ ENTRIES = (
             ),
         ),
     ),
-    Entry(
-        name="MEGENGINE_HOST_COMPUTE",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_HOST_COMPUTE",
         category=DEVICE,
         type=Switch(),
         default="1",
         when=ReadWhen.IMPORT,
-        readers=READERS,
         read_at=OPTION_MANAGER,
         description=Text(
             "Lets the interpreter do small computations on the host even when the tensors live on a GPU (on by "
@@ -104,15 +101,13 @@ ENTRIES = (
             "允许解释器在 Host 端完成一些简单计算,即便 tensor 位于 GPU 上(默认开启)。",
         ),
         live_api="megengine.option:enable_host_compute",
-        live_api_doc='megengine.core.set_option("enable_host_compute", 0)',
         caveats=(INTEGERS_ONLY_CAVEAT, RELEASE_BUILD_CAVEAT),
     ),
     # ---- Logging ------------------------------------------------------------------------------------------------
-    Entry(
-        name="MEGENGINE_LOGGING_LEVEL",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_LOGGING_LEVEL",
         category=LOGGING,
-        type=Enum(
+        type=Choice(
             ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
             aliases=(("WARN", "WARNING"), ("FATAL", "CRITICAL")),
             value_notes=(
@@ -124,7 +119,6 @@ ENTRIES = (
         ),
         default="INFO",
         when=ReadWhen.IMPORT,
-        readers=READERS,
         read_at="imperative/python/megengine/logger.py : module level _default_level_name (then set_mgb_log_level)",
         description=Text(
             "Log level of MegEngine's Python loggers, applied at import; it is also pushed down to the C++ runtime "
@@ -132,7 +126,6 @@ ENTRIES = (
             "MegEngine Python 日志器的日志等级,在 import 时生效;同时也会被同步为 C++ 运行时的日志等级。",
         ),
         live_api="megengine.set_log_level",
-        live_api_doc='megengine.set_log_level("ERROR")',
         caveats=(
             Text(
                 "The docs list only INFO, DEBUG and ERROR; any Python logging level name is accepted, but WARNING and "
@@ -147,11 +140,10 @@ ENTRIES = (
             ),
         ),
     ),
-    Entry(
-        name="RUNTIME_OVERRIDE_LOG_LEVEL",
-        framework="megengine",
+    _variable(
+        "RUNTIME_OVERRIDE_LOG_LEVEL",
         category=LOGGING,
-        type=Enum(
+        type=Choice(
             ("0", "1", "2", "3", "4"),
             aliases=(("DEBUG", "0"), ("INFO", "1"), ("WARN", "2"), ("WARNING", "2"), ("ERROR", "3"), ("NO_LOG", "4")),
             value_notes=(("4", "NO_LOG: the C++ runtime prints nothing, errors included"),),
@@ -159,7 +151,6 @@ ENTRIES = (
         ),
         default="3",
         when=ReadWhen.EVERY_CALL,
-        readers=READERS,
         read_at="src/core/impl/common.cpp : config_default_log_level() (static init) and mgb::set_log_level()",
         description=Text(
             "Forces the C++ runtime log level, written as a number: 0 DEBUG, 1 INFO, 2 WARN, 3 ERROR, 4 NO_LOG. It "
@@ -182,14 +173,12 @@ ENTRIES = (
             ),
         ),
     ),
-    Entry(
-        name="MGB_DEBUG_VAR_SANITY_CHECK_LOG",
-        framework="megengine",
+    _variable(
+        "MGB_DEBUG_VAR_SANITY_CHECK_LOG",
         category=LOGGING,
-        type=Int(minimum=0),
+        type=Integer(minimum=0),
         default=None,
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at="src/plugin/impl/var_sanity_check.cpp : VarSanityCheck::DebugLog::DebugLog",
         description=Text(
             "Id of one var node whose address and checksum the var sanity check should log, to chase memory "
@@ -199,14 +188,12 @@ ENTRIES = (
         ),
         caveats=(RELEASE_BUILD_CAVEAT,),
     ),
-    Entry(
-        name="MGB_LOG_TRT_MEM_ALLOC",
-        framework="megengine",
+    _variable(
+        "MGB_LOG_TRT_MEM_ALLOC",
         category=LOGGING,
         type=Presence(),
         default=None,
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="src/tensorrt/impl/tensorrt_opr.cpp : TensorRTOpr::GpuAllocator::allocate (function static)",
         first_use=Text("the first TensorRT memory allocation", "TensorRT 第一次申请显存时"),
         description=Text(
@@ -226,14 +213,12 @@ ENTRIES = (
         ),
     ),
     # ---- Distributed and data loading ---------------------------------------------------------------------------
-    Entry(
-        name="MGE_PLASMA_MEMORY",
-        framework="megengine",
+    _variable(
+        "MGE_PLASMA_MEMORY",
         category=DISTRIBUTED,
         type=Size(minimum=1),
         default=str(4 * GiB),
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="imperative/python/megengine/data/tools/_queue.py : _PlasmaStoreManager.__init__",
         first_use=_FIRST_PLASMA_QUEUE,
         description=Text(
@@ -251,14 +236,12 @@ ENTRIES = (
             ),
         ),
     ),
-    Entry(
-        name="MGE_DATALOADER_PLASMA_DEBUG",
-        framework="megengine",
+    _variable(
+        "MGE_DATALOADER_PLASMA_DEBUG",
         category=DISTRIBUTED,
         type=Presence(empty_is_off=True),
         default=None,
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="imperative/python/megengine/data/tools/_queue.py : _PlasmaStoreManager.__init__",
         first_use=_FIRST_PLASMA_QUEUE,
         description=Text(
@@ -274,14 +257,12 @@ ENTRIES = (
             ),
         ),
     ),
-    Entry(
-        name="MGE_MM_OPR_DEBUG",
-        framework="megengine",
+    _variable(
+        "MGE_MM_OPR_DEBUG",
         category=DISTRIBUTED,
         type=Switch(),
         default=None,
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at="src/opr-mm/impl/collective_comm.cpp : CollectiveComm constructor",
         description=Text(
             "Prints debug information from multi-machine (collective communication) operators; re-read by every "
@@ -298,14 +279,12 @@ ENTRIES = (
         ),
     ),
     # ---- GPU memory ---------------------------------------------------------------------------------------------
-    Entry(
-        name="MEGENGINE_INPLACE_UPDATE",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_INPLACE_UPDATE",
         category=MEMORY,
         type=Switch(),
         default="0",
         when=ReadWhen.EVERY_CALL,
-        readers=READERS,
         read_at="imperative/python/megengine/optimizer/sgd.py, adam.py, adamw.py : _updates(); "
         "jit/tracing.py : trace.__init__",
         description=Text(
@@ -322,14 +301,12 @@ ENTRIES = (
             ),
         ),
     ),
-    Entry(
-        name="MGB_CUDA_RESERVE_MEMORY",
-        framework="megengine",
+    _variable(
+        "MGB_CUDA_RESERVE_MEMORY",
         category=MEMORY,
         type=ReserveMemory(),
         default=None,
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="src/core/impl/comp_node/cuda/comp_node.cpp : StaticData::get_mem_reserve_size() <- DeviceInfo::init",
         first_use=Text(
             "the first use of each GPU (the first comp node created on that device)",
@@ -343,14 +320,12 @@ ENTRIES = (
         ),
         caveats=(_RESERVE_ZERO_IS_ON, RELEASE_BUILD_CAVEAT),
     ),
-    Entry(
-        name="MGB_ROCM_RESERVE_MEMORY",
-        framework="megengine",
+    _variable(
+        "MGB_ROCM_RESERVE_MEMORY",
         category=MEMORY,
         type=ReserveMemory(),
         default=None,
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="src/core/impl/comp_node/rocm/comp_node.cpp : StaticData::get_mem_reserve_size() <- DeviceInfo::init",
         first_use=Text(
             "the first use of each ROCm device (the first comp node created on it)",
@@ -365,14 +340,12 @@ ENTRIES = (
         caveats=(_RESERVE_ZERO_IS_ON, RELEASE_BUILD_CAVEAT),
     ),
     # ---- Sublinear memory ---------------------------------------------------------------------------------------
-    Entry(
-        name="MGB_SUBLINEAR_MEMORY_THRESH_NR_TRY",
-        framework="megengine",
+    _variable(
+        "MGB_SUBLINEAR_MEMORY_THRESH_NR_TRY",
         category=SUBLINEAR,
-        type=Int(minimum=1),
+        type=Integer(minimum=1),
         default="10",
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at=_SUBLINEAR_SEARCHER,
         description=Text(
             "How many thresholds the sublinear-memory planner samples when it searches the current range; read "
@@ -381,14 +354,12 @@ ENTRIES = (
         ),
         caveats=(_SUBLINEAR_OVERRIDES, _NO_COMP_GRAPH_OPT, RELEASE_BUILD_CAVEAT),
     ),
-    Entry(
-        name="MGB_SUBLINEAR_MEMORY_GENETIC_NR_ITER",
-        framework="megengine",
+    _variable(
+        "MGB_SUBLINEAR_MEMORY_GENETIC_NR_ITER",
         category=SUBLINEAR,
-        type=Int(minimum=0),
+        type=Integer(minimum=0),
         default="0",
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at=_SUBLINEAR_SEARCHER,
         description=Text(
             "Number of genetic-algorithm iterations used to refine the split plan (0 skips the genetic search); read "
@@ -398,14 +369,12 @@ ENTRIES = (
         ),
         caveats=(_SUBLINEAR_OVERRIDES, _NO_COMP_GRAPH_OPT, RELEASE_BUILD_CAVEAT),
     ),
-    Entry(
-        name="MGB_SUBLINEAR_MEMORY_GENETIC_POOL_SIZE",
-        framework="megengine",
+    _variable(
+        "MGB_SUBLINEAR_MEMORY_GENETIC_POOL_SIZE",
         category=SUBLINEAR,
-        type=Int(minimum=1),
+        type=Integer(minimum=1),
         default="20",
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at=_SUBLINEAR_SEARCHER,
         description=Text(
             "Size of the candidate pool the genetic search draws from for crossover; read again each time a traced "
@@ -414,14 +383,12 @@ ENTRIES = (
         ),
         caveats=(_SUBLINEAR_OVERRIDES, _NO_COMP_GRAPH_OPT, RELEASE_BUILD_CAVEAT),
     ),
-    Entry(
-        name="MGB_SUBLINEAR_MEMORY_LOWER_BOUND_MB",
-        framework="megengine",
+    _variable(
+        "MGB_SUBLINEAR_MEMORY_LOWER_BOUND_MB",
         category=SUBLINEAR,
         type=Size(unit=MiB),
         default="0",
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at=_SUBLINEAR_SEARCHER,
         description=Text(
             "Lower bound, in MB, of the memory bottleneck the planner aims for: raise it to trade memory for speed; "
@@ -431,14 +398,12 @@ ENTRIES = (
         ),
         caveats=(_SUBLINEAR_OVERRIDES, _NO_COMP_GRAPH_OPT, RELEASE_BUILD_CAVEAT),
     ),
-    Entry(
-        name="MGB_SUBLINEAR_MEMORY_WORKERS",
-        framework="megengine",
+    _variable(
+        "MGB_SUBLINEAR_MEMORY_WORKERS",
         category=SUBLINEAR,
-        type=Int(minimum=1),
+        type=Integer(minimum=1),
         default=None,
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at="src/core/impl/graph/seq_sublinear_memory.cpp : SeqModifierForSublinearMemory::search_action",
         description=Text(
             "Number of threads that search for the best sublinear-memory split plan (unset: the config's num_worker, "
@@ -455,14 +420,12 @@ ENTRIES = (
             RELEASE_BUILD_CAVEAT,
         ),
     ),
-    Entry(
-        name="MEGENGINE_INPUT_NODE_USE_STATIC_SHAPE",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_INPUT_NODE_USE_STATIC_SHAPE",
         category=SUBLINEAR,
         type=Presence(),
         default=None,
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at="imperative/python/megengine/jit/tracing.py : _input_node_use_static_shape() in trace.__init__",
         description=Text(
             "Gives the input nodes of a traced graph a static shape, so more vars get static shapes and static "
@@ -479,11 +442,10 @@ ENTRIES = (
         ),
     ),
     # ---- Graph and interpreter ----------------------------------------------------------------------------------
-    Entry(
-        name="MEGENGINE_INTERP_ASYNC_LEVEL",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_INTERP_ASYNC_LEVEL",
         category=GRAPH,
-        type=Enum(
+        type=Choice(
             ("0", "1", "2"),
             value_notes=(
                 ("0", "fully synchronous: errors point at the Python line that caused them, but training is slower"),
@@ -493,7 +455,6 @@ ENTRIES = (
         ),
         default="2",
         when=ReadWhen.IMPORT,
-        readers=READERS,
         read_at=OPTION_MANAGER,
         description=Text(
             "How asynchronous eager execution is: 0 runs each op before Python moves on (easy to locate errors), 1 "
@@ -502,17 +463,14 @@ ENTRIES = (
             "2(默认)表示用户代码与计算都异步。",
         ),
         live_api="megengine.config.async_level",
-        live_api_doc="megengine.config.async_level = 0",
         caveats=(INTEGERS_ONLY_CAVEAT, RELEASE_BUILD_CAVEAT),
     ),
-    Entry(
-        name="MEGENGINE_ASYNC_QUEUE_SIZE",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_ASYNC_QUEUE_SIZE",
         category=GRAPH,
-        type=Int(minimum=1),
+        type=Integer(minimum=1),
         default="10000",
         when=ReadWhen.IMPORT,
-        readers=READERS,
         read_at="imperative/src/impl/interpreter/interpreter_impl.h : WorkQueue constructor",
         description=Text(
             "Maximum number of commands waiting in the interpreter's work queue before Python blocks.",
@@ -528,14 +486,12 @@ ENTRIES = (
         ),
         extra=True,
     ),
-    Entry(
-        name="MEGENGINE_CATCH_WORKER_EXEC",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_CATCH_WORKER_EXEC",
         category=GRAPH,
         type=Switch(),
         default="1",
         when=ReadWhen.IMPORT,
-        readers=READERS,
         read_at=OPTION_MANAGER,
         description=Text(
             "Catches exceptions raised in the eager-mode worker thread and reports them to Python (on by default); "
@@ -543,17 +499,14 @@ ENTRIES = (
             "捕获动态图 worker 线程中的异常并转交给 Python(默认开启);调试时可关闭以看到原始的崩溃现场。",
         ),
         live_api="megengine.option:catch_worker_execption",
-        live_api_doc='megengine.core.set_option("catch_worker_execption", 0)',
         caveats=(INTEGERS_ONLY_CAVEAT, RELEASE_BUILD_CAVEAT),
     ),
-    Entry(
-        name="MEGENGINE_COMMAND_BUFFER_LENGTH",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_COMMAND_BUFFER_LENGTH",
         category=GRAPH,
-        type=Int(minimum=0),
+        type=Integer(minimum=0),
         default=None,
         when=ReadWhen.NOT_READ,
-        readers=READERS,
         read_at=f"{OPTION_MANAGER} (option removed in v1.9.0)",
         description=Text(
             "Used to delay the last few operators (3 by default) for local optimisation; no longer has any effect.",
@@ -567,21 +520,18 @@ ENTRIES = (
         ),
         replaced_by="nothing: the interpreter no longer buffers commands, so there is no setting to replace it",
     ),
-    Entry(
-        name="MEGENGINE_RECORD_COMPUTING_PATH",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_RECORD_COMPUTING_PATH",
         category=GRAPH,
         type=Switch(),
         default="0",
         when=ReadWhen.IMPORT,
-        readers=READERS,
         read_at=OPTION_MANAGER,
         description=Text(
             "Records the computing history of each tensor, which DTR needs to recompute evicted tensors.",
             "记录每个 tensor 的历史计算路径,DTR 需要它来重新计算被释放的 tensor。",
         ),
         live_api="megengine.option:record_computing_path",
-        live_api_doc='megengine.core.set_option("record_computing_path", 1)',
         caveats=(
             Text(
                 "GradManager.backward() and Optimizer.step() overwrite it: 0 while they run and 1 afterwards, so after "
@@ -595,14 +545,12 @@ ENTRIES = (
         ),
     ),
     # ---- Kernel selection, profiling and dumping ----------------------------------------------------------------
-    Entry(
-        name="MEGENGINE_EXECUTION_STRATEGY",
-        framework="megengine",
+    _variable(
+        "MEGENGINE_EXECUTION_STRATEGY",
         category=PROFILING,
-        type=Enum(("HEURISTIC", "PROFILE", "REPRODUCIBLE", "PROFILE_REPRODUCIBLE", "HEURISTIC_REPRODUCIBLE")),
+        type=Choice(("HEURISTIC", "PROFILE", "REPRODUCIBLE", "PROFILE_REPRODUCIBLE", "HEURISTIC_REPRODUCIBLE")),
         default=None,
         when=ReadWhen.NOT_READ,
-        readers=READERS,
         read_at="imperative/python/megengine/functional/debug_param.py : (module-level read removed in v1.10.0)",
         description=Text(
             "Was the kernel selection (fast-run) strategy: heuristic, profiled, and/or reproducible; it trades speed "
@@ -628,14 +576,12 @@ ENTRIES = (
         replaced_by="megengine.functional.debug_param.set_execution_strategy, "
         "or megengine.config.benchmark_kernel / deterministic_kernel",
     ),
-    Entry(
-        name="MGB_CONV_PROFILING_TIMEOUT",
-        framework="megengine",
+    _variable(
+        "MGB_CONV_PROFILING_TIMEOUT",
         category=PROFILING,
-        type=Float(minimum=0),
+        type=Number(minimum=0),
         default="0",
         when=ReadWhen.IMPORT,
-        readers=READERS,
         read_at="src/rdnn/impl/profiler.cpp : TimedProfiler<Opr>::init_timeout_setting() (static member initialiser)",
         description=Text(
             "Time limit in seconds for profiling one kernel during fast-run; a kernel that runs longer is killed. 0 "
@@ -650,14 +596,12 @@ ENTRIES = (
             RELEASE_BUILD_CAVEAT,
         ),
     ),
-    Entry(
-        name="MGB_PROFILE_ONLY_WAIT",
-        framework="megengine",
+    _variable(
+        "MGB_PROFILE_ONLY_WAIT",
         category=PROFILING,
         type=Presence(),
         default=None,
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="src/plugin/impl/profiler.cpp : GraphProfiler::opr_filter (function static)",
         first_use=Text(
             "the first operator checked by a graph profiler (GraphProfiler)",
@@ -672,14 +616,12 @@ ENTRIES = (
             RELEASE_BUILD_CAVEAT,
         ),
     ),
-    Entry(
-        name="MGB_DUMP_INPUT",
-        framework="megengine",
+    _variable(
+        "MGB_DUMP_INPUT",
         category=PROFILING,
         type=Presence(),
         default=None,
         when=ReadWhen.EVERY_CALL,
-        readers=READERS,
         read_at="src/plugin/impl/opr_io_dump.cpp : BinaryOprIODump dump lambda",
         description=Text(
             "When operator outputs are dumped in binary form, also dumps each operator's inputs; checked for every "
@@ -697,14 +639,12 @@ ENTRIES = (
         ),
     ),
     # ---- JIT kernel fusion --------------------------------------------------------------------------------------
-    Entry(
-        name="CUDA_BIN_PATH",
-        framework="megengine",
+    _variable(
+        "CUDA_BIN_PATH",
         category=JIT,
-        type=Path(),
+        type=FileSystemPath(),
         default=None,
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="src/core/impl/utils/cuda_helper.cpp : get_cuda_include_path() <- "
         "src/jit/impl/nvrtc/compiler_cuda.cpp : NVRTCCompile (static cuda_include_opts)",
         first_use=Text("the first NVRTC JIT compilation", "第一次 NVRTC JIT 编译时"),
@@ -727,14 +667,12 @@ ENTRIES = (
             ),
         ),
     ),
-    Entry(
-        name="MGB_JIT_BACKEND",
-        framework="megengine",
+    _variable(
+        "MGB_JIT_BACKEND",
         category=JIT,
-        type=Enum(("HALIDE", "MLIR", "NVRTC", "TINYOPENCL")),
+        type=Choice(("HALIDE", "MLIR", "NVRTC", "TINYOPENCL")),
         default=None,
         when=ReadWhen.EVERY_CALL,
-        readers=READERS,
         read_at="src/jit/impl/fusion_pass.cpp : JITFusionPass::Impl::config_jit_backends; "
         "fusion_pass.h : get_jit_backend_str()",
         description=Text(
@@ -751,14 +689,12 @@ ENTRIES = (
             ),
         ),
     ),
-    Entry(
-        name="MGB_JIT_KEEP_INTERM",
-        framework="megengine",
+    _variable(
+        "MGB_JIT_KEEP_INTERM",
         category=JIT,
         type=Presence(),
         default=None,
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="src/jit/impl/utils.cpp : ExecutableHelper::keep_interm() (function static)",
         first_use=_FIRST_JIT_COMPILE,
         description=Text(
@@ -770,14 +706,12 @@ ENTRIES = (
             RELEASE_BUILD_CAVEAT,
         ),
     ),
-    Entry(
-        name="MGB_JIT_WORKDIR",
-        framework="megengine",
+    _variable(
+        "MGB_JIT_WORKDIR",
         category=JIT,
-        type=Path(),
+        type=FileSystemPath(),
         default="/tmp/mgbjit-XXXXXX",
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="src/jit/impl/utils.cpp : ExecutableHelperImpl constructor (singleton ExecutableHelper::get())",
         first_use=_FIRST_JIT_COMPILE,
         description=Text(

@@ -8,8 +8,8 @@ one is created. MXNet has no run-time API for any of them.
 from __future__ import annotations
 
 from ..text import Text
-from .entry import Entry, ReadWhen
-from .values import Enum, Int, Switch
+from .entry import EntryFactory, ReadWhen
+from .values import Choice, Integer, Switch
 
 READERS = ("mxnet",)
 THREADS = Text("Thread counts", "设置线程数目")
@@ -31,16 +31,16 @@ _PERDEVICE_ONLY = Text(
     "只有默认的 ThreadedEnginePerDevice 引擎使用这个线程数;NaiveEngine 与 ThreadedEngine 会忽略它。",
 )
 
+_variable = EntryFactory("mxnet", readers=READERS)
+
 ENTRIES = (
     # Thread counts
-    Entry(
-        name="MXNET_GPU_WORKER_NTHREADS",
-        framework="mxnet",
+    _variable(
+        "MXNET_GPU_WORKER_NTHREADS",
         category=THREADS,
-        type=Int(minimum=1),
+        type=Integer(minimum=1),
         default="2",
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="src/common/utils.h : GetNumThreadsPerGPU() ← ThreadedEnginePerDevice::Start()",
         first_use=_ENGINE_START,
         description=Text(
@@ -49,14 +49,12 @@ ENTRIES = (
         ),
         caveats=(_PERDEVICE_ONLY, _WINDOWS),
     ),
-    Entry(
-        name="MXNET_GPU_COPY_NTHREADS",
-        framework="mxnet",
+    _variable(
+        "MXNET_GPU_COPY_NTHREADS",
         category=THREADS,
-        type=Int(minimum=1),
+        type=Integer(minimum=1),
         default="2",
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="src/engine/threaded_engine_perdevice.cc : ThreadedEnginePerDevice::Start()",
         first_use=_ENGINE_START,
         description=Text(
@@ -72,14 +70,12 @@ ENTRIES = (
             _WINDOWS,
         ),
     ),
-    Entry(
-        name="MXNET_CPU_WORKER_NTHREADS",
-        framework="mxnet",
+    _variable(
+        "MXNET_CPU_WORKER_NTHREADS",
         category=THREADS,
-        type=Int(minimum=1),
+        type=Integer(minimum=1),
         default="1",
         when=ReadWhen.IMPORT,
-        readers=READERS,
         read_at="src/initialize.cc : LibraryInitializer::LibraryInitializer()",
         description=Text(
             "How many scheduler threads run CPU operators in parallel; each operator's own OpenMP threads are set by "
@@ -95,14 +91,12 @@ ENTRIES = (
             ),
         ),
     ),
-    Entry(
-        name="MXNET_CPU_PRIORITY_NTHREADS",
-        framework="mxnet",
+    _variable(
+        "MXNET_CPU_PRIORITY_NTHREADS",
         category=THREADS,
-        type=Int(minimum=1),
+        type=Integer(minimum=1),
         default="4",
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="src/engine/threaded_engine_perdevice.cc : ThreadedEnginePerDevice::Start()",
         first_use=_ENGINE_START,
         description=Text(
@@ -111,14 +105,12 @@ ENTRIES = (
         ),
         caveats=(_PERDEVICE_ONLY, _WINDOWS),
     ),
-    Entry(
-        name="MXNET_MP_WORKER_NTHREADS",
-        framework="mxnet",
+    _variable(
+        "MXNET_MP_WORKER_NTHREADS",
         category=THREADS,
-        type=Int(minimum=1),
+        type=Integer(minimum=1),
         default="1",
         when=ReadWhen.IMPORT,
-        readers=READERS,
         read_at="src/initialize.cc : LibraryInitializer::LibraryInitializer()",
         description=Text(
             "CPU scheduler threads given to each forked worker process (for example DataLoader workers); it replaces "
@@ -136,14 +128,12 @@ ENTRIES = (
         extra=True,
     ),
     # Memory options
-    Entry(
-        name="MXNET_EXEC_ENABLE_INPLACE",
-        framework="mxnet",
+    _variable(
+        "MXNET_EXEC_ENABLE_INPLACE",
         category=MEMORY,
         type=Switch(on="true", off="false"),
         default=None,
         when=ReadWhen.NOT_READ,
-        readers=READERS,
         read_at="not read anywhere (removed by the NNVM refactor, #3194, 2016)",
         description=Text(
             "Was meant to switch in-place memory optimisation of symbolic graphs on or off.",
@@ -156,14 +146,12 @@ ENTRIES = (
             ),
         ),
     ),
-    Entry(
-        name="MXNET_EXEC_MATCH_RANGE",
-        framework="mxnet",
+    _variable(
+        "MXNET_EXEC_MATCH_RANGE",
         category=MEMORY,
-        type=Int(minimum=0),
+        type=Integer(minimum=0),
         default=None,
         when=ReadWhen.NOT_READ,
-        readers=READERS,
         read_at="not read anywhere; the live name is NNVM_EXEC_MATCH_RANGE (src/nnvm/plan_memory.cc : MXPlanMemory())",
         description=Text(
             "Old name of the approximate size-matching range used when the graph memory planner shares buffers.",
@@ -177,14 +165,12 @@ ENTRIES = (
         ),
         replaced_by="NNVM_EXEC_MATCH_RANGE",
     ),
-    Entry(
-        name="MXNET_EXEC_NUM_TEMP",
-        framework="mxnet",
+    _variable(
+        "MXNET_EXEC_NUM_TEMP",
         category=MEMORY,
-        type=Int(minimum=1),
+        type=Integer(minimum=1),
         default=None,
         when=ReadWhen.NOT_READ,
-        readers=READERS,
         read_at="src/common/utils.h : GetExecNumMatchColor() (never called)",
         description=Text(
             "Was meant to cap the number of temporary workspaces allocated per device.",
@@ -200,14 +186,12 @@ ENTRIES = (
         ),
         replaced_by="NNVM_EXEC_NUM_TEMP",
     ),
-    Entry(
-        name="NNVM_EXEC_MATCH_RANGE",
-        framework="mxnet",
+    _variable(
+        "NNVM_EXEC_MATCH_RANGE",
         category=MEMORY,
-        type=Int(minimum=0),
+        type=Integer(minimum=0),
         default="16",
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at="src/nnvm/plan_memory.cc : MXPlanMemory()",
         description=Text(
             "How loosely buffer sizes may match when the memory planner reuses memory between graph nodes; 0 turns "
@@ -226,14 +210,12 @@ ENTRIES = (
         ),
         extra=True,
     ),
-    Entry(
-        name="NNVM_AUTO_SEARCH_MATCH_RANGE",
-        framework="mxnet",
+    _variable(
+        "NNVM_AUTO_SEARCH_MATCH_RANGE",
         category=MEMORY,
         type=Switch(),
         default="0",
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at="src/nnvm/plan_memory.cc : MXPlanMemory()",
         description=Text(
             "When on, the memory planner tries every match range from 1 up to NNVM_EXEC_MATCH_RANGE and keeps the "
@@ -243,14 +225,12 @@ ENTRIES = (
         caveats=(_WINDOWS,),
         extra=True,
     ),
-    Entry(
-        name="NNVM_EXEC_NUM_TEMP",
-        framework="mxnet",
+    _variable(
+        "NNVM_EXEC_NUM_TEMP",
         category=MEMORY,
-        type=Int(minimum=1),
+        type=Integer(minimum=1),
         default="1",
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at="src/nnvm/plan_memory.cc : MXGraphAllocator::MXGraphAllocator()",
         description=Text(
             "Maximum number of temporary workspaces the memory planner allocates per device; smaller values save GPU "
@@ -260,14 +240,12 @@ ENTRIES = (
         caveats=(_WINDOWS,),
         extra=True,
     ),
-    Entry(
-        name="MXNET_GPU_MEM_POOL_RESERVE",
-        framework="mxnet",
+    _variable(
+        "MXNET_GPU_MEM_POOL_RESERVE",
         category=MEMORY,
-        type=Int(minimum=0, maximum=100),
+        type=Integer(minimum=0, maximum=100),
         default="5",
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="src/storage/pooled_storage_manager.h : GPUPooledStorageManager() ← StorageImpl::Alloc",
         first_use=_FIRST_GPU_ALLOC,
         description=Text(
@@ -278,14 +256,12 @@ ENTRIES = (
         ),
         caveats=(_WINDOWS,),
     ),
-    Entry(
-        name="MXNET_GPU_MEM_POOL_TYPE",
-        framework="mxnet",
+    _variable(
+        "MXNET_GPU_MEM_POOL_TYPE",
         category=MEMORY,
-        type=Enum(("Naive", "Round", "Unpooled")),
+        type=Choice(("Naive", "Round", "Unpooled")),
         default="Naive",
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="src/storage/storage.cc : StorageImpl::Alloc (lazy, per device)",
         first_use=_FIRST_GPU_ALLOC,
         description=Text(
@@ -297,14 +273,12 @@ ENTRIES = (
         extra=True,
     ),
     # Engine type
-    Entry(
-        name="MXNET_ENGINE_TYPE",
-        framework="mxnet",
+    _variable(
+        "MXNET_ENGINE_TYPE",
         category=ENGINE,
-        type=Enum(("ThreadedEnginePerDevice", "ThreadedEngine", "NaiveEngine")),
+        type=Choice(("ThreadedEnginePerDevice", "ThreadedEngine", "NaiveEngine")),
         default="ThreadedEnginePerDevice",
         when=ReadWhen.FIRST_USE,
-        readers=READERS,
         read_at="src/engine/engine.cc : CreateEngine() ← Engine::_GetSharedRef()",
         first_use=_ENGINE_START,
         description=Text(
@@ -325,14 +299,12 @@ ENTRIES = (
         ),
     ),
     # Data communication
-    Entry(
-        name="MXNET_KVSTORE_REDUCTION_NTHREADS",
-        framework="mxnet",
+    _variable(
+        "MXNET_KVSTORE_REDUCTION_NTHREADS",
         category=COMMUNICATION,
-        type=Int(minimum=1),
+        type=Integer(minimum=1),
         default="4",
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at="src/kvstore/comm.h : CommCPU::CommCPU()",
         description=Text(
             "CPU threads used to sum large arrays inside a 'local' kvstore.",
@@ -347,14 +319,12 @@ ENTRIES = (
             _WINDOWS,
         ),
     ),
-    Entry(
-        name="MXNET_KVSTORE_BIGARRAY_BOUND",
-        framework="mxnet",
+    _variable(
+        "MXNET_KVSTORE_BIGARRAY_BOUND",
         category=COMMUNICATION,
-        type=Int(minimum=1),
+        type=Integer(minimum=1),
         default="1000000",
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at="src/kvstore/comm.h : CommCPU::CommCPU(); src/kvstore/kvstore_dist.h : KVStoreDist::KVStoreDist()",
         description=Text(
             "Size (in elements) above which an array counts as big: big arrays are reduced with "
@@ -364,14 +334,12 @@ ENTRIES = (
         ),
         caveats=(_WINDOWS,),
     ),
-    Entry(
-        name="MXNET_ENABLE_GPU_P2P",
-        framework="mxnet",
+    _variable(
+        "MXNET_ENABLE_GPU_P2P",
         category=COMMUNICATION,
         type=Switch(),
         default="1",
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at="src/kvstore/comm.h : CommDevice::InitBuffersAndComm()",
         description=Text(
             "Let a 'device' kvstore use direct GPU-to-GPU (peer-to-peer) transfers where the hardware supports them.",
@@ -380,14 +348,12 @@ ENTRIES = (
         caveats=(_WINDOWS,),
     ),
     # Memonger
-    Entry(
-        name="MXNET_BACKWARD_DO_MIRROR",
-        framework="mxnet",
+    _variable(
+        "MXNET_BACKWARD_DO_MIRROR",
         category=MEMONGER,
         type=Switch(),
         default="0",
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at="src/executor/graph_executor.cc : GraphExecutor::InitFullGraph()",
         description=Text(
             "Trade compute for memory in training: some forward feature maps are dropped and recomputed during the "
@@ -405,11 +371,10 @@ ENTRIES = (
         ),
     ),
     # Other
-    Entry(
-        name="MXNET_CUDNN_AUTOTUNE_DEFAULT",
-        framework="mxnet",
+    _variable(
+        "MXNET_CUDNN_AUTOTUNE_DEFAULT",
         category=OTHER,
-        type=Enum(
+        type=Choice(
             ("0", "1", "2"),
             value_notes=(
                 ("0", "cuDNN auto-tuning off"),
@@ -420,7 +385,6 @@ ENTRIES = (
         ),
         default="1",
         when=ReadWhen.PER_OBJECT,
-        readers=READERS,
         read_at="src/operator/nn/cudnn/cudnn_convolution-inl.h : CuDNNConvolutionOp::Init() (and deconvolution)",
         description=Text(
             "Default cudnn_tune setting for convolution layers that do not set it: 0 off, 1 tune within the workspace "

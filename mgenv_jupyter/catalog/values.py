@@ -245,7 +245,7 @@ class ReserveMemory(ValueType):
 
 
 @dataclass(frozen=True)
-class Enum(ValueType):
+class Choice(ValueType):
     """One of the framework's own spellings. Case-insensitive input is normalised; aliases map other names to values."""
 
     values: tuple[str, ...]
@@ -275,7 +275,7 @@ class Enum(ValueType):
 
 
 @dataclass(frozen=True)
-class Int(ValueType):
+class Integer(ValueType):
     """A whole number in [minimum, maximum]."""
 
     minimum: int | None = None
@@ -301,7 +301,7 @@ class Int(ValueType):
 
 
 @dataclass(frozen=True)
-class Float(ValueType):
+class Number(ValueType):
     """A finite real number in [minimum, maximum]."""
 
     minimum: float | None = None
@@ -368,7 +368,7 @@ class Pattern(ValueType):
 
 
 @dataclass(frozen=True)
-class Path(ValueType):
+class FileSystemPath(ValueType):
     """A file-system path; `~` is expanded. A missing path is allowed (it may be created later) but noted."""
 
     directory: bool = True

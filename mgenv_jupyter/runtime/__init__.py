@@ -5,10 +5,12 @@ from __future__ import annotations
 import threading
 
 from .import_watcher import ImportRecord, ImportWatcher
-from .outcome import Change, Outcome, SetReport
+from .outcome import Change, SetReport
 from .session import EnvSession, VariableState
+from .status import Message, Status
 
-__all__ = ["Change", "EnvSession", "ImportRecord", "ImportWatcher", "Outcome", "SetReport", "VariableState", "session"]
+__all__ = ["Change", "EnvSession", "ImportRecord", "ImportWatcher", "Message", "SetReport", "Status", "VariableState",
+           "session"]
 
 _session: EnvSession | None = None
 _lock = threading.Lock()

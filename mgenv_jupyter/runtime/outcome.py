@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 import html
 import time
 from collections.abc import Iterator
@@ -10,22 +9,9 @@ from dataclasses import dataclass, field
 
 from ..catalog.secrets import MASK, is_secret, shown
 from ..catalog.values import quoted, truncated
+from .status import Message, Status
 
-__all__ = ["MASK", "Change", "Outcome", "SetReport", "is_secret", "now", "shown"]
-
-
-class Outcome(str, enum.Enum):
-    """The distinct things setting a variable can mean for the running kernel."""
-
-    EFFECTIVE = "effective now"
-    PENDING_IMPORT = "takes effect at import"
-    PENDING_FIRST_USE = "takes effect at first use"
-    ALREADY_READ = "already read, restart needed"
-    APPLIED_LIVE = "applied live"
-    MAY_BE_LATCHED = "may already be latched"
-    NO_EFFECT = "no longer read"
-    OPTION = "NPURunConfig option"
-    UNSET = "unset"
+__all__ = ["MASK", "Change", "SetReport", "is_secret", "now", "shown"]
 
 
 @dataclass(frozen=True)
@@ -37,14 +23,15 @@ class Change:
     old: str | None
     new: str | None
     source: str
-    outcome: Outcome
-    message: str
+    outcome: Status
+    message: Message
     notes: tuple[str, ...] = ()
     effective: str | None = None  # what the framework reports after a live change
     seq: int = 0  # the change's number in this kernel, from 1; 0 until it is recorded
     secret: bool = False  # the name or the value is a secret: values are masked, and no profile may keep it
 
-    def as_row(self) -> dict[str, object]:
+    def as_row(self, language: str | None = None) -> dict[str, object]:
+        """The record as plain data; the outcome as its code, the message in `language`."""
         return {
             "seq": self.seq,
             "time": self.time,
@@ -54,7 +41,7 @@ class Change:
             "source": self.source,
             "outcome": self.outcome.value,
             "effective": self.effective,
-            "message": self.message,
+            "message": self.message.get(language),
             "secret": self.secret,
         }
 
@@ -81,7 +68,7 @@ class SetReport:
         result = []
         for c in self.changes:
             value = "(unset)" if c.new is None else quoted(c.new)
-            result.append(f"{c.name}={value}: {c.outcome.value} — {c.message}")
+            result.append(f"{c.name}={value}: {c.outcome.label.get()} — {c.message}")
             result.extend(f"    note: {note}" for note in c.notes)
         return result
 
@@ -98,7 +85,7 @@ class SetReport:
             notes = "".join(f"<br><small>{html.escape(n)}</small>" for n in c.notes)
             rows.append(
                 f"<tr><td><code>{html.escape(c.name)}</code></td><td><code>{html.escape(value)}</code></td>"
-                f"<td><b>{html.escape(c.outcome.value)}</b></td><td>{html.escape(c.message)}{notes}</td></tr>"
+                f"<td><b>{html.escape(c.outcome.label.get())}</b></td><td>{html.escape(str(c.message))}{notes}</td></tr>"
             )
         return "<table class='mgenv-report'>" + "".join(rows) + "</table>"
 

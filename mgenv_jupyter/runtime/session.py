@@ -18,14 +18,15 @@ from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import Catalog, Entry, Parsed, ReadWhen, catalog
+from ..catalog import Catalog, Entry, Parsed, catalog
 from ..catalog.secrets import is_secret
-from ..catalog.values import FreeText, quoted
+from ..catalog.values import FreeText
 from ..errors import AlreadyReadWarning, CodeLoadingWarning, EnvironmentSizeWarning, InvalidValueError
 from . import environ_limits, policy
-from .frameworks import live_api
+from .frameworks import group_api, live_api, live_call
 from .import_watcher import ImportRecord, ImportWatcher, process_start_environ
-from .outcome import Change, Outcome, SetReport, now, shown
+from .outcome import Change, SetReport, now, shown
+from .status import Applied, Message, Situation, Status, already_read_warning, assess
 
 if TYPE_CHECKING:
     import pandas
@@ -54,32 +55,15 @@ class _Plan:
 
 @dataclass(frozen=True)
 class VariableState:
-    """What a variable is now and what that means for the running kernel."""
+    """What a variable is now and what that means for the running kernel: the value (masked for secrets), the status
+    code and the reason. The presentation layer turns it into what users see."""
 
     name: str
-    value: str | None  # masked for secrets
+    value: str | None
     entry: Entry | None
-    status: str
-    message: str
+    status: Status
+    message: Message
     read: ImportRecord | None
-
-    def lines(self, language: str | None = None) -> list[str]:
-        value = "(unset)" if self.value is None else quoted(self.value)
-        result = [f"{self.name}={value}: {self.status} — {self.message}"]
-        entry = self.entry
-        if entry is not None:
-            result.append(f"  {entry.description.get(language)}")
-            result.append(f"  default: {entry.default}; allowed: {entry.type.allowed()}")
-            if entry.live_api_doc or entry.live_api:
-                result.append(f"  live API: {entry.live_api_doc or entry.live_api}")
-            result.extend(f"  caveat: {c.get(language)}" for c in entry.caveats)
-        return result
-
-    def __repr__(self) -> str:
-        return "\n".join(self.lines())
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(repr(self))
 
 
 class EnvSession:
@@ -99,7 +83,9 @@ class EnvSession:
         self._history: deque[Change] = deque(maxlen=HISTORY_LIMIT)
         self._sequence = itertools.count(1)  # numbers every change, so a window of the history can be asked for
         self._observers: list[Observer] = []
-        self._applied_live: dict[str, str] = {}  # name -> env text whose value was pushed through a live API
+        # name → (the env text whose value was pushed through a live API, how): while the variable still holds that
+        # text, its status is "applied live"
+        self._applied_live: dict[str, tuple[str, Applied]] = {}
         # One lock covers reading the old value, writing, and recording, so concurrent batches never interleave.
         self._lock = threading.RLock()
         # Reports wait here in the order their batches took effect; whoever holds the delivery lock hands them to the
@@ -117,38 +103,15 @@ class EnvSession:
         return self.environ.get(name)
 
     def state(self, name: str) -> VariableState:
-        """The variable's value and what it means now (in effect, pending import, already read, ...)."""
+        """The variable's value and what it means now (effective, pending import, already read, ...)."""
         entry = self.catalog.get(name)
         value = self.get(name)
-        if entry is None:
-            message = "set; not a catalog variable" if value is not None else "not set"
-            return VariableState(name, shown(name, value), None, "effective now" if value else "unset", message, None)
-        read = self.watcher.first_reader(entry.readers)
-        status, message = self._status(entry, value, read)
-        return VariableState(name, shown(name, value), entry, status, message, read)
-
-    def _status(self, entry: Entry, value: str | None, read: ImportRecord | None) -> tuple[str, str]:
-        if entry.when is ReadWhen.NOT_READ:
-            return Outcome.NO_EFFECT.value, _dead_message(entry)
-        if entry.when is ReadWhen.OPTION:
-            return Outcome.OPTION.value, "passed to NPURunConfig(**session().npu_run_config_kwargs())"
-        if entry.when in (ReadWhen.EVERY_CALL, ReadWhen.PER_OBJECT) or read is None:
-            if entry.when in (ReadWhen.EVERY_CALL, ReadWhen.PER_OBJECT):
-                return Outcome.EFFECTIVE.value, _dynamic_message(entry)
-            if entry.when is ReadWhen.IMPORT:
-                return "pending import", f"read when `import {entry.readers[0]}` runs"
-            return "pending first use", f"read at {_first_use(entry)}"
-        if self._applied_live.get(entry.name) == value and value is not None:
-            applied = f"applied through {entry.live_api_doc or entry.live_api}"
-            if entry.when is ReadWhen.FIRST_USE or entry.first_use is not None:  # as _outcome says when it is set
-                return Outcome.MAY_BE_LATCHED.value, f"{applied}; but {_latched_message(entry, read)}"
-            return Outcome.APPLIED_LIVE.value, applied
-        seen = read.value(entry.name)
-        if seen == value:
-            return "in effect", f"read by {read.module} {read.when_text()} with this value"
-        if entry.when is ReadWhen.FIRST_USE:
-            return Outcome.MAY_BE_LATCHED.value, _latched_message(entry, read)
-        return Outcome.ALREADY_READ.value, f"{read.module} read {_quote(entry.name, seen)} {read.when_text()}"
+        read = self.watcher.first_reader(entry.readers) if entry is not None else None
+        with self._lock:
+            pushed = self._applied_live.get(name)
+        applied = pushed[1] if pushed is not None and value is not None and pushed[0] == value else None
+        status, reason = assess(Situation(name, entry, value, read, applied))
+        return VariableState(name, shown(name, value), entry, status, reason, read)
 
     @property
     def history(self) -> list[Change]:
@@ -362,7 +325,7 @@ class EnvSession:
         options_before = dict(self.options)
         try:
             self._write(plans)
-            effective: dict[str, str] = {}
+            effective: dict[str, Applied] = {}
             for plan in plans:
                 api = live_api(plan.entry) if plan.entry is not None and live else None
                 if api is None or plan.entry is None:
@@ -378,14 +341,39 @@ class EnvSession:
                         "(nothing was changed)"
                     ) from None
                 applied.append((plan, api))
-                effective[plan.name] = api.read(plan.entry)
+                effective[plan.name] = Applied(api.call(plan.entry, value.value), api.read(plan.entry))
+            if live:
+                self._switch_groups(plans, effective)
         except BaseException:
             self._rollback(plans, options_before, applied)
             raise
-        changes = tuple(self._record(plan, source, effective.get(plan.name), plan.name in effective)
-                        for plan in plans)
+        changes = tuple(self._record(plan, source, effective.get(plan.name)) for plan in plans)
         self._history.extend(changes)
         return SetReport(changes)
+
+    def _switch_groups(self, plans: list[_Plan], effective: dict[str, Applied]) -> None:
+        """A batch that turns a whole group on or off (all of DTR's switches) goes through the framework's own switch
+        too, which may do more than the members say (megengine.dtr.disable() clears the eviction candidates)."""
+        texts = {plan.name: plan.parsed.text if plan.parsed is not None else None for plan in plans}
+        for group in self.catalog.groups:
+            if not set(group.members) <= set(texts):
+                continue
+            values = {texts[name] for name in group.members}
+            if values not in ({group.on}, {group.off}):
+                continue
+            api = group_api(group.live_api)
+            if api is None:
+                continue
+            on = values == {group.on}
+            try:
+                api.switch(on)
+            except Exception as exc:
+                raise InvalidValueError(f"{group.key}: {api.call(on)} failed: {exc} (nothing was changed)") from None
+            for name in group.members:
+                member = self.catalog.get(name)
+                member_api = live_api(member) if member is not None else None
+                read = member_api.read(member) if member_api is not None and member is not None else None
+                effective[name] = Applied(api.call(on), read)
 
     def _write(self, plans: list[_Plan]) -> None:
         for plan in plans:
@@ -425,83 +413,33 @@ class EnvSession:
                 except Exception:
                     log.exception("could not restore %s after a failed batch", plan.name)
 
-    def _record(self, plan: _Plan, source: str, effective: str | None, live: bool) -> Change:
+    def _record(self, plan: _Plan, source: str, applied: Applied | None) -> Change:
         entry, name = plan.entry, plan.name
         new = plan.parsed.text if plan.parsed is not None else None
         notes = plan.parsed.notes if plan.parsed is not None else ()
-        outcome, message = self._outcome(plan, effective, live)
-        if live and new is not None:
-            self._applied_live[name] = new
+        read = self.watcher.first_reader(entry.readers) if entry is not None else None
+        situation = Situation(name, entry, new, read, applied, change=True, unset=new is None,
+                              option_value=plan.parsed.value if plan.parsed is not None else None)
+        status, reason = assess(situation)
+        if applied is not None and new is not None:
+            self._applied_live[name] = (new, applied)
         else:
             self._applied_live.pop(name, None)
-        if outcome is Outcome.ALREADY_READ and entry is not None:
-            warnings.warn(self._already_read_text(entry, new), AlreadyReadWarning, stacklevel=5)
+        if status is Status.ALREADY_READ and entry is not None and read is not None:
+            call = live_call(entry, plan.parsed.value) if plan.parsed is not None else None
+            warnings.warn(already_read_warning(entry, read, new, call).get(), AlreadyReadWarning, stacklevel=5)
         danger = policy.warning(name) if new is not None else None
         if danger is not None:
             warnings.warn(danger, CodeLoadingWarning, stacklevel=5)
             notes = (*notes, danger)
+        effective = applied.effective if applied is not None else None
         secret = any(value is not None and is_secret(name, value) for value in (plan.old, new, effective))
-        return Change(now(), name, shown(name, plan.old), shown(name, new), source, outcome, message, notes,
+        return Change(now(), name, shown(name, plan.old), shown(name, new), source, status, reason, notes,
                       shown(name, effective), seq=next(self._sequence), secret=secret)
-
-    def _outcome(self, plan: _Plan, effective: str | None, live: bool) -> tuple[Outcome, str]:
-        entry = plan.entry
-        unset = plan.parsed is None
-        if entry is None:
-            text = "removed from this process's environment" if unset else (
-                "set for this process and the processes it starts; not a catalog variable")
-            return (Outcome.UNSET if unset else Outcome.EFFECTIVE), text
-        if entry.when is ReadWhen.NOT_READ:
-            return Outcome.NO_EFFECT, _dead_message(entry)
-        if entry.when is ReadWhen.OPTION:
-            if plan.parsed is None:
-                return Outcome.UNSET, "removed from the NPURunConfig options"
-            return Outcome.OPTION, (f"recorded: NPURunConfig({entry.name}={plan.parsed.value!r}, ...) via "
-                                    "mgenv_jupyter.session().npu_run_config_kwargs()")
-        if entry.when in (ReadWhen.EVERY_CALL, ReadWhen.PER_OBJECT):
-            return (Outcome.UNSET if unset else Outcome.EFFECTIVE), _dynamic_message(entry)
-        read = self.watcher.first_reader(entry.readers)
-        if read is None:
-            if entry.when is ReadWhen.IMPORT:
-                return (Outcome.UNSET if unset else Outcome.PENDING_IMPORT), (
-                    f"{entry.readers[0]} is not imported yet: it reads this when `import {entry.readers[0]}` runs")
-            return (Outcome.UNSET if unset else Outcome.PENDING_FIRST_USE), (
-                f"read at {_first_use(entry)}, which has not happened in this kernel")
-        live_text = f"applied through {entry.live_api_doc or entry.live_api}; {read.module} now reports {effective!r}"
-        latched = _latched_message(entry, read)
-        if entry.when is ReadWhen.FIRST_USE:
-            return Outcome.MAY_BE_LATCHED, (f"{live_text}; but {latched}" if live else latched)
-        if live:  # read at import, changed live; some such values still only matter until a first use
-            if entry.first_use is not None:
-                return Outcome.MAY_BE_LATCHED, f"{live_text}; but {latched}"
-            return Outcome.APPLIED_LIVE, live_text
-        return Outcome.ALREADY_READ, (
-            f"{read.module} read {_quote(entry.name, read.value(entry.name))} {read.when_text()} and keeps it; "
-            "restart the kernel to apply")
-
-    def _already_read_text(self, entry: Entry, new: str | None) -> str:
-        read = self.watcher.first_reader(entry.readers)
-        assert read is not None
-        seen = _quote(entry.name, read.value(entry.name))
-        target = "unset" if new is None else f"set to {shown(entry.name, new)!r}"
-        if read.before_load:
-            moment = (f"{read.module} was imported before mgenv_jupyter was loaded and read {entry.name} then; "
-                      f"at kernel start it was {seen}")
-        else:
-            moment = f"{read.module} already read {entry.name} {read.when_text()}, when it was {seen}"
-        way_out = "restart the kernel with it set (the Framework Env sidebar's 'Restart and apply' does this)"
-        if entry.live_api_doc:
-            way_out += f", or change it live with {entry.live_api_doc}"
-        return (f"{moment}. It is now {target} in os.environ (processes started from here inherit it), "
-                f"but the running {read.module} will not see it. Way out: {way_out}.")
 
 
 def _option_text(value: object) -> str:
     return repr(value) if isinstance(value, str) else str(value)
-
-
-def _quote(name: str, value: str | None) -> str:
-    return "unset" if value is None else repr(shown(name, value))
 
 
 def _default_parsed(entry: Entry) -> Parsed | None:
@@ -513,21 +451,3 @@ def _default_parsed(entry: Entry) -> Parsed | None:
         return None
 
 
-def _first_use(entry: Entry) -> str:
-    return entry.first_use.get("en") if entry.first_use else f"its first use in {entry.readers[0]}"
-
-
-def _dead_message(entry: Entry) -> str:
-    instead = f"; use {entry.replaced_by} instead" if entry.replaced_by else ""
-    return f"no code in {entry.readers[0]} reads {entry.name} any more, so it has no effect{instead}"
-
-
-def _dynamic_message(entry: Entry) -> str:
-    if entry.when is ReadWhen.EVERY_CALL:
-        return f"{entry.readers[0]} reads it on every use: effective now"
-    return f"{entry.readers[0]} reads it each time the object is created: effective for new ones from now on"
-
-
-def _latched_message(entry: Entry, read: ImportRecord) -> str:
-    return (f"{read.module} was imported {read.when_text()}; if {_first_use(entry)} has happened since, "
-            "the value then is latched until the kernel restarts")

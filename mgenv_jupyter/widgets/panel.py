@@ -155,7 +155,7 @@ class EnvPanel(widgets.VBox):
         for change in report:
             value = "(unset)" if change.new is None else change.new
             line = (f"<code>{html.escape(change.name)}={html.escape(value)}</code>: "
-                    f"<b>{html.escape(change.outcome.value)}</b> — {html.escape(change.message)}")
+                    f"<b>{html.escape(change.outcome.label.get())}</b> — {html.escape(change.message.get())}")
             line += "".join(f"<br><small>note: {html.escape(note)}</small>" for note in change.notes)
             lines.append(f"<li>{line}</li>")
         lines += [f"<li style='color:#b35c00'>⚠ {html.escape(text)}</li>" for text in warned]

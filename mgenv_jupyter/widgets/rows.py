@@ -12,6 +12,7 @@ import ipywidgets as widgets
 
 from ..catalog import Entry, ReadWhen
 from ..errors import InvalidValueError
+from ..presentation.details import live_text
 from ..runtime import EnvSession
 from ..runtime.outcome import shown
 from ..text import Text, current_language
@@ -29,6 +30,7 @@ DEFAULT = Text("default", "默认值")
 NOW = Text("now", "当前值")
 NOT_SET = Text("not set", "未设置")
 LIVE = Text("live", "运行时接口")
+LIVE_EXAMPLE = Text("live (example, with the default)", "运行时接口(示例,取默认值)")
 INVALID_NOW = Text("the current value {value!r} is not valid here: {error}", "当前值 {value!r} 在此无效:{error}")
 
 
@@ -152,8 +154,8 @@ class VariableRow(Row):
             mark = f"<span style='color:#b35c00'>✎ {html.escape(WILL_UNSET.get())}</span> · "
         elif self.is_edited():
             mark = f"<span style='color:#b35c00'>✎ {html.escape(EDITED.get())}</span> · "
-        self.status.value = (f"{mark}<b>{html.escape(state.status)}</b> "
-                             f"<small>{html.escape(state.message)}</small>")
+        self.status.value = (f"{mark}<b>{html.escape(state.status.label.get())}</b> "
+                             f"<small>{html.escape(state.message.get())}</small>")
 
     def _render_details(self, current: str | None) -> None:
         language = current_language()
@@ -166,9 +168,10 @@ class VariableRow(Row):
                                              else NOT_SET.get(language)),
             html.escape(_when_words(entry, language)),
         ]
-        live = entry.live_api_doc or entry.live_api
+        live, example = live_text(entry, current)
         if live:
-            facts.append(f"{LIVE.get(language)}: <code>{html.escape(live)}</code>")
+            word = LIVE_EXAMPLE if example else LIVE
+            facts.append(f"{word.get(language)}: <code>{html.escape(live)}</code>")
         parts = [f"<small>{' · '.join(facts)}</small>", f"<div>{html.escape(entry.description.get(language))}</div>"]
         if entry.type.kind == "presence":
             parts.append(f"<div><i>{html.escape(PRESENCE_NOTE.get(language))}</i></div>")

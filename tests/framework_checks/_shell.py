@@ -23,7 +23,7 @@ def envset(ip: Any, line: str) -> dict[str, Any]:
     return {
         "outcomes": {c.name: c.outcome.value for c in report},
         "effective": {c.name: c.effective for c in report},
-        "messages": {c.name: c.message for c in report},
+        "messages": {c.name: str(c.message) for c in report},
         "warnings": [str(w.message) for w in caught if w.category.__name__ == "AlreadyReadWarning"],
     }
 

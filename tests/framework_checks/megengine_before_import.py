@@ -16,5 +16,6 @@ emit({
     "dtr_eviction_threshold": get_option("dtr_eviction_threshold"),
     "async_level": megengine.config.async_level,
     "enable_host_compute": get_option("enable_host_compute"),
-    "status": {n: mgenv_jupyter.session().state(n).status for n in ("MGE_DEFAULT_DEVICE", "MEGENGINE_HOST_COMPUTE")},
+    "status": {n: mgenv_jupyter.session().state(n).status.value
+               for n in ("MGE_DEFAULT_DEVICE", "MEGENGINE_HOST_COMPUTE")},
 })

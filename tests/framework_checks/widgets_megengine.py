@@ -32,7 +32,7 @@ def edit(widget: DTRWidget, threshold_gb: int, minimum_mb: int, enabled: bool) -
 
 
 def statuses(widget: DTRWidget) -> dict:
-    return {name: widget.session.state(name).status for name in widget.rows}
+    return {name: widget.session.state(name).status.value for name in widget.rows}
 
 
 scenario = sys.argv[1]

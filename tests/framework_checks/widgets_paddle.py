@@ -36,7 +36,7 @@ if scenario == "before_import":
 
     ip.run_cell("pass")  # a later cell: the widget refreshes its statuses
     result["flags"] = paddle.get_flags(FLAGS)
-    result["statuses"] = {name: widget.session.state(name).status for name in FLAGS}
+    result["statuses"] = {name: widget.session.state(name).status.value for name in FLAGS}
 elif scenario == "after_import":
     import paddle  # noqa: E402
 

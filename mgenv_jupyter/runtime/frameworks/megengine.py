@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from ...catalog import Entry
-from . import LiveApi
+from . import GroupApi, LiveApi
 
 
 def _mge() -> Any:
@@ -31,7 +31,7 @@ def _option(name: str) -> LiveApi:
     def read(entry: Entry) -> str:
         return str(_core2().get_option(name))
 
-    return LiveApi("megengine", apply, read)
+    return LiveApi("megengine", apply, read, lambda entry, value: f"megengine.core.set_option({name!r}, {int(value)})")
 
 
 def _dtr_size(attribute: str, option: str) -> LiveApi:
@@ -41,7 +41,7 @@ def _dtr_size(attribute: str, option: str) -> LiveApi:
     def read(entry: Entry) -> str:
         return str(_core2().get_option(option))
 
-    return LiveApi("megengine", apply, read)
+    return LiveApi("megengine", apply, read, lambda entry, value: f"megengine.dtr.{attribute} = {int(value)}")
 
 
 def _set_sqrt_sampling(entry: Entry, value: Any) -> None:
@@ -64,18 +64,22 @@ def _set_async_level(entry: Entry, value: Any) -> None:
 
 LIVE_APIS: dict[str, LiveApi] = {
     "megengine.set_default_device": LiveApi(
-        "megengine", _set_device, lambda e: str(_mge().get_default_device())
+        "megengine", _set_device, lambda e: str(_mge().get_default_device()),
+        lambda e, value: f"megengine.set_default_device({str(value)!r})",
     ),
     "megengine.set_log_level": LiveApi(
-        "megengine", _set_log_level, lambda e: logging.getLevelName(_mge().logger._default_level)
+        "megengine", _set_log_level, lambda e: logging.getLevelName(_mge().logger._default_level),
+        lambda e, value: f"megengine.set_log_level({value!r}); megengine.logger.set_mgb_log_level({value!r})",
     ),
     "megengine.config.async_level": LiveApi(
-        "megengine", _set_async_level, lambda e: str(_mge().config.async_level)
+        "megengine", _set_async_level, lambda e: str(_mge().config.async_level),
+        lambda e, value: f"megengine.config.async_level = {int(value)}",
     ),
     "megengine.dtr.eviction_threshold": _dtr_size("eviction_threshold", "dtr_eviction_threshold"),
     "megengine.dtr.evictee_minimum_size": _dtr_size("evictee_minimum_size", "dtr_evictee_minimum_size"),
     "megengine.dtr.enable_sqrt_sampling": LiveApi(
-        "megengine", _set_sqrt_sampling, lambda e: str(_core2().get_option("enable_dtr_sqrt_sampling"))
+        "megengine", _set_sqrt_sampling, lambda e: str(_core2().get_option("enable_dtr_sqrt_sampling")),
+        lambda e, value: f"megengine.dtr.enable_sqrt_sampling = {bool(value)}",
     ),
     **{
         f"megengine.option:{name}": _option(name)
@@ -87,4 +91,18 @@ LIVE_APIS: dict[str, LiveApi] = {
             "enable_dtr_auto_drop",
         )
     },
+}
+
+
+def _dtr_switch(on: bool) -> None:
+    dtr = _mge().dtr
+    if on:
+        dtr.enable()
+    else:
+        dtr.disable()  # also clears the eviction candidates, which setting the three options does not
+
+
+GROUP_APIS: dict[str, GroupApi] = {
+    "megengine.dtr.enable": GroupApi(
+        "megengine", _dtr_switch, lambda on: "megengine.dtr.enable()" if on else "megengine.dtr.disable()"),
 }

@@ -17,4 +17,8 @@ def _read(entry: Entry) -> str:
     return str(sys.modules["paddle"].get_flags([entry.name])[entry.name])
 
 
-LIVE_APIS: dict[str, LiveApi] = {"paddle.set_flags": LiveApi("paddle", _apply, _read)}
+def _call(entry: Entry, value: Any) -> str:
+    return f"paddle.set_flags({{{entry.name!r}: {value!r}}})"
+
+
+LIVE_APIS: dict[str, LiveApi] = {"paddle.set_flags": LiveApi("paddle", _apply, _read, _call)}

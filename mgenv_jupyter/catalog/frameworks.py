@@ -1,0 +1,30 @@
+"""The frameworks the catalog covers: how they are named to users, and which source and wheel each entry was
+traced and checked against (the source tag read, and the wheel the tests run)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..text import Text
+
+
+@dataclass(frozen=True)
+class Framework:
+    key: str
+    label: Text
+    source: str  # the source the catalog was traced from
+    checked: str | None  # the wheel the real-framework tests run (None: none exists on PyPI for this machine)
+
+
+FRAMEWORKS = (
+    Framework("megengine", Text("MegEngine", "MegEngine"), "MegEngine v1.13.4 (GitHub tag)",
+              "megengine 1.13.0 (the newest wheel on PyPI; the 1.13.4 source reads the same variables)"),
+    Framework("mxnet", Text("MXNet", "MXNet"), "apache/mxnet 1.9.1", "mxnet 1.9.1"),
+    Framework("paddle", Text("PaddlePaddle", "飞桨 PaddlePaddle"), "PaddlePaddle 3.3.1 and develop C++ sources",
+              "paddlepaddle 3.3.1"),
+    Framework("ascend", Text("Ascend (NPURunConfig)", "昇腾(NPURunConfig)"), "hicann/tensorflow master (2026-07)",
+              None),
+    Framework("cuda", Text("CUDA", "CUDA"), "the CUDA driver's documented variables", None),
+)
+
+BY_KEY = {framework.key: framework for framework in FRAMEWORKS}

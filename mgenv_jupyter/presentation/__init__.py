@@ -1,0 +1,13 @@
+"""The presentation layer, between the kernel's state (`runtime`) and the front ends (magics, ipywidgets, the
+sidebar's comm): for each variable its status code with a bilingual label and reason, its editor, its details, and
+the catalog's rules evaluated. Front ends render this and decide nothing themselves."""
+
+from __future__ import annotations
+
+from .details import Details, default_text, details, reading
+from .editor import EditorSpec, editor_spec
+from .rules import Applicability, applicability, group_state
+from .view import VariableView, present
+
+__all__ = ["Applicability", "Details", "EditorSpec", "VariableView", "applicability", "default_text", "details",
+           "editor_spec", "group_state", "present", "reading"]
