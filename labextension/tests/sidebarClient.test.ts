@@ -1,7 +1,7 @@
-import { KernelClient, LOAD_CODE } from '../src/sidebar/client';
+import { KernelClient, LOAD_CODE, ProfileReviewed } from '../src/sidebar/client';
 import { EnvModel } from '../src/sidebar/model';
 import { MemoryMessage } from '../src/protocol';
-import { entry, FakeKernel } from './fakes';
+import { entry, FakeKernel, flush } from './fakes';
 
 function start(profile: Record<string, string> = {}, language: 'en' | 'zh' = 'en') {
   const kernel = new FakeKernel();
@@ -16,7 +16,7 @@ const catalogReply = (replyTo: string) => ({
 });
 
 describe('KernelClient', () => {
-  it('loads the extension with constant code, then opens the comm, says hello and applies the profile in order', () => {
+  it('loads the extension with constant code, then opens the comm, says hello and sends the profile for review', () => {
     const { kernel } = start({ MGB_ENABLE_DTR: '1', MEGENGINE_DTR_EVICTION_THRESHOLD: '5368709120' }, 'zh');
     expect(kernel.executes).toEqual([
       { code: LOAD_CODE, silent: true, store_history: false, allow_stdin: false, stop_on_error: false }
@@ -25,13 +25,58 @@ describe('KernelClient', () => {
     const comm = kernel.comm;
     expect(comm.targetName).toBe('mgenv_jupyter');
     expect(comm.opened).toBe(true);
+    // One request for the whole profile, never a "set": the kernel applies it only if the user approved it.
     expect(comm.bodies()).toEqual([
       { type: 'hello', language: 'zh' },
-      { type: 'set', assignments: { MGB_ENABLE_DTR: '1' }, source: 'profile', force: false, env_only: false },
-      { type: 'set', assignments: { MEGENGINE_DTR_EVICTION_THRESHOLD: '5368709120' }, source: 'profile', force: false, env_only: false }
+      {
+        type: 'profile', profile: { MGB_ENABLE_DTR: '1', MEGENGINE_DTR_EVICTION_THRESHOLD: '5368709120' },
+        approve: false, apply: true
+      }
     ]);
     expect(comm.sent.every(m => m.v === 1 && typeof m.id === 'string')).toBe(true);
-    expect(new Set(comm.sent.map(m => m.id)).size).toBe(3);
+    expect(new Set(comm.sent.map(m => m.id)).size).toBe(2);
+  });
+
+  it('sends nothing about the profile when the notebook has none', () => {
+    const { kernel } = start({});
+    expect(kernel.comm.bodies()).toEqual([{ type: 'hello', language: 'en' }]);
+  });
+
+  it('hands the kernel’s review of the start-up profile to the follower, and answers profile requests', async () => {
+    const { kernel, model, client } = start({ MGE_DEFAULT_DEVICE: 'cpu0' });
+    const reviewed: ProfileReviewed[] = [];
+    client.profileReviewed.connect((_, r) => reviewed.push(r));
+    const comm = kernel.comm;
+    const review = {
+      v: 1, type: 'profile', reply_to: comm.sent[1].id, digest: 'd1', approved: false, stored: true, applied: false,
+      items: [{ name: 'MGE_DEFAULT_DEVICE', value: 'cpu0', current: null, action: 'set', reason: null }], changes: []
+    };
+    comm.deliver(review);
+    await flush();
+    expect(reviewed).toEqual([{ profile: { MGE_DEFAULT_DEVICE: 'cpu0' }, answer: review }]);
+
+    const approval = client.reviewProfile({ MGE_DEFAULT_DEVICE: 'cpu0' }, { approve: true, apply: true });
+    const request = comm.sent[2];
+    expect(request).toMatchObject({ type: 'profile', profile: { MGE_DEFAULT_DEVICE: 'cpu0' }, approve: true, apply: true });
+    comm.deliver({ ...review, reply_to: request.id, approved: true, applied: true });
+    await expect(approval).resolves.toMatchObject({ type: 'profile', approved: true, applied: true });
+    expect(reviewed).toHaveLength(1); // only the start-up review goes to the signal
+    expect(model.error).toBeNull();
+  });
+
+  it('reports the kernel refusing to review the profile, but not a comm that closed before it answered', async () => {
+    const { kernel, client } = start({ A: '1' });
+    const reviewed: ProfileReviewed[] = [];
+    client.profileReviewed.connect((_, r) => reviewed.push(r));
+    kernel.comm.closeFromKernel(); // refused before the target existed ...
+    await kernel.reply({ status: 'ok' }); // ... so the comm is reopened and the profile sent again
+    await flush();
+    expect(reviewed).toEqual([]);
+    const comm = kernel.comm;
+    expect(comm.bodies().map(b => b.type)).toEqual(['hello', 'profile']);
+    comm.deliver({ v: 1, type: 'error', reply_to: comm.sent[1].id, message: "unknown request type 'profile'" });
+    await flush();
+    expect(reviewed).toEqual([{ profile: { A: '1' }, answer: expect.objectContaining({ type: 'error' }) }]);
   });
 
   it('routes replies to the model and resolves the request they answer', async () => {
@@ -75,7 +120,7 @@ describe('KernelClient', () => {
     const client = new KernelClient(kernel.asKernel(), new EnvModel(), { language: 'en', profile: { A: '1' } });
     client.setMemory(true);
     client.start();
-    expect(kernel.comm.bodies().map(b => b.type)).toEqual(['hello', 'set', 'memory']);
+    expect(kernel.comm.bodies().map(b => b.type)).toEqual(['hello', 'profile', 'memory']);
   });
 
   it('asks for the state again after each executed cell (an import changes what values mean)', () => {
@@ -110,7 +155,7 @@ describe('KernelClient', () => {
     kernel.comm.closeFromKernel();
     await kernel.reply({ status: 'ok' });
     expect(kernel.comms).toHaveLength(2);
-    expect(kernel.comm.bodies().map(b => b.type)).toEqual(['hello', 'set']);
+    expect(kernel.comm.bodies().map(b => b.type)).toEqual(['hello', 'profile']);
     kernel.comm.deliver(catalogReply(kernel.comm.sent[0].id));
     expect(model.connection.state).toBe('ready');
     kernel.comm.closeFromKernel();

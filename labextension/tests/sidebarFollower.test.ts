@@ -1,8 +1,10 @@
 import { Signal } from '@lumino/signaling';
 
-import { NotebookFollower, NotebookSource } from '../src/sidebar/follower';
+import { NotebookFollower, NotebookSource, profileKey } from '../src/sidebar/follower';
 import { EnvModel } from '../src/sidebar/model';
-import { FakeKernel, flush } from './fakes';
+import { ProfileQuestionArgs } from '../src/sidebar/profileReview';
+import { ProfileItemInfo } from '../src/protocol';
+import { FakeComm, FakeKernel, flush } from './fakes';
 
 /** Just enough of a NotebookPanel: its session context, its document context and model metadata. */
 class FakePanel {
@@ -72,16 +74,72 @@ class FakeTracker implements NotebookSource {
 }
 
 const types = (kernel: FakeKernel, comm = kernel.comms.length - 1) =>
-  kernel.comms[comm].bodies().map((b: any) => (b.type === 'set' ? `set ${b.source} ${Object.keys(b.assignments)}` : b.type));
+  kernel.comms[comm].bodies().map((b: any) =>
+    b.type === 'set'
+      ? `set ${b.source} ${Object.keys(b.assignments)}`
+      : b.type === 'profile'
+        ? `profile ${Object.keys(b.profile)}${b.approve ? ' approve' : ''}${b.apply ? ' apply' : ''}`
+        : b.type
+  );
 
-async function setUp() {
+/** The person in front of the screen: records each question and answers when the test says so. */
+class User {
+  questions: ProfileQuestionArgs[] = [];
+  private _answers: ((yes: boolean) => void)[] = [];
+
+  readonly ask = (args: ProfileQuestionArgs): Promise<boolean> => {
+    this.questions.push(args);
+    return new Promise(resolve => this._answers.push(resolve));
+  };
+
+  async answer(yes: boolean): Promise<void> {
+    this._answers.shift()?.(yes);
+    await flush();
+  }
+}
+
+const review = (profile: Record<string, string>): ProfileItemInfo[] =>
+  Object.entries(profile).map(([name, value]) =>
+    name.startsWith('LD_')
+      ? { name, value, current: null, action: 'refused', reason: `${name} is never taken from a notebook profile` }
+      : { name, value, current: null, action: 'set', reason: null }
+  );
+
+/** The kernel answers the last "profile" request on this comm, as a kernel with (or without) that approval would. */
+async function answerProfile(comm: FakeComm, approved: boolean): Promise<any> {
+  const request = [...comm.sent].reverse().find(m => m.type === 'profile');
+  const isApproved = approved || request.approve;
+  comm.deliver({
+    v: 1, type: 'profile', reply_to: request.id, digest: 'd', approved: isApproved, stored: true,
+    applied: isApproved && request.apply, items: review(request.profile), changes: []
+  });
+  await flush();
+  return request;
+}
+
+async function setUp(user = new User()) {
   const tracker = new FakeTracker();
   const model = new EnvModel('en');
-  const follower = new NotebookFollower(tracker, model);
+  const follower = new NotebookFollower(tracker, model, user.ask);
   follower.setActive(true); // the panel is shown
   const a = new FakePanel('a.ipynb', new FakeKernel(), { MGB_ENABLE_DTR: '1' });
   const b = new FakePanel('b.ipynb', new FakeKernel());
-  return { tracker, model, follower, a, b };
+  return { tracker, model, follower, a, b, user };
+}
+
+const change = (name: string, value: string, secret = false) => ({
+  seq: 1, time: 1, name, old: null, new: value, source: 'sidebar', outcome: 'takes effect at import', message: '',
+  effective: null, secret
+});
+
+/** A sidebar edit the kernel accepts; returns what the follower sent after the kernel's answer. */
+async function acceptedEdit(follower: NotebookFollower, comm: FakeComm, name: string, value: string, secret = false) {
+  const edit = follower.edit(name, value);
+  const request = comm.sent[comm.sent.length - 1];
+  const before = comm.sent.length;
+  comm.deliver({ v: 1, type: 'result', reply_to: request.id, changes: [change(name, value, secret)] });
+  await edit;
+  return comm.bodies().slice(before);
 }
 
 describe('NotebookFollower', () => {
@@ -101,7 +159,7 @@ describe('NotebookFollower', () => {
     const configured = new FakePanel('configured.ipynb', new FakeKernel(), { MGB_ENABLE_DTR: '1' });
     tracker.show(configured as any);
     await flush();
-    expect(types(configured.kernel!)).toEqual(['hello', 'set profile MGB_ENABLE_DTR']);
+    expect(types(configured.kernel!)).toEqual(['hello', 'profile MGB_ENABLE_DTR apply']);
 
     tracker.show(plain as any);
     await flush();
@@ -117,8 +175,11 @@ describe('NotebookFollower', () => {
     await flush();
     expect(model.connection).toMatchObject({ state: 'connecting', notebook: 'a.ipynb', kernel: 'Python 3' });
     expect(a.kernel!.executes).toHaveLength(1);
-    expect(types(a.kernel!)).toEqual(['hello', 'set profile MGB_ENABLE_DTR']);
+    expect(types(a.kernel!)).toEqual(['hello', 'profile MGB_ENABLE_DTR apply']);
     expect(model.profile).toEqual({ MGB_ENABLE_DTR: '1' });
+    expect(model.profileReview.status).toBe('checking');
+    await answerProfile(a.kernel!.comm, true);
+    expect(model.profileReview.status).toBe('applied');
 
     tracker.show(b as any);
     await flush();
@@ -128,6 +189,7 @@ describe('NotebookFollower', () => {
     await flush();
     expect(a.kernel!.comms).toHaveLength(2);
     expect(types(a.kernel!)).toEqual(['hello']);
+    expect(model.profileReview.status).toBe('applied'); // what became of it in this process is remembered
   });
 
   it('re-attaches on restart, applying the profile to the new process, without a second attach', async () => {
@@ -143,7 +205,7 @@ describe('NotebookFollower', () => {
     await flush();
     expect(kernel.comms).toHaveLength(2);
     expect(kernel.comms[0].closed).toBe(true);
-    expect(types(kernel)).toEqual(['hello', 'set profile MGB_ENABLE_DTR', 'memory']);
+    expect(types(kernel)).toEqual(['hello', 'profile MGB_ENABLE_DTR apply', 'memory']);
     a.changeKernel(kernel); // SessionContext.restartKernel announces the same kernel afterwards
     await flush();
     expect(kernel.comms).toHaveLength(2);
@@ -156,7 +218,7 @@ describe('NotebookFollower', () => {
     const other = new FakeKernel();
     a.changeKernel(other);
     await flush();
-    expect(types(other)).toEqual(['hello', 'set profile MGB_ENABLE_DTR']);
+    expect(types(other)).toEqual(['hello', 'profile MGB_ENABLE_DTR apply']);
     a.sessionContext.statusChanged.emit('dead');
     expect(model.connection.state).toBe('dead');
     expect(other.comm.closed).toBe(true);
@@ -175,9 +237,7 @@ describe('NotebookFollower', () => {
     const request = comm.sent[comm.sent.length - 1];
     expect(request).toMatchObject({ type: 'set', source: 'sidebar', assignments: { MEGENGINE_DTR_EVICTION_THRESHOLD: '5GB' } });
     comm.deliver({
-      v: 1, type: 'result', reply_to: request.id,
-      changes: [{ time: 1, name: 'MEGENGINE_DTR_EVICTION_THRESHOLD', old: null, new: '5368709120', source: 'sidebar',
-                  outcome: 'takes effect at import', message: '', effective: null }]
+      v: 1, type: 'result', reply_to: request.id, changes: [change('MEGENGINE_DTR_EVICTION_THRESHOLD', '5368709120')]
     });
     await accepted;
     expect(a.metadata.mgenv_jupyter).toEqual({ profile: { MGB_ENABLE_DTR: '1', MEGENGINE_DTR_EVICTION_THRESHOLD: '5368709120' } });
@@ -196,5 +256,158 @@ describe('NotebookFollower', () => {
 
     follower.forget('MEGENGINE_DTR_EVICTION_THRESHOLD');
     expect(a.metadata).toEqual({});
+  });
+});
+
+describe('NotebookFollower and the profile’s approval', () => {
+  const DEVICE = { MGE_DEFAULT_DEVICE: 'cpu0' };
+  const HOSTILE = { LD_PRELOAD: '/tmp/evil.so', MGE_DEFAULT_DEVICE: 'cpu0' };
+
+  it('applies an approved profile without asking', async () => {
+    const { tracker, model, a, user } = await setUp();
+    a.metadata.mgenv_jupyter = { profile: DEVICE };
+    tracker.show(a as any);
+    await flush();
+    await answerProfile(a.kernel!.comm, true);
+    expect(user.questions).toEqual([]);
+    expect(model.profileReview).toMatchObject({ status: 'applied' });
+    expect(types(a.kernel!)).toEqual(['hello', 'profile MGE_DEFAULT_DEVICE apply']);
+  });
+
+  it('asks before applying a profile the kernel has no approval for, and sends nothing until the user answers', async () => {
+    const { tracker, model, a, user } = await setUp();
+    a.metadata.mgenv_jupyter = { profile: HOSTILE };
+    tracker.show(a as any);
+    await flush();
+    await answerProfile(a.kernel!.comm, false);
+    expect(user.questions).toEqual([{ notebook: 'a.ipynb', items: review(HOSTILE), language: 'en' }]);
+    expect(model.profileReview.status).toBe('asking');
+    expect(types(a.kernel!)).toEqual(['hello', 'profile LD_PRELOAD,MGE_DEFAULT_DEVICE apply']);
+
+    await user.answer(true);
+    const approval = await answerProfile(a.kernel!.comm, false);
+    expect(approval).toMatchObject({ type: 'profile', profile: HOSTILE, approve: true, apply: true });
+    expect(model.profileReview.status).toBe('applied');
+    expect(user.questions).toHaveLength(1);
+  });
+
+  it('changes nothing when the user declines, offers the review again, and asks again when the kernel restarts', async () => {
+    const { tracker, model, follower, a, user } = await setUp();
+    a.metadata.mgenv_jupyter = { profile: DEVICE };
+    tracker.show(a as any);
+    await flush();
+    const kernel = a.kernel!;
+    await answerProfile(kernel.comm, false);
+    await user.answer(false);
+    expect(model.profileReview.status).toBe('declined');
+    expect(types(kernel)).toEqual(['hello', 'profile MGE_DEFAULT_DEVICE apply']); // no approval, no set
+
+    const reviewed = follower.reviewProfile(); // the panel's "Review and apply…"
+    await answerProfile(kernel.comm, false);
+    expect(user.questions).toHaveLength(2);
+    await user.answer(false);
+    await reviewed;
+    expect(model.profileReview.status).toBe('declined');
+
+    a.sessionContext.statusChanged.emit('restarting');
+    await flush();
+    expect(types(kernel)).toEqual(['hello', 'profile MGE_DEFAULT_DEVICE apply']);
+    await answerProfile(kernel.comm, false);
+    expect(user.questions).toHaveLength(3);
+    await user.answer(true);
+    await answerProfile(kernel.comm, false);
+    expect(model.profileReview.status).toBe('applied');
+  });
+
+  it('asks once when the kernel restarts while the question is open, and applies the answer to the new process', async () => {
+    const { tracker, model, a, user } = await setUp();
+    a.metadata.mgenv_jupyter = { profile: DEVICE };
+    tracker.show(a as any);
+    await flush();
+    const kernel = a.kernel!;
+    await answerProfile(kernel.comm, false);
+    a.sessionContext.statusChanged.emit('restarting');
+    await flush();
+    await answerProfile(kernel.comm, false);
+    expect(user.questions).toHaveLength(1);
+    await user.answer(true);
+    expect(kernel.comms[0].bodies().filter((b: any) => b.approve)).toEqual([]);
+    expect(types(kernel)).toEqual(['hello', 'profile MGE_DEFAULT_DEVICE apply', 'profile MGE_DEFAULT_DEVICE approve apply']);
+    await answerProfile(kernel.comm, false);
+    expect(model.profileReview.status).toBe('applied');
+  });
+
+  it('records the user’s own edits as approved, so the next start does not ask', async () => {
+    const { tracker, follower, a, user } = await setUp();
+    delete a.metadata.mgenv_jupyter;
+    tracker.show(a as any);
+    await flush();
+    const comm = a.kernel!.comm;
+    expect(types(a.kernel!)).toEqual(['hello']); // no profile yet
+
+    expect(await acceptedEdit(follower, comm, 'MGE_DEFAULT_DEVICE', 'cpu0')).toEqual([
+      { type: 'profile', profile: { MGE_DEFAULT_DEVICE: 'cpu0' }, approve: true, apply: false }
+    ]);
+    expect(await acceptedEdit(follower, comm, 'MGB_ENABLE_DTR', '1')).toEqual([
+      { type: 'profile', profile: { MGE_DEFAULT_DEVICE: 'cpu0', MGB_ENABLE_DTR: '1' }, approve: true, apply: false }
+    ]);
+    follower.forget('MGB_ENABLE_DTR');
+    expect(comm.bodies().pop()).toEqual({ type: 'profile', profile: { MGE_DEFAULT_DEVICE: 'cpu0' }, approve: true, apply: false });
+    expect(user.questions).toEqual([]);
+  });
+
+  it('never approves content the user declined by editing next to it', async () => {
+    const { tracker, follower, a, user } = await setUp();
+    a.metadata.mgenv_jupyter = { profile: HOSTILE };
+    tracker.show(a as any);
+    await flush();
+    const comm = a.kernel!.comm;
+    await answerProfile(comm, false);
+    await user.answer(false);
+    expect(await acceptedEdit(follower, comm, 'MGB_ENABLE_DTR', '1')).toEqual([]); // kept in the file, not approved
+    expect(a.metadata.mgenv_jupyter).toEqual({ profile: { ...HOSTILE, MGB_ENABLE_DTR: '1' } });
+  });
+
+  it('applies a profile approved after the user accepted it, and then approves their edits to it', async () => {
+    const { tracker, follower, a, user } = await setUp();
+    a.metadata.mgenv_jupyter = { profile: DEVICE };
+    tracker.show(a as any);
+    await flush();
+    const comm = a.kernel!.comm;
+    await answerProfile(comm, false);
+    await user.answer(true);
+    await answerProfile(comm, false);
+    expect(await acceptedEdit(follower, comm, 'MGB_ENABLE_DTR', '1')).toEqual([
+      { type: 'profile', profile: { MGE_DEFAULT_DEVICE: 'cpu0', MGB_ENABLE_DTR: '1' }, approve: true, apply: false }
+    ]);
+  });
+
+  it('never keeps a value the kernel reports as a secret', async () => {
+    const { tracker, model, follower, a } = await setUp();
+    delete a.metadata.mgenv_jupyter;
+    tracker.show(a as any);
+    await flush();
+    const comm = a.kernel!.comm;
+    await acceptedEdit(follower, comm, 'MGE_DEFAULT_DEVICE', 'cpu0');
+    expect(await acceptedEdit(follower, comm, 'ASCEND_OPTION', 'ghp_0123456789abcdef0123456789abcdef0123', true)).toEqual([]);
+    expect(model.profile).toEqual({ MGE_DEFAULT_DEVICE: 'cpu0' });
+    expect(JSON.stringify(a.metadata)).not.toContain('ghp_');
+  });
+
+  it('reports a profile the kernel could not review', async () => {
+    const { tracker, model, a, user } = await setUp();
+    tracker.show(a as any);
+    await flush();
+    const comm = a.kernel!.comm;
+    comm.deliver({ v: 1, type: 'error', reply_to: comm.sent[1].id, message: "unknown request type 'profile'" });
+    await flush();
+    expect(model.profileReview.status).toBe('failed');
+    expect(model.error).toContain('profile');
+    expect(user.questions).toEqual([]);
+  });
+
+  it('spells a profile the same whatever the order of its names', () => {
+    expect(profileKey({ A: '1', B: '2' })).toBe(profileKey({ B: '2', A: '1' }));
+    expect(profileKey({ A: '1' })).not.toBe(profileKey({ A: '2' }));
   });
 });

@@ -19,7 +19,10 @@ const catalog: Reply = {
 };
 
 function change(name: string, value: string | null, outcome: string, time = 1): ChangeInfo {
-  return { time, name, old: null, new: value, source: 'magic', outcome, message: `${name} ${outcome}`, effective: null };
+  return {
+    seq: time, time, name, old: null, new: value, source: 'magic', outcome, message: `${name} ${outcome}`, effective: null,
+    secret: false
+  };
 }
 
 describe('EnvModel', () => {
@@ -42,6 +45,7 @@ describe('EnvModel', () => {
         MEGENGINE_DTR_EVICTION_THRESHOLD: { value: null, status: 'pending import', message: '' }
       },
       history: [change('MGB_ENABLE_DTR', '1', 'takes effect at import')],
+      history_total: 1,
       kernel: { python: '/usr/bin/python3', version: '3.11.7', imported: [] }
     });
     expect(model.variable('MGB_ENABLE_DTR')?.status).toBe('pending import');
@@ -104,14 +108,31 @@ describe('EnvModel', () => {
     expect(model.groups('nothing-like-this')).toEqual([]);
   });
 
-  it('forgets the previous kernel on reset', () => {
+  it('forgets the previous kernel on reset, what became of the profile included', () => {
     const model = new EnvModel();
     model.receive(catalog);
     model.receive({ v: 1, type: 'error', reply_to: null, message: 'x' });
+    model.setProfileReview({ status: 'declined', items: [] });
     model.resetKernelState();
     expect(model.entries).toHaveLength(0);
     expect(model.error).toBeNull();
     expect(model.variables).toEqual({});
+    expect(model.profileReview).toEqual({ status: 'none', items: [] });
+  });
+
+  it('takes a profile review as an answer (clearing the last error) and keeps what became of the profile', () => {
+    const model = new EnvModel();
+    const seen: ModelChange[] = [];
+    model.changed.connect((_, c) => seen.push(c));
+    model.receive({ v: 1, type: 'error', reply_to: 's1', message: 'no' });
+    const items = [{ name: 'LD_PRELOAD', value: '/tmp/x.so', current: null, action: 'refused', reason: 'never from a profile' }];
+    expect(model.receive({
+      v: 1, type: 'profile', reply_to: 'p1', digest: 'd', approved: false, stored: true, applied: false, items, changes: []
+    })).toBe(true);
+    expect(model.error).toBeNull();
+    model.setProfileReview({ status: 'asking', items });
+    expect(model.profileReview).toEqual({ status: 'asking', items });
+    expect(seen.map(c => c.kind)).toEqual(['error', 'error', 'profile']);
   });
 });
 

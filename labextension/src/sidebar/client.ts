@@ -1,11 +1,12 @@
 /**
  * The kernel side of one attachment: loads the extension in the kernel with the constant `%load_ext mgenv_jupyter`,
- * opens the comm (target "mgenv_jupyter"), says hello, applies the notebook profile, and routes what the kernel
- * answers: sidebar replies to the model, memory batches to `memoryReceived`. Requests are JSON data; no Python source
- * is ever built from what the user typed.
+ * opens the comm (target "mgenv_jupyter"), says hello, hands the notebook profile to the kernel for review, and routes
+ * what the kernel answers: sidebar replies to the model, the profile's review to `profileReviewed`, memory batches to
+ * `memoryReceived`. Requests are JSON data; no Python source is ever built from what the user typed.
  *
- * Everything is sent at once, without waiting for replies: the kernel handles shell messages in order, so the
- * profile is set before any cell the user runs after the kernel (re)connects.
+ * Everything is sent at once, without waiting for replies: the kernel handles shell messages in order, so a profile
+ * the user approved earlier is applied before any cell they run after the kernel (re)connects. A profile that is not
+ * approved changes nothing in the kernel; asking the user is the follower's business.
  */
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
@@ -14,6 +15,7 @@ import {
   COMM_TARGET,
   ErrorReply,
   MemoryMessage,
+  ProfileReply,
   PROTOCOL_VERSION,
   Reply,
   Request,
@@ -34,9 +36,16 @@ type RequestBody =
   | { type: 'set'; assignments: Record<string, string>; source: string; force: boolean; env_only: boolean }
   | { type: 'unset'; names: string[]; source: string }
   | { type: 'refresh' }
-  | { type: 'memory'; on: boolean; interval: number };
+  | { type: 'memory'; on: boolean; interval: number }
+  | { type: 'profile'; profile: Profile; approve: boolean; apply: boolean };
 
-export type Answer = ResultReply | ErrorReply;
+export type Answer = ResultReply | ErrorReply | ProfileReply;
+
+/** The kernel's answer to the profile sent when the comm opened (its review, or why it could not review it). */
+export interface ProfileReviewed {
+  profile: Profile;
+  answer: ProfileReply | ErrorReply;
+}
 
 let counter = 0;
 
@@ -53,6 +62,7 @@ export class KernelClient {
   private _profile: Profile;
   private _disposed = false;
   private _memoryReceived = new Signal<this, MemoryMessage>(this);
+  private _profileReviewed = new Signal<this, ProfileReviewed>(this);
 
   constructor(kernel: KernelLike, model: EnvModel, options: { language: Language; profile?: Profile }) {
     this._kernel = kernel;
@@ -65,6 +75,11 @@ export class KernelClient {
     return this._memoryReceived;
   }
 
+  /** The kernel's answer to the notebook profile sent at start (applied if approved, otherwise nothing changed). */
+  get profileReviewed(): ISignal<this, ProfileReviewed> {
+    return this._profileReviewed;
+  }
+
   get isDisposed(): boolean {
     return this._disposed;
   }
@@ -73,7 +88,7 @@ export class KernelClient {
     return this._memoryOn;
   }
 
-  /** Load the extension, open the comm, say hello and apply the profile, all in one go. */
+  /** Load the extension, open the comm, say hello and send the profile for review, all in one go. */
   start(): void {
     this._model.setConnection({ state: 'connecting', detail: '' });
     this._kernel.iopubMessage.connect(this._onIopub, this);
@@ -95,6 +110,14 @@ export class KernelClient {
 
   unset(names: string[], source = 'sidebar'): Promise<Answer> {
     return this._request({ type: 'unset', names, source });
+  }
+
+  /**
+   * Ask the kernel about a notebook profile: `approve` records the user's consent to this exact profile, `apply`
+   * applies it if it is approved (now or earlier). The answer lists what applying would do, variable by variable.
+   */
+  reviewProfile(profile: Profile, options: { approve: boolean; apply: boolean }): Promise<Answer> {
+    return this._request({ type: 'profile', profile: { ...profile }, approve: options.approve, apply: options.apply });
   }
 
   refresh(): void {
@@ -141,9 +164,14 @@ export class KernelClient {
     comm.onClose = () => this._onClosed(comm);
     comm.open({});
     this._send(comm, { type: 'hello', language: this._language });
-    for (const [name, value] of Object.entries(this._profile)) {
-      // One request per variable: a value the kernel no longer accepts must not block the others.
-      void this._request({ type: 'set', assignments: { [name]: value }, source: 'profile', force: false, env_only: false });
+    if (Object.keys(this._profile).length) {
+      const profile = this._profile;
+      void this.reviewProfile(profile, { approve: false, apply: true }).then(answer => {
+        // A local error (reply_to null) means the comm closed first: a reopened comm sends the profile again.
+        if (!this._disposed && answer.type !== 'result' && answer.reply_to !== null) {
+          this._profileReviewed.emit({ profile, answer });
+        }
+      });
     }
     if (this._memoryOn) {
       void this._request({ type: 'memory', on: true, interval: MEMORY_INTERVAL });
@@ -163,7 +191,7 @@ export class KernelClient {
       this._gotCatalog = true;
     }
     this._model.receive(message);
-    if ((message.type === 'result' || message.type === 'error') && message.reply_to) {
+    if ((message.type === 'result' || message.type === 'error' || message.type === 'profile') && message.reply_to) {
       const resolve = this._pending.get(message.reply_to);
       if (resolve) {
         this._pending.delete(message.reply_to);

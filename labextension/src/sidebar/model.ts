@@ -1,11 +1,12 @@
 /**
  * The sidebar's state for the notebook it follows: the kernel's catalog, every variable's value and status, the
- * change history, the last error, the notebook profile and the connection. The kernel is the one source of truth:
- * `receive` folds its messages in (catalog → state → changed → history); views listen to `changed`.
+ * change history, the last error, the notebook profile (and what became of it in this kernel) and the connection.
+ * The kernel is the one source of truth: `receive` folds its messages in (catalog → state → changed → history); views
+ * listen to `changed`.
  */
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { ChangeInfo, EntryInfo, KernelInfo, PROTOCOL_VERSION, Reply, VariableInfo } from '../protocol';
+import { ChangeInfo, EntryInfo, KernelInfo, ProfileItemInfo, PROTOCOL_VERSION, Reply, VariableInfo } from '../protocol';
 import { Badge, badgeFor } from './badges';
 import { Profile } from './profile';
 import { Language } from './text';
@@ -21,6 +22,24 @@ export type ConnectionState =
   | 'failed' // `%load_ext` failed otherwise, or the protocol is not one we speak
   | 'closed' // the kernel closed the comm
   | 'dead';
+
+/**
+ * What became of the notebook profile in the followed kernel process. The kernel decides what is approved and
+ * applied; the front end only asks the user and reports.
+ */
+export type ProfileStatus =
+  | 'none' // nothing to apply: the notebook has no profile, or this kernel has not been sent it
+  | 'checking' // sent to the kernel, waiting for its review
+  | 'asking' // the kernel has no approval for this exact profile: the user is being asked
+  | 'applied' // approved (now or earlier) and applied: nothing refused was set
+  | 'declined' // the user did not approve it: nothing of it was applied to this kernel
+  | 'failed'; // the kernel answered the review with an error (shown as the model's error)
+
+export interface ProfileReview {
+  status: ProfileStatus;
+  /** The kernel's review, variable by variable (empty until it has answered). */
+  items: readonly ProfileItemInfo[];
+}
 
 export interface Connection {
   state: ConnectionState;
@@ -60,6 +79,7 @@ export class EnvModel {
   private _kernel: KernelInfo | null = null;
   private _error: string | null = null;
   private _profile: Profile = {};
+  private _review: ProfileReview = { status: 'none', items: [] };
   private _filter = '';
   private _connection: Connection = { state: 'no-notebook', notebook: '', kernel: '', detail: '' };
   private _changed = new Signal<this, ModelChange>(this);
@@ -107,6 +127,10 @@ export class EnvModel {
 
   get profile(): Readonly<Profile> {
     return this._profile;
+  }
+
+  get profileReview(): Readonly<ProfileReview> {
+    return this._review;
   }
 
   get filter(): string {
@@ -170,6 +194,7 @@ export class EnvModel {
         return true;
       }
       case 'result':
+      case 'profile':
         // What changed arrives again, to every sidebar, as a "changed" notice; the history is taken from there.
         if (this._error !== null) {
           this._error = null;
@@ -198,9 +223,11 @@ export class EnvModel {
     this._history = [];
     this._kernel = null;
     this._error = null;
+    this._review = { status: 'none', items: [] };
     this._changed.emit({ kind: 'catalog' });
     this._changed.emit({ kind: 'history' });
     this._changed.emit({ kind: 'error' });
+    this._changed.emit({ kind: 'profile' });
   }
 
   setLanguage(language: Language): void {
@@ -209,6 +236,11 @@ export class EnvModel {
 
   setProfile(profile: Profile): void {
     this._profile = { ...profile };
+    this._changed.emit({ kind: 'profile' });
+  }
+
+  setProfileReview(review: ProfileReview): void {
+    this._review = { status: review.status, items: [...review.items] };
     this._changed.emit({ kind: 'profile' });
   }
 

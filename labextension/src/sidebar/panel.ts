@@ -10,6 +10,7 @@ import { KernelClient } from './client';
 import { ConfigView } from './configView';
 import { NotebookFollower, NotebookSource } from './follower';
 import { MemoryView } from './memoryView';
+import { askToApplyProfile } from './profileDialog';
 import { EnvModel } from './model';
 import { Language } from './text';
 
@@ -28,7 +29,7 @@ export class SidebarPanel extends Panel {
     this.title.caption = SIDEBAR_CAPTION;
     this.addClass('mgenv-sb');
     this.model = new EnvModel(language);
-    this.follower = new NotebookFollower(notebooks, this.model);
+    this.follower = new NotebookFollower(notebooks, this.model, askToApplyProfile);
     this.config = new ConfigView(this.model, this.follower);
     this.memory = new MemoryView(language);
     const heading = new Widget({ node: document.createElement('h2') });

@@ -38,9 +38,47 @@ const WORDS = {
   searchPlaceholder: ['Search name or description…', '按名称或说明搜索…'],
   profile: ['Notebook profile', '笔记本配置'],
   profileNote: [
-    'saved in this notebook; applied whenever its kernel starts',
-    '保存在此笔记本中;每次内核启动时自动应用'
+    'saved in this notebook; applied when its kernel starts, once you have approved this exact profile',
+    '保存在此笔记本中;您批准这份配置后,每次内核启动时应用'
   ],
+  profileChecking: ['checking it with the kernel…', '正在由内核检查…'],
+  profileAsking: ['waiting for your answer: apply it?', '等待您的答复:是否应用?'],
+  profileApplied: ['applied to this kernel', '已应用到此内核'],
+  profileDeclined: [
+    'not applied: you have not approved this profile; you are asked again when the kernel starts',
+    '未应用:您尚未批准这份配置;内核下次启动时会再次询问'
+  ],
+  profileFailed: ['not applied: the kernel could not review it', '未应用:内核无法检查这份配置'],
+  profileReview: ['Review and apply…', '查看并应用…'],
+  profileReviewTitle: [
+    'See what this notebook’s profile would set, and apply it to this kernel if you approve',
+    '查看此笔记本的配置将设置哪些变量,批准后应用到此内核'
+  ],
+  profileRefusedMark: ['will not be applied', '不会应用'],
+  askTitle: ['Apply this notebook’s profile?', '应用此笔记本的配置?'],
+  askIntro: [
+    'The notebook {notebook} carries a profile of framework variables to set in its kernel. It came with the file, ' +
+      'so apply it only if you trust where the notebook came from. Nothing has been set yet.',
+    '笔记本 {notebook} 带有一份要在其内核中设置的框架变量配置。它随文件而来,请仅在信任该笔记本来源时应用。' +
+      '目前尚未设置任何变量。'
+  ],
+  askRemember: [
+    'Approving is remembered on this computer for this exact profile: reopening it does not ask again, a changed ' +
+      'profile does. If you don’t apply it, nothing changes and you are asked again the next time its kernel starts.',
+    '批准结果会针对这份配置保存在本机:再次打开不会再询问,配置改动后会重新询问。' +
+      '如果不应用,则不做任何更改,下次内核启动时会再次询问。'
+  ],
+  askWillSet: ['Will be set', '将会设置'],
+  askRefused: ['Will not be applied', '不会应用'],
+  askRefusedNote: ['The kernel refuses these whatever you answer:', '无论您如何答复,内核都会拒绝以下变量:'],
+  askNothingToSet: ['Nothing in this profile would be set.', '这份配置中没有会被设置的变量。'],
+  askVariable: ['Variable', '变量'],
+  askValue: ['Value', '值'],
+  askNow: ['Now', '当前值'],
+  askWhy: ['Why', '原因'],
+  askUnchanged: ['already this value', '已是此值'],
+  askApply: ['Apply profile', '应用配置'],
+  askDontApply: ['Don’t apply', '不应用'],
   profileEmpty: ['Variables you set here are saved in the notebook.', '在此设置的变量会保存在笔记本中。'],
   removeFromProfile: ['Remove from the profile', '从配置中移除'],
   unset: ['Unset', '取消设置'],

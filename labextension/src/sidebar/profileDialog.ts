@@ -1,0 +1,22 @@
+/**
+ * Asks the user, with JupyterLab's own dialog, whether to apply a notebook profile the kernel has no approval for.
+ * Its own module because @jupyterlab/apputils is not loadable under jest: the body (profileReview.ts) is tested there,
+ * the dialog in a real browser (tests/test_browser_profile_trust.py).
+ */
+import { Dialog, showDialog } from '@jupyterlab/apputils';
+import { Widget } from '@lumino/widgets';
+
+import { ProfileQuestion, reviewBody } from './profileReview';
+import { text } from './text';
+
+export const askToApplyProfile: ProfileQuestion = async args => {
+  const t = (key: Parameters<typeof text>[0]) => text(key, args.language);
+  const result = await showDialog({
+    title: t('askTitle'),
+    body: new Widget({ node: reviewBody(args) }),
+    buttons: [Dialog.cancelButton({ label: t('askDontApply') }), Dialog.okButton({ label: t('askApply') })],
+    // Enter, or a stray key, must not give consent: the focused default is "Don't apply".
+    defaultButton: 0
+  });
+  return result.button.accept;
+};
