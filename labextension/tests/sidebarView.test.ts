@@ -1,5 +1,7 @@
 import { ConfigView } from '../src/sidebar/configView';
 import { EnvModel } from '../src/sidebar/model';
+import { reviewBody } from '../src/sidebar/profileReview';
+import { ProfileItemInfo } from '../src/protocol';
 import { entry, flush } from './fakes';
 
 describe('ConfigView', () => {
@@ -12,6 +14,7 @@ describe('ConfigView', () => {
         return null;
       },
       forget: jest.fn(),
+      reviewProfile: jest.fn(async () => undefined),
       restartAndApply: jest.fn(async () => undefined),
       refresh: jest.fn()
     };
@@ -90,5 +93,89 @@ describe('ConfigView', () => {
     expect(notice.textContent).toContain('mgenv_jupyter is not installed in this kernel’s environment');
     expect(notice.textContent).toContain('%pip install mgenv_jupyter');
     expect(editor('E_SIZE').disabled).toBe(true);
+  });
+});
+
+const ITEMS: ProfileItemInfo[] = [
+  { name: 'MGE_DEFAULT_DEVICE', value: 'cpu0', current: null, action: 'set', reason: null },
+  { name: 'MGB_ENABLE_DTR', value: '1', current: '1', action: 'unchanged', reason: null },
+  {
+    name: 'LD_PRELOAD', value: '/tmp/evil.so', current: null, action: 'refused',
+    reason: 'LD_PRELOAD makes the dynamic loader load other libraries: it is never taken from a notebook profile'
+  }
+];
+
+describe('the notebook profile in the panel', () => {
+  function panel(status: 'declined' | 'applied' | 'asking') {
+    const model = new EnvModel('en');
+    const actions = {
+      edit: jest.fn(async () => null),
+      forget: jest.fn(),
+      reviewProfile: jest.fn(async () => undefined),
+      restartAndApply: jest.fn(async () => undefined),
+      refresh: jest.fn()
+    };
+    const widget = new ConfigView(model, actions);
+    document.body.append(widget.node);
+    model.setConnection({ state: 'ready', kernel: 'Python 3' });
+    model.setProfile({ LD_PRELOAD: '/tmp/evil.so', MGE_DEFAULT_DEVICE: 'cpu0' });
+    model.setProfileReview({ status, items: ITEMS });
+    return { model, actions, section: document.querySelector('.mgenv-sb-profile') as HTMLElement };
+  }
+
+  afterEach(() => document.body.replaceChildren());
+
+  it('says a declined profile was not applied, and offers to review it again', () => {
+    const { actions, section } = panel('declined');
+    expect(section.dataset.status).toBe('declined');
+    expect(section.textContent).toContain('not applied: you have not approved this profile');
+    const again = [...section.querySelectorAll('button')].find(b => b.textContent === 'Review and apply…')!;
+    expect(again.disabled).toBe(false);
+    again.click();
+    expect(actions.reviewProfile).toHaveBeenCalledTimes(1);
+  });
+
+  it('marks what the kernel refuses, with its reason, and offers no review once applied', () => {
+    const { section } = panel('applied');
+    expect(section.textContent).toContain('applied to this kernel');
+    expect(section.textContent).not.toContain('Review and apply');
+    const refused = section.querySelector('.mgenv-sb-profile-refused') as HTMLElement;
+    expect(refused.textContent).toContain('LD_PRELOAD=/tmp/evil.so');
+    const mark = refused.querySelector('.mgenv-sb-profile-refused-mark') as HTMLElement;
+    expect(mark.textContent).toBe('will not be applied');
+    expect(mark.title).toContain('never taken from a notebook profile');
+    expect(section.querySelectorAll('.mgenv-sb-profile-refused')).toHaveLength(1);
+  });
+});
+
+describe('the question before a profile is applied', () => {
+  const cells = (row: Element) => [...row.children].map(c => c.textContent);
+
+  it('lists what would be set and what the kernel refuses, with the value, what it is now and why', () => {
+    const body = reviewBody({ notebook: 'downloaded.ipynb', items: ITEMS, language: 'en' });
+    expect(body.querySelector('p')!.textContent).toContain('The notebook downloaded.ipynb carries a profile');
+    const [willSet, refused] = [...body.querySelectorAll('table')];
+    expect(willSet.querySelector('caption')!.textContent).toBe('Will be set');
+    expect(cells(willSet.querySelector('thead tr')!)).toEqual(['Variable', 'Value', 'Now']);
+    expect([...willSet.querySelectorAll('tbody tr')].map(cells)).toEqual([
+      ['MGE_DEFAULT_DEVICE', 'cpu0', '(not set)'],
+      ['MGB_ENABLE_DTR', '1', 'already this value']
+    ]);
+    expect(refused.querySelector('caption')!.textContent).toBe('Will not be applied');
+    expect(cells(refused.querySelector('thead tr')!)).toEqual(['Variable', 'Value', 'Now', 'Why']);
+    expect([...refused.querySelectorAll('tbody tr')].map(cells)).toEqual([
+      ['LD_PRELOAD', '/tmp/evil.so', '(not set)', ITEMS[2].reason]
+    ]);
+    expect(refused.closest('section')!.querySelector('h3')!.textContent).toBe('Will not be applied');
+    // Row headers name each row for a screen reader.
+    expect([...body.querySelectorAll('tbody th')].every(th => th.getAttribute('scope') === 'row')).toBe(true);
+  });
+
+  it('says so when nothing would be set, and speaks Chinese for a Chinese JupyterLab', () => {
+    const body = reviewBody({ notebook: 'x.ipynb', items: [ITEMS[2]], language: 'zh' });
+    expect(body.querySelectorAll('table')).toHaveLength(1);
+    expect(body.textContent).toContain('这份配置中没有会被设置的变量。');
+    expect(body.textContent).toContain('不会应用');
+    expect(body.querySelector('thead')!.textContent).toBe('变量值当前值原因');
   });
 });

@@ -1,20 +1,21 @@
 /**
  * The config half of the sidebar: which kernel it follows and how that went, "Restart and apply", the notebook
- * profile, the last error, a search box, the catalog grouped by framework then category with one editor row per
+ * profile and whether this kernel has it (with a way to review it again when the user declined it), the last error, a search box, the catalog grouped by framework then category with one editor row per
  * variable, and the change history. It only renders the model and forwards the user's actions.
  */
 import { Widget } from '@lumino/widgets';
 
 import { ChangeInfo } from '../protocol';
 import { Answer } from './client';
-import { EnvModel, ModelChange } from './model';
+import { EnvModel, ModelChange, ProfileStatus } from './model';
 import { isSecret } from './profile';
 import { el, VariableRow } from './rows';
-import { Language, text } from './text';
+import { Language, text, TextKey } from './text';
 
 export interface ConfigActions {
   edit(name: string, value: string | null): Promise<Answer | null>;
   forget(name: string): void;
+  reviewProfile(): Promise<void>;
   restartAndApply(): Promise<void>;
   refresh(): void;
 }
@@ -28,6 +29,14 @@ const FRAMEWORK_NAMES: Record<string, string> = {
   dtr: 'DTR'
 };
 const HISTORY_SHOWN = 100;
+const PROFILE_STATUS: Record<ProfileStatus, TextKey | null> = {
+  none: null,
+  checking: 'profileChecking',
+  asking: 'profileAsking',
+  applied: 'profileApplied',
+  declined: 'profileDeclined',
+  failed: 'profileFailed'
+};
 
 export class ConfigView extends Widget {
   private _model: EnvModel;
@@ -116,6 +125,7 @@ export class ConfigView extends Widget {
         break;
       case 'connection':
         this._renderStatus();
+        this._renderProfile(); // its review button works only with a ready kernel
         break;
       case 'profile':
         this._renderProfile();
@@ -203,7 +213,9 @@ export class ConfigView extends Widget {
   private _renderProfile(): void {
     const t = (key: Parameters<typeof text>[0]) => text(key, this._language);
     const profile = Object.entries(this._model.profile);
+    const review = this._model.profileReview;
     this._profile.replaceChildren();
+    this._profile.dataset.status = review.status;
     const title = el('div', 'mgenv-sb-profile-title');
     title.textContent = `${t('profile')} (${profile.length})`;
     title.title = `${t('profileNote')}; ${t('secretNotSaved')}`;
@@ -213,17 +225,43 @@ export class ConfigView extends Widget {
       empty.textContent = t('profileEmpty');
       this._profile.append(empty);
     }
+    const said = profile.length ? PROFILE_STATUS[review.status] : null;
+    if (said) {
+      const status = el('div', `mgenv-sb-profile-status mgenv-sb-profile-${review.status}`);
+      status.setAttribute('role', 'status');
+      status.textContent = t(said);
+      if (review.status === 'declined' || review.status === 'failed') {
+        const again = button(t('profileReview'), t('profileReviewTitle'), 'jp-mod-reject mgenv-sb-profile-review');
+        again.disabled = this._model.connection.state !== 'ready';
+        again.addEventListener('click', () => void this._actions.reviewProfile());
+        status.append(' ', again);
+      }
+      this._profile.append(status);
+    }
+    // The kernel's refusals, by name and for this very value: what it would not take from this profile.
+    const refused = new Map(review.items.filter(i => i.action === 'refused').map(i => [i.name, i]));
     const list = el('ul', 'mgenv-sb-profile-list');
     for (const [name, value] of profile) {
       const item = el('li', '');
+      const entry = el('div', 'mgenv-sb-profile-entry');
       const assignment = el('code', '');
       assignment.textContent = `${name}=${value}`;
+      entry.append(assignment);
+      const refusal = refused.get(name);
+      if (refusal && (refusal.value === value || refusal.value === null)) {
+        item.classList.add('mgenv-sb-profile-refused');
+        const mark = el('div', 'mgenv-sb-profile-refused-mark');
+        mark.textContent = t('profileRefusedMark');
+        mark.title = refusal.reason ?? '';
+        entry.append(mark);
+      }
+      item.append(entry);
       const remove = el('button', 'mgenv-sb-profile-remove') as HTMLButtonElement;
       remove.textContent = '×';
       remove.title = t('removeFromProfile');
       remove.setAttribute('aria-label', `${t('removeFromProfile')}: ${name}`);
       remove.addEventListener('click', () => this._actions.forget(name));
-      item.append(assignment, remove);
+      item.append(remove);
       list.append(item);
     }
     this._profile.append(list);
@@ -313,7 +351,9 @@ export class ConfigView extends Widget {
 function historyItem(change: ChangeInfo): HTMLElement {
   const item = el('li', 'mgenv-sb-history-item');
   const time = new Date(change.time * 1000).toLocaleTimeString();
-  const value = (v: string | null) => (v === null ? '(unset)' : isSecret(change.name) ? '********' : v);
+  // The kernel masks a secret's values itself (`secret`); masking by name as well costs nothing.
+  const masked = change.secret || isSecret(change.name);
+  const value = (v: string | null) => (v === null ? '(unset)' : masked ? '********' : v);
   item.textContent = `${time} ${change.name}: ${value(change.old)} → ${value(change.new)} [${change.source}] ${change.outcome}`;
   item.title = change.message + (change.effective ? ` (effective: ${change.effective})` : '');
   return item;
