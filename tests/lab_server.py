@@ -1,5 +1,8 @@
-"""A real JupyterLab for browser tests: fixed token, 127.0.0.1, fresh config/runtime/workspace dirs, started under
-`timeout`, polled on /api/status, stopped by its PID. Chromium is Debian's, driven by Playwright."""
+"""A real JupyterLab for browser tests: fixed token, 127.0.0.1, fresh config/runtime/workspace/data dirs, started under
+`timeout`, polled on /api/status, stopped by its PID. Chromium is Debian's, driven by Playwright.
+
+The lab exposes its application object as `window.jupyterapp` (JupyterLab's `expose_app_in_browser`), so tests can run
+commands through its command registry instead of clicking through menus (and run them while a dialog is open)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -29,6 +33,7 @@ class Lab:
     url: str
     root: Path
     log: Path
+    data: Path  # JUPYTER_DATA_DIR of the server and its kernels: what they remember (approved profiles) starts empty
 
     def page_url(self, path: str) -> str:
         return f"{self.url}/{path}?token={TOKEN}"
@@ -46,7 +51,7 @@ def running_lab(
 ) -> Iterator[Lab]:
     """JupyterLab (or, with app="notebook", Notebook 7, which takes the same options) serving workdir/notebooks."""
     port = _free_port()
-    dirs = {name: workdir / name for name in ("config", "runtime", "workspaces", "settings", "notebooks")}
+    dirs = {name: workdir / name for name in ("config", "runtime", "workspaces", "settings", "notebooks", "data")}
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
     news = dirs["settings"] / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
@@ -54,7 +59,8 @@ def running_lab(
     news.write_text('{"fetchNews": "false", "checkForUpdates": false}')  # no news pop-up over screenshots
     log = workdir / "lab.log"
     jupyter = Path(sys.executable).with_name("jupyter")
-    child_env = {**os.environ, **(env or {}),
+    # Kernels inherit the server's environment, so the data dir keeps what they write out of the user's home too.
+    child_env = {**os.environ, "JUPYTER_DATA_DIR": str(dirs["data"]), **(env or {}),
                  "JUPYTER_CONFIG_DIR": str(dirs["config"]), "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
                  "JUPYTERLAB_WORKSPACES_DIR": str(dirs["workspaces"])}
     with open(log, "w") as out:
@@ -62,7 +68,8 @@ def running_lab(
             ["timeout", str(limit_s), str(jupyter), app, "--allow-root", "--no-browser", "--ip=127.0.0.1",
              f"--port={port}", f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={dirs['notebooks']}",
              "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-             f"--LabApp.workspaces_dir={dirs['workspaces']}", f"--LabApp.user_settings_dir={dirs['settings']}"],
+             f"--LabApp.workspaces_dir={dirs['workspaces']}", f"--LabApp.user_settings_dir={dirs['settings']}",
+             "--LabApp.expose_app_in_browser=True"],
             stdout=out, stderr=subprocess.STDOUT, env=child_env, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -76,7 +83,7 @@ def running_lab(
                 if proc.poll() is not None or time.time() > deadline:
                     raise RuntimeError(f"JupyterLab did not start:\n{log.read_text()[-3000:]}") from None
                 time.sleep(0.5)
-        yield Lab(url, dirs["notebooks"], log)
+        yield Lab(url, dirs["notebooks"], log, Path(child_env["JUPYTER_DATA_DIR"]))
     finally:
         try:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -101,14 +108,55 @@ def chromium_page(width: int = 1400, height: int = 900) -> Iterator[object]:
 PYTHON3 = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
 
-def write_notebook(lab: Lab, name: str, cells: list[str], kernelspec: dict | None = None) -> str:
+def write_notebook(lab: Lab, name: str, cells: list[str], kernelspec: dict | None = None,
+                   metadata: dict | None = None) -> str:
+    """A notebook of code cells in the lab's root; `metadata` is merged into the notebook's metadata."""
     import nbformat
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
     nb.metadata["kernelspec"] = kernelspec or PYTHON3
+    nb.metadata.update(metadata or {})
     nbformat.write(nb, lab.root / name)
     return name
+
+
+def shut_down_kernels(lab: Lab) -> None:
+    """Shut down every session's kernel through the server's REST API (a notebook opened next gets a new kernel)."""
+    def call(method: str, path: str) -> Any:
+        request = urllib.request.Request(f"{lab.url}{path}?token={TOKEN}", method=method)
+        with urllib.request.urlopen(request, timeout=30) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    for session in call("GET", "/api/sessions"):
+        call("DELETE", f"/api/sessions/{session['id']}")
+
+
+def execute_command(page: object, command: str, args: dict | None = None) -> object:
+    """Run a JupyterLab command through its command registry (works while a modal dialog is open)."""
+    return page.evaluate(  # type: ignore[attr-defined]
+        "([command, args]) => window.jupyterapp.commands.execute(command, args)", [command, args or {}])
+
+
+ACTIVE_CELL = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell.jp-mod-active"
+# The question the sidebar asks before a notebook profile the kernel has no approval for is applied.
+PROFILE_QUESTION = ".jp-Dialog:has(.mgenv-profile-review)"
+
+
+def run_active_cell(page: object, timeout_s: float = 60) -> str:
+    """Run the active cell of the notebook on screen with the "Run Selected Cell" command and return its output once
+    this run (a new execution count) has printed it."""
+    prompt = f"document.querySelector('{ACTIVE_CELL} .jp-InputPrompt')?.textContent ?? ''"
+    before = page.evaluate(f"() => {prompt}")  # type: ignore[attr-defined]
+    execute_command(page, "notebook:run-cell")
+    page.wait_for_function(  # type: ignore[attr-defined]
+        f"""before => {{
+            const prompt = {prompt};
+            const output = document.querySelector('{ACTIVE_CELL} .jp-OutputArea-output')?.textContent ?? '';
+            return /\\[\\d+\\]/.test(prompt) && prompt !== before && output.trim() !== '';
+        }}""", arg=before, timeout=timeout_s * 1000)
+    return page.inner_text(f"{ACTIVE_CELL} .jp-OutputArea-output").strip()  # type: ignore[attr-defined]
 
 
 def open_notebook(page: object, lab: Lab, name: str, timeout_s: float = 120) -> None:
