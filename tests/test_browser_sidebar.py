@@ -1,7 +1,8 @@
 """The Framework Env sidebar in real JupyterLab and real Chromium: a user opens a notebook, opens the panel, sets a
 variable and the kernel has it; a %envset in a cell shows up in the panel at once; the live memory panel draws the
-simulated GPU; "Restart and apply" brings the notebook profile into a fresh kernel before any cell runs.
-Each test keeps a screenshot under test-artifacts/."""
+simulated GPU; "Restart and apply" brings the notebook profile into a fresh kernel before any cell runs, without a
+question: what the user sets in the sidebar is recorded as approved as they set it (a profile that came with the file
+is asked about first: tests/test_browser_profile_trust.py). Each test keeps a screenshot under test-artifacts/."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from lab_server import (
+    PROFILE_QUESTION,
     ROOT,
     chromium_page,
     main_thread_busy,
@@ -169,12 +171,14 @@ def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(tmp_path):
             # Only the new kernel's history has the profile's entry: the panel applied it as the kernel came back.
             page.wait_for_selector(".mgenv-sb-history-list :text('[profile]')", timeout=60_000)
             history = page.inner_text(".mgenv-sb-history-list")
+            asked = page.locator(PROFILE_QUESTION).count()
             run_cell(page, 1)
             page.wait_for_selector("text=/fresh: True/", timeout=60_000)
             output = page.inner_text(".jp-OutputArea-output:has-text('fresh:')")
             screenshot(page, "sidebar-restart-and-apply.png")
     assert output.strip() == "fresh: True | 3221225472"
     assert f"{THRESHOLD}: (unset) → 3221225472 [profile]" in history  # applied by the panel, in the new kernel
+    assert asked == 0  # the user's own setting: approved when they made it
 
 
 PADDLE_PYTHON = ROOT / ".venvs" / "paddle" / "bin" / "python"
@@ -229,11 +233,13 @@ def test_paddle_kernel_badges_and_restart_and_apply(tmp_path):
             page.locator(".mgenv-sb-history > summary").click()
             page.get_by_role("button", name="Restart and apply (1)").click()
             page.wait_for_selector(".mgenv-sb-history-list :text('[profile]')", timeout=120_000)
+            asked = page.locator(PROFILE_QUESTION).count()
             run_cell(page, 2)
             page.wait_for_selector("text=/paddle sees \\d+/", timeout=120_000)
             seen = page.inner_text(".jp-OutputArea-output:has-text('paddle sees')")
             screenshot(page, "sidebar-paddle-restart-and-apply.png")
     assert seen.strip() == "paddle sees 200"
+    assert asked == 0
 
 
 def test_built_extension_is_what_jupyterlab_loads():
