@@ -16,6 +16,7 @@ from typing import Any
 
 from .catalog.secrets import redact
 from .errors import InvalidValueError
+from .memory.protocol import checked_interval
 from .protocol import (
     COMM_TARGET,
     PROTOCOL_VERSION,
@@ -36,7 +37,6 @@ MAX_ITEMS = 1000
 MAX_TEXT = 100_000
 STATE_HISTORY = 100  # changes sent with every "state"; older ones on request ("history")
 MAX_HISTORY_WINDOW = 500
-MIN_INTERVAL, MAX_INTERVAL = 0.01, 60.0
 
 Send = Callable[[dict[str, Any]], None]
 
@@ -212,12 +212,10 @@ class RequestHandler:
 
     def _on_memory(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
         on = _field(data, "on", bool)
-        interval = _field(data, "interval", (int, float), 0.1)
-        if not MIN_INTERVAL <= float(interval) <= MAX_INTERVAL:
-            raise BadRequest(f"'interval' must be from {MIN_INTERVAL} to {MAX_INTERVAL} seconds")
+        interval = checked_interval(_field(data, "interval", (int, float), 0.1))
         if self.memory is None:
             raise BadRequest("this comm has no memory stream")
-        self.memory.switch(on, float(interval))
+        self.memory.switch(on, interval)
         return [{"v": PROTOCOL_VERSION, "type": "result", "reply_to": request_id, "changes": []}]
 
     def _result(self, report: SetReport, request_id: str) -> dict[str, Any]:
@@ -241,10 +239,10 @@ class MemoryStream:
             if self._sampler is None:
                 from .memory import Sampler, default_sources
 
-                self._sampler = Sampler(default_sources(), interval=interval)
+                self._sampler = Sampler(default_sources(), interval=interval, session=session())
                 self._sampler.subscribe(self._send)
                 self._sampler.start()
-                self._send(self._sampler.snapshot() | {"type": "memory.snapshot"})
+                self._send(self._sampler.snapshot())
             else:
                 self._sampler.interval = interval
 

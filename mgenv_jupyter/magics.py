@@ -219,12 +219,12 @@ class EnvMagics(Magics):
         Set MGENV_SIMULATE_GPU=<preset or scenario file> in the kernel's environment to chart a simulated GPU.
         The chart's `.history` is the data as a DataFrame; `.per_cell()` gives the peak and delta per cell.
         """
-        args = _parse_args(self.memchart, line)
-        if not 0.01 <= args.interval <= 60:
-            raise UsageError(f"--interval {args.interval} is out of range: use 0.01 to 60 seconds")
+        from .memory.protocol import checked_interval
         from .widgets import MemoryChart
 
-        return MemoryChart(interval=args.interval, title=args.title, shell=self.shell)
+        args = _parse_args(self.memchart, line)
+        interval = self._run(lambda: checked_interval(args.interval))
+        return MemoryChart(interval=interval, title=args.title, shell=self.shell)
 
     @line_magic
     def envlang(self, line: str) -> str:

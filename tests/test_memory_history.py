@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pytest
 
-from mgenv_jupyter.memory.cells import CellMarker
 from mgenv_jupyter.memory.history import History
 
 GiB = 1024**3
@@ -39,7 +37,7 @@ def test_older_rows_fold_into_min_max_buckets_that_keep_every_extreme():
     buckets = history.buckets()
     assert buckets[("gpu0 used", "max")].max() == 1_000_000
     assert buckets[("gpu0 used", "min")].min() == -5
-    assert buckets[("rows", "")].sum() + history._n == 10_000  # every row is accounted for
+    assert buckets[("rows", "")].sum() + history._rows == 10_000  # every row is accounted for
     frame = history.frame()
     assert frame["gpu0 used"].max() == 1_000_000
     assert frame.attrs["full_resolution_from"] >= pd.Timestamp(times[-126], unit="s")
@@ -92,25 +90,11 @@ def test_new_series_can_appear_at_any_time():
     assert history.buckets()[("paddle gpu0 allocated", "max")].isna().all()
 
 
-def test_per_cell_table_has_peak_and_delta_per_device():
-    history = History()
-    for i, (kernel, used) in enumerate([(1, 10), (1, 10), (5, 14), (9, 18), (3, 12), (3, 12)]):
-        history.append(100.0 + i, {"gpu0 process": kernel * GiB, "gpu0 used": used * GiB, "host process": 100})
-    history.add_cell(CellMarker(7, start=101.5, end=104.5, ok=True, peak={"gpu0 process": 9 * GiB}))
-    table = history.per_cell()
-    assert set(table["device"]) == {"gpu0", "host"}
-    row = table[table["device"] == "gpu0"].iloc[0]
-    assert row["series"] == "gpu0 process"  # the kernel's own memory stands for the device
-    assert (row["cell"], row["before"], row["after"], row["delta"], row["peak"]) == (7, GiB, 3 * GiB, 2 * GiB, 9 * GiB)
-    assert row["duration_s"] == pytest.approx(3.0) and bool(row["ok"])
-
-
 def test_clear_forgets_everything():
     history = History(recent=10, buckets=4)
     history.extend(np.arange(100.0), {"x": np.arange(100.0)})
-    history.add_cell(CellMarker(1, 0.0, 1.0))
     history.clear()
-    assert len(history) == 0 and history.count == 0 and history.series == [] and history.cells == []
+    assert len(history) == 0 and history.count == 0 and history.series == []
     assert history.frame().empty
     history.append(1.0, {"y": 1})
     assert history.series == ["y"]

@@ -42,8 +42,8 @@ def test_batches_conform_to_the_protocol_types():
         sampler.close()
     for batch in [*batches, snapshot]:
         json.loads(json.dumps(batch, allow_nan=False))  # what Jupyter's comm layer will do
-        conforms(batch, protocol.Batch)
-        assert batch["type"] == "memory.batch"
+        conforms(batch, protocol.Batch if batch is not snapshot else protocol.Snapshot)
+        assert batch["type"] == ("memory.batch" if batch is not snapshot else "memory.snapshot")
         assert all(len(column) == len(batch["t"]) for column in batch["columns"].values())
         for cell in batch["cells"]:
             conforms(cell, protocol.CellInfo)

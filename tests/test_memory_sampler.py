@@ -12,10 +12,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from mgenv_jupyter.errors import InvalidValueError
 from mgenv_jupyter.memory import simulation
 from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.memory.nvml_source import NvmlSource
 from mgenv_jupyter.memory.process_tree import ProcessTree
+from mgenv_jupyter.memory.protocol import MIN_INTERVAL
 from mgenv_jupyter.memory.sample import Sample
 from mgenv_jupyter.memory.sampler import Sampler
 
@@ -87,7 +89,7 @@ def test_batches_are_columns_of_json_and_meta_comes_first_and_on_change(sampler)
 
 
 def test_pushes_are_rate_limited_not_one_per_sample():
-    s = Sampler([CountingSource()], interval=0.005, pushes_per_second=4)
+    s = Sampler([CountingSource()], interval=0.01, pushes_per_second=4)
     batches = []
     s.subscribe(batches.append)
     with s:
@@ -176,7 +178,7 @@ def test_a_thousand_samplers_leave_no_threads_and_no_memory_behind():
 
     def cycle(n: int) -> None:
         for _ in range(n):
-            s = Sampler([NvmlSource(tree), CountingSource()], interval=0.001)
+            s = Sampler([NvmlSource(tree), CountingSource()], interval=0.01)
             s.subscribe(lambda batch: None)
             s.start()
             s.sample_once()
@@ -210,10 +212,10 @@ def test_cell_markers_from_a_real_shell(ip):
         ip.run_cell("import time; time.sleep(0.3)", store_history=True)
         number = ip.execution_count - 1
         wait_for(lambda: any(c["cell"] == number and c["end"] is not None for b in batches for c in b["cells"]))
-    [marker] = [m for m in s.history.cells if m.cell == number]
+    [marker] = [m for m in s.cells.markers if m.cell == number]
     assert marker.ok and marker.duration == pytest.approx(0.3, abs=0.2)
     assert marker.peak["dev0 process"] >= 10  # it grew by one per 10 ms while the cell ran
-    table = s.history.per_cell()
+    table = s.per_cell()
     row = table[(table["cell"] == number) & (table["device"] == "dev0")].iloc[0]
     assert row["delta"] >= 10 and row["peak"] >= row["after"] - 1
     # closing removed the hooks: the shell no longer holds the sampler
@@ -226,14 +228,14 @@ def test_a_failing_cell_is_marked(ip):
     s.attach(ip)
     with s:
         ip.run_cell("1 / 0", store_history=True)
-    assert s.history.cells[-1].ok is False
+    assert s.cells.markers[-1].ok is False
 
 
 def test_dtr_threshold_and_paddle_cap_overlays_follow_the_session(fresh_session):
     fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "5GB", "MEGENGINE_DTR_AUTO_DROP": "1",
                        "FLAGS_allocator_strategy": "naive_best_fit", "FLAGS_fraction_of_gpu_memory_to_use": "0.5"})
     with FakeNvml([FakeDevice(total=40 * GiB), FakeDevice(total=16 * GiB)]):
-        s = Sampler([NvmlSource()])
+        s = Sampler([NvmlSource()], session=fresh_session)
         s.sample_once()
         lines = {line.key: line for line in s.overlays}
         s.close()
@@ -247,7 +249,7 @@ def test_dtr_threshold_and_paddle_cap_overlays_follow_the_session(fresh_session)
 def test_no_paddle_cap_under_auto_growth_and_no_dtr_line_at_zero(fresh_session):
     fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "0", "FLAGS_allocator_strategy": "auto_growth"})
     with FakeNvml([FakeDevice(total=40 * GiB)]):
-        s = Sampler([NvmlSource()])
+        s = Sampler([NvmlSource()], session=fresh_session)
         s.sample_once()
         kinds = {line.kind for line in s.overlays}
         s.close()
@@ -262,6 +264,7 @@ def test_snapshot_gives_a_late_chart_everything(sampler):
     sampler.cells.finish()
     snapshot = sampler.snapshot()
     json.dumps(snapshot)
+    assert snapshot["type"] == "memory.snapshot"
     assert snapshot["columns"]["dev0 process"] == [1, 2, 3, 4, 5, 6] and len(snapshot["t"]) == 6
     assert snapshot["cells"][0]["cell"] == 3 and snapshot["cells"][0]["peak"] == {
         "dev0 used": 6, "dev0 total": 100, "dev0 process": 6}
@@ -276,3 +279,10 @@ def test_default_sampler_uses_the_simulated_gpu(monkeypatch):
     assert row["gpu0 (simulated) total"] == 40 * GiB
     assert "host process" not in row  # the host is only the fallback
     assert {"name": "nvml (simulated)", "state": "simulated", "simulated": True} in s.states()
+
+
+def test_one_allowed_range_for_the_sampling_interval():
+    for bad in (0.005, 0, -1, 61, float("nan"), "fast"):
+        with pytest.raises(InvalidValueError, match="from 0.01 s"):
+            Sampler([CountingSource()], interval=bad)
+    assert Sampler([CountingSource()], interval=MIN_INTERVAL).interval == 0.01

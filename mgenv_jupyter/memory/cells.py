@@ -2,7 +2,7 @@
 
 `CellTracker.register(shell)` hooks IPython's `pre_run_cell` / `post_run_cell` events; the sampler feeds it every row
 so a cell's peak is the highest sample taken while it ran (a cell shorter than one sampling interval may have none:
-its peak is then taken from the samples around it, in `History.per_cell()`).
+its peak is then taken from the samples around it, by `per_cell`).
 """
 
 from __future__ import annotations
@@ -10,13 +10,16 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .protocol import CellInfo
+from .sample import HEADLINE_ORDER, split_key
 
 if TYPE_CHECKING:
+    import pandas
+
     from .history import History
 
 
@@ -43,15 +46,15 @@ class CellMarker:
 
 
 class CellTracker:
-    """Turns IPython's cell events into `CellMarker`s, recorded into `history` when each cell ends.
+    """Turns IPython's cell events into `CellMarker`s and keeps the finished ones (at most `keep`).
 
     Register it on the kernel's shell with `register(shell)`; `unregister()` removes the hooks (do it when the chart
     closes, or the shell keeps the tracker alive). `start` / `finish` can also be called directly.
     """
 
-    def __init__(self, history: History | None = None, clock: Callable[[], float] = time.time) -> None:
-        self.history = history
+    def __init__(self, clock: Callable[[], float] = time.time, keep: int = 10_000) -> None:
         self.clock = clock
+        self._finished: deque[CellMarker] = deque(maxlen=keep)
         self._open: tuple[int, float] | None = None
         self._peak: dict[str, float] = {}
         self._changed: deque[CellMarker] = deque(maxlen=1000)  # bounded: nobody may be draining
@@ -105,8 +108,7 @@ class CellTracker:
             self._open = None
             self._peak = {}
             self._changed.append(marker)
-        if self.history is not None:
-            self.history.add_cell(marker)
+            self._finished.append(marker)
         return marker
 
     def observe(self, row: Mapping[str, float]) -> None:
@@ -120,6 +122,17 @@ class CellTracker:
                     peak[key] = value
 
     @property
+    def markers(self) -> list[CellMarker]:
+        """The finished cells, oldest first."""
+        with self._lock:
+            return list(self._finished)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._finished.clear()
+            self._changed.clear()
+
+    @property
     def running(self) -> CellMarker | None:
         """The cell running now, with its peaks so far."""
         with self._lock:
@@ -131,3 +144,44 @@ class CellTracker:
             changed = list(self._changed)
             self._changed.clear()
             return changed
+
+
+def per_cell(history: History, markers: Iterable[CellMarker]) -> pandas.DataFrame:
+    """One row per finished cell and device: the device's headline series (the kernel's own memory when known, else
+    the allocator's, else the device's), its value before and after the cell, the change and the peak during the
+    cell. Before/after are the nearest samples outside the cell; for cells older than the recent window they come
+    from bucket maxima (approximate)."""
+    import pandas
+
+    columns = ["cell", "device", "series", "start", "duration_s", "before", "after", "delta", "peak", "ok"]
+    rows = []
+    headlines = headline_series(history.series)
+    for marker in markers:
+        end = marker.end if marker.end is not None else marker.start
+        for device, key in headlines.items():
+            before = history.value_near(key, marker.start, after=False)
+            after = history.value_near(key, end, after=True)
+            seen = [v for v in (marker.peak.get(key), before, after) if v is not None]
+            rows.append({
+                "cell": marker.cell, "device": device, "series": key,
+                "start": pandas.to_datetime(marker.start, unit="s"), "duration_s": marker.duration,
+                "before": before, "after": after,
+                "delta": None if before is None or after is None else after - before,
+                "peak": max(seen) if seen else None, "ok": marker.ok,
+            })
+    return pandas.DataFrame(rows, columns=columns)
+
+
+def headline_series(keys: Iterable[str]) -> dict[str, str]:
+    """device → the series that stands for it."""
+    by_device: dict[str, dict[str, str]] = {}
+    for key in keys:
+        device, quantity = split_key(key)
+        by_device.setdefault(device, {})[quantity] = key
+    result = {}
+    for device, quantities in by_device.items():
+        for quantity in HEADLINE_ORDER:
+            if quantity in quantities:
+                result[device] = quantities[quantity]
+                break
+    return result

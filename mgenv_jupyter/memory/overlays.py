@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..catalog import catalog
 from ..catalog.values import format_size
 from ..errors import InvalidValueError
-from ..runtime import session
+from ..runtime import EnvSession
 from ..runtime.frameworks import live_api
 from .protocol import OverlayInfo
 
@@ -46,12 +45,15 @@ class Overlay:
                 "note": self.note}
 
 
-def overlays(totals: Mapping[str, int], gpu_totals: Mapping[str, int]) -> list[Overlay]:
+def overlays(session: EnvSession | None, totals: Mapping[str, int], gpu_totals: Mapping[str, int]) -> list[Overlay]:
     """The lines for the current state. `totals`: every device's total; `gpu_totals`: those of NVML's GPUs (the
-    Paddle cap is a share of them). Never raises: a framework that fails to answer just gives no line."""
+    Paddle cap is a share of them); `session`: what the kernel set (None: device totals only). Never raises: a
+    framework that fails to answer just gives no line."""
     lines = [Overlay("total", device, total, f"{device} total ({format_size(total)})", "the device's memory")
              for device, total in totals.items()]
-    for build in (_dtr_threshold, lambda: _paddle_caps(gpu_totals)):
+    if session is None:
+        return lines
+    for build in (lambda: _dtr_threshold(session), lambda: _paddle_caps(session, gpu_totals)):
         try:
             lines.extend(build())
         except Exception:  # an overlay is decoration; it must never stop the sampler
@@ -59,19 +61,19 @@ def overlays(totals: Mapping[str, int], gpu_totals: Mapping[str, int]) -> list[O
     return lines
 
 
-def _dtr_threshold() -> list[Overlay]:
-    entry = catalog().get(DTR_THRESHOLD)
+def _dtr_threshold(session: EnvSession) -> list[Overlay]:
+    entry = session.catalog.get(DTR_THRESHOLD)
     if entry is None:
         return []
     api = live_api(entry)
     if api is not None:  # megengine is loaded: its C++ option is the truth
         value = int(api.read(entry))
         origin = "megengine's live option dtr_eviction_threshold"
-        auto = catalog().get(DTR_AUTO_DROP)
+        auto = session.catalog.get(DTR_AUTO_DROP)
         auto_api = live_api(auto) if auto is not None else None
         enabled = auto is None or auto_api is None or auto_api.read(auto) not in ("0", "False")
     else:
-        text = session().get(DTR_THRESHOLD)
+        text = session.get(DTR_THRESHOLD)
         if text is None:
             return []
         try:
@@ -79,7 +81,7 @@ def _dtr_threshold() -> list[Overlay]:
         except InvalidValueError:
             return []
         origin = f"{DTR_THRESHOLD} in the environment; megengine reads it at import"
-        enabled = session().get(DTR_AUTO_DROP) not in (None, "0")
+        enabled = session.get(DTR_AUTO_DROP) not in (None, "0")
     if value <= 0:  # 0: no threshold, DTR evicts only when an allocation fails
         return []
     off = "" if enabled else "; DTR auto drop is off, so nothing is evicted at this line yet"
@@ -87,8 +89,8 @@ def _dtr_threshold() -> list[Overlay]:
                     f"from {origin}; compares with MegEngine's live tensor memory (megengine allocated){off}")]
 
 
-def _paddle_caps(gpu_totals: Mapping[str, int]) -> list[Overlay]:
-    flags = _paddle_flags()
+def _paddle_caps(session: EnvSession, gpu_totals: Mapping[str, int]) -> list[Overlay]:
+    flags = _paddle_flags(session)
     if flags is None or flags["FLAGS_allocator_strategy"] != "naive_best_fit":
         return []  # auto_growth (the default) takes memory as needed: there is no cap to draw
     fraction = float(flags["FLAGS_fraction_of_gpu_memory_to_use"])
@@ -108,17 +110,16 @@ def _paddle_caps(gpu_totals: Mapping[str, int]) -> list[Overlay]:
     return lines
 
 
-def _paddle_flags() -> dict[str, Any] | None:
+def _paddle_flags(session: EnvSession) -> dict[str, Any] | None:
     paddle = sys.modules.get("paddle")
     if paddle is not None and hasattr(paddle, "get_flags"):
         return dict(paddle.get_flags(list(PADDLE_FLAGS)))
-    env = session()
-    if all(env.get(name) is None for name in PADDLE_FLAGS):
+    if all(session.get(name) is None for name in PADDLE_FLAGS):
         return None
     flags = {}
     for name in PADDLE_FLAGS:
-        entry = catalog().get(name)
-        text = env.get(name)
+        entry = session.catalog.get(name)
+        text = session.get(name)
         flags[name] = text if text is not None else (entry.default if entry is not None else None)
     if flags["FLAGS_fraction_of_gpu_memory_to_use"] is None or flags["FLAGS_initial_gpu_memory_in_mb"] is None:
         return None

@@ -26,12 +26,19 @@ sample), at most `pushes_per_second` times a second:
 A series key is "<device> <quantity>"; quantities are used, total, process (the kernel's process tree), allocated,
 reserved, peak (framework allocators). Devices read from the simulated GPU carry "(simulated)" in their label and
 `simulated: true`. A cell appears twice: when it starts (end null) and when it ends (with its peaks per series).
-`Sampler.snapshot()` returns the same shape with everything still at full resolution, for a chart opened late.
+`Sampler.snapshot()` returns the same shape, typed "memory.snapshot", with everything still at full resolution, for a
+chart opened late.
 """
 
 from __future__ import annotations
 
 from typing import Literal, TypedDict
+
+from ..errors import InvalidValueError
+
+# The sampling intervals offered anywhere (magics, the chart, the sidebar): 100 Hz down to one sample a minute.
+MIN_INTERVAL = 0.01
+MAX_INTERVAL = 60.0
 
 
 class SeriesInfo(TypedDict):
@@ -81,3 +88,27 @@ class Batch(BatchMeta):
     t: list[float]
     columns: dict[str, list[int | float | None]]
     cells: list[CellInfo]
+
+
+class Snapshot(BatchMeta):
+    """Everything still at full resolution, same shape as a batch, for a view that opens late; it replaces what the
+    view had."""
+
+    type: Literal["memory.snapshot"]
+    seq: int
+    interval: float
+    t: list[float]
+    columns: dict[str, list[int | float | None]]
+    cells: list[CellInfo]
+
+
+def checked_interval(value: float) -> float:
+    """`value` as a sampling interval in seconds, or `InvalidValueError` saying what is allowed."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not MIN_INTERVAL <= seconds <= MAX_INTERVAL:
+        raise InvalidValueError(f"a sampling interval is from {MIN_INTERVAL} s (100 Hz) to {MAX_INTERVAL:g} s, "
+                                f"not {value!r}")
+    return seconds

@@ -18,13 +18,16 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .cells import CellTracker
+from .cells import CellTracker, per_cell
 from .history import History
 from .overlays import Overlay, overlays
-from .protocol import Batch, BatchMeta, SeriesInfo, SourceState
+from .protocol import Batch, BatchMeta, SeriesInfo, Snapshot, SourceState, checked_interval
 from .sample import QUANTITIES, MemorySource, Sample, series_key
+
+if TYPE_CHECKING:
+    from ..runtime import EnvSession
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +54,7 @@ class Sampler:
         interval: float = 0.1,
         pushes_per_second: float = 4.0,
         history: History | None = None,
+        session: EnvSession | None = None,
     ) -> None:
         if sources is None:
             from .sources import default_sources
@@ -58,9 +62,10 @@ class Sampler:
             sources = default_sources()
         self.sources: list[MemorySource] = list(sources)
         self.history = history if history is not None else History()
-        self.cells = CellTracker(self.history)
+        self.cells = CellTracker()
+        self.session = session  # the overlays (DTR threshold, Paddle's cap) read what it and the frameworks say
         self.pushes_per_second = pushes_per_second
-        self._interval = _checked_interval(interval)
+        self._interval = checked_interval(interval)
         self._subscribers: dict[Subscriber, int] = {}  # callback → meta version it has seen
         self._pending: list[tuple[float, dict[str, int]]] = []
         self._series: dict[str, SeriesInfo] = {}
@@ -80,6 +85,7 @@ class Sampler:
         self._wake = _Wakeup()
         self._closed = False
         self._lock = threading.RLock()
+        self._sampling = threading.Lock()
         self._flush_lock = threading.Lock()
 
     # ---- lifecycle -----------------------------------------------------------------------------------------------
@@ -91,7 +97,7 @@ class Sampler:
 
     @interval.setter
     def interval(self, value: float) -> None:
-        self._interval = _checked_interval(value)
+        self._interval = checked_interval(value)
         self._wake.set()
 
     @property
@@ -142,7 +148,7 @@ class Sampler:
         self.close()
 
     def attach(self, shell: Any) -> None:
-        """Mark cells of `shell` (the kernel's InteractiveShell) on the chart and in `history.per_cell()`."""
+        """Mark cells of `shell` (the kernel's InteractiveShell) on the chart and in `per_cell()`."""
         self.cells.register(shell)
 
     # ---- subscribers ---------------------------------------------------------------------------------------------
@@ -162,15 +168,18 @@ class Sampler:
     def sample_once(self) -> dict[str, int]:
         """Take one sample now, as the thread does each tick, and return the row: series → bytes. Idle sources (see
         `MemorySource`) are asked only once a second."""
-        t, now = time.time(), time.monotonic()
-        # Once a second every source is asked (and idle ones are set aside); in between only the active ones.
-        housekeeping = now - self._last_housekeeping >= _HOUSEKEEPING_SECONDS
-        samples: list[Sample] = []
-        for source in self.sources if housekeeping else self._active:  # the slow part: no lock held
-            samples.extend(self._read(source))
-        if housekeeping:
-            self._last_housekeeping = now
-            self._active = [source for source in self.sources if not getattr(source, "idle", False)]
+        # Sources are never read by two threads at once (a sample taken by hand while the thread runs would initialise
+        # NVML twice); the state lock is not held meanwhile, so readers of the history never wait for a driver.
+        with self._sampling:
+            t, now = time.time(), time.monotonic()
+            # Once a second every source is asked (and idle ones are set aside); in between only the active ones.
+            housekeeping = now - self._last_housekeeping >= _HOUSEKEEPING_SECONDS
+            samples: list[Sample] = []
+            for source in self.sources if housekeeping else self._active:
+                samples.extend(self._read(source))
+            if housekeeping:
+                self._last_housekeeping = now
+                self._active = [source for source in self.sources if not getattr(source, "idle", False)]
         row: dict[str, int] = {}
         with self._lock:
             for sample in samples:
@@ -222,7 +231,7 @@ class Sampler:
             self._meta_version += 1
 
     def _refresh_overlays(self) -> None:
-        lines = overlays(self._totals, self._gpu_totals)
+        lines = overlays(self.session, self._totals, self._gpu_totals)
         if lines != self._overlays:
             self._overlays = lines
             self._meta_version += 1
@@ -264,7 +273,11 @@ class Sampler:
                     if callback in self._subscribers:
                         self._subscribers[callback] = version
 
-    def snapshot(self) -> Batch:
+    def per_cell(self) -> Any:
+        """Peak and delta per device for each finished cell, as a DataFrame (see `cells.per_cell`)."""
+        return per_cell(self.history, self.cells.markers)
+
+    def snapshot(self) -> Snapshot:
         """Everything still at full resolution in the history, with the series, states and overlays: the first
         message for a chart that opens while the sampler is already running."""
         with self._lock:
@@ -273,11 +286,12 @@ class Sampler:
             if recent is not None:
                 frame = frame[frame.index >= recent]
             times = (frame.index.asi8 / 1e9).round(3).tolist() if len(frame) else []
-            columns = {key: [None if v != v else int(v) for v in frame[key].tolist()] for key in frame.columns}
-            cells = [marker.to_json() for marker in self.history.cells]
+            columns: dict[str, list[int | float | None]] = {
+                key: [None if v != v else int(v) for v in frame[key].tolist()] for key in frame.columns}
+            cells = [marker.to_json() for marker in self.cells.markers]
             self._refresh_states()
-            return {"type": "memory.batch", "seq": self._seq, "interval": self._interval, "t": times,
-                    "columns": columns, "cells": cells, **self._meta()}  # type: ignore[typeddict-item]
+            return {"type": "memory.snapshot", "seq": self._seq, "interval": self._interval, "t": times,
+                    "columns": columns, "cells": cells, **self._meta()}
 
     def _batch(self, rows: list[tuple[float, dict[str, int]]], cells: list[Any]) -> Batch:
         keys = list(dict.fromkeys(key for _, row in rows for key in row))
@@ -340,10 +354,3 @@ def _run(ref: weakref.ref[Sampler], stop: threading.Event, wake: _Wakeup) -> Non
             next_tick, delay = time.monotonic(), 0.0
         if wake.wait(delay):
             next_tick = time.monotonic()
-
-
-def _checked_interval(value: float) -> float:
-    value = float(value)
-    if not 0.001 <= value <= 3600:
-        raise ValueError(f"interval must be between 0.001 and 3600 seconds, not {value}")
-    return value

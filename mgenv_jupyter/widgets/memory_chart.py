@@ -16,6 +16,7 @@ import traitlets
 
 from ..memory import Sampler
 from ..memory.protocol import Batch
+from ..runtime import session
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -54,7 +55,7 @@ class MemoryChart(anywidget.AnyWidget):
             kwargs["title"] = title
         super().__init__(**kwargs)
         self._owns_sampler = sampler is None
-        self.sampler = sampler if sampler is not None else Sampler(interval=interval)
+        self.sampler = sampler if sampler is not None else Sampler(interval=interval, session=session())
         if self._owns_sampler:
             shell = shell if shell is not None else _current_shell()
             if shell is not None:
@@ -70,7 +71,7 @@ class MemoryChart(anywidget.AnyWidget):
 
     def per_cell(self) -> Any:
         """Peak and delta per device for each executed cell, as a DataFrame."""
-        return self.sampler.history.per_cell()
+        return self.sampler.per_cell()
 
     def close(self) -> None:
         self._unsubscribe()
@@ -85,7 +86,7 @@ class MemoryChart(anywidget.AnyWidget):
 
     def _on_front_end_message(self, widget: Any, content: Any, buffers: Any) -> None:
         if isinstance(content, dict) and content.get("type") == "memory.hello":
-            self.send({**self.sampler.snapshot(), "type": "memory.snapshot"})
+            self.send(self.sampler.snapshot())
 
 
 def _current_shell() -> Any:

@@ -13,6 +13,7 @@ if framework == "paddle":
 from mgenv_jupyter.memory import Sampler  # noqa: E402
 from mgenv_jupyter.memory.framework_sources import framework_sources  # noqa: E402
 from mgenv_jupyter.memory.overlays import overlays  # noqa: E402
+from mgenv_jupyter.runtime import session  # noqa: E402
 
 sources = {s.name: s for s in framework_sources()}
 source = sources[framework]
@@ -28,9 +29,10 @@ if framework == "megengine":
 if framework == "mxnet":
     (module.nd.ones((256, 256)) + 1).wait_to_read()
 GiB = 1024**3
-result["overlays"] = [line.to_json() for line in overlays({}, {"gpu0": 16 * GiB})]
+result["overlays"] = [line.to_json() for line in overlays(session(), {}, {"gpu0": 16 * GiB})]
 
-with Sampler(interval=0.02) as sampler:  # the default sources with the framework loaded: nothing may break
+# The default sources with the framework loaded: nothing may break.
+with Sampler(interval=0.02, session=session()) as sampler:
     for _ in range(5):
         sampler.sample_once()
     result["default_states"] = {s["name"]: s["state"] for s in sampler.states()}

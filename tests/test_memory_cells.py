@@ -1,0 +1,37 @@
+"""Cell markers and the per-cell table (mgenv_jupyter/memory/cells.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mgenv_jupyter.memory.cells import CellMarker, CellTracker, per_cell
+from mgenv_jupyter.memory.history import History
+
+GiB = 1024**3
+
+
+def test_per_cell_table_has_peak_and_delta_per_device():
+    history = History()
+    for i, (kernel, used) in enumerate([(1, 10), (1, 10), (5, 14), (9, 18), (3, 12), (3, 12)]):
+        history.append(100.0 + i, {"gpu0 process": kernel * GiB, "gpu0 used": used * GiB, "host process": 100})
+    marker = CellMarker(7, start=101.5, end=104.5, ok=True, peak={"gpu0 process": 9 * GiB})
+    table = per_cell(history, [marker])
+    assert set(table["device"]) == {"gpu0", "host"}
+    row = table[table["device"] == "gpu0"].iloc[0]
+    assert row["series"] == "gpu0 process"  # the kernel's own memory stands for the device
+    assert (row["cell"], row["before"], row["after"], row["delta"], row["peak"]) == (7, GiB, 3 * GiB, 2 * GiB, 9 * GiB)
+    assert row["duration_s"] == pytest.approx(3.0) and bool(row["ok"])
+
+
+def test_the_tracker_keeps_finished_cells_with_their_peaks():
+    clock = iter([10.0, 12.5, 20.0, 21.0])
+    tracker = CellTracker(clock=lambda: next(clock), keep=1)
+    tracker.start(1)
+    tracker.observe({"gpu0 process": 5.0})
+    tracker.observe({"gpu0 process": 3.0})
+    first = tracker.finish(ok=True)
+    assert first == CellMarker(1, 10.0, 12.5, True, {"gpu0 process": 5.0})
+    tracker.start(2)
+    tracker.finish(ok=False)
+    assert [m.cell for m in tracker.markers] == [2]  # bounded: only `keep` are kept
+    assert [m.cell for m in tracker.drain()] == [1, 1, 2, 2]  # each cell when it starts and when it ends
