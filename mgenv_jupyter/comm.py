@@ -16,15 +16,23 @@ from typing import Any
 
 from .catalog.secrets import redact
 from .errors import InvalidValueError
-from .memory.protocol import checked_interval
+from .presentation.wire import change_info, dependents, entry_info, framework_infos, variable_info
 from .protocol import (
     COMM_TARGET,
     PROTOCOL_VERSION,
     REQUEST_TYPES,
     SIDEBAR_SOURCES,
-    ChangeInfo,
+    Batch,
+    CatalogReply,
+    ChangedNotice,
+    ErrorReply,
+    HistoryReply,
     KernelInfo,
-    VariableInfo,
+    ProfileReply,
+    ResultReply,
+    Snapshot,
+    StateReply,
+    checked_interval,
 )
 from .runtime import EnvSession, SetReport, profile, session
 from .runtime.profile_trust import ProfileTrust
@@ -38,7 +46,8 @@ MAX_TEXT = 100_000
 STATE_HISTORY = 100  # changes sent with every "state"; older ones on request ("history")
 MAX_HISTORY_WINDOW = 500
 
-Send = Callable[[dict[str, Any]], None]
+Reply = (CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply)
+Send = Callable[[Reply | Batch | Snapshot], None]
 
 
 class BadRequest(ValueError):
@@ -70,17 +79,6 @@ def _text(value: object, what: str) -> str:
     return value
 
 
-def variable_info(env: EnvSession, name: str, language: str | None = None) -> VariableInfo:
-    state = env.state(name)
-    return {"value": state.value, "status": state.status.label.get("en"), "message": state.message.get(language)}
-
-
-def change_info(change: Any, language: str | None = None) -> ChangeInfo:
-    row = change.as_row(language)
-    row["outcome"] = change.outcome.label.get("en")
-    return {key: row[key] for key in ChangeInfo.__annotations__}  # type: ignore[return-value]
-
-
 def kernel_info(env: EnvSession) -> KernelInfo:
     return {"python": sys.executable, "version": platform.python_version(),
             "imported": sorted(r.module for r in env.watcher.imported())}
@@ -92,6 +90,7 @@ class RequestHandler:
     def __init__(self, env: EnvSession, memory: MemoryStream | None = None, trust: ProfileTrust | None = None) -> None:
         self.env = env
         self.memory = memory
+        self.language = current_language()  # the sidebar's, once it said hello: texts in messages use it
         self._trust = trust
 
     @property
@@ -100,7 +99,7 @@ class RequestHandler:
             self._trust = ProfileTrust()
         return self._trust
 
-    def handle(self, data: object) -> list[dict[str, Any]]:
+    def handle(self, data: object) -> list[Reply]:
         """The replies to one message; never raises. Every reply to a request carries its id (`reply_to`)."""
         request_id: str | None = None
         if isinstance(data, dict):
@@ -114,7 +113,7 @@ class RequestHandler:
             log.exception("mgenv_jupyter comm handler failed")
             return [self.error(f"internal error ({type(exc).__name__}); nothing was changed", request_id)]
 
-    def _dispatch(self, data: object, request_id: str | None) -> list[dict[str, Any]]:
+    def _dispatch(self, data: object, request_id: str | None) -> list[Reply]:
         if not isinstance(data, dict):
             raise BadRequest(f"a message must be a JSON object, not {type(data).__name__}")
         version = _field(data, "v", int)
@@ -125,34 +124,52 @@ class RequestHandler:
         kind = _field(data, "type", str)
         if kind not in REQUEST_TYPES:
             raise BadRequest(f"unknown request type {kind[:50]!r}: use one of {', '.join(REQUEST_TYPES)}")
-        replies: list[dict[str, Any]] = getattr(self, f"_on_{kind}")(data, request_id)
+        replies: list[Reply] = getattr(self, f"_on_{kind}")(data, request_id)
         return replies
 
-    def error(self, message: str, reply_to: str | None) -> dict[str, Any]:
+    # ---- the messages, each built as its schema type ---------------------------------------------------------------
+
+    def error(self, message: str, reply_to: str | None) -> ErrorReply:
         return {"v": PROTOCOL_VERSION, "type": "error", "reply_to": reply_to, "message": redact(message)}
 
-    def state(self, reply_to: str | None) -> dict[str, Any]:
+    def state(self, reply_to: str | None) -> StateReply:
         changes, total = self.env.history_window(limit=STATE_HISTORY)
         return {
             "v": PROTOCOL_VERSION,
             "type": "state",
             "reply_to": reply_to,
-            "variables": {entry.name: variable_info(self.env, entry.name) for entry in self.env.catalog},
-            "history": [change_info(c) for c in changes],
+            "variables": {entry.name: variable_info(self.env, entry.name, self.language) for entry in self.env.catalog},
+            "history": [change_info(c, self.language) for c in changes],
             "history_total": total,
             "kernel": kernel_info(self.env),
         }
 
-    def _on_hello(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
+    def catalog(self, reply_to: str) -> CatalogReply:
+        return {"v": PROTOCOL_VERSION, "type": "catalog", "reply_to": reply_to, "language": self.language,
+                "entries": [entry_info(entry, self.language) for entry in self.env.catalog],
+                "frameworks": framework_infos(self.env.catalog, self.language)}
+
+    def changed(self, report: SetReport) -> ChangedNotice:
+        names = {change.name for change in report}
+        names |= dependents(self.env.catalog, names)  # a strategy change greys or un-greys the pool sizes
+        return {"v": PROTOCOL_VERSION, "type": "changed",
+                "changes": [change_info(c, self.language) for c in report],
+                "variables": {name: variable_info(self.env, name, self.language) for name in sorted(names)}}
+
+    def result(self, report: SetReport | None, reply_to: str) -> ResultReply:
+        return {"v": PROTOCOL_VERSION, "type": "result", "reply_to": reply_to,
+                "changes": [change_info(c, self.language) for c in report] if report is not None else []}
+
+    # ---- requests ------------------------------------------------------------------------------------------------
+
+    def _on_hello(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         language = _field(data, "language", str, current_language())
         if language not in LANGUAGES:
             raise BadRequest(f"unknown language {language[:20]!r}: use one of {', '.join(LANGUAGES)}")
-        entries = [entry.to_json(language) for entry in self.env.catalog]
-        catalog = {"v": PROTOCOL_VERSION, "type": "catalog", "reply_to": request_id, "language": language,
-                   "entries": entries}
-        return [catalog, self.state(request_id)]
+        self.language = language
+        return [self.catalog(request_id), self.state(request_id)]
 
-    def _on_refresh(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
+    def _on_refresh(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         return [self.state(request_id)]
 
     def _source(self, data: dict[str, Any]) -> str:
@@ -161,7 +178,7 @@ class RequestHandler:
             raise BadRequest(f"source must be one of {', '.join(SIDEBAR_SOURCES)}")
         return source
 
-    def _on_set(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
+    def _on_set(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         assignments = _field(data, "assignments", dict)
         if not assignments or len(assignments) > MAX_ITEMS:
             raise BadRequest(f"'assignments' must hold 1 to {MAX_ITEMS} NAME: VALUE pairs")
@@ -170,18 +187,19 @@ class RequestHandler:
         source = self._source(data)
         force = _field(data, "force", bool, False)
         live = not _field(data, "env_only", bool, False)
-        return [self._result(self.env.set(pairs, source=source, force=force, live=live), request_id)]
+        return [self.result(self.env.set(pairs, source=source, force=force, live=live), request_id)]
 
-    def _on_history(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
+    def _on_history(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         before = _field(data, "before", (int, type(None)), None)
         limit = _field(data, "limit", int, STATE_HISTORY)
         if not 1 <= limit <= MAX_HISTORY_WINDOW:
             raise BadRequest(f"'limit' must be from 1 to {MAX_HISTORY_WINDOW}")
         changes, total = self.env.history_window(before, limit)
-        return [{"v": PROTOCOL_VERSION, "type": "history", "reply_to": request_id,
-                 "changes": [change_info(c) for c in changes], "total": total}]
+        reply: HistoryReply = {"v": PROTOCOL_VERSION, "type": "history", "reply_to": request_id,
+                               "changes": [change_info(c, self.language) for c in changes], "total": total}
+        return [reply]
 
-    def _on_profile(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
+    def _on_profile(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         """Review a notebook profile; record the user's approval (`approve`); apply it (`apply`) only if this exact
         profile is approved. Nothing changes for a profile the user has not approved."""
         raw = _field(data, "profile", dict)
@@ -198,29 +216,27 @@ class RequestHandler:
         approved = approve or trust.is_approved(digest)
         items = profile.review(self.env, chosen)
         report = profile.apply(self.env, chosen, items) if approved and wanted else None
-        return [{"v": PROTOCOL_VERSION, "type": "profile", "reply_to": request_id, "digest": digest,
-                 "approved": approved, "stored": stored, "applied": report is not None,
-                 "items": [item.to_json() for item in items],
-                 "changes": [change_info(c) for c in report] if report is not None else []}]
+        reply: ProfileReply = {
+            "v": PROTOCOL_VERSION, "type": "profile", "reply_to": request_id, "digest": digest,
+            "approved": approved, "stored": stored, "applied": report is not None,
+            "items": [item.to_json() for item in items],
+            "changes": [change_info(c, self.language) for c in report] if report is not None else []}
+        return [reply]
 
-    def _on_unset(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
+    def _on_unset(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         names = _field(data, "names", list)
         if not names or len(names) > MAX_ITEMS:
             raise BadRequest(f"'names' must hold 1 to {MAX_ITEMS} names")
         checked = [_text(name, "a name") for name in names]
-        return [self._result(self.env.unset(checked, source=self._source(data)), request_id)]
+        return [self.result(self.env.unset(checked, source=self._source(data)), request_id)]
 
-    def _on_memory(self, data: dict[str, Any], request_id: str) -> list[dict[str, Any]]:
+    def _on_memory(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         on = _field(data, "on", bool)
         interval = checked_interval(_field(data, "interval", (int, float), 0.1))
         if self.memory is None:
             raise BadRequest("this comm has no memory stream")
         self.memory.switch(on, interval)
-        return [{"v": PROTOCOL_VERSION, "type": "result", "reply_to": request_id, "changes": []}]
-
-    def _result(self, report: SetReport, request_id: str) -> dict[str, Any]:
-        return {"v": PROTOCOL_VERSION, "type": "result", "reply_to": request_id,
-                "changes": [change_info(c) for c in report]}
+        return [self.result(None, request_id)]
 
 
 class MemoryStream:
@@ -264,7 +280,7 @@ class SidebarComm:
         comm.on_close(self._on_close)
         env.observe(self._on_change)
 
-    def _send(self, data: dict[str, Any]) -> None:
+    def _send(self, data: Reply | Batch | Snapshot) -> None:
         try:
             self.comm.send(data)
         except Exception:  # a closed or broken comm must not break the sampler or the user's cell
@@ -281,12 +297,7 @@ class SidebarComm:
             self._send(reply)
 
     def _on_change(self, report: SetReport) -> None:
-        self._send({
-            "v": PROTOCOL_VERSION,
-            "type": "changed",
-            "changes": [change_info(c) for c in report],
-            "variables": {c.name: variable_info(self.env, c.name) for c in report},
-        })
+        self._send(self.handler.changed(report))
 
     def _on_close(self, msg: Any = None) -> None:
         self.env.unobserve(self._on_change)

@@ -219,7 +219,7 @@ class EnvMagics(Magics):
         Set MGENV_SIMULATE_GPU=<preset or scenario file> in the kernel's environment to chart a simulated GPU.
         The chart's `.history` is the data as a DataFrame; `.per_cell()` gives the peak and delta per cell.
         """
-        from .memory.protocol import checked_interval
+        from .protocol import checked_interval
         from .widgets import MemoryChart
 
         args = _parse_args(self.memchart, line)

@@ -108,13 +108,6 @@ def test_descriptions_are_bilingual(cat: Catalog) -> None:
             assert not CJK.search(text.en), (entry.name, text.en)
 
 
-def test_to_json_is_plain(cat: Catalog) -> None:
-    for entry in cat:
-        for language in ("en", "zh"):
-            data = entry.to_json(language)
-            assert data["name"] == entry.name and data["description"]
-
-
 def test_defaults_parse_to_themselves(cat: Catalog) -> None:
     for entry in cat:
         if entry.default is not None and entry.name != "MGB_JIT_WORKDIR":

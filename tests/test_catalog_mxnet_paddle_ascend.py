@@ -257,9 +257,3 @@ def test_descriptions_bilingual() -> None:
             assert CJK.search(caveat.zh), entry.name
         if entry.first_use is not None:
             assert entry.first_use.en.strip() and CJK.search(entry.first_use.zh), entry.name
-
-
-def test_to_json_in_both_languages() -> None:
-    for entry in CATALOG:
-        assert entry.to_json("en")["name"] == entry.name
-        assert CJK.search(entry.to_json("zh")["description"])

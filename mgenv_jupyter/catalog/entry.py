@@ -57,26 +57,6 @@ class Entry:
     def optional(self) -> bool:
         return isinstance(self.type, OptionalOf)
 
-    def to_json(self, language: str | None = None) -> dict[str, Any]:
-        """The entry as plain JSON for front ends; texts in the given language."""
-        return {
-            "name": self.name,
-            "framework": self.framework,
-            "category": self.category.get(language),
-            "type": self.type.describe(),
-            "default": self.default,
-            "when": self.when.value,
-            "readers": list(self.readers),
-            "read_at": self.read_at,
-            "description": self.description.get(language),
-            "live_api": self.live_api,
-            "first_use": self.first_use.get(language) if self.first_use else None,
-            "caveats": [c.get(language) for c in self.caveats],
-            "replaced_by": self.replaced_by,
-            "extra": self.extra,
-            "is_env": self.is_env,
-        }
-
 
 @dataclass(frozen=True)
 class EntryFactory:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .protocol import CellInfo
+from ..protocol import CellInfo
 from .sample import HEADLINE_ORDER, split_key
 
 if TYPE_CHECKING:

@@ -13,9 +13,9 @@ from typing import Any
 
 from ..catalog.values import format_size
 from ..errors import InvalidValueError
+from ..protocol import OverlayInfo, OverlayKind
 from ..runtime import EnvSession
 from ..runtime.frameworks import live_api
-from .protocol import OverlayInfo
 
 log = logging.getLogger(__name__)
 MiB = 1024**2
@@ -30,7 +30,7 @@ class Overlay:
     """One line: `kind` is "total", "dtr_threshold" or "paddle_cap"; `device` is the device label it belongs to
     (None: not tied to one device); `note` says what the line means and where its value came from."""
 
-    kind: str
+    kind: OverlayKind
     device: str | None
     bytes: int
     label: str

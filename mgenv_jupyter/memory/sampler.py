@@ -20,10 +20,10 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from ..protocol import Batch, BatchMeta, SeriesInfo, Snapshot, SourceState, checked_interval
 from .cells import CellTracker, per_cell
 from .history import History
 from .overlays import Overlay, overlays
-from .protocol import Batch, BatchMeta, SeriesInfo, Snapshot, SourceState, checked_interval
 from .sample import QUANTITIES, MemorySource, Sample, series_key
 
 if TYPE_CHECKING:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
 
 from ..catalog.secrets import shown
 from ..errors import InvalidValueError
+from ..protocol import ProfileAction, ProfileItemInfo
 from . import policy
 from .outcome import SetReport
 from .session import EnvSession
 
-Action = Literal["set", "unchanged", "refused"]
+Action = ProfileAction
 MAX_ITEMS = 1000
 
 
@@ -33,7 +33,7 @@ class ProfileItem:
     action: Action
     reason: str | None = None
 
-    def to_json(self) -> dict[str, str | None]:
+    def to_json(self) -> ProfileItemInfo:
         return {"name": self.name, "value": self.value, "current": self.current, "action": self.action,
                 "reason": self.reason}
 

@@ -15,7 +15,7 @@ import anywidget
 import traitlets
 
 from ..memory import Sampler
-from ..memory.protocol import Batch
+from ..protocol import Batch
 from ..runtime import session
 
 log = logging.getLogger(__name__)

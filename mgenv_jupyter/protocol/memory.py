@@ -1,5 +1,5 @@
-"""The memory chart's wire format, kernel side: the JSON-ready batches `Sampler` hands to its subscribers, which the
-chart (inline or in the sidebar) forwards to the browser unchanged. The TypeScript side mirrors these types.
+"""The memory stream's messages: the JSON-ready batches `Sampler` hands to its subscribers, which the chart (inline or
+in the sidebar) forwards to the browser unchanged. Part of the one wire schema, with `sidebar.py`.
 
 A batch carries the rows sampled since the previous batch, as columns (one array per series, not one object per
 sample), at most `pushes_per_second` times a second:
@@ -55,9 +55,12 @@ class SourceState(TypedDict):
     simulated: bool
 
 
+OverlayKind = Literal["total", "dtr_threshold", "paddle_cap"]
+
+
 class OverlayInfo(TypedDict):
     key: str
-    kind: str  # "total" | "dtr_threshold" | "paddle_cap"
+    kind: OverlayKind
     device: str | None
     bytes: int
     label: str
@@ -112,3 +115,9 @@ def checked_interval(value: float) -> float:
         raise InvalidValueError(f"a sampling interval is from {MIN_INTERVAL} s (100 Hz) to {MAX_INTERVAL:g} s, "
                                 f"not {value!r}")
     return seconds
+
+
+class MemoryHello(TypedDict):
+    """Front end → kernel: a chart view opened and wants the snapshot."""
+
+    type: Literal["memory.hello"]

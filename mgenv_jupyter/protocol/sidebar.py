@@ -1,6 +1,6 @@
-"""The sidebar's wire, kernel side: JSON messages over the comm target `mgenv_jupyter`.
+"""The sidebar's messages over the comm target `mgenv_jupyter`: part of the one wire schema (with `memory.py`), from
+which labextension/src/schema.ts is generated (`python -m mgenv_jupyter.protocol`).
 
-Defined once here and once in labextension/src/protocol.ts; tests/test_protocol_agreement.py checks that they agree.
 Every message carries `v` (the protocol version). Requests carry an `id`; the kernel's answer carries it back as
 `reply_to`. Nothing in a message is ever executed: names and values are data, validated by the catalog.
 
@@ -16,7 +16,7 @@ Front end → kernel:
                                                                      → "profile" (and "changed" if applied)
 
 Kernel → front end:
-    "catalog"  every entry as JSON (Entry.to_json) in the requested language
+    "catalog"  every entry (EntryInfo: description, editor, details) in the requested language, and the frameworks
     "state"    every catalog variable's value and status, the latest changes, and facts about the kernel
     "history"  a window of older changes
     "profile"  a notebook profile reviewed: what applying it would change, what the kernel refuses and why, whether
@@ -24,12 +24,15 @@ Kernel → front end:
     "result"   a request succeeded; `changes` lists what it changed
     "error"    a request was rejected; `message` says why and what is allowed; nothing changed
     "changed"  sent to every open comm whenever anything changes the session (magics, widgets, the sidebar)
-    "memory.batch" / "memory.snapshot"  the live memory stream (format: mgenv_jupyter/memory/protocol.py)
+    "memory.batch" / "memory.snapshot"  the live memory stream (format: memory.py beside this module)
+
+Statuses travel as codes (`StatusCode`); front ends label them from one bilingual table (`Status.label`, generated
+into the TypeScript as STATUS_LABELS).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 PROTOCOL_VERSION = 1
 COMM_TARGET = "mgenv_jupyter"
@@ -96,10 +99,71 @@ class ProfileRequest(TypedDict):
     apply: bool
 
 
+StatusCode = Literal["effective", "pending_import", "pending_first_use", "already_read", "applied_live",
+                     "may_be_latched", "no_longer_read", "option", "unset"]
+EditorKind = Literal["choice", "switch", "presence", "fraction", "number", "size", "text"]
+ReadingCode = Literal["import", "first_use", "per_object", "every_call", "not_read", "option"]
+
+
 class VariableInfo(TypedDict):
+    """A variable's state now: its value (secrets masked), status and why, the live API written out with this value
+    (or the default, then `live_example`), and whether it applies with the values chosen (and why not)."""
+
     value: str | None
-    status: str
+    status: StatusCode
     message: str
+    live: str | None
+    live_example: bool
+    applies: bool
+    applies_reason: str | None
+
+
+class UnitInfo(TypedDict):
+    name: str
+    bytes: int
+
+
+class EditorInfo(TypedDict):
+    """How to edit a variable (presentation/editor.py): the same editor kind and bounds in every front end."""
+
+    kind: EditorKind
+    choices: list[str]
+    optional: bool
+    min: float | None
+    max: float | None
+    integer: bool
+    unit_bytes: int
+    units: list[UnitInfo]
+    on: str | None
+    off: str | None
+    placeholder: str
+
+
+class EntryInfo(TypedDict):
+    """A catalog entry as front ends show it, in one language (presentation layer)."""
+
+    name: str
+    framework: str
+    category: str
+    description: str
+    editor: EditorInfo
+    when: ReadingCode
+    reading: str
+    read_at: str
+    readers: list[str]
+    default: str | None
+    allowed: str
+    caveats: list[str]
+    replaced_by: str | None
+    note: str | None
+    applies_when: str | None
+    extra: bool
+    is_env: bool
+
+
+class FrameworkInfo(TypedDict):
+    key: str
+    label: str
 
 
 class ChangeInfo(TypedDict):
@@ -109,7 +173,7 @@ class ChangeInfo(TypedDict):
     old: str | None
     new: str | None
     source: str
-    outcome: str
+    outcome: StatusCode
     message: str
     effective: str | None
     secret: bool
@@ -126,7 +190,8 @@ class CatalogReply(TypedDict):
     type: Literal["catalog"]
     reply_to: str | None
     language: str
-    entries: list[dict[str, Any]]
+    entries: list[EntryInfo]
+    frameworks: list[FrameworkInfo]
 
 
 class StateReply(TypedDict):
@@ -168,11 +233,14 @@ class HistoryReply(TypedDict):
     total: int
 
 
+ProfileAction = Literal["set", "unchanged", "refused"]
+
+
 class ProfileItemInfo(TypedDict):
     name: str
     value: str | None
     current: str | None
-    action: str  # "set" | "unchanged" | "refused"
+    action: ProfileAction
     reason: str | None
 
 
@@ -186,3 +254,8 @@ class ProfileReply(TypedDict):
     applied: bool
     items: list[ProfileItemInfo]
     changes: list[ChangeInfo]
+
+
+# The messages each way, for the generated TypeScript unions.
+REQUESTS = (HelloRequest, SetRequest, UnsetRequest, RefreshRequest, MemoryRequest, HistoryRequest, ProfileRequest)
+REPLIES = (CatalogReply, StateReply, ResultReply, ErrorReply, ChangedNotice, HistoryReply, ProfileReply)
