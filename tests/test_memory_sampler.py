@@ -17,9 +17,9 @@ from mgenv_jupyter.memory import simulation
 from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.memory.nvml_source import NvmlSource
 from mgenv_jupyter.memory.process_tree import ProcessTree
-from mgenv_jupyter.memory.protocol import MIN_INTERVAL
 from mgenv_jupyter.memory.sample import Sample
 from mgenv_jupyter.memory.sampler import Sampler
+from mgenv_jupyter.protocol import MIN_INTERVAL
 
 GiB = 1024**3
 
