@@ -1,22 +1,52 @@
-"""Reading dotenv files and exporting the kernel's variables as dotenv, shell or JSON (secrets masked)."""
+"""Dotenv files in and out: `%envload` reads one, `%envexport` writes the kernel's variables as dotenv, shell or JSON.
+
+What is exported is data, never code: sourcing it (`set -a; . FILE` in bash or sh) runs nothing, and every value in
+it reads back exactly, in bash, in dash and in python-dotenv. A value that dotenv cannot carry that way is left out
+with a comment saying why (the shell and JSON formats carry every value). Secrets are never exported in clear.
+
+What is loaded is bounded: a regular file of at most 1 MiB of UTF-8 (a pipe or a device is refused without waiting
+on it), parsed by python-dotenv with no interpolation (`${X}` in a file stays `${X}`).
+"""
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import re
 import shlex
+import stat
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from dotenv.parser import parse_stream
+
+from .catalog.secrets import MASK, is_secret
+from .catalog.values import quoted
 from .errors import InvalidValueError
-from .runtime.outcome import MASK, is_secret
 
 if TYPE_CHECKING:
     from .runtime import EnvSession
 
 FORMATS = ("dotenv", "shell", "json")
-_LINE = re.compile(r"^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$")
+MAX_FILE_BYTES = 1024 * 1024
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Characters that mean the same unquoted to bash, dash and python-dotenv (no ~, which a shell expands, and no
+# whitespace, #, quotes or $).
+_PLAIN = re.compile(r"[A-Za-z0-9_./:,+@%=-]+")
+_LEADING_SPACE = re.compile(r"\s*")
+# python-dotenv takes about 20 µs per setting or comment, and time quadratic in a run of blanks inside an unquoted
+# value: these bounds keep reading any file under the size limit to a fraction of a second.
+MAX_ENTRIES = 10_000
+MAX_BLANK_RUN = 128
+_BLANKS = re.compile(r"[^\S\n]+")
+_USE_OTHER_FORMAT = "use %envexport --format shell or --format json to export it"
+# O_NONBLOCK: opening a pipe would otherwise wait for a writer; O_NOCTTY: a terminal never becomes the kernel's
+# controlling terminal.
+_OPEN_FLAGS = os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 
+
+# ---- reading -------------------------------------------------------------------------------------------------------
 
 def unquote(value: str) -> str:
     """Remove one pair of matching single or double quotes around a value."""
@@ -25,29 +55,115 @@ def unquote(value: str) -> str:
     return value
 
 
+def read_text_file(path: Path, limit: int = MAX_FILE_BYTES) -> str:
+    """The text of a regular file of at most `limit` bytes of UTF-8.
+
+    Anything else raises `InvalidValueError` at once: a directory, a pipe or a device (/dev/zero, /dev/urandom; a
+    pipe is opened without waiting for a writer), a larger file, bytes that are not UTF-8. Messages name the file and
+    the problem, never its content.
+    """
+    shown = quoted(str(path))
+    fd = _open_regular(path, os.O_RDONLY, "read", shown)
+    try:
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:  # one byte past the limit tells a file at the limit from a larger one
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise InvalidValueError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise InvalidValueError(f"{shown} is larger than {_size_text(limit)}, the most that is read")
+    data = b"".join(chunks)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidValueError(f"{shown} is not UTF-8 text (byte {exc.start:,} is not): save it as UTF-8") from None
+
+
+def _open_regular(path: Path, flags: int, verb: str, shown: str) -> int:
+    """A descriptor of the regular file at `path`, opened with `flags` without ever waiting on a pipe or a device."""
+    try:
+        # Checked before opening, because opening some devices acts on them, and after, in case the path changed.
+        try:
+            _require_regular(os.stat(path).st_mode, shown)
+        except FileNotFoundError:
+            if not flags & os.O_CREAT:
+                raise
+        fd = os.open(path, flags | _OPEN_FLAGS, 0o666)
+    except OSError as exc:
+        raise InvalidValueError(f"cannot {verb} {shown}: {exc.strerror or exc}") from None
+    except InvalidValueError:
+        raise
+    except ValueError:  # a NUL in the path
+        raise InvalidValueError(f"cannot {verb} {shown}: a path cannot contain a NUL character") from None
+    try:
+        _require_regular(os.fstat(fd).st_mode, shown)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _require_regular(mode: int, shown: str) -> None:
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "a pipe or a device"
+        raise InvalidValueError(f"{shown} is {kind}, not a regular file: give the path of a text file")
+
+
+def _size_text(limit: int) -> str:
+    return f"{limit // (1024 * 1024)} MiB" if limit % (1024 * 1024) == 0 else f"{limit:,} bytes"
+
+
 def parse_dotenv(text: str, origin: str = "file") -> list[tuple[str, str]]:
-    """NAME=VALUE lines (an `export ` prefix is allowed); blank lines and # comments are skipped."""
+    """The NAME=VALUE pairs of dotenv text, read as python-dotenv reads them (quotes, escapes in double quotes,
+    `export ` prefixes, # comments), without interpolation: `${X}` stays as written.
+
+    A line python-dotenv cannot read, a NAME without `=` or a name that is not letters, digits and underscores raises
+    `InvalidValueError` naming the line's number; the line itself is never quoted (it may hold a secret).
+    """
+    # python-dotenv opens files with universal newlines; reading the same text the same way keeps `%envload` and
+    # `dotenv_values` in agreement.
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    for blanks in _BLANKS.finditer(text):
+        if len(blanks.group()) > MAX_BLANK_RUN:
+            number = text.count("\n", 0, blanks.start()) + 1
+            raise InvalidValueError(f"{origin} line {number} has over {MAX_BLANK_RUN} blanks (spaces, tabs) in a row, "
+                                    "more than a dotenv file is read with; nothing was changed")
     pairs = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
+    for count, binding in enumerate(parse_stream(io.StringIO(text)), start=1):
+        if count > MAX_ENTRIES:
+            raise InvalidValueError(f"{origin} has over {MAX_ENTRIES:,} settings and comments, more than is read; "
+                                    "nothing was changed")
+        # A binding starts where the previous one ended, blank lines included: its own line is after them.
+        leading = _LEADING_SPACE.match(binding.original.string)
+        number = binding.original.line + (leading.group().count("\n") if leading else 0)
+        where = f"{origin} line {number}"
+        if binding.error:
+            raise InvalidValueError(f"{where} is not NAME=VALUE as dotenv reads it (an unclosed quote, or text after "
+                                    "a closing quote?); nothing was changed")
+        if binding.key is None:
             continue
-        match = _LINE.match(line)
-        if not match:
-            raise InvalidValueError(f"{origin} line {number}: {line!r} is not NAME=VALUE (nothing was changed)")
-        pairs.append((match.group(1), unquote(match.group(2).strip())))
+        if binding.value is None:
+            raise InvalidValueError(f"{where} has no '=': write NAME=VALUE, # for comments; nothing was changed")
+        if not _NAME.fullmatch(binding.key):
+            raise InvalidValueError(f"{where}: a name is letters, digits and underscores, not starting with a digit; "
+                                    "nothing was changed")
+        pairs.append((binding.key, binding.value))
     return pairs
 
 
 def read_dotenv(path: Path) -> list[tuple[str, str]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:  # must come first: it is a ValueError too
-        raise InvalidValueError(f"{path} is not UTF-8 text") from None
-    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
-        raise InvalidValueError(f"cannot read {str(path)!r}: {getattr(exc, 'strerror', None) or exc}") from None
-    return parse_dotenv(text, origin=str(path))
+    """The NAME=VALUE pairs of a dotenv file (see `read_text_file` for what files are read, `parse_dotenv` for how)."""
+    return parse_dotenv(read_text_file(path), origin=quoted(str(path)))
 
+
+# ---- writing -------------------------------------------------------------------------------------------------------
 
 def exported_values(session: EnvSession, everything: bool) -> dict[str, str | None]:
     """Changed variables (None = unset since start); with `everything`, every catalog variable that is set too."""
@@ -60,27 +176,112 @@ def exported_values(session: EnvSession, everything: bool) -> dict[str, str | No
 
 
 def export(session: EnvSession, fmt: str = "dotenv", everything: bool = False) -> str:
+    """The changed variables (with `everything`, every catalog variable that is set) as text.
+
+    `dotenv`: NAME=VALUE lines that bash, dash and python-dotenv all read back exactly; a value that cannot be written
+    so (it contains `${` or a carriage return, or mixes `$` or a backtick with `'` or `\\`) is left out with a comment.
+    `shell`: `export NAME=VALUE` and `unset NAME` lines for bash or sh, every value exactly. `json`: an object with
+    `environment` (null for unset) and `npu_run_config`. Secrets (by name or by the shape of the value) are never
+    exported in clear: a comment in dotenv and shell, the mask in JSON.
+    """
     if fmt not in FORMATS:
-        raise InvalidValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+        raise InvalidValueError(f"unknown format {quoted(fmt)}: use one of {', '.join(FORMATS)}")
     values = exported_values(session, everything)
     if fmt == "json":
-        environment = {k: (MASK if is_secret(k) and v is not None else v) for k, v in values.items()}
-        return json.dumps({"environment": environment,
-                           "npu_run_config": session.npu_run_config_kwargs()}, indent=2, ensure_ascii=False) + "\n"
-    lines = []
-    for name, value in values.items():
-        if is_secret(name) and value is not None:
-            lines.append(f"# {name} is a secret and is not exported")
-        elif value is None:
-            lines.append(f"unset {name}" if fmt == "shell" else f"# {name} was unset")
-        elif fmt == "shell":
-            lines.append(f"export {name}={shlex.quote(value)}")
-        else:
-            lines.append(f"{name}={_dotenv_quote(value)}")
+        return _json(values, session.npu_run_config_kwargs())
+    lines = [_line(name, value, fmt) for name, value in values.items()]
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def _dotenv_quote(value: str) -> str:
-    if value and re.fullmatch(r"[A-Za-z0-9_./:,+@%-]+", value):
+def _line(name: str, value: str | None, fmt: str) -> str:
+    """One line of a dotenv or shell export; a comment (never carrying the value) when the value is not written."""
+    if not _NAME.fullmatch(name):
+        # ascii(): the name may hold a newline or a line separator, which would end the comment early.
+        return f"# a variable whose name is not a shell name was not exported: {ascii(name)[:60]}"
+    if value is None:
+        return f"unset {name}" if fmt == "shell" else f"# {name} was unset"
+    if is_secret(name, value):
+        return f"# {name} is a secret and is not exported"
+    if not _is_unicode(value):
+        return f"# {name} is not exported: its value is not valid Unicode text (bytes that are not UTF-8)"
+    if fmt == "shell":
+        return f"export {name}={shlex.quote(value)}"
+    written = dotenv_value(value)
+    if written is None:
+        return f"# {name} is not exported: {why_not_dotenv(value)}; {_USE_OTHER_FORMAT}"
+    return f"{name}={written}"
+
+
+def dotenv_value(value: str) -> str | None:
+    """`value` as dotenv text that bash, dash and python-dotenv (interpolating, as by default) all read back exactly;
+    None when no such text exists."""
+    if "\r" in value or "${" in value or _too_many_blanks(value):
+        return None
+    if _PLAIN.fullmatch(value):
         return value
-    return "'" + value + "'" if "'" not in value else '"' + value.replace('"', '\\"') + '"'
+    # In single quotes shells take every character literally, and python-dotenv decodes only \\ and \'.
+    if "'" not in value and "\\\\" not in value and not value.endswith("\\"):
+        return f"'{value}'"
+    # In double quotes both decode \\ and \"; shells would expand $ and backticks.
+    if "$" not in value and "`" not in value:
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return None
+
+
+def why_not_dotenv(value: str) -> str:
+    """Why `dotenv_value(value)` is None, in words (never quoting the value)."""
+    if "\r" in value:
+        return "its value holds a carriage return, which dotenv readers turn into a newline"
+    if "${" in value:
+        return "its value holds '${', which dotenv readers replace with another variable's value"
+    if _too_many_blanks(value):
+        return f"its value has over {MAX_BLANK_RUN} blanks in a row, more than %envload reads"
+    return ("its value mixes $ or ` (which shells expand in double quotes) with ' or \\ (which dotenv readers "
+            "decode in single quotes)")
+
+
+def _too_many_blanks(value: str) -> bool:
+    return any(len(blanks.group()) > MAX_BLANK_RUN for blanks in _BLANKS.finditer(value))
+
+
+def _json(values: dict[str, str | None], options: dict[str, Any]) -> str:
+    environment: dict[str, str | None] = {}
+    left_out: dict[str, str] = {}
+    for name, value in values.items():
+        if value is not None and not _is_unicode(value):
+            left_out[name] = "its value is not valid Unicode text (bytes that are not UTF-8)"
+        else:
+            environment[name] = MASK if value is not None and is_secret(name, value) else value
+    shown = {k: MASK if isinstance(v, str) and is_secret(k, v) else v for k, v in options.items()}
+    document: dict[str, Any] = {"environment": environment, "npu_run_config": shown}
+    if left_out:
+        document["left_out"] = left_out
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _is_unicode(value: str) -> bool:
+    """False for a value holding lone surrogates (os.environ's stand-ins for bytes that are not UTF-8)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def write_text_file(path: Path, text: str) -> None:
+    """Write `text` as UTF-8 to a regular file (created if missing). A pipe or a device is refused at once, never
+    waited on. Raises `InvalidValueError` saying what was wrong."""
+    shown = quoted(str(path))
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidValueError(f"cannot write {shown}: the text is not valid Unicode") from None
+    fd = _open_regular(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "write", shown)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError as exc:
+        raise InvalidValueError(f"cannot write {shown}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)

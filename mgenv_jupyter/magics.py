@@ -190,9 +190,9 @@ class EnvMagics(Magics):
         text = envfile.export(session(), fmt=args.format, everything=args.everything)
         if args.file:
             try:
-                Path(os.path.expanduser(args.file)).write_text(text, encoding="utf-8")
-            except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
-                raise UsageError(f"cannot write {args.file!r}: {getattr(exc, 'strerror', None) or exc}") from None
+                envfile.write_text_file(Path(os.path.expanduser(args.file)), text)
+            except InvalidValueError as exc:
+                raise UsageError(str(exc)) from None
             return f"wrote {len(text.splitlines())} lines to {args.file}"
         return text
 
