@@ -2,7 +2,7 @@
 import type { Kernel } from '@jupyterlab/services';
 import { Signal } from '@lumino/signaling';
 
-import { EntryInfo } from '../src/protocol';
+import { EditorInfo, EditorKind, EntryInfo, StatusCode, UnitInfo, VariableInfo } from '../src/protocol';
 
 export class FakeComm {
   readonly targetName: string;
@@ -109,24 +109,63 @@ export async function flush(): Promise<void> {
   }
 }
 
-export function entry(name: string, kind: string, extra: Partial<EntryInfo> = {}): EntryInfo {
-  const choices: Record<string, string[]> = { enum: ['a', 'b', 'c'], switch: ['1', '0'], presence: ['1'] };
+const SIZE_UNITS: UnitInfo[] = [
+  { name: 'B', bytes: 1 },
+  { name: 'KB', bytes: 1024 },
+  { name: 'MB', bytes: 1024 ** 2 },
+  { name: 'GB', bytes: 1024 ** 3 },
+  { name: 'TB', bytes: 1024 ** 4 }
+];
+
+/** An editor spec as the kernel's presentation layer sends it for each kind (mgenv_jupyter/presentation/editor.py). */
+export function editorInfo(kind: EditorKind, extra: Partial<EditorInfo> = {}): EditorInfo {
+  const byKind: Record<EditorKind, Partial<EditorInfo>> = {
+    choice: { choices: ['a', 'b', 'c'] },
+    switch: { on: '1', off: '0' },
+    presence: { on: '1' },
+    fraction: { min: 0, max: 1 },
+    number: { min: 1, max: 64, integer: true },
+    size: { min: 0, units: SIZE_UNITS },
+    text: { placeholder: 'not set' }
+  };
+  return {
+    kind, choices: [], optional: false, min: null, max: null, integer: false, unit_bytes: 1, units: [], on: null,
+    off: null, placeholder: '', ...byKind[kind], ...extra
+  };
+}
+
+export function entry(name: string, kind: EditorKind, extra: Partial<EntryInfo> = {}): EntryInfo {
   return {
     name,
     framework: 'megengine',
     category: 'DTR',
-    type: { kind, allowed: `allowed for ${kind}`, choices: choices[kind] ?? [] },
-    default: null,
-    when: 'import',
-    readers: ['megengine'],
-    read_at: 'megengine/__init__.py',
     description: `description of ${name}`,
-    live_api: null,
-    first_use: null,
+    editor: editorInfo(kind),
+    when: 'import',
+    reading: 'read at `import megengine`',
+    read_at: 'megengine/__init__.py',
+    readers: ['megengine'],
+    default: null,
+    allowed: `allowed for ${kind}`,
     caveats: [],
     replaced_by: null,
+    note: null,
+    applies_when: null,
     extra: false,
     is_env: true,
     ...extra
   };
 }
+
+/** A variable's state as "state" and "changed" carry it. */
+export function variable(value: string | null, status: StatusCode, extra: Partial<VariableInfo> = {}): VariableInfo {
+  return {
+    value, status, message: `${status} message`, live: null, live_example: false, applies: true, applies_reason: null,
+    ...extra
+  };
+}
+
+export const FRAMEWORKS = [
+  { key: 'megengine', label: 'MegEngine' },
+  { key: 'paddle', label: 'PaddlePaddle' }
+];

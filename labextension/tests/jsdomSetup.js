@@ -2,3 +2,10 @@
 if (typeof globalThis.DragEvent === 'undefined') {
   globalThis.DragEvent = class DragEvent extends MouseEvent {};
 }
+// jsdom lacks matchMedia, which uPlot asks for the device pixel ratio when it loads: no media query ever matches here.
+if (typeof window !== 'undefined' && typeof window.matchMedia === 'undefined') {
+  window.matchMedia = query => ({
+    matches: false, media: query, onchange: null,
+    addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {}, dispatchEvent: () => false
+  });
+}

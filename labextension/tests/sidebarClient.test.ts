@@ -115,6 +115,32 @@ describe('KernelClient', () => {
     expect(model.entries).toHaveLength(0);
   });
 
+  it('tells a running stream a new sampling interval, and uses it for the next start', () => {
+    const { kernel, client } = start();
+    client.setMemoryInterval(0.5); // off: nothing to tell
+    client.setMemory(true);
+    client.setMemoryInterval(0.02);
+    client.setMemoryInterval(0.02);
+    expect(kernel.comm.bodies().slice(1)).toEqual([
+      { type: 'memory', on: true, interval: 0.5 },
+      { type: 'memory', on: true, interval: 0.02 }
+    ]);
+  });
+
+  it('asks for a window of older changes and resolves with the kernel’s history reply, which the model keeps', async () => {
+    const { kernel, model, client } = start();
+    const comm = kernel.comm;
+    const answer = client.history(40, 25);
+    expect(comm.bodies()[1]).toEqual({ type: 'history', before: 40, limit: 25 });
+    const change = {
+      seq: 39, time: 1, name: 'A', old: null, new: '1', source: 'magic', outcome: 'effective', message: '',
+      effective: null, secret: false
+    };
+    comm.deliver({ v: 1, type: 'history', reply_to: comm.sent[1].id, changes: [change], total: 60 });
+    await expect(answer).resolves.toMatchObject({ type: 'history', total: 60 });
+    expect(model.history).toEqual([change]);
+  });
+
   it('asks for memory right after the profile when the panel was already visible', () => {
     const kernel = new FakeKernel();
     const client = new KernelClient(kernel.asKernel(), new EnvModel(), { language: 'en', profile: { A: '1' } });

@@ -280,7 +280,7 @@ describe('NotebookFollower and the profile’s approval', () => {
     tracker.show(a as any);
     await flush();
     await answerProfile(a.kernel!.comm, false);
-    expect(user.questions).toEqual([{ notebook: 'a.ipynb', items: review(HOSTILE), language: 'en' }]);
+    expect(user.questions).toEqual([{ notebook: 'a.ipynb', items: review(HOSTILE) }]);
     expect(model.profileReview.status).toBe('asking');
     expect(types(a.kernel!)).toEqual(['hello', 'profile LD_PRELOAD,MGE_DEFAULT_DEVICE apply']);
 

@@ -1,9 +1,9 @@
-import { badgeFor } from '../src/sidebar/badges';
+import { badgeClass, badgeFor } from '../src/sidebar/badges';
 import { EnvModel, HISTORY_LIMIT, ModelChange } from '../src/sidebar/model';
 import { MetadataHost, readProfile, updateProfile } from '../src/sidebar/profile';
 import { catalogLanguage } from '../src/sidebar/text';
-import { ChangeInfo, Reply } from '../src/protocol';
-import { entry } from './fakes';
+import { ChangeInfo, ProfileItemInfo, Reply, STATUS_LABELS, StatusCode } from '../src/protocol';
+import { entry, FRAMEWORKS, variable } from './fakes';
 
 const catalog: Reply = {
   v: 1,
@@ -14,11 +14,12 @@ const catalog: Reply = {
     entry('MGB_ENABLE_DTR', 'switch', { category: 'DTR' }),
     entry('MEGENGINE_DTR_EVICTION_THRESHOLD', 'size', { category: 'DTR', description: 'Evict tensors above this' }),
     entry('MGB_CUDA_RESERVE_MEMORY', 'presence', { category: 'Memory' }),
-    entry('FLAGS_allocator_strategy', 'enum', { framework: 'paddle', category: 'Memory', description: 'auto_growth or naive_best_fit' })
-  ]
+    entry('FLAGS_allocator_strategy', 'choice', { framework: 'paddle', category: 'Memory', description: 'auto_growth or naive_best_fit' })
+  ],
+  frameworks: FRAMEWORKS
 };
 
-function change(name: string, value: string | null, outcome: string, time = 1): ChangeInfo {
+function change(name: string, value: string | null, outcome: StatusCode, time = 1): ChangeInfo {
   return {
     seq: time, time, name, old: null, new: value, source: 'magic', outcome, message: `${name} ${outcome}`, effective: null,
     secret: false
@@ -41,14 +42,16 @@ describe('EnvModel', () => {
       type: 'state',
       reply_to: 'h1',
       variables: {
-        MGB_ENABLE_DTR: { value: null, status: 'pending import', message: 'read when `import megengine` runs' },
-        MEGENGINE_DTR_EVICTION_THRESHOLD: { value: null, status: 'pending import', message: '' }
+        MGB_ENABLE_DTR: variable(null, 'pending_import'),
+        MEGENGINE_DTR_EVICTION_THRESHOLD: variable(null, 'pending_import')
       },
-      history: [change('MGB_ENABLE_DTR', '1', 'takes effect at import')],
+      history: [change('MGB_ENABLE_DTR', '1', 'pending_import')],
       history_total: 1,
       kernel: { python: '/usr/bin/python3', version: '3.11.7', imported: [] }
     });
-    expect(model.variable('MGB_ENABLE_DTR')?.status).toBe('pending import');
+    expect(model.variable('MGB_ENABLE_DTR')?.status).toBe('pending_import');
+    expect(model.frameworkLabel('paddle')).toBe('PaddlePaddle');
+    expect(model.frameworkLabel('jax')).toBe('jax'); // a framework the kernel did not name
     expect(model.history).toHaveLength(1);
     expect(model.kernel?.version).toBe('3.11.7');
 
@@ -56,24 +59,44 @@ describe('EnvModel', () => {
     model.receive({
       v: 1,
       type: 'changed',
-      changes: [change('MEGENGINE_DTR_EVICTION_THRESHOLD', '5368709120', 'already read, restart needed', 2)],
-      variables: {
-        MEGENGINE_DTR_EVICTION_THRESHOLD: { value: '5368709120', status: 'already read, restart needed', message: 'megengine read unset' }
-      }
+      changes: [change('MEGENGINE_DTR_EVICTION_THRESHOLD', '5368709120', 'already_read', 2)],
+      variables: { MEGENGINE_DTR_EVICTION_THRESHOLD: variable('5368709120', 'already_read') }
     });
     expect(model.variable('MEGENGINE_DTR_EVICTION_THRESHOLD')?.value).toBe('5368709120');
-    expect(model.variable('MGB_ENABLE_DTR')?.status).toBe('pending import'); // untouched by a partial notice
+    expect(model.variable('MGB_ENABLE_DTR')?.status).toBe('pending_import'); // untouched by a partial notice
     expect(model.history.map(c => c.name)).toEqual(['MGB_ENABLE_DTR', 'MEGENGINE_DTR_EVICTION_THRESHOLD']);
-    expect(model.badge('MEGENGINE_DTR_EVICTION_THRESHOLD')).toEqual({ kind: 'already-read', label: 'already read, restart needed' });
+    expect(model.badge('MEGENGINE_DTR_EVICTION_THRESHOLD')).toEqual({ code: 'already_read', label: 'already read, restart needed' });
     expect(seen).toEqual([{ kind: 'variables', names: ['MEGENGINE_DTR_EVICTION_THRESHOLD'] }, { kind: 'history' }]);
   });
 
   it('keeps the history bounded', () => {
     const model = new EnvModel();
-    const changes = Array.from({ length: HISTORY_LIMIT + 10 }, (_, i) => change('X', String(i), 'effective now', i));
+    const changes = Array.from({ length: HISTORY_LIMIT + 10 }, (_, i) => change('X', String(i), 'effective', i + 1));
     model.receive({ v: 1, type: 'changed', changes, variables: {} });
     expect(model.history).toHaveLength(HISTORY_LIMIT);
     expect(model.history[HISTORY_LIMIT - 1].new).toBe(String(HISTORY_LIMIT + 9));
+  });
+
+  it('merges every window of the history by change number, keeps older ones it asked for, and knows when there are none', () => {
+    const model = new EnvModel();
+    const window = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, i) => change('X', String(from + i), 'effective', from + i));
+    const kernel = { python: 'python', version: '3.11', imported: [] };
+    const state = (from: number, to: number): Reply => ({
+      v: 1, type: 'state', reply_to: null, variables: {}, history: window(from, to), history_total: to, kernel
+    });
+    model.receive(state(51, 150));
+    expect([model.history.length, model.historyTotal, model.olderAvailable]).toEqual([100, 150, true]);
+    model.receive({ v: 1, type: 'history', reply_to: 'h1', changes: window(1, 50), total: 150 });
+    expect(model.history.map(c => c.seq)).toEqual(window(1, 150).map(c => c.seq));
+    expect(model.olderAvailable).toBe(false); // change 1 is here
+    model.receive(state(52, 151)); // a refresh after a cell: the latest window again, nothing doubled
+    expect([model.history.length, model.history[0].seq, model.historyTotal]).toEqual([151, 1, 151]);
+
+    const dropped = new EnvModel();
+    dropped.receive(state(9_901, 10_000));
+    dropped.receive({ v: 1, type: 'history', reply_to: 'h2', changes: [], total: 10_000 }); // the kernel let them go
+    expect(dropped.olderAvailable).toBe(false);
   });
 
   it('shows an error reply and clears it on the next result', () => {
@@ -125,7 +148,9 @@ describe('EnvModel', () => {
     const seen: ModelChange[] = [];
     model.changed.connect((_, c) => seen.push(c));
     model.receive({ v: 1, type: 'error', reply_to: 's1', message: 'no' });
-    const items = [{ name: 'LD_PRELOAD', value: '/tmp/x.so', current: null, action: 'refused', reason: 'never from a profile' }];
+    const items: ProfileItemInfo[] = [
+      { name: 'LD_PRELOAD', value: '/tmp/x.so', current: null, action: 'refused', reason: 'never from a profile' }
+    ];
     expect(model.receive({
       v: 1, type: 'profile', reply_to: 'p1', digest: 'd', approved: false, stored: true, applied: false, items, changes: []
     })).toBe(true);
@@ -138,23 +163,25 @@ describe('EnvModel', () => {
 
 describe('badges', () => {
   it.each([
-    ['effective now', 'effective', 'effective'],
-    ['in effect', 'effective', 'effective'],
-    ['pending import', 'pending', 'pending import'],
-    ['takes effect at import', 'pending', 'pending import'],
-    ['pending first use', 'pending', 'pending first use'],
-    ['already read, restart needed', 'already-read', 'already read, restart needed'],
-    ['applied live', 'live', 'applied live'],
-    ['may already be latched', 'latched', 'may already be latched'],
-    ['no longer read', 'dead', 'no longer read'],
-    ['NPURunConfig option', 'option', 'NPURunConfig option']
-  ])('%s → %s', (status, kind, label) => {
-    expect(badgeFor(status)).toEqual({ kind, label });
+    ['effective', 'effective'],
+    ['pending_import', 'takes effect at import'],
+    ['pending_first_use', 'takes effect at first use'],
+    ['already_read', 'already read, restart needed'],
+    ['applied_live', 'applied live'],
+    ['may_be_latched', 'may already be latched'],
+    ['no_longer_read', 'no longer read'],
+    ['option', 'NPURunConfig option'],
+    ['unset', 'unset']
+  ])('%s → %s, from the schema’s one table', (code, label) => {
+    expect(badgeFor(code)).toEqual({ code, label });
+    expect(badgeClass(badgeFor(code))).toBe(`mgenv-sb-badge mgenv-sb-badge-${code}`);
   });
 
-  it('shows an unknown status in the kernel’s words, and Chinese labels for zh', () => {
-    expect(badgeFor('something new')).toEqual({ kind: 'other', label: 'something new' });
-    expect(badgeFor('already read, restart needed', 'zh').label).toBe('已被读取,需重启');
+  it('shows an unknown code as it came on a neutral badge, and Chinese labels for zh', () => {
+    expect(badgeFor('something_new')).toEqual({ code: 'something_new', label: 'something_new' });
+    expect(badgeClass(badgeFor('something_new'))).toBe('mgenv-sb-badge mgenv-sb-badge-other');
+    expect(badgeFor('toString').label).toBe('toString'); // not a key of the table's prototype either
+    expect(badgeFor('already_read', 'zh').label).toBe(STATUS_LABELS.already_read.zh);
   });
 
   it('picks the catalog language from JupyterLab’s', () => {

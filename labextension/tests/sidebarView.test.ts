@@ -1,56 +1,112 @@
+import { nullTranslator } from '@jupyterlab/translation';
+
 import { ConfigView } from '../src/sidebar/configView';
+import { sizeParts } from '../src/sidebar/editors';
 import { EnvModel } from '../src/sidebar/model';
 import { reviewBody } from '../src/sidebar/profileReview';
-import { ProfileItemInfo } from '../src/protocol';
-import { entry, flush } from './fakes';
+import { DOMAIN, translate } from '../src/sidebar/text';
+import { ChangeInfo, EntryInfo, ProfileItemInfo, Reply, VariableInfo } from '../src/protocol';
+import { editorInfo, entry, flush, FRAMEWORKS, variable } from './fakes';
+import { chineseTranslation } from './translation';
+
+const t = translate(nullTranslator.load(DOMAIN));
+
+const ENTRIES: EntryInfo[] = [
+  entry('E_CHOICE', 'choice', { default: 'a' }),
+  entry('E_OPTIONAL', 'choice', { is_env: false, editor: editorInfo('choice', { choices: ['None', 'x', 'y'], optional: true }) }),
+  entry('E_SWITCH', 'switch', { default: '0' }),
+  entry('E_PRESENCE', 'presence', { note: 'ON whenever the variable exists' }),
+  entry('E_FRACTION', 'fraction', { framework: 'paddle', category: 'Memory', default: '0.92' }),
+  entry('E_NUMBER', 'number', { default: '4' }),
+  entry('E_SIZE', 'size', { framework: 'paddle', category: 'Memory', default: '0' }),
+  entry('E_SIZE_MB', 'size', {
+    framework: 'paddle', category: 'Memory', default: '500',
+    editor: editorInfo('size', { unit_bytes: 1024 ** 2, min: 1, units: [{ name: 'MB', bytes: 1024 ** 2 }, { name: 'GB', bytes: 1024 ** 3 }] })
+  }),
+  entry('E_TEXT', 'text', { editor: editorInfo('text', { placeholder: 'xpux' }), caveats: ['one', 'two'] })
+];
+
+function view(entries: EntryInfo[] = ENTRIES) {
+  const model = new EnvModel('en');
+  const edits: [string, string | null][] = [];
+  const actions = {
+    edit: async (name: string, value: string | null) => {
+      edits.push([name, value]);
+      return null;
+    },
+    forget: jest.fn(),
+    reviewProfile: jest.fn(async () => undefined),
+    restartAndApply: jest.fn(async () => undefined),
+    refresh: jest.fn(),
+    loadHistory: jest.fn(async (_before: number, _limit: number) => undefined)
+  };
+  const widget = new ConfigView(model, actions, t);
+  document.body.append(widget.node);
+  model.setConnection({ state: 'connecting', kernel: 'Python 3' });
+  model.receive({ v: 1, type: 'catalog', reply_to: null, language: 'en', entries, frameworks: FRAMEWORKS });
+  return { model, widget, edits, actions };
+}
+
+const editor = (name: string) => document.querySelector(`[aria-label="${name}"]`) as HTMLInputElement & HTMLSelectElement;
+const row = (name: string) => document.querySelector(`.mgenv-sb-row[data-name="${name}"]`) as HTMLElement;
+const options = (select: HTMLSelectElement) => [...select.options].map(o => o.value);
+const texts = (root: HTMLElement, selector: string) => [...root.querySelectorAll(selector)].map(n => n.textContent);
+const changed = (variables: Record<string, VariableInfo>, changes: ChangeInfo[] = []): Reply =>
+  ({ v: 1, type: 'changed', changes, variables });
+
+function type(input: HTMLInputElement, value: string, key = 'Enter'): void {
+  input.focus();
+  input.value = value;
+  input.dispatchEvent(new Event('input'));
+  input.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true }));
+}
 
 describe('ConfigView', () => {
-  function view() {
-    const model = new EnvModel('en');
-    const edits: [string, string | null][] = [];
-    const actions = {
-      edit: async (name: string, value: string | null) => {
-        edits.push([name, value]);
-        return null;
-      },
-      forget: jest.fn(),
-      reviewProfile: jest.fn(async () => undefined),
-      restartAndApply: jest.fn(async () => undefined),
-      refresh: jest.fn()
-    };
-    const widget = new ConfigView(model, actions);
-    document.body.append(widget.node);
-    model.setConnection({ state: 'connecting', kernel: 'Python 3' });
-    model.receive({
-      v: 1, type: 'catalog', reply_to: null, language: 'en',
-      entries: [
-        entry('E_ENUM', 'enum'), entry('E_SWITCH', 'switch', { default: '0' }), entry('E_PRESENCE', 'presence'),
-        entry('E_SIZE', 'size', { framework: 'paddle', category: 'Memory' })
-      ]
-    });
-    return { model, widget, edits, actions };
-  }
-
-  const editor = (name: string) => document.querySelector(`[aria-label="${name}"]`) as HTMLInputElement & HTMLSelectElement;
-
   afterEach(() => document.body.replaceChildren());
 
-  it('draws one editor per variable, by kind, named exactly after the variable', () => {
+  it('draws every editor kind with the kernel’s choices, bounds and units, named exactly after the variable', () => {
     view();
-    expect(editor('E_ENUM').tagName).toBe('SELECT');
-    expect([...editor('E_ENUM').options].map(o => o.value)).toEqual(['', 'a', 'b', 'c']);
+    expect(editor('E_CHOICE').tagName).toBe('SELECT');
+    expect(options(editor('E_CHOICE'))).toEqual(['', 'a', 'b', 'c']);
+    expect(editor('E_CHOICE').options[0].textContent).toBe('(not set) — default a');
+    expect(options(editor('E_OPTIONAL'))).toEqual(['None', 'x', 'y']); // "None" is its way of being unset
+    expect(editor('E_OPTIONAL').value).toBe('None');
     expect(editor('E_SWITCH').type).toBe('checkbox');
     expect(editor('E_PRESENCE').type).toBe('checkbox');
-    expect(editor('E_SIZE').type).toBe('text');
-    expect(document.querySelectorAll('.mgenv-sb-framework')).toHaveLength(2);
+    const fraction = editor('E_FRACTION');
+    expect([fraction.type, fraction.min, fraction.max, fraction.step]).toEqual(['number', '0', '1', '0.01']);
+    const slider = editor('E_FRACTION slider');
+    expect([slider.type, slider.min, slider.max, slider.step, slider.value]).toEqual(['range', '0', '1', '0.01', '0.92']);
+    const number = editor('E_NUMBER');
+    expect([number.type, number.min, number.max, number.step, number.placeholder]).toEqual(['number', '1', '64', '1', '4']);
+    expect(editor('E_SIZE').type).toBe('number');
+    expect(options(editor('E_SIZE unit'))).toEqual(['B', 'KB', 'MB', 'GB', 'TB']);
+    expect(options(editor('E_SIZE_MB unit'))).toEqual(['MB', 'GB']);
+    expect(editor('E_SIZE_MB').min).toBe('1'); // one MB, in MB, the unit the default (500 MB) is shown in
+    expect(editor('E_SIZE_MB').placeholder).toBe('500');
+    expect(editor('E_TEXT').type).toBe('text');
+    expect(editor('E_TEXT').placeholder).toBe('xpux');
+    expect([...document.querySelectorAll<HTMLElement>('[data-editor]')].map(n => n.dataset.editor).sort()).toEqual(
+      ENTRIES.map(e => e.editor.kind).sort()
+    );
+    // Framework headings as the kernel names them.
+    expect([...document.querySelectorAll('.mgenv-sb-framework > summary')].map(s => s.textContent)).toEqual([
+      'MegEngine', 'PaddlePaddle'
+    ]);
     expect(editor('E_SIZE').disabled).toBe(false);
+    expect(row('E_PRESENCE').querySelector('.mgenv-sb-note')!.textContent).toBe('ON whenever the variable exists');
+    expect(row('E_TEXT').querySelector('.mgenv-sb-details > summary')!.textContent).toBe('details · ⚠ caveats (2)');
+    expect(texts(row('E_TEXT'), '.mgenv-sb-caveats li')).toEqual(['one', 'two']);
   });
 
-  it('turns edits into set and unset actions', async () => {
+  it('turns edits into set and unset actions, each kind in the kernel’s spelling', async () => {
     const { edits } = view();
-    const select = editor('E_ENUM');
+    const select = editor('E_CHOICE');
     select.value = 'b';
     select.dispatchEvent(new Event('change'));
+    const optional = editor('E_OPTIONAL');
+    optional.value = 'x';
+    optional.dispatchEvent(new Event('change'));
     const presence = editor('E_PRESENCE');
     presence.checked = true;
     presence.dispatchEvent(new Event('change'));
@@ -59,30 +115,148 @@ describe('ConfigView', () => {
     const toggle = editor('E_SWITCH');
     toggle.checked = true;
     toggle.dispatchEvent(new Event('change'));
-    const size = editor('E_SIZE');
-    size.value = '5GB';
-    size.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
-    size.dispatchEvent(new Event('change')); // the browser's change after Enter sends nothing more
+    const slider = editor('E_FRACTION slider');
+    slider.value = '0.5';
+    slider.dispatchEvent(new Event('input'));
+    expect(editor('E_FRACTION').value).toBe('0.5'); // the box moves with the slider
+    slider.dispatchEvent(new Event('change'));
+    type(editor('E_NUMBER'), '8');
+    editor('E_NUMBER').dispatchEvent(new Event('change')); // the browser's change after Enter sends nothing more
+    const unit = editor('E_SIZE unit');
+    unit.value = 'GB';
+    unit.dispatchEvent(new Event('change')); // no number yet: nothing to send
+    type(editor('E_SIZE'), '5');
+    type(editor('E_TEXT'), 'cpu0');
+    type(editor('E_TEXT'), '');
     await flush();
     expect(edits).toEqual([
-      ['E_ENUM', 'b'], ['E_PRESENCE', '1'], ['E_PRESENCE', null], ['E_SWITCH', '1'], ['E_SIZE', '5GB']
+      ['E_CHOICE', 'b'], ['E_OPTIONAL', 'x'], ['E_PRESENCE', '1'], ['E_PRESENCE', null], ['E_SWITCH', '1'],
+      ['E_FRACTION', '0.5'], ['E_NUMBER', '8'], ['E_SIZE', '5GB'], ['E_TEXT', 'cpu0'], ['E_TEXT', null]
     ]);
   });
 
-  it('shows values and badges from the kernel, and filters rows with the search box', () => {
+  it('round-trips a size: the kernel’s "5368709120" shows as 5 GB, and 5 GB is sent as "5GB"', async () => {
+    const { model, edits } = view();
+    model.receive(changed({ E_SIZE: variable('5368709120', 'pending_import'), E_SIZE_MB: variable('2048', 'pending_import') }));
+    expect([editor('E_SIZE').value, editor('E_SIZE unit').value]).toEqual(['5', 'GB']);
+    expect([editor('E_SIZE_MB').value, editor('E_SIZE_MB unit').value]).toEqual(['2', 'GB']); // 2048 MB
+    expect(editor('E_SIZE_MB').min).toBe(String(1 / 1024)); // the kernel's minimum, 1 MB, in GB
+    type(editor('E_SIZE'), '5'); // unchanged: nothing to send
+    type(editor('E_SIZE'), '1.5');
+    const unit = editor('E_SIZE unit');
+    unit.value = 'MB';
+    unit.dispatchEvent(new Event('change'));
+    await flush();
+    expect(edits).toEqual([['E_SIZE', '1.5GB'], ['E_SIZE', '1.5MB']]);
+    expect(sizeParts('1536', editorInfo('size', { unit_bytes: 1024 ** 2, units: [{ name: 'MB', bytes: 1024 ** 2 }, { name: 'GB', bytes: 1024 ** 3 }] })))
+      .toEqual({ number: '1536', unit: 'MB' });
+    expect(sizeParts('0', editorInfo('size'))).toEqual({ number: '0', unit: 'B' });
+    expect(sizeParts((2n ** 60n).toString(), editorInfo('size'))).toEqual({ number: String(2 ** 20), unit: 'TB' }); // past 2**53
+    expect(sizeParts('5GB', editorInfo('size'))).toBeNull();
+  });
+
+  it('shows values and badges from the kernel by status code, and filters rows with the search box', () => {
     const { model } = view();
-    model.receive({
-      v: 1, type: 'changed', changes: [],
-      variables: { E_SIZE: { value: '5368709120', status: 'already read, restart needed', message: 'paddle read unset' } }
-    });
-    expect(editor('E_SIZE').value).toBe('5368709120');
-    const badge = document.querySelector('[data-name="E_SIZE"] .mgenv-sb-badge') as HTMLElement;
+    model.receive(changed({ E_SIZE: variable('5368709120', 'already_read', { message: 'paddle read unset' }) }));
+    const badge = row('E_SIZE').querySelector('.mgenv-sb-badge') as HTMLElement;
     expect(badge.textContent).toBe('already read, restart needed');
+    expect(badge.className).toBe('mgenv-sb-badge mgenv-sb-badge-already_read');
     expect(badge.title).toBe('paddle read unset');
-    model.setFilter('e_size');
-    const hidden = [...document.querySelectorAll<HTMLElement>('.mgenv-sb-row')].filter(r => r.hidden).map(r => r.dataset.name);
-    expect(hidden).toEqual(['E_ENUM', 'E_SWITCH', 'E_PRESENCE']);
+    expect(row('E_SIZE').dataset.status).toBe('already_read');
+    model.setFilter('e_size_mb');
+    const shown = [...document.querySelectorAll<HTMLElement>('.mgenv-sb-row')].filter(r => !r.hidden).map(r => r.dataset.name);
+    expect(shown).toEqual(['E_SIZE_MB']);
     expect((document.querySelector('[data-framework="megengine"]') as HTMLElement).hidden).toBe(true);
+  });
+
+  it('greys a row that does not apply, with the reason beside it, and follows a "changed" notice', () => {
+    const { model } = view();
+    const reason = 'only matters under naive_best_fit: with the chosen strategy auto_growth it has no effect';
+    model.receive(changed({ E_FRACTION: variable(null, 'pending_import', { applies: false, applies_reason: reason }) }));
+    const note = row('E_FRACTION').querySelector('.mgenv-sb-applies') as HTMLElement;
+    expect(row('E_FRACTION').classList.contains('mgenv-sb-inapplicable')).toBe(true);
+    expect([note.hidden, note.textContent, note.classList.contains('mgenv-sb-applies-quiet')]).toEqual([false, reason, false]);
+    expect(editor('E_FRACTION').disabled).toBe(false); // greyed, still editable
+    // The strategy changed in a cell: the notice carries the rows that follow it.
+    model.receive(changed({ E_FRACTION: variable(null, 'pending_import', { applies: true, applies_reason: 'applies under naive_best_fit' }) }));
+    expect(row('E_FRACTION').classList.contains('mgenv-sb-inapplicable')).toBe(false);
+    expect([note.hidden, note.textContent, note.classList.contains('mgenv-sb-applies-quiet')]).toEqual([
+      false, 'applies under naive_best_fit', true
+    ]);
+    model.receive(changed({ E_FRACTION: variable(null, 'pending_import') }));
+    expect(note.hidden).toBe(true);
+  });
+
+  it('shows the live call, labelled as an example when it shows the default, and the entry’s facts', () => {
+    const { model } = view();
+    const call = "paddle.set_flags({'FLAGS_fraction_of_gpu_memory_to_use': 0.92})";
+    model.receive(changed({ E_FRACTION: variable(null, 'pending_import', { live: call, live_example: true }) }));
+    const live = row('E_FRACTION').querySelector('.mgenv-sb-live') as HTMLElement;
+    expect(live.textContent).toBe(`live (example, with the default): ${call}`);
+    model.receive(changed({ E_FRACTION: variable('0.5', 'applied_live', { live: call.replace('0.92', '0.5') }) }));
+    expect(live.textContent).toBe(`live: ${call.replace('0.92', '0.5')}`);
+    expect(row('E_FRACTION').querySelector('.mgenv-sb-facts')!.textContent).toBe('default: 0.92 · read at `import megengine`');
+    expect(row('E_TEXT').querySelector('.mgenv-sb-facts')!.textContent).toBe('no default · read at `import megengine`');
+    expect(row('E_TEXT').querySelector('.mgenv-sb-details dl')!.textContent).toContain('allowed for text');
+  });
+
+  it('keeps a refused edit with the kernel’s reason until Escape puts the kernel’s value back', async () => {
+    const { model, widget } = view();
+    model.receive(changed({ E_NUMBER: variable('4', 'effective') }));
+    const number = editor('E_NUMBER');
+    type(number, '999');
+    widget.row('E_NUMBER')!.markInvalid('999 is more than 64');
+    model.receive(changed({ E_NUMBER: variable('4', 'effective') })); // a refresh meanwhile leaves the edit alone
+    const error = row('E_NUMBER').querySelector('.mgenv-sb-row-error') as HTMLElement;
+    expect([number.value, error.hidden, error.textContent, number.getAttribute('aria-invalid')]).toEqual([
+      '999', false, '999 is more than 64', 'true'
+    ]);
+    number.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    expect([number.value, error.hidden, number.hasAttribute('aria-invalid')]).toEqual(['4', true, false]);
+    // A refused select goes back to the kernel's value at once, with the reason shown.
+    const select = editor('E_CHOICE');
+    select.value = 'c';
+    widget.row('E_CHOICE')!.markInvalid('no');
+    expect(select.value).toBe('');
+  });
+
+  it('says what the kernel holds when the editor cannot show it', () => {
+    const { model } = view();
+    model.receive(changed({ E_SIZE: variable('5GB', 'effective') })); // written into os.environ by hand
+    expect(editor('E_SIZE').value).toBe('');
+    expect(row('E_SIZE').querySelector('.mgenv-sb-row-odd')!.textContent).toBe('the kernel holds 5GB');
+  });
+
+  it('labels each change in the history with its outcome, asks the kernel for older ones, and shows them page by page', async () => {
+    const { model, widget, actions } = view();
+    const changes = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i): ChangeInfo => ({
+      seq: from + i, time: 1, name: 'E_NUMBER', old: null, new: String(from + i), source: 'magic',
+      outcome: 'pending_import', message: '', effective: null, secret: false
+    }));
+    const kernel = { python: 'python', version: '3.11', imported: [] };
+    model.receive({ v: 1, type: 'state', reply_to: null, variables: {}, history: changes(10, 12), history_total: 12, kernel });
+    await flush();
+    const items = () => [...document.querySelectorAll<HTMLElement>('.mgenv-sb-history-item')];
+    expect(items()[0].textContent).toMatch(/E_NUMBER: \(unset\) → 12 \[magic\] takes effect at import$/);
+    expect(items()[0].querySelector('.mgenv-sb-badge-pending_import')).not.toBeNull();
+    // 100 are to be shown and the kernel has 12: it is asked for the 9 before number 10 (at most 97).
+    expect(actions.loadHistory).toHaveBeenCalledWith(10, 97);
+    model.receive({ v: 1, type: 'history', reply_to: 'h', changes: changes(1, 9), total: 12 });
+    expect(items()).toHaveLength(12);
+
+    widget.setHistoryShown(5);
+    expect(items().map(i => i.textContent!.split(' → ')[1].split(' ')[0])).toEqual(['12', '11', '10', '9', '8']);
+    expect(document.querySelector('.mgenv-sb-history-count')!.textContent).toBe('showing the latest 5 of 12 changes');
+    const older = document.querySelector('.mgenv-sb-history-older') as HTMLButtonElement;
+    expect([older.hidden, older.disabled]).toEqual([false, false]);
+    older.click();
+    await flush();
+    expect(items()).toHaveLength(10);
+    older.click();
+    await flush();
+    expect(items()).toHaveLength(12);
+    expect(older.hidden).toBe(true); // all of them, back to change 1
+    expect(actions.loadHistory).toHaveBeenCalledTimes(1);
   });
 
   it('explains a kernel without the package', () => {
@@ -93,6 +267,7 @@ describe('ConfigView', () => {
     expect(notice.textContent).toContain('mgenv_jupyter is not installed in this kernel’s environment');
     expect(notice.textContent).toContain('%pip install mgenv_jupyter');
     expect(editor('E_SIZE').disabled).toBe(true);
+    expect(editor('E_SIZE unit').disabled).toBe(true);
   });
 });
 
@@ -113,9 +288,10 @@ describe('the notebook profile in the panel', () => {
       forget: jest.fn(),
       reviewProfile: jest.fn(async () => undefined),
       restartAndApply: jest.fn(async () => undefined),
-      refresh: jest.fn()
+      refresh: jest.fn(),
+      loadHistory: jest.fn(async () => undefined)
     };
-    const widget = new ConfigView(model, actions);
+    const widget = new ConfigView(model, actions, t);
     document.body.append(widget.node);
     model.setConnection({ state: 'ready', kernel: 'Python 3' });
     model.setProfile({ LD_PRELOAD: '/tmp/evil.so', MGE_DEFAULT_DEVICE: 'cpu0' });
@@ -152,7 +328,7 @@ describe('the question before a profile is applied', () => {
   const cells = (row: Element) => [...row.children].map(c => c.textContent);
 
   it('lists what would be set and what the kernel refuses, with the value, what it is now and why', () => {
-    const body = reviewBody({ notebook: 'downloaded.ipynb', items: ITEMS, language: 'en' });
+    const body = reviewBody({ notebook: 'downloaded.ipynb', items: ITEMS }, t);
     expect(body.querySelector('p')!.textContent).toContain('The notebook downloaded.ipynb carries a profile');
     const [willSet, refused] = [...body.querySelectorAll('table')];
     expect(willSet.querySelector('caption')!.textContent).toBe('Will be set');
@@ -171,8 +347,8 @@ describe('the question before a profile is applied', () => {
     expect([...body.querySelectorAll('tbody th')].every(th => th.getAttribute('scope') === 'row')).toBe(true);
   });
 
-  it('says so when nothing would be set, and speaks Chinese for a Chinese JupyterLab', () => {
-    const body = reviewBody({ notebook: 'x.ipynb', items: [ITEMS[2]], language: 'zh' });
+  it('says so when nothing would be set, and speaks Chinese for a Chinese JupyterLab', async () => {
+    const body = reviewBody({ notebook: 'x.ipynb', items: [ITEMS[2]] }, translate(await chineseTranslation()));
     expect(body.querySelectorAll('table')).toHaveLength(1);
     expect(body.textContent).toContain('这份配置中没有会被设置的变量。');
     expect(body.textContent).toContain('不会应用');

@@ -1,36 +1,24 @@
 /**
- * A variable's status (the kernel's words, from "state" and "changed") → the badge the sidebar shows.
- * The kernel's status strings are the contract (mgenv_jupyter/runtime: Outcome values and EnvSession._status);
- * any status not listed here is still shown, as a neutral badge with the kernel's own words.
+ * A status code (from "state", "changed" and every change's outcome) → what the sidebar shows: the label from the
+ * schema's one bilingual table (STATUS_LABELS, the same words the magics and the widgets use) and the code itself,
+ * which names the badge's CSS modifier (mgenv-sb-badge-<code>). The kernel decides the status; nothing is derived here.
  */
+import { STATUS_LABELS, StatusCode } from '../protocol';
 import { Language } from './text';
 
-export type BadgeKind = 'effective' | 'pending' | 'already-read' | 'live' | 'latched' | 'dead' | 'option' | 'unset' | 'other';
-
 export interface Badge {
-  kind: BadgeKind;
+  code: string;
   label: string;
 }
 
-const BADGES: Record<string, [BadgeKind, string, string]> = {
-  'effective now': ['effective', 'effective', '已生效'],
-  'in effect': ['effective', 'effective', '已生效'],
-  'pending import': ['pending', 'pending import', '待导入时生效'],
-  'takes effect at import': ['pending', 'pending import', '待导入时生效'],
-  'pending first use': ['pending', 'pending first use', '待首次使用时生效'],
-  'takes effect at first use': ['pending', 'pending first use', '待首次使用时生效'],
-  'already read, restart needed': ['already-read', 'already read, restart needed', '已被读取,需重启'],
-  'applied live': ['live', 'applied live', '已实时应用'],
-  'may already be latched': ['latched', 'may already be latched', '可能已被锁定'],
-  'no longer read': ['dead', 'no longer read', '已不再读取'],
-  'NPURunConfig option': ['option', 'NPURunConfig option', 'NPURunConfig 选项'],
-  unset: ['unset', 'unset', '未设置']
-};
+/** A code this front end does not know yet (a newer kernel) is shown as it came, on a neutral badge. */
+export function badgeFor(code: string, language: Language = 'en'): Badge {
+  const labels = Object.prototype.hasOwnProperty.call(STATUS_LABELS, code) ? STATUS_LABELS[code as StatusCode] : null;
+  return { code, label: labels ? labels[language] : code };
+}
 
-export function badgeFor(status: string, language: Language = 'en'): Badge {
-  const known = BADGES[status];
-  if (!known) {
-    return { kind: 'other', label: status };
-  }
-  return { kind: known[0], label: language === 'zh' ? known[2] : known[1] };
+/** The CSS class of a badge: the code where it is one of ours, "other" for anything else. */
+export function badgeClass(badge: Badge): string {
+  const known = Object.prototype.hasOwnProperty.call(STATUS_LABELS, badge.code);
+  return `mgenv-sb-badge mgenv-sb-badge-${known ? badge.code : 'other'}`;
 }

@@ -14,6 +14,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 import {
   COMM_TARGET,
   ErrorReply,
+  HistoryReply,
   MemoryMessage,
   ProfileReply,
   PROTOCOL_VERSION,
@@ -27,6 +28,7 @@ import { Language } from './text';
 
 /** The constant the panel runs in a kernel that may not have loaded the extension; loading twice is harmless. */
 export const LOAD_CODE = '%load_ext mgenv_jupyter';
+/** Seconds between memory samples unless the settings say otherwise (schema/sidebar.json: memoryInterval). */
 export const MEMORY_INTERVAL = 0.1;
 
 export type KernelLike = Pick<Kernel.IKernelConnection, 'requestExecute' | 'createComm' | 'iopubMessage'>;
@@ -37,9 +39,10 @@ type RequestBody =
   | { type: 'unset'; names: string[]; source: string }
   | { type: 'refresh' }
   | { type: 'memory'; on: boolean; interval: number }
+  | { type: 'history'; before: number | null; limit: number }
   | { type: 'profile'; profile: Profile; approve: boolean; apply: boolean };
 
-export type Answer = ResultReply | ErrorReply | ProfileReply;
+export type Answer = ResultReply | ErrorReply | ProfileReply | HistoryReply;
 
 /** The kernel's answer to the profile sent when the comm opened (its review, or why it could not review it). */
 export interface ProfileReviewed {
@@ -56,6 +59,7 @@ export class KernelClient {
   private _comm: Kernel.IComm | null = null;
   private _pending = new Map<string, (answer: Answer) => void>();
   private _memoryOn = false;
+  private _interval: number;
   private _gotCatalog = false;
   private _retried = false;
   private _loadOk = false;
@@ -64,10 +68,15 @@ export class KernelClient {
   private _memoryReceived = new Signal<this, MemoryMessage>(this);
   private _profileReviewed = new Signal<this, ProfileReviewed>(this);
 
-  constructor(kernel: KernelLike, model: EnvModel, options: { language: Language; profile?: Profile }) {
+  constructor(
+    kernel: KernelLike,
+    model: EnvModel,
+    options: { language: Language; profile?: Profile; memoryInterval?: number }
+  ) {
     this._kernel = kernel;
     this._model = model;
     this._language = options.language;
+    this._interval = options.memoryInterval ?? MEMORY_INTERVAL;
     this._profile = { ...(options.profile ?? {}) };
   }
 
@@ -124,6 +133,11 @@ export class KernelClient {
     void this._request({ type: 'refresh' });
   }
 
+  /** Ask for at most `limit` changes older than change number `before` (the newest ones when null). */
+  history(before: number | null, limit: number): Promise<Answer> {
+    return this._request({ type: 'history', before, limit });
+  }
+
   /** Ask for the live memory stream (or stop it); remembered and re-sent if the comm is reopened. */
   setMemory(on: boolean): void {
     if (on === this._memoryOn) {
@@ -131,7 +145,18 @@ export class KernelClient {
     }
     this._memoryOn = on;
     if (this._comm) {
-      void this._request({ type: 'memory', on, interval: MEMORY_INTERVAL });
+      void this._request({ type: 'memory', on, interval: this._interval });
+    }
+  }
+
+  /** Seconds between memory samples; a running stream is told at once. */
+  setMemoryInterval(interval: number): void {
+    if (interval === this._interval) {
+      return;
+    }
+    this._interval = interval;
+    if (this._comm && this._memoryOn) {
+      void this._request({ type: 'memory', on: true, interval });
     }
   }
 
@@ -146,7 +171,7 @@ export class KernelClient {
     if (comm && !comm.isDisposed) {
       try {
         if (this._memoryOn) {
-          this._send(comm, { type: 'memory', on: false, interval: MEMORY_INTERVAL });
+          this._send(comm, { type: 'memory', on: false, interval: this._interval });
         }
         comm.close();
       } catch {
@@ -168,13 +193,13 @@ export class KernelClient {
       const profile = this._profile;
       void this.reviewProfile(profile, { approve: false, apply: true }).then(answer => {
         // A local error (reply_to null) means the comm closed first: a reopened comm sends the profile again.
-        if (!this._disposed && answer.type !== 'result' && answer.reply_to !== null) {
+        if (!this._disposed && (answer.type === 'profile' || answer.type === 'error') && answer.reply_to !== null) {
           this._profileReviewed.emit({ profile, answer });
         }
       });
     }
     if (this._memoryOn) {
-      void this._request({ type: 'memory', on: true, interval: MEMORY_INTERVAL });
+      void this._request({ type: 'memory', on: true, interval: this._interval });
     }
   }
 
@@ -191,7 +216,9 @@ export class KernelClient {
       this._gotCatalog = true;
     }
     this._model.receive(message);
-    if ((message.type === 'result' || message.type === 'error' || message.type === 'profile') && message.reply_to) {
+    const answers = message.type === 'result' || message.type === 'error' || message.type === 'profile' ||
+      message.type === 'history';
+    if (answers && message.reply_to) {
       const resolve = this._pending.get(message.reply_to);
       if (resolve) {
         this._pending.delete(message.reply_to);

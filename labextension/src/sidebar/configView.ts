@@ -1,16 +1,21 @@
 /**
  * The config half of the sidebar: which kernel it follows and how that went, "Restart and apply", the notebook
- * profile and whether this kernel has it (with a way to review it again when the user declined it), the last error, a search box, the catalog grouped by framework then category with one editor row per
- * variable, and the change history. It only renders the model and forwards the user's actions.
+ * profile and whether this kernel has it (with a way to review it again when the user declined it), the last error,
+ * a search box, the catalog grouped by framework (named as the kernel names them) then category with one editor row
+ * per variable, and the change history (the latest ones, as many as the settings say, and older ones on request).
+ * It only renders the model and forwards the user's actions.
  */
 import { Widget } from '@lumino/widgets';
 
 import { ChangeInfo } from '../protocol';
+import { badgeClass, badgeFor } from './badges';
 import { Answer } from './client';
-import { EnvModel, ModelChange, ProfileStatus } from './model';
+import { el } from './dom';
+import { EnvModel, HISTORY_LIMIT, ModelChange, ProfileStatus } from './model';
 import { isSecret } from './profile';
-import { el, VariableRow } from './rows';
-import { Language, text, TextKey } from './text';
+import { VariableRow } from './rows';
+import { DEFAULT_OPTIONS } from './settings';
+import { TextKey, Translate } from './text';
 
 export interface ConfigActions {
   edit(name: string, value: string | null): Promise<Answer | null>;
@@ -18,17 +23,10 @@ export interface ConfigActions {
   reviewProfile(): Promise<void>;
   restartAndApply(): Promise<void>;
   refresh(): void;
+  /** Ask the kernel for at most `limit` changes older than number `before`; they arrive through the model. */
+  loadHistory(before: number, limit: number): Promise<void>;
 }
 
-const FRAMEWORK_NAMES: Record<string, string> = {
-  megengine: 'MegEngine',
-  mxnet: 'MXNet',
-  paddle: 'PaddlePaddle',
-  ascend: 'Ascend (NPURunConfig)',
-  cuda: 'CUDA',
-  dtr: 'DTR'
-};
-const HISTORY_SHOWN = 100;
 const PROFILE_STATUS: Record<ProfileStatus, TextKey | null> = {
   none: null,
   checking: 'profileChecking',
@@ -41,6 +39,7 @@ const PROFILE_STATUS: Record<ProfileStatus, TextKey | null> = {
 export class ConfigView extends Widget {
   private _model: EnvModel;
   private _actions: ConfigActions;
+  private _t: Translate;
   private _rows = new Map<string, VariableRow>();
   private _status: HTMLElement;
   private _notice: HTMLElement;
@@ -52,12 +51,17 @@ export class ConfigView extends Widget {
   private _catalog: HTMLElement;
   private _empty: HTMLElement;
   private _history: HTMLElement;
+  private _historyCount: HTMLElement;
+  private _older: HTMLButtonElement;
+  private _historyShown: number = DEFAULT_OPTIONS.historyShown;
+  private _shown = this._historyShown; // how many changes the list shows now ("Show older" adds a page)
+  private _loading = false;
 
-  constructor(model: EnvModel, actions: ConfigActions) {
+  constructor(model: EnvModel, actions: ConfigActions, t: Translate) {
     super();
     this._model = model;
     this._actions = actions;
-    const t = (key: Parameters<typeof text>[0]) => text(key, this._language);
+    this._t = t;
     this.addClass('mgenv-sb-config');
 
     this._status = el('div', 'mgenv-sb-status');
@@ -84,7 +88,10 @@ export class ConfigView extends Widget {
     const summary = el('summary', '');
     summary.textContent = t('history');
     this._history = el('ol', 'mgenv-sb-history-list');
-    history.append(summary, this._history);
+    this._historyCount = el('div', 'mgenv-sb-history-count');
+    this._older = button(t('historyOlder'), t('historyOlder'), 'jp-mod-reject mgenv-sb-history-older');
+    this._older.addEventListener('click', () => void this._showOlder());
+    history.append(summary, this._history, this._historyCount, this._older);
     this.node.append(
       this._status, this._notice, toolbar, this._profile, this._error, this._search, this._catalog, this._empty, history
     );
@@ -97,16 +104,20 @@ export class ConfigView extends Widget {
     return this._rows.get(name);
   }
 
+  /** How many of the latest changes the history shows (a setting); older pages stay shown once asked for. */
+  setHistoryShown(count: number): void {
+    this._shown = Math.max(count, this._shown === this._historyShown ? count : this._shown);
+    this._historyShown = count;
+    this._renderHistory();
+    void this._fillHistory();
+  }
+
   dispose(): void {
     if (this.isDisposed) {
       return;
     }
     this._model.changed.disconnect(this._onChange, this);
     super.dispose();
-  }
-
-  private get _language(): Language {
-    return this._model.language;
   }
 
   private _onChange(_: EnvModel, change: ModelChange): void {
@@ -119,6 +130,7 @@ export class ConfigView extends Widget {
         break;
       case 'history':
         this._renderHistory();
+        void this._fillHistory();
         break;
       case 'error':
         this._renderError();
@@ -146,7 +158,7 @@ export class ConfigView extends Widget {
 
   private _renderStatus(): void {
     const { state, notebook, kernel, detail } = this._model.connection;
-    const t = (key: Parameters<typeof text>[0]) => text(key, this._language);
+    const t = this._t;
     const info = this._model.kernel;
     let line: string;
     switch (state) {
@@ -166,7 +178,7 @@ export class ConfigView extends Widget {
       case 'ready':
         line = kernel + (info ? ` · Python ${info.version}` : '');
         if (info?.imported.length) {
-          line += ` · imported: ${info.imported.join(', ')}`;
+          line += ` · ${t('imported', info.imported.join(', '))}`;
         }
         break;
       case 'dead':
@@ -208,10 +220,11 @@ export class ConfigView extends Widget {
     for (const row of this._rows.values()) {
       row.setEnabled(live);
     }
+    this._renderHistoryFooter();
   }
 
   private _renderProfile(): void {
-    const t = (key: Parameters<typeof text>[0]) => text(key, this._language);
+    const t = this._t;
     const profile = Object.entries(this._model.profile);
     const review = this._model.profileReview;
     this._profile.replaceChildren();
@@ -265,12 +278,12 @@ export class ConfigView extends Widget {
       list.append(item);
     }
     this._profile.append(list);
-    this._restart.textContent = text('restartApply', this._language) + (profile.length ? ` (${profile.length})` : '');
+    this._restart.textContent = t('restartApply') + (profile.length ? ` (${profile.length})` : '');
   }
 
   private _renderError(): void {
     const error = this._model.error;
-    this._error.textContent = error ? `${text('error', this._language)}: ${error}` : '';
+    this._error.textContent = error ? this._t('error', error) : '';
     this._error.hidden = !error;
   }
 
@@ -283,7 +296,7 @@ export class ConfigView extends Widget {
       framework.open = true;
       framework.dataset.framework = group.framework;
       const summary = el('summary', '');
-      summary.textContent = FRAMEWORK_NAMES[group.framework] ?? group.framework;
+      summary.textContent = this._model.frameworkLabel(group.framework);
       framework.append(summary);
       for (const category of group.categories) {
         const section = el('details', 'mgenv-sb-category') as HTMLDetailsElement;
@@ -292,7 +305,7 @@ export class ConfigView extends Widget {
         heading.textContent = category.category;
         section.append(heading);
         for (const entry of category.entries) {
-          const row = new VariableRow(entry, (name, value) => void this._edit(name, value), this._language);
+          const row = new VariableRow(entry, (name, value) => void this._edit(name, value), this._t);
           row.update(this._model.variable(entry.name), this._model.badge(entry.name));
           row.setEnabled(live);
           this._rows.set(entry.name, row);
@@ -307,8 +320,12 @@ export class ConfigView extends Widget {
 
   private async _edit(name: string, value: string | null): Promise<void> {
     const answer = await this._actions.edit(name, value);
+    const row = this._rows.get(name);
     if (answer?.type === 'error') {
-      this._rows.get(name)?.markInvalid(answer.message);
+      row?.markInvalid(answer.message);
+    } else if (answer?.type === 'result') {
+      // Accepted: show what the kernel holds now (normalised: "2GB" → 2147483648), even if nothing changed.
+      row?.update(this._model.variable(name), this._model.badge(name));
     }
   }
 
@@ -338,25 +355,65 @@ export class ConfigView extends Widget {
     this._history.replaceChildren();
     if (!history.length) {
       const empty = el('li', 'mgenv-sb-history-empty');
-      empty.textContent = text('historyEmpty', this._language);
+      empty.textContent = this._t('historyEmpty');
       this._history.append(empty);
+    }
+    for (const change of history.slice(-this._shown).reverse()) {
+      this._history.append(this._historyItem(change));
+    }
+    this._renderHistoryFooter();
+  }
+
+  private _renderHistoryFooter(): void {
+    const shown = Math.min(this._shown, this._model.history.length);
+    const total = this._model.historyTotal;
+    this._historyCount.textContent = this._t('historyCount', shown, total);
+    this._historyCount.hidden = shown === 0 || shown >= total;
+    const more = this._model.history.length > this._shown || this._model.olderAvailable;
+    this._older.hidden = !more || this._shown >= HISTORY_LIMIT;
+    this._older.disabled = this._loading || this._model.connection.state !== 'ready';
+  }
+
+  /** One more page of older changes: those already here first, then the kernel's. */
+  private async _showOlder(): Promise<void> {
+    this._shown = Math.min(HISTORY_LIMIT, this._shown + this._historyShown);
+    this._renderHistory();
+    await this._fillHistory();
+  }
+
+  /** Ask the kernel for older changes while the list should show more than the model holds. */
+  private async _fillHistory(): Promise<void> {
+    const history = this._model.history;
+    const missing = Math.min(this._shown, HISTORY_LIMIT) - history.length;
+    if (this._loading || missing <= 0 || !this._model.olderAvailable || this._model.connection.state !== 'ready') {
       return;
     }
-    for (const change of history.slice(-HISTORY_SHOWN).reverse()) {
-      this._history.append(historyItem(change));
+    const oldest = history[0]?.seq ?? this._model.historyTotal + 1;
+    this._loading = true;
+    this._renderHistoryFooter();
+    try {
+      await this._actions.loadHistory(oldest, missing);
+    } finally {
+      this._loading = false;
+      this._renderHistoryFooter();
     }
   }
-}
 
-function historyItem(change: ChangeInfo): HTMLElement {
-  const item = el('li', 'mgenv-sb-history-item');
-  const time = new Date(change.time * 1000).toLocaleTimeString();
-  // The kernel masks a secret's values itself (`secret`); masking by name as well costs nothing.
-  const masked = change.secret || isSecret(change.name);
-  const value = (v: string | null) => (v === null ? '(unset)' : masked ? '********' : v);
-  item.textContent = `${time} ${change.name}: ${value(change.old)} → ${value(change.new)} [${change.source}] ${change.outcome}`;
-  item.title = change.message + (change.effective ? ` (effective: ${change.effective})` : '');
-  return item;
+  private _historyItem(change: ChangeInfo): HTMLElement {
+    const t = this._t;
+    const item = el('li', 'mgenv-sb-history-item');
+    const time = new Date(change.time * 1000).toLocaleTimeString();
+    // The kernel masks a secret's values itself (`secret`); masking by name as well costs nothing.
+    const masked = change.secret || isSecret(change.name);
+    const value = (v: string | null) => (v === null ? t('unsetValue') : masked ? '********' : v);
+    const outcome = badgeFor(change.outcome, this._model.language);
+    const label = el('span', `${badgeClass(outcome)} mgenv-sb-history-outcome`);
+    label.textContent = outcome.label;
+    item.append(`${time} ${change.name}: ${value(change.old)} → ${value(change.new)} [${change.source}] `, label);
+    item.dataset.outcome = change.outcome;
+    item.title = change.message + (change.effective ? ` (${t('effectiveValue', change.effective)})` : '');
+    return item;
+  }
 }
 
 function button(label: string, title: string, className: string): HTMLButtonElement {

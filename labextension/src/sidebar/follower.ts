@@ -14,7 +14,7 @@ import type { Kernel, Session } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import { MemoryMessage, ProfileReply } from '../protocol';
-import { Answer, KernelClient, ProfileReviewed } from './client';
+import { Answer, KernelClient, MEMORY_INTERVAL, ProfileReviewed } from './client';
 import { EnvModel, ProfileReview } from './model';
 import { isSecret, Profile, readProfile, updateProfile } from './profile';
 import { ProfileQuestion } from './profileReview';
@@ -36,6 +36,7 @@ export class NotebookFollower {
   private _kernel: Kernel.IKernelConnection | null = null;
   private _client: KernelClient | null = null;
   private _memoryOn = false;
+  private _memoryInterval = MEMORY_INTERVAL;
   private _active = false;
   private _reattachScheduled = false;
   // Kernel id → what became of the profile in its current process; present once the process has been sent it.
@@ -91,6 +92,17 @@ export class NotebookFollower {
   setMemory(on: boolean): void {
     this._memoryOn = on;
     this._client?.setMemory(on);
+  }
+
+  /** Seconds between memory samples (a setting), for this kernel and the next ones. */
+  setMemoryInterval(interval: number): void {
+    this._memoryInterval = interval;
+    this._client?.setMemoryInterval(interval);
+  }
+
+  /** Ask the followed kernel for older changes; they reach the model as a "history" reply. */
+  async loadHistory(before: number, limit: number): Promise<void> {
+    await this._client?.history(before, limit);
   }
 
   /**
@@ -287,7 +299,11 @@ export class NotebookFollower {
     const profile = fresh ? readProfile(panel.context.model) : {};
     const sent = Object.keys(profile).length > 0;
     this._setOutcome(kernel, sent ? { status: 'checking', items: [] } : fresh ? NO_PROFILE : outcome);
-    const client = new KernelClient(kernel, this._model, { language: this._model.language, profile });
+    const client = new KernelClient(kernel, this._model, {
+      language: this._model.language,
+      profile,
+      memoryInterval: this._memoryInterval
+    });
     this._client = client;
     client.memoryReceived.connect(this._onMemory, this);
     client.profileReviewed.connect(this._onProfileReviewed, this);
@@ -357,7 +373,7 @@ export class NotebookFollower {
     if (open && open.panel === panel && open.key === key) {
       return open.answer;
     }
-    const answer = this._ask({ notebook: panel.context.localPath, items: review.items, language: this._model.language })
+    const answer = this._ask({ notebook: panel.context.localPath, items: review.items })
       .catch(() => false) // a question that could not be asked is a no
       .finally(() => {
         if (this._question?.answer === answer) {

@@ -10,8 +10,8 @@ import { Widget } from '@lumino/widgets';
 
 import { MemoryChart } from '../chart/memoryChart';
 import { MemoryMessage } from '../protocol';
-import { el } from './rows';
-import { Language, text } from './text';
+import { el } from './dom';
+import { Translate } from './text';
 
 export class MemoryView extends Widget {
   private _chart: MemoryChart;
@@ -22,10 +22,10 @@ export class MemoryView extends Widget {
   private _wantedChanged = new Signal<this, boolean>(this);
   private _title: string;
 
-  constructor(language: Language) {
+  constructor(t: Translate) {
     super();
     this.addClass('mgenv-sb-memory');
-    this._title = text('memory', language);
+    this._title = t('memory');
     this._toggle = el('button', 'mgenv-sb-memory-toggle') as HTMLButtonElement;
     this._toggle.setAttribute('aria-expanded', 'true');
     this._toggle.textContent = `▾ ${this._title}`;

@@ -1,12 +1,20 @@
 /**
- * The sidebar's state for the notebook it follows: the kernel's catalog, every variable's value and status, the
- * change history, the last error, the notebook profile (and what became of it in this kernel) and the connection.
- * The kernel is the one source of truth: `receive` folds its messages in (catalog → state → changed → history); views
- * listen to `changed`.
+ * The sidebar's state for the notebook it follows: the kernel's catalog (entries and framework names), every
+ * variable's value, status and applicability, the change history, the last error, the notebook profile (and what
+ * became of it in this kernel) and the connection. The kernel is the one source of truth: `receive` folds its
+ * messages in (catalog → state → changed → history); views listen to `changed`.
  */
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { ChangeInfo, EntryInfo, KernelInfo, ProfileItemInfo, PROTOCOL_VERSION, Reply, VariableInfo } from '../protocol';
+import {
+  ChangeInfo,
+  EntryInfo,
+  KernelInfo,
+  ProfileItemInfo,
+  PROTOCOL_VERSION,
+  Reply,
+  VariableInfo
+} from '../protocol';
 import { Badge, badgeFor } from './badges';
 import { Profile } from './profile';
 import { Language } from './text';
@@ -68,14 +76,18 @@ export interface FrameworkGroup {
   categories: CategoryGroup[];
 }
 
+/** Changes kept, and the most one "history" request asks for (the kernel's window, comm.MAX_HISTORY_WINDOW). */
 export const HISTORY_LIMIT = 500;
 
 export class EnvModel {
   private _language: Language;
   private _entries: EntryInfo[] = [];
   private _byName = new Map<string, EntryInfo>();
+  private _frameworks = new Map<string, string>();
   private _variables: Record<string, VariableInfo> = {};
   private _history: ChangeInfo[] = [];
+  private _historyTotal = 0;
+  private _olderGone = false; // the kernel answered a request for older changes with none
   private _kernel: KernelInfo | null = null;
   private _error: string | null = null;
   private _profile: Profile = {};
@@ -112,9 +124,25 @@ export class EnvModel {
     return this._variables[name];
   }
 
-  /** Oldest first, at most HISTORY_LIMIT. */
+  /** The framework's name as the kernel spells it in the catalog language (the key itself if it sent none). */
+  frameworkLabel(key: string): string {
+    return this._frameworks.get(key) ?? key;
+  }
+
+  /** Oldest first, at most HISTORY_LIMIT, each change once (by its number). */
   get history(): readonly ChangeInfo[] {
     return this._history;
+  }
+
+  /** How many changes the kernel has recorded (its last change's number). */
+  get historyTotal(): number {
+    return Math.max(this._historyTotal, this._history[this._history.length - 1]?.seq ?? 0);
+  }
+
+  /** Whether the kernel may hold changes older than the oldest one here, and there is room for them. */
+  get olderAvailable(): boolean {
+    const oldest = this._history[0]?.seq ?? this.historyTotal + 1;
+    return !this._olderGone && oldest > 1 && this._history.length < HISTORY_LIMIT;
   }
 
   get kernel(): KernelInfo | null {
@@ -168,6 +196,7 @@ export class EnvModel {
         }
         this._entries = message.entries;
         this._byName = new Map(message.entries.map(e => [e.name, e]));
+        this._frameworks = new Map((message.frameworks ?? []).map(f => [f.key, f.label]));
         this._changed.emit({ kind: 'catalog' });
         if (this._connection.state === 'connecting') {
           this.setConnection({ state: 'ready', detail: '' });
@@ -175,7 +204,9 @@ export class EnvModel {
         return true;
       case 'state':
         this._variables = { ...(message.variables ?? {}) };
-        this._history = (message.history ?? []).slice(-HISTORY_LIMIT);
+        // The latest window; older changes already here (loaded on request) stay.
+        this._history = mergeHistory(this._history, message.history ?? []);
+        this._historyTotal = message.history_total ?? 0;
         this._kernel = message.kernel ?? null;
         this._changed.emit({ kind: 'variables' });
         this._changed.emit({ kind: 'history' });
@@ -188,9 +219,20 @@ export class EnvModel {
         const names = [...new Set([...Object.keys(variables), ...changes.map(c => c.name)])];
         this._changed.emit({ kind: 'variables', names });
         if (changes.length) {
-          this._history = this._history.concat(changes).slice(-HISTORY_LIMIT);
+          this._history = mergeHistory(this._history, changes);
           this._changed.emit({ kind: 'history' });
         }
+        return true;
+      }
+      case 'history': {
+        const changes = message.changes ?? [];
+        const oldest = this._history[0]?.seq ?? Infinity;
+        if (!changes.some(c => c.seq < oldest)) {
+          this._olderGone = true; // the kernel has dropped them (it keeps a bounded history)
+        }
+        this._history = mergeHistory(this._history, changes);
+        this._historyTotal = Math.max(this._historyTotal, message.total ?? 0);
+        this._changed.emit({ kind: 'history' });
         return true;
       }
       case 'result':
@@ -219,8 +261,11 @@ export class EnvModel {
   resetKernelState(): void {
     this._entries = [];
     this._byName.clear();
+    this._frameworks.clear();
     this._variables = {};
     this._history = [];
+    this._historyTotal = 0;
+    this._olderGone = false;
     this._kernel = null;
     this._error = null;
     this._review = { status: 'none', items: [] };
@@ -287,6 +332,15 @@ export class EnvModel {
       categories: [...categories].map(([category, entries]) => ({ category, entries }))
     }));
   }
+}
+
+/** Both lists of changes, each change once (a change's number identifies it in a kernel), oldest first, bounded. */
+function mergeHistory(kept: readonly ChangeInfo[], arrived: readonly ChangeInfo[]): ChangeInfo[] {
+  const bySeq = new Map<number, ChangeInfo>();
+  for (const change of [...kept, ...arrived]) {
+    bySeq.set(change.seq, change);
+  }
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq).slice(-HISTORY_LIMIT);
 }
 
 function isObject(value: unknown): value is Record<string, any> {

@@ -7,13 +7,13 @@ import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
 import { ProfileQuestion, reviewBody } from './profileReview';
-import { text } from './text';
+import { Translate } from './text';
 
-export const askToApplyProfile: ProfileQuestion = async args => {
-  const t = (key: Parameters<typeof text>[0]) => text(key, args.language);
+/** The question, in the words `t` gives (the user's language). */
+export const askToApplyProfile = (t: Translate): ProfileQuestion => async args => {
   const result = await showDialog({
     title: t('askTitle'),
-    body: new Widget({ node: reviewBody(args) }),
+    body: new Widget({ node: reviewBody(args, t) }),
     buttons: [Dialog.cancelButton({ label: t('askDontApply') }), Dialog.okButton({ label: t('askApply') })],
     // Enter, or a stray key, must not give consent: the focused default is "Don't apply".
     defaultButton: 0

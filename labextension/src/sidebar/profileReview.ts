@@ -5,14 +5,13 @@
  * a table; asking the question itself is profileDialog.ts (JupyterLab's dialog).
  */
 import { ProfileItemInfo } from '../protocol';
-import { el } from './rows';
-import { Language, text, TextKey } from './text';
+import { el } from './dom';
+import { TextKey, Translate } from './text';
 
 /** What the question is about. */
 export interface ProfileQuestionArgs {
   notebook: string;
   items: readonly ProfileItemInfo[];
-  language: Language;
 }
 
 /** Ask the user whether to apply a notebook profile; resolves true only when they chose to apply it. */
@@ -20,8 +19,7 @@ export type ProfileQuestion = (args: ProfileQuestionArgs) => Promise<boolean>;
 
 export const REVIEW_CLASS = 'mgenv-profile-review';
 
-export function reviewBody({ notebook, items, language }: ProfileQuestionArgs): HTMLElement {
-  const t = (key: TextKey) => text(key, language);
+export function reviewBody({ notebook, items }: ProfileQuestionArgs, t: Translate): HTMLElement {
   const body = el('div', REVIEW_CLASS);
   const [before, after] = t('askIntro').split('{notebook}');
   const intro = el('p', '');
@@ -33,7 +31,7 @@ export function reviewBody({ notebook, items, language }: ProfileQuestionArgs): 
   const applied = items.filter(item => item.action !== 'refused');
   const refused = items.filter(item => item.action === 'refused');
   if (applied.length) {
-    body.append(heading(t('askWillSet')), table(applied, language, false));
+    body.append(heading(t('askWillSet')), table(applied, t, false));
   } else {
     const none = el('p', `${REVIEW_CLASS}-nothing`);
     none.textContent = t('askNothingToSet');
@@ -43,7 +41,7 @@ export function reviewBody({ notebook, items, language }: ProfileQuestionArgs): 
     const section = el('section', `${REVIEW_CLASS}-refused`);
     const note = el('p', '');
     note.textContent = t('askRefusedNote');
-    section.append(heading(t('askRefused')), note, table(refused, language, true));
+    section.append(heading(t('askRefused')), note, table(refused, t, true));
     body.append(section);
   }
   const remember = el('p', `${REVIEW_CLASS}-remember`);
@@ -58,8 +56,7 @@ function heading(label: string): HTMLElement {
   return node;
 }
 
-function table(items: readonly ProfileItemInfo[], language: Language, refused: boolean): HTMLTableElement {
-  const t = (key: TextKey) => text(key, language);
+function table(items: readonly ProfileItemInfo[], t: Translate, refused: boolean): HTMLTableElement {
   const node = el('table', `${REVIEW_CLASS}-table`) as HTMLTableElement;
   // The caption names the table for assistive technology; the heading above says the same on screen.
   const caption = el('caption', `${REVIEW_CLASS}-caption`);

@@ -1,211 +1,208 @@
 /**
- * One row per catalog variable: its name, status badge, editor and description. The editor is drawn by the value
- * type's kind (enum → select, switch/presence → checkbox, anything else → text input) and its accessible name is
- * exactly the variable's name. A row keeps what the user is typing until they commit (Enter, leaving the field,
- * or a change of a select/checkbox); the kernel's answer then comes back through the model.
+ * One row per catalog variable, drawn from what the kernel's presentation layer sent: the name and its status badge,
+ * the editor the kernel chose (editors.ts), whether the variable applies with the values chosen (a row that does not
+ * is greyed, stays editable, and says why beside it), the description, the live call (labelled as an example when
+ * it shows the default), and the entry's facts: when it is read, its default, what is allowed, its caveats. The row
+ * decides nothing about the variable; it shows it.
  */
 import { EntryInfo, VariableInfo } from '../protocol';
-import { Badge } from './badges';
-import { Language, text } from './text';
+import { Badge, badgeClass } from './badges';
+import { el } from './dom';
+import { Editor, editorFor } from './editors';
+import { Translate } from './text';
 
 /** Set (value) or unset (null) a variable. */
 export type EditHandler = (name: string, value: string | null) => void;
 
+export const INAPPLICABLE_CLASS = 'mgenv-sb-inapplicable';
+
 export class VariableRow {
   readonly entry: EntryInfo;
   readonly node: HTMLElement;
-  private _editor: HTMLInputElement | HTMLSelectElement;
+  readonly editor: Editor;
   private _badge: HTMLElement;
   private _unset: HTMLButtonElement;
-  private _current: string | null = null;
-  private _sent: string | null | undefined = undefined; // what the text input last sent, until the kernel answers
-  private _onEdit: EditHandler;
-  private _language: Language;
+  private _odd: HTMLElement;
+  private _error: HTMLElement;
+  private _applies: HTMLElement;
+  private _live: HTMLElement;
+  private _info: VariableInfo | undefined;
+  private _refused = false; // the editor holds an edit the kernel refused, with its reason shown
+  private _t: Translate;
 
-  constructor(entry: EntryInfo, onEdit: EditHandler, language: Language) {
+  constructor(entry: EntryInfo, onEdit: EditHandler, t: Translate) {
     this.entry = entry;
-    this._onEdit = onEdit;
-    this._language = language;
+    this._t = t;
     this.node = el('div', 'mgenv-sb-row');
     this.node.dataset.name = entry.name;
 
     const head = el('div', 'mgenv-sb-row-head');
     const name = el('code', 'mgenv-sb-name');
     name.textContent = entry.name;
-    name.title = details(entry, language);
     this._badge = el('span', 'mgenv-sb-badge');
     head.append(name, this._badge);
 
     const edit = el('div', 'mgenv-sb-row-edit');
-    this._editor = this._makeEditor();
-    this._editor.setAttribute('aria-label', entry.name);
-    this._editor.classList.add('mgenv-sb-editor');
+    this.editor = editorFor(entry, value => onEdit(entry.name, value), t);
     this._unset = el('button', 'mgenv-sb-unset') as HTMLButtonElement;
     this._unset.textContent = '×';
-    this._unset.title = text('unsetTitle', language);
-    this._unset.setAttribute('aria-label', `${text('unset', language)} ${entry.name}`);
-    this._unset.addEventListener('click', () => this._onEdit(entry.name, null));
-    edit.append(this._editor, this._unset);
-
-    const description = el('div', 'mgenv-sb-desc');
-    description.textContent = entry.description;
-    this.node.append(head, edit, description);
-    if (entry.caveats.length) {
-      const caveats = el('details', 'mgenv-sb-caveats');
-      const summary = el('summary', '');
-      summary.textContent = `⚠ ${text('caveats', language)} (${entry.caveats.length})`;
-      const list = el('ul', '');
-      for (const caveat of entry.caveats) {
-        const item = el('li', '');
-        item.textContent = caveat;
-        list.append(item);
-      }
-      caveats.append(summary, list);
-      this.node.append(caveats);
-    }
-    this.update(undefined, null);
-  }
-
-  get editor(): HTMLInputElement | HTMLSelectElement {
-    return this._editor;
-  }
-
-  /** Show the kernel's value and status; an editor the user is typing in keeps their text. */
-  update(info: VariableInfo | undefined, badge: Badge | null): void {
-    this._current = info?.value ?? null;
-    if (badge) {
-      this._badge.textContent = badge.label;
-      this._badge.className = `mgenv-sb-badge mgenv-sb-badge-${badge.kind}`;
-      this._badge.title = info?.message ?? '';
-      this._badge.hidden = false;
-    } else {
-      this._badge.hidden = true;
-    }
-    this._unset.hidden = this._current === null;
-    this.node.classList.toggle('mgenv-sb-set', this._current !== null);
-    const typing = this._editor.ownerDocument.activeElement === this._editor && this._sent === undefined;
-    if (!typing || !(this._editor instanceof HTMLInputElement)) {
-      this.revert();
-    }
-  }
-
-  /** Put the kernel's value back in the editor (after Escape, or when the kernel refused the edit). */
-  revert(): void {
-    this._sent = undefined;
-    this._editor.classList.remove('mgenv-sb-invalid');
-    this._editor.removeAttribute('aria-invalid');
-    this._editor.title = this.entry.type.allowed;
-    const kind = this.entry.type.kind;
-    const value = this._current;
-    const editor = this._editor;
-    if (editor instanceof HTMLSelectElement) {
-      const wanted = value ?? '';
-      if (![...editor.options].some(o => o.value === wanted)) {
-        editor.append(option(wanted, wanted));
-      }
-      editor.value = wanted;
-    } else if (kind === 'presence') {
-      editor.checked = value !== null;
-    } else if (kind === 'switch') {
-      const on = this.entry.type.choices[0] ?? '1';
-      editor.checked = (value ?? this.entry.default) === on;
-      editor.indeterminate = false;
-    } else {
-      editor.value = value ?? '';
-    }
-  }
-
-  /** The kernel refused the edit: keep what was typed so it can be fixed, and say why on the editor. */
-  markInvalid(message: string): void {
-    this._sent = undefined;
-    this._editor.classList.add('mgenv-sb-invalid');
-    this._editor.setAttribute('aria-invalid', 'true');
-    this._editor.title = message;
-    if (!(this._editor instanceof HTMLInputElement && this._editor.type === 'text')) {
-      this.revert();
-    }
-  }
-
-  setEnabled(enabled: boolean): void {
-    this._editor.disabled = !enabled;
-    this._unset.disabled = !enabled;
-  }
-
-  private _makeEditor(): HTMLInputElement | HTMLSelectElement {
-    const { kind, choices } = this.entry.type;
-    const name = this.entry.name;
-    if (kind === 'enum') {
-      const select = el('select', '') as HTMLSelectElement;
-      const unsetLabel = text('notSet', this._language) + (this.entry.default ? ` — ${text('defaultIs', this._language)} ${this.entry.default}` : '');
-      select.append(option('', unsetLabel), ...choices.map(c => option(c, c)));
-      select.addEventListener('change', () => this._onEdit(name, select.value === '' ? null : select.value));
-      return select;
-    }
-    if (kind === 'switch' || kind === 'presence') {
-      const box = el('input', '') as HTMLInputElement;
-      box.type = 'checkbox';
-      box.addEventListener('change', () => {
-        if (kind === 'presence') {
-          this._onEdit(name, box.checked ? (choices[0] ?? '1') : null);
-        } else {
-          this._onEdit(name, box.checked ? (choices[0] ?? '1') : (choices[1] ?? '0'));
-        }
-      });
-      return box;
-    }
-    const input = el('input', '') as HTMLInputElement;
-    input.type = 'text';
-    input.spellcheck = false;
-    input.placeholder = this.entry.default ?? text('notSet', this._language);
-    input.title = this.entry.type.allowed;
-    const commit = () => {
-      const typed = input.value.trim();
-      const next = typed === '' ? null : typed;
-      if (typed === (this._current ?? '') || next === this._sent) {
-        return; // unchanged, or Enter already sent it and this is the "change" event that follows
-      }
-      this._sent = next;
-      this._onEdit(name, next);
-    };
-    input.addEventListener('keydown', event => {
-      if (event.key === 'Enter') {
-        event.preventDefault();
-        commit();
-      } else if (event.key === 'Escape') {
+    this._unset.title = t('unsetTitle');
+    this._unset.setAttribute('aria-label', `${t('unset')} ${entry.name}`);
+    this._unset.addEventListener('click', () => onEdit(entry.name, null));
+    edit.append(this.editor.node, this._unset);
+    edit.addEventListener('keydown', event => {
+      if (event.key === 'Escape') {
         this.revert();
       }
     });
-    input.addEventListener('change', commit);
-    return input;
-  }
-}
 
-function details(entry: EntryInfo, language: Language): string {
-  const lines = [
-    `${text('defaultIs', language)}: ${entry.default ?? text('notSet', language)}`,
-    entry.type.allowed,
-    entry.when + (entry.readers.length ? ` (${entry.readers.join(', ')})` : '')
-  ];
-  if (entry.live_api) {
-    lines.push(`live: ${entry.live_api}`);
+    this._odd = el('div', 'mgenv-sb-row-odd');
+    this._error = el('div', 'mgenv-sb-row-error');
+    this._error.setAttribute('role', 'alert');
+    this._applies = el('div', 'mgenv-sb-applies');
+    const description = el('div', 'mgenv-sb-desc');
+    description.textContent = entry.description;
+    const facts = el('div', 'mgenv-sb-facts');
+    facts.textContent = [
+      entry.default !== null ? t('defaultIs', entry.default) : t('noDefault'),
+      entry.reading
+    ].join(' · ');
+    this._live = el('div', 'mgenv-sb-live');
+    this.node.append(head, edit, this._odd, this._error, this._applies, description, facts, this._live);
+    if (entry.note) {
+      const note = el('div', 'mgenv-sb-note');
+      note.textContent = entry.note;
+      this.node.append(note);
+    }
+    this.node.append(this._details());
+    this.update(undefined, null);
   }
-  if (entry.replaced_by) {
-    lines.push(`→ ${entry.replaced_by}`);
-  }
-  return lines.join('\n');
-}
 
-function option(value: string, label: string): HTMLOptionElement {
-  const node = document.createElement('option');
-  node.value = value;
-  node.textContent = label;
-  return node;
-}
+  /** Show the kernel's value, status and applicability; an editor the user is typing in keeps their text. */
+  update(info: VariableInfo | undefined, badge: Badge | null): void {
+    this._info = info;
+    const value = info?.value ?? null;
+    if (badge) {
+      this._badge.textContent = badge.label;
+      this._badge.className = badgeClass(badge);
+      this._badge.title = info?.message ?? '';
+      this._badge.hidden = false;
+      this.node.dataset.status = badge.code;
+    } else {
+      this._badge.hidden = true;
+      delete this.node.dataset.status;
+    }
+    this._unset.hidden = value === null || this.entry.editor.kind === 'presence'; // unchecking already unsets it
+    this.node.classList.toggle('mgenv-sb-set', value !== null);
 
-export function el(tag: string, className: string): HTMLElement {
-  const node = document.createElement(tag);
-  if (className) {
-    node.className = className;
+    const applies = info?.applies ?? true;
+    const reason = info?.applies_reason ?? null;
+    this.node.classList.toggle(INAPPLICABLE_CLASS, !applies);
+    this._applies.textContent = reason ?? '';
+    this._applies.hidden = reason === null;
+    this._applies.classList.toggle('mgenv-sb-applies-quiet', applies);
+
+    this._live.replaceChildren();
+    this._live.hidden = !info?.live;
+    if (info?.live) {
+      const label = el('span', 'mgenv-sb-live-label');
+      label.textContent = `${this._t(info.live_example ? 'liveExample' : 'live')}: `;
+      const call = el('code', '');
+      call.textContent = info.live;
+      this._live.append(label, call);
+      this._live.classList.toggle('mgenv-sb-live-example', info.live_example);
+    }
+
+    const keep = this.editor.editing || (this._refused && this.editor.dirty);
+    if (!keep) {
+      this.revert();
+    }
   }
-  return node;
+
+  /** Put the kernel's value back in the editor (after Escape, or once the kernel answered). */
+  revert(): void {
+    this._refused = false;
+    this._setInvalid(null);
+    const value = this._info?.value ?? null;
+    const shown = this.editor.show(value);
+    // An editor that cannot hold the value (text in a number box) still says what the kernel has.
+    this._odd.textContent = shown || value === null ? '' : this._t('now', value);
+    this._odd.hidden = shown || value === null;
+  }
+
+  /** The kernel refused the edit: a typed value stays so it can be fixed, and the kernel's reason is shown under it. */
+  markInvalid(message: string): void {
+    this.editor.refused();
+    if (!(this.editor.input instanceof HTMLInputElement) || this.editor.input.type === 'checkbox') {
+      this.editor.revert();
+    }
+    this._setInvalid(message);
+    this._refused = true;
+  }
+
+  setEnabled(enabled: boolean): void {
+    this.editor.setEnabled(enabled);
+    this._unset.disabled = !enabled;
+  }
+
+  private _setInvalid(message: string | null): void {
+    for (const control of this.editor.controls) {
+      control.classList.toggle('mgenv-sb-invalid', message !== null);
+    }
+    if (message === null) {
+      this.editor.input.removeAttribute('aria-invalid');
+    } else {
+      this.editor.input.setAttribute('aria-invalid', 'true');
+    }
+    this._error.textContent = message ?? '';
+    this._error.hidden = message === null;
+  }
+
+  /**
+   * The facts beyond the first line, folded (a sidebar row has one line to spare): what is allowed, where the
+   * framework reads it, what replaces it, and the caveats, which the summary announces.
+   */
+  private _details(): HTMLElement {
+    const t = this._t;
+    const { caveats } = this.entry;
+    const details = el('details', 'mgenv-sb-details');
+    const summary = el('summary', '');
+    const title = el('span', 'mgenv-sb-details-title');
+    title.textContent = t('details');
+    summary.append(title);
+    if (caveats.length) {
+      const warning = el('span', 'mgenv-sb-caveats-title');
+      warning.textContent = `⚠ ${t('caveats', caveats.length)}`;
+      summary.append(' · ', warning);
+    }
+    const list = el('dl', '');
+    const add = (term: string, value: string) => {
+      const dt = el('dt', '');
+      dt.textContent = term;
+      const dd = el('dd', '');
+      dd.textContent = value;
+      list.append(dt, dd);
+    };
+    add(t('allowed'), this.entry.allowed);
+    if (this.entry.read_at) {
+      add(t('readAt'), this.entry.read_at);
+    }
+    if (this.entry.readers.length) {
+      add(t('readers'), this.entry.readers.join(', '));
+    }
+    if (this.entry.replaced_by) {
+      add(t('replacedBy'), this.entry.replaced_by);
+    }
+    details.append(summary, list);
+    if (caveats.length) {
+      const items = el('ul', 'mgenv-sb-caveats');
+      for (const caveat of caveats) {
+        const item = el('li', '');
+        item.textContent = caveat;
+        items.append(item);
+      }
+      details.append(items);
+    }
+    return details;
+  }
 }

@@ -1,9 +1,19 @@
 /**
- * The sidebar's own words in English and Chinese. Descriptions of variables come from the kernel's catalog in the
- * language asked for in "hello"; these are only the panel's labels.
+ * The sidebar's own words, in one bilingual table. The English text is the msgid: every word the panel shows goes
+ * through JupyterLab's translator (`translator.load(DOMAIN).__(english)`), and the Chinese column reaches it the
+ * JupyterLab way, as a gettext catalog the build writes from this table (scripts/locale.mjs →
+ * mgenv_jupyter/locale/zh_CN/LC_MESSAGES/mgenv_jupyter.json, served by jupyterlab_server through the
+ * "jupyterlab.locale" entry point). Descriptions of variables and status labels are not here: the kernel sends the
+ * former in the catalog language, the schema's STATUS_LABELS holds the latter.
+ *
+ * `%1`, `%2` are gettext's placeholders: a text that has them is always translated with its arguments.
  */
+import type { TranslationBundle } from '@jupyterlab/translation';
 
 export type Language = 'en' | 'zh';
+
+/** The gettext domain of the sidebar's texts (the Python package's name, as JupyterLab's locale lookup wants it). */
+export const DOMAIN = 'mgenv_jupyter';
 
 /** JupyterLab's UI language ("zh_CN", "zh-TW", "en", "default") → the catalog language. */
 export function catalogLanguage(languageCode: string | undefined | null): Language {
@@ -14,11 +24,11 @@ const WORDS = {
   title: ['Framework Env', '框架环境变量'],
   noNotebook: ['Open a notebook to edit its kernel’s framework variables.', '打开一个笔记本以编辑其内核的框架变量。'],
   noKernel: ['This notebook has no kernel.', '此笔记本没有内核。'],
-  connecting: ['Connecting to the kernel…', '正在连接内核…'],
   loading: ['Loading mgenv_jupyter in the kernel…', '正在内核中加载 mgenv_jupyter…'],
   dead: ['The kernel is dead.', '内核已停止。'],
   restarting: ['The kernel is restarting…', '内核正在重启…'],
   closed: ['The kernel closed the connection to the sidebar.', '内核关闭了与侧边栏的连接。'],
+  imported: ['imported: %1', '已导入:%1'],
   notInstalled: [
     'mgenv_jupyter is not installed in this kernel’s environment.',
     '此内核的环境中没有安装 mgenv_jupyter。'
@@ -84,18 +94,54 @@ const WORDS = {
   unset: ['Unset', '取消设置'],
   unsetTitle: ['Unset (back to the framework’s default)', '取消设置(恢复框架默认值)'],
   notSet: ['(not set)', '(未设置)'],
-  defaultIs: ['default', '默认'],
+  notSetDefault: ['(not set) — default %1', '(未设置)— 默认值 %1'],
+  defaultIs: ['default: %1', '默认值:%1'],
+  noDefault: ['no default', '无默认值'],
+  now: ['the kernel holds %1', '内核中的值为 %1'],
+  allowed: ['Allowed', '允许的值'],
+  readAt: ['Read in the source at', '源码中的读取位置'],
+  readers: ['Read by', '读取者'],
+  replacedBy: ['Use instead', '请改用'],
+  details: ['details', '详情'],
+  live: ['live', '运行时接口'],
+  liveExample: ['live (example, with the default)', '运行时接口(示例,取默认值)'],
   history: ['Change history', '修改历史'],
   historyEmpty: ['No changes yet.', '尚无修改。'],
+  historyCount: ['showing the latest %1 of %2 changes', '显示全部 %2 条修改中最新的 %1 条'],
+  historyOlder: ['Show older changes', '显示更早的修改'],
+  unsetValue: ['(unset)', '(未设置)'],
+  effectiveValue: ['in effect: %1', '实际生效:%1'],
   memory: ['Live GPU memory', '实时 GPU 显存'],
-  error: ['Error', '错误'],
+  error: ['Error: %1', '错误:%1'],
   secretNotSaved: ['secret values are not saved in the notebook', '密钥类的值不会保存到笔记本中'],
-  caveats: ['caveats', '注意事项'],
+  caveats: ['caveats (%1)', '注意事项(%1)'],
   noMatch: ['No variable matches.', '没有匹配的变量。']
 } as const;
 
 export type TextKey = keyof typeof WORDS;
 
-export function text(key: TextKey, language: Language): string {
-  return WORDS[key][language === 'zh' ? 1 : 0];
+/** What the sidebar needs of a JupyterLab TranslationBundle. */
+export type Translation = Pick<TranslationBundle, '__'>;
+
+/** The panel's words: `t('title')` is `trans.__('Framework Env')` in the user's language. */
+export type Translate = (key: TextKey, ...args: (string | number)[]) => string;
+
+export function translate(trans: Translation): Translate {
+  return (key, ...args) => trans.__(WORDS[key][0], ...args);
+}
+
+/** The gettext catalog of the Chinese column, in the Jed format JupyterLab's language packs ship (LC_MESSAGES/*.json). */
+export interface JedCatalog {
+  '': { domain: string; language: string; plural_forms: string; version: string };
+  [msgid: string]: string[] | JedCatalog[''];
+}
+
+export function jedCatalog(version: string): JedCatalog {
+  const catalog: JedCatalog = {
+    '': { domain: DOMAIN, language: 'zh-CN', plural_forms: 'nplurals=1; plural=0;', version }
+  };
+  for (const [english, chinese] of Object.values(WORDS)) {
+    catalog[english] = [chinese];
+  }
+  return catalog;
 }

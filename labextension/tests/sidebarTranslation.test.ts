@@ -1,0 +1,98 @@
+import { Signal } from '@lumino/signaling';
+
+import { ConfigView } from '../src/sidebar/configView';
+import { EnvModel } from '../src/sidebar/model';
+import { SidebarPanel } from '../src/sidebar/panel';
+import { DOMAIN, jedCatalog, translate, Translation } from '../src/sidebar/text';
+import { entry, FRAMEWORKS, variable } from './fakes';
+import { chineseTranslation } from './translation';
+
+/** A TranslationBundle that translates every text into a marked copy, and remembers what it was asked. */
+class MarkingTranslation implements Translation {
+  asked: string[] = [];
+  __(msgid: string, ...args: any[]): string {
+    this.asked.push(msgid);
+    return `«${msgid.replace(/%(\d+)/g, (_, n) => String(args[Number(n) - 1]))}»`;
+  }
+}
+
+const actions = {
+  edit: async () => null,
+  forget: () => undefined,
+  reviewProfile: async () => undefined,
+  restartAndApply: async () => undefined,
+  refresh: () => undefined,
+  loadHistory: async () => undefined
+};
+
+function configView(trans: Translation) {
+  const model = new EnvModel('en');
+  const view = new ConfigView(model, actions, translate(trans));
+  document.body.append(view.node);
+  model.setConnection({ state: 'connecting', kernel: 'Python 3', notebook: 'a.ipynb' });
+  model.receive({
+    v: 1, type: 'catalog', reply_to: null, language: 'en', frameworks: FRAMEWORKS,
+    entries: [
+      entry('E_CHOICE', 'choice', { default: 'a', caveats: ['careful'] }),
+      entry('E_FRACTION', 'fraction', { framework: 'paddle', category: 'Memory' })
+    ]
+  });
+  model.receive({
+    v: 1, type: 'state', reply_to: null, history: [], history_total: 0,
+    variables: { E_FRACTION: variable(null, 'pending_import', { live: 'paddle.set_flags({})', live_example: true }) },
+    kernel: { python: 'python', version: '3.11', imported: ['paddle'] }
+  });
+  return view;
+}
+
+const texts = (root: HTMLElement, selector: string) =>
+  [...root.querySelectorAll<HTMLElement>(selector)].map(node => node.textContent ?? '');
+
+describe('the sidebar’s words go through JupyterLab’s translator', () => {
+  afterEach(() => document.body.replaceChildren());
+
+  it('takes every text of the panel from the translation bundle', () => {
+    const trans = new MarkingTranslation();
+    const view = configView(trans);
+    const node = view.node;
+    expect(node.querySelector('.mgenv-sb-status')!.textContent).toBe('a.ipynb · Python 3 · Python 3.11 · «imported: paddle»');
+    expect(texts(node, '.mgenv-sb-toolbar button')).toEqual(['«Restart and apply»', '«Refresh»']);
+    expect((node.querySelector('.mgenv-sb-search') as HTMLInputElement).placeholder).toBe('«Search name or description…»');
+    expect(node.querySelector('.mgenv-sb-search')!.getAttribute('aria-label')).toBe('«Search variables»');
+    expect(node.querySelector('.mgenv-sb-profile-title')!.textContent).toBe('«Notebook profile» (0)');
+    expect(texts(node, '.mgenv-sb-history > summary, .mgenv-sb-history-empty')).toEqual(['«Change history»', '«No changes yet.»']);
+    expect(texts(node, '.mgenv-sb-history-older')).toEqual(['«Show older changes»']);
+    const choice = node.querySelector('[data-name="E_CHOICE"]') as HTMLElement;
+    expect((choice.querySelector('select') as HTMLSelectElement).options[0].textContent).toBe('«(not set) — default a»');
+    expect(texts(choice, '.mgenv-sb-facts')).toEqual(['«default: a» · read at `import megengine`']); // the second is the kernel's
+    expect(texts(choice, '.mgenv-sb-details > summary, .mgenv-sb-details dt')).toEqual([
+      '«details» · ⚠ «caveats (1)»', '«Allowed»', '«Read in the source at»', '«Read by»'
+    ]);
+    expect(choice.querySelector('.mgenv-sb-unset')!.getAttribute('title')).toBe('«Unset (back to the framework’s default)»');
+    expect(texts(node, '.mgenv-sb-live-label')).toEqual(['«live (example, with the default)»: ']);
+    expect(texts(node, '.mgenv-sb-empty')).toEqual(['«No variable matches.»']);
+    // Everything it was asked is a text of the table (the catalog the build writes has each of them).
+    const catalog = jedCatalog('0');
+    expect(trans.asked.filter(msgid => !(msgid in catalog))).toEqual([]);
+  });
+
+  it('names the panel in the user’s language', () => {
+    const trans = new MarkingTranslation();
+    const source = { currentWidget: null, currentChanged: new Signal<any, any>({}) };
+    const panel = new SidebarPanel(source, { t: translate(trans), language: 'en' });
+    expect(panel.title.caption).toBe('«Framework Env»');
+    expect(panel.node.querySelector('.mgenv-sb-heading')!.textContent).toBe('«Framework Env»');
+    expect(panel.node.querySelector('.mgenv-sb-memory-toggle')!.textContent).toBe('▾ «Live GPU memory»');
+    panel.dispose();
+  });
+
+  it('speaks Chinese with the catalog the build ships, loaded as JupyterLab loads a package’s locale', async () => {
+    const view = configView(await chineseTranslation());
+    expect(texts(view.node, '.mgenv-sb-toolbar button')).toEqual(['重启并应用', '刷新']);
+    expect(view.node.querySelector('.mgenv-sb-history > summary')!.textContent).toBe('修改历史');
+    expect(view.node.querySelector('.mgenv-sb-status')!.textContent).toContain('已导入:paddle');
+    const catalog = jedCatalog('0.1.0');
+    expect(catalog['']).toEqual({ domain: DOMAIN, language: 'zh-CN', plural_forms: 'nplurals=1; plural=0;', version: '0.1.0' });
+    expect(catalog['Framework Env']).toEqual(['框架环境变量']);
+  });
+});
