@@ -44,6 +44,34 @@ def wait_for_value(page, name: str, value: str, timeout: int = 30_000) -> None:
         arg=[name, value], timeout=timeout)
 
 
+def set_size(page, name: str, number: str, unit: str) -> None:
+    """Enter a size as a user does: the unit first (nothing is sent while the box is empty), then the number, Enter."""
+    editor(page, f"{name} unit").select_option(unit)
+    field = editor(page, name)
+    field.fill(number)
+    field.press("Enter")
+
+
+def wait_for_size(page, name: str, number: str, unit: str, timeout: int = 30_000) -> None:
+    """Wait until the kernel holds a value for `name` and the panel shows it back as `number` `unit`."""
+    page.wait_for_function("""([name, number, unit]) => {
+        const row = document.querySelector(`.mgenv-sb-row[data-name='${name}']`);
+        const box = row?.querySelector(`[aria-label='${name}']`);
+        const chosen = row?.querySelector(`[aria-label='${name} unit']`);
+        return !!row?.classList.contains('mgenv-sb-set') && box.value === number && chosen.value === unit;
+    }""", arg=[name, number, unit], timeout=timeout)
+
+
+def widen_sidebar(page, right: int) -> None:
+    """Drag the left area's edge to x = `right`, as a user widens the sidebar."""
+    handle = page.locator("#jp-main-split-panel > .lm-SplitPanel-handle").first
+    box = handle.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, 300)
+    page.mouse.down()
+    page.mouse.move(right, 300, steps=5)
+    page.mouse.up()
+
+
 def wait_for_saved_profile(path: Path) -> dict:
     deadline = time.time() + 30
     while True:
@@ -66,11 +94,10 @@ def test_sidebar_sets_a_variable_the_kernel_sees_and_the_notebook_keeps(tmp_path
             open_sidebar(page)
             page.get_by_label("Search variables").fill("eviction threshold")
             shown = page.eval_on_selector_all(".mgenv-sb-row:not([hidden])", "rows => rows.map(r => r.dataset.name)")
-            field = editor(page, THRESHOLD)
-            field.fill("2GB")
-            field.press("Enter")
-            wait_for_value(page, THRESHOLD, "2147483648", timeout=30_000)
-            assert badge(page, THRESHOLD).inner_text() == "pending import"  # no framework imported in this kernel
+            set_size(page, THRESHOLD, "2048", "MB")
+            wait_for_size(page, THRESHOLD, "2", "GB")  # the kernel's 2147483648 bytes, in the largest exact unit
+            # No framework is imported in this kernel.
+            assert badge(page, THRESHOLD).inner_text() == "takes effect at import"
             run_cell(page, 0)
             page.wait_for_selector("text=kernel sees 2147483648", timeout=30_000)
             profile = page.inner_text(".mgenv-sb-profile")
@@ -152,6 +179,36 @@ def test_live_memory_panel_draws_the_simulated_gpu_and_stops_when_hidden(tmp_pat
 MEASURE_S = 5.0
 
 
+def test_settings_set_the_memory_interval_and_how_much_history_is_shown(tmp_path):
+    """The user's JupyterLab settings (Settings → Framework Env): samples every 0.5 s instead of 0.1 s, and a history
+    of the latest 2 changes, with the older ones a click away."""
+    user = tmp_path / "settings" / "mgenv-jupyter" / "sidebar.jupyterlab-settings"
+    user.parent.mkdir(parents=True)
+    user.write_text(json.dumps({"memoryInterval": 0.5, "historyShown": 2}))
+    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
+        name = write_notebook(lab, "settings.ipynb", [
+            f"%load_ext mgenv_jupyter\n%envset {ASYNC_LEVEL}=0\n%envset {ASYNC_LEVEL}=1\n%envset {ASYNC_LEVEL}=2"])
+        with chromium_page() as page:
+            open_notebook(page, lab, name)
+            open_sidebar(page)
+            times = "() => document.querySelector('.mgenv-sb-chart').mgenvChart.store.times"
+            page.wait_for_function(f"() => ({times})().length > 8", timeout=30_000)
+            stamps = page.evaluate(times)
+            run_cell(page, 0)
+            page.locator(".mgenv-sb-history > summary").click()
+            page.wait_for_selector(".mgenv-sb-history-count:text('showing the latest 2 of 3 changes')", timeout=30_000)
+            latest = page.locator(".mgenv-sb-history-item").count()
+            page.get_by_role("button", name="Show older changes").click()
+            page.wait_for_function("() => document.querySelectorAll('.mgenv-sb-history-item').length === 3",
+                                   timeout=10_000)
+            older_hidden = page.locator(".mgenv-sb-history-older").is_hidden()
+            screenshot(page, "sidebar-settings.png")
+    steps = sorted(b - a for a, b in zip(stamps, stamps[1:], strict=False))
+    assert 0.4 < steps[len(steps) // 2] < 0.6, steps  # the median step: the kernel samples every 0.5 s
+    assert latest == 2
+    assert older_hidden  # nothing older than the first change
+
+
 def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(tmp_path):
     with running_lab(tmp_path) as lab:
         name = write_notebook(lab, "restart.ipynb", [
@@ -162,9 +219,7 @@ def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(tmp_path):
             open_notebook(page, lab, name)
             run_cell(page, 0)
             open_sidebar(page)
-            field = editor(page, THRESHOLD)
-            field.fill("3GB")
-            field.press("Enter")
+            set_size(page, THRESHOLD, "3", "GB")
             page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=3221225472')", timeout=30_000)
             page.locator(".mgenv-sb-history > summary").click()
             page.get_by_role("button", name="Restart and apply (1)").click()
@@ -179,6 +234,39 @@ def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(tmp_path):
     assert output.strip() == "fresh: True | 3221225472"
     assert f"{THRESHOLD}: (unset) → 3221225472 [profile]" in history  # applied by the panel, in the new kernel
     assert asked == 0  # the user's own setting: approved when they made it
+
+
+STRATEGY = "FLAGS_allocator_strategy"
+POOL = ("FLAGS_fraction_of_gpu_memory_to_use", "FLAGS_initial_gpu_memory_in_mb", "FLAGS_reallocate_gpu_memory_in_mb")
+# How many of the rows named are greyed.
+GREYED = """names => names.filter(name =>
+    document.querySelector(`.mgenv-sb-row[data-name='${name}']`).classList.contains('mgenv-sb-inapplicable')).length"""
+
+
+def test_paddle_pool_sizes_grey_out_with_the_reason_when_the_strategy_does_not_use_them(tmp_path):
+    """The kernel decides what applies: naive_best_fit chosen in the panel un-greys Paddle's pool sizes; a %envset of
+    another strategy in a cell greys them again, each with the reason beside it, and they stay editable."""
+    with running_lab(tmp_path) as lab:
+        name = write_notebook(lab, "strategy.ipynb", [f"%load_ext mgenv_jupyter\n%envset {STRATEGY}=auto_growth"])
+        with chromium_page(height=2000) as page:  # tall enough for every Paddle row in one picture
+            open_notebook(page, lab, name)
+            open_sidebar(page)
+            page.get_by_label("Search variables").fill("FLAGS_")
+            editor(page, STRATEGY).select_option("naive_best_fit")
+            page.wait_for_function(f"names => ({GREYED})(names) === 0", arg=list(POOL), timeout=30_000)
+            run_cell(page, 0)
+            page.wait_for_function(f"names => ({GREYED})(names) === names.length", arg=list(POOL), timeout=30_000)
+            reasons = {pool: page.inner_text(f".mgenv-sb-row[data-name='{pool}'] .mgenv-sb-applies") for pool in POOL}
+            enabled = [editor(page, pool).is_enabled() for pool in POOL]
+            kinds = page.eval_on_selector_all(".mgenv-sb-row:not([hidden]) [data-editor]",
+                                              "nodes => [...new Set(nodes.map(n => n.dataset.editor))].sort()")
+            page.locator(".mgenv-sb-memory-toggle").click()  # the catalog gets the panel's height
+            widen_sidebar(page, 620)
+            screenshot(page, "sidebar-paddle-pool-greyed.png")
+    for pool, reason in reasons.items():
+        assert "naive_best_fit" in reason and "auto_growth" in reason, (pool, reason)
+    assert all(enabled)
+    assert kinds == ["choice", "fraction", "number", "size", "switch"]
 
 
 PADDLE_PYTHON = ROOT / ".venvs" / "paddle" / "bin" / "python"
@@ -226,9 +314,7 @@ def test_paddle_kernel_badges_and_restart_and_apply(tmp_path):
                 ".textContent === 'already read, restart needed'", timeout=30_000)
             page.get_by_label("Search variables").fill(PADDLE_FLAG)
             screenshot(page, "sidebar-paddle-already-read.png")
-            field = editor(page, PADDLE_FLAG)  # the way out: set it in the panel, which keeps it in the profile
-            field.fill("200")
-            field.press("Enter")
+            set_size(page, PADDLE_FLAG, "200", "MB")  # the way out: set it in the panel, which keeps it in the profile
             page.wait_for_selector(f".mgenv-sb-profile :text('{PADDLE_FLAG}=200')", timeout=30_000)
             page.locator(".mgenv-sb-history > summary").click()
             page.get_by_role("button", name="Restart and apply (1)").click()
@@ -326,9 +412,7 @@ def test_sidebar_in_notebook_7(tmp_path):
             page.locator(".lm-Menu-itemLabel:text-is('Left Sidebar')").click()
             page.locator(".lm-Menu-itemLabel:text-is('Show Framework Env')").click()
             page.wait_for_selector(".mgenv-sb-config[data-connection='ready'] .mgenv-sb-row", timeout=60_000)
-            field = editor(page, THRESHOLD)
-            field.fill("1GB")
-            field.press("Enter")
+            set_size(page, THRESHOLD, "1", "GB")
             page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=1073741824')", timeout=30_000)
             run_cell(page, 0)
             page.wait_for_selector("text=kernel sees 1073741824", timeout=30_000)
