@@ -45,6 +45,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+# JupyterLab settings for test labs: no news pop-up over screenshots, and no "Select Kernel" dialog (which can open
+# after a notebook already reads idle, and then catches the next click or command).
+SETTINGS = {
+    "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
+    "@jupyterlab/notebook-extension/tracker": {"autoStartDefaultKernel": True},
+}
+
+
 @contextmanager
 def running_lab(
     workdir: Path, env: dict[str, str] | None = None, limit_s: int = 900, app: str = "lab"
@@ -54,9 +62,10 @@ def running_lab(
     dirs = {name: workdir / name for name in ("config", "runtime", "workspaces", "settings", "notebooks", "data")}
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
-    news = dirs["settings"] / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-    news.parent.mkdir(parents=True, exist_ok=True)
-    news.write_text('{"fetchNews": "false", "checkForUpdates": false}')  # no news pop-up over screenshots
+    for plugin, settings in SETTINGS.items():
+        path = dirs["settings"] / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings))
     log = workdir / "lab.log"
     jupyter = Path(sys.executable).with_name("jupyter")
     # Kernels inherit the server's environment, so the data dir keeps what they write out of the user's home too.

@@ -129,15 +129,15 @@ def test_every_catalog_variable_shows_its_default_without_an_edit(ip, closing):
 def test_size_editor_offers_only_units_the_framework_can_hold(ip, closing):
     widget = ConfigWidget(names=["FLAGS_initial_gpu_memory_in_mb", THRESHOLD])
     closing(widget)
-    assert widget.rows["FLAGS_initial_gpu_memory_in_mb"].editor.unit.options == ("MB", "GB")
-    assert widget.rows[THRESHOLD].editor.unit.options == ("B", "KB", "MB", "GB")
+    assert widget.rows["FLAGS_initial_gpu_memory_in_mb"].editor.unit.options == ("MB", "GB", "TB")
+    assert widget.rows[THRESHOLD].editor.unit.options == ("B", "KB", "MB", "GB", "TB")
 
 
 def test_rows_show_status_default_and_description_in_the_chosen_language(ip, closing):
     widget = ConfigWidget(names=["FLAGS_allocator_strategy"])
     closing(widget)
     row = widget.rows["FLAGS_allocator_strategy"]
-    assert "takes effect at import" in row.status.value
+    assert "takes effect at import" in row.badge.value
     assert "<code>auto_growth</code>" in row.details.value and "Which memory allocator" in row.details.value
     set_language("zh")
     try:
@@ -156,7 +156,7 @@ def test_apply_sets_one_batch_through_the_session_with_source_widget(ip, closing
     set_size(widget, THRESHOLD, 5, "GB")
     widget.rows["MGE_DEFAULT_DEVICE"].editor.text.value = "GPU0"
     widget.rows["FLAGS_allocator_strategy"].editor.dropdown.value = "naive_best_fit"
-    assert "edited" in widget.rows[THRESHOLD].status.value
+    assert "edited" in widget.rows[THRESHOLD].edit_mark.value
     before = len(mgenv_jupyter.session().history)
     widget.apply_button.click()
     assert os.environ[THRESHOLD] == str(5 * GiB)  # bytes: MegEngine reads "5GB" as 5
@@ -219,7 +219,7 @@ def test_default_button_unsets_a_variable(ip, closing):
     row = widget.rows["MGE_DEFAULT_DEVICE"]
     assert not row.unset_button.disabled
     row.unset_button.click()
-    assert row.editor.raw() == "xpux" and "will be unset" in row.status.value
+    assert row.editor.raw() == "xpux" and "will be unset" in row.edit_mark.value
     widget.apply_button.click()
     assert "MGE_DEFAULT_DEVICE" not in os.environ and row.unset_button.disabled
 
@@ -252,11 +252,11 @@ def test_already_read_warnings_are_shown_in_the_widget(monkeypatch, probe_module
         closing(widget)
         importlib.import_module(reader)
         widget.refresh()  # what happens after each cell in a notebook
-        assert "effective" in widget.rows["PROBE_SIZE"].status.value
+        assert "effective" in widget.rows["PROBE_SIZE"].badge.value
         set_size(widget, "PROBE_SIZE", 1, "MB")
         widget.apply_button.click()
         assert os.environ["PROBE_SIZE"] == str(MiB)
-        assert "already read, restart needed" in widget.rows["PROBE_SIZE"].status.value
+        assert "already read, restart needed" in widget.rows["PROBE_SIZE"].badge.value
         assert "restart the kernel" in widget.message.value and reader in widget.message.value
     finally:
         watcher.uninstall()
@@ -351,12 +351,12 @@ def test_the_session_link_does_not_keep_its_widget_alive(fresh_session):
 def test_statuses_follow_a_framework_import_after_the_cell(ip, closing, fake_framework):
     widget = AllocatorWidget("mxnet")
     closing(widget)
-    assert "takes effect at first use" in widget.rows["MXNET_GPU_MEM_POOL_TYPE"].status.value
+    assert "takes effect at first use" in widget.rows["MXNET_GPU_MEM_POOL_TYPE"].badge.value
     ip.run_cell(f"import {fake_framework('mxnet', ['MXNET_GPU_MEM_POOL_TYPE'])}")
-    assert "effective" in widget.rows["MXNET_GPU_MEM_POOL_TYPE"].status.value
+    assert "effective" in widget.rows["MXNET_GPU_MEM_POOL_TYPE"].badge.value
     widget.rows["MXNET_GPU_MEM_POOL_TYPE"].editor.dropdown.value = "Round"
     widget.apply_button.click()
-    assert "may already be latched" in widget.rows["MXNET_GPU_MEM_POOL_TYPE"].status.value
+    assert "may already be latched" in widget.rows["MXNET_GPU_MEM_POOL_TYPE"].badge.value
 
 
 # ---- DTRWidget -----------------------------------------------------------------------------------------------------
@@ -412,7 +412,7 @@ def test_dtr_partly_enabled_is_said(ip, closing):
     widget = DTRWidget()
     closing(widget)
     assert not widget.switch_row.checkbox.value
-    assert "partly enabled" in widget.switch_row.status.value
+    assert "partly on" in widget.switch_row.partly.value
 
 
 # ---- AllocatorWidget -----------------------------------------------------------------------------------------------
@@ -484,3 +484,49 @@ def test_ascend_widget_gives_validated_npu_run_config_kwargs(ip, closing):
     widget.rows["session_device_id"].editor.text.value = "None"
     widget.apply_button.click()
     assert "session_device_id" not in widget.npu_run_config_kwargs()
+
+
+# ---- the ipywidgets idiom ------------------------------------------------------------------------------------------
+
+def test_rows_are_traits_that_observe_and_link(ip, closing):
+    """`value`, `status` and `applies` are traits: Python code can observe a row and link it to other widgets."""
+    widget = AllocatorWidget(framework="paddle")
+    closing(widget)
+    strategy, pool = widget.rows["FLAGS_allocator_strategy"], widget.rows["FLAGS_initial_gpu_memory_in_mb"]
+    seen = []
+    strategy.observe(lambda change: seen.append(change["new"]), names="value")
+    strategy.editor.dropdown.value = "naive_best_fit"
+    assert seen == ["naive_best_fit"] and pool.applies
+    mirror = ipywidgets.Text()
+    ipywidgets.link((pool, "value"), (mirror, "value"))
+    mirror.value = "2GB"  # typed elsewhere: the row's editor follows, normalised to what Paddle reads (MB)
+    assert (pool.editor.number.value, pool.editor.unit.value) == (2.0, "GB") and pool.value == "2048"
+    strategy.value = "auto_growth"  # set from code: the editor follows, and the rules are evaluated again
+    assert strategy.editor.dropdown.value == "auto_growth" and not pool.applies
+    assert strategy.status == "pending_import"
+
+
+def test_styling_is_by_class_not_inline(ip, closing):
+    widget = DTRWidget(gpu_total_bytes=16 * GiB)
+    other = ConfigWidget(framework="ascend")
+    closing(widget)
+    closing(other)
+    set_size(widget, THRESHOLD, 15, "GB")  # near the capacity: styled as a warning, by class
+    texts = [part.value for panel in (widget, other) for part in _all_parts(panel) if isinstance(part, ipywidgets.HTML)]
+    assert not [text for text in texts if "style=" in text]
+    assert "mgenv-near" in widget.share._dom_classes
+    assert sum("<style>" in text for text in texts) == 2  # one style sheet per panel
+
+
+def test_every_row_names_its_variable_on_its_own_line_with_the_full_name_as_tooltip(ip, closing):
+    widget = ConfigWidget(framework="paddle")
+    closing(widget)
+    row = widget.rows["FLAGS_fraction_of_cuda_pinned_memory_to_use"]
+    assert row.name_label.tooltip == row.entry.name and "mgenv-name" in row.name_label._dom_classes
+    assert row.editor.widget not in row.children[0].children  # the input is below the name, not squeezed beside it
+
+
+def _all_parts(widget):
+    for child in getattr(widget, "children", ()):
+        yield child
+        yield from _all_parts(child)

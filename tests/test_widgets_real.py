@@ -34,7 +34,8 @@ def test_dtr_widget_after_import_changes_megengine_live():
                             "enable_dtr_sqrt_sampling": 1, **DTR_ON}
     assert r["effective"]["MEGENGINE_DTR_EVICTION_THRESHOLD"] == str(3 * GiB)  # what MegEngine reported back
     assert "3 GB (3221225472 bytes)" in r["effect"]
-    assert {k: r["options_disabled"][k] for k in DTR_OFF} == DTR_OFF  # unticking is megengine.dtr.disable()
+    assert {k: r["options_disabled"][k] for k in DTR_OFF} == DTR_OFF  # unticking is megengine.dtr.disable()...
+    assert r["candidates_cleared"] == 1 and "megengine.dtr.disable()" in r["disable_message"]  # ...candidates too
     assert r["widget_after_envset"] == [1.0, "GB"]  # %envset in a later cell reaches the widget...
     assert r["options_after_envset"]["dtr_eviction_threshold"] == GiB  # ...and MegEngine
 

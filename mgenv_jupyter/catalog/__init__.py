@@ -55,7 +55,9 @@ class Catalog:
         return list(self._entries)
 
     def frameworks(self) -> list[str]:
-        return [f for f in FRAMEWORKS if any(e.framework == f for e in self)]
+        """The frameworks with entries: the known ones in their order, then any other in the order of the entries."""
+        present = list(dict.fromkeys(e.framework for e in self))
+        return [f for f in FRAMEWORKS if f in present] + [f for f in present if f not in FRAMEWORKS]
 
     def for_framework(self, framework: str) -> list[Entry]:
         return [e for e in self if e.framework == framework]

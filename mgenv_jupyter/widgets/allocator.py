@@ -1,8 +1,8 @@
 """`AllocatorWidget`: the memory-allocator settings of Paddle, MegEngine or MXNet, with their first-use latching shown.
 
 Allocators read most of these once — at import, then fixed at the first allocation — so each row's status says
-"may already be latched" once the framework is running. Paddle's pool sizes only matter under `naive_best_fit`: the
-rows stay visible and editable, greyed and annotated while another strategy is chosen.
+"may already be latched" once the framework is running. Rows that do not matter with the values chosen (Paddle's pool
+sizes outside `naive_best_fit`, a rule of the catalog) stay visible and editable, greyed with the reason.
 """
 
 from __future__ import annotations
@@ -12,23 +12,16 @@ import html
 import ipywidgets as widgets
 
 from ..errors import InvalidValueError
-from ..runtime import SetReport, session
+from ..runtime import session
 from ..text import Text, current_language
 from .panel import EnvPanel
 from .rows import VariableRow
 
 PADDLE_STRATEGY = "FLAGS_allocator_strategy"
-NAIVE_BEST_FIT = "naive_best_fit"
-# Read only by Paddle's naive_best_fit allocator (naive_best_fit_allocator.cc, gpu_info.cc GpuAllocSize).
-PADDLE_NAIVE_ONLY = (
-    "FLAGS_fraction_of_gpu_memory_to_use",
-    "FLAGS_initial_gpu_memory_in_mb",
-    "FLAGS_reallocate_gpu_memory_in_mb",
-    "FLAGS_fraction_of_cpu_memory_to_use",
-    "FLAGS_initial_cpu_memory_in_mb",
-)
 ALLOCATOR_NAMES: dict[str, tuple[str, ...]] = {
-    "paddle": (PADDLE_STRATEGY, *PADDLE_NAIVE_ONLY),
+    "paddle": (PADDLE_STRATEGY, "FLAGS_fraction_of_gpu_memory_to_use", "FLAGS_initial_gpu_memory_in_mb",
+               "FLAGS_reallocate_gpu_memory_in_mb", "FLAGS_fraction_of_cpu_memory_to_use",
+               "FLAGS_initial_cpu_memory_in_mb"),
     "megengine": ("MGB_CUDA_RESERVE_MEMORY", "MEGENGINE_INPLACE_UPDATE"),
     "mxnet": ("MXNET_GPU_MEM_POOL_TYPE", "MXNET_GPU_MEM_POOL_RESERVE"),
 }
@@ -52,14 +45,6 @@ LATCHING = {
         "MXNet 的显存池在第一次 GPU 分配时读取这些变量,并一直沿用到进程结束。",
     ),
 }
-NAIVE_ONLY_ACTIVE = Text("only matters under naive_best_fit (the chosen strategy)",
-                         "只在 naive_best_fit 策略下起作用(即当前选择的策略)")
-NAIVE_ONLY_INACTIVE = Text(
-    "only matters under naive_best_fit: with the chosen strategy {strategy} it has no effect",
-    "只在 naive_best_fit 策略下起作用:当前选择的策略 {strategy} 下不起作用",
-)
-
-
 class AllocatorWidget(EnvPanel):
     """Allocator settings of one framework: `AllocatorWidget(framework="paddle" | "megengine" | "mxnet")`.
 
@@ -76,30 +61,13 @@ class AllocatorWidget(EnvPanel):
         current = session()
         known = current.catalog
         rows = [VariableRow(current, known.get(name)) for name in ALLOCATOR_NAMES[framework]]  # type: ignore[arg-type]
-        latching = widgets.HTML(f"<p><small>{html.escape(LATCHING[framework].get(current_language()))}</small></p>")
-        super().__init__(rows, [latching, *(row.widget for row in rows)], TITLES[framework])
-        if framework == "paddle":
-            self.rows[PADDLE_STRATEGY].on_edit(lambda row: self._mark_naive_only())  # type: ignore[attr-defined]
-        self._after_change(None)
+        latching = widgets.HTML(html.escape(LATCHING[framework].get(current_language())))
+        latching.add_class("mgenv-intro")
+        super().__init__(rows, [latching, *rows], TITLES[framework])
 
     def strategy(self) -> str | None:
         """Paddle's allocator strategy as chosen in the widget (edited or applied); None for other frameworks."""
         if self.framework != "paddle":
             return None
-        raw = self.rows[PADDLE_STRATEGY].editor.raw()  # type: ignore[attr-defined]
-        return str(raw) if raw is not None else None
-
-    def _mark_naive_only(self) -> None:
-        strategy = self.strategy()
-        language = current_language()
-        for name in PADDLE_NAIVE_ONLY:
-            row = self.rows[name]
-            assert isinstance(row, VariableRow)
-            if strategy == NAIVE_BEST_FIT:
-                row.set_note(NAIVE_ONLY_ACTIVE.get(language))
-            else:
-                row.set_note(NAIVE_ONLY_INACTIVE.get(language).format(strategy=strategy), inactive=True)
-
-    def _after_change(self, report: SetReport | None) -> None:
-        if self.framework == "paddle":
-            self._mark_naive_only()
+        row = self.rows[PADDLE_STRATEGY]
+        return row.value if isinstance(row, VariableRow) else None

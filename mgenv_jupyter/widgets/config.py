@@ -9,6 +9,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..catalog import Catalog, Entry
+from ..catalog.frameworks import FRAMEWORKS
 from ..errors import InvalidValueError
 from ..runtime import SetReport, session
 from ..text import Text, current_language
@@ -17,36 +18,16 @@ from .rows import VariableRow
 
 NPU_HEADING = Text("NPURunConfig keyword arguments", "NPURunConfig 关键字参数")
 NPU_ENV_HEADING = Text("Related environment variables", "相关环境变量")
+NOT_SET = Text("not set", "未设置")
 NPU_NONE_CHOSEN = Text("none chosen yet: NPURunConfig() uses its defaults", "尚未选择:NPURunConfig() 使用默认值")
 
 
 def select_entries(
     known: Catalog, framework: str | None = None, category: str | None = None, names: Iterable[str] | None = None
 ) -> list[Entry]:
-    """Catalog entries matching all the given filters; `category` matches English or Chinese names by substring.
-    Raises `InvalidValueError` for an unknown framework or name, or when nothing matches."""
-    frameworks = sorted({entry.framework for entry in known})
-    if framework is not None and framework not in frameworks:
-        raise InvalidValueError(f"unknown framework {framework!r}: use one of {', '.join(frameworks)}")
-    chosen: list[Entry]
-    if names is not None:
-        if isinstance(names, str):
-            names = [names]
-        chosen = []
-        for name in dict.fromkeys(names):  # each variable once, in the order given
-            entry = known.get(name)
-            if entry is None:
-                meant = known.near_miss(name)
-                hint = f"; did you mean {meant}?" if meant else ""
-                raise InvalidValueError(f"{name} is not a catalog variable{hint}")
-            chosen.append(entry)
-    else:
-        chosen = list(known)
-    if framework is not None:
-        chosen = [e for e in chosen if e.framework == framework]
-    if category is not None:
-        wanted = category.lower()
-        chosen = [e for e in chosen if wanted in e.category.en.lower() or wanted in e.category.zh.lower()]
+    """Catalog entries matching all the given filters (`Catalog.select`); an empty choice is an error here, since a
+    widget with no rows would only confuse."""
+    chosen = known.select(framework, category, names)
     if not chosen:
         raise InvalidValueError(f"no catalog variable matches framework={framework!r}, category={category!r}, "
                                 f"names={names!r}")
@@ -70,14 +51,17 @@ class ConfigWidget(EnvPanel):
         entries = select_entries(current.catalog, framework, category, names)
         rows = [VariableRow(current, entry) for entry in entries]
         language = current_language()
+        frameworks = {f.key: f.label.get(language) for f in FRAMEWORKS}
         body: list[widgets.Widget] = []
         heading = None
         for row in rows:
-            group = f"{row.entry.framework} · {row.entry.category.get(language)}"
+            group = f"{frameworks.get(row.entry.framework, row.entry.framework)} · {row.entry.category.get(language)}"
             if group != heading:
-                body.append(widgets.HTML(f"<h4 style='margin:10px 0 4px'>{html.escape(group)}</h4>"))
+                title = widgets.HTML(html.escape(group))
+                title.add_class("mgenv-heading")
+                body.append(title)
                 heading = group
-            body.append(row.widget)
+            body.append(row)
         self.npu_output = widgets.HTML()
         self._shows_npu = any(e.framework == "ascend" for e in entries)
         if self._shows_npu:
@@ -102,11 +86,11 @@ class ConfigWidget(EnvPanel):
         for entry in self.session.catalog.for_framework("ascend"):
             if entry.is_env:
                 value = self.session.state(entry.name).value
-                shown = f"<code>{html.escape(value)}</code>" if value is not None else "<i>not set</i>"
+                shown = f"<code>{html.escape(value)}</code>" if value is not None else f"<i>{NOT_SET.get(language)}</i>"
                 env_rows.append(f"<li><code>{entry.name}</code> = {shown}</li>")
         return (
-            f"<h4 style='margin:10px 0 4px'>{NPU_HEADING.get(language)}</h4>"
+            f"<div class='mgenv-heading'>{NPU_HEADING.get(language)}</div>"
             + (f"<pre>{html.escape(call)}</pre>" if call else f"<p><i>{NPU_NONE_CHOSEN.get(language)}</i></p>")
-            + "<small>mgenv_jupyter.session().npu_run_config_kwargs()</small>"
-            + f"<h4 style='margin:10px 0 4px'>{NPU_ENV_HEADING.get(language)}</h4><ul>{''.join(env_rows)}</ul>"
+            + "<div class='mgenv-facts'>mgenv_jupyter.session().npu_run_config_kwargs()</div>"
+            + f"<div class='mgenv-heading'>{NPU_ENV_HEADING.get(language)}</div><ul>{''.join(env_rows)}</ul>"
         )

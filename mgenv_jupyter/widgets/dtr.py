@@ -9,31 +9,20 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
-from ..catalog.dtr import DTR_PEAK_CAVEAT
+from ..catalog.dtr import DTR_PEAK_CAVEAT, DTR_SWITCH
 from ..catalog.values import format_size
-from ..errors import InvalidValueError
-from ..runtime import EnvSession, SetReport, session
+from ..runtime import SetReport, session
 from ..runtime.frameworks import live_api
 from ..text import Text, current_language
-from .editors import DESCRIPTION_WIDTH, SizeEditor
+from .editors import SizeEditor
 from .panel import EnvPanel
-from .rows import EDITED, Row, VariableRow, default_text
+from .rows import GroupRow, Row, VariableRow
 
-# megengine.dtr.enable() sets these three options together and disable() clears them together.
-ENABLE_NAMES = ("MEGENGINE_ENABLE_DROP", "MEGENGINE_DTR_AUTO_DROP", "MEGENGINE_RECORD_COMPUTING_PATH")
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
 MINIMUM = "MEGENGINE_DTR_EVICTEE_MINIMUM_SIZE"
 SQRT_SAMPLING = "MEGENGINE_DTR_SQRT_SAMPLING"
 NEAR_CAPACITY = 0.9
 
-ENABLE_LABEL = Text("DTR enabled", "启用 DTR")
-ENABLE_HELP = Text(
-    "As megengine.dtr.enable() / disable(): turns MEGENGINE_ENABLE_DROP, MEGENGINE_DTR_AUTO_DROP and "
-    "MEGENGINE_RECORD_COMPUTING_PATH on or off together.",
-    "等同于 megengine.dtr.enable() / disable():同时打开或关闭 MEGENGINE_ENABLE_DROP、MEGENGINE_DTR_AUTO_DROP 和 "
-    "MEGENGINE_RECORD_COMPUTING_PATH。",
-)
-PARTLY = Text("partly enabled: ", "部分开启:")
 BEFORE_IMPORT = Text(
     "MegEngine is not imported yet: Apply writes these variables into the environment as plain bytes, and "
     "`import megengine` reads them.",
@@ -71,63 +60,6 @@ def _memory_gpu_total() -> int | None:
         return None
 
 
-class DTRSwitchRow(Row):
-    """One checkbox for the three options megengine.dtr.enable() and disable() set together."""
-
-    def __init__(self, session: EnvSession) -> None:
-        self.session = session
-        self.names = ENABLE_NAMES
-        language = current_language()
-        self.checkbox = widgets.Checkbox(value=False, description=ENABLE_LABEL.get(language), indent=False,
-                                         style={"description_width": DESCRIPTION_WIDTH})
-        self.status = widgets.HTML()
-        self.details = widgets.HTML(f"<small style='margin-left:12px'>{html.escape(ENABLE_HELP.get(language))}</small>")
-        self.widget = widgets.VBox([widgets.HBox([self.checkbox, self.status]), self.details],
-                                   layout=widgets.Layout(margin="0 0 8px 0"))
-        self._synced = False
-        self._partly = ""
-        self.checkbox.observe(lambda change: self.refresh_status(), names="value")
-        self.sync()
-
-    def _is_on(self, name: str) -> bool:
-        entry = self.session.catalog.get(name)
-        assert entry is not None
-        text = self.session.get(name)
-        text = text if text is not None else default_text(entry)
-        try:
-            return bool(entry.type.parse(text).value) if text is not None else False
-        except InvalidValueError:
-            return False
-
-    def sync(self) -> None:
-        states = {name: self._is_on(name) for name in self.names}
-        on = all(states.values())
-        self._partly = "" if on or not any(states.values()) else (
-            PARTLY.get() + ", ".join(name for name, value in states.items() if value))
-        self._synced = on
-        self.checkbox.value = on
-        self.refresh_status()
-
-    def refresh_status(self) -> None:
-        statuses = {name: self.session.state(name).status for name in self.names}
-        if len(set(statuses.values())) == 1:
-            text = f"<b>{html.escape(next(iter(statuses.values())))}</b>"
-        else:
-            text = "; ".join(f"{html.escape(name)}: <b>{html.escape(s)}</b>" for name, s in statuses.items())
-        mark = f"<span style='color:#b35c00'>✎ {html.escape(EDITED.get())}</span> · " if self.is_edited() else ""
-        partly = f" <small style='color:#8a6d00'>{html.escape(self._partly)}</small>" if self._partly else ""
-        self.status.value = mark + text + partly
-
-    def is_edited(self) -> bool:
-        return bool(self.checkbox.value) != self._synced
-
-    def pending(self) -> list[tuple[str, object]]:
-        if not self.is_edited():
-            return []
-        value = "1" if self.checkbox.value else "0"
-        return [(name, value) for name in self.names]
-
-
 class DTRWidget(EnvPanel):
     """MegEngine DTR settings: enable/disable, eviction threshold (with units, and as a share of the GPU when its
     memory is known), evictee minimum size and sqrt sampling.
@@ -141,16 +73,18 @@ class DTRWidget(EnvPanel):
     def __init__(self, gpu_total_bytes: int | Callable[[], int | None] | None = None) -> None:
         current = session()
         known = current.catalog
-        self.switch_row = DTRSwitchRow(current)
+        self.switch_row = GroupRow(current, DTR_SWITCH)
         self.threshold_row = VariableRow(current, known.get(THRESHOLD))  # type: ignore[arg-type]
         self.minimum_row = VariableRow(current, known.get(MINIMUM))  # type: ignore[arg-type]
         self.sqrt_row = VariableRow(current, known.get(SQRT_SAMPLING))  # type: ignore[arg-type]
         self._gpu_total = gpu_total_bytes
         self.share = widgets.HTML()
+        self.share.add_class("mgenv-share")
         self.effect = widgets.HTML()
+        self.effect.add_class("mgenv-intro")
         self.effective: dict[str, str] = {}  # what MegEngine reported after the last live change, by name
-        caveat = widgets.HTML(f"<div style='border-left:3px solid #e0a000;padding-left:8px'><small>"
-                              f"{html.escape(DTR_PEAK_CAVEAT.get(current_language()))}</small></div>")
+        caveat = widgets.HTML(html.escape(DTR_PEAK_CAVEAT.get(current_language())))
+        caveat.add_class("mgenv-caveat")
         rows: list[Row] = [self.switch_row, self.threshold_row, self.minimum_row, self.sqrt_row]
         body = [self.switch_row.widget, self.threshold_row.widget, self.share, self.minimum_row.widget,
                 self.sqrt_row.widget, caveat, self.effect]
@@ -178,22 +112,25 @@ class DTRWidget(EnvPanel):
             self.share.value = ""
             return
         language = current_language()
+        self.share.remove_class("mgenv-near")
+        self.share.remove_class("mgenv-over")
         if nbytes == 0:
-            self.share.value = f"<small style='margin-left:12px'>{html.escape(ZERO.get(language))}</small>"
+            self.share.value = html.escape(ZERO.get(language))
             return
         total = self.gpu_total()
         if not total:
-            self.share.value = f"<small style='margin-left:12px'>{html.escape(NO_TOTAL.get(language))}</small>"
+            self.share.value = html.escape(NO_TOTAL.get(language))
             return
         share = nbytes / total
         text = SHARE.get(language).format(size=format_size(nbytes), share=share, total=format_size(total))
-        warning, color = "", "inherit"
+        warning = ""
         if share >= 1:
-            warning, color = TOO_LARGE.get(language), "#c00"
+            warning = TOO_LARGE.get(language)
+            self.share.add_class("mgenv-over")
         elif share >= NEAR_CAPACITY:
-            warning, color = TOO_CLOSE.get(language), "#b35c00"
-        self.share.value = (f"<small class='mgenv-dtr-share' style='margin-left:12px;color:{color}'>"
-                            f"{html.escape(text)} {html.escape(warning)}</small>")
+            warning = TOO_CLOSE.get(language)
+            self.share.add_class("mgenv-near")
+        self.share.value = f"{html.escape(text)} {html.escape(warning)}"
 
     def _after_change(self, report: SetReport | None) -> None:
         if report is not None:
@@ -204,7 +141,7 @@ class DTRWidget(EnvPanel):
             self.effect.value = f"<p><i>{html.escape(BEFORE_IMPORT.get(language))}</i></p>"
             return
         uses = []
-        for name in (*ENABLE_NAMES, THRESHOLD, MINIMUM, SQRT_SAMPLING):
+        for name in (*DTR_SWITCH.members, THRESHOLD, MINIMUM, SQRT_SAMPLING):
             entry = self.session.catalog.get(name)
             api = live_api(entry) if entry is not None else None
             if entry is None or api is None:

@@ -1,9 +1,11 @@
-"""Inputs generated from a catalog value type: a dropdown for an enum, a checkbox for a switch, a slider for a fraction,
-a number and a unit for a size, validated text for the rest.
+"""The ipywidgets input for each editor kind the presentation layer chooses (presentation/editor.py): a dropdown, a
+checkbox, a slider, a number box, a number with a unit, or text. Every front end draws the same kind with the same
+bounds, choices and units.
 
 An editor only shows a value and gives back what the user entered (`raw()`); checking it is the value type's job, and
 setting it is the session's. `raw()` returning None means "unset this variable" (or, for an NPURunConfig keyword,
-"leave it to the framework").
+"leave it to the framework"). Inputs carry the variable's name as their accessible label (hidden: the row shows the
+name above the input, so the input keeps its full width however long the name).
 """
 
 from __future__ import annotations
@@ -14,26 +16,34 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..catalog import Entry
-from ..catalog.values import GiB, KiB, MiB, ValueType
 from ..errors import InvalidValueError
+from ..presentation import EditorSpec, editor_spec
+from ..presentation.editor import NONE_CHOICE
+from ..text import Text
 
-NONE_CHOICE = "None"
-SIZE_UNITS = (("B", 1), ("KB", KiB), ("MB", MiB), ("GB", GiB))
-DESCRIPTION_WIDTH = "330px"  # room for the longest catalog names, so rows line up
+# The name is the input's label for assistive technology, drawn at no width: the row shows it on its own line.
+_HIDDEN_LABEL = {"description_width": "0px"}
+SWITCH_LABEL = Text("on", "开启")
+INPUT_CLASS = "mgenv-input"
 
 
-def _style() -> dict[str, str]:
-    return {"description_width": DESCRIPTION_WIDTH}
+def _input_layout(width: str) -> widgets.Layout:
+    return widgets.Layout(width=width, min_width="8em", max_width="100%")
 
 
 class Editor:
-    """One input for one variable. `widget` is what is displayed; `inputs` are the widgets a user changes."""
+    """One input (or two, for sizes) for one variable. `widget` is what is displayed; `inputs` are what a user
+    changes."""
 
     widget: widgets.Widget
     inputs: tuple[widgets.Widget, ...]
 
+    def __init__(self, entry: Entry, spec: EditorSpec) -> None:
+        self.entry = entry
+        self.spec = spec
+
     def show(self, text: str | None) -> None:
-        """Display `text` (None: not set). A value the type rejects shows as the type's empty value."""
+        """Display `text` (None: not set). A value the type rejects shows as the editor's empty value."""
         raise NotImplementedError
 
     def raw(self) -> object:
@@ -45,29 +55,31 @@ class Editor:
         for control in self.inputs:
             control.observe(lambda change: callback(), names="value")
 
+    def _parsed(self, text: str | None) -> Any:
+        """The typed value of `text`, or raise InvalidValueError."""
+        return self.entry.type.parse(text).value
 
-def _parse(value_type: ValueType, text: object) -> Any:
-    """The typed value of `text`, or raise InvalidValueError."""
-    return value_type.parse(text).value
+    def _style(self, control: widgets.Widget) -> widgets.Widget:
+        control.add_class(INPUT_CLASS)
+        return control
 
 
 class ChoiceEditor(Editor):
-    """A dropdown of the type's own spellings; optional types also offer None."""
+    """A dropdown of the framework's own spellings; an optional keyword also offers None."""
 
-    def __init__(self, entry: Entry, value_type: ValueType, optional: bool) -> None:
-        self._type = value_type
-        self._empty = NONE_CHOICE if optional else None
-        choices = list(value_type.choices())
-        self.dropdown = widgets.Dropdown(options=([NONE_CHOICE] if optional else []) + choices, value=None,
-                                         description=entry.name, style=_style())
+    def __init__(self, entry: Entry, spec: EditorSpec) -> None:
+        super().__init__(entry, spec)
+        self.dropdown = self._style(widgets.Dropdown(options=list(spec.choices), value=None, description=entry.name,
+                                                     style=_HIDDEN_LABEL, layout=_input_layout("18em")))
         self.widget = self.dropdown
         self.inputs = (self.dropdown,)
 
     def show(self, text: str | None) -> None:
+        empty = NONE_CHOICE if self.spec.optional else None
         try:
-            self.dropdown.value = self._type.parse(text).text if text is not None else self._empty
+            self.dropdown.value = self.entry.type.parse(text).text if text is not None else empty
         except InvalidValueError:
-            self.dropdown.value = self._empty
+            self.dropdown.value = empty
 
     def raw(self) -> object:
         value = self.dropdown.value
@@ -75,17 +87,18 @@ class ChoiceEditor(Editor):
 
 
 class SwitchEditor(Editor):
-    """A checkbox for a 0/1 switch."""
+    """A checkbox for an on/off switch, labelled "on" (the row above it names the variable; the tooltip too)."""
 
-    def __init__(self, entry: Entry, value_type: ValueType) -> None:
-        self._type = value_type
-        self.checkbox = widgets.Checkbox(value=False, description=entry.name, style=_style(), indent=False)
+    def __init__(self, entry: Entry, spec: EditorSpec) -> None:
+        super().__init__(entry, spec)
+        self.checkbox = self._style(widgets.Checkbox(value=False, description=SWITCH_LABEL.get(), indent=False,
+                                                     tooltip=entry.name, layout=widgets.Layout(width="auto")))
         self.widget = self.checkbox
         self.inputs = (self.checkbox,)
 
     def show(self, text: str | None) -> None:
         try:
-            self.checkbox.value = bool(_parse(self._type, text)) if text is not None else False
+            self.checkbox.value = bool(self._parsed(text)) if text is not None else False
         except InvalidValueError:
             self.checkbox.value = False
 
@@ -98,30 +111,30 @@ class PresenceEditor(SwitchEditor):
 
     def show(self, text: str | None) -> None:
         try:  # set means ON, except where the framework counts an empty value as off
-            self.checkbox.value = text is not None and bool(_parse(self._type, text))
+            self.checkbox.value = text is not None and bool(self._parsed(text))
         except InvalidValueError:
             self.checkbox.value = True
 
     def raw(self) -> object:
-        return "1" if self.checkbox.value else None
+        return self.spec.on if self.checkbox.value else None
 
 
 class FractionEditor(Editor):
-    """A slider for a number with both bounds (fractions of memory)."""
+    """A slider for a number with both bounds (fractions of memory), with its value shown beside it."""
 
-    def __init__(self, entry: Entry, value_type: ValueType) -> None:
-        limits = value_type.describe()
-        self._type = value_type
-        self._minimum = float(limits["min"])
-        self.slider = widgets.FloatSlider(min=limits["min"], max=limits["max"], step=0.01,
-                                          readout_format=".2f", continuous_update=False, description=entry.name,
-                                          style=_style())
+    def __init__(self, entry: Entry, spec: EditorSpec) -> None:
+        super().__init__(entry, spec)
+        self._minimum = float(spec.minimum or 0.0)
+        self.slider = self._style(widgets.FloatSlider(min=self._minimum, max=float(spec.maximum or 1.0), step=0.01,
+                                                      readout_format=".2f", continuous_update=False,
+                                                      description=entry.name, style=_HIDDEN_LABEL,
+                                                      layout=_input_layout("22em")))
         self.widget = self.slider
         self.inputs = (self.slider,)
 
     def show(self, text: str | None) -> None:
         try:
-            self.slider.value = float(_parse(self._type, text)) if text is not None else self._minimum
+            self.slider.value = float(self._parsed(text)) if text is not None else self._minimum
         except InvalidValueError:
             self.slider.value = self._minimum
 
@@ -133,16 +146,16 @@ class NumberEditor(Editor):
     """A number box; the value type checks the range when the value is parsed, so out-of-range input is reported,
     not clamped."""
 
-    def __init__(self, entry: Entry, value_type: ValueType) -> None:
-        self._type = value_type
-        factory = widgets.IntText if value_type.kind == "int" else widgets.FloatText
-        self.box = factory(description=entry.name, style=_style())
+    def __init__(self, entry: Entry, spec: EditorSpec) -> None:
+        super().__init__(entry, spec)
+        factory = widgets.IntText if spec.integer else widgets.FloatText
+        self.box = self._style(factory(description=entry.name, style=_HIDDEN_LABEL, layout=_input_layout("12em")))
         self.widget = self.box
         self.inputs = (self.box,)
 
     def show(self, text: str | None) -> None:
         try:
-            self.box.value = _parse(self._type, text) if text is not None else 0
+            self.box.value = self._parsed(text) if text is not None else 0
         except InvalidValueError:
             self.box.value = 0
 
@@ -151,25 +164,26 @@ class NumberEditor(Editor):
 
 
 class SizeEditor(Editor):
-    """A number and a unit (B, KB, MB, GB; 1024-based). Units smaller than what the framework reads are not offered."""
+    """A number and a unit (1024-based), offering only units the framework can hold."""
 
-    def __init__(self, entry: Entry, value_type: ValueType) -> None:
-        self._type = value_type
-        self._unit_bytes = int(value_type.describe().get("unit_bytes", 1))
-        self._units = [(name, factor) for name, factor in SIZE_UNITS if factor >= self._unit_bytes]
-        self.number = widgets.FloatText(value=0.0, description=entry.name, style=_style())
-        self.unit = widgets.Dropdown(options=[name for name, _ in self._units], value=self._units[0][0],
-                                     tooltip=f"unit of {entry.name}", layout=widgets.Layout(width="5.5em"))
-        self.widget = widgets.HBox([self.number, self.unit])
+    def __init__(self, entry: Entry, spec: EditorSpec) -> None:
+        super().__init__(entry, spec)
+        self._units = list(spec.units)
+        self.number = self._style(widgets.FloatText(value=0.0, description=entry.name, style=_HIDDEN_LABEL,
+                                                    layout=_input_layout("12em")))
+        self.unit = self._style(widgets.Dropdown(options=[name for name, _ in self._units], value=self._units[0][0],
+                                                 description=f"{entry.name} unit", style=_HIDDEN_LABEL,
+                                                 tooltip=f"unit of {entry.name}", layout=_input_layout("6em")))
+        self.widget = widgets.HBox([self.number, self.unit], layout=widgets.Layout(flex_flow="row wrap"))
         self.inputs = (self.number, self.unit)
 
     def show(self, text: str | None) -> None:
         try:
-            count = int(_parse(self._type, text)) if text is not None else 0
+            count = int(self._parsed(text)) if text is not None else 0
         except InvalidValueError:
             self.number.value, self.unit.value = 0.0, self._units[0][0]
             return
-        nbytes = count * self._unit_bytes
+        nbytes = count * self.spec.unit_bytes
         name, factor = self._units[0]
         for unit_name, unit_factor in self._units:
             if nbytes and nbytes % unit_factor == 0:
@@ -186,21 +200,20 @@ class SizeEditor(Editor):
     def nbytes(self) -> int | None:
         """The size entered, in bytes; None when it is not a valid size."""
         try:
-            return int(_parse(self._type, self.raw())) * self._unit_bytes
+            return int(self._parsed(str(self.raw()))) * self.spec.unit_bytes
         except InvalidValueError:
             return None
 
 
 class TextEditor(Editor):
-    """Free text checked by the value type (devices, paths, patterns). For optional types, empty or None means None;
-    for variables without a default, empty means not set."""
+    """Free text checked by the value type (devices, paths, patterns). For optional keywords, empty or None means
+    None; for variables without a default, empty means not set."""
 
-    def __init__(self, entry: Entry, value_type: ValueType, optional: bool) -> None:
-        self._optional = optional
-        hint = value_type.allowed()
-        self.text = widgets.Text(value="", description=entry.name, style=_style(), continuous_update=False,
-                                 placeholder=NONE_CHOICE if optional else ("not set" if entry.default is None else ""),
-                                 tooltip=hint, layout=widgets.Layout(width="640px"))
+    def __init__(self, entry: Entry, spec: EditorSpec) -> None:
+        super().__init__(entry, spec)
+        self.text = self._style(widgets.Text(value="", description=entry.name, style=_HIDDEN_LABEL,
+                                             continuous_update=False, placeholder=spec.placeholder,
+                                             tooltip=entry.type.allowed(), layout=_input_layout("28em")))
         self.widget = self.text
         self.inputs = (self.text,)
 
@@ -209,32 +222,18 @@ class TextEditor(Editor):
 
     def raw(self) -> object:
         value = self.text.value
-        if self._optional and value.strip().lower() in ("", NONE_CHOICE.lower()):
+        if self.spec.optional and value.strip().lower() in ("", NONE_CHOICE.lower()):
             return None
         return value
 
 
+EDITORS: dict[str, type[Editor]] = {
+    "choice": ChoiceEditor, "switch": SwitchEditor, "presence": PresenceEditor, "fraction": FractionEditor,
+    "number": NumberEditor, "size": SizeEditor, "text": TextEditor,
+}
+
+
 def editor_for(entry: Entry) -> Editor:
-    """The editor a variable's value type calls for, chosen by the type's `kind`."""
-    value_type = entry.type
-    optional = value_type.kind == "optional"
-    inner: ValueType = getattr(value_type, "inner", value_type) if optional else value_type
-    kind = inner.kind
-    if kind == "enum" or (kind == "switch" and optional):
-        return ChoiceEditor(entry, inner, optional=optional)
-    if optional:
-        return TextEditor(entry, value_type, optional=True)
-    if kind == "switch":
-        return SwitchEditor(entry, inner)
-    if kind == "presence":
-        return PresenceEditor(entry, inner)
-    if entry.default is None:  # a number box cannot show "not set"; text can
-        return TextEditor(entry, inner, optional=False)
-    limits = inner.describe()
-    if kind == "float" and limits.get("min") is not None and limits.get("max") is not None:
-        return FractionEditor(entry, inner)
-    if kind in ("int", "float"):
-        return NumberEditor(entry, inner)
-    if kind == "size":
-        return SizeEditor(entry, inner)
-    return TextEditor(entry, inner, optional=False)
+    """The editor the presentation layer chose for `entry`."""
+    spec = editor_spec(entry)
+    return EDITORS[spec.kind](entry, spec)

@@ -10,16 +10,19 @@ import html
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from pathlib import Path
 
 import ipywidgets as widgets
 
 from ..errors import AlreadyReadWarning, InvalidValueError
+from ..presentation import applicability
 from ..runtime import EnvSession, SetReport, session
 from ..text import Text, current_language
 from ._link import SessionLink
-from .rows import INACTIVE_CLASS, Row
+from .rows import Row, VariableRow
 
-STYLE = f"<style>.{INACTIVE_CLASS} {{ opacity: 0.55; }} .mgenv-details details {{ margin: 2px 0; }}</style>"
+STYLE_SHEET = Path(__file__).with_name("style.css")
 NOTHING_EDITED = Text("Nothing to apply: no value was edited.", "没有需要应用的修改。")
 NOTHING_APPLIED = Text("Nothing was applied:", "未应用任何修改:")
 CLOSED = Text("This widget was closed.", "此控件已关闭。")
@@ -37,12 +40,10 @@ class EnvPanel(widgets.VBox):
                                       tooltip="apply every edited value as one batch (all or nothing)")
         reset_button = widgets.Button(description="Reset", tooltip="discard the edits")
         message = widgets.HTML()
-        super().__init__(children=[
-            widgets.HTML(STYLE + f"<b>{html.escape(title)}</b>"),
-            *body,
-            widgets.HBox([apply_button, reset_button]),
-            message,
-        ])
+        message.add_class("mgenv-message")
+        heading = widgets.HTML(f"<style>{style_sheet()}</style>{html.escape(title)}")
+        heading.add_class("mgenv-title")
+        super().__init__(children=[heading, *body, widgets.HBox([apply_button, reset_button]), message])
         self.add_class("mgenv-widget")
         self.session: EnvSession = session()
         self.apply_button = apply_button
@@ -54,7 +55,11 @@ class EnvPanel(widgets.VBox):
         self._language = current_language()
         apply_button.on_click(lambda _: self.apply())
         reset_button.on_click(lambda _: self.reset())
+        for row in self._row_list:
+            if isinstance(row, VariableRow):
+                row.on_edit(lambda _: self._mark_applicability())
         self._link = SessionLink(self.session, self._on_session_change, self.refresh)
+        self._mark_applicability()
 
     # ---- user actions --------------------------------------------------------------------------------------------
 
@@ -104,6 +109,7 @@ class EnvPanel(widgets.VBox):
         with self._lock:
             for row in self._row_list:
                 row.sync()
+            self._mark_applicability()
             self._after_change(None)
         self.message.value = ""
 
@@ -116,6 +122,7 @@ class EnvPanel(widgets.VBox):
                 if language != self._language:
                     row.render_texts()
             self._language = language
+            self._mark_applicability()
             self._after_change(None)
 
     def close(self) -> None:
@@ -137,15 +144,29 @@ class EnvPanel(widgets.VBox):
                     row.sync()  # the newer value wins over an edit of the same variable
                 else:
                     row.refresh_status()
+            self._mark_applicability()
             self._after_change(report)
 
     def _after_change(self, report: SetReport | None) -> None:
         """Subclasses update what depends on several rows (a share of the GPU, the NPURunConfig call)."""
 
+    def _mark_applicability(self) -> None:
+        """Grey the rows that do not matter with the values chosen here (edited or applied), as the catalog's rules
+        say (Paddle's pool sizes outside naive_best_fit)."""
+        edited: dict[str, str | None] = {}
+        for row in self._row_list:
+            edited.update(row.edited_texts())
+
+        def lookup(name: str) -> str | None:
+            return edited[name] if name in edited else self.session.get(name)
+
+        for row in self._row_list:
+            if isinstance(row, VariableRow):
+                row.set_applicability(applicability(self.session.catalog, row.entry, lookup))
     # ---- messages ------------------------------------------------------------------------------------------------
 
     def _show_error(self, text: str) -> None:
-        self.message.value = f"<div style='color:#c00'>⚠ {html.escape(text)}</div>"
+        self.message.value = f"<div class='mgenv-failure'>⚠ {html.escape(text)}</div>"
 
     def _show_text(self, text: str) -> None:
         self.message.value = f"<div>{html.escape(text)}</div>"
@@ -158,8 +179,14 @@ class EnvPanel(widgets.VBox):
                     f"<b>{html.escape(change.outcome.label.get())}</b> — {html.escape(change.message.get())}")
             line += "".join(f"<br><small>note: {html.escape(note)}</small>" for note in change.notes)
             lines.append(f"<li>{line}</li>")
-        lines += [f"<li style='color:#b35c00'>⚠ {html.escape(text)}</li>" for text in warned]
+        lines += [f"<li class='mgenv-warned'>⚠ {html.escape(text)}</li>" for text in warned]
         self.message.value = "<ul class='mgenv-report'>" + "".join(lines) + "</ul>"
+
+
+@lru_cache(maxsize=1)
+def style_sheet() -> str:
+    """The widgets' style sheet (style.css beside this module), read once."""
+    return STYLE_SHEET.read_text(encoding="utf-8")
 
 
 def _descendants(widget: widgets.Widget) -> Iterator[widgets.Widget]:

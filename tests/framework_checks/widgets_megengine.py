@@ -62,9 +62,25 @@ elif scenario == "after_import":
     result["options"] = options()
     result["effect"] = widget.effect.value
     result["message"] = widget.message.value
-    widget.switch_row.checkbox.value = False  # megengine.dtr.disable()
-    widget.apply()
+    # Unticking must do what megengine.dtr.disable() does, clearing the eviction candidates too: count the calls of
+    # MegEngine's own clear_candidates (the function stays MegEngine's; the wrapper only counts).
+    import megengine.dtr.dtr as dtr_module
+
+    cleared = []
+    real_clear = dtr_module._clear_candidates
+
+    def counting_clear() -> None:
+        cleared.append(True)
+        real_clear()
+
+    dtr_module._clear_candidates = counting_clear
+    widget.switch_row.checkbox.value = False
+    report = widget.apply()
+    dtr_module._clear_candidates = real_clear
     result["options_disabled"] = options()
+    result["candidates_cleared"] = len(cleared)
+    result["disable_effective"] = {c.name: c.effective for c in report}
+    result["disable_message"] = str(report["MEGENGINE_ENABLE_DROP"].message)
     ip.run_line_magic("envset", "MEGENGINE_DTR_EVICTION_THRESHOLD=1GB")  # a later cell
     editor = widget.threshold_row.editor
     result["widget_after_envset"] = [editor.number.value, editor.unit.value]

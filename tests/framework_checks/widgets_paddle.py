@@ -48,7 +48,8 @@ elif scenario == "after_import":
     result["outcomes"] = {c.name: c.outcome.value for c in report}
     result["effective"] = {c.name: c.effective for c in report}
     result["flags"] = paddle.get_flags(FLAGS)
-    result["row_status"] = widget.rows["FLAGS_allocator_strategy"].status.value
+    row = widget.rows["FLAGS_allocator_strategy"]
+    result["row_status"] = row.badge.value + " " + row.details.value
     ip.run_line_magic("envset", "FLAGS_fraction_of_gpu_memory_to_use=0.6")  # a later cell
     result["slider_after_envset"] = widget.rows[FLAGS[1]].editor.slider.value
     result["flags_after_envset"] = paddle.get_flags(FLAGS[1:2])
