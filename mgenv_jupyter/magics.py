@@ -21,6 +21,7 @@ from .catalog import FRAMEWORKS
 from .catalog.secrets import is_secret_value, redact
 from .errors import InvalidValueError
 from .presentation import VariableView, present
+from .regular_files import write_text_file
 from .runtime import session
 from .runtime.outcome import SetReport
 from .text import current_language, set_language
@@ -190,7 +191,7 @@ class EnvMagics(Magics):
         text = envfile.export(session(), fmt=args.format, everything=args.everything)
         if args.file:
             try:
-                envfile.write_text_file(Path(os.path.expanduser(args.file)), text)
+                write_text_file(Path(os.path.expanduser(args.file)), text)
             except InvalidValueError as exc:
                 raise UsageError(str(exc)) from None
             return f"wrote {len(text.splitlines())} lines to {args.file}"

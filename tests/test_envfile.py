@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from IPython.core.error import UsageError
 
-from mgenv_jupyter import envfile
+from mgenv_jupyter import envfile, regular_files
 from mgenv_jupyter.catalog.secrets import MASK, is_secret
 from mgenv_jupyter.errors import InvalidValueError
 from mgenv_jupyter.runtime import EnvSession
@@ -277,7 +277,7 @@ def test_envload_bounds_the_work_of_reading_a_file(ip, tmp_path):
 def test_envload_reads_a_file_of_exactly_the_limit(tmp_path):
     path = tmp_path / "limit.env"
     body = b"A_NAME=1\n"
-    path.write_bytes(body + b"#" * (envfile.MAX_FILE_BYTES - len(body)))
+    path.write_bytes(body + b"#" * (regular_files.MAX_FILE_BYTES - len(body)))
     assert envfile.read_dotenv(path) == [("A_NAME", "1")]
 
 

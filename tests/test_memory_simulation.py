@@ -16,11 +16,13 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter.memory import scenario as scenario_format
 from mgenv_jupyter.memory import simulation
 from mgenv_jupyter.memory.fake_nvml import installed
 from mgenv_jupyter.memory.nvml_source import UNAVAILABLE, NvmlSource
 from mgenv_jupyter.memory.process_tree import ProcessTree
-from mgenv_jupyter.memory.simulation import PRESETS, KernelUse, Scenario, Simulation
+from mgenv_jupyter.memory.scenario import PRESETS, KernelUse, Scenario
+from mgenv_jupyter.memory.simulation import Simulation
 from mgenv_jupyter.memory.sources import UnavailableSource, default_sources
 
 GiB = 1024**3
@@ -178,17 +180,17 @@ def test_bad_scenarios_say_what_is_wrong(data, words):
 
 def test_a_valid_scenario_at_the_bounds_is_accepted():
     scenario = Scenario.from_json({
-        "step_seconds": simulation.MIN_STEP_SECONDS, "period": simulation.MAX_SECONDS,
-        "devices": [{"total": simulation.MAX_BYTES, "kernel": simulation.MAX_BYTES,
-                     "workers": [{"at": 0, "bytes": 0, "count": 0}]}] * simulation.MAX_DEVICES,
-        "errors": [{"at": 0, "for": simulation.MAX_SECONDS}] * simulation.MAX_ERROR_WINDOWS,
+        "step_seconds": scenario_format.MIN_STEP_SECONDS, "period": scenario_format.MAX_SECONDS,
+        "devices": [{"total": scenario_format.MAX_BYTES, "kernel": scenario_format.MAX_BYTES,
+                     "workers": [{"at": 0, "bytes": 0, "count": 0}]}] * scenario_format.MAX_DEVICES,
+        "errors": [{"at": 0, "for": scenario_format.MAX_SECONDS}] * scenario_format.MAX_ERROR_WINDOWS,
     })
     assert len(scenario.devices) == 64 and scenario.devices[0].total == 1024**5
 
 
 def test_kernel_use_without_a_max_stays_within_nvml_fields():
-    kernel = KernelUse(start=0, step=simulation.MAX_BYTES)
-    assert kernel.at(1e9, simulation.MIN_STEP_SECONDS) <= simulation.MAX_BYTES
+    kernel = KernelUse(start=0, step=scenario_format.MAX_BYTES)
+    assert kernel.at(1e9, scenario_format.MIN_STEP_SECONDS) <= scenario_format.MAX_BYTES
 
 
 def test_unknown_preset_names_the_presets():
@@ -341,14 +343,14 @@ def parsed(data: Any) -> Scenario | InvalidValueError:
     except InvalidValueError as exc:
         assert len(str(exc)) < 250, str(exc)
         return exc
-    assert sum(w.count for d in scenario.devices for w in d.workers) <= simulation.MAX_WORKERS
-    assert len(scenario.devices) <= simulation.MAX_DEVICES
+    assert sum(w.count for d in scenario.devices for w in d.workers) <= scenario_format.MAX_WORKERS
+    assert len(scenario.devices) <= scenario_format.MAX_DEVICES
     for device in scenario.devices:
         sizes = [device.total, device.others, device.reserved, *(b for _, b in device.other_processes)]
         if device.kernel is not None:
             sizes += [device.kernel.start, device.kernel.step, device.kernel.wave, device.kernel.max or 0]
-        assert all(0 <= size <= simulation.MAX_BYTES for size in sizes)
-    assert simulation.MIN_STEP_SECONDS <= scenario.step_seconds <= simulation.MAX_SECONDS
+        assert all(0 <= size <= scenario_format.MAX_BYTES for size in sizes)
+    assert scenario_format.MIN_STEP_SECONDS <= scenario.step_seconds <= scenario_format.MAX_SECONDS
     return scenario
 
 
