@@ -308,15 +308,28 @@ def _open(comm: Any, open_msg: Any) -> None:
     SidebarComm(comm, session())
 
 
-def register_target(ipython: Any) -> bool:
-    """Register the comm target in a kernel; a plain IPython shell (no kernel) has no comms and that is fine."""
+def _comm_manager(ipython: Any) -> Any:
+    """The kernel's comm manager; None in a plain IPython shell (no kernel, no comms, and that is fine)."""
     if getattr(ipython, "kernel", None) is None:
-        return False
+        return None
     try:
         from comm import get_comm_manager
 
-        manager = get_comm_manager()
+        return get_comm_manager()
     except ImportError:  # older ipykernel: the manager lives on the kernel
-        manager = ipython.kernel.comm_manager
+        return ipython.kernel.comm_manager
+
+
+def register_target(ipython: Any) -> bool:
+    """Register the comm target in a kernel (registering again replaces it: there is only ever one)."""
+    manager = _comm_manager(ipython)
+    if manager is None:
+        return False
     manager.register_target(COMM_TARGET, _open)
     return True
+
+
+def unregister_target(ipython: Any) -> None:
+    manager = _comm_manager(ipython)
+    if manager is not None and COMM_TARGET in manager.targets:
+        manager.unregister_target(COMM_TARGET, _open)

@@ -14,7 +14,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 
 from . import envfile
 from .catalog import FRAMEWORKS
@@ -51,37 +51,19 @@ def _split_assignments(words: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def _split_line(line: str) -> list[str]:
-    """Words as a POSIX shell splits them. An error never quotes the line: it may hold a secret."""
+def _parse_args(magic: Any, line: str) -> Any:
+    """The one way every magic reads its line: the argparse parser its `magic_arguments` declare, over the words as a
+    POSIX shell splits them (IPython's own splitting keeps quotes, so 'two words' would be two). Errors never quote
+    the line, which may hold a secret: unbalanced quotes are said as such, and argparse's messages are redacted."""
     try:
-        return shlex.split(line, posix=True)
+        words = shlex.split(line, posix=True)
     except ValueError as exc:
         raise UsageError(f"cannot read the line: {str(exc).lower()}; close every quote you open (\"...\" or '...')"
                          ) from None
-
-
-def _flags(words: list[str]) -> tuple[dict[str, bool], list[str]]:
-    """Split --force / --env-only from the other words; any other --option is an error."""
-    flags = {"force": False, "live": True}
-    rest = []
-    for word in words:
-        if word == "--force":
-            flags["force"] = True
-        elif word == "--env-only":
-            flags["live"] = False
-        elif word.startswith("--"):
-            raise UsageError(f"unknown option {word!r}: allowed are --force and --env-only")
-        else:
-            rest.append(word)
-    return flags, rest
-
-
-def _parse_args(magic: Any, line: str) -> Any:
-    """`parse_argstring`, with unbalanced quotes reported as a UsageError like every other bad line."""
     try:
-        return parse_argstring(magic, line)
-    except ValueError as exc:
-        raise UsageError(f"cannot read the line: {str(exc).lower()}") from None
+        return magic.parser.parse_args(words)
+    except UsageError as exc:
+        raise UsageError(redact(str(exc))) from None
 
 
 def parse_cell(cell: str) -> list[tuple[str, str]]:
@@ -110,53 +92,62 @@ class EnvMagics(Magics):
             raise UsageError(redact(str(exc))) from None
 
     @no_var_expand
+    @magic_arguments()
+    @argument("--force", action="store_true", help="set a name that looks like a misspelt catalog name")
+    @argument("--env-only", action="store_true", dest="env_only",
+              help="set the environment only (for processes started from here), not the framework's live API")
+    @argument("assignments", nargs="*", metavar="NAME=VALUE", help="quote values with spaces")
     @line_magic
     def envset(self, line: str) -> SetReport:
-        """Set variables, validated against the catalog: %envset [--force] NAME=VALUE [NAME=VALUE ...]
+        """Set variables, validated against the catalog.
 
         Values are normalised to what the framework reads (e.g. MEGENGINE_DTR_EVICTION_THRESHOLD=5GB becomes
         5368709120 bytes). A batch is all or nothing. If a framework already read a variable at import, an
-        AlreadyReadWarning says so and how to get out; variables with a run-time API are applied live.
-        --force sets a name that looks like a misspelt catalog name; --env-only sets the environment only (for
-        processes started from here) without the live API.
+        AlreadyReadWarning says so and how to get out; variables with a run-time API are applied live. The line is
+        taken literally: no $name or {expression} expansion.
         """
-        flags, words = _flags(_split_line(line))
-        pairs = _split_assignments(words)
+        args = _parse_args(self.envset, line)
+        pairs = _split_assignments(args.assignments)
         if not pairs:
             raise UsageError("usage: %envset [--force] [--env-only] NAME=VALUE [NAME=VALUE ...]")
-        return self._run(lambda: session().set(pairs, source="magic", **flags))
+        return self._run(lambda: session().set(pairs, source="magic", force=args.force, live=not args.env_only))
 
     @no_var_expand
+    @magic_arguments()
+    @argument("--force", action="store_true", help="set names that look like misspelt catalog names")
+    @argument("--env-only", action="store_true", dest="env_only", help="the environment only, not the live API")
     @cell_magic("envset")  # type: ignore[arg-type]
     def envset_cell(self, line: str, cell: str) -> SetReport:
-        """Set one NAME=VALUE per line (# starts a comment line), all or nothing: %%envset [--force] [--env-only]"""
-        flags, words = _flags(_split_line(line))
-        if words:
-            raise UsageError(f"%%envset takes only --force and --env-only on its first line, not {words[0]!r}")
+        """Set one NAME=VALUE per line (# starts a comment line), all or nothing."""
+        args = _parse_args(self.envset_cell, line)
         pairs = parse_cell(cell)
         if not pairs:
             raise UsageError("the cell has no NAME=VALUE lines")
-        return self._run(lambda: session().set(pairs, source="magic", **flags))
+        return self._run(lambda: session().set(pairs, source="magic", force=args.force, live=not args.env_only))
 
     @no_var_expand
+    @magic_arguments()
+    @argument("name", help="a variable (or NPURunConfig keyword)")
     @line_magic
     def envget(self, line: str) -> VariableView:
         """Show a variable's value and what it means for this kernel (effective, takes effect at import, already
-        read, ...), with its description, default, the live API and caveats: %envget NAME"""
-        words = _split_line(line)
-        if len(words) != 1:
-            raise UsageError("usage: %envget NAME")
-        return present(session(), words[0])
+        read, ...), with its description, default, the live API and caveats."""
+        args = _parse_args(self.envget, line)
+        return present(session(), args.name)
 
     @no_var_expand
+    @magic_arguments()
+    @argument("--force", action="store_true", help="unset names that look like misspelt catalog names")
+    @argument("--env-only", action="store_true", dest="env_only", help="the environment only, not the live API")
+    @argument("names", nargs="+", metavar="NAME")
     @line_magic
     def envunset(self, line: str) -> SetReport:
-        """Remove variables (or NPURunConfig options): %envunset NAME [NAME ...]"""
-        flags, names = _flags(_split_line(line))
-        if not names:
-            raise UsageError("usage: %envunset [--env-only] NAME [NAME ...]")
-        return self._run(lambda: session().unset(names, source="magic", **flags))
+        """Remove variables (or NPURunConfig options); a live framework goes back to the default."""
+        args = _parse_args(self.envunset, line)
+        return self._run(lambda: session().unset(args.names, source="magic", force=args.force,
+                                                 live=not args.env_only))
 
+    @no_var_expand
     @magic_arguments()
     @argument("framework", nargs="?", help=f"only this framework: {', '.join(FRAMEWORKS)}")
     @argument("--category", help="only categories containing this text")
@@ -171,11 +162,12 @@ class EnvMagics(Magics):
             raise UsageError(f"unknown framework {args.framework!r}: use one of {', '.join(FRAMEWORKS)}")
         return catalog_frame(session(), framework=args.framework, category=args.category, only_set=args.only_set)
 
+    @no_var_expand
+    @magic_arguments()
     @line_magic
     def envdiff(self, line: str) -> Any:
-        """Variables changed since the kernel started (a DataFrame), with who changed them and when: %envdiff"""
-        if line.strip():
-            raise UsageError("%envdiff takes no arguments")
+        """Variables changed since the kernel started (a DataFrame), with who changed them and when."""
+        _parse_args(self.envdiff, line)
         return session().diff()
 
     @no_var_expand
@@ -198,18 +190,23 @@ class EnvMagics(Magics):
         return text
 
     @no_var_expand
+    @magic_arguments()
+    @argument("--force", action="store_true",
+              help="also set misspelt-looking names, and variables that load code (LD_PRELOAD, PYTHONPATH, ...)")
+    @argument("--env-only", action="store_true", dest="env_only", help="the environment only, not the live API")
+    @argument("file", help="a dotenv file (python-dotenv's format) of at most 1 MiB")
     @line_magic
     def envload(self, line: str) -> SetReport:
-        """Set the variables of a dotenv file (NAME=VALUE lines), validated, all or nothing: %envload [--force] FILE"""
-        flags, files = _flags(_split_line(line))
-        if len(files) != 1:
-            raise UsageError("usage: %envload [--force] [--env-only] FILE")
+        """Set the variables of a dotenv file (NAME=VALUE lines), validated, all or nothing. A file is data: a
+        variable that loads code is set only with --force."""
+        args = _parse_args(self.envload, line)
         try:
-            pairs = envfile.read_dotenv(Path(os.path.expanduser(files[0])))
+            pairs = envfile.read_dotenv(Path(os.path.expanduser(args.file)))
         except InvalidValueError as exc:
             raise UsageError(str(exc)) from None
-        return self._run(lambda: session().set(pairs, source="file", **flags))
+        return self._run(lambda: session().set(pairs, source="file", force=args.force, live=not args.env_only))
 
+    @no_var_expand
     @magic_arguments()
     @argument("--interval", type=float, default=0.1, help="seconds between samples (default 0.1, i.e. 10 Hz)")
     @argument("--title", default=None, help="the chart's title")
@@ -227,10 +224,13 @@ class EnvMagics(Magics):
         interval = self._run(lambda: checked_interval(args.interval))
         return MemoryChart(interval=interval, title=args.title, shell=self.shell)
 
+    @no_var_expand
+    @magic_arguments()
+    @argument("language", nargs="?", choices=("zh", "en", "auto"), help="auto: from MGENV_LANG or the locale")
     @line_magic
     def envlang(self, line: str) -> str:
-        """Show or choose the language of descriptions: %envlang [zh|en|auto]"""
-        choice = line.strip()
+        """Show or choose the language of descriptions, statuses and messages."""
+        choice = _parse_args(self.envlang, line).language
         if choice:
             self._run(lambda: set_language(None if choice == "auto" else choice))
         return current_language()
@@ -257,10 +257,14 @@ def complete(ipython: Any, event: Any) -> list[str]:
     return [name + suffix for name in known.names() if name.startswith(word)]
 
 
+MAGICS = ("envset", "envget", "envunset", "envlist", "envdiff", "envexport", "envload", "envlang", "memchart")
+
+
 def register(ipython: Any) -> None:
+    """What `%load_ext` installs: the magics, the completers, the comm target and the import watcher."""
     if getattr(ipython, "_mgenv_jupyter_loaded", False):
         return
-    session()  # installs the import watcher now, so imports from here on are seen
+    session().watcher.install()  # imports from here on are seen (again, after an unload)
     ipython.register_magics(EnvMagics)
     from .comm import register_target
 
@@ -271,9 +275,23 @@ def register(ipython: Any) -> None:
 
 
 def unregister(ipython: Any) -> None:
+    """Remove everything `register` installed (the session and its history stay: they are the kernel's)."""
     manager = ipython.magics_manager
     for kind in ("line", "cell"):
-        for name in ("envset", "envget", "envunset", "envlist", "envdiff", "envexport", "envload", "envlang",
-                     "memchart"):
+        for name in MAGICS:
             manager.magics[kind].pop(name, None)
+    dispatcher = getattr(ipython, "strdispatchers", {}).get("complete_command")
+    chains = dispatcher.strs if dispatcher is not None else {}
+    for magic in _COMPLETED_MAGICS:
+        chain = chains.get(magic)
+        if chain is not None:
+            # set_hook binds the function to the shell: compare what it wraps
+            chain.chain = [(priority, hook) for priority, hook in chain.chain
+                           if getattr(hook, "__func__", hook) is not complete]
+            if not chain.chain:
+                del chains[magic]
+    from .comm import unregister_target
+
+    unregister_target(ipython)
+    session().watcher.uninstall()
     ipython._mgenv_jupyter_loaded = False

@@ -215,6 +215,14 @@ def test_comm_in_a_real_kernel():
         client.execute_interactive("import os; print(os.environ['MXNET_ENGINE_TYPE'])", timeout=30,
                                    output_hook=lambda m: outputs.append(m["content"].get("text", "")))
         assert "NaiveEngine" in "".join(outputs)
+        targets = "from comm import get_comm_manager; print(sorted(get_comm_manager().targets))"
+        seen = []
+        client.execute_interactive("%unload_ext mgenv_jupyter\n" + targets, timeout=30,
+                                   output_hook=lambda m: seen.append(m["content"].get("text", "")))
+        client.execute_interactive("%load_ext mgenv_jupyter\n%reload_ext mgenv_jupyter\n" + targets, timeout=30,
+                                   output_hook=lambda m: seen.append(m["content"].get("text", "")))
+        unloaded, reloaded = [text for text in seen if text.startswith("[")]
+        assert "'mgenv_jupyter'" not in unloaded and reloaded.count("'mgenv_jupyter'") == 1
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)

@@ -104,7 +104,7 @@ def test_envlist_language(ip):
         assert ip.run_line_magic("envlang", "zh") == "zh"
         frame = ip.run_line_magic("envlist", "megengine")
         assert any("\u4e00" <= ch <= "\u9fff" for ch in frame.loc["MGE_DEFAULT_DEVICE", "description"])
-        with pytest.raises(UsageError, match="unknown language"):
+        with pytest.raises(UsageError, match="invalid choice"):
             ip.run_line_magic("envlang", "fr")
     finally:
         ip.run_line_magic("envlang", "en")
@@ -247,3 +247,41 @@ def test_near_misses_in_the_prefix_are_caught(ip):
         with pytest.raises(UsageError, match="did you mean"):
             ip.run_line_magic("envset", f"{typo}=1")
         assert typo not in os.environ
+
+
+def _count_of_everything(ip) -> tuple[int, int, int]:
+    """(import watchers on sys.meta_path, our completers, our line magics)."""
+    import sys
+
+    from mgenv_jupyter.magics import MAGICS, complete
+    from mgenv_jupyter.runtime import ImportWatcher
+
+    watchers = sum(isinstance(finder, ImportWatcher) for finder in sys.meta_path)
+    chains = ip.strdispatchers["complete_command"].strs
+    completers = sum(getattr(hook, "__func__", hook) is complete for chain in chains.values() for _, hook in chain.chain)
+    magics = sum(name in ip.magics_manager.magics["line"] for name in MAGICS)
+    return watchers, completers, magics
+
+
+def test_unloading_removes_what_loading_installed_and_reloading_gives_one_of_each(ip):
+    loaded = _count_of_everything(ip)
+    assert loaded == (1, 5, 9)
+    ip.run_line_magic("unload_ext", "mgenv_jupyter")
+    assert _count_of_everything(ip) == (0, 0, 0)
+    for _ in range(3):
+        ip.run_line_magic("load_ext", "mgenv_jupyter")
+        ip.run_line_magic("reload_ext", "mgenv_jupyter")
+    assert _count_of_everything(ip) == loaded
+    assert ip.run_line_magic("envset", "MGE_DEFAULT_DEVICE=cpu0")["MGE_DEFAULT_DEVICE"].new == "cpu0"
+
+
+def test_every_magic_reads_its_options_the_same_way(ip):
+    """One parser: argparse declared with magic_arguments, over POSIX shell words; unknown options are refused."""
+    from mgenv_jupyter.magics import MAGICS
+
+    for name in MAGICS:
+        method = ip.magics_manager.magics["line"][name]
+        assert hasattr(method, "parser"), name
+        needed = {"envget": " MGE_DEFAULT_DEVICE", "envload": " some.env", "envunset": " X", "envset": " X=1"}
+        with pytest.raises(UsageError, match="unrecognized arguments: --no-such-option"):
+            ip.run_line_magic(name, "--no-such-option" + needed.get(name, ""))
