@@ -258,7 +258,8 @@ def _count_of_everything(ip) -> tuple[int, int, int]:
 
     watchers = sum(isinstance(finder, ImportWatcher) for finder in sys.meta_path)
     chains = ip.strdispatchers["complete_command"].strs
-    completers = sum(getattr(hook, "__func__", hook) is complete for chain in chains.values() for _, hook in chain.chain)
+    hooks = [getattr(hook, "__func__", hook) for chain in chains.values() for _, hook in chain.chain]
+    completers = sum(hook is complete for hook in hooks)
     magics = sum(name in ip.magics_manager.magics["line"] for name in MAGICS)
     return watchers, completers, magics
 
