@@ -219,10 +219,14 @@ class EnvMagics(Magics):
         """
         from .protocol import checked_interval
         from .widgets import MemoryChart
+        from .widgets.memory_chart import FrontEndMissing
 
         args = _parse_args(self.memchart, line)
         interval = self._run(lambda: checked_interval(args.interval))
-        return MemoryChart(interval=interval, title=args.title, shell=self.shell)
+        try:
+            return MemoryChart(interval=interval, title=args.title, shell=self.shell)
+        except FrontEndMissing as exc:
+            raise UsageError(str(exc)) from None
 
     @no_var_expand
     @magic_arguments()

@@ -23,11 +23,16 @@ STATIC = Path(__file__).resolve().parent.parent / "static"
 
 
 def _read_static(name: str) -> str:
+    """A built front-end file, or "" when it is missing (a copy installed without its front end): the module must
+    still import, since the other widgets and the magics do not need the chart."""
     try:
         return (STATIC / name).read_text(encoding="utf-8")
     except OSError:
-        raise ImportError(f"{STATIC / name} is missing: the front end was not built (run ./dev setup, or install a "
-                          "wheel, which ships it)") from None
+        return ""
+
+
+class FrontEndMissing(RuntimeError):
+    """The chart's built front end is not installed; the message says what is missing and how to get it."""
 
 
 class MemoryChart(anywidget.AnyWidget):
@@ -51,6 +56,12 @@ class MemoryChart(anywidget.AnyWidget):
         self, sampler: Sampler | None = None, *, interval: float = 0.1, title: str | None = None,
         shell: Any = None, **kwargs: Any,
     ) -> None:
+        if not self._esm:
+            raise FrontEndMissing(
+                f"the memory chart's front end ({STATIC / 'memory_chart.js'}) is missing: this copy of mgenv_jupyter "
+                "was installed without its built front end. Install a wheel (pip install mgenv_jupyter), or build "
+                "from source with Node.js 18+ (pip install . builds it). The magics and the other widgets work "
+                "without it.")
         if title is not None:
             kwargs["title"] = title
         super().__init__(**kwargs)
