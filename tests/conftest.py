@@ -38,6 +38,18 @@ def no_leftover_simulation(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     simulation.stop_environment()
 
 
+@pytest.fixture(autouse=True)
+def no_leftover_session() -> Iterator[None]:
+    """A test that makes the process-wide session (a widget or a chart built without `fresh_session`) does not hand
+    it, nor its import watcher on sys.meta_path, to the tests after it: no test may depend on the order they run in."""
+    before = runtime._session
+    yield
+    leftover = runtime._session
+    if leftover is not None and leftover is not before:
+        leftover.watcher.uninstall()
+    runtime._session = before
+
+
 @pytest.fixture
 def fresh_session(monkeypatch: pytest.MonkeyPatch) -> Iterator[EnvSession]:
     """A new kernel session (and import watcher) in place of the process-wide one."""

@@ -1,7 +1,7 @@
 /**
  * Asks the user, with JupyterLab's own dialog, whether to apply a notebook profile the kernel has no approval for.
  * Its own module because @jupyterlab/apputils is not loadable under jest: the body (profileReview.ts) is tested there,
- * the dialog in a real browser (tests/test_browser_profile_trust.py).
+ * the dialog in a real browser (tests/browser/test_browser_profile_trust.py).
  */
 import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';

@@ -1,4 +1,4 @@
-"""The widgets against the real frameworks, each in its own venv and a fresh process (see test_frameworks_real.py).
+"""The widgets against the real frameworks, each in its own venv and a fresh process (tests/framework_venvs.py).
 
 What the framework uses is read back from the framework itself: MegEngine's interpreter options, `paddle.get_flags`.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_frameworks_real import run
+from framework_venvs import run
 
 GiB, MiB = 1024**3, 1024**2
 DTR_ON = {"enable_drop": 1, "enable_dtr_auto_drop": 1, "record_computing_path": 1}

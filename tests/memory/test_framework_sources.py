@@ -4,12 +4,8 @@ expose; the GPU code paths run against stand-in modules with the frameworks' API
 from __future__ import annotations
 
 import functools
-import json
-import os
-import subprocess
 import sys
 import types
-from pathlib import Path
 
 import pytest
 
@@ -22,26 +18,14 @@ from mgenv_jupyter.memory.framework_sources import (
     nvml_index,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
-CHECKS = Path(__file__).resolve().parent / "framework_checks"
+from framework_venvs import run
+
 GiB = 1024**3
 
 
 @functools.cache  # one fresh process per framework serves all its tests
 def run_check(framework: str) -> dict:
-    python = ROOT / ".venvs" / framework / "bin" / "python"
-    if not python.exists():
-        if os.environ.get("MGENV_REQUIRE_FRAMEWORKS"):
-            pytest.fail(f"{python} is missing: run ./dev setup")
-        pytest.skip(f"{framework} venv not set up (./dev setup)")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("MGE", "MEGENGINE", "FLAGS_", "MXNET", "MGENV_SIMULATE"))}
-    env["PYTHONPATH"] = str(CHECKS)
-    done = subprocess.run([str(python), str(CHECKS / "memory_sources.py"), framework], capture_output=True, text=True,
-                          env=env, timeout=300, cwd=CHECKS)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
-    assert done.returncode == 0 and lines, f"failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return json.loads(lines[-1][len("RESULT "):])
+    return run(framework, "memory_sources.py", framework)
 
 
 # ---- the real wheels -----------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from mgenv_jupyter import ConfigWidget
 from mgenv_jupyter.comm import RequestHandler
 from mgenv_jupyter.widgets.editors import EDITORS
 
-LABEXTENSION = Path(__file__).resolve().parent.parent / "labextension"
+LABEXTENSION = Path(__file__).resolve().parents[2] / "labextension"
 PADDLE_POOL = ("FLAGS_fraction_of_gpu_memory_to_use", "FLAGS_initial_gpu_memory_in_mb",
                "FLAGS_reallocate_gpu_memory_in_mb", "FLAGS_fraction_of_cpu_memory_to_use",
                "FLAGS_initial_cpu_memory_in_mb")

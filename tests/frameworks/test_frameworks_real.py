@@ -1,38 +1,17 @@
 """The warnings tell the truth: each real framework, in its own venv, runs a scenario in a real IPython shell.
 
-Each scenario is a fresh process (import order is the whole point). Venvs come from `./dev`; `./dev test` sets
-MGENV_REQUIRE_FRAMEWORKS=1 so a missing venv fails instead of skipping.
+Each scenario is a fresh process (import order is the whole point), run by tests/framework_venvs.py.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-CHECKS = Path(__file__).resolve().parent / "framework_checks"
+from framework_venvs import run
+
 GiB = 1024**3
 
 pytestmark = pytest.mark.slow
-
-
-def run(framework: str, script: str, *args: str) -> dict:
-    python = ROOT / ".venvs" / framework / "bin" / "python"
-    if not python.exists():
-        if os.environ.get("MGENV_REQUIRE_FRAMEWORKS"):
-            pytest.fail(f"{python} is missing: run ./dev setup")
-        pytest.skip(f"{framework} venv not set up (./dev setup)")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MGE", "MEGENGINE", "FLAGS_", "MXNET"))}
-    env["PYTHONPATH"] = str(CHECKS)
-    done = subprocess.run([str(python), str(CHECKS / script), *args], capture_output=True, text=True, env=env,
-                          timeout=300, cwd=CHECKS)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
-    assert done.returncode == 0 and lines, f"{script} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return json.loads(lines[-1][len("RESULT "):])
 
 
 # ---- MegEngine 1.13 (Python 3.10) ---------------------------------------------------------------------------------

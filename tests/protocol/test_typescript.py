@@ -16,7 +16,7 @@ from mgenv_jupyter.runtime.status import LABELS, Status
 
 from wire_check import check
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_TS = ROOT / "labextension" / "src" / "schema.ts"
 
 

@@ -15,7 +15,7 @@ import pytest
 from mgenv_jupyter.comm import MAX_HISTORY_WINDOW
 from mgenv_jupyter.protocol import MAX_INTERVAL, MIN_INTERVAL
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LABEXTENSION = ROOT / "labextension"
 SCHEMA = LABEXTENSION / "schema" / "sidebar.json"
 PACKAGE = json.loads((LABEXTENSION / "package.json").read_text())
