@@ -1,0 +1,57 @@
+"""Installing as users do: the sdist and the wheel built from a clean export carry the front end, and a fresh
+environment given only the wheel (plus JupyterLab) has the extension enabled and every widget working."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tarfile
+import zipfile
+
+import pytest
+
+from build_and_install import make_venv, pip
+
+pytestmark = pytest.mark.slow
+
+
+def test_the_sdist_carries_the_typescript_and_the_lock_file_and_no_build_output(built):
+    with tarfile.open(built["sdist"]) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    assert {"labextension/package.json", "labextension/package-lock.json", "labextension/src/index.ts",
+            "labextension/src/schema.ts", "hatch_build.py"} <= names
+    assert not [n for n in names if n.startswith(("labextension/node_modules", "mgenv_jupyter/labextension",
+                                                    "mgenv_jupyter/static", "labextension/lib"))]
+
+
+def test_the_wheel_ships_each_built_file_once(built):
+    with zipfile.ZipFile(built["wheel"]) as wheel:
+        names = wheel.namelist()
+    shared = "mgenv_jupyter-0.1.0.data/data/share/jupyter/labextensions/mgenv-jupyter/"
+    assert {f"{shared}package.json", f"{shared}install.json", "mgenv_jupyter/static/memory_chart.js",
+            "mgenv_jupyter/locale/zh_CN/LC_MESSAGES/mgenv_jupyter.json"} <= set(names)
+    assert any(n.startswith(f"{shared}static/") and n.endswith(".js") for n in names)
+    assert not [n for n in names if n.startswith("mgenv_jupyter/labextension/")]  # not also inside the package
+    basenames = [n.rsplit("/", 1)[-1] for n in names if n.endswith(".js") and "/static/" in n]
+    assert len(basenames) == len(set(basenames))
+    assert "Successfully built" in built["log"]
+
+
+def test_a_fresh_environment_with_the_wheel_has_the_extension_and_the_widgets(built, tmp_path):
+    python = make_venv(tmp_path / "user")
+    pip(python, str(built["wheel"]), "jupyterlab>=4,<5")
+    listed = subprocess.run([str(python.with_name("jupyter")), "labextension", "list"], capture_output=True,
+                            text=True, timeout=300)
+    output = re.sub(r"\x1b\[[0-9;]*m", "", listed.stdout + listed.stderr)  # without the colours
+    assert "mgenv-jupyter v0.1.0 enabled OK (python, mgenv_jupyter)" in output, output
+    made = subprocess.run([str(python), "-c", (
+        "import mgenv_jupyter\n"
+        "dtr = mgenv_jupyter.DTRWidget(gpu_total_bytes=16 * 1024**3)\n"
+        "chart = mgenv_jupyter.MemoryChart()\n"
+        "print(type(dtr).__name__, type(chart).__name__, len(chart._esm) > 1000)\n"
+        "chart.close(); dtr.close()\n"
+        "from jupyterlab_server.translation_utils import get_installed_packages_locale\n"
+        "print('locale' if 'mgenv_jupyter' in get_installed_packages_locale('zh_CN')[0] else 'no locale')\n"
+    )], capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr[-3000:]
+    assert made.stdout.split() == ["DTRWidget", "MemoryChart", "True", "locale"]
