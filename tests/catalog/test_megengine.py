@@ -71,12 +71,6 @@ def test_exact_names_and_framework(cat: Catalog) -> None:
     assert {e.name for e in cat if e.extra} == EXTRA_NAMES
 
 
-def test_dtr_entries_share_one_category() -> None:
-    assert {e.category for e in dtr.ENTRIES} == {dtr.DTR}
-    assert dtr.DTR.zh == "DTR 相关"
-    assert CJK.search(dtr.DTR_PEAK_CAVEAT.zh) and dtr.DTR_PEAK_CAVEAT.en
-
-
 def test_not_read_entries_say_what_replaces_them(cat: Catalog) -> None:
     dead = {e.name for e in cat if e.when is ReadWhen.NOT_READ}
     assert dead == {"MEGENGINE_ENABLE_SWAP", "MEGENGINE_COMMAND_BUFFER_LENGTH", "MEGENGINE_EXECUTION_STRATEGY"}

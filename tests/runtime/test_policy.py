@@ -6,8 +6,6 @@ import os
 
 import pytest
 
-from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.catalog.code_loading import is_code_loading
 from mgenv_jupyter.errors import CodeLoadingWarning, InvalidValueError
 
 # Each of these ran code or hijacked a tool when a downloaded notebook's profile set it.
@@ -19,17 +17,6 @@ ATTACKS = {
     "GIT_EXTERNAL_DIFF": "/tmp/evil-diff",
     "PIP_INDEX_URL": "https://evil.example/simple",
 }
-
-
-@pytest.mark.parametrize("name", sorted(ATTACKS) + ["DYLD_INSERT_LIBRARIES", "PATH", "NODE_OPTIONS", "PERL5LIB",
-                                                    "HTTPS_PROXY", "https_proxy", "ENV", "PYTHONSTARTUP",
-                                                    "LD_LIBRARY_PATH", "BASH_FUNC_ls%%", "JAVA_TOOL_OPTIONS"])
-def test_code_loading_variables_are_recognised(name):
-    assert is_code_loading(name)
-
-
-def test_no_catalog_variable_loads_code():
-    assert [entry.name for entry in catalog() if is_code_loading(entry.name)] == []
 
 
 @pytest.mark.parametrize("name", sorted(ATTACKS))

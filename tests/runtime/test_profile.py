@@ -1,11 +1,10 @@
-"""Notebook profiles: reviewed, approved by the user for their exact content (kept outside the notebook), and only
-then applied, catalog variables only (runtime/profile.py, runtime/profile_trust.py, the comm's "profile" request)."""
+"""Notebook profiles: reviewed, approved by the user for their exact content (kept outside the notebook, see
+test_profile_trust.py), and only then applied, catalog variables only (runtime/profile.py, the comm's "profile"
+request)."""
 
 from __future__ import annotations
 
 import os
-import sqlite3
-import stat
 import uuid
 
 import pytest
@@ -13,15 +12,8 @@ import pytest
 from mgenv_jupyter.comm import RequestHandler
 from mgenv_jupyter.protocol import PROTOCOL_VERSION
 from mgenv_jupyter.runtime import profile
-from mgenv_jupyter.runtime.profile_trust import ProfileTrust
 
 HOSTILE = {"LD_PRELOAD": "/tmp/evil.so", "MGE_DEFAULT_DEVICE": "cpu0"}
-
-
-@pytest.fixture
-def data_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "jupyter-data"))
-    return tmp_path / "jupyter-data"
 
 
 @pytest.fixture
@@ -78,29 +70,6 @@ def test_approval_applies_the_catalog_part_and_is_remembered_for_that_exact_prof
 def test_recording_an_approval_without_applying(handler):
     reply = ask(handler, profile={"MGE_DEFAULT_DEVICE": "gpu1"}, approve=True, apply=False)
     assert reply["approved"] and not reply["applied"] and "MGE_DEFAULT_DEVICE" not in os.environ
-
-
-def test_the_trust_store_lives_outside_the_notebook_with_a_private_key(data_dir):
-    trust = ProfileTrust()
-    digest = trust.digest(HOSTILE)
-    assert trust.approve(digest) and trust.is_approved(digest)
-    key = data_dir / "mgenv_jupyter" / "profile_secret"
-    assert stat.S_IMODE(key.stat().st_mode) == 0o600
-    rows = sqlite3.connect(data_dir / "mgenv_jupyter" / "approved_profiles.db").execute(
-        "SELECT digest FROM approved").fetchall()
-    assert rows == [(digest,)]
-    # The digest is keyed: a notebook cannot compute, and so cannot pre-approve, another machine's digest.
-    other = ProfileTrust(data_dir / "elsewhere")
-    assert other.digest(HOSTILE) != digest and not other.is_approved(digest)
-
-
-def test_an_unwritable_store_keeps_the_approval_for_this_kernel_only(tmp_path):
-    blocker = tmp_path / "not-a-directory"
-    blocker.write_text("")
-    trust = ProfileTrust(blocker / "mgenv_jupyter")
-    digest = trust.digest({"MGE_DEFAULT_DEVICE": "cpu0"})
-    assert trust.approve(digest) is False and trust.is_approved(digest)
-    assert not ProfileTrust(blocker / "mgenv_jupyter").is_approved(digest)
 
 
 def test_malformed_profile_requests_are_refused(handler):

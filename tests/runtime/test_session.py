@@ -176,19 +176,6 @@ def test_modules_imported_before_loading_are_detected_honestly(probe_module):
         watcher.uninstall()
 
 
-def test_failed_import_does_not_count_as_read(tmp_path, monkeypatch):
-    (tmp_path / "mgenv_probe_broken.py").write_text("raise ImportError('broken on purpose')\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    watcher = ImportWatcher(["mgenv_probe_broken"])
-    watcher.install()
-    try:
-        with pytest.raises(ImportError):
-            importlib.import_module("mgenv_probe_broken")
-        assert watcher.record("mgenv_probe_broken") is None
-    finally:
-        watcher.uninstall()
-
-
 def test_a_lone_surrogate_leaves_nothing_half_set(probe_session):
     """Found: set({"A": "1", "B": "\\ud800"}) raised UnicodeEncodeError with A=1 left behind and no history."""
     session, _ = probe_session

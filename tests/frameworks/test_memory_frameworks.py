@@ -1,0 +1,53 @@
+"""Framework allocator sources against the real CPU wheels (each in its own venv, a fresh process): sampling never
+imports a framework, and once imported each says truthfully what it exposes (tests/framework_checks/memory_sources.py).
+The GPU code paths, through stand-in modules, are in tests/memory/test_framework_sources.py."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from framework_venvs import run
+
+GiB = 1024**3
+
+pytestmark = pytest.mark.slow
+
+
+@functools.cache  # one fresh process per framework serves all its tests
+def run_check(framework: str) -> dict:
+    return run(framework, "memory_sources.py", framework)
+
+
+@pytest.mark.parametrize("framework", ["megengine", "paddle", "mxnet"])
+def test_sampling_never_imports_the_framework(framework):
+    before = run_check(framework)["before"]
+    assert before == {"samples": 0, "state": f"{framework} is not imported", "imported_by_sampling": False}
+
+
+def test_megengine_cpu_wheel_is_reported_truthfully():
+    r = run_check("megengine")
+    # MegEngine's CPU device answers 0 to every allocator query, whatever is allocated: no fake zero line.
+    assert r["after"] == {"samples": [], "state": "megengine sees no GPU; its CPU device keeps no allocator "
+                                                  "statistics (get_allocated_memory('cpu0') is always 0)"}
+    [dtr] = r["overlays"]  # set live with megengine.dtr.eviction_threshold = "3GB", read back from the C++ option
+    assert dtr["kind"] == "dtr_threshold" and dtr["bytes"] == 3 * GiB and "live option" in dtr["note"]
+    assert "auto drop is off" in dtr["note"]
+    assert r["default_states"]["host"] == "ok" and "host process" in r["columns"]
+
+
+def test_paddle_cpu_wheel_is_reported_in_its_own_words():
+    r = run_check("paddle")
+    assert r["after"]["samples"] == []
+    assert r["after"]["state"].startswith("paddle: The API paddle.device.cuda.memory_allocated is not supported in "
+                                          "CPU-only PaddlePaddle")
+    [cap] = r["overlays"]  # FLAGS_allocator_strategy=naive_best_fit at import; fraction from paddle.get_flags
+    assert cap["kind"] == "paddle_cap" and cap["device"] == "gpu0"
+    assert cap["bytes"] == int(0.9200000166893005 * 16 * GiB)
+
+
+def test_mxnet_cpu_wheel_is_reported_truthfully():
+    r = run_check("mxnet")
+    assert r["after"] == {"samples": [], "state": "mxnet sees no GPU (this MXNet build has no CUDA)"}
+    assert r["overlays"] == []

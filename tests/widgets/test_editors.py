@@ -1,0 +1,82 @@
+"""The editors generated from the value types (widgets/editors.py): which input each kind of variable gets, its
+choices and units, and what an input refuses.
+
+Every test runs in a real IPython shell with the extension loaded (fixture `ip`).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import mgenv_jupyter
+from mgenv_jupyter import ConfigWidget
+from mgenv_jupyter.catalog import catalog
+from mgenv_jupyter.widgets.editors import (
+    ChoiceEditor,
+    FractionEditor,
+    NumberEditor,
+    PresenceEditor,
+    SizeEditor,
+    SwitchEditor,
+    TextEditor,
+)
+
+THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
+
+
+@pytest.mark.parametrize("name, kind", [
+    ("FLAGS_allocator_strategy", ChoiceEditor),  # enum
+    ("MEGENGINE_INPLACE_UPDATE", SwitchEditor),  # 0/1
+    ("MEGENGINE_LOGGING_LEVEL", ChoiceEditor),
+    ("FLAGS_fraction_of_gpu_memory_to_use", FractionEditor),  # bounded float
+    ("MXNET_GPU_MEM_POOL_RESERVE", NumberEditor),  # int with a range
+    (THRESHOLD, SizeEditor),
+    ("CUDA_VISIBLE_DEVICES", TextEditor),  # devices
+    ("MGB_CUDA_RESERVE_MEMORY", TextEditor),  # reserve: "b:<bytes>" or all
+    ("session_device_id", TextEditor),  # optional int
+    ("precision_mode", ChoiceEditor),  # optional enum: None is a choice
+], ids=lambda v: v if isinstance(v, str) else v.__name__)
+def test_each_value_kind_gets_its_editor(ip, closing, name, kind):
+    widget = ConfigWidget(names=[name])
+    closing(widget)
+    assert isinstance(widget.rows[name].editor, kind)
+
+
+def test_presence_flags_are_checkboxes_whose_off_state_unsets(ip, closing):
+    name = next(e.name for e in catalog() if e.type.kind == "presence")
+    widget = ConfigWidget(names=[name])
+    closing(widget)
+    row = widget.rows[name]
+    assert isinstance(row.editor, PresenceEditor)
+    assert "unchecked unsets it" in row.details.value
+    row.editor.checkbox.value = True
+    widget.apply_button.click()
+    assert os.environ[name] == "1"
+    row.editor.checkbox.value = False
+    widget.apply_button.click()
+    assert name not in os.environ
+    assert mgenv_jupyter.session().history[-1].new is None
+
+
+def test_optional_enum_offers_none(ip, closing):
+    widget = ConfigWidget(names=["precision_mode"])
+    closing(widget)
+    dropdown = widget.rows["precision_mode"].editor.dropdown
+    assert dropdown.options[0] == "None" and dropdown.value == "None"
+
+
+def test_size_editor_offers_only_units_the_framework_can_hold(ip, closing):
+    widget = ConfigWidget(names=["FLAGS_initial_gpu_memory_in_mb", THRESHOLD])
+    closing(widget)
+    assert widget.rows["FLAGS_initial_gpu_memory_in_mb"].editor.unit.options == ("MB", "GB", "TB")
+    assert widget.rows[THRESHOLD].editor.unit.options == ("B", "KB", "MB", "GB", "TB")
+
+
+def test_a_size_that_is_not_a_whole_number_of_units_is_refused(ip, closing, set_size):
+    widget = ConfigWidget(names=["FLAGS_initial_gpu_memory_in_mb"])
+    closing(widget)
+    set_size(widget, "FLAGS_initial_gpu_memory_in_mb", 0.3, "MB")
+    assert "whole number" in widget.rows["FLAGS_initial_gpu_memory_in_mb"].error.value
+    assert widget.apply() is None and "FLAGS_initial_gpu_memory_in_mb" not in os.environ
