@@ -240,11 +240,12 @@ class RequestHandler:
 
 
 class MemoryStream:
-    """The live memory panel's feed: a sampler whose batches go out over the comm while the panel is shown."""
+    """The live memory panel's feed: a subscription to the kernel's one sampler, whose batches go out over the comm
+    while the panel is shown."""
 
     def __init__(self, send: Send) -> None:
         self._send = send
-        self._sampler: Any = None
+        self._subscription: Any = None
         self._lock = threading.Lock()
 
     def switch(self, on: bool, interval: float) -> None:
@@ -252,20 +253,19 @@ class MemoryStream:
             if not on:
                 self.close()
                 return
-            if self._sampler is None:
-                from .memory import Sampler, default_sources
+            if self._subscription is None:
+                from .memory.shared import kernel_sampler
 
-                self._sampler = Sampler(default_sources(), interval=interval, session=session())
-                self._sampler.subscribe(self._send)
-                self._sampler.start()
-                self._send(self._sampler.snapshot())
+                sampler = kernel_sampler()
+                self._subscription = sampler.subscribe(self._send, interval=interval)
+                self._send(sampler.snapshot())
             else:
-                self._sampler.interval = interval
+                self._subscription.interval = interval
 
     def close(self) -> None:
-        sampler, self._sampler = self._sampler, None
-        if sampler is not None:
-            sampler.close()
+        subscription, self._subscription = self._subscription, None
+        if subscription is not None:
+            subscription.close()
 
 
 class SidebarComm:

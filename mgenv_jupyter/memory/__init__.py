@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from .process_tree import ProcessTree
     from .sample import MemorySource, Sample
     from .sampler import Sampler
-    from .simulation import Scenario, Simulation
+    from .scenario import Scenario
+    from .shared import kernel_sampler
+    from .simulation import Simulation
     from .sources import default_sources, gpu_total_bytes
 
 _EXPORTS = {
@@ -44,13 +46,14 @@ _EXPORTS = {
     "ProcessTree": "process_tree",
     "MemorySource": "sample", "Sample": "sample",
     "Sampler": "sampler",
-    "Scenario": "simulation", "Simulation": "simulation",
+    "Scenario": "scenario", "Simulation": "simulation",
     "default_sources": "sources", "gpu_total_bytes": "sources",
+    "kernel_sampler": "shared",
 }
 
 __all__ = ["CellMarker", "CellTracker", "FakeDevice", "FakeNvml", "FakeProcess", "History", "HostSource", "MXNetSource",
            "MegEngineSource", "MemorySource", "NvmlSource", "Overlay", "PaddleSource", "ProcessTree", "Sample",
-           "Sampler", "Scenario", "Simulation", "TorchSource", "default_sources", "gpu_total_bytes"]
+           "Sampler", "Scenario", "Simulation", "TorchSource", "default_sources", "gpu_total_bytes", "kernel_sampler"]
 
 
 def __getattr__(name: str) -> Any:

@@ -7,6 +7,7 @@ matches, and the source says so instead of showing 0. Device totals are shown in
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -15,28 +16,41 @@ from .process_tree import ProcessTree
 from .sample import OK, Sample
 
 UNAVAILABLE = "per-process memory unavailable (MIG or container PID namespace)"
+# The process list takes the driver's global lock and costs milliseconds on real GPUs (nvmlDeviceGetMemoryInfo costs
+# about 12 µs), so it is read at most this often, whatever the sampling rate; MGENV_PROCESS_LIST_SECONDS changes it.
+PROCESS_LIST_SECONDS = 1.0
+PROCESS_LIST_ENV = "MGENV_PROCESS_LIST_SECONDS"
+
+
+def process_list_seconds() -> float:
+    """How often the process list may be read: MGENV_PROCESS_LIST_SECONDS (0.1 to 60), else once a second."""
+    raw = os.environ.get(PROCESS_LIST_ENV)
+    try:
+        seconds = float(raw) if raw else PROCESS_LIST_SECONDS
+    except ValueError:
+        return PROCESS_LIST_SECONDS
+    return min(max(seconds, 0.1), 60.0) if seconds == seconds else PROCESS_LIST_SECONDS
 
 
 class NvmlSource:
     """Reads every NVIDIA GPU through NVML; `sample()` never raises (failures become `state`).
 
     NVML is initialised lazily, on the first sample; without a driver the source retries every `retry_seconds`.
-    The process list is read again whenever a device's used memory or the kernel's process tree changes, and at
-    least every `process_refresh` seconds (a process's memory cannot change without the device's changing, short of
-    another process freeing exactly as much at the same moment) — but at most every `process_interval` seconds: at
-    high sampling rates the device's use is read every sample and the kernel's share ten times a second, which
-    halves the cost of a sample at 100 Hz.
+    The device's use and total are read every sample (cheap, no driver lock). The process list — what the kernel's
+    process tree holds — takes the driver's global lock, so it is read at most every `process_interval` seconds
+    (once a second by default, as nvitop caches its process panel), and when neither the device's used memory nor
+    the process tree changed, only every `process_refresh` seconds.
     An error in the middle of a run (a lost GPU, a driver reset) changes `state` and sampling goes on; the source
     recovers by itself when NVML answers again. Under the simulated GPU (`MGENV_SIMULATE_GPU`) every sample, the
     name and the state say "simulated".
     """
 
     def __init__(self, tree: ProcessTree | None = None, retry_seconds: float = 10.0,
-                 process_refresh: float = 1.0, process_interval: float = 0.1) -> None:
+                 process_refresh: float = 5.0, process_interval: float | None = None) -> None:
         self.tree = tree if tree is not None else ProcessTree()
         self.retry_seconds = retry_seconds
-        self.process_refresh = process_refresh
-        self.process_interval = process_interval
+        self.process_interval = process_list_seconds() if process_interval is None else process_interval
+        self.process_refresh = max(process_refresh, self.process_interval)
         # Per device: (used, tree, when, kernel bytes, problem) at the last process-list query; while used and the
         # tree stay the same a sample costs one NVML call per device.
         self._known: dict[int, tuple[int, frozenset[int], float, int | None, str]] = {}

@@ -6,6 +6,10 @@
     sampler.history.frame()                # everything so far, as a DataFrame
     sampler.close()
 
+Consumers each ask for a rate: `subscribe(callback, interval=0.5)` returns a `Subscription`; the sampler samples at
+the fastest rate any open subscription asks for, and falls back when subscriptions close. An on-demand sampler (the
+kernel's, `shared.kernel_sampler()`) runs only while someone subscribes.
+
 The thread is a daemon and holds the sampler only weakly: a sampler that is dropped without `close()` stops by
 itself. Nothing a source or subscriber does can kill the thread; a source that raises shows the error as its state
 and the other sources go on.
@@ -32,6 +36,34 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Subscriber = Callable[[Batch], None]
+
+
+class Subscription:
+    """One consumer of a sampler: its rate (`interval`, seconds between samples it wants) and, optionally, the
+    callback that receives batches. `close()` (or calling the subscription) ends it; both are idempotent."""
+
+    def __init__(self, sampler: Sampler, callback: Subscriber | None, interval: float) -> None:
+        self._sampler = sampler
+        self.callback = callback
+        self._interval = interval
+        self.closed = False
+
+    @property
+    def interval(self) -> float:
+        return self._interval
+
+    @interval.setter
+    def interval(self, value: float) -> None:
+        self._interval = checked_interval(value)
+        self._sampler._rates_changed()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._sampler._remove(self)
+
+    def __call__(self) -> None:  # the unsubscribe function of earlier versions
+        self.close()
 # Once a second: ask idle sources (framework not imported, host fallback unused) whether they still are, and redraw
 # the overlays (they read the session and the frameworks).
 _HOUSEKEEPING_SECONDS = 1.0
@@ -55,6 +87,7 @@ class Sampler:
         pushes_per_second: float = 4.0,
         history: History | None = None,
         session: EnvSession | None = None,
+        on_demand: bool = False,
     ) -> None:
         if sources is None:
             from .sources import default_sources
@@ -65,7 +98,9 @@ class Sampler:
         self.cells = CellTracker()
         self.session = session  # the overlays (DTR threshold, Paddle's cap) read what it and the frameworks say
         self.pushes_per_second = pushes_per_second
-        self._interval = checked_interval(interval)
+        self._interval = self._idle_interval = checked_interval(interval)
+        self.on_demand = on_demand  # run only while a subscription is open
+        self._subscriptions: list[Subscription] = []
         self._subscribers: dict[Subscriber, int] = {}  # callback → meta version it has seen
         self._pending: list[tuple[float, dict[str, int]]] = []
         self._series: dict[str, SeriesInfo] = {}
@@ -97,8 +132,9 @@ class Sampler:
 
     @interval.setter
     def interval(self, value: float) -> None:
-        self._interval = checked_interval(value)
-        self._wake.set()
+        """Without subscriptions that ask for a rate, the interval used; with them, their fastest rate wins."""
+        self._idle_interval = checked_interval(value)
+        self._rates_changed()
 
     @property
     def running(self) -> bool:
@@ -134,6 +170,9 @@ class Sampler:
             self._closed = True
             self.cells.unregister()
             self._subscribers.clear()
+            for subscription in self._subscriptions:
+                subscription.closed = True
+            self._subscriptions.clear()
             self._pending.clear()
         for source in self.sources:
             try:
@@ -153,15 +192,53 @@ class Sampler:
 
     # ---- subscribers ---------------------------------------------------------------------------------------------
 
-    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
-        """Call `callback(batch)` with every batch from now on; returns a function that unsubscribes."""
+    def subscribe(self, callback: Subscriber | None = None, *, interval: float | None = None) -> Subscription:
+        """Call `callback(batch)` with every batch from now on (None: only keep the history going), sampling at least
+        every `interval` seconds while subscribed (None: no rate of its own). An on-demand sampler starts now."""
+        subscription = Subscription(self, callback, checked_interval(interval) if interval is not None else 0.0)
         with self._lock:
-            self._subscribers[callback] = -1
-        return lambda: self.unsubscribe(callback)
+            if self._closed:
+                raise RuntimeError("this Sampler is closed; create a new one")
+            self._subscriptions.append(subscription)
+            if callback is not None:
+                self._subscribers[callback] = -1
+        self._rates_changed()
+        if self.on_demand:
+            self.start()
+        return subscription
 
     def unsubscribe(self, callback: Subscriber) -> None:
         with self._lock:
-            self._subscribers.pop(callback, None)
+            chosen = [s for s in self._subscriptions if s.callback is callback]
+        for subscription in chosen:
+            subscription.close()
+
+    @property
+    def subscriptions(self) -> list[Subscription]:
+        with self._lock:
+            return list(self._subscriptions)
+
+    def _remove(self, subscription: Subscription) -> None:
+        with self._lock:
+            if subscription in self._subscriptions:
+                self._subscriptions.remove(subscription)
+            if subscription.callback is not None and not any(
+                    s.callback is subscription.callback for s in self._subscriptions):
+                self._subscribers.pop(subscription.callback, None)
+            idle = self.on_demand and not self._subscriptions
+        if idle:
+            self.stop()
+        else:
+            self._rates_changed()
+
+    def _rates_changed(self) -> None:
+        with self._lock:
+            asked = [s.interval for s in self._subscriptions if s.interval > 0]
+            interval = min(asked) if asked else self._idle_interval
+            changed = interval != self._interval
+            self._interval = interval
+        if changed:
+            self._wake.set()
 
     # ---- sampling ------------------------------------------------------------------------------------------------
 

@@ -15,8 +15,8 @@ import anywidget
 import traitlets
 
 from ..memory import Sampler
+from ..memory.shared import kernel_sampler
 from ..protocol import Batch
-from ..runtime import session
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -40,8 +40,10 @@ class MemoryChart(anywidget.AnyWidget):
     allocators, host memory as the fallback, with the device total, DTR threshold and allocator caps as lines and
     each executed cell marked. Drag to zoom, double-click to reset, CSV to export.
 
-    `MemoryChart()` starts its own sampler (10 Hz; `interval=` to change) and stops it on `close()`; pass
-    `sampler=` to share one. `.history` is the data as a pandas DataFrame, `.per_cell()` the peak and delta per cell.
+    Every chart, the sidebar's memory panel and the out-of-memory recorder share the kernel's one sampler: a chart
+    asks it for its rate (10 Hz by default; `interval=` to change) and leaves on `close()`; the sampler runs at the
+    fastest rate asked for while anyone watches. Pass `sampler=` to chart another one. `.history` is the data as a
+    pandas DataFrame, `.per_cell()` the peak and delta per cell.
     Set `MGENV_SIMULATE_GPU=<preset or scenario file>` in the kernel's environment to chart a simulated GPU.
     """
 
@@ -65,13 +67,10 @@ class MemoryChart(anywidget.AnyWidget):
         if title is not None:
             kwargs["title"] = title
         super().__init__(**kwargs)
-        self._owns_sampler = sampler is None
-        self.sampler = sampler if sampler is not None else Sampler(interval=interval, session=session())
-        if self._owns_sampler:
-            shell = shell if shell is not None else _current_shell()
-            if shell is not None:
-                self.sampler.attach(shell)
-        self._unsubscribe = self.sampler.subscribe(self._push)
+        self.sampler = sampler if sampler is not None else kernel_sampler()
+        if shell is not None:
+            self.sampler.attach(shell)
+        self._subscription = self.sampler.subscribe(self._push, interval=interval)
         self.on_msg(self._on_front_end_message)
         self.sampler.start()
 
@@ -85,9 +84,9 @@ class MemoryChart(anywidget.AnyWidget):
         return self.sampler.per_cell()
 
     def close(self) -> None:
-        self._unsubscribe()
-        if self._owns_sampler:
-            self.sampler.close()
+        subscription = getattr(self, "_subscription", None)  # absent when the constructor failed
+        if subscription is not None:
+            subscription.close()
         self.layout.close()  # ipywidgets keeps a DOMWidget's Layout registered until it is closed itself
         super().close()
 
@@ -98,11 +97,3 @@ class MemoryChart(anywidget.AnyWidget):
     def _on_front_end_message(self, widget: Any, content: Any, buffers: Any) -> None:
         if isinstance(content, dict) and content.get("type") == "memory.hello":
             self.send(self.sampler.snapshot())
-
-
-def _current_shell() -> Any:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    return get_ipython()
