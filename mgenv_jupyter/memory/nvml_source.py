@@ -171,8 +171,10 @@ class NvmlSource:
             now = time.monotonic()
             known = self._known.get(index)
             age = now - known[2] if known is not None else None
-            if known is not None and known[1] is tree and age is not None and (
-                    age < self.process_interval or (known[0] == used and age < self.process_refresh)):
+            # The list is read again when the device's use or the process tree changed, or it is old — but never
+            # sooner than process_interval after the last read, whatever changed.
+            if known is not None and age is not None and (age < self.process_interval or (
+                    known[1] is tree and known[0] == used and age < self.process_refresh)):
                 kernel, problem = known[3], known[4]
             else:
                 kernel, problem = self._kernel_memory(pynvml, handle, mig, tree)

@@ -45,7 +45,8 @@ class ProcessTree:
                 self._handles.pop(pid, None)
             while len(self._former) > _FORMER_LIMIT:
                 del self._former[next(iter(self._former))]
-            self._pids = pids
+            if pids != self._pids:  # the same object while nothing changed: readers compare by identity
+                self._pids = pids
             self._walked = time.monotonic()
 
     def _walk(self) -> list[int]:

@@ -181,13 +181,21 @@ def test_steady_memory_reads_the_process_list_only_once_a_second():
         assert nvml.calls["nvmlDeviceGetMemoryInfo"] == 10
         device.processes[0].used = 3 * GiB  # the device's used memory changes: the list is read again
         assert src.sample()[0].process == 3 * GiB
-        src.tree.refresh()  # a new process tree (a worker started): read again
+        src.tree.refresh()  # the same tree walked again: nothing to read
         src.sample()
-        assert nvml.calls["nvmlDeviceGetComputeRunningProcesses_v3"] == queries + 4
+        assert nvml.calls["nvmlDeviceGetComputeRunningProcesses_v3"] == queries + 2
+        worker = subprocess.Popen(["sleep", "30"])  # a worker started: the tree changed, read again
+        try:
+            src.tree.refresh()
+            src.sample()
+            assert nvml.calls["nvmlDeviceGetComputeRunningProcesses_v3"] == queries + 4
+        finally:
+            worker.kill()
+            worker.wait()
         src.close()
 
 
-def test_the_process_list_is_read_at_most_ten_times_a_second_while_the_device_changes():
+def test_the_process_list_is_read_at_most_once_a_second_while_the_device_changes():
     device = FakeDevice(processes=[FakeProcess(os.getpid(), GiB)])
     with FakeNvml([device]) as nvml:
         src = NvmlSource(ProcessTree(max_age=60))
