@@ -1,4 +1,5 @@
-"""The catalog as a pandas DataFrame with current values and status, for %envlist and notebooks."""
+"""The catalog as a table of current values and statuses (%envlist): a pandas DataFrame for code, a compact table in
+a notebook (presentation/tables.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 
 COLUMNS = ["name", "framework", "category", "value", "status", "default", "when", "type", "allowed", "live_api",
            "description"]
+SHOWN = ["value", "status", "default", "description"]  # what fits a notebook column; the rest stay in the frame
 
 
 def catalog_frame(
@@ -47,4 +49,6 @@ def catalog_frame(
             "live_api": facts.live,
             "description": facts.description,
         })
-    return pandas.DataFrame(rows, columns=COLUMNS).set_index("name")
+    from .presentation.tables import env_table
+
+    return env_table(pandas.DataFrame(rows, columns=COLUMNS).set_index("name"), SHOWN, language)

@@ -167,8 +167,10 @@ class EnvMagics(Magics):
     @line_magic
     def envdiff(self, line: str) -> Any:
         """Variables changed since the kernel started (a DataFrame), with who changed them and when."""
+        from .presentation.tables import env_table
+
         _parse_args(self.envdiff, line)
-        return session().diff()
+        return env_table(session().diff().set_index("name"), language=current_language())
 
     @no_var_expand
     @magic_arguments()

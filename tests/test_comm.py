@@ -30,7 +30,7 @@ def test_hello_sends_the_catalog_then_the_state(handler):
     assert {"MGE_DEFAULT_DEVICE", "FLAGS_allocator_strategy", "MXNET_ENGINE_TYPE", "precision_mode"} <= names
     device = next(e for e in catalog["entries"] if e["name"] == "MGE_DEFAULT_DEVICE")
     assert any("\u4e00" <= ch <= "\u9fff" for ch in device["description"])
-    assert state["type"] == "state" and state["variables"]["MGE_DEFAULT_DEVICE"]["status"] == "pending_import"
+    assert state["type"] == "state" and state["variables"]["MGE_DEFAULT_DEVICE"]["status"] == "unset"
     assert json.loads(json.dumps(catalog)) == catalog  # plain JSON
 
 

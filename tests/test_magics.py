@@ -118,7 +118,7 @@ def test_envlist_language(ip):
 
 def test_envdiff_shows_source(ip):
     ip.run_line_magic("envset", "MXNET_KVSTORE_BIGARRAY_BOUND=500000")
-    frame = ip.run_line_magic("envdiff", "").set_index("name")
+    frame = ip.run_line_magic("envdiff", "")  # indexed by name
     assert frame.loc["MXNET_KVSTORE_BIGARRAY_BOUND", "source"] == "magic"
 
 

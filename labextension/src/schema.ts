@@ -325,7 +325,7 @@ export const STATUS_LABELS: Record<StatusCode, { en: string; zh: string }> = {
     "zh": "NPURunConfig 参数"
   },
   "unset": {
-    "en": "unset",
+    "en": "not set",
     "zh": "未设置"
   }
 };

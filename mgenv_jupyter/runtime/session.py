@@ -152,7 +152,7 @@ class EnvSession:
                 "now": shown(name, after),
                 "source": change.source if change else "outside mgenv_jupyter",
                 "changed": pandas.to_datetime(change.time, unit="s") if change else pandas.NaT,
-                "status": self.state(name).status,
+                "status": self.state(name).status.label.get(),
             })
         return pandas.DataFrame(rows, columns=["name", "at_start", "now", "source", "changed", "status"])
 

@@ -47,7 +47,7 @@ LABELS: dict[Status, Text] = {
     Status.MAY_BE_LATCHED: Text("may already be latched", "可能已被锁定"),
     Status.NO_LONGER_READ: Text("no longer read", "已不再读取"),
     Status.OPTION: Text("NPURunConfig option", "NPURunConfig 参数"),
-    Status.UNSET: Text("unset", "未设置"),
+    Status.UNSET: Text("not set", "未设置"),
 }
 
 
@@ -99,6 +99,8 @@ class Situation:
 
 # ---- the sentences -----------------------------------------------------------------------------------------------
 _T = Text
+NOT_SET_DEFAULT = _T("{reader} uses its default, {default}", "{reader} 使用默认值 {default}")
+NOT_SET_NO_DEFAULT = _T("{reader} goes without it", "{reader} 不使用该变量")
 NOT_CATALOG_SET = _T("set; not a catalog variable", "已设置;不是目录中的变量")
 NOT_CATALOG_NOT_SET = _T("not set", "未设置")
 NOT_CATALOG_CHANGED = _T("set for this process and the processes it starts; not a catalog variable",
@@ -186,10 +188,15 @@ def assess(s: Situation) -> tuple[Status, Message]:
             return Status.UNSET, message(OPTION_REMOVED)
         return Status.OPTION, message(OPTION_RECORDED, name=entry.name, value=repr(s.option_value))
     removed = s.change and s.unset
+    read = s.read
+    if s.value is None and not s.change and (read is None or entry.when in (ReadWhen.EVERY_CALL, ReadWhen.PER_OBJECT)):
+        # Nothing set and nothing read yet (or read afresh on every use): the default is what will apply.
+        default = message(NOT_SET_DEFAULT, reader=reader, default=entry.default) if entry.default is not None else (
+            message(NOT_SET_NO_DEFAULT, reader=reader))
+        return Status.UNSET, default
     if entry.when in (ReadWhen.EVERY_CALL, ReadWhen.PER_OBJECT):
         why = message(EVERY_CALL if entry.when is ReadWhen.EVERY_CALL else PER_OBJECT, reader=reader)
         return (Status.UNSET if removed else Status.EFFECTIVE), why
-    read = s.read
     if read is None:
         if entry.when is ReadWhen.IMPORT:
             return (Status.UNSET if removed else Status.PENDING_IMPORT), message(PENDING_IMPORT, reader=reader)
