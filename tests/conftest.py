@@ -43,10 +43,10 @@ def no_leftover_session() -> Iterator[None]:
     """A test that makes the process-wide session (a widget or a chart built without `fresh_session`) does not hand
     it, nor its import watcher on sys.meta_path, to the tests after it: no test may depend on the order they run in."""
     before = runtime._session
+    watchers = [finder for finder in sys.meta_path if isinstance(finder, ImportWatcher)]
     yield
-    leftover = runtime._session
-    if leftover is not None and leftover is not before:
-        leftover.watcher.uninstall()
+    for finder in [f for f in sys.meta_path if isinstance(f, ImportWatcher) and f not in watchers]:
+        finder.uninstall()
     runtime._session = before
 
 

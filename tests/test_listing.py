@@ -3,18 +3,22 @@ filtered by framework, by category in English or Chinese, or to what is set."""
 
 from __future__ import annotations
 
+import pandas
+
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.listing import COLUMNS, catalog_frame
 from mgenv_jupyter.text import set_language
 
 
 def test_every_catalog_variable_is_a_row_indexed_by_name(fresh_session):
+    fresh_session.set({"FLAGS_allocator_strategy": "naive_best_fit"})
     frame = catalog_frame(fresh_session)
     assert frame.index.name == "name" and list(frame.columns) == COLUMNS[1:]
     assert list(frame.index) == catalog().names()
     paddle = frame.loc["FLAGS_allocator_strategy"]
-    assert paddle["framework"] == "paddle" and paddle["default"] == "auto_growth" and paddle["value"] is None
-    assert paddle["status"] == "not set" and paddle["when"] == "import" and paddle["type"] == "enum"
+    assert (paddle["framework"], paddle["default"], paddle["value"]) == ("paddle", "auto_growth", "naive_best_fit")
+    assert paddle["status"] == "takes effect at import" and paddle["when"] == "import" and paddle["type"] == "enum"
+    assert pandas.isna(frame.loc["MXNET_ENGINE_TYPE", "value"])  # not set
     assert "naive_best_fit" in paddle["allowed"] and paddle["live_api"].startswith("paddle.set_flags(")
 
 
@@ -41,10 +45,11 @@ def test_only_set_lists_what_the_kernel_has_set_with_its_status(fresh_session):
 
 
 def test_the_table_speaks_the_chosen_language(fresh_session):
+    fresh_session.set({"FLAGS_allocator_strategy": "naive_best_fit"})
     set_language("zh")
     try:
         row = catalog_frame(fresh_session, framework="paddle").loc["FLAGS_allocator_strategy"]
     finally:
         set_language(None)
-    assert (row["category"], row["status"]) == ("存储管理", "未设置")
+    assert (row["category"], row["status"]) == ("存储管理", "导入时生效")
     assert "分配器" in row["description"]

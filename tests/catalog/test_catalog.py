@@ -1,4 +1,5 @@
-"""The catalog as a collection: lookup and near-miss suggestions (mgenv_jupyter/catalog/__init__.py)."""
+"""The catalog as a collection (mgenv_jupyter/catalog/__init__.py): lookup, selection by framework, category and
+name, the frameworks in their order, and near-miss suggestions."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import re
 
 import pytest
 
-from mgenv_jupyter.catalog import catalog
+from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen, catalog
+from mgenv_jupyter.catalog.values import Switch
+from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter.text import Text
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -44,3 +48,49 @@ def test_near_misses_name_the_variable_meant():
     assert catalog().near_miss("MEGENGNE_DTR_EVICTION_THRESHOLD") == "MEGENGINE_DTR_EVICTION_THRESHOLD"
     assert catalog().near_miss("FLAG_alocator_strategy") == "FLAGS_allocator_strategy"  # two typos in a long name
     assert catalog().near_miss("mge_default_device") == "MGE_DEFAULT_DEVICE"
+
+
+MEMORY = Text("Memory", "显存")
+
+
+def entry(name: str, framework: str) -> Entry:
+    return Entry(name=name, framework=framework, category=MEMORY, type=Switch(), default="0", when=ReadWhen.IMPORT,
+                 readers=(framework,), read_at=framework, description=MEMORY)
+
+
+def test_a_name_declared_twice_is_refused():
+    with pytest.raises(ValueError, match="PROBE_A is declared twice"):
+        Catalog((entry("PROBE_A", "paddle"), entry("PROBE_A", "mxnet")))
+
+
+def test_known_frameworks_come_in_their_order_and_others_after_them():
+    known = Catalog((entry("Z_ONE", "zeta"), entry("P_ONE", "paddle"), entry("M_ONE", "megengine"),
+                     entry("A_ONE", "alpha")))
+    assert known.frameworks() == ["megengine", "paddle", "zeta", "alpha"]
+
+
+def test_select_keeps_the_names_in_the_order_given_and_applies_every_filter():
+    known = catalog()
+    chosen = known.select(names=["MGE_DEFAULT_DEVICE", "FLAGS_allocator_strategy", "MGE_DEFAULT_DEVICE"])
+    assert [e.name for e in chosen] == ["MGE_DEFAULT_DEVICE", "FLAGS_allocator_strategy"]
+    assert [e.name for e in known.select("paddle", names=["MGE_DEFAULT_DEVICE", "FLAGS_allocator_strategy"])] == [
+        "FLAGS_allocator_strategy"]
+    assert known.select(names="MGE_DEFAULT_DEVICE")[0].name == "MGE_DEFAULT_DEVICE"  # one name as a string
+    memory = known.select("megengine", category="显存")  # a category matches its Chinese name too
+    assert memory and {e.category.en for e in memory} == {"GPU memory"}
+    assert len(known.select()) == len(known)
+
+
+def test_select_refuses_an_unknown_framework_or_name_and_says_what_was_meant():
+    with pytest.raises(InvalidValueError, match="unknown framework 'torch': use one of megengine, mxnet, paddle"):
+        catalog().select(framework="torch")
+    with pytest.raises(InvalidValueError, match="MGE_DEFAULT_DEVICEE is not a catalog variable; did you mean "
+                                                "MGE_DEFAULT_DEVICE"):
+        catalog().select(names=["MGE_DEFAULT_DEVICEE"])
+    with pytest.raises(InvalidValueError, match="^HOME is not a catalog variable$"):
+        catalog().select(names=["HOME"])
+
+
+def test_the_catalog_is_built_once():
+    assert catalog() is catalog()
+    assert "MGE_DEFAULT_DEVICE" in catalog() and "HOME" not in catalog() and catalog().get("HOME") is None

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 
 def test_importing_the_package_loads_no_heavy_module():
     code = ("import sys, mgenv_jupyter, mgenv_jupyter.memory; "
@@ -15,3 +17,15 @@ def test_importing_the_package_loads_no_heavy_module():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]", done.stdout
     assert time.perf_counter() - started < 10
+
+
+def test_every_name_the_package_exports_comes_from_its_module():
+    from mgenv_jupyter import memory
+    from mgenv_jupyter.memory import fake_nvml, sampler, sources
+
+    assert [name for name in memory.__all__ if not hasattr(memory, name)] == []
+    assert memory.Sampler is sampler.Sampler and memory.FakeNvml is fake_nvml.FakeNvml
+    assert memory.gpu_total_bytes is sources.gpu_total_bytes
+    assert set(memory.__all__) <= set(dir(memory))
+    with pytest.raises(AttributeError, match="has no attribute 'NoSuchSource'"):
+        memory.NoSuchSource  # noqa: B018

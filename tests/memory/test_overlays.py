@@ -3,8 +3,12 @@ and Paddle's first-chunk cap, from the framework when it is loaded, else from wh
 
 from __future__ import annotations
 
+import sys
+import types
+
 from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.memory.nvml_source import NvmlSource
+from mgenv_jupyter.memory.overlays import Overlay, overlays
 from mgenv_jupyter.memory.sampler import Sampler
 
 GiB = 1024**3
@@ -33,3 +37,75 @@ def test_no_paddle_cap_under_auto_growth_and_no_dtr_line_at_zero(fresh_session):
         kinds = {line.kind for line in s.overlays}
         s.close()
     assert kinds == {"total"}
+
+
+# ---- overlays() itself, with stand-ins for the frameworks' own APIs ---------------------------------------------
+
+def loaded(monkeypatch, name: str, **attributes: object) -> types.ModuleType:
+    """A real module object standing for a loaded framework (only what overlays read), gone after the test."""
+    module = types.ModuleType(name)
+    for key, value in attributes.items():
+        setattr(module, key, value)
+    monkeypatch.setitem(sys.modules, name, module)
+    return module
+
+
+def loaded_megengine(monkeypatch, options: dict[str, int]) -> None:
+    """megengine with its interpreter's C++ options, as megengine.core._imperative_rt.core2 exposes them."""
+    loaded(monkeypatch, "megengine")
+    core2 = loaded(monkeypatch, "megengine.core._imperative_rt.core2", get_option=options.__getitem__)
+    loaded(monkeypatch, "megengine.core._imperative_rt", core2=core2)
+
+
+def by_key(lines) -> dict[str, Overlay]:
+    return {line.key: line for line in lines}
+
+
+def test_without_a_session_only_the_device_totals_are_drawn(fresh_session):
+    fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "5GB"})
+    lines = overlays(None, {"gpu0": 40 * GiB, "host": 64 * GiB}, {"gpu0": 40 * GiB})
+    assert [(line.key, line.bytes, line.label) for line in lines] == [
+        ("total:gpu0", 40 * GiB, "gpu0 total (40 GB)"), ("total:host", 64 * GiB, "host total (64 GB)")]
+    assert lines[0].to_json() == {"key": "total:gpu0", "kind": "total", "device": "gpu0", "bytes": 40 * GiB,
+                                  "label": "gpu0 total (40 GB)", "note": "the device's memory"}
+
+
+def test_the_dtr_line_says_when_auto_drop_is_off(fresh_session):
+    fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "6GB"})
+    line = by_key(overlays(fresh_session, {}, {}))["dtr_threshold:*"]
+    assert line.bytes == 6 * GiB and line.label == "DTR eviction threshold (6 GB)"
+    assert "reads it at import" in line.note and "auto drop is off" in line.note
+
+
+def test_a_loaded_megengine_is_asked_instead_of_the_environment(fresh_session, monkeypatch):
+    fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "6GB", "MEGENGINE_DTR_AUTO_DROP": "1"})
+    loaded_megengine(monkeypatch, {"dtr_eviction_threshold": 3 * GiB, "enable_dtr_auto_drop": 0})
+    line = by_key(overlays(fresh_session, {}, {}))["dtr_threshold:*"]
+    assert line.bytes == 3 * GiB and "megengine's live option" in line.note and "auto drop is off" in line.note
+    loaded_megengine(monkeypatch, {"dtr_eviction_threshold": 0, "enable_dtr_auto_drop": 1})
+    assert "dtr_threshold:*" not in by_key(overlays(fresh_session, {}, {}))  # 0: DTR evicts only when out of memory
+
+
+def test_paddles_first_chunk_is_its_initial_size_when_one_is_set(fresh_session):
+    fresh_session.set({"FLAGS_allocator_strategy": "naive_best_fit", "FLAGS_initial_gpu_memory_in_mb": "2048",
+                       "FLAGS_fraction_of_gpu_memory_to_use": "0.5"})
+    line = by_key(overlays(fresh_session, {}, {"gpu0": 40 * GiB}))["paddle_cap:gpu0"]
+    assert line.bytes == 2 * GiB and "FLAGS_initial_gpu_memory_in_mb=2048" in line.note
+
+
+def test_a_loaded_paddle_is_asked_for_its_flags(fresh_session, monkeypatch):
+    flags = {"FLAGS_allocator_strategy": "naive_best_fit", "FLAGS_fraction_of_gpu_memory_to_use": 0.25,
+             "FLAGS_initial_gpu_memory_in_mb": 0}
+    loaded(monkeypatch, "paddle", get_flags=lambda names: {name: flags[name] for name in names})
+    line = by_key(overlays(fresh_session, {}, {"gpu0": 16 * GiB}))["paddle_cap:gpu0"]  # nothing set in the session
+    assert line.bytes == 4 * GiB and "0.25 × total" in line.note
+
+
+def test_a_framework_that_fails_to_answer_just_gives_no_line(fresh_session, monkeypatch):
+    def broken(names):
+        raise RuntimeError("paddle is in a bad state")
+
+    loaded(monkeypatch, "paddle", get_flags=broken)
+    fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "1GB"})
+    assert set(by_key(overlays(fresh_session, {"gpu0": 16 * GiB}, {"gpu0": 16 * GiB}))) == {
+        "total:gpu0", "dtr_threshold:*"}

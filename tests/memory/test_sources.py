@@ -1,11 +1,13 @@
-"""The sources a chart uses by default (memory/sources.py): the simulated GPU when `MGENV_SIMULATE_GPU` asks for
-it, a bad value shown as a source's state, and the GPU's total for the DTR widget."""
+"""The sources a chart uses by default (memory/sources.py): NVML (the simulated GPU when `MGENV_SIMULATE_GPU` asks
+for it), the framework allocators, host memory only while no GPU is visible, a bad value shown as a source's state,
+and the GPU's total for the DTR widget."""
 
 from __future__ import annotations
 
 from mgenv_jupyter.memory import simulation
+from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.memory.nvml_source import NvmlSource
-from mgenv_jupyter.memory.sources import UnavailableSource, default_sources
+from mgenv_jupyter.memory.sources import HostFallback, UnavailableSource, default_sources
 
 GiB = 1024**3
 
@@ -38,3 +40,41 @@ def test_gpu_total_reaches_the_dtr_widget(monkeypatch):
         assert widget.gpu_total() == 40 * GiB
     finally:
         widget.close()
+
+
+def test_by_default_nvml_then_each_framework_then_the_host_sharing_one_process_tree():
+    sources = default_sources()
+    try:
+        assert [s.name for s in sources] == ["nvml", "megengine", "paddle", "torch", "mxnet", "host"]
+        nvml, host = sources[0], sources[-1]
+        assert isinstance(nvml, NvmlSource) and isinstance(host, HostFallback)
+        assert host.tree is nvml.tree and host.gpus is nvml  # one walk of the process tree serves both
+    finally:
+        for source in sources:
+            source.close()
+
+
+def test_host_memory_is_charted_only_while_no_gpu_is_visible():
+    with FakeNvml([FakeDevice(total=16 * GiB)]):
+        gpus = NvmlSource()
+        host = HostFallback(gpus)
+        assert not host.idle and len(host.sample()) == 1  # NVML has not answered yet: the host is charted
+        gpus.sample()
+        assert host.idle and host.sample() == []
+        assert host.state == "idle: GPUs are visible (host memory is the fallback)"
+        gpus.close()
+    with FakeNvml([]):
+        gpus = NvmlSource()
+        gpus.sample()
+        host = HostFallback(gpus)
+        assert not host.idle
+        [sample] = host.sample()
+        assert sample.device == "host" and host.state == "ok"
+        gpus.close()
+
+
+def test_a_source_that_cannot_work_says_why_and_samples_nothing():
+    broken = UnavailableSource("nvml (simulated)", "simulated GPU not started: no such preset")
+    assert (broken.name, broken.state, broken.idle, broken.simulated) == (
+        "nvml (simulated)", "simulated GPU not started: no such preset", True, False)
+    assert broken.sample() == []

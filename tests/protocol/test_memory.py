@@ -1,14 +1,18 @@
 """The memory stream's messages (protocol/memory.py): the batches and snapshots a sampler sends have exactly the
-schema's shape."""
+schema's shape, and a sampling interval is one range for every front end."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
+
 from mgenv_jupyter import protocol
+from mgenv_jupyter.errors import InvalidValueError
 from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.memory.nvml_source import NvmlSource
 from mgenv_jupyter.memory.sampler import Sampler
+from mgenv_jupyter.protocol import checked_interval
 
 from wire_check import check
 
@@ -40,3 +44,14 @@ def test_batches_conform_to_the_protocol_types():
     assert [c["end"] is None for c in first["cells"]] == [True, False]  # a cell appears when it starts and ends
     assert {s["key"] for s in first["series"]} == set(first["columns"])
     assert all(s["simulated"] for s in first["series"])
+
+
+@pytest.mark.parametrize(("value", "seconds"), [(0.01, 0.01), (0.1, 0.1), (60, 60.0), ("0.5", 0.5)])
+def test_a_sampling_interval_from_100_hz_to_one_a_minute_is_accepted(value, seconds):
+    assert checked_interval(value) == seconds
+
+
+@pytest.mark.parametrize("value", [0.005, 0, -1, 60.5, float("nan"), float("inf"), "fast", None, [0.1]])
+def test_any_other_interval_is_refused_saying_what_is_allowed(value):
+    with pytest.raises(InvalidValueError, match=r"a sampling interval is from 0.01 s \(100 Hz\) to 60 s, not "):
+        checked_interval(value)

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import os
 import uuid
+from typing import get_args, get_type_hints
 
 import pytest
 
 from mgenv_jupyter import protocol
+from mgenv_jupyter.catalog import ReadWhen
 from mgenv_jupyter.comm import RequestHandler
+from mgenv_jupyter.presentation.editor import EditorKind
+from mgenv_jupyter.protocol import sidebar
 from mgenv_jupyter.runtime.status import LABELS, Status
 
 from wire_check import check
@@ -71,3 +75,26 @@ def test_the_checker_itself_finds_a_wrong_type():
                 {k: v for k, v in good.items() if k != "message"}):
         with pytest.raises(AssertionError):
             check(bad, protocol.ErrorReply)
+
+
+def literal_type(message: type) -> str:
+    (kind,) = get_args(get_type_hints(message)["type"])
+    return str(kind)
+
+
+def test_each_request_and_reply_type_has_exactly_one_message_shape():
+    assert [literal_type(m) for m in sidebar.REQUESTS] == list(sidebar.REQUEST_TYPES)
+    assert [literal_type(m) for m in sidebar.REPLIES] == list(sidebar.REPLY_TYPES)
+
+
+def test_every_request_carries_the_version_and_an_id_and_every_answer_the_version():
+    for message in sidebar.REQUESTS:
+        assert {"v": int, "id": str}.items() <= get_type_hints(message).items(), message.__name__
+    for message in sidebar.REPLIES:
+        hints = get_type_hints(message)
+        assert hints["v"] is int and (message is sidebar.ChangedNotice or "reply_to" in hints), message.__name__
+
+
+def test_the_codes_on_the_wire_are_the_kernels_own():
+    assert set(get_args(sidebar.EditorKind)) == set(get_args(EditorKind))
+    assert set(get_args(sidebar.ReadingCode)) == {when.value for when in ReadWhen}

@@ -1,0 +1,40 @@
+"""One memory reading and what every source promises (memory/sample.py): a sample names each quantity it knows as a
+series "<device> <quantity>", and every source of the package is a `MemorySource`."""
+
+from __future__ import annotations
+
+import pytest
+
+from mgenv_jupyter.memory.framework_sources import framework_sources
+from mgenv_jupyter.memory.host_source import HostSource
+from mgenv_jupyter.memory.nvml_source import NvmlSource
+from mgenv_jupyter.memory.sample import QUANTITIES, MemorySource, Sample, series_key, split_key
+from mgenv_jupyter.memory.sources import HostFallback, UnavailableSource
+
+GiB = 1024**3
+
+
+def test_a_sample_gives_a_series_for_each_quantity_it_knows_in_the_front_ends_order():
+    sample = Sample(1.0, "megengine", "megengine gpu0", peak=3 * GiB, allocated=GiB, reserved=2 * GiB)
+    assert list(sample.values()) == [("megengine gpu0 allocated", GiB), ("megengine gpu0 reserved", 2 * GiB),
+                                     ("megengine gpu0 peak", 3 * GiB)]
+    assert list(Sample(1.0, "nvml", "gpu0").values()) == []  # None means unknown, not zero
+    assert list(Sample(1.0, "nvml", "gpu0", used=0).values()) == [("gpu0 used", 0)]
+
+
+@pytest.mark.parametrize("device", ["gpu0", "megengine gpu0", "gpu1 (simulated)", "host"])
+@pytest.mark.parametrize("quantity", QUANTITIES)
+def test_a_series_key_splits_back_into_device_and_quantity(device, quantity):
+    key = series_key(device, quantity)
+    assert key == f"{device} {quantity}" and split_key(key) == (device, quantity)
+
+
+def test_every_source_of_the_package_keeps_the_promise():
+    gpus = NvmlSource()
+    sources = [gpus, HostSource(), HostFallback(gpus), UnavailableSource("nvml (simulated)", "not started"),
+               *framework_sources()]
+    try:
+        assert [s for s in sources if not isinstance(s, MemorySource)] == []
+    finally:
+        gpus.close()
+    assert not isinstance(object(), MemorySource)

@@ -1,0 +1,76 @@
+"""The language of every description (text.py): Chinese or English, from `set_language()`, else MGENV_LANG, else the
+locale; anything but "zh" or "en" is refused."""
+
+from __future__ import annotations
+
+import locale
+from collections.abc import Iterator
+
+import pytest
+
+from mgenv_jupyter import text
+from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter.text import Text, current_language, set_language
+
+LOCALE_VARIABLES = ("MGENV_LANG", "LC_ALL", "LC_MESSAGES", "LANG")
+GREETING = Text("hello", "你好")
+
+
+@pytest.fixture(autouse=True)
+def no_language_chosen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No language chosen, no locale variables: each test says what the user's machine has."""
+    monkeypatch.setattr(text, "_language", None)
+    for name in LOCALE_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(locale, "getlocale", lambda *args: (None, None))
+    yield
+
+
+@pytest.mark.parametrize(("variables", "language"), [
+    ({"MGENV_LANG": "zh"}, "zh"),
+    ({"MGENV_LANG": "zh_CN.UTF-8"}, "zh"),
+    ({"MGENV_LANG": "en", "LANG": "zh_CN.UTF-8"}, "en"),  # MGENV_LANG wins over the locale
+    ({"LANG": "zh_TW.UTF-8"}, "zh"),
+    ({"LC_ALL": "en_US.UTF-8", "LANG": "zh_CN.UTF-8"}, "en"),  # LC_ALL before LANG, as the C library reads them
+    ({"LC_MESSAGES": "zh_CN.UTF-8"}, "zh"),
+    ({"LANG": "de_DE.UTF-8"}, "en"),  # neither Chinese nor English: English
+    ({}, "en"),
+])
+def test_the_language_comes_from_mgenv_lang_then_the_locale(monkeypatch, variables, language):
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    assert current_language() == language
+    assert GREETING.get() == ("你好" if language == "zh" else "hello")
+
+
+def test_the_locale_of_the_process_counts_when_no_variable_says(monkeypatch):
+    monkeypatch.setattr(locale, "getlocale", lambda *args: ("zh_CN", "UTF-8"))
+    assert current_language() == "zh"
+
+
+def test_a_malformed_locale_does_not_break_loading(monkeypatch):
+    def malformed(*args):
+        raise ValueError("unknown locale: xx")
+
+    monkeypatch.setattr(locale, "getlocale", malformed)
+    assert current_language() == "en"
+
+
+def test_set_language_wins_until_it_is_given_none(monkeypatch):
+    monkeypatch.setenv("MGENV_LANG", "en")
+    assert set_language("zh") == "zh" and GREETING.get() == "你好"
+    monkeypatch.setenv("MGENV_LANG", "en_GB")
+    assert current_language() == "zh"  # the user's choice stands whatever the environment says
+    assert set_language(None) == "en"  # back to MGENV_LANG
+
+
+def test_a_language_other_than_chinese_or_english_is_refused_and_changes_nothing():
+    set_language("zh")
+    with pytest.raises(InvalidValueError, match="unknown language 'fr': use one of en, zh"):
+        set_language("fr")
+    assert current_language() == "zh"
+
+
+def test_a_text_can_be_asked_for_in_either_language_whatever_is_chosen():
+    set_language("zh")
+    assert (GREETING.get("en"), GREETING.get("zh"), GREETING.get()) == ("hello", "你好", "你好")
