@@ -176,6 +176,7 @@ def test_ten_thousand_malformed_messages(handler, fresh_session):
 
 
 @pytest.mark.slow
+@pytest.mark.kernel
 def test_comm_in_a_real_kernel():
     """Open the comm from outside as JupyterLab does, over a real kernel's channels."""
     from jupyter_client.manager import start_new_kernel

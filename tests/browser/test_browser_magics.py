@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
 from lab_server import chromium_page, run_all_cells, running_lab, screenshot, write_notebook
-
-pytestmark = pytest.mark.slow
 
 
 def test_envset_in_jupyterlab(tmp_path):

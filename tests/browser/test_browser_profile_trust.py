@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from lab_server import (
     PROFILE_QUESTION,
     chromium_page,
@@ -23,8 +21,6 @@ from lab_server import (
     shut_down_kernels,
     write_notebook,
 )
-
-pytestmark = pytest.mark.slow
 
 DEVICE = "MGE_DEFAULT_DEVICE"
 PRELOAD = "LD_PRELOAD"

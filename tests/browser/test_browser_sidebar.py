@@ -27,8 +27,6 @@ from lab_server import (
     write_notebook,
 )
 
-pytestmark = pytest.mark.slow
-
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
 ASYNC_LEVEL = "MEGENGINE_INTERP_ASYNC_LEVEL"
 

@@ -3,11 +3,7 @@ and the kernel has the bytes; a %envset in a later cell shows up in the widget."
 
 from __future__ import annotations
 
-import pytest
-
 from lab_server import chromium_page, run_all_cells, run_cell, running_lab, screenshot, write_notebook
-
-pytestmark = pytest.mark.slow
 
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
 

@@ -5,13 +5,9 @@ Each scenario is a fresh process (import order is the whole point), run by tests
 
 from __future__ import annotations
 
-import pytest
-
 from framework_venvs import run
 
 GiB = 1024**3
-
-pytestmark = pytest.mark.slow
 
 
 # ---- MegEngine 1.13 (Python 3.10) ---------------------------------------------------------------------------------

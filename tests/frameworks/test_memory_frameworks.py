@@ -12,8 +12,6 @@ from framework_venvs import run
 
 GiB = 1024**3
 
-pytestmark = pytest.mark.slow
-
 
 @functools.cache  # one fresh process per framework serves all its tests
 def run_check(framework: str) -> dict:

@@ -5,15 +5,11 @@ What the framework uses is read back from the framework itself: MegEngine's inte
 
 from __future__ import annotations
 
-import pytest
-
 from framework_venvs import run
 
 GiB, MiB = 1024**3, 1024**2
 DTR_ON = {"enable_drop": 1, "enable_dtr_auto_drop": 1, "record_computing_path": 1}
 DTR_OFF = {"enable_drop": 0, "enable_dtr_auto_drop": 0, "record_computing_path": 0}
-
-pytestmark = pytest.mark.slow
 
 
 def test_dtr_widget_before_import_leaves_bytes_for_megengine_to_read():

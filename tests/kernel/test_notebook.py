@@ -10,8 +10,6 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.slow
-
 
 def cell_text(cell) -> str:
     parts = []

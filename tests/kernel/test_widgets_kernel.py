@@ -4,10 +4,7 @@ with `%envset`, and still right after a change made from another thread."""
 from __future__ import annotations
 
 import nbformat
-import pytest
 from nbclient import NotebookClient
-
-pytestmark = pytest.mark.slow
 
 CELLS = [
     "%load_ext mgenv_jupyter\nimport os, threading, mgenv_jupyter\n"

@@ -172,6 +172,7 @@ def test_a_forgotten_sampler_stops_by_itself():
     wait_for(lambda: threading.active_count() == before)
 
 
+@pytest.mark.slow  # about ten seconds
 def test_a_thousand_samplers_leave_no_threads_and_no_memory_behind():
     tree = ProcessTree()  # one walk a second for all of them, as a chart's sources share one
 

@@ -52,6 +52,7 @@ def test_charts_and_the_sidebar_share_one_sampler_thread_and_closing_them_all_st
     assert not kernel.running and len(kernel.history) > 0  # the history stays for the next consumer
 
 
+@pytest.mark.slow  # watches the sampler for four seconds
 def test_the_process_list_is_read_at_most_once_a_second_at_100_hz(kernel):
     subscription = kernel.subscribe(interval=0.01)
     fake = installed()

@@ -59,6 +59,7 @@ def test_memchart_rejects_bad_arguments(ip):
         ip.run_line_magic("memchart", "--interval fast")
 
 
+@pytest.mark.slow  # several seconds
 def test_closing_and_recreating_1000_charts_leaves_nothing_behind():
     threads_before = threading.active_count()
     for _ in range(20):  # warm-up: first imports and caches
