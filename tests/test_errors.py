@@ -22,7 +22,7 @@ def test_bad_input_is_refused_with_invalid_value_error_by_every_layer(fresh_sess
     assert device is not None
     refusals = [
         lambda: device.type.parse("tpu0"),  # a value type
-        lambda: catalog().select(framework="torch"),  # the catalog
+        lambda: catalog().select(framework="caffe"),  # the catalog
         lambda: fresh_session.set({"MGE_DEFAULT_DEVICE": "tpu0"}),  # the kernel's session
         lambda: set_language("fr"),  # the language setting
         lambda: checked_interval(0),  # the wire schema

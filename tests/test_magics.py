@@ -102,7 +102,7 @@ def test_envlist_is_a_filterable_dataframe(ip):
     only_set = ip.run_line_magic("envlist", "--set")
     assert "MXNET_ENGINE_TYPE" in only_set.index
     with pytest.raises(UsageError, match="unknown framework"):
-        ip.run_line_magic("envlist", "tensorflow")
+        ip.run_line_magic("envlist", "caffe")
 
 
 def test_envlist_language(ip):

@@ -1,4 +1,5 @@
-"""The catalog: every variable and option of MegEngine, MXNet, Paddle and Ascend, as data, with lookup and suggestions.
+"""The catalog: every variable and option of MegEngine, MXNet, Paddle, PyTorch, JAX, TensorFlow and Ascend, as data,
+with lookup and suggestions.
 
 Pure Python, no IPython. Data modules are imported on first use so that loading the extension stays cheap.
 """
@@ -13,21 +14,24 @@ from functools import lru_cache
 
 from .entry import Entry, EntryFactory, ReadWhen
 from .frameworks import FRAMEWORKS as FRAMEWORK_INFO
-from .rules import Condition, Group
+from .rules import Condition, Conflict, Group
 from .values import Parsed, ValueType
 
-__all__ = ["Catalog", "Condition", "Entry", "EntryFactory", "Group", "Parsed", "ReadWhen", "ValueType", "catalog"]
+__all__ = ["Catalog", "Condition", "Conflict", "Entry", "EntryFactory", "Group", "Parsed", "ReadWhen", "ValueType",
+           "catalog"]
 
 # One data module per framework; order is the order front ends list them in.
-DATA_MODULES = ("megengine", "dtr", "mxnet", "paddle", "ascend", "cuda")
+DATA_MODULES = ("megengine", "dtr", "mxnet", "paddle", "torch", "jax", "tensorflow", "ascend", "cuda")
 FRAMEWORKS = tuple(framework.key for framework in FRAMEWORK_INFO)
 
 
 class Catalog:
     """Read-only collection of entries with lookup by name and near-miss suggestions."""
 
-    def __init__(self, entries: tuple[Entry, ...], groups: tuple[Group, ...] = ()) -> None:
+    def __init__(self, entries: tuple[Entry, ...], groups: tuple[Group, ...] = (),
+                 conflicts: tuple[Conflict, ...] = ()) -> None:
         self.groups = groups
+        self.conflicts = conflicts
         self._entries: dict[str, Entry] = {}
         for entry in entries:
             if entry.name in self._entries:
@@ -156,8 +160,10 @@ def catalog() -> Catalog:
     """The one catalog, built on first use from the data modules."""
     entries: list[Entry] = []
     groups: list[Group] = []
+    conflicts: list[Conflict] = []
     for module in DATA_MODULES:
         data = importlib.import_module(f"{__name__}.{module}")
         entries.extend(data.ENTRIES)
         groups.extend(getattr(data, "GROUPS", ()))
-    return Catalog(tuple(entries), tuple(groups))
+        conflicts.extend(getattr(data, "CONFLICTS", ()))
+    return Catalog(tuple(entries), tuple(groups), tuple(conflicts))

@@ -58,6 +58,14 @@ RULES = (
     CodeLoadingRule(r"PAGER|MANPAGER|GIT_PAGER|EDITOR|VISUAL|BROWSER|LESSOPEN|LESSCLOSE|MPLBACKEND", Text(
         "names a program or module that tools run for you (a pager, an editor, a browser, a matplotlib backend)",
         "指定工具替你运行的程序或模块(分页器、编辑器、浏览器、matplotlib 后端)")),
+    # Compiler caches: torch.compile and JAX load compiled kernels (shared libraries, pickles, serialized executables)
+    # from these directories by key, so a directory someone else writes to runs their code in this kernel.
+    CodeLoadingRule(r"TORCHINDUCTOR_CACHE_DIR|TRITON_CACHE_DIR|TORCHINDUCTOR_CUTLASS_DIR|JAX_COMPILATION_CACHE_DIR|"
+                    r"TORCH_EXTENSIONS_DIR|CUDA_CACHE_PATH", Text(
+        "points a compiler cache elsewhere: torch.compile, Triton and JAX load compiled kernels (shared libraries, "
+        "pickles) from it, so whoever can write there runs code in this kernel",
+        "把编译缓存指向别处:torch.compile、Triton 与 JAX 会从中加载已编译的 kernel(共享库、pickle),"
+        "能写入该目录的人即可在本内核中运行代码")),
     CodeLoadingRule(r"HOME|XDG_CONFIG_HOME|XDG_DATA_HOME|IPYTHONDIR|JUPYTER_\w+|MPLCONFIGDIR", Text(
         "moves where programs read their configuration and start-up files, which can run code (.bashrc, .gitconfig, "
         "IPython start-up scripts)",

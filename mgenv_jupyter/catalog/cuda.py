@@ -18,7 +18,7 @@ _LATCH = Text(
     "CUDA 驱动在进程第一次初始化 CUDA 时读取一次;之后修改直到重启内核都不会生效。",
 )
 
-_variable = EntryFactory("cuda", readers=CUDA_READERS)
+_variable = EntryFactory("cuda", readers=CUDA_READERS, latch="cuda")
 
 ENTRIES = (
     _variable(

@@ -28,7 +28,9 @@ class Entry:
 
     `readers` are the top-level modules whose import (or first use) reads the variable; the import watcher follows
     them. `live_api` names the framework's own run-time API (a key known to the framework adapters, which also
-    write the call out for users). `caveats` tell where the docs and the source disagree; `replaced_by` says what to
+    write the call out for users). `latch` names a probe (also known to the adapters) that tells whether the moment
+    that fixes the value — the first use — has passed, so a status can say "already read" or "not yet". `caveats`
+    tell where the docs and the source disagree; `replaced_by` says what to
     use instead of a dead variable; `applies_when` says when the variable matters at all (Paddle's pool sizes only
     under naive_best_fit).
     """
@@ -48,6 +50,7 @@ class Entry:
     replaced_by: str | None = None
     extra: bool = False  # not in the seeds; added because the source shows it matters
     applies_when: Condition | None = None
+    latch: str | None = None  # a probe the adapters implement: has the moment that fixes this value passed?
 
     @property
     def is_env(self) -> bool:
@@ -72,9 +75,10 @@ class EntryFactory:
     read_at: str | None = None
     when: ReadWhen | None = None
     live_api: str | None = None
+    latch: str | None = None
 
     def __call__(self, name: str, **fields: Any) -> Entry:
-        for shared in ("read_at", "when", "live_api"):
+        for shared in ("read_at", "when", "live_api", "latch"):
             if fields.get(shared) is None and getattr(self, shared) is not None:
                 fields[shared] = getattr(self, shared)
         fields.setdefault("readers", self.readers)

@@ -22,6 +22,12 @@ FRAMEWORKS = (
     Framework("mxnet", Text("MXNet", "MXNet"), "apache/mxnet 1.9.1", "mxnet 1.9.1"),
     Framework("paddle", Text("PaddlePaddle", "飞桨 PaddlePaddle"), "PaddlePaddle 3.3.1 and develop C++ sources",
               "paddlepaddle 3.3.1"),
+    Framework("torch", Text("PyTorch", "PyTorch"), "pytorch 2.13.0 (c10 headers and Python sources of the wheel; "
+              "C++ files as stored from pytorch main)", "torch 2.13.0 (the +cpu build)"),
+    Framework("jax", Text("JAX", "JAX"), "jax and jaxlib 0.10.2 (Python sources of the wheels)",
+              "jax 0.10.2 (with jaxlib 0.10.2, CPU)"),
+    Framework("tensorflow", Text("TensorFlow", "TensorFlow"), "tensorflow 2.21.0 (Python sources of the wheel; "
+              "C++ file names from the TensorFlow source tree)", "tensorflow_cpu 2.21.0"),
     Framework("ascend", Text("Ascend (NPURunConfig)", "昇腾(NPURunConfig)"), "hicann/tensorflow master (2026-07)",
               None),
     Framework("cuda", Text("CUDA", "CUDA"), "the CUDA driver's documented variables", None),

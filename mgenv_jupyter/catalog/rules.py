@@ -42,4 +42,13 @@ class Group:
     live_api: str | None = None
 
 
+@dataclass(frozen=True)
+class Conflict:
+    """Variables that must not all be set at once: the framework fails (or silently ignores one) when they are.
+    `because` says what goes wrong; a batch that would leave every one of `names` set is refused."""
+
+    names: tuple[str, ...]
+    because: Text
+
+
 Lookup = Callable[[str], "str | None"]

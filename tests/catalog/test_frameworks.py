@@ -26,6 +26,6 @@ def test_the_catalog_lists_the_frameworks_in_this_order():
 def test_the_wheel_said_to_be_checked_is_the_one_the_tests_install():
     pins = dict(re.findall(r'"(\w+)==([\w.]+)"', DEV.read_text()))
     checked = {f.key: f.checked.split()[:2] for f in FRAMEWORKS if f.checked is not None}
-    assert set(checked) == {"megengine", "mxnet", "paddle"}
+    assert set(checked) == {"megengine", "mxnet", "paddle", "torch", "jax", "tensorflow"}
     for key, (wheel, version) in checked.items():
         assert pins.get(wheel) == version, f"{key}: the catalog says {wheel} {version}, ./dev installs {pins}"

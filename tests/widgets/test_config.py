@@ -24,7 +24,7 @@ def test_unknown_framework_or_name_is_refused(ip):
     with pytest.raises(InvalidValueError, match="did you mean MGE_DEFAULT_DEVICE"):
         ConfigWidget(names=["MGE_DEFAULT_DEVICEE"])
     with pytest.raises(InvalidValueError, match="unknown framework"):
-        ConfigWidget(framework="torch")
+        ConfigWidget(framework="caffe")
 
 
 def test_ascend_widget_gives_validated_npu_run_config_kwargs(ip, closing):
