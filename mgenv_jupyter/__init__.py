@@ -1,4 +1,5 @@
-"""mgenv_jupyter: set MegEngine, MXNet, Paddle and Ascend variables safely from notebooks, and watch GPU memory.
+"""mgenv_jupyter: set MegEngine, MXNet, Paddle, PyTorch, JAX, TensorFlow and Ascend variables safely from
+notebooks, and watch GPU memory.
 
 `%load_ext mgenv_jupyter` loads the magics; `mgenv_jupyter.session()` is the kernel's EnvSession; `DTRWidget()`,
 `AllocatorWidget(framework=...)` and `ConfigWidget(...)` edit the same variables with ipywidgets; `MemoryChart()`
@@ -10,15 +11,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .errors import AlreadyReadWarning, InvalidValueError
+from .errors import AlreadyReadWarning, InvalidValueError, MayBeLatchedWarning
 from .runtime import session
 from .text import set_language
 
 if TYPE_CHECKING:
     from .widgets import AllocatorWidget, ConfigWidget, DTRWidget, MemoryChart
 
-__all__ = ["AllocatorWidget", "AlreadyReadWarning", "ConfigWidget", "DTRWidget", "InvalidValueError", "MemoryChart",
-           "__version__",
+__all__ = ["AllocatorWidget", "AlreadyReadWarning", "ConfigWidget", "DTRWidget", "InvalidValueError",
+           "MayBeLatchedWarning", "MemoryChart", "__version__",
            "load_ipython_extension", "session", "set_language", "unload_ipython_extension"]
 
 # Widgets pull in ipywidgets, so they are imported on first use: `import mgenv_jupyter` stays cheap.

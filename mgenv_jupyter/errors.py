@@ -1,4 +1,4 @@
-"""The two exceptions users see; every layer raises these and nothing else for bad input."""
+"""The exception and the warnings users see; every layer raises `InvalidValueError` and nothing else for bad input."""
 
 from __future__ import annotations
 
@@ -9,6 +9,12 @@ class InvalidValueError(ValueError):
 
 class AlreadyReadWarning(UserWarning):
     """A variable was set after the framework had already read it, so the running framework will not see it."""
+
+
+class MayBeLatchedWarning(AlreadyReadWarning):
+    """A variable read at a first use (the first allocation, the first operation) was set after its framework was
+    imported, and nothing can tell whether that first use has happened: the running framework may not see it.
+    A subclass of `AlreadyReadWarning`, so filters and tests written for that one catch it too."""
 
 
 class CodeLoadingWarning(UserWarning):

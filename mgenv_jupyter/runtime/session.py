@@ -21,18 +21,25 @@ from typing import TYPE_CHECKING, Any
 from ..catalog import Catalog, Entry, Parsed, catalog
 from ..catalog.secrets import is_secret
 from ..catalog.values import FreeText
-from ..errors import AlreadyReadWarning, CodeLoadingWarning, EnvironmentSizeWarning, InvalidValueError
+from ..errors import (
+    AlreadyReadWarning,
+    CodeLoadingWarning,
+    EnvironmentSizeWarning,
+    InvalidValueError,
+    MayBeLatchedWarning,
+)
 from . import environ_limits, policy
-from .frameworks import group_api, live_api, live_call
+from .frameworks import group_api, latched, live_api, live_call
 from .import_watcher import ImportRecord, ImportWatcher, process_start_environ
 from .outcome import Change, SetReport, now, shown
-from .status import Applied, Message, Situation, Status, already_read_warning, assess
+from .status import Applied, Message, Situation, Status, already_read_warning, assess, may_be_latched_warning
 
 if TYPE_CHECKING:
     import pandas
 
 log = logging.getLogger(__name__)
 warnings.filterwarnings("always", category=AlreadyReadWarning)  # every set must warn, not only the first
+warnings.filterwarnings("always", category=MayBeLatchedWarning)
 warnings.filterwarnings("always", category=CodeLoadingWarning)
 
 SOURCES = policy.SOURCES
@@ -110,7 +117,7 @@ class EnvSession:
         with self._lock:
             pushed = self._applied_live.get(name)
         applied = pushed[1] if pushed is not None and value is not None and pushed[0] == value else None
-        status, reason = assess(Situation(name, entry, value, read, applied))
+        status, reason = assess(Situation(name, entry, value, read, applied, latched=_probe(entry, read)))
         return VariableState(name, shown(name, value), entry, status, reason, read)
 
     @property
@@ -256,7 +263,7 @@ class EnvSession:
                 errors.append(f"{name} is given twice: give each variable once")
             seen.add(name if isinstance(name, str) else "")
         if not errors:
-            errors = self._environment_size_errors(plans)
+            errors = self._conflict_errors(plans) or self._environment_size_errors(plans)
         if errors:
             raise InvalidValueError("; ".join(errors) + ("" if len(pairs) == 1 else " (nothing was changed)"))
         return plans
@@ -296,6 +303,16 @@ class EnvSession:
             environ_limits.check_variable(name, parsed.text)
         return _Plan(name, entry, parsed, old)
 
+    def _conflict_errors(self, plans: list[_Plan]) -> list[str]:
+        """Refuse a batch after which variables the framework cannot take together would all be set."""
+        changed = {plan.name: plan.parsed is not None for plan in plans}
+        errors = []
+        for conflict in self.catalog.conflicts:
+            if all(changed.get(name, self.get(name) is not None) for name in conflict.names):
+                errors.append(f"{' and '.join(conflict.names)} cannot both be set: {conflict.because.get('en')} "
+                              "Unset one of them")
+        return errors
+
     def _environment_size_errors(self, plans: list[_Plan]) -> list[str]:
         """Refuse a batch after which no program could be started from the kernel; warn when it gets close."""
         growth = 0
@@ -330,6 +347,8 @@ class EnvSession:
                 api = live_api(plan.entry) if plan.entry is not None and live else None
                 if api is None or plan.entry is None:
                     continue
+                if not api.survives_latch and latched(plan.entry) is True:
+                    continue  # past the first use the framework ignores (or, like TensorFlow, refuses) the call
                 value = plan.parsed if plan.parsed is not None else _default_parsed(plan.entry)
                 if value is None:
                     continue
@@ -341,7 +360,8 @@ class EnvSession:
                         "(nothing was changed)"
                     ) from None
                 applied.append((plan, api))
-                effective[plan.name] = Applied(api.call(plan.entry, value.value), api.read(plan.entry))
+                effective[plan.name] = Applied(api.call(plan.entry, value.value), api.read(plan.entry),
+                                               api.survives_latch)
             if live:
                 self._switch_groups(plans, effective)
         except BaseException:
@@ -418,16 +438,21 @@ class EnvSession:
         new = plan.parsed.text if plan.parsed is not None else None
         notes = plan.parsed.notes if plan.parsed is not None else ()
         read = self.watcher.first_reader(entry.readers) if entry is not None else None
+        probe = _probe(entry, read)
         situation = Situation(name, entry, new, read, applied, change=True, unset=new is None,
-                              option_value=plan.parsed.value if plan.parsed is not None else None)
+                              option_value=plan.parsed.value if plan.parsed is not None else None, latched=probe)
         status, reason = assess(situation)
         if applied is not None and new is not None:
             self._applied_live[name] = (new, applied)
         else:
             self._applied_live.pop(name, None)
-        if status is Status.ALREADY_READ and entry is not None and read is not None:
+        if status in (Status.ALREADY_READ, Status.MAY_BE_LATCHED) and entry is not None and read is not None:
             call = live_call(entry, plan.parsed.value) if plan.parsed is not None else None
-            warnings.warn(already_read_warning(entry, read, new, call).get(), AlreadyReadWarning, stacklevel=5)
+            if status is Status.ALREADY_READ:
+                warning = already_read_warning(entry, read, new, call, at_first_use=probe is True)
+                warnings.warn(warning.get(), AlreadyReadWarning, stacklevel=5)
+            else:
+                warnings.warn(may_be_latched_warning(entry, read, new, call).get(), MayBeLatchedWarning, stacklevel=5)
         danger = policy.warning(name) if new is not None else None
         if danger is not None:
             warnings.warn(danger, CodeLoadingWarning, stacklevel=5)
@@ -436,6 +461,13 @@ class EnvSession:
         secret = any(value is not None and is_secret(name, value) for value in (plan.old, new, effective))
         return Change(now(), name, shown(name, plan.old), shown(name, new), source, status, reason, notes,
                       shown(name, effective), seq=next(self._sequence), secret=secret)
+
+
+def _probe(entry: Entry | None, read: ImportRecord | None) -> bool | None:
+    """The latch probe, asked only once the variable's reader is imported (before that nothing is fixed yet)."""
+    if entry is None or read is None or entry.latch is None:
+        return None
+    return latched(entry)
 
 
 def _option_text(value: object) -> str:

@@ -76,16 +76,20 @@ def message(template: Text, **fields: str | Text) -> Message:
 
 @dataclass(frozen=True)
 class Applied:
-    """A change that was just pushed through the framework's live API: the call made and what it now reports."""
+    """A change that was just pushed through the framework's live API: the call made, what it now reports, and
+    whether the change reaches the framework even after the variable's first use (`lasting`)."""
 
     call: str
     effective: str | None
+    lasting: bool = False
 
 
 @dataclass(frozen=True)
 class Situation:
     """Everything the decision needs about one variable. `applied` is set when the value was (or, for a change, has
-    just been) pushed live; `unset` when the change being assessed removed the variable."""
+    just been) pushed live; `unset` when the change being assessed removed the variable; `latched` is the adapter's
+    probe (runtime/frameworks `latched`): has the first use that fixes the value happened (True), not yet (False),
+    or cannot it tell (None)."""
 
     name: str
     entry: Entry | None
@@ -95,6 +99,7 @@ class Situation:
     change: bool = False
     unset: bool = False
     option_value: object = field(default=None, compare=False)
+    latched: bool | None = None
 
 
 # ---- the sentences -----------------------------------------------------------------------------------------------
@@ -129,6 +134,18 @@ LATCHED = _T("{module} was imported {when}; if {first_use} has happened since, t
              "kernel restarts",
              "{module} 已于{when}导入;若此后已发生{first_use},当时的值会一直沿用到内核重启")
 APPLIED_BUT_LATCHED = _T("{applied}; but {latched}", "{applied};但{latched}")
+FIXED = _T("{module} fixed it at {first_use}, which has already happened in this kernel; restart the kernel to apply",
+           "{module} 已在{first_use}将其固定,本内核中这一时刻已经过去;需重启内核才能生效")
+APPLIED_BUT_FIXED = _T("{applied}; but {module} fixed it at {first_use}, which has already happened, and keeps the "
+                       "value it read until the kernel restarts",
+                       "{applied};但 {module} 已在{first_use}将其固定(这一时刻已经过去),"
+                       "在内核重启前一直沿用当时读到的值")
+WARNING_FIXED = _T("{module} read {name} at {first_use}, which has already happened in this kernel",
+                   "{module} 已在{first_use}读取 {name},本内核中这一时刻已经过去")
+WARNING_MAY_BE_LATCHED = _T("{latched}. It is now {target} in os.environ (processes started from here inherit it); if "
+                            "that moment has passed, the running {module} will not see it. Way out: {way_out}.",
+                            "{latched}。os.environ 中它现在{target}(从这里启动的进程会继承它);若这一时刻已经过去,"
+                            "正在运行的 {module} 看不到这个值。解决办法:{way_out}。")
 ALREADY_READ = _T("{module} read {seen} {when} and keeps it; restart the kernel to apply",
                   "{module} 已于{when}读取 {seen} 并一直沿用;需重启内核才能生效")
 WARNING = _T("{moment}. It is now {target} in os.environ (processes started from here inherit it), but the running "
@@ -203,26 +220,39 @@ def assess(s: Situation) -> tuple[Status, Message]:
         return (Status.UNSET if removed else Status.PENDING_FIRST_USE), message(
             PENDING_FIRST_USE, first_use=first_use_text(entry))
     latched = message(LATCHED, module=read.module, when=when_read(read), first_use=first_use_text(entry))
+    fixed_at_first_use = entry.when is ReadWhen.FIRST_USE or entry.first_use is not None
     if s.applied is not None:
         applied = message(APPLIED, call=s.applied.call, module=read.module,
                           effective=UNSET_WORD if s.applied.effective is None else
                           quoted(shown(entry.name, s.applied.effective)))
-        if entry.when is ReadWhen.FIRST_USE or entry.first_use is not None:
-            return Status.MAY_BE_LATCHED, message(APPLIED_BUT_LATCHED, applied=_as_text(applied),
-                                                  latched=_as_text(latched))
-        return Status.APPLIED_LIVE, applied
+        if not fixed_at_first_use or s.applied.lasting or s.latched is False:
+            return Status.APPLIED_LIVE, applied
+        if s.latched:
+            return Status.ALREADY_READ, message(APPLIED_BUT_FIXED, applied=_as_text(applied), module=read.module,
+                                                first_use=first_use_text(entry))
+        return Status.MAY_BE_LATCHED, message(APPLIED_BUT_LATCHED, applied=_as_text(applied),
+                                              latched=_as_text(latched))
     if read.value(entry.name) == s.value:
         return Status.EFFECTIVE, message(READ_WITH_THIS_VALUE, module=read.module, when=when_read(read))
     if entry.when is ReadWhen.FIRST_USE:
+        if s.latched is False:
+            return (Status.UNSET if removed else Status.PENDING_FIRST_USE), message(
+                PENDING_FIRST_USE, first_use=first_use_text(entry))
+        if s.latched:
+            return Status.ALREADY_READ, message(FIXED, module=read.module, first_use=first_use_text(entry))
         return Status.MAY_BE_LATCHED, latched
     return Status.ALREADY_READ, message(ALREADY_READ, module=read.module, when=when_read(read),
                                         seen=seen_value(entry.name, read.value(entry.name)))
 
 
-def already_read_warning(entry: Entry, read: ImportRecord, new: str | None, live_call: str | None) -> Message:
-    """The AlreadyReadWarning: the module, the moment, the value it read, and the way out."""
+def already_read_warning(entry: Entry, read: ImportRecord, new: str | None, live_call: str | None,
+                         at_first_use: bool = False) -> Message:
+    """The AlreadyReadWarning: the module, the moment, the value it read, and the way out. `at_first_use`: the
+    moment was the variable's first use (a probe said it has passed), not the import."""
     seen = seen_value(entry.name, read.value(entry.name))
-    if read.before_load:
+    if at_first_use:
+        moment = message(WARNING_FIXED, module=read.module, name=entry.name, first_use=first_use_text(entry))
+    elif read.before_load:
         moment = message(WARNING_BEFORE_LOAD, module=read.module, name=entry.name, seen=seen)
     else:
         moment = message(WARNING_READ, module=read.module, name=entry.name, when=when_read(read), seen=seen)
@@ -230,6 +260,16 @@ def already_read_warning(entry: Entry, read: ImportRecord, new: str | None, live
     way_out = message(WAY_OUT_LIVE, way_out=_as_text(message(WAY_OUT)), call=live_call) if live_call else (
         message(WAY_OUT))
     return message(WARNING, moment=_as_text(moment), target=_as_text(target), module=read.module,
+                   way_out=_as_text(way_out))
+
+
+def may_be_latched_warning(entry: Entry, read: ImportRecord, new: str | None, live_call: str | None) -> Message:
+    """The MayBeLatchedWarning: the framework is loaded and nothing tells whether the first use has happened."""
+    latched = message(LATCHED, module=read.module, when=when_read(read), first_use=first_use_text(entry))
+    target = message(TARGET_UNSET) if new is None else message(TARGET_SET, value=quoted(shown(entry.name, new)))
+    way_out = message(WAY_OUT_LIVE, way_out=_as_text(message(WAY_OUT)), call=live_call) if live_call else (
+        message(WAY_OUT))
+    return message(WARNING_MAY_BE_LATCHED, latched=_as_text(latched), target=_as_text(target), module=read.module,
                    way_out=_as_text(way_out))
 
 

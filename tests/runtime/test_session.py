@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
+import sys
 import threading
+import types
 import warnings
+from collections.abc import Iterator
 
 import pytest
 
-from mgenv_jupyter import AlreadyReadWarning, InvalidValueError
+from mgenv_jupyter import AlreadyReadWarning, InvalidValueError, MayBeLatchedWarning
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
 from mgenv_jupyter.catalog.values import OptionalOf, Size, Switch
 from mgenv_jupyter.runtime import EnvSession, ImportWatcher, Status
@@ -71,9 +75,9 @@ def test_first_use_variable_may_be_latched_after_import(probe_session):
     session, reader = probe_session
     assert session.set({"PROBE_LATCH": "1"})["PROBE_LATCH"].outcome is Status.PENDING_FIRST_USE
     importlib.import_module(reader)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with pytest.warns(MayBeLatchedWarning, match="mgenv_probe_reader was imported") as caught:
         change = session.set({"PROBE_LATCH": "2"})["PROBE_LATCH"]
+    assert issubclass(caught[0].category, AlreadyReadWarning)  # code that filters AlreadyReadWarning hears it too
     assert change.outcome is Status.MAY_BE_LATCHED
     assert "the first probe op" in change.message
 
@@ -231,3 +235,69 @@ def test_a_secret_by_value_is_masked_everywhere_the_session_shows_it(probe_sessi
     text = repr(session.history) + session.diff().to_string() + session.history_frame().to_string()
     assert url not in text and token not in text and "hunter2" not in text
     assert all(change.secret for change in session.history)
+
+
+@contextlib.contextmanager
+def warnings_as_errors() -> Iterator[None]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+# ---- first-use latches told apart by the frameworks' probes ---------------------------------------------------------
+
+@pytest.fixture
+def torch_imported(monkeypatch):
+    """A stand-in torch (torch.cuda.is_initialized, as in torch 2.13) imported before the session's watcher."""
+    state = {"cuda": False}
+    torch = types.ModuleType("torch")
+
+    def is_initialized() -> bool:
+        if state["cuda"] is None:
+            raise RuntimeError("cannot tell")
+        return bool(state["cuda"])
+
+    torch.cuda = types.SimpleNamespace(is_initialized=is_initialized)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    watcher = ImportWatcher(("torch",))
+    watcher.install()
+    yield EnvSession(watcher, environ={}), state
+    watcher.uninstall()
+
+
+def test_a_first_use_that_has_not_happened_is_pending_even_after_import(torch_imported):
+    session, _ = torch_imported
+    with warnings_as_errors():
+        change = session.set({"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})["PYTORCH_NO_CUDA_MEMORY_CACHING"]
+    assert change.outcome is Status.PENDING_FIRST_USE and "the first CUDA allocation" in change.message
+
+
+def test_a_first_use_that_has_happened_is_already_read_and_warns(torch_imported):
+    session, state = torch_imported
+    state["cuda"] = True
+    with pytest.warns(AlreadyReadWarning, match="torch read PYTORCH_NO_CUDA_MEMORY_CACHING at the first CUDA "
+                                                "allocation, which has already happened") as caught:
+        change = session.set({"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})["PYTORCH_NO_CUDA_MEMORY_CACHING"]
+    assert change.outcome is Status.ALREADY_READ and not issubclass(caught[0].category, MayBeLatchedWarning)
+    assert session.state("PYTORCH_NO_CUDA_MEMORY_CACHING").status is Status.ALREADY_READ
+
+
+def test_a_probe_that_cannot_tell_leaves_may_be_latched(torch_imported):
+    session, state = torch_imported
+    state["cuda"] = None
+    with pytest.warns(MayBeLatchedWarning):
+        change = session.set({"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})["PYTORCH_NO_CUDA_MEMORY_CACHING"]
+    assert change.outcome is Status.MAY_BE_LATCHED
+
+
+def test_a_live_api_that_outlasts_the_latch_is_applied_live(torch_imported, monkeypatch):
+    session, state = torch_imported
+    state["cuda"] = True
+    settings = {"now": ""}
+    sys.modules["torch"]._C = types.SimpleNamespace(  # type: ignore[attr-defined]
+        _accelerator_setAllocatorSettings=lambda text: settings.update(now=text),
+        _accelerator_getAllocatorSettings=lambda: settings["now"])
+    with warnings_as_errors():
+        change = session.set({"PYTORCH_ALLOC_CONF": "expandable_segments:true"})["PYTORCH_ALLOC_CONF"]
+    assert change.outcome is Status.APPLIED_LIVE and settings["now"] == "expandable_segments:True"
+    assert change.effective == "expandable_segments:True"

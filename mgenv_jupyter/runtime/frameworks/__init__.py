@@ -1,6 +1,8 @@
-"""Framework adapters: each framework's own run-time API for changing a variable, and for reading it back.
+"""Framework adapters: each framework's own run-time API for changing a variable, for reading it back, and the
+probes that tell whether the moment that fixes a value (a first use) has passed.
 
-Adapters never import a framework: a live API is only offered when the framework's module is already loaded.
+Adapters never import a framework: a live API is only offered when the framework's module is already loaded, and a
+probe answers None (cannot tell) when its framework is not.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ...catalog import Entry
@@ -16,12 +19,15 @@ from ...catalog import Entry
 @dataclass(frozen=True)
 class LiveApi:
     """How to change one variable in a running framework, how to ask the framework what it now uses, and the call
-    `apply` makes, written out as Python for users (`call(entry, value)`)."""
+    `apply` makes, written out as Python for users (`call(entry, value)`). `survives_latch` is True when the call
+    still changes what the framework uses after the variable's first use (PyTorch's allocator settings); otherwise
+    it is only made before that moment (TensorFlow raises after it, Paddle's allocator ignores it)."""
 
     module: str
     apply: Callable[[Entry, Any], None]
     read: Callable[[Entry], str]
     call: Callable[[Entry, Any], str]
+    survives_latch: bool = False
 
     def available(self) -> bool:
         return self.module in sys.modules
@@ -40,10 +46,54 @@ class GroupApi:
         return self.module in sys.modules
 
 
-def _registry() -> dict[str, LiveApi]:
-    from . import megengine, paddle
+Probe = Callable[[Entry], "bool | None"]
 
-    return {**megengine.LIVE_APIS, **paddle.LIVE_APIS}
+
+def _registry() -> dict[str, LiveApi]:
+    from . import jax, megengine, paddle, tensorflow, torch
+
+    return {**megengine.LIVE_APIS, **paddle.LIVE_APIS, **torch.LIVE_APIS, **jax.LIVE_APIS, **tensorflow.LIVE_APIS}
+
+
+@lru_cache(maxsize=1)
+def _probes() -> dict[str, Probe]:
+    from . import jax, tensorflow, torch
+
+    return {**torch.PROBES, **jax.PROBES, **tensorflow.PROBES, "cuda": _cuda_initialised}
+
+
+# MegEngine, Paddle, MXNet and CuPy may initialise CUDA too, but offer no question that does not itself initialise it.
+_CUDA_UNKNOWN = ("megengine", "paddle", "mxnet", "cupy")
+
+
+def _cuda_initialised(entry: Entry) -> bool | None:
+    """CUDA's driver variables are read at the process's first CUDA initialisation, by whichever framework comes
+    first: True if a framework we can ask has initialised CUDA; False if every imported framework says it has not;
+    None when an imported framework cannot be asked."""
+    from . import jax, tensorflow, torch
+
+    asked = {"torch": torch.cuda_initialised, "jax": jax.gpu_initialised, "tensorflow": tensorflow.gpu_initialised}
+    answers = [question() for module, question in asked.items() if module in sys.modules]
+    if any(answers):
+        return True
+    if any(module in sys.modules for module in _CUDA_UNKNOWN) or None in answers:
+        return None
+    return False
+
+
+def latched(entry: Entry) -> bool | None:
+    """Whether the moment that fixes `entry`'s value (its first use) has passed: True (it has: a change now needs a
+    restart, or a live API that outlasts it), False (not yet: the framework will still read it), None (cannot tell:
+    no probe, or the framework is not loaded)."""
+    if entry.latch is None:
+        return None
+    probe = _probes().get(entry.latch)
+    if probe is None:
+        return None
+    try:
+        return probe(entry)
+    except Exception:  # a probe reads a framework's internals, which may change; not knowing is the honest answer
+        return None
 
 
 def group_api(key: str | None) -> GroupApi | None:
@@ -85,3 +135,8 @@ def known_live_keys() -> set[str]:
     from . import megengine
 
     return set(_registry()) | set(megengine.GROUP_APIS)
+
+
+def known_probes() -> set[str]:
+    """Every latch probe an adapter implements (the catalog's `latch` may only name these)."""
+    return set(_probes())

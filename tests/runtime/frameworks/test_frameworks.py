@@ -10,7 +10,7 @@ import types
 import pytest
 
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.runtime.frameworks import group_api, known_live_keys, live_api, live_call
+from mgenv_jupyter.runtime.frameworks import group_api, known_live_keys, known_probes, latched, live_api, live_call
 
 GiB = 1024**3
 
@@ -59,3 +59,12 @@ def test_the_catalog_names_only_live_apis_an_adapter_implements():
     named = {e.live_api for e in catalog() if e.live_api} | {g.live_api for g in catalog().groups if g.live_api}
     assert named and named <= known_live_keys()
     assert {"paddle.set_flags", "megengine.dtr.enable", "megengine.set_default_device"} <= known_live_keys()
+
+
+def test_the_catalog_names_only_latch_probes_an_adapter_implements():
+    named = {e.latch for e in catalog() if e.latch}
+    assert named == {"torch.cuda", "jax.backends", "tensorflow.context", "cuda"} and named <= known_probes()
+
+
+def test_a_variable_without_a_probe_cannot_tell():
+    assert latched(entry("FLAGS_allocator_strategy")) is None  # Paddle offers no question about its allocator

@@ -1,0 +1,92 @@
+"""PyTorch's live APIs and latch probe (runtime/frameworks/torch.py), against a stand-in module with torch 2.13's
+names and behaviour: the allocator settings are passed whole and normalised (torch re-parses the whole string), the
+thread count through torch.set_num_threads, the compiler's config as attributes; CUDA's initialisation is asked, never
+caused. Real torch (CPU) is checked in tests/frameworks/; the GPU side only here."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from mgenv_jupyter.catalog import catalog
+from mgenv_jupyter.runtime.frameworks import latched, live_api, live_call
+
+
+def entry(name: str):
+    found = catalog().get(name)
+    assert found is not None, name
+    return found
+
+
+@pytest.fixture
+def fake_torch(monkeypatch):
+    """A module with torch's names: _C._accelerator_{set,get}AllocatorSettings, set/get_num_threads,
+    cuda.is_initialized."""
+    state = {"settings": "", "threads": 2, "cuda": False}
+    torch = types.ModuleType("torch")
+    torch._C = types.SimpleNamespace(  # type: ignore[attr-defined]
+        _accelerator_setAllocatorSettings=lambda text: state.update(settings=text),
+        _accelerator_getAllocatorSettings=lambda: state["settings"])
+    torch.set_num_threads = lambda n: state.update(threads=n)  # type: ignore[attr-defined]
+    torch.get_num_threads = lambda: state["threads"]  # type: ignore[attr-defined]
+    torch.cuda = types.SimpleNamespace(is_initialized=lambda: state["cuda"])  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    return state
+
+
+def test_the_allocator_settings_are_applied_whole_and_normalised(fake_torch):
+    conf = entry("PYTORCH_ALLOC_CONF")
+    api = live_api(conf)
+    assert api is not None and api.survives_latch  # the allocator reads its settings at every allocation
+    value = conf.type.parse("max_split_size_mb:128, expandable_segments:true").value
+    api.apply(conf, value)
+    assert fake_torch["settings"] == "expandable_segments:True,max_split_size_mb:128" == api.read(conf)
+    assert api.call(conf, value) == \
+        "torch._C._accelerator_setAllocatorSettings('expandable_segments:True,max_split_size_mb:128')"
+
+
+def test_threads_apply_through_set_num_threads(fake_torch):
+    threads = entry("OMP_NUM_THREADS")
+    api = live_api(threads)
+    assert api is not None
+    api.apply(threads, 3)
+    assert fake_torch["threads"] == 3 and api.read(threads) == "3"
+    assert live_call(threads, 3) == "torch.set_num_threads(3)"
+
+
+def test_compiler_config_is_live_only_once_its_module_is_loaded(monkeypatch):
+    autotune = entry("TORCHINDUCTOR_MAX_AUTOTUNE")
+    monkeypatch.delitem(sys.modules, "torch._inductor.config", raising=False)
+    assert live_api(autotune) is None
+    config = types.ModuleType("torch._inductor.config")
+    config.max_autotune = False  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "torch._inductor.config", config)
+    api = live_api(autotune)
+    assert api is not None
+    api.apply(autotune, autotune.type.parse("1").value)
+    assert config.max_autotune is True and api.read(autotune) == "True"  # type: ignore[attr-defined]
+    assert api.call(autotune, True) == "torch._inductor.config.max_autotune = True"
+
+
+def test_the_latch_is_cudas_initialisation(fake_torch, monkeypatch):
+    conf = entry("PYTORCH_ALLOC_CONF")
+    assert latched(conf) is False
+    fake_torch["cuda"] = True
+    assert latched(conf) is True
+    monkeypatch.delitem(sys.modules, "torch")
+    assert latched(conf) is None  # not loaded: cannot tell (and nothing is imported)
+    assert "torch" not in sys.modules
+
+
+def test_cuda_variables_are_latched_by_whichever_framework_initialised_cuda(fake_torch, monkeypatch):
+    visible = entry("CUDA_VISIBLE_DEVICES")
+    for name in ("megengine", "paddle", "mxnet", "cupy", "jax", "tensorflow"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    assert latched(visible) is False
+    fake_torch["cuda"] = True
+    assert latched(visible) is True
+    fake_torch["cuda"] = False
+    monkeypatch.setitem(sys.modules, "paddle", types.ModuleType("paddle"))
+    assert latched(visible) is None  # Paddle cannot be asked without initialising CUDA itself
