@@ -1,0 +1,132 @@
+"""What a user must be able to see, checked in the real browser: every input visible, wide enough to use and not
+covered by anything else; no text cut off without a tooltip; one box inside another; labels that do not overlap.
+
+Each check returns the offending elements described in words (an empty list when all is well), so a test asserts
+`== []` and a failure says what and where.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MIN_INPUT_WIDTH = 48  # px: below this a user cannot see what they type
+
+# Runs in the page. An element is "usable" when it has a box, is at least MIN_INPUT_WIDTH wide (checkboxes and radio
+# buttons excepted: they are small by nature, so they need only be visible), and the element at its centre is itself
+# or inside it (nothing is drawn over it). Hidden elements (display:none, a collapsed section) are skipped.
+_INPUTS_JS = """
+([root, minWidth]) => {
+  const problems = [];
+  const scope = document.querySelector(root);
+  if (!scope) return [`${root}: not found`];
+  const shown = el => {
+    if (!el.getClientRects().length) return false;
+    const style = getComputedStyle(el);
+    return style.visibility !== 'hidden' && style.display !== 'none';
+  };
+  for (const el of scope.querySelectorAll('input, select, textarea, button')) {
+    if (!shown(el) || el.type === 'hidden') continue;
+    el.scrollIntoView({block: 'center', inline: 'nearest'});
+    const box = el.getBoundingClientRect();
+    const name = el.getAttribute('aria-label') || el.title || el.name || el.textContent.trim().slice(0, 40)
+      || el.closest('[data-name]')?.dataset.name || el.outerHTML.slice(0, 80);
+    const small = el.type === 'checkbox' || el.type === 'radio' || el.tagName === 'BUTTON';
+    if (!small && box.width < minWidth) problems.push(`${name}: ${Math.round(box.width)} px wide`);
+    if (box.width < 1 || box.height < 1) { problems.push(`${name}: no box`); continue; }
+    const x = box.left + box.width / 2, y = box.top + box.height / 2;
+    const top = document.elementFromPoint(x, y);
+    if (!top || !(top === el || el.contains(top) || top.contains(el) && top.tagName === 'LABEL'
+                  || (el.labels && [...el.labels].some(l => l.contains(top))))) {
+      const what = top ? `${top.tagName.toLowerCase()}.${[...top.classList].join('.')}` : 'nothing';
+      problems.push(`${name}: covered by ${what}`);
+    }
+  }
+  return problems;
+}
+"""
+
+# Text that overflows its box (scrollWidth > clientWidth) must carry the full text in a title (a tooltip), on itself
+# or an ancestor within the scope.
+_CLIPPED_JS = """
+([root]) => {
+  const problems = [];
+  const scope = document.querySelector(root);
+  if (!scope) return [`${root}: not found`];
+  for (const el of scope.querySelectorAll('*')) {
+    if (!el.getClientRects().length || el.children.length) continue;
+    const text = el.textContent.trim();
+    if (!text) continue;
+    const style = getComputedStyle(el);
+    if (style.overflow === 'visible' && style.textOverflow !== 'ellipsis') continue;
+    if (el.scrollWidth <= el.clientWidth + 1) continue;
+    let titled = false;
+    for (let node = el; node && node !== scope.parentElement; node = node.parentElement) {
+      if (node.title || node.getAttribute('aria-label') || node.dataset?.tooltip) { titled = true; break; }
+    }
+    if (!titled) problems.push(`"${text.slice(0, 50)}" is cut off without a tooltip`);
+  }
+  return problems;
+}
+"""
+
+_INSIDE_JS = """
+([inner, outer]) => {
+  const problems = [];
+  const container = document.querySelector(outer);
+  if (!container) return [`${outer}: not found`];
+  const box = container.getBoundingClientRect();
+  for (const el of container.querySelectorAll(inner)) {
+    if (!el.getClientRects().length) continue;
+    const r = el.getBoundingClientRect();
+    if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1) {
+      problems.push(`${inner} "${el.textContent.trim().slice(0, 40)}" sticks out of ${outer}`);
+    }
+  }
+  return problems;
+}
+"""
+
+_OVERLAPS_JS = """
+([selector]) => {
+  const boxes = [...document.querySelectorAll(selector)].filter(el => el.getClientRects().length)
+    .map(el => [el.textContent.trim().slice(0, 40), el.getBoundingClientRect()]);
+  const problems = [];
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = i + 1; j < boxes.length; j++) {
+      const [a, p] = boxes[i], [b, q] = boxes[j];
+      if (p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom) {
+        problems.push(`"${a}" overlaps "${b}"`);
+      }
+    }
+  }
+  return problems;
+}
+"""
+
+
+def unusable_inputs(page: Any, root: str, min_width: int = MIN_INPUT_WIDTH) -> list[str]:
+    """Inputs, selects, text areas and buttons under `root` that a user cannot see or reach."""
+    return list(page.evaluate(_INPUTS_JS, [root, min_width]))
+
+
+def clipped_text(page: Any, root: str) -> list[str]:
+    """Text under `root` cut off without a tooltip giving it whole."""
+    return list(page.evaluate(_CLIPPED_JS, [root]))
+
+
+def sticking_out(page: Any, inner: str, outer: str) -> list[str]:
+    """Elements matching `inner` inside `outer` whose box is not inside `outer`'s."""
+    return list(page.evaluate(_INSIDE_JS, [inner, outer]))
+
+
+def overlapping(page: Any, selector: str) -> list[str]:
+    """Pairs of visible elements matching `selector` whose boxes intersect."""
+    return list(page.evaluate(_OVERLAPS_JS, [selector]))
+
+
+def set_theme(page: Any, dark: bool) -> None:
+    """Switch JupyterLab (or Notebook 7) to its dark or light theme through the command registry, and wait for it."""
+    theme = "JupyterLab Dark" if dark else "JupyterLab Light"
+    page.evaluate("theme => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", theme)
+    page.wait_for_function(
+        "dark => document.body.dataset.jpThemeLight === (dark ? 'false' : 'true')", arg=dark, timeout=30_000)
