@@ -23,7 +23,8 @@ FIRST_USE = Text("the first probe op", "第一次探针运算")
 
 def entry(name: str, when: ReadWhen, **kw) -> Entry:
     kw.setdefault("type", Size())
-    return Entry(name=name, framework="probe", category=T, default=None, when=when, readers=(READER,),
+    kw.setdefault("default", None)
+    return Entry(name=name, framework="probe", category=T, when=when, readers=(READER,),
                  read_at="probe", description=T, **kw)
 
 
@@ -115,6 +116,23 @@ def test_a_variable_read_for_every_new_object_is_effective_for_new_ones():
     per_object = entry("PROBE_PER_OBJECT", ReadWhen.PER_OBJECT, type=Switch())
     assert decide(Situation("PROBE_PER_OBJECT", per_object, "1", None)) == (
         Status.EFFECTIVE, f"{READER} reads it each time the object is created: effective for new ones from now on")
+
+
+# ---- not set ------------------------------------------------------------------------------------------------------
+
+def test_a_catalog_variable_not_set_and_not_read_says_which_default_applies():
+    with_default = entry("PROBE_SIZE", ReadWhen.IMPORT, default="1 GiB")
+    assert decide(Situation("PROBE_SIZE", with_default, None, None)) == (
+        Status.UNSET, f"{READER} uses its default, 1 GiB")
+    assert decide(Situation("PROBE_SIZE", with_default, None, None), "zh") == (
+        Status.UNSET, f"{READER} 使用默认值 1 GiB")
+    assert decide(Situation("PROBE_SIZE", SIZE, None, None)) == (Status.UNSET, f"{READER} goes without it")
+
+
+def test_a_variable_read_on_every_use_and_not_set_uses_its_default_even_after_the_import(imported):
+    every_call = entry("PROBE_SIZE", ReadWhen.EVERY_CALL, default="0")
+    assert decide(Situation("PROBE_SIZE", every_call, None, imported)) == (
+        Status.UNSET, f"{READER} uses its default, 0")
 
 
 # ---- before the reader is imported ---------------------------------------------------------------------------------
