@@ -11,6 +11,7 @@ import uuid
 import pytest
 
 from mgenv_jupyter.comm import RequestHandler
+from mgenv_jupyter.errors import CodeLoadingWarning
 from mgenv_jupyter.protocol import PROTOCOL_VERSION
 
 
@@ -60,8 +61,9 @@ def test_code_loading_variables_need_force_from_the_sidebar(handler, fresh_sessi
         assert reply["type"] == "error" and reply["reply_to"] == msg["id"], name
         assert '"force": true' in reply["message"] and name in reply["message"]
     assert dict(os.environ) == before
-    [reply] = handler.handle(request("set", assignments={"PIP_INDEX_URL": "https://mirror.example/simple"},
-                                     source="sidebar", force=True))
+    with pytest.warns(CodeLoadingWarning, match="PIP_INDEX_URL changes where package installers fetch"):
+        [reply] = handler.handle(request("set", assignments={"PIP_INDEX_URL": "https://mirror.example/simple"},
+                                         source="sidebar", force=True))
     assert reply["type"] == "result" and os.environ["PIP_INDEX_URL"] == "https://mirror.example/simple"
 
 
