@@ -172,42 +172,44 @@ def open_notebook(page: object, lab: Lab, name: str, timeout_s: float = 120) -> 
     """Open a notebook and wait until its kernel is connected and idle.
 
     JupyterLab may ask which kernel to use when it opens a notebook before it has listed the kernel specs; the
-    preselected one is accepted. The status bar says "<kernel> | Idle" only once the kernel is connected (the
-    toolbar's indicator idles earlier)."""
+    preselected one is accepted. The notebook's own session is asked: the status bar reads "No Kernel | Idle" while
+    the session is still being set up, and JupyterLab may start a kernel and replace it at once (a busy machine
+    widens that window), so only a kernel that is connected and idle counts."""
     page.goto(lab.page_url(f"lab/tree/{name}"))  # type: ignore[attr-defined]
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)  # type: ignore[attr-defined]
     deadline = time.time() + timeout_s
     while True:
         _answer_kernel_dialog(page)
-        if page.locator(".jp-StatusBar-Item :text-matches('\\| Idle')").count():  # type: ignore[attr-defined]
+        if page.evaluate(_KERNEL_READY_JS):  # type: ignore[attr-defined]
             break
         if time.time() > deadline:
             raise TimeoutError(f"the notebook's kernel did not become idle in {timeout_s:.0f} s")
         time.sleep(0.25)
 
 
+_KERNEL_READY_JS = """() => {
+    const context = window.jupyterapp.shell.currentWidget?.sessionContext;
+    const kernel = context?.session?.kernel;
+    return !!kernel && !context.hasNoKernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
+}"""
+
+
 def run_all_cells(page: object, lab: Lab, notebook: str) -> None:
-    """Open a notebook in JupyterLab and run all its cells through the Run menu, as a user would."""
+    """Open a notebook in JupyterLab, wait until its kernel is idle and run all its cells with the "Run All Cells"
+    command (the command registry, not the menu: a toast or dialog cannot intercept it)."""
     open_notebook(page, lab, notebook)
-    started = ("() => [...document.querySelectorAll('.jp-InputPrompt')]"
-               ".some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))")
-    for _ in range(3):  # a click that lands while the kernel is still connecting runs nothing; then it is safe to retry
-        _answer_kernel_dialog(page)
-        page.click("li.lm-MenuBar-item:has-text('Run')")  # type: ignore[attr-defined]
-        page.get_by_role("menuitem", name="Run All Cells", exact=True).click()  # type: ignore[attr-defined]
-        try:
-            page.wait_for_function(started, timeout=15_000)  # type: ignore[attr-defined]
-            return
-        except Exception:
-            continue
-    raise TimeoutError("Run All Cells did not start any cell")
+    execute_command(page, "notebook:run-all-cells")
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => [...document.querySelectorAll('.jp-InputPrompt')].some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))",
+        timeout=30_000)
 
 
 def run_cell(page: object, index: int) -> None:
-    """Run the `index`-th code cell of the notebook on screen, as a user does: click its prompt, Shift+Enter."""
-    cell = page.locator(".jp-NotebookPanel:visible .jp-CodeCell").nth(index)  # type: ignore[attr-defined]
-    cell.locator(".jp-InputPrompt").click()
-    page.keyboard.press("Shift+Enter")  # type: ignore[attr-defined]
+    """Make the `index`-th cell of the notebook on screen the active one and run it with the "Run Selected Cell"
+    command (it does not wait for the output: see run_active_cell)."""
+    page.evaluate(  # type: ignore[attr-defined]
+        "index => { window.jupyterapp.shell.currentWidget.content.activeCellIndex = index; }", index)
+    execute_command(page, "notebook:run-cell")
 
 
 def open_sidebar(page: object) -> None:
@@ -215,6 +217,32 @@ def open_sidebar(page: object) -> None:
     page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()  # type: ignore
     page.wait_for_selector(".mgenv-sb-config[data-connection='ready'] .mgenv-sb-row",  # type: ignore[attr-defined]
                            timeout=60_000)
+
+
+_LEFT_AREA_JS = """() => {
+    const stack = document.querySelector('#jp-left-stack').getBoundingClientRect();
+    const handle = document.querySelector('#jp-main-split-panel > .lm-SplitPanel-handle:not(.lm-mod-hidden)')
+        .getBoundingClientRect();
+    return [stack.left, stack.width, handle.left + handle.width / 2, handle.top + handle.height / 2];
+}"""
+
+
+def set_left_area_width(page: object, width: int, attempts: int = 4) -> None:
+    """Make the open left area's panel `width` CSS pixels wide by dragging the split handle beside it, as a user does
+    (JupyterLab has no command for it); checked afterwards, since the panel may refuse widths below its minimum."""
+    for _ in range(attempts):
+        left, current, x, y = page.evaluate(_LEFT_AREA_JS)  # type: ignore[attr-defined]
+        if abs(current - width) <= 1:
+            return
+        page.mouse.move(x, y)  # type: ignore[attr-defined]
+        page.mouse.down()  # type: ignore[attr-defined]
+        page.mouse.move(x + (width - current), y, steps=4)  # type: ignore[attr-defined]
+        page.mouse.up()  # type: ignore[attr-defined]
+        page.wait_for_function(  # type: ignore[attr-defined]
+            "before => Math.abs(document.querySelector('#jp-left-stack').getBoundingClientRect().width - before) > 0.5",
+            arg=current, timeout=10_000)
+    final = page.evaluate(_LEFT_AREA_JS)[1]  # type: ignore[attr-defined]
+    raise AssertionError(f"the left area is {final:.0f} px wide, not {width} px")
 
 
 def main_thread_busy(page: object, seconds: float) -> float:
