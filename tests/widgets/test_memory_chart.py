@@ -75,3 +75,24 @@ def test_closing_and_recreating_1000_charts_leaves_nothing_behind():
     tracemalloc.stop()
     assert threading.active_count() == threads_before
     assert grown - base < 2 * 1024**2, f"{(grown - base) / 1024:.0f} KiB left behind by 1,000 charts"
+
+
+def test_a_missing_front_end_file_reads_as_empty_so_the_module_still_imports():
+    from mgenv_jupyter.widgets.memory_chart import _read_static
+
+    assert _read_static("no_such_file.js") == ""
+    assert _read_static("memory_chart.js")  # the built one this checkout has
+
+
+def test_without_its_front_end_the_chart_says_what_is_missing_and_the_rest_works(ip, monkeypatch):
+    """A copy installed without the built front end: the chart and %memchart say what is missing and how to get it;
+    the other widgets, which do not need it, still construct."""
+    from mgenv_jupyter.widgets import DTRWidget
+    from mgenv_jupyter.widgets.memory_chart import FrontEndMissing
+
+    monkeypatch.setattr(MemoryChart, "_esm", "")
+    with pytest.raises(FrontEndMissing, match=r"memory_chart\.js\) is missing.*Node\.js 18\+.*other widgets work"):
+        MemoryChart()
+    with pytest.raises(UsageError, match=r"memory_chart\.js\) is missing"):
+        ip.run_line_magic("memchart", "")
+    DTRWidget().close()
