@@ -1,17 +1,21 @@
 /**
- * The JupyterLab / Notebook 7 plugin: adds the "Framework Env" sidebar to the left area. Wiring only; see
- * sidebar/panel.ts. Only INotebookTracker is required, so the plugin runs wherever notebooks do (JupyterLab 4,
- * Notebook 7); the translator, the setting registry and the layout restorer are used when present (English words
- * and the defaults of schema/sidebar.json otherwise).
+ * The JupyterLab / Notebook 7 plugin: adds the "Framework Env" sidebar to the left area and its commands (View menu,
+ * command palette, the panel's toolbar). Wiring only; see sidebar/panel.ts and sidebar/commands.ts. Only
+ * INotebookTracker is required, so the plugin runs wherever notebooks do (JupyterLab 4, Notebook 7, whose
+ * INotebookShell has a left area too); the translator, the setting registry, the layout restorer and the command
+ * palette are used when present (English words and the defaults of schema/sidebar.json otherwise).
  */
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
+import { addSidebarCommands } from './sidebar/commands';
 import { sidebarIcon } from './sidebar/icon';
 import { SidebarPanel } from './sidebar/panel';
 import { askToApplyProfile } from './sidebar/profileDialog';
+import { askToRestart } from './sidebar/restartDialog';
 import { SidebarSettings } from './sidebar/settings';
 import { catalogLanguage, DOMAIN, translate } from './sidebar/text';
 
@@ -22,16 +26,19 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'The Framework Env sidebar: framework variables of the active notebook’s kernel and its live GPU memory.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ITranslator, ISettingRegistry, ILayoutRestorer],
+  optional: [ITranslator, ISettingRegistry, ILayoutRestorer, ICommandPalette],
   activate: (
     app: JupyterFrontEnd,
     notebooks: INotebookTracker,
     translator: ITranslator | null,
     registry: ISettingRegistry | null,
-    restorer: ILayoutRestorer | null
+    restorer: ILayoutRestorer | null,
+    palette: ICommandPalette | null
   ) => {
     const translation = translator ?? nullTranslator;
     const t = translate(translation.load(DOMAIN));
+    // The kernel's catalog and the status labels follow JupyterLab's language even without a language pack.
+    const language = catalogLanguage(translation.languageCode);
     const settings = new SidebarSettings();
     registry
       ?.load(PLUGIN_ID)
@@ -39,14 +46,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
       .catch(reason => console.warn('mgenv_jupyter: the sidebar’s settings could not be loaded; defaults hold', reason));
     const panel = new SidebarPanel(notebooks, {
       t,
-      // The kernel's catalog and the status labels follow JupyterLab's language even without a language pack.
-      language: catalogLanguage(translation.languageCode),
+      language,
       settings,
-      ask: askToApplyProfile(t)
+      ask: askToApplyProfile(t),
+      translator: translation
     });
     panel.title.icon = sidebarIcon;
     app.shell.add(panel, 'left', { rank: 650 });
     restorer?.add(panel, panel.id);
+    addSidebarCommands({ commands: app.commands, shell: app.shell, panel, t, askToRestart: askToRestart(t, language), palette });
   }
 };
 

@@ -9,3 +9,8 @@ if (typeof window !== 'undefined' && typeof window.matchMedia === 'undefined') {
     addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {}, dispatchEvent: () => false
   });
 }
+// jsdom lacks requestIdleCallback, with which ui-components' ReactWidget renders (toolbar buttons): run it next tick.
+if (typeof window !== 'undefined' && typeof window.requestIdleCallback === 'undefined') {
+  window.requestIdleCallback = callback => setTimeout(() => callback({ didTimeout: false, timeRemaining: () => 50 }), 0);
+  window.cancelIdleCallback = handle => clearTimeout(handle);
+}

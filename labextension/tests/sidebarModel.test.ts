@@ -107,6 +107,23 @@ describe('EnvModel', () => {
     expect(model.error).toBeNull();
   });
 
+  it('keeps an error about a catalog variable for its field, not for the top of the panel', () => {
+    const model = new EnvModel();
+    model.receive({
+      v: 1, type: 'catalog', reply_to: null, language: 'en', frameworks: [],
+      entries: [{ name: 'E_SIZE' } as any]
+    });
+    model.receive({ v: 1, type: 'error', reply_to: 's1', message: "E_SIZE: '5XB' is not allowed: expected a size" });
+    expect([model.error, model.fieldError]).toEqual([
+      null, { name: 'E_SIZE', message: "E_SIZE: '5XB' is not allowed: expected a size" }
+    ]);
+    // A name the catalog does not have (a near miss) concerns no field of the panel.
+    model.receive({ v: 1, type: 'error', reply_to: 's2', message: 'E_SIZ is not a known variable; did you mean E_SIZE?' });
+    expect(model.error).toBe('E_SIZ is not a known variable; did you mean E_SIZE?');
+    model.receive({ v: 1, type: 'result', reply_to: 's3', changes: [] });
+    expect([model.error, model.fieldError]).toEqual([null, null]);
+  });
+
   it('ignores unknown messages and refuses another protocol version', () => {
     const model = new EnvModel();
     expect(model.receive({ v: 1, type: 'bogus' } as any)).toBe(false);
@@ -171,7 +188,7 @@ describe('badges', () => {
     ['may_be_latched', 'may already be latched'],
     ['no_longer_read', 'no longer read'],
     ['option', 'NPURunConfig option'],
-    ['unset', 'unset']
+    ['unset', 'not set']
   ])('%s → %s, from the schema’s one table', (code, label) => {
     expect(badgeFor(code)).toEqual({ code, label });
     expect(badgeClass(badgeFor(code))).toBe(`mgenv-sb-badge mgenv-sb-badge-${code}`);

@@ -1,5 +1,8 @@
+import { CommandRegistry } from '@lumino/commands';
 import { Signal } from '@lumino/signaling';
+import { Widget } from '@lumino/widgets';
 
+import { addSidebarCommands } from '../src/sidebar/commands';
 import { ConfigView } from '../src/sidebar/configView';
 import { EnvModel } from '../src/sidebar/model';
 import { SidebarPanel } from '../src/sidebar/panel';
@@ -20,8 +23,6 @@ const actions = {
   edit: async () => null,
   forget: () => undefined,
   reviewProfile: async () => undefined,
-  restartAndApply: async () => undefined,
-  refresh: () => undefined,
   loadHistory: async () => undefined
 };
 
@@ -45,6 +46,13 @@ function configView(trans: Translation) {
   return view;
 }
 
+/** Wait (a second at most) until `root` holds `count` elements matching `selector`. */
+async function rendered(root: HTMLElement, selector: string, count: number): Promise<void> {
+  for (let i = 0; i < 100 && root.querySelectorAll(selector).length < count; i++) {
+    await new Promise(resolve => setTimeout(resolve, 10));
+  }
+}
+
 const texts = (root: HTMLElement, selector: string) =>
   [...root.querySelectorAll<HTMLElement>(selector)].map(node => node.textContent ?? '');
 
@@ -56,7 +64,6 @@ describe('the sidebar’s words go through JupyterLab’s translator', () => {
     const view = configView(trans);
     const node = view.node;
     expect(node.querySelector('.mgenv-sb-status')!.textContent).toBe('a.ipynb · Python 3 · Python 3.11 · «imported: paddle»');
-    expect(texts(node, '.mgenv-sb-toolbar button')).toEqual(['«Restart and apply»', '«Refresh»']);
     expect((node.querySelector('.mgenv-sb-search') as HTMLInputElement).placeholder).toBe('«Search name or description…»');
     expect(node.querySelector('.mgenv-sb-search')!.getAttribute('aria-label')).toBe('«Search variables»');
     expect(node.querySelector('.mgenv-sb-profile-title')!.textContent).toBe('«Notebook profile» (0)');
@@ -76,19 +83,34 @@ describe('the sidebar’s words go through JupyterLab’s translator', () => {
     expect(trans.asked.filter(msgid => !(msgid in catalog))).toEqual([]);
   });
 
-  it('names the panel in the user’s language', () => {
+  it('names the panel, its sections and its commands in the user’s language', async () => {
     const trans = new MarkingTranslation();
     const source = { currentWidget: null, currentChanged: new Signal<any, any>({}) };
-    const panel = new SidebarPanel(source, { t: translate(trans), language: 'en' });
+    const t = translate(trans);
+    const panel = new SidebarPanel(source, { t, language: 'en' });
+    const commands = new CommandRegistry();
+    addSidebarCommands({
+      commands, shell: { activateById: () => undefined }, panel, t, askToRestart: async () => ({ restart: false, save: false })
+    });
+    Widget.attach(panel, document.body);
+    await rendered(panel.node, 'jp-button', 2); // the toolbar's buttons render in idle callbacks
     expect(panel.title.caption).toBe('«Framework Env»');
     expect(panel.node.querySelector('.mgenv-sb-heading')!.textContent).toBe('«Framework Env»');
-    expect(panel.node.querySelector('.mgenv-sb-memory-toggle')!.textContent).toBe('▾ «Live GPU memory»');
+    expect(texts(panel.node, '.lm-AccordionPanel-titleLabel')).toEqual(['«Variables»', '«Live GPU memory»']);
+    const labels = [...panel.node.querySelectorAll('jp-button')].map(button => button.getAttribute('aria-label'));
+    expect(labels).toEqual(['«Restart and apply»', '«Refresh»']);
+    expect(commands.label('mgenv-jupyter:open-sidebar')).toBe('«Framework Env»');
+    expect(commands.label('mgenv-jupyter:open-sidebar', { isPalette: true })).toBe('«Show Framework Env»');
+    expect(commands.caption('mgenv-jupyter:restart-and-apply')).toMatch(/^«Restart the kernel and apply/);
+    const catalog = jedCatalog('0');
+    expect(trans.asked.filter(msgid => !(msgid in catalog))).toEqual([]);
+    Widget.detach(panel);
     panel.dispose();
   });
 
   it('speaks Chinese with the catalog the build ships, loaded as JupyterLab loads a package’s locale', async () => {
     const view = configView(await chineseTranslation());
-    expect(texts(view.node, '.mgenv-sb-toolbar button')).toEqual(['重启并应用', '刷新']);
+    expect(view.node.querySelector('.mgenv-sb-search')!.getAttribute('aria-label')).toBe('搜索变量');
     expect(view.node.querySelector('.mgenv-sb-history > summary')!.textContent).toBe('修改历史');
     expect(view.node.querySelector('.mgenv-sb-status')!.textContent).toContain('已导入:paddle');
     const catalog = jedCatalog('0.1.0');

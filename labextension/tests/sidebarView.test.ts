@@ -220,6 +220,35 @@ describe('ConfigView', () => {
     expect(select.value).toBe('');
   });
 
+  it('shows the kernel’s error about a variable under that variable’s field, not above the catalog', async () => {
+    const { model, actions } = view();
+    const answers: any[] = [
+      { v: 1, type: 'error', reply_to: 's1', message: "E_TEXT: 'tpu0' is not allowed: expected a device" },
+      { v: 1, type: 'result', reply_to: 's2', changes: [] }
+    ];
+    actions.edit = async () => {
+      const answer = answers.shift();
+      model.receive(answer);
+      return answer;
+    };
+    const text = editor('E_TEXT');
+    type(text, 'tpu0');
+    await flush();
+    const error = row('E_TEXT').querySelector('.mgenv-sb-row-error') as HTMLElement;
+    const top = document.querySelector('.mgenv-sb-error') as HTMLElement;
+    expect([error.hidden, error.textContent, text.getAttribute('aria-invalid'), top.hidden]).toEqual([
+      false, "E_TEXT: 'tpu0' is not allowed: expected a device", 'true', true
+    ]);
+    // The fixed value is taken: the reason for the refused one goes, and the kernel's value shows.
+    model.receive(changed({ E_TEXT: variable('cpu0', 'pending_import') }));
+    type(text, 'cpu0');
+    await flush();
+    expect([error.hidden, text.hasAttribute('aria-invalid'), text.value]).toEqual([true, false, 'cpu0']);
+    // An error that names no variable of the catalog is shown above it.
+    model.receive({ v: 1, type: 'error', reply_to: 's3', message: 'not connected to a kernel' });
+    expect([top.hidden, top.textContent]).toEqual([false, 'Error: not connected to a kernel']);
+  });
+
   it('says what the kernel holds when the editor cannot show it', () => {
     const { model } = view();
     model.receive(changed({ E_SIZE: variable('5GB', 'effective') })); // written into os.environ by hand

@@ -1,9 +1,10 @@
 /**
- * The config half of the sidebar: which kernel it follows and how that went, "Restart and apply", the notebook
- * profile and whether this kernel has it (with a way to review it again when the user declined it), the last error,
+ * The variables section of the sidebar: which kernel it follows and how that went, the notebook profile and whether
+ * this kernel has it (with a way to review it again when the user declined it), an error that concerns no variable,
  * a search box, the catalog grouped by framework (named as the kernel names them) then category with one editor row
- * per variable, and the change history (the latest ones, as many as the settings say, and older ones on request).
- * It only renders the model and forwards the user's actions.
+ * per variable — an error about a variable is shown in its row, under its editor — and the change history (the
+ * latest ones, as many as the settings say, and older ones on request). It only renders the model and forwards the
+ * user's actions; "Restart and apply" and "Refresh" are the panel's toolbar commands (commands.ts).
  */
 import { Widget } from '@lumino/widgets';
 
@@ -13,7 +14,7 @@ import { Answer } from './client';
 import { el } from './dom';
 import { EnvModel, HISTORY_LIMIT, ModelChange, ProfileStatus } from './model';
 import { isSecret } from './profile';
-import { VariableRow } from './rows';
+import { breakableName, VariableRow } from './rows';
 import { DEFAULT_OPTIONS } from './settings';
 import { TextKey, Translate } from './text';
 
@@ -21,8 +22,6 @@ export interface ConfigActions {
   edit(name: string, value: string | null): Promise<Answer | null>;
   forget(name: string): void;
   reviewProfile(): Promise<void>;
-  restartAndApply(): Promise<void>;
-  refresh(): void;
   /** Ask the kernel for at most `limit` changes older than number `before`; they arrive through the model. */
   loadHistory(before: number, limit: number): Promise<void>;
 }
@@ -43,8 +42,6 @@ export class ConfigView extends Widget {
   private _rows = new Map<string, VariableRow>();
   private _status: HTMLElement;
   private _notice: HTMLElement;
-  private _restart: HTMLButtonElement;
-  private _refresh: HTMLButtonElement;
   private _profile: HTMLElement;
   private _error: HTMLElement;
   private _search: HTMLInputElement;
@@ -67,16 +64,12 @@ export class ConfigView extends Widget {
     this._status = el('div', 'mgenv-sb-status');
     this._status.setAttribute('role', 'status');
     this._notice = el('div', 'mgenv-sb-notice');
-    const toolbar = el('div', 'mgenv-sb-toolbar');
-    this._restart = button(t('restartApply'), t('restartApplyTitle'), 'jp-mod-accept mgenv-sb-restart');
-    this._restart.addEventListener('click', () => void this._actions.restartAndApply());
-    this._refresh = button(t('refresh'), t('refresh'), 'jp-mod-reject mgenv-sb-refresh');
-    this._refresh.addEventListener('click', () => this._actions.refresh());
-    toolbar.append(this._restart, this._refresh);
     this._profile = el('div', 'mgenv-sb-profile');
     this._error = el('div', 'mgenv-sb-error');
     this._error.setAttribute('role', 'alert');
+    const searchBox = el('div', 'jp-InputGroup mgenv-sb-searchbox');
     this._search = el('input', 'mgenv-sb-search') as HTMLInputElement;
+    searchBox.append(this._search);
     this._search.type = 'search';
     this._search.placeholder = t('searchPlaceholder');
     this._search.setAttribute('aria-label', t('search'));
@@ -89,11 +82,11 @@ export class ConfigView extends Widget {
     summary.textContent = t('history');
     this._history = el('ol', 'mgenv-sb-history-list');
     this._historyCount = el('div', 'mgenv-sb-history-count');
-    this._older = button(t('historyOlder'), t('historyOlder'), 'jp-mod-reject mgenv-sb-history-older');
+    this._older = button(t('historyOlder'), t('historyOlder'), 'mgenv-sb-history-older');
     this._older.addEventListener('click', () => void this._showOlder());
     history.append(summary, this._history, this._historyCount, this._older);
     this.node.append(
-      this._status, this._notice, toolbar, this._profile, this._error, this._search, this._catalog, this._empty, history
+      this._status, this._notice, this._profile, this._error, searchBox, this._catalog, this._empty, history
     );
     model.changed.connect(this._onChange, this);
     this._renderAll();
@@ -215,8 +208,6 @@ export class ConfigView extends Widget {
       this._notice.append(what, why);
     }
     const live = state === 'ready';
-    this._restart.disabled = state === 'no-notebook' || state === 'no-kernel' || state === 'restarting';
-    this._refresh.disabled = !live;
     for (const row of this._rows.values()) {
       row.setEnabled(live);
     }
@@ -244,7 +235,7 @@ export class ConfigView extends Widget {
       status.setAttribute('role', 'status');
       status.textContent = t(said);
       if (review.status === 'declined' || review.status === 'failed') {
-        const again = button(t('profileReview'), t('profileReviewTitle'), 'jp-mod-reject mgenv-sb-profile-review');
+        const again = button(t('profileReview'), t('profileReviewTitle'), 'mgenv-sb-profile-review');
         again.disabled = this._model.connection.state !== 'ready';
         again.addEventListener('click', () => void this._actions.reviewProfile());
         status.append(' ', again);
@@ -258,7 +249,7 @@ export class ConfigView extends Widget {
       const item = el('li', '');
       const entry = el('div', 'mgenv-sb-profile-entry');
       const assignment = el('code', '');
-      assignment.textContent = `${name}=${value}`;
+      assignment.append(...breakableName(name), `=${value}`);
       entry.append(assignment);
       const refusal = refused.get(name);
       if (refusal && (refusal.value === value || refusal.value === null)) {
@@ -269,7 +260,7 @@ export class ConfigView extends Widget {
         entry.append(mark);
       }
       item.append(entry);
-      const remove = el('button', 'mgenv-sb-profile-remove') as HTMLButtonElement;
+      const remove = el('button', `${BUTTON_CLASS} mgenv-sb-profile-remove`) as HTMLButtonElement;
       remove.textContent = '×';
       remove.title = t('removeFromProfile');
       remove.setAttribute('aria-label', `${t('removeFromProfile')}: ${name}`);
@@ -278,10 +269,14 @@ export class ConfigView extends Widget {
       list.append(item);
     }
     this._profile.append(list);
-    this._restart.textContent = t('restartApply') + (profile.length ? ` (${profile.length})` : '');
   }
 
+  /** An error about one variable goes under its editor; any other above the catalog. */
   private _renderError(): void {
+    const field = this._model.fieldError;
+    if (field) {
+      this._rows.get(field.name)?.markInvalid(field.message);
+    }
     const error = this._model.error;
     this._error.textContent = error ? this._t('error', error) : '';
     this._error.hidden = !error;
@@ -325,6 +320,7 @@ export class ConfigView extends Widget {
       row?.markInvalid(answer.message);
     } else if (answer?.type === 'result') {
       // Accepted: show what the kernel holds now (normalised: "2GB" → 2147483648), even if nothing changed.
+      row?.accepted();
       row?.update(this._model.variable(name), this._model.badge(name));
     }
   }
@@ -416,8 +412,11 @@ export class ConfigView extends Widget {
   }
 }
 
+/** JupyterLab's own button (ui-components' Button: minimal and small), so every theme draws it. */
+export const BUTTON_CLASS = 'jp-Button jp-mod-minimal jp-mod-small';
+
 function button(label: string, title: string, className: string): HTMLButtonElement {
-  const node = el('button', `jp-Button jp-mod-styled ${className}`) as HTMLButtonElement;
+  const node = el('button', `${BUTTON_CLASS} ${className}`) as HTMLButtonElement;
   node.textContent = label;
   node.title = title;
   return node;

@@ -119,9 +119,21 @@ export abstract class Editor {
   }
 }
 
+/** An input or select in JupyterLab's own style (jp-mod-styled). */
+function styled<T extends HTMLElement>(tag: string, className = ''): T {
+  return el(tag, `jp-mod-styled ${className}`.trim()) as T;
+}
+
+/** A select as JupyterLab's HTMLSelect draws one: inside a wrapper that draws the caret in the theme's colour. */
+function selectBox(select: HTMLSelectElement): HTMLElement {
+  const box = el('span', 'mgenv-sb-select');
+  box.append(select);
+  return box;
+}
+
 /** A select of the framework's spellings; a non-optional variable can also be "not set" (the default applies). */
 class ChoiceEditor extends Editor {
-  private _select = el('select', '') as HTMLSelectElement;
+  private _select = styled<HTMLSelectElement>('select');
 
   constructor(entry: EntryInfo, commit: Commit, t: Translate) {
     super(entry, commit);
@@ -133,7 +145,7 @@ class ChoiceEditor extends Editor {
     this._select.append(...choices.map(choice => option(choice)));
     this._named(this._select);
     this._select.addEventListener('change', () => this._send());
-    this.node.append(this._select);
+    this.node.append(selectBox(this._select));
   }
 
   get input(): Control {
@@ -161,7 +173,7 @@ class ChoiceEditor extends Editor {
 
 /** A checkbox writing the switch's own spellings of on and off. */
 class SwitchEditor extends Editor {
-  protected _box = el('input', '') as HTMLInputElement;
+  protected _box = styled<HTMLInputElement>('input');
 
   constructor(entry: EntryInfo, commit: Commit) {
     super(entry, commit);
@@ -204,7 +216,7 @@ class PresenceEditor extends SwitchEditor {
 
 /** A number box with the kernel's bounds (step 1 for integers); out-of-range input is the kernel's to refuse. */
 class NumberEditor extends Editor {
-  protected _number = el('input', 'mgenv-sb-number') as HTMLInputElement;
+  protected _number = styled<HTMLInputElement>('input', 'mgenv-sb-number');
 
   constructor(entry: EntryInfo, commit: Commit) {
     super(entry, commit);
@@ -279,8 +291,8 @@ class FractionEditor extends NumberEditor {
  * "5GB" for the kernel to normalise, and the kernel's value shown back in the largest unit that divides it exactly.
  */
 class SizeEditor extends Editor {
-  private _number = el('input', 'mgenv-sb-number') as HTMLInputElement;
-  private _unit = el('select', 'mgenv-sb-unit') as HTMLSelectElement;
+  private _number = styled<HTMLInputElement>('input', 'mgenv-sb-number');
+  private _unit = styled<HTMLSelectElement>('select', 'mgenv-sb-unit');
 
   constructor(entry: EntryInfo, commit: Commit) {
     super(entry, commit);
@@ -299,7 +311,7 @@ class SizeEditor extends Editor {
         this._send();
       }
     });
-    this.node.append(this._number, this._unit);
+    this.node.append(this._number, selectBox(this._unit));
   }
 
   get input(): Control {
@@ -338,7 +350,7 @@ class SizeEditor extends Editor {
 
 /** Free text, checked by the kernel; empty unsets (and for an optional keyword, so does "None"). */
 class TextEditor extends Editor {
-  private _text = el('input', 'mgenv-sb-text') as HTMLInputElement;
+  private _text = styled<HTMLInputElement>('input', 'mgenv-sb-text');
 
   constructor(entry: EntryInfo, commit: Commit) {
     super(entry, commit);

@@ -1,8 +1,8 @@
 /**
- * The live memory half of the sidebar: the same uPlot MemoryChart as the inline widget, fed with the kernel's
+ * The live memory section of the sidebar: the same uPlot MemoryChart as the inline widget, fed with the kernel's
  * memory.batch / memory.snapshot messages. The stream is wanted only while the chart can be seen — the sidebar open,
- * this section expanded, the browser tab visible — and `wantedChanged` says so, so the kernel stops sampling for
- * a hidden chart.
+ * this section expanded (the accordion hides a collapsed section), the browser tab visible — and `wantedChanged`
+ * says so, so the kernel stops sampling for a hidden chart. The accordion's title names the section.
  */
 import { Message } from '@lumino/messaging';
 import { ISignal, Signal } from '@lumino/signaling';
@@ -16,22 +16,15 @@ import { Translate } from './text';
 export class MemoryView extends Widget {
   private _chart: MemoryChart;
   private _body: HTMLElement;
-  private _toggle: HTMLButtonElement;
-  private _expanded = true;
   private _wanted = false;
   private _wantedChanged = new Signal<this, boolean>(this);
-  private _title: string;
 
   constructor(t: Translate) {
     super();
     this.addClass('mgenv-sb-memory');
-    this._title = t('memory');
-    this._toggle = el('button', 'mgenv-sb-memory-toggle') as HTMLButtonElement;
-    this._toggle.setAttribute('aria-expanded', 'true');
-    this._toggle.textContent = `▾ ${this._title}`;
-    this._toggle.addEventListener('click', () => this.setExpanded(!this._expanded));
+    this.node.setAttribute('aria-label', t('memory'));
     this._body = el('div', 'mgenv-sb-memory-body');
-    this.node.append(this._toggle, this._body);
+    this.node.append(this._body);
     this._chart = this._newChart();
     document.addEventListener('visibilitychange', this._onVisibility);
   }
@@ -56,14 +49,6 @@ export class MemoryView extends Widget {
   reset(): void {
     this._chart.destroy();
     this._chart = this._newChart();
-  }
-
-  setExpanded(expanded: boolean): void {
-    this._expanded = expanded;
-    this._toggle.setAttribute('aria-expanded', String(expanded));
-    this._toggle.textContent = `${expanded ? '▾' : '▸'} ${this._title}`;
-    this._body.hidden = !expanded;
-    this._update();
   }
 
   dispose(): void {
@@ -95,7 +80,7 @@ export class MemoryView extends Widget {
   private _onVisibility = (): void => this._update();
 
   private _update(visible: boolean = this.isVisible): void {
-    const wanted = visible && this._expanded && document.visibilityState !== 'hidden';
+    const wanted = visible && document.visibilityState !== 'hidden';
     if (wanted !== this._wanted) {
       this._wanted = wanted;
       this._wantedChanged.emit(wanted);
@@ -106,7 +91,7 @@ export class MemoryView extends Widget {
     this._body.replaceChildren();
     const root = el('div', 'mgenv-sb-chart');
     this._body.append(root);
-    // The section's toggle already names it; the chart's own header keeps only its CSV button.
+    // The accordion's title already names it; the chart's own header keeps only its CSV button.
     const chart = new MemoryChart(root, { title: '', height: 200, maxPoints: 20_000 });
     (root as any).mgenvChart = chart; // lets browser tests and benchmarks reach the live chart
     return chart;

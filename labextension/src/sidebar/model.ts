@@ -49,6 +49,12 @@ export interface ProfileReview {
   items: readonly ProfileItemInfo[];
 }
 
+/** An error the kernel gave about one variable of the catalog (its message begins with the variable's name). */
+export interface FieldError {
+  name: string;
+  message: string;
+}
+
 export interface Connection {
   state: ConnectionState;
   notebook: string;
@@ -90,6 +96,7 @@ export class EnvModel {
   private _olderGone = false; // the kernel answered a request for older changes with none
   private _kernel: KernelInfo | null = null;
   private _error: string | null = null;
+  private _fieldError: FieldError | null = null;
   private _profile: Profile = {};
   private _review: ProfileReview = { status: 'none', items: [] };
   private _filter = '';
@@ -149,8 +156,14 @@ export class EnvModel {
     return this._kernel;
   }
 
+  /** The last error that concerns no single variable (the panel shows it above the catalog). */
   get error(): string | null {
     return this._error;
+  }
+
+  /** The last error about one variable (the panel shows it under that variable's editor). */
+  get fieldError(): FieldError | null {
+    return this._fieldError;
   }
 
   get profile(): Readonly<Profile> {
@@ -238,15 +251,23 @@ export class EnvModel {
       case 'result':
       case 'profile':
         // What changed arrives again, to every sidebar, as a "changed" notice; the history is taken from there.
-        if (this._error !== null) {
+        if (this._error !== null || this._fieldError !== null) {
           this._error = null;
+          this._fieldError = null;
           this._changed.emit({ kind: 'error' });
         }
         return true;
-      case 'error':
-        this._error = typeof message.message === 'string' ? message.message : 'the kernel rejected the request';
+      case 'error': {
+        const text = typeof message.message === 'string' ? message.message : 'the kernel rejected the request';
+        const name = this._variableNamedBy(text);
+        if (name === null) {
+          this._error = text;
+        } else {
+          this._fieldError = { name, message: text };
+        }
         this._changed.emit({ kind: 'error' });
         return true;
+      }
       default:
         return false;
     }
@@ -268,6 +289,7 @@ export class EnvModel {
     this._olderGone = false;
     this._kernel = null;
     this._error = null;
+    this._fieldError = null;
     this._review = { status: 'none', items: [] };
     this._changed.emit({ kind: 'catalog' });
     this._changed.emit({ kind: 'history' });
@@ -292,6 +314,12 @@ export class EnvModel {
   setError(message: string | null): void {
     this._error = message;
     this._changed.emit({ kind: 'error' });
+  }
+
+  /** The catalog variable a kernel error is about: its messages name the variable first ("NAME: 'x' is not…"). */
+  private _variableNamedBy(message: string): string | null {
+    const first = /^[A-Za-z_][A-Za-z0-9_]*/.exec(message)?.[0];
+    return first !== undefined && this._byName.has(first) ? first : null;
   }
 
   setFilter(filter: string): void {

@@ -1,9 +1,15 @@
 /**
- * The "Framework Env" sidebar: owns the model, the notebook follower and the two views, wires them together and to
- * the user's settings, and tears everything down in dispose() (comm closed, memory stream stopped).
+ * The "Framework Env" sidebar, laid out as JupyterLab's own side panels are (the debugger's): a SidePanel whose
+ * header names it, whose toolbar holds the commands (commands.ts adds them) and whose content is an accordion of two
+ * sections, the variables and the live memory chart, each collapsible and resizable against the other. It owns the
+ * model, the notebook follower and the two views, wires them together and to the user's settings, and tears
+ * everything down in dispose() (comm closed, memory stream stopped). Tested in a real browser
+ * (@jupyterlab/ui-components does not load under jest): tests/browser/test_layout_sidebar.py.
  */
+import { SidePanel } from '@jupyterlab/ui-components';
+import type { ITranslator } from '@jupyterlab/translation';
 import { Message } from '@lumino/messaging';
-import { Panel, Widget } from '@lumino/widgets';
+import { AccordionPanel, Widget } from '@lumino/widgets';
 
 import { MemoryMessage } from '../protocol';
 import { KernelClient } from './client';
@@ -17,6 +23,9 @@ import { Language, Translate } from './text';
 
 export const SIDEBAR_ID = 'mgenv-jupyter-sidebar';
 
+/** The sections' first sizes: the variables get most of the height, the chart what it needs below them. */
+const FIRST_SIZES = [0.6, 0.4];
+
 export interface SidebarPanelOptions {
   /** The panel's words in the user's language (JupyterLab's translator). */
   t: Translate;
@@ -25,29 +34,36 @@ export interface SidebarPanelOptions {
   settings?: SidebarSettings;
   /** How to ask before a notebook profile is applied (JupyterLab's dialog; without one, it never is). */
   ask?: ProfileQuestion;
+  /** JupyterLab's translator, for the words SidePanel itself shows. */
+  translator?: ITranslator;
 }
 
-export class SidebarPanel extends Panel {
+export class SidebarPanel extends SidePanel {
   readonly model: EnvModel;
   readonly follower: NotebookFollower;
   readonly config: ConfigView;
   readonly memory: MemoryView;
   readonly settings: SidebarSettings;
+  readonly language: Language;
+  private _sized = false;
 
-  constructor(notebooks: NotebookSource, { t, language, settings, ask }: SidebarPanelOptions) {
-    super();
+  constructor(notebooks: NotebookSource, { t, language, settings, ask, translator }: SidebarPanelOptions) {
+    super({ translator });
     this.id = SIDEBAR_ID;
     this.title.caption = t('title');
     this.addClass('mgenv-sb');
+    this.language = language;
     this.settings = settings ?? new SidebarSettings();
     this.model = new EnvModel(language);
     this.follower = new NotebookFollower(notebooks, this.model, ask);
     this.config = new ConfigView(this.model, this.follower, t);
+    this.config.title.label = t('variables');
     this.memory = new MemoryView(t);
+    this.memory.title.label = t('memory');
     const heading = new Widget({ node: document.createElement('h2') });
     heading.addClass('mgenv-sb-heading');
     heading.node.textContent = t('title');
-    this.addWidget(heading);
+    this.header.addWidget(heading);
     this.addWidget(this.config);
     this.addWidget(this.memory);
     this.memory.wantedChanged.connect(this._onMemoryWanted, this);
@@ -58,8 +74,16 @@ export class SidebarPanel extends Panel {
     this.follower.setMemory(this.memory.wanted);
   }
 
+  get accordion(): AccordionPanel {
+    return this.content as AccordionPanel;
+  }
+
   protected onAfterShow(msg: Message): void {
     this.follower.setActive(true);
+    if (!this._sized) {
+      this._sized = true; // once: afterwards the sections keep the sizes the user gives them
+      this.accordion.setRelativeSizes(FIRST_SIZES);
+    }
   }
 
   protected onBeforeHide(msg: Message): void {

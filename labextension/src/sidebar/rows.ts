@@ -38,13 +38,14 @@ export class VariableRow {
 
     const head = el('div', 'mgenv-sb-row-head');
     const name = el('code', 'mgenv-sb-name');
-    name.textContent = entry.name;
+    name.append(...breakableName(entry.name));
+    name.title = entry.name;
     this._badge = el('span', 'mgenv-sb-badge');
     head.append(name, this._badge);
 
     const edit = el('div', 'mgenv-sb-row-edit');
     this.editor = editorFor(entry, value => onEdit(entry.name, value), t);
-    this._unset = el('button', 'mgenv-sb-unset') as HTMLButtonElement;
+    this._unset = el('button', 'jp-Button jp-mod-minimal jp-mod-small mgenv-sb-unset') as HTMLButtonElement;
     this._unset.textContent = '×';
     this._unset.title = t('unsetTitle');
     this._unset.setAttribute('aria-label', `${t('unset')} ${entry.name}`);
@@ -140,6 +141,11 @@ export class VariableRow {
     this._refused = true;
   }
 
+  /** The kernel took the edit: a reason given for an earlier, refused one no longer applies. */
+  accepted(): void {
+    this._refused = false;
+  }
+
   setEnabled(enabled: boolean): void {
     this.editor.setEnabled(enabled);
     this._unset.disabled = !enabled;
@@ -205,4 +211,10 @@ export class VariableRow {
     }
     return details;
   }
+}
+
+/** A variable's name as text that breaks only after its underscores (MGE_DEFAULT_ / DEVICE, never MGE_DEF / AULT). */
+export function breakableName(name: string): (string | HTMLElement)[] {
+  const parts = name.split(/(?<=_)/);
+  return parts.flatMap((part, i) => (i < parts.length - 1 ? [part, document.createElement('wbr')] : [part]));
 }

@@ -39,11 +39,47 @@ const WORDS = {
   ],
   loadFailed: ['Could not load mgenv_jupyter in this kernel:', '无法在此内核中加载 mgenv_jupyter:'],
   restartApply: ['Restart and apply', '重启并应用'],
+  restartApplyCount: ['Restart and apply (%1)', '重启并应用(%1)'],
   restartApplyTitle: [
     'Restart the kernel and apply this notebook’s profile before any cell runs (import-time variables take effect)',
     '重启内核,并在任何单元格运行之前应用此笔记本的配置(导入时读取的变量随之生效)'
   ],
+  restartTitle: ['Restart the kernel and apply the profile?', '重启内核并应用配置?'],
+  restartIntro: [
+    'The kernel of {notebook} restarts: everything its cells defined is lost. Before any cell runs, the notebook ' +
+      'profile sets:',
+    '笔记本 {notebook} 的内核将重启,单元格中定义的一切都会丢失。在任何单元格运行之前,笔记本配置将设置:'
+  ],
+  restartEmpty: [
+    'The notebook profile is empty: the kernel restarts and nothing is applied.',
+    '笔记本配置为空:内核将重启,不应用任何变量。'
+  ],
+  restartWhy: ['Why restart', '为何需要重启'],
+  restartDiffers: ['the kernel holds another value', '内核中是另一个值'],
+  restartSaved: [
+    'The profile is kept in this notebook’s metadata (metadata.mgenv_jupyter.profile) and the notebook is saved.',
+    '配置保存在此笔记本的元数据中(metadata.mgenv_jupyter.profile),笔记本已保存。'
+  ],
+  restartUnsaved: [
+    'The profile is kept in this notebook’s metadata (metadata.mgenv_jupyter.profile), and the notebook has ' +
+      'unsaved changes: until it is saved, reloading the page loses the profile, and the notebook’s next kernel ' +
+      'does not get it.',
+    '配置保存在此笔记本的元数据中(metadata.mgenv_jupyter.profile),而笔记本有未保存的修改:保存之前,' +
+      '重新加载页面会丢失配置,此笔记本下次启动的内核也不会应用它。'
+  ],
+  restartSave: ['Save the notebook first', '先保存笔记本'],
+  cancel: ['Cancel', '取消'],
   refresh: ['Refresh', '刷新'],
+  refreshTitle: [
+    'Ask the kernel again for every variable’s value and status',
+    '重新向内核获取每个变量的值和状态'
+  ],
+  openSidebar: ['Show Framework Env', '显示框架环境变量'],
+  openSidebarTitle: [
+    'Show the Framework Env sidebar: the framework variables of the notebook’s kernel and its live GPU memory',
+    '显示框架环境变量侧边栏:笔记本内核的框架变量及其实时 GPU 显存'
+  ],
+  variables: ['Variables', '变量'],
   search: ['Search variables', '搜索变量'],
   searchPlaceholder: ['Search name or description…', '按名称或说明搜索…'],
   profile: ['Notebook profile', '笔记本配置'],

@@ -1,0 +1,104 @@
+/**
+ * The sidebar's commands, where JupyterLab and Notebook 7 users look for them: "Framework Env" (View menu, through
+ * schema/sidebar.json's menu entry, and the command palette) opens the panel; "Restart and apply" and "Refresh" are
+ * the panel's toolbar buttons and palette entries. The button's count is how many variables of the notebook profile
+ * only a restart brings into effect, and it follows the kernel's state (restartReview.ts); before restarting, the
+ * user is asked (restartDialog.ts) and, if they agree, the notebook holding the profile is saved first.
+ */
+import type { ICommandPalette } from '@jupyterlab/apputils';
+import { CommandToolbarButton, fastForwardIcon, refreshIcon } from '@jupyterlab/ui-components';
+import type { CommandRegistry } from '@lumino/commands';
+
+import { sidebarIcon } from './icon';
+import { ModelChange, EnvModel } from './model';
+import { SidebarPanel } from './panel';
+import { RestartQuestion, restartCount, restartItems } from './restartReview';
+import { Translate } from './text';
+
+export const COMMAND_IDS = {
+  open: 'mgenv-jupyter:open-sidebar',
+  restart: 'mgenv-jupyter:restart-and-apply',
+  refresh: 'mgenv-jupyter:refresh'
+} as const;
+
+/** Where the panel lives: JupyterLab's shell and Notebook 7's INotebookShell both activate by id. */
+export interface Shell {
+  activateById(id: string): void;
+}
+
+export interface SidebarCommandOptions {
+  commands: CommandRegistry;
+  shell: Shell;
+  panel: SidebarPanel;
+  t: Translate;
+  askToRestart: RestartQuestion;
+  palette?: ICommandPalette | null;
+}
+
+export function addSidebarCommands({ commands, shell, panel, t, askToRestart, palette }: SidebarCommandOptions): void {
+  const { model, follower } = panel;
+  commands.addCommand(COMMAND_IDS.open, {
+    label: args => (args['isPalette'] ? t('openSidebar') : t('title')),
+    caption: t('openSidebarTitle'),
+    icon: args => (args['isPalette'] ? undefined : sidebarIcon),
+    execute: () => shell.activateById(panel.id)
+  });
+  commands.addCommand(COMMAND_IDS.restart, {
+    label: () => {
+      const count = restartCount(restartItems(model));
+      return count ? t('restartApplyCount', count) : t('restartApply');
+    },
+    caption: t('restartApplyTitle'),
+    icon: args => (args['toolbar'] ? fastForwardIcon : undefined),
+    isEnabled: () => follower.panel !== null && restartable(model),
+    execute: async () => {
+      const notebook = follower.panel;
+      if (!notebook || notebook.isDisposed) {
+        return;
+      }
+      const items = restartItems(model);
+      const answer = await askToRestart({
+        notebook: notebook.context.localPath,
+        items,
+        saved: !notebook.context.model.dirty
+      });
+      if (!answer.restart || notebook !== follower.panel) {
+        return;
+      }
+      if (answer.save) {
+        await notebook.context.save();
+      }
+      await follower.restartAndApply();
+    }
+  });
+  commands.addCommand(COMMAND_IDS.refresh, {
+    label: t('refresh'),
+    caption: t('refreshTitle'),
+    icon: args => (args['toolbar'] ? refreshIcon : undefined),
+    isEnabled: () => model.connection.state === 'ready',
+    execute: () => follower.refresh()
+  });
+  model.changed.connect((_: EnvModel, change: ModelChange) => {
+    if (change.kind !== 'filter' && change.kind !== 'history' && change.kind !== 'error') {
+      commands.notifyCommandChanged(COMMAND_IDS.restart);
+      commands.notifyCommandChanged(COMMAND_IDS.refresh);
+    }
+  }, panel);
+
+  for (const [name, id] of [
+    ['restart-and-apply', COMMAND_IDS.restart],
+    ['refresh', COMMAND_IDS.refresh]
+  ] as const) {
+    panel.toolbar.addItem(name, new CommandToolbarButton({ commands, id, args: { toolbar: true } }));
+  }
+  const category = t('title');
+  palette?.addItem({ command: COMMAND_IDS.open, category, args: { isPalette: true } });
+  palette?.addItem({ command: COMMAND_IDS.restart, category });
+  palette?.addItem({ command: COMMAND_IDS.refresh, category });
+}
+
+/** A kernel to restart: a notebook with a kernel that is not restarting already. */
+function restartable(model: EnvModel): boolean {
+  const state = model.connection.state;
+  return state !== 'no-notebook' && state !== 'no-kernel' && state !== 'restarting';
+}

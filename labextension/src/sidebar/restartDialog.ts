@@ -1,0 +1,25 @@
+/**
+ * Asks before "Restart and apply" restarts the kernel, with JupyterLab's own dialog (JupyterLab's restart asks too):
+ * what the profile will set, and, when the notebook has unsaved changes, whether to save it first, since the
+ * profile lives in its metadata. Its own module because @jupyterlab/apputils is not loadable under jest: the body
+ * (restartReview.ts) is tested there, the dialog in a real browser (tests/browser/test_layout_sidebar.py).
+ */
+import { Dialog, showDialog } from '@jupyterlab/apputils';
+import { Widget } from '@lumino/widgets';
+
+import { RestartQuestion, restartBody } from './restartReview';
+import { Language, Translate } from './text';
+
+export const askToRestart =
+  (t: Translate, language: Language): RestartQuestion =>
+  async args => {
+    const result = await showDialog({
+      title: t('restartTitle'),
+      body: new Widget({ node: restartBody(args, t, language) }),
+      buttons: [Dialog.cancelButton({ label: t('cancel') }), Dialog.warnButton({ label: t('restartApply') })],
+      // Saving is what keeps the profile: offered, ticked, whenever there is something unsaved.
+      checkbox: args.saved ? null : { label: t('restartSave'), checked: true },
+      defaultButton: 1 // as JupyterLab's own restart: the user asked for it, Enter confirms
+    });
+    return { restart: result.button.accept, save: result.button.accept && result.isChecked === true };
+  };

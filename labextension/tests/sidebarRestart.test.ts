@@ -1,0 +1,143 @@
+import { nullTranslator } from '@jupyterlab/translation';
+import { CommandRegistry } from '@lumino/commands';
+import { Signal } from '@lumino/signaling';
+
+import { addSidebarCommands, COMMAND_IDS } from '../src/sidebar/commands';
+import { EnvModel } from '../src/sidebar/model';
+import { SidebarPanel } from '../src/sidebar/panel';
+import { MASK, RestartQuestionArgs, restartBody, restartCount, restartItems } from '../src/sidebar/restartReview';
+import { DOMAIN, translate } from '../src/sidebar/text';
+import { VariableInfo } from '../src/protocol';
+import { FakeKernel, flush, variable } from './fakes';
+
+const t = translate(nullTranslator.load(DOMAIN));
+const KERNEL = { python: 'python', version: '3.11', imported: [] };
+
+function model(profile: Record<string, string>, variables: Record<string, VariableInfo> | null): EnvModel {
+  const env = new EnvModel('en');
+  env.setProfile(profile);
+  if (variables) {
+    env.receive({ v: 1, type: 'state', reply_to: null, variables, history: [], history_total: 0, kernel: KERNEL });
+  }
+  return env;
+}
+
+describe('what "Restart and apply" would do', () => {
+  it('counts the profile’s variables only a restart brings into effect', () => {
+    const env = model(
+      { SAME: '1', OTHER: '2', LATE: '3', API_TOKEN: 'abc' },
+      {
+        SAME: variable('1', 'pending_import'), // the kernel has it and the framework will read it: no restart needed
+        OTHER: variable('5', 'pending_import'), // a cell set something else since
+        LATE: variable('3', 'already_read'), // the framework read an older value at import
+        API_TOKEN: variable(MASK, 'effective')
+      }
+    );
+    const items = restartItems(env);
+    expect(items.map(i => [i.name, i.value, i.now, i.needed])).toEqual([
+      ['SAME', '1', '1', false],
+      ['OTHER', '2', '5', true],
+      ['LATE', '3', '3', true],
+      ['API_TOKEN', MASK, MASK, true] // a secret is never shown, even in the question
+    ]);
+    expect(restartCount(items)).toBe(3);
+    // Before the kernel has said anything, every variable is one the restart brings.
+    expect(restartCount(restartItems(model({ A: '1' }, null)))).toBe(1);
+  });
+
+  it('lists each variable with its new value, what the kernel holds and why it needs the restart', () => {
+    const env = model({ OTHER: '2', LATE: '3', SAME: '1' }, {
+      OTHER: variable(null, 'unset'), LATE: variable('3', 'already_read'), SAME: variable('1', 'effective')
+    });
+    const args: RestartQuestionArgs = { notebook: 'train.ipynb', items: restartItems(env), saved: false };
+    const body = restartBody(args, t, 'en');
+    const rows = [...body.querySelectorAll('tbody tr')].map(r => [...r.children].map(c => c.textContent));
+    expect(rows).toEqual([
+      ['OTHER', '2', '(not set)', 'the kernel holds another value'],
+      ['LATE', '3', '3', 'already read, restart needed'],
+      ['SAME', '1', '1', 'effective']
+    ]);
+    expect(body.querySelector('p')!.textContent).toContain('The kernel of train.ipynb restarts');
+    expect(body.querySelector('.mgenv-restart-review-unsaved')!.textContent).toContain('unsaved changes');
+    const saved = restartBody({ ...args, saved: true }, t, 'en');
+    expect(saved.querySelector('.mgenv-restart-review-saved')!.textContent).toContain('the notebook is saved');
+    const empty = restartBody({ notebook: 'a.ipynb', items: [], saved: true }, t, 'en');
+    expect(empty.querySelector('table')).toBeNull();
+    expect(empty.textContent).toContain('The notebook profile is empty');
+  });
+});
+
+/** A notebook with a kernel and a profile in its metadata, as the follower and the commands use one. */
+function notebook(profile: Record<string, string>) {
+  const kernel = new FakeKernel();
+  const calls: string[] = [];
+  const panel: any = {
+    disposed: new Signal<any, void>({}),
+    isDisposed: false,
+    sessionContext: {
+      kernelChanged: new Signal<any, any>({}),
+      statusChanged: new Signal<any, any>({}),
+      session: { kernel },
+      kernelDisplayName: 'Python 3',
+      restartKernel: async () => {
+        calls.push('restart');
+      }
+    },
+    context: {
+      localPath: 'train.ipynb',
+      isReady: true,
+      ready: Promise.resolve(),
+      save: async () => {
+        calls.push('save');
+      },
+      model: {
+        dirty: true,
+        metadataChanged: new Signal<any, any>({}),
+        getMetadata: () => ({ profile }),
+        setMetadata: () => undefined,
+        deleteMetadata: () => undefined
+      }
+    }
+  };
+  return { panel, calls };
+}
+
+describe('the "Restart and apply" command', () => {
+  it('counts down once the profile is in effect, asks first, and saves the notebook when the user agrees', async () => {
+    const { panel: notebookPanel, calls } = notebook({ A: '1' });
+    const source = { currentWidget: notebookPanel, currentChanged: new Signal<any, any>({}) };
+    const sidebar = new SidebarPanel(source, { t, language: 'en' });
+    await flush();
+    const commands = new CommandRegistry();
+    const asked: RestartQuestionArgs[] = [];
+    let answer = { restart: false, save: false };
+    addSidebarCommands({
+      commands, shell: { activateById: () => undefined }, panel: sidebar, t,
+      askToRestart: async args => {
+        asked.push(args);
+        return answer;
+      }
+    });
+    const label = () => commands.label(COMMAND_IDS.restart);
+    sidebar.model.receive({
+      v: 1, type: 'state', reply_to: null, history: [], history_total: 0, kernel: KERNEL,
+      variables: { A: variable('2', 'pending_import') }
+    });
+    expect(label()).toBe('Restart and apply (1)');
+    expect(commands.isEnabled(COMMAND_IDS.restart)).toBe(true);
+
+    await commands.execute(COMMAND_IDS.restart); // the user cancels: nothing happens
+    expect(calls).toEqual([]);
+    expect(asked[0]).toMatchObject({ notebook: 'train.ipynb', saved: false });
+    expect(asked[0].items.map(i => [i.name, i.value, i.now])).toEqual([['A', '1', '2']]);
+
+    answer = { restart: true, save: true };
+    await commands.execute(COMMAND_IDS.restart);
+    expect(calls).toEqual(['save', 'restart']); // saved first: the profile lives in the notebook
+
+    // The new kernel reports the profile's value: nothing left that needs a restart.
+    sidebar.model.receive({ v: 1, type: 'changed', changes: [], variables: { A: variable('1', 'pending_import') } });
+    expect(label()).toBe('Restart and apply');
+    sidebar.dispose();
+  });
+});
