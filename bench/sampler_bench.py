@@ -19,11 +19,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 GiB = 1024**3
-RATE_SECONDS = 3.0  # how long each probe runs at its rate
+RATE_SECONDS = 3.0
+# Where the measurements run: `simulated` by default; bench/gpu_bench.py passes the real GPU.
+Machine = Callable[[int], AbstractContextManager[object]] | None  # how long each probe runs at its rate
 LOOP_ROUNDS = 15
 LOOP_ADDITIONS = 10_000_000  # about half a second here: 5 samples at 10 Hz per loop
 
@@ -113,9 +115,9 @@ def resource_usage_probe() -> tuple[Callable[[], object], Callable[[], None]]:
     return probe, lambda: None
 
 
-def per_sample_costs(interval: float = 0.1) -> dict[str, float]:
+def per_sample_costs(interval: float = 0.1, machine: Machine = None) -> dict[str, float]:
     results = {}
-    with simulated(1):
+    with (machine or simulated)(1):
         for name, make in (("ours", our_probe), ("nvitop", nvitop_probe), ("resource_usage", resource_usage_probe)):
             probe, close = make()
             try:
@@ -128,7 +130,7 @@ def per_sample_costs(interval: float = 0.1) -> dict[str, float]:
 
 # ---- the kernel's one sampler ----------------------------------------------------------------------------------------
 
-def shared_sampler_cpu(windows: int = 5, seconds: float = 4.0) -> dict[str, object]:
+def shared_sampler_cpu(windows: int = 5, seconds: float = 4.0, machine: Machine = None) -> dict[str, object]:
     """CPU of the sampler thread (% of one core) while a chart and the sidebar's panel subscribe at 10 Hz to the
     kernel's sampler, their batches JSON-encoded as the comms would send them, and the recorder at 1 Hz: one figure
     per window. The thread's own CPU clock, since the process's CPU less an idle process's swings with the machine's
@@ -137,7 +139,7 @@ def shared_sampler_cpu(windows: int = 5, seconds: float = 4.0) -> dict[str, obje
 
     from mgenv_jupyter.memory.shared import close_kernel_sampler, kernel_sampler
 
-    with simulated(1):
+    with (machine or simulated)(1):
         sampler = kernel_sampler()
         chart = sampler.subscribe(lambda batch: json.dumps(batch), interval=0.1)
         sidebar = sampler.subscribe(lambda batch: json.dumps(batch), interval=0.1)
@@ -165,7 +167,7 @@ def _thread_cpu_clock(name: str) -> int:
     return time.pthread_getcpuclockid(thread.ident)
 
 
-def gil_slowdown(rounds: int = LOOP_ROUNDS) -> dict[str, dict[str, list[float]]]:
+def gil_slowdown(rounds: int = LOOP_ROUNDS, machine: Machine = None) -> dict[str, dict[str, list[float]]]:
     """How much a pure-Python loop slows down with the sampler sampling at 10 Hz and at 100 Hz: the loop's wall time
     against the loop with the sampler off, pairs in alternating order (`wall`, %); and the sampler thread's CPU time
     during the loop as a share of the loop's time (`held`, %), an upper bound of the time it held the GIL that other
@@ -180,7 +182,7 @@ def gil_slowdown(rounds: int = LOOP_ROUNDS) -> dict[str, dict[str, list[float]]]
         return time.perf_counter() - start
 
     results: dict[str, dict[str, list[float]]] = {rate: {"wall": [], "held": []} for rate in ("10 Hz", "100 Hz")}
-    with simulated(1):
+    with (machine or simulated)(1):
         sampler = kernel_sampler()
         loop()
         for index in range(rounds):

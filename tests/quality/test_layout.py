@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "mgenv_jupyter"
 TESTS = ROOT / "tests"
-TIERS = {"browser", "kernel", "frameworks", "frontend", "quality", "packaging", "framework_checks"}
+TIERS = {"browser", "kernel", "frameworks", "frontend", "quality", "packaging", "framework_checks", "gpu"}
 EXEMPT = {"__main__.py", "_version.py"}
 
 
