@@ -46,7 +46,8 @@ _INPUTS_JS = """
 """
 
 # Text that overflows its box (scrollWidth > clientWidth) must carry the full text in a title (a tooltip), on itself
-# or an ancestor within the scope.
+# or an ancestor within the scope. Visually hidden text (a box of at most a pixel: labels for screen readers) is not
+# text anyone can see cut off.
 _CLIPPED_JS = """
 ([root]) => {
   const problems = [];
@@ -54,6 +55,9 @@ _CLIPPED_JS = """
   if (!scope) return [`${root}: not found`];
   for (const el of scope.querySelectorAll('*')) {
     if (!el.getClientRects().length || el.children.length) continue;
+    // Text in a box of a pixel or less is hidden on purpose (a screen reader's label), not cut off.
+    const box = el.getBoundingClientRect();
+    if (box.width <= 1 || box.height <= 1) continue;
     const text = el.textContent.trim();
     if (!text) continue;
     const style = getComputedStyle(el);

@@ -86,8 +86,9 @@ class DTRWidget(EnvPanel):
         caveat = widgets.HTML(html.escape(DTR_PEAK_CAVEAT.get(current_language())))
         caveat.add_class("mgenv-caveat")
         rows: list[Row] = [self.switch_row, self.threshold_row, self.minimum_row, self.sqrt_row]
-        body = [self.switch_row.widget, self.threshold_row.widget, self.share, self.minimum_row.widget,
-                self.sqrt_row.widget, caveat, self.effect]
+        self.threshold_row.show_under_editor(self.share)
+        body = [self.switch_row.widget, self.threshold_row.widget, self.minimum_row.widget, self.sqrt_row.widget,
+                caveat, self.effect]
         super().__init__(rows, body, "MegEngine DTR")
         self.threshold_row.on_edit(lambda row: self._update_share())
         self._after_change(None)

@@ -109,7 +109,8 @@ class VariableRow(Row):
         head.add_class("mgenv-row-head")
         edit = widgets.HBox([self.editor.widget, self.unset_button])
         edit.add_class("mgenv-edit")
-        super().__init__([head, edit, self.note, self.error, self.details])
+        self._parts: list[widgets.Widget] = [head, edit, self.note, self.error, self.details]
+        super().__init__(list(self._parts))
         self.add_class("mgenv-row")
         self._listeners: list[Callable[[VariableRow], None]] = []
         self._synced_raw: Any = None
@@ -200,6 +201,11 @@ class VariableRow(Row):
             self.add_class(INACTIVE_CLASS)
 
     # ---- edits ---------------------------------------------------------------------------------------------------
+
+    def show_under_editor(self, widget: widgets.Widget) -> None:
+        """Show `widget` right under the input (what the value means beside other values: a share of the GPU)."""
+        self._parts.insert(2, widget)
+        self.children = tuple(self._parts)
 
     def on_edit(self, listener: Callable[[VariableRow], None]) -> None:
         """Call `listener(row)` whenever the user changes the input (and when a sync changes it)."""

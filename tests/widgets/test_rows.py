@@ -7,7 +7,7 @@ import os
 
 import ipywidgets
 
-from mgenv_jupyter import AllocatorWidget, ConfigWidget
+from mgenv_jupyter import AllocatorWidget, ConfigWidget, DTRWidget
 from mgenv_jupyter.text import set_language
 
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
@@ -64,3 +64,14 @@ def test_every_row_names_its_variable_on_its_own_line_with_the_full_name_as_tool
     row = widget.rows["FLAGS_fraction_of_cuda_pinned_memory_to_use"]
     assert row.name_label.tooltip == row.entry.name and "mgenv-name" in row.name_label._dom_classes
     assert row.editor.widget not in row.children[0].children  # the input is below the name, not squeezed beside it
+
+
+def test_a_note_about_the_value_is_shown_right_under_its_input(ip, closing):
+    """The DTR threshold's share of the GPU sits between the threshold's input and its description, not after the
+    whole row, where it read as a line of its own."""
+    widget = DTRWidget(gpu_total_bytes=16 * 1024**3)
+    closing(widget)
+    row = widget.rows[THRESHOLD]
+    head, edit, share, *rest = row.children
+    assert share is widget.share and edit.children[0] is row.editor.widget
+    assert widget.share not in widget.children
