@@ -184,7 +184,8 @@ class RoundupDivisions(ConfigValue):
 @dataclass(frozen=True)
 class ConfigKey:
     """One key of a `key:value` config: its type, what it does, its default (None: off or unlimited), and which
-    parser reads it (`parser`: where in the framework's source; `device_only`: only a GPU build's parser checks it)."""
+    parser reads it (`parser`: where in the framework's source; `device_only`: only a GPU build's parser checks it).
+    `at_least`: another key whose value (or default) is this key's minimum."""
 
     name: str
     type: ConfigValue
@@ -192,10 +193,11 @@ class ConfigKey:
     default: str | None = None
     parser: str = ""
     device_only: bool = False
+    at_least: str | None = None
 
     def to_json(self, language: str | None = None) -> dict[str, Any]:
         return {"name": self.name, "type": self.type.describe(), "description": self.description.get(language),
-                "default": self.default, "device_only": self.device_only}
+                "default": self.default, "device_only": self.device_only, "at_least": self.at_least}
 
 
 @dataclass(frozen=True)
@@ -275,6 +277,12 @@ class KeyValueConfig(ValueType):
             parts.append(f"{key.name}:{parsed.text}")
             typed[key.name] = parsed.text
             notes.extend(f"{key.name}: {note}" for note in parsed.notes)
+        for key in self.keys:
+            floor_key = self.key(key.at_least) if key.at_least else None
+            floor = typed.get(key.at_least or "", floor_key.default if floor_key else None)
+            if key.name in typed and floor is not None and int(typed[key.name]) < int(floor):
+                raise InvalidValueError(f"{key.name}: {typed[key.name]} is not allowed: expected at least "
+                                        f"{key.at_least} ({floor})")
         return Parsed(",".join(parts), typed, tuple(notes))
 
     def example(self) -> str:

@@ -24,9 +24,10 @@ _ACCELERATOR_CONFIG = "c10/core/AllocatorConfig.cpp : AcceleratorAllocatorConfig
 _CUDA_CONFIG = "c10/cuda/CUDAAllocatorConfig.cpp : CUDAAllocatorConfig::parseArgs"
 
 
-def _key(name: str, type: object, en: str, zh: str, default: str | None = None, device_only: bool = False) -> ConfigKey:
+def _key(name: str, type: object, en: str, zh: str, default: str | None = None, device_only: bool = False,
+         at_least: str | None = None) -> ConfigKey:
     return ConfigKey(name, type, Text(en, zh), default,  # type: ignore[arg-type]
-                     _CUDA_CONFIG if device_only else _ACCELERATOR_CONFIG, device_only)
+                     _CUDA_CONFIG if device_only else _ACCELERATOR_CONFIG, device_only, at_least)
 
 
 # The keys of torch 2.13.0's allocator config: the accelerator-generic ones (AcceleratorAllocatorConfig, checked even by
@@ -40,12 +41,16 @@ ALLOCATOR_KEYS = (
     _key("expandable_segments", TorchBool(),
          "Grow one memory segment as needed instead of allocating many: less fragmentation.",
          "按需扩展同一块显存段,而不是分配许多段:碎片更少。", "False"),
-    _key("max_split_size_mb", WholeNumber(minimum=20),
-         "Blocks larger than this (MB) are never split, which limits fragmentation; at least 20.",
-         "大于该值(MB)的块不会被切分,从而减少碎片;至少为 20。"),
-    _key("max_non_split_rounding_mb", WholeNumber(minimum=20),
-         "How much larger (MB) a cached block may be than the request and still be used whole; at least 20.",
-         "缓存块最多可以比请求大多少(MB)仍被整块使用;至少为 20。", "20"),
+    _key("max_split_size_mb", WholeNumber(minimum=11),
+         "Blocks larger than this (MB) are never split, which limits fragmentation; at least large_segment_size_mb "
+         "(20 unless set).",
+         "大于该值(MB)的块不会被切分,从而减少碎片;至少为 large_segment_size_mb(未设置时为 20)。",
+         at_least="large_segment_size_mb"),
+    _key("max_non_split_rounding_mb", WholeNumber(minimum=11),
+         "How much larger (MB) a cached block may be than the request and still be used whole; at least "
+         "large_segment_size_mb (20 unless set).",
+         "缓存块最多可以比请求大多少(MB)仍被整块使用;至少为 large_segment_size_mb(未设置时为 20)。", "20",
+         at_least="large_segment_size_mb"),
     _key("roundup_power2_divisions", RoundupDivisions(),
          "Round allocation sizes up to this many divisions of each power of two, or per size interval in MB.",
          "把分配大小向上取整到每个 2 的幂区间的若干等分,也可按大小区间(MB)分别设置。"),
@@ -110,6 +115,14 @@ _WHICH_NAME_WINS = Text(
     "悄悄忽略 PYTORCH_ALLOC_CONF(已在 2.13.0 wheel 中验证)。2025 年的部分开发版本则优先读取 PYTORCH_ALLOC_CONF 并"
     "提示旧名已弃用;请只设置其中一个。",
 )
+_SEGMENT_PERSISTS = Text(
+    "large_segment_size_mb is not reset by a later setting that leaves it out (torch 2.13.0's parseArgs resets only "
+    "max_split_size_mb, roundup_power2_divisions and garbage_collection_threshold): after a live change to 64, "
+    "max_split_size_mb:32 is refused by torch until large_segment_size_mb is given again.",
+    "之后的设置即使不写 large_segment_size_mb 也不会把它恢复默认(torch 2.13.0 的 parseArgs 只重置 max_split_size_mb、"
+    "roundup_power2_divisions 和 garbage_collection_threshold):运行时把它改成 64 之后,torch 会拒绝 "
+    "max_split_size_mb:32,直到再次写明 large_segment_size_mb。",
+)
 _STRICTER = Text(
     "PyTorch's own parser reads numbers with stoull, so it takes max_split_size_mb:20.5 as 20, 30abc as 30 and -5 as "
     "a huge number, and a CPU build skips keys it does not know; these are refused here. A CUDA build refuses unknown "
@@ -148,7 +161,7 @@ ENTRIES = (
             "缓存分配器的设置,写成 key:value 对(expandable_segments:True,max_split_size_mb:128):碎片、取整、"
             "垃圾回收、锁页内存以及分配器后端。",
         ),
-        caveats=(_BACKEND_AT_LOAD, _WHICH_NAME_WINS, _STRICTER),
+        caveats=(_BACKEND_AT_LOAD, _WHICH_NAME_WINS, _STRICTER, _SEGMENT_PERSISTS),
         extra=True,
     ),
     _allocator(
@@ -164,7 +177,7 @@ ENTRIES = (
             "The older name of PYTORCH_ALLOC_CONF, with the same key:value settings; the docs call it deprecated.",
             "PYTORCH_ALLOC_CONF 的旧名,设置格式相同;文档称其已弃用。",
         ),
-        caveats=(_WHICH_NAME_WINS, _BACKEND_AT_LOAD, _STRICTER),
+        caveats=(_WHICH_NAME_WINS, _BACKEND_AT_LOAD, _STRICTER, _SEGMENT_PERSISTS),
         extra=True,
     ),
     _variable(

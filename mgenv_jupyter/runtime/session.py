@@ -29,7 +29,7 @@ from ..errors import (
     MayBeLatchedWarning,
 )
 from . import environ_limits, policy
-from .frameworks import group_api, latched, live_api, live_call
+from .frameworks import group_api, latched, live_api, live_call, outlasts_latch
 from .import_watcher import ImportRecord, ImportWatcher, process_start_environ
 from .outcome import Change, SetReport, now, shown
 from .status import Applied, Message, Situation, Status, already_read_warning, assess, may_be_latched_warning
@@ -93,6 +93,8 @@ class EnvSession:
         # name → (the env text whose value was pushed through a live API, how): while the variable still holds that
         # text, its status is "applied live"
         self._applied_live: dict[str, tuple[str, Applied]] = {}
+        # name → the env text set while its framework's first use had not happened yet: that first use read it
+        self._set_before_first_use: dict[str, str] = {}
         # One lock covers reading the old value, writing, and recording, so concurrent batches never interleave.
         self._lock = threading.RLock()
         # Reports wait here in the order their batches took effect; whoever holds the delivery lock hands them to the
@@ -116,8 +118,10 @@ class EnvSession:
         read = self.watcher.first_reader(entry.readers) if entry is not None else None
         with self._lock:
             pushed = self._applied_live.get(name)
+            before_first_use = value is not None and self._set_before_first_use.get(name) == value
         applied = pushed[1] if pushed is not None and value is not None and pushed[0] == value else None
-        status, reason = assess(Situation(name, entry, value, read, applied, latched=_probe(entry, read)))
+        status, reason = assess(Situation(name, entry, value, read, applied, latched=_probe(entry, read),
+                                          set_before_first_use=before_first_use))
         return VariableState(name, shown(name, value), entry, status, reason, read)
 
     @property
@@ -446,8 +450,14 @@ class EnvSession:
             self._applied_live[name] = (new, applied)
         else:
             self._applied_live.pop(name, None)
+        if status is Status.PENDING_FIRST_USE and read is not None and new is not None:
+            self._set_before_first_use[name] = new
+        else:
+            self._set_before_first_use.pop(name, None)
         if status in (Status.ALREADY_READ, Status.MAY_BE_LATCHED) and entry is not None and read is not None:
             call = live_call(entry, plan.parsed.value) if plan.parsed is not None else None
+            if probe is True and not outlasts_latch(entry):
+                call = None  # past the first use the framework refuses or ignores it: only a restart helps
             if status is Status.ALREADY_READ:
                 warning = already_read_warning(entry, read, new, call, at_first_use=probe is True)
                 warnings.warn(warning.get(), AlreadyReadWarning, stacklevel=5)

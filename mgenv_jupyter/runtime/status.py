@@ -89,7 +89,8 @@ class Situation:
     """Everything the decision needs about one variable. `applied` is set when the value was (or, for a change, has
     just been) pushed live; `unset` when the change being assessed removed the variable; `latched` is the adapter's
     probe (runtime/frameworks `latched`): has the first use that fixes the value happened (True), not yet (False),
-    or cannot it tell (None)."""
+    or cannot it tell (None); `set_before_first_use` when this very value was set while the probe said the first use
+    had not happened (so that first use read it)."""
 
     name: str
     entry: Entry | None
@@ -100,6 +101,7 @@ class Situation:
     unset: bool = False
     option_value: object = field(default=None, compare=False)
     latched: bool | None = None
+    set_before_first_use: bool = False
 
 
 # ---- the sentences -----------------------------------------------------------------------------------------------
@@ -134,6 +136,7 @@ LATCHED = _T("{module} was imported {when}; if {first_use} has happened since, t
              "kernel restarts",
              "{module} 已于{when}导入;若此后已发生{first_use},当时的值会一直沿用到内核重启")
 APPLIED_BUT_LATCHED = _T("{applied}; but {latched}", "{applied};但{latched}")
+READ_AT_FIRST_USE = _T("read by {module} at {first_use} with this value", "{module} 已在{first_use}按此值读取")
 FIXED = _T("{module} fixed it at {first_use}, which has already happened in this kernel; restart the kernel to apply",
            "{module} 已在{first_use}将其固定,本内核中这一时刻已经过去;需重启内核才能生效")
 APPLIED_BUT_FIXED = _T("{applied}; but {module} fixed it at {first_use}, which has already happened, and keeps the "
@@ -238,6 +241,8 @@ def assess(s: Situation) -> tuple[Status, Message]:
         if s.latched is False:
             return (Status.UNSET if removed else Status.PENDING_FIRST_USE), message(
                 PENDING_FIRST_USE, first_use=first_use_text(entry))
+        if s.latched and s.set_before_first_use and not s.change:
+            return Status.EFFECTIVE, message(READ_AT_FIRST_USE, module=read.module, first_use=first_use_text(entry))
         if s.latched:
             return Status.ALREADY_READ, message(FIXED, module=read.module, first_use=first_use_text(entry))
         return Status.MAY_BE_LATCHED, latched

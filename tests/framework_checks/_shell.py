@@ -16,7 +16,8 @@ def shell() -> Any:
 
 
 def envset(ip: Any, line: str) -> dict[str, Any]:
-    """Run `%envset line` and return outcomes and the AlreadyReadWarning messages it emitted."""
+    """Run `%envset line` and return outcomes, the AlreadyReadWarning messages it emitted (`warnings`) and the
+    MayBeLatchedWarning ones (`may_be_latched`, a subclass, kept apart)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = ip.run_line_magic("envset", line)
@@ -25,6 +26,7 @@ def envset(ip: Any, line: str) -> dict[str, Any]:
         "effective": {c.name: c.effective for c in report},
         "messages": {c.name: str(c.message) for c in report},
         "warnings": [str(w.message) for w in caught if w.category.__name__ == "AlreadyReadWarning"],
+        "may_be_latched": [str(w.message) for w in caught if w.category.__name__ == "MayBeLatchedWarning"],
     }
 
 

@@ -301,3 +301,11 @@ def test_a_live_api_that_outlasts_the_latch_is_applied_live(torch_imported, monk
         change = session.set({"PYTORCH_ALLOC_CONF": "expandable_segments:true"})["PYTORCH_ALLOC_CONF"]
     assert change.outcome is Status.APPLIED_LIVE and settings["now"] == "expandable_segments:True"
     assert change.effective == "expandable_segments:True"
+
+
+def test_a_value_set_before_the_first_use_is_effective_after_it(torch_imported):
+    session, state = torch_imported
+    session.set({"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
+    state["cuda"] = True  # the first use happens, and reads the value set
+    now = session.state("PYTORCH_NO_CUDA_MEMORY_CACHING")
+    assert now.status is Status.EFFECTIVE and "at the first CUDA allocation with this value" in now.message

@@ -130,6 +130,17 @@ def live_call(entry: Entry, value: Any) -> str | None:
     return api.call(entry, value) if api is not None else None
 
 
+def outlasts_latch(entry: Entry) -> bool:
+    """Whether `entry`'s live API still changes what the framework uses after the variable's first use."""
+    global _LIVE
+    if entry.live_api is None:
+        return False
+    if _LIVE is None:
+        _LIVE = _registry()
+    api = _LIVE.get(entry.live_api)
+    return api is not None and api.survives_latch
+
+
 def known_live_keys() -> set[str]:
     """Every live-API key an adapter implements (the catalog may only name these)."""
     from . import megengine

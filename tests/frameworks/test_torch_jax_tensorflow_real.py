@@ -1,0 +1,107 @@
+"""The warnings tell the truth for PyTorch 2.13, JAX 0.10 and TensorFlow 2.21: each CPU wheel in its own venv runs a
+scenario in a real IPython shell (a fresh process each: import order is the point), and each test observes the
+framework's own behaviour (device counts, dtypes, thread counts, what torch's own parser says), not our status alone.
+"""
+
+from __future__ import annotations
+
+from framework_venvs import run
+
+# ---- JAX 0.10 -------------------------------------------------------------------------------------------------------
+
+
+def test_jax_reads_xla_flags_at_the_first_operation_not_at_import():
+    r = run("jax", "jax_xla_flags.py", "before_first_op")
+    assert r["outcomes"] == {"XLA_FLAGS": "pending_first_use"} and not r["warnings"] and not r["may_be_latched"]
+    assert r["devices"] == 4  # set after `import jax`, before the first operation: JAX read it
+    assert r["status_now"] == "effective"  # ...and after that first operation it is said to be read with this value
+
+
+def test_jax_ignores_xla_flags_after_the_first_operation_and_the_warning_says_so():
+    r = run("jax", "jax_xla_flags.py", "after_first_op")
+    assert r["outcomes"] == {"XLA_FLAGS": "already_read"} and r["devices"] == 1
+    assert len(r["warnings"]) == 1 and "at the backend's initialisation" in r["warnings"][0]
+    assert "change it live" not in r["warnings"][0]  # nothing live can change it: only a restart
+
+
+def test_jax_enable_x64_before_import_gives_float64():
+    r = run("jax", "jax_x64.py", "before_import")
+    assert r["outcomes"] == {"JAX_ENABLE_X64": "pending_import"}
+    assert r["dtype"] == "float64" and r["config"] is True
+
+
+def test_jax_enable_x64_after_import_applies_live_through_jax_config():
+    r = run("jax", "jax_x64.py", "after_import")
+    assert r["outcomes"] == {"JAX_ENABLE_X64": "applied_live"} and r["effective"] == {"JAX_ENABLE_X64": "True"}
+    assert r["dtype"] == "float64" and not r["warnings"]
+
+
+# ---- PyTorch 2.13 ---------------------------------------------------------------------------------------------------
+
+
+def test_torch_reads_omp_num_threads_at_import():
+    r = run("torch", "torch_threads.py", "before_import")
+    assert r["set"]["outcomes"] == {"OMP_NUM_THREADS": "pending_import"}
+    assert r["threads"] == 1 and r["cores"] > 1  # the default would have been the number of cores
+
+
+def test_torch_omp_num_threads_after_import_warns_env_only_and_applies_live():
+    r = run("torch", "torch_threads.py", "after_import")
+    assert r["env_only"]["outcomes"] == {"OMP_NUM_THREADS": "already_read"}
+    assert "torch.set_num_threads(1)" in r["env_only"]["warnings"][0]
+    assert r["after_env_only"] == r["baseline"] == r["cores"]  # torch indeed ignored the environment
+    assert r["live"]["outcomes"] == {"OMP_NUM_THREADS": "applied_live"} and r["threads"] == 1
+
+
+def test_torch_inductor_variables_are_read_when_its_config_module_loads_then_apply_live():
+    r = run("torch", "torch_inductor.py")
+    assert r["loaded_with_torch"] is False  # `import torch` does not read them
+    assert set(r["before"]["outcomes"].values()) == {"pending_import"}
+    assert "torch._inductor.config" in r["before"]["messages"]["TORCHINDUCTOR_MAX_AUTOTUNE"]
+    assert r["config_before"] == {"max_autotune": True, "fx_graph_cache": False}
+    assert r["after"]["outcomes"] == {"TORCHINDUCTOR_MAX_AUTOTUNE": "applied_live"}
+    assert r["config_after"] == {"max_autotune": False}
+
+
+def test_the_allocator_config_validator_agrees_with_torchs_own_parser():
+    r = run("torch", "torch_allocator.py")
+    assert r["counts"]["strings"] > 700 and r["counts"]["we_accept"] > 80
+    assert r["torch_refused_we_accepted"] == []  # nothing torch refuses gets through
+    assert r["we_accepted_torch_refused_normalised"] == []  # what we write, torch accepts
+    # Where torch accepts and we refuse, torch would misread the number (stoull: -1 wraps, 0.5 reads as 0) or the
+    # string starts with a comma:
+    assert all(any(bad in text for bad in ("-1", ".", "e-3", ",expandable")) for text in r["stricter"]), r["stricter"]
+
+
+def test_the_allocator_config_is_read_at_its_first_use_and_applies_live():
+    r = run("torch", "torch_allocator.py")
+    assert r["moment"]["outcomes"] == {"PYTORCH_ALLOC_CONF": "pending_first_use"}
+    assert r["read_then"] == "max_split_size_mb:256"  # set after `import torch`, still read
+    assert r["live"]["outcomes"] == {"PYTORCH_ALLOC_CONF": "applied_live"}
+    assert r["settings_after_live"] == "expandable_segments:True,max_split_size_mb:128"  # normalised, as torch has it
+
+
+# ---- TensorFlow 2.21 ------------------------------------------------------------------------------------------------
+
+
+def test_tensorflow_intra_op_threads_set_before_the_first_operation_are_used():
+    baseline = run("tensorflow", "tensorflow_threads.py", "baseline")
+    r = run("tensorflow", "tensorflow_threads.py", "before_first_op")
+    assert r["set"]["outcomes"] == {"TF_NUM_INTRAOP_THREADS": "applied_live"}
+    assert r["reported"] == 7  # what tf.config.threading reports
+    assert r["new_threads"] > baseline["new_threads"]  # and the pool really has more threads
+
+
+def test_tensorflow_intra_op_threads_after_the_first_operation_warn_already_read():
+    r = run("tensorflow", "tensorflow_threads.py", "after_first_op")
+    assert r["set"]["outcomes"] == {"TF_NUM_INTRAOP_THREADS": "already_read"}
+    assert len(r["set"]["warnings"]) == 1 and "first TensorFlow operation" in r["set"]["warnings"][0]
+    assert r["reported"] == r["reported_before"] == 0 and r["new_threads"] == 0  # nothing changed
+
+
+def test_tensorflow_reads_the_environment_at_the_first_operation_when_set_before_import():
+    baseline = run("tensorflow", "tensorflow_threads.py", "baseline")
+    r = run("tensorflow", "tensorflow_threads.py", "before_import")
+    assert r["set"]["outcomes"] == {"TF_NUM_INTRAOP_THREADS": "pending_first_use"}
+    assert r["reported"] == 0  # tf.config.threading does not report the variable...
+    assert r["new_threads"] > baseline["new_threads"]  # ...but TensorFlow used it
