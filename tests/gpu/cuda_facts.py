@@ -88,28 +88,31 @@ CASES = {
         except Exception as exc:
             report(exc)
     """,
-    # When the caching allocator reads PYTORCH_CUDA_ALLOC_CONF: max_split_size shows in memory_stats() (-1: unset).
+    # When the caching allocator reads PYTORCH_CUDA_ALLOC_CONF, seen in what it does: with max_split_size_mb:256 a
+    # cached 1 GiB block (over the limit) is not split for a 20 MiB request, so the allocator reserves a new 20 MiB
+    # segment (split() reports 1044 MiB reserved); without it the request is cut from the cached block (1024 MiB).
+    # memory_stats()["max_split_size"] cannot tell: the allocator copies it once, when it is built.
+    "torch allocator: default": """
+        import torch
+        report(None, **split(torch))
+    """,
     "torch allocator: set before import": """
         import os
         os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:256"
         import torch
-        torch.empty(1, device="cuda")
-        report(None, max_split_size=torch.cuda.memory_stats()["max_split_size"])
+        report(None, **split(torch))
     """,
     "torch allocator: set after import, before the first CUDA use": """
         import os, torch
         os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:256"
         before = torch.cuda.is_initialized()
-        torch.empty(1, device="cuda")
-        report(None, max_split_size=torch.cuda.memory_stats()["max_split_size"], initialized_before=before)
+        report(None, initialized_before=before, **split(torch))
     """,
     "torch allocator: set after the first CUDA use": """
         import os, torch
         torch.empty(1, device="cuda")
         os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:256"
-        torch.empty(1 << 20, device="cuda")
-        report(None, max_split_size=torch.cuda.memory_stats()["max_split_size"],
-               initialized=torch.cuda.is_initialized())
+        report(None, initialized=torch.cuda.is_initialized(), **split(torch))
     """,
     "torch allocator: changed after the first CUDA use through the API": """
         import torch
@@ -117,8 +120,8 @@ CASES = {
         setter = (getattr(torch._C, "_accelerator_setAllocatorSettings", None)
                   or torch.cuda.memory._set_allocator_settings)
         setter("max_split_size_mb:256")
-        torch.empty(1 << 20, device="cuda")
-        report(None, max_split_size=torch.cuda.memory_stats()["max_split_size"], setter=setter.__name__)
+        report(None, setter=setter.__name__, getter=hasattr(torch._C, "_accelerator_getAllocatorSettings"),
+               **split(torch))
     """,
     # The same through mgenv_jupyter's session: what it says at each moment against what the allocator reports.
     "mgenv: PYTORCH_CUDA_ALLOC_CONF through the session, before and after the first CUDA use": """
@@ -135,13 +138,11 @@ CASES = {
             warnings.simplefilter("always")
             session.set({NAME: "max_split_size_mb:256"})
             seen["after import, before first use"] = state()
-            torch.empty(1, device="cuda")
+            seen["allocator with it"] = split(torch)
             seen["after first use"] = state()
-            seen["allocator after first use"] = torch.cuda.memory_stats()["max_split_size"]
-            report_set = session.set({NAME: "max_split_size_mb:512"})
-            torch.empty(1 << 20, device="cuda")
+            report_set = session.set({NAME: "max_split_size_mb:2048"})  # over 1 GiB: the cached block splits again
             seen["changed after first use"] = state()
-            seen["allocator after the change"] = torch.cuda.memory_stats()["max_split_size"]
+            seen["allocator after the change"] = split(torch)
         seen["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]
         seen["report"] = str(report_set)[:2000]
         report(None, **seen)
@@ -156,6 +157,14 @@ def report(exc, **facts):
                      mro=[f"{c.__module__}.{c.__qualname__}" for c in type(exc).__mro__],
                      message=str(exc), traceback_tail=traceback.format_exception_only(exc)[-1])
     print(json.dumps(facts))
+def split(torch):  # cache a 1 GiB block, ask for 20 MiB: the MiB reserved say whether the block was split
+    torch.cuda.empty_cache()
+    block = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+    del block
+    small = torch.empty(20 << 20, dtype=torch.uint8, device="cuda")
+    reserved = torch.cuda.memory_reserved() >> 20
+    del small
+    return {"reserved_mib": reserved, "split": reserved == 1024}
 """
 
 

@@ -25,7 +25,7 @@ class LiveApi:
 
     module: str
     apply: Callable[[Entry, Any], None]
-    read: Callable[[Entry], str]
+    read: Callable[[Entry], str | None]  # None: the framework cannot say what it now uses
     call: Callable[[Entry, Any], str]
     survives_latch: bool = False
 

@@ -23,6 +23,13 @@ def _set_allocator(entry: Entry, value: Any) -> None:
     _torch()._C._accelerator_setAllocatorSettings(entry.type.parse(value).text)
 
 
+def _read_allocator(entry: Entry) -> str | None:
+    """What the allocator now holds, where torch can say: the getter came with torch 2.13; torch 2.11 (checked on a
+    real GPU) has the setter but no getter, so there the change is made and not read back."""
+    getter = getattr(_torch()._C, "_accelerator_getAllocatorSettings", None)
+    return None if getter is None else str(getter())
+
+
 def _allocator_call(entry: Entry, value: Any) -> str:
     return f"torch._C._accelerator_setAllocatorSettings({entry.type.parse(value).text!r})"
 
@@ -44,7 +51,7 @@ def _config(module: str, attribute: str, kind: type) -> LiveApi:
 
 LIVE_APIS: dict[str, LiveApi] = {
     "torch.allocator_settings": LiveApi(
-        "torch", _set_allocator, lambda e: str(_torch()._C._accelerator_getAllocatorSettings()), _allocator_call,
+        "torch", _set_allocator, _read_allocator, _allocator_call,
         survives_latch=True,  # the allocator reads its settings at every allocation
     ),
     "torch.set_num_threads": LiveApi(

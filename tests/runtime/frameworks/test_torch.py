@@ -1,7 +1,8 @@
 """PyTorch's live APIs and latch probe (runtime/frameworks/torch.py), against a stand-in module with torch 2.13's
-names and behaviour: the allocator settings are passed whole and normalised (torch re-parses the whole string), the
-thread count through torch.set_num_threads, the compiler's config as attributes; CUDA's initialisation is asked, never
-caused. Real torch (CPU) is checked in tests/frameworks/; the GPU side only here."""
+names, parameters and behaviour (tests/framework_stand_ins.py, checked against the wheel): the allocator settings are
+passed whole and normalised (torch re-parses the whole string), the thread count through torch.set_num_threads, the
+compiler's config as attributes; CUDA's initialisation is asked, never caused. Real torch (CPU) is checked in
+tests/frameworks/; the GPU side only here."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 import types
 
 import pytest
+from framework_stand_ins import TorchGpu, install, torch_modules
 
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.runtime.frameworks import latched, live_api, live_call
@@ -22,18 +24,11 @@ def entry(name: str):
 
 @pytest.fixture
 def fake_torch(monkeypatch):
-    """A module with torch's names: _C._accelerator_{set,get}AllocatorSettings, set/get_num_threads,
+    """torch as a CUDA build has it: _C._accelerator_{set,get}AllocatorSettings, set/get_num_threads,
     cuda.is_initialized."""
-    state = {"settings": "", "threads": 2, "cuda": False}
-    torch = types.ModuleType("torch")
-    torch._C = types.SimpleNamespace(  # type: ignore[attr-defined]
-        _accelerator_setAllocatorSettings=lambda text: state.update(settings=text),
-        _accelerator_getAllocatorSettings=lambda: state["settings"])
-    torch.set_num_threads = lambda n: state.update(threads=n)  # type: ignore[attr-defined]
-    torch.get_num_threads = lambda: state["threads"]  # type: ignore[attr-defined]
-    torch.cuda = types.SimpleNamespace(is_initialized=lambda: state["cuda"])  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "torch", torch)
-    return state
+    gpu = TorchGpu()
+    install(monkeypatch, torch_modules(gpu))
+    return gpu
 
 
 def test_the_allocator_settings_are_applied_whole_and_normalised(fake_torch):
@@ -42,17 +37,28 @@ def test_the_allocator_settings_are_applied_whole_and_normalised(fake_torch):
     assert api is not None and api.survives_latch  # the allocator reads its settings at every allocation
     value = conf.type.parse("max_split_size_mb:128, expandable_segments:true").value
     api.apply(conf, value)
-    assert fake_torch["settings"] == "expandable_segments:True,max_split_size_mb:128" == api.read(conf)
+    assert fake_torch.settings == "expandable_segments:True,max_split_size_mb:128" == api.read(conf)
     assert api.call(conf, value) == \
         "torch._C._accelerator_setAllocatorSettings('expandable_segments:True,max_split_size_mb:128')"
 
+
+
+def test_a_torch_without_the_settings_getter_is_changed_and_not_read_back(fake_torch, fresh_session):
+    """torch 2.11 (seen on a real H100) has _accelerator_setAllocatorSettings but no getter: the change is made, the
+    session says nothing about what torch holds, and the batch does not fail after the change went through."""
+    del sys.modules["torch"]._C._accelerator_getAllocatorSettings
+    report = fresh_session.set({"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:256"})
+    assert fake_torch.settings == "max_split_size_mb:256"
+    (change,) = report
+    assert change.effective is None
+    assert "_accelerator_setAllocatorSettings('max_split_size_mb:256')" in str(report)
 
 def test_threads_apply_through_set_num_threads(fake_torch):
     threads = entry("OMP_NUM_THREADS")
     api = live_api(threads)
     assert api is not None
     api.apply(threads, 3)
-    assert fake_torch["threads"] == 3 and api.read(threads) == "3"
+    assert fake_torch.threads == 3 and api.read(threads) == "3"
     assert live_call(threads, 3) == "torch.set_num_threads(3)"
 
 
@@ -73,7 +79,7 @@ def test_compiler_config_is_live_only_once_its_module_is_loaded(monkeypatch):
 def test_the_latch_is_cudas_initialisation(fake_torch, monkeypatch):
     conf = entry("PYTORCH_ALLOC_CONF")
     assert latched(conf) is False
-    fake_torch["cuda"] = True
+    fake_torch.cuda_initialised = True
     assert latched(conf) is True
     monkeypatch.delitem(sys.modules, "torch")
     assert latched(conf) is None  # not loaded: cannot tell (and nothing is imported)
@@ -82,11 +88,9 @@ def test_the_latch_is_cudas_initialisation(fake_torch, monkeypatch):
 
 def test_cuda_variables_are_latched_by_whichever_framework_initialised_cuda(fake_torch, monkeypatch):
     visible = entry("CUDA_VISIBLE_DEVICES")
-    for name in ("megengine", "paddle", "mxnet", "cupy", "jax", "tensorflow"):
-        monkeypatch.delitem(sys.modules, name, raising=False)
     assert latched(visible) is False
-    fake_torch["cuda"] = True
+    fake_torch.cuda_initialised = True
     assert latched(visible) is True
-    fake_torch["cuda"] = False
+    fake_torch.cuda_initialised = False
     monkeypatch.setitem(sys.modules, "paddle", types.ModuleType("paddle"))
     assert latched(visible) is None  # Paddle cannot be asked without initialising CUDA itself
