@@ -1,5 +1,5 @@
-"""Framework allocators: what MegEngine, Paddle and PyTorch say they have allocated, reserved and peaked at, and the
-device free/total MXNet reports.
+"""Framework allocators: what MegEngine, Paddle, PyTorch, JAX and TensorFlow say they have allocated, reserved and
+peaked at, and the device free/total MXNet reports.
 
 A framework is never imported here: its source reads only when the framework is already in `sys.modules`, and says
 "not imported" otherwise. Some readings would create a CUDA context (hundreds of MB) on a GPU the kernel has not used
@@ -166,6 +166,79 @@ class TorchSource(FrameworkSource):
         return samples
 
 
+class JaxSource(FrameworkSource):
+    """JAX's allocator per device of its default backend: `Device.memory_stats()` → `bytes_in_use` (allocated),
+    `pool_bytes` (reserved: what the allocator took from the device, all of it when JAX preallocates), and
+    `peak_bytes_in_use` (peak); `bytes_limit` (the most it may take: XLA_PYTHON_CLIENT_MEM_FRACTION of the device) is
+    the device's `total`.
+
+    Read only once JAX has started its backends (`jax._src.xla_bridge.backends_are_initialized()`): asking for devices
+    earlier would start them, which reads XLA_FLAGS and the XLA client's memory settings and, on a GPU, preallocates
+    most of its memory. A backend without statistics (the CPU's `memory_stats()` is None) gives no series.
+    """
+
+    name = "jax"
+
+    def _read(self, jax: Any) -> list[Sample]:
+        from ..runtime.frameworks.jax import backends_initialised
+
+        if not backends_initialised():
+            self._state = "jax has not started its backends yet (its first operation starts them)"
+            return []
+        samples = []
+        untracked = set()
+        for device in jax.local_devices():
+            if self.devices is not None and device.id not in self.devices:
+                continue
+            stats = device.memory_stats()
+            if not stats:
+                untracked.add(device.platform)
+                continue
+            samples.append(Sample(time.time(), self.name, f"jax {device.platform}{device.id}",
+                                  allocated=stats.get("bytes_in_use"), reserved=stats.get("pool_bytes"),
+                                  peak=stats.get("peak_bytes_in_use"), total=stats.get("bytes_limit")))
+        if samples:
+            self._state = OK
+        else:
+            platforms = ", ".join(sorted(untracked)) or "default"
+            self._state = f"jax's {platforms} backend keeps no memory statistics (Device.memory_stats() is None)"
+        return samples
+
+
+class TensorFlowSource(FrameworkSource):
+    """TensorFlow's allocator per GPU: `tf.config.experimental.get_memory_info("GPU:n")` → `current` (allocated) and
+    `peak`; TensorFlow reports neither what it holds from the device nor its limit.
+
+    Read only once TensorFlow's eager context is initialised (its first operation): `get_memory_info` initialises the
+    context itself, which fixes the thread pools and takes the GPUs. Without a GPU there is nothing to read
+    (TensorFlow 2.21 answers zeros for "CPU:0", though its docs say it raises).
+    """
+
+    name = "tensorflow"
+
+    def _read(self, tf: Any) -> list[Sample]:
+        from ..runtime.frameworks.tensorflow import context_initialised
+
+        if not context_initialised():
+            self._state = "tensorflow has not initialised its runtime yet (its first operation does)"
+            return []
+        gpus = tf.config.list_logical_devices("GPU")
+        if not gpus:
+            self._state = "tensorflow sees no GPU"
+            return []
+        samples = []
+        for gpu in gpus:
+            name = gpu.name.rpartition("device:")[2]  # "/device:GPU:1" → "GPU:1", as get_memory_info takes it
+            ordinal = int(name.rpartition(":")[2])
+            if self.devices is not None and ordinal not in self.devices:
+                continue
+            info = tf.config.experimental.get_memory_info(name)
+            samples.append(Sample(time.time(), self.name, f"tensorflow gpu{ordinal}", allocated=info.get("current"),
+                                  peak=info.get("peak")))
+        self._state = OK
+        return samples
+
+
 class MXNetSource(FrameworkSource):
     """MXNet's view of each GPU: `mx.context.gpu_memory_info` → free and total, shown as used/total.
 
@@ -190,7 +263,8 @@ class MXNetSource(FrameworkSource):
 
 def framework_sources(gate: Gate | None = None) -> list[FrameworkSource]:
     """One source per framework; each stays idle ("not imported") until its framework is imported."""
-    return [MegEngineSource(gate=gate), PaddleSource(), TorchSource(), MXNetSource(gate=gate)]
+    return [MegEngineSource(gate=gate), PaddleSource(), TorchSource(), JaxSource(), TensorFlowSource(),
+            MXNetSource(gate=gate)]
 
 
 def nvml_index(ordinal: int) -> int | None:

@@ -48,8 +48,9 @@ class HostFallback(HostSource):
 
 
 def default_sources() -> list[MemorySource]:
-    """NVML (the simulated GPU instead when `MGENV_SIMULATE_GPU` is set), MegEngine, Paddle, PyTorch and MXNet
-    allocators (idle until imported), and host memory while no GPU is visible. One process-tree walk is shared."""
+    """NVML (the simulated GPU instead when `MGENV_SIMULATE_GPU` is set), MegEngine, Paddle, PyTorch, JAX, TensorFlow
+    and MXNet allocators (idle until imported), and host memory while no GPU is visible. One process-tree walk is
+    shared."""
     sources: list[MemorySource] = []
     try:
         from_environment()

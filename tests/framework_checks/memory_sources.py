@@ -1,5 +1,6 @@
 """Memory sources against a real framework wheel (CPU builds here): never import it, then say truthfully what it
-exposes once imported. argv[1] is the framework: megengine | paddle | mxnet."""
+exposes once imported, and (PyTorch, JAX, TensorFlow) that sampling before the first operation starts nothing that
+operation would. argv[1] is the framework: megengine | paddle | mxnet | torch | jax | tensorflow."""
 
 import os
 import sys
@@ -23,6 +24,34 @@ result = {"before": {"samples": len(source.sample()), "state": source.state,
 module = __import__(framework)
 samples = source.sample()
 result["after"] = {"samples": [s.__dict__ for s in samples], "state": source.state}
+
+
+
+def first_operation() -> None:
+    if framework == "torch":
+        (module.ones(256, 256) @ module.ones(256, 256)).sum().item()
+    elif framework == "jax":
+        (module.numpy.ones((256, 256)) @ module.numpy.ones((256, 256))).block_until_ready()
+    else:
+        (module.ones((256, 256)) @ module.ones((256, 256))).numpy()
+
+
+def started() -> bool:
+    """What the first operation starts, asked the framework's own way without starting it."""
+    if framework == "torch":
+        return bool(module.cuda.is_initialized())
+    if framework == "jax":
+        return bool(sys.modules["jax._src.xla_bridge"].backends_are_initialized())
+    context = sys.modules["tensorflow.python.eager.context"]._context
+    return context is not None and bool(context._initialized)
+
+
+if framework in ("torch", "jax", "tensorflow"):
+    result["started_by_sampling"] = started()
+    first_operation()
+    samples = source.sample()
+    result["after_first_operation"] = {"samples": [s.__dict__ for s in samples], "state": source.state,
+                                       "started": started()}
 
 if framework == "megengine":
     module.dtr.eviction_threshold = "3GB"

@@ -18,7 +18,7 @@ def run_check(framework: str) -> dict:
     return run(framework, "memory_sources.py", framework)
 
 
-@pytest.mark.parametrize("framework", ["megengine", "paddle", "mxnet"])
+@pytest.mark.parametrize("framework", ["megengine", "paddle", "mxnet", "torch", "jax", "tensorflow"])
 def test_sampling_never_imports_the_framework(framework):
     before = run_check(framework)["before"]
     assert before == {"samples": 0, "state": f"{framework} is not imported", "imported_by_sampling": False}
@@ -49,3 +49,21 @@ def test_mxnet_cpu_wheel_is_reported_truthfully():
     r = run_check("mxnet")
     assert r["after"] == {"samples": [], "state": "mxnet sees no GPU (this MXNet build has no CUDA)"}
     assert r["overlays"] == []
+
+
+@pytest.mark.parametrize(("framework", "after_import", "after_first_operation"), [
+    ("torch", "torch has not initialised CUDA in this kernel yet", "torch has not initialised CUDA in this kernel yet"),
+    ("jax", "jax has not started its backends yet (its first operation starts them)",
+     "jax's cpu backend keeps no memory statistics (Device.memory_stats() is None)"),
+    ("tensorflow", "tensorflow has not initialised its runtime yet (its first operation does)",
+     "tensorflow sees no GPU"),
+])
+def test_cpu_wheels_say_why_there_is_no_series_and_sampling_starts_nothing(framework, after_import,
+                                                                          after_first_operation):
+    r = run_check(framework)
+    # Sampled after import, before the first operation: neither CUDA, nor JAX's backends, nor TensorFlow's context
+    # was started by it (that would fix XLA_FLAGS, the thread pools, the allocator settings).
+    assert r["after"] == {"samples": [], "state": after_import} and r["started_by_sampling"] is False
+    assert r["after_first_operation"]["samples"] == [] and r["after_first_operation"]["state"] == after_first_operation
+    assert r["after_first_operation"]["started"] is (framework != "torch")  # a CPU torch never initialises CUDA
+    assert r["default_states"][framework] == after_first_operation and r["default_states"]["host"] == "ok"

@@ -1,5 +1,6 @@
 """Framework allocator sources (memory/framework_sources.py): the GPU code paths, run against stand-in modules with
-the frameworks' API shapes. The real CPU wheels are checked in tests/frameworks/test_memory_frameworks.py."""
+the frameworks' API shapes (PyTorch's, JAX's and TensorFlow's from tests/framework_stand_ins.py, whose parameters are
+checked against the wheels). The real CPU wheels are checked in tests/frameworks/test_memory_frameworks.py."""
 
 from __future__ import annotations
 
@@ -7,11 +8,24 @@ import sys
 import types
 
 import pytest
+from framework_stand_ins import (
+    Device,
+    JaxBackends,
+    TensorFlowRuntime,
+    TorchGpu,
+    gpu_stats,
+    install,
+    jax_modules,
+    tensorflow_modules,
+    torch_modules,
+)
 
 from mgenv_jupyter.memory.framework_sources import (
+    JaxSource,
     MegEngineSource,
     MXNetSource,
     PaddleSource,
+    TensorFlowSource,
     TorchSource,
     framework_sources,
     nvml_index,
@@ -27,18 +41,75 @@ def module(monkeypatch: pytest.MonkeyPatch, name: str, **attributes: object) -> 
 
 
 def test_torch_is_read_only_after_it_initialised_cuda(monkeypatch):
-    state = {"initialized": False}
-    cuda = types.SimpleNamespace(
-        is_initialized=lambda: state["initialized"], device_count=lambda: 2,
-        memory_allocated=lambda d: [3 * GiB, 0][d], memory_reserved=lambda d: [4 * GiB, 0][d],
-        max_memory_allocated=lambda d: [5 * GiB, 0][d])
-    module(monkeypatch, "torch", cuda=cuda)
+    gpu = TorchGpu(devices=[(3 * GiB, 4 * GiB, 5 * GiB), (0, 0, 0)])
+    install(monkeypatch, torch_modules(gpu))
     source = TorchSource()
     assert source.sample() == [] and source.state == "torch has not initialised CUDA in this kernel yet"
-    state["initialized"] = True
+    gpu.cuda_initialised = True
     [sample] = source.sample()  # gpu1 holds nothing: left out
     assert (sample.device, sample.allocated, sample.reserved, sample.peak) == ("torch gpu0", 3 * GiB, 4 * GiB, 5 * GiB)
     assert source.state == "ok"
+
+
+def test_jax_is_read_only_once_its_backends_have_started(monkeypatch):
+    backends = JaxBackends(devices=[Device("gpu", 0, gpu_stats(GiB, 30 * GiB, 2 * GiB, 30 * GiB)),
+                                    Device("gpu", 1, gpu_stats(0, 30 * GiB, 0, 30 * GiB))])
+    install(monkeypatch, jax_modules(backends))
+    source = JaxSource()
+    # the stand-in's local_devices() fails the test if called now: it would start the backends (and preallocate)
+    assert source.sample() == [] and source.state == "jax has not started its backends yet (its first operation " \
+                                                     "starts them)"
+    backends.start("cuda")
+    first, second = source.sample()
+    assert (first.device, first.allocated, first.reserved, first.peak, first.total) == \
+        ("jax gpu0", GiB, 30 * GiB, 2 * GiB, 30 * GiB)  # preallocated: the pool is the limit
+    assert (second.device, second.allocated) == ("jax gpu1", 0) and source.state == "ok"
+    assert [s.device for s in JaxSource(devices=[1]).sample()] == ["jax gpu1"]
+
+
+def test_jax_without_statistics_says_so(monkeypatch):
+    backends = JaxBackends(devices=[Device("cpu", 0, None)])
+    install(monkeypatch, jax_modules(backends))
+    backends.start("cpu")
+    source = JaxSource()
+    assert source.sample() == []
+    assert source.state == "jax's cpu backend keeps no memory statistics (Device.memory_stats() is None)"
+
+
+def test_tensorflow_is_read_only_once_its_context_is_initialised(monkeypatch):
+    runtime = TensorFlowRuntime(gpus=[(GiB, 3 * GiB), (2 * GiB, 2 * GiB)])
+    install(monkeypatch, tensorflow_modules(runtime))
+    source = TensorFlowSource()
+    assert source.sample() == [] and source.state.startswith("tensorflow has not initialised its runtime yet")
+    assert runtime.initialised is None  # reading get_memory_info now would have initialised it (threads, GPUs)
+    sys.modules["tensorflow.python.eager.context"].context()
+    assert source.sample() == [] and runtime.initialised is False  # a context that has not run anything yet
+    runtime.initialised = True
+    first, second = source.sample()
+    assert (first.device, first.allocated, first.peak, first.reserved, first.total) == \
+        ("tensorflow gpu0", GiB, 3 * GiB, None, None)  # TensorFlow reports neither its pool nor its limit
+    assert (second.device, second.allocated, second.peak) == ("tensorflow gpu1", 2 * GiB, 2 * GiB)
+    assert [s.device for s in TensorFlowSource(devices=[1]).sample()] == ["tensorflow gpu1"]
+
+
+def test_tensorflow_without_a_gpu_gives_no_series(monkeypatch):
+    install(monkeypatch, tensorflow_modules(TensorFlowRuntime(initialised=True)))
+    source = TensorFlowSource()
+    assert source.sample() == [] and source.state == "tensorflow sees no GPU"
+
+
+def test_the_allocator_sources_share_one_format(monkeypatch):
+    """PyTorch, JAX and TensorFlow readings land in the same quantities, under "<framework> gpu<n>" devices."""
+    install(monkeypatch, {**torch_modules(TorchGpu(devices=[(GiB, 2 * GiB, 3 * GiB)], cuda_initialised=True)),
+                          **jax_modules(JaxBackends(devices=[Device("gpu", 0, gpu_stats(GiB, 2 * GiB, 3 * GiB,
+                                                                                        4 * GiB))],
+                                                    backends={"cuda": object()})),
+                          **tensorflow_modules(TensorFlowRuntime(gpus=[(GiB, 3 * GiB)], initialised=True))})
+    keys = {name: [key for key, _ in source.sample()[0].values()]
+            for name, source in (("torch", TorchSource()), ("jax", JaxSource()), ("tensorflow", TensorFlowSource()))}
+    assert keys == {"torch": ["torch gpu0 allocated", "torch gpu0 reserved", "torch gpu0 peak"],
+                    "jax": ["jax gpu0 total", "jax gpu0 allocated", "jax gpu0 reserved", "jax gpu0 peak"],
+                    "tensorflow": ["tensorflow gpu0 allocated", "tensorflow gpu0 peak"]}
 
 
 def test_megengine_waits_rather_than_creating_a_cuda_context(monkeypatch):

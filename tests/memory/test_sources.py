@@ -45,7 +45,8 @@ def test_gpu_total_reaches_the_dtr_widget(monkeypatch):
 def test_by_default_nvml_then_each_framework_then_the_host_sharing_one_process_tree():
     sources = default_sources()
     try:
-        assert [s.name for s in sources] == ["nvml", "megengine", "paddle", "torch", "mxnet", "host"]
+        assert [s.name for s in sources] == ["nvml", "megengine", "paddle", "torch", "jax", "tensorflow", "mxnet",
+                                            "host"]
         nvml, host = sources[0], sources[-1]
         assert isinstance(nvml, NvmlSource) and isinstance(host, HostFallback)
         assert host.tree is nvml.tree and host.gpus is nvml  # one walk of the process tree serves both
