@@ -216,7 +216,17 @@ ENTRIES = (
         caveats=(Text(
             "Other libraries read it when they load too (numpy's OpenBLAS, MKL): a live torch.set_num_threads "
             "changes only PyTorch.",
-            "其他库加载时也会读取它(numpy 的 OpenBLAS、MKL);运行时的 torch.set_num_threads 只改变 PyTorch。"),),
+            "其他库加载时也会读取它(numpy 的 OpenBLAS、MKL);运行时的 torch.set_num_threads 只改变 PyTorch。"),
+            Text(
+            "More threads than cores are not taken at import: torch's MKL builds (the x86 wheels) start with "
+            "omp_set_num_threads(mkl_get_max_threads()) (aten/src/ATen/ParallelOpenMP.cpp : init_num_threads), and "
+            "MKL caps that at the number of cores unless MKL_DYNAMIC=false. On 2 cores OMP_NUM_THREADS=3 gives "
+            "torch.get_num_threads() == 2; torch.set_num_threads(3) gives 3 (checked in the 2.13.0 CPU wheel).",
+            "导入时不会采用多于 CPU 核数的线程数:torch 的 MKL 版本(x86 wheel)启动时执行 "
+            "omp_set_num_threads(mkl_get_max_threads())(aten/src/ATen/ParallelOpenMP.cpp : init_num_threads),"
+            "而 MKL 会把它限制在核数以内,除非 MKL_DYNAMIC=false。在 2 核机器上 OMP_NUM_THREADS=3 得到 "
+            "torch.get_num_threads() == 2;torch.set_num_threads(3) 则得到 3(已在 2.13.0 CPU wheel 中验证)。"),
+        ),
         extra=True,
     ),
     _variable(

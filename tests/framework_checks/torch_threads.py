@@ -1,6 +1,8 @@
 """OMP_NUM_THREADS is read when `import torch` loads the OpenMP runtime: set before, torch.get_num_threads() reports
 it; set after, only the environment changes (a warning says so) unless it is applied live with torch.set_num_threads.
-Usage: torch_threads.py before_import | after_import"""
+above_cores: more threads than cores before import are capped at the core count by MKL (MKL_DYNAMIC), while
+torch.set_num_threads takes them as given.
+Usage: torch_threads.py before_import | after_import | above_cores"""
 
 import os
 import sys
@@ -14,6 +16,15 @@ if sys.argv[1] == "before_import":
     import torch
 
     result["threads"] = torch.get_num_threads()
+elif sys.argv[1] == "above_cores":
+    above = os.cpu_count() + 1
+    result["set"] = envset(ip, f"OMP_NUM_THREADS={above}")
+    import torch
+
+    result["threads"] = torch.get_num_threads()
+    torch.set_num_threads(above)
+    result["live"] = torch.get_num_threads()
+    result["mkl"] = torch.backends.mkl.is_available()
 else:
     import torch
 

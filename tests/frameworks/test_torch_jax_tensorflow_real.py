@@ -5,6 +5,8 @@ framework's own behaviour (device counts, dtypes, thread counts, what torch's ow
 
 from __future__ import annotations
 
+from mgenv_jupyter.catalog import catalog
+
 from framework_venvs import run
 
 # ---- JAX 0.10 -------------------------------------------------------------------------------------------------------
@@ -43,6 +45,14 @@ def test_torch_reads_omp_num_threads_at_import():
     r = run("torch", "torch_threads.py", "before_import")
     assert r["set"]["outcomes"] == {"OMP_NUM_THREADS": "pending_import"}
     assert r["threads"] == 1 and r["cores"] > 1  # the default would have been the number of cores
+
+
+def test_torch_caps_omp_num_threads_at_the_cores_at_import_as_its_caveat_says():
+    r = run("torch", "torch_threads.py", "above_cores")
+    assert r["set"]["outcomes"] == {"OMP_NUM_THREADS": "pending_import"} and r["mkl"]
+    assert r["threads"] == r["cores"] and r["live"] == r["cores"] + 1
+    [caveat] = [c.get("en") for c in catalog().get("OMP_NUM_THREADS").caveats if "MKL_DYNAMIC" in c.get("en")]
+    assert "OMP_NUM_THREADS=3 gives torch.get_num_threads() == 2" in caveat
 
 
 def test_torch_omp_num_threads_after_import_warns_env_only_and_applies_live():
