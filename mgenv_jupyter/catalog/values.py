@@ -12,6 +12,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, ClassVar
 
 from ..errors import InvalidValueError
@@ -141,7 +142,7 @@ class Presence(ValueType):
 
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt](?:i?b)?|b)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"b": 1, "k": KiB, "m": MiB, "g": GiB, "t": TiB}
-_UNIT_NAMES = {1: "bytes", KiB: "KiB", MiB: "MB", GiB: "GB"}
+_UNIT_NAMES = {1: "bytes", KiB: "KiB", MiB: "MiB", GiB: "GiB"}
 _SIZE_HELP = "a size such as 1048576, 512MB, 5GB or 1.5 gb (units B, KB, MB, GB, TB; 1024-based)"
 
 
@@ -170,11 +171,19 @@ def parse_size(raw: object) -> int:
 
 
 def format_size(n: int) -> str:
-    """A short human size: 5368709120 → '5 GB'."""
-    for unit, name in ((TiB, "TB"), (GiB, "GB"), (MiB, "MB"), (KiB, "KB")):
+    """A short human size in binary units, written as such: 5368709120 → '5 GiB', 3361447936 → '3.13 GiB'.
+
+    Two decimals below 10, one below 100, none above (3.13, 37.3, 512), trailing zeros dropped; the chart's front end
+    formats sizes the same way (labextension/src/chart/format.ts), so a line's label and the axis agree."""
+    for unit, name in ((TiB, "TiB"), (GiB, "GiB"), (MiB, "MiB"), (KiB, "KiB")):
         if abs(n) >= unit:
-            value = n / unit
-            return f"{value:.3g} {name}" if value != int(value) else f"{int(value)} {name}"
+            value = abs(n) / unit
+            digits = 0 if value >= 100 else 1 if value >= 10 else 2
+            # Halves round up, as JavaScript's toFixed does (Python's format would round 37.25 to 37.2).
+            shown = str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+            if "." in shown:
+                shown = shown.rstrip("0").rstrip(".")
+            return f"{'-' if n < 0 else ''}{shown} {name}"
     return f"{n} B"
 
 

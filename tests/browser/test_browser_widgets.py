@@ -30,7 +30,7 @@ def test_dtr_widget_in_jupyterlab(tmp_path):
             number.press("Tab")
             row.locator("select").select_option("GB")
             page.get_by_role("button", name="Apply").first.click()
-            page.wait_for_selector(".mgenv-widget :text('4 GB')", timeout=30_000)
+            page.wait_for_selector(".mgenv-widget :text('4 GiB')", timeout=30_000)
             run_cell(page, 1)
             page.wait_for_selector("text=kernel sees 4294967296", timeout=30_000)
             screenshot(page, "dtr-widget-in-jupyterlab.png")

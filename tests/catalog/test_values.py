@@ -61,11 +61,11 @@ def test_size_bad(raw):
 def test_size_in_megabytes_and_limits():
     assert Size(unit=MiB).parse("2GB").text == "2048"
     assert Size(unit=MiB).parse("100").text == "100"
-    with pytest.raises(InvalidValueError, match="whole number of MB"):
+    with pytest.raises(InvalidValueError, match="whole number of MiB"):
         Size(unit=MiB).parse("1.5MB")
     with pytest.raises(InvalidValueError):
         Size(minimum=1).parse("0")
-    assert format_size(5 * 1024**3) == "5 GB"
+    assert format_size(5 * 1024**3) == "5 GiB"
 
 
 def test_reserve_memory_forms():
@@ -127,3 +127,13 @@ def test_device_list_and_free_text_and_optional():
     optional = OptionalOf(Integer(minimum=0))
     assert optional.parse(None).value is None and optional.parse("3").value == 3
     assert optional.describe()["optional"] is True
+
+
+@pytest.mark.parametrize(("nbytes", "text"), [
+    (5 * 1024**3, "5 GiB"), (3361447936, "3.13 GiB"), (40 * 1024**3, "40 GiB"), (int(37.25 * 1024**3), "37.3 GiB"),
+    (1000 * 1024**2, "1000 MiB"), (1536 * 1024, "1.5 MiB"), (int(3.5 * 1024**4), "3.5 TiB"), (-2 * 1024**3, "-2 GiB"),
+    (512, "512 B"),
+])
+def test_sizes_are_written_in_binary_units_as_the_chart_writes_them(nbytes, text):
+    # The same cases as labextension/tests/chartFormat.test.ts: a line's label and the chart's axis agree.
+    assert format_size(nbytes) == text

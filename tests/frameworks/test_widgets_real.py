@@ -19,7 +19,7 @@ def test_dtr_widget_before_import_leaves_bytes_for_megengine_to_read():
                             "enable_dtr_sqrt_sampling": 1, **DTR_ON}
     assert "31%" in r["share"]  # 5 GB of a 16 GB GPU
     assert set(r["statuses"].values()) == {"effective"}
-    assert "5 GB (5368709120 bytes)" in r["effect"]
+    assert "5 GiB (5368709120 bytes)" in r["effect"]
 
 
 def test_dtr_widget_after_import_changes_megengine_live():
@@ -29,7 +29,7 @@ def test_dtr_widget_after_import_changes_megengine_live():
     assert r["options"] == {"dtr_eviction_threshold": 3 * GiB, "dtr_evictee_minimum_size": 4 * MiB,
                             "enable_dtr_sqrt_sampling": 1, **DTR_ON}
     assert r["effective"]["MEGENGINE_DTR_EVICTION_THRESHOLD"] == str(3 * GiB)  # what MegEngine reported back
-    assert "3 GB (3221225472 bytes)" in r["effect"]
+    assert "3 GiB (3221225472 bytes)" in r["effect"]
     assert {k: r["options_disabled"][k] for k in DTR_OFF} == DTR_OFF  # unticking is megengine.dtr.disable()...
     assert r["candidates_cleared"] == 1 and "megengine.dtr.disable()" in r["disable_message"]  # ...candidates too
     assert r["widget_after_envset"] == [1.0, "GB"]  # %envset in a later cell reaches the widget...

@@ -20,7 +20,7 @@ def test_dtr_before_import_sets_bytes_and_enables_as_dtr_enable_does(ip, closing
     assert any("trigger, not a memory cap" in getattr(child, "value", "") for child in widget.children)
     widget.switch_row.checkbox.value = True
     set_size(widget, THRESHOLD, 4, "GB")
-    assert "25%" in widget.share.value and "16 GB" in widget.share.value
+    assert "25%" in widget.share.value and "16 GiB" in widget.share.value
     widget.minimum_row.editor.number.value = 2
     widget.minimum_row.editor.unit.value = "MB"
     widget.sqrt_row.editor.checkbox.value = True
@@ -56,7 +56,7 @@ def test_dtr_gpu_total_comes_from_the_memory_package_when_not_given(ip, closing,
     known = DTRWidget()
     closing(known)
     set_size(known, THRESHOLD, 1, "GB")
-    assert "25%" in known.share.value and "4 GB" in known.share.value
+    assert "25%" in known.share.value and "4 GiB" in known.share.value
 
 
 def test_dtr_partly_enabled_is_said(ip, closing):
