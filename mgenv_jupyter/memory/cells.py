@@ -23,6 +23,15 @@ if TYPE_CHECKING:
     from .history import History
 
 
+def _count_ahead() -> int:
+    """The first guess, before a finished cell has told: IPython 9 counts a cell before pre_run_cell."""
+    try:
+        from IPython import version_info
+    except ImportError:
+        return 0
+    return 1 if version_info[0] >= 9 else 0
+
+
 @dataclass(frozen=True)
 class CellMarker:
     """One executed cell: its number (`In [n]`), start and end (seconds since the epoch; end is None while it runs),
@@ -59,6 +68,8 @@ class CellTracker:
         self._peak: dict[str, float] = {}
         self._changed: deque[CellMarker] = deque(maxlen=1000)  # bounded: nobody may be draining
         self._shell: Any = None
+        self._ahead: int | None = None  # how far execution_count runs ahead of the cell's number in pre_run_cell
+        self._count_at_start: int | None = None
         self._lock = threading.Lock()
 
     # ---- IPython hooks -------------------------------------------------------------------------------------------
@@ -83,11 +94,21 @@ class CellTracker:
                 pass
 
     def _pre_run_cell(self, info: Any) -> None:
-        # execution_count is already the number the cell will show as In [n] when pre_run_cell fires.
-        self.start(int(getattr(self._shell, "execution_count", 0) or 0))
+        # The cell's In [n] is not given to pre_run_cell. IPython 9 counts the cell before firing it (execution_count
+        # is already n + 1), IPython 8 after (it is n); post_run_cell's result has the true n, so each finished cell
+        # tells how far the count is ahead, and the next cell's start is numbered with it. Without it, a cell's start
+        # and end markers carried two numbers, drawn as two cells.
+        count = int(getattr(self._shell, "execution_count", 0) or 0)
+        if self._ahead is None:
+            self._ahead = _count_ahead()
+        self._count_at_start = count
+        self.start(count - self._ahead if getattr(info, "store_history", True) else count)
 
     def _post_run_cell(self, result: Any) -> None:
         number = getattr(result, "execution_count", None)
+        if isinstance(number, int) and self._count_at_start is not None:
+            self._ahead = max(0, min(1, self._count_at_start - number))
+        self._count_at_start = None
         self.finish(number, ok=bool(getattr(result, "success", True)))
 
     # ---- markers -------------------------------------------------------------------------------------------------

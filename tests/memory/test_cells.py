@@ -35,3 +35,17 @@ def test_the_tracker_keeps_finished_cells_with_their_peaks():
     tracker.finish(ok=False)
     assert [m.cell for m in tracker.markers] == [2]  # bounded: only `keep` are kept
     assert [m.cell for m in tracker.drain()] == [1, 1, 2, 2]  # each cell when it starts and when it ends
+
+
+def test_a_cells_start_and_end_carry_its_own_number(ip):
+    """The start marker is numbered before IPython says the number (post_run_cell does): both must be In [n]."""
+    tracker = CellTracker()
+    tracker.register(ip)
+    try:
+        for _ in range(3):
+            ip.run_cell("x = 1", store_history=True)
+            number = ip.execution_count - 1
+            changed = tracker.drain()
+            assert [(m.cell, m.end is None) for m in changed] == [(number, True), (number, False)]
+    finally:
+        tracker.unregister()
