@@ -223,6 +223,7 @@ export interface SourceState {
   name: string;
   state: string;
   simulated: boolean;
+  simulation: string | null;
 }
 
 export interface OverlayInfo {
@@ -231,6 +232,7 @@ export interface OverlayInfo {
   device: string | null;
   bytes: number;
   label: string;
+  short: string;
   note: string;
 }
 
@@ -248,12 +250,14 @@ export interface BatchMeta {
   series?: SeriesInfo[];
   sources?: SourceState[];
   overlays?: OverlayInfo[];
+  started?: number;
 }
 
 export interface Batch {
   series?: SeriesInfo[];
   sources?: SourceState[];
   overlays?: OverlayInfo[];
+  started?: number;
   type: 'memory.batch';
   seq: number;
   interval: number;
@@ -267,6 +271,7 @@ export interface Snapshot {
   series?: SeriesInfo[];
   sources?: SourceState[];
   overlays?: OverlayInfo[];
+  started?: number;
   type: 'memory.snapshot';
   seq: number;
   interval: number;

@@ -91,7 +91,8 @@ class FakeNvml:
     `library=False`: libnvidia-ml.so.1 cannot be loaded (no driver installed). `driver=False`: the library loads but
     `nvmlInit` fails with NVML_ERROR_DRIVER_NOT_LOADED. `failure`: every call after init returns that code (an error
     mid-run); set it back to None to recover. `before_call` runs before each call (the simulation advances its scenario
-    there). `calls` counts the C calls by name.
+    there). `calls` counts the C calls by name. `name` is what the fake stands for (a simulation's scenario), shown
+    once in a chart's status line.
     """
 
     def __init__(
@@ -102,7 +103,9 @@ class FakeNvml:
         driver: bool = True,
         driver_version: str = "550.54.15",
         before_call: Callable[[], None] | None = None,
+        name: str = "fake NVML",
     ) -> None:
+        self.name = name
         self.devices = list(devices)
         self.library = library
         self.driver = driver

@@ -41,8 +41,8 @@ class NvmlSource:
     (once a second by default, as nvitop caches its process panel), and when neither the device's used memory nor
     the process tree changed, only every `process_refresh` seconds.
     An error in the middle of a run (a lost GPU, a driver reset) changes `state` and sampling goes on; the source
-    recovers by itself when NVML answers again. Under the simulated GPU (`MGENV_SIMULATE_GPU`) every sample, the
-    name and the state say "simulated".
+    recovers by itself when NVML answers again. Under the simulated GPU (`MGENV_SIMULATE_GPU`) every sample and the
+    name say "simulated", and `simulation` names the scenario.
     """
 
     def __init__(self, tree: ProcessTree | None = None, retry_seconds: float = 10.0,
@@ -60,7 +60,9 @@ class NvmlSource:
         self._next_try = 0.0
         self._process_query: str = "nvmlDeviceGetComputeRunningProcesses"
         self._kernel_bytes: dict[int, int | None] = {}
-        self._simulated = installed() is not None
+        fake = installed()
+        self._simulated = fake is not None
+        self._simulation: str | None = None if fake is None else fake.name
         self._labels: dict[bool, list[str]] = {False: [], True: []}
 
     @property
@@ -73,10 +75,15 @@ class NvmlSource:
         return self._simulated
 
     @property
+    def simulation(self) -> str | None:
+        """What the simulated GPU is (its scenario's name, e.g. "a100-40gb") when the last sample came from it."""
+        return self._simulation
+
+    @property
     def state(self) -> str:
-        if not self._simulated:
-            return self._state
-        return "simulated" if self._state == OK else f"simulated; {self._state}"
+        # Says what NVML does, simulated or not: `simulated` and `simulation` tell that it is the fake, so that a
+        # front end names the simulation once instead of in every part of its status line.
+        return self._state
 
     @property
     def device_count(self) -> int:
@@ -88,7 +95,11 @@ class NvmlSource:
         return None if used is None else used > 0
 
     def sample(self) -> list[Sample]:
-        self._simulated = installed() is not None
+        fake = installed()
+        if (fake is not None) != self._simulated:
+            self._next_try = 0.0  # the simulated GPU came or went: ask the NVML now in place at once, not after a retry
+        self._simulated = fake is not None
+        self._simulation = None if fake is None else fake.name
         try:
             import pynvml
         except ImportError:

@@ -28,12 +28,15 @@ PADDLE_FLAGS = ("FLAGS_allocator_strategy", "FLAGS_fraction_of_gpu_memory_to_use
 @dataclass(frozen=True)
 class Overlay:
     """One line: `kind` is "total", "dtr_threshold" or "paddle_cap"; `device` is the device label it belongs to
-    (None: not tied to one device); `note` says what the line means and where its value came from."""
+    (None: not tied to one device); `label` names it with its size ("DTR eviction threshold (8 GiB)"); `short` is the
+    name a chart writes beside the line, where room is scarce ("DTR"; the chart adds the size); `note` says what the
+    line means and where its value came from."""
 
     kind: OverlayKind
     device: str | None
     bytes: int
     label: str
+    short: str
     note: str
 
     @property
@@ -42,14 +45,15 @@ class Overlay:
 
     def to_json(self) -> OverlayInfo:
         return {"key": self.key, "kind": self.kind, "device": self.device, "bytes": self.bytes, "label": self.label,
-                "note": self.note}
+                "short": self.short, "note": self.note}
 
 
 def overlays(session: EnvSession | None, totals: Mapping[str, int], gpu_totals: Mapping[str, int]) -> list[Overlay]:
     """The lines for the current state. `totals`: every device's total; `gpu_totals`: those of NVML's GPUs (the
     Paddle cap is a share of them); `session`: what the kernel set (None: device totals only). Never raises: a
     framework that fails to answer just gives no line."""
-    lines = [Overlay("total", device, total, f"{device} total ({format_size(total)})", "the device's memory")
+    lines = [Overlay("total", device, total, f"{device} total ({format_size(total)})",
+                     "total" if len(totals) == 1 else f"{_bare(device)} total", "the device's memory")
              for device, total in totals.items()]
     if session is None:
         return lines
@@ -85,7 +89,7 @@ def _dtr_threshold(session: EnvSession) -> list[Overlay]:
     if value <= 0:  # 0: no threshold, DTR evicts only when an allocation fails
         return []
     off = "" if enabled else "; DTR auto drop is off, so nothing is evicted at this line yet"
-    return [Overlay("dtr_threshold", None, value, f"DTR eviction threshold ({format_size(value)})",
+    return [Overlay("dtr_threshold", None, value, f"DTR eviction threshold ({format_size(value)})", "DTR",
                     f"from {origin}; compares with MegEngine's live tensor memory (megengine allocated){off}")]
 
 
@@ -104,10 +108,16 @@ def _paddle_caps(session: EnvSession, gpu_totals: Mapping[str, int]) -> list[Ove
             value = int(fraction * total)
             how = (f"FLAGS_fraction_of_gpu_memory_to_use={fraction:.3g} × total; Paddle takes that share of the memory "
                    "*available* at its first allocation, so the real chunk is at most this")
-        lines.append(Overlay("paddle_cap", device, value, f"Paddle first chunk ({format_size(value)})",
+        short = "Paddle" if len(gpu_totals) == 1 else f"Paddle {_bare(device)}"
+        lines.append(Overlay("paddle_cap", device, value, f"Paddle first chunk ({format_size(value)})", short,
                              f"only under FLAGS_allocator_strategy=naive_best_fit: {how}; when the chunk is used up "
                              "Paddle requests another"))
     return lines
+
+
+def _bare(device: str) -> str:
+    """A device's label without the "(simulated)" mark: in a short label the status line has already said so."""
+    return device.removesuffix(" (simulated)")
 
 
 def _paddle_flags(session: EnvSession) -> dict[str, Any] | None:

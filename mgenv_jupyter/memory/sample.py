@@ -61,10 +61,10 @@ class MemorySource(Protocol):
     """Anything the sampler can read memory from.
 
     `state` says in words whether the source works ("ok") and, if not, why ("no NVIDIA driver", "NVML error: GPU is
-    lost", "per-process memory unavailable (MIG or container PID namespace)", "simulated", ...). `sample()` never
-    raises: a failure becomes `state`, and the readings that still worked are returned. A source may also have an
-    `idle` attribute: while it is True (nothing to read, e.g. its framework is not imported) the sampler asks it only
-    once a second.
+    lost", "per-process memory unavailable (MIG or container PID namespace)", ...). `sample()` never raises: a failure
+    becomes `state`, and the readings that still worked are returned. A source may also have an `idle` attribute:
+    while it is True (nothing to read, e.g. its framework is not imported) the sampler asks it only once a second; and
+    `simulated` / `simulation` attributes: it reads the simulated GPU, and that simulation's name.
     """
 
     @property

@@ -112,6 +112,8 @@ class Sampler:
         self._totals: dict[str, int] = {}
         self._gpu_totals: dict[str, int] = {}
         self._meta_version = 0
+        self._created = time.time()
+        self._started: float | None = None  # read on first use: psutil is not imported with the package
         self._seq = 0
         self._last_flush = 0.0
         self._last_housekeeping = -float("inf")
@@ -300,7 +302,8 @@ class Sampler:
     def _refresh_states(self) -> None:
         # Read when a batch goes out or someone asks, not every tick: at 100 Hz the difference shows.
         states: list[SourceState] = [
-            {"name": s.name, "state": self._errors.get(id(s), s.state), "simulated": bool(getattr(s, "simulated", 0))}
+            {"name": s.name, "state": self._errors.get(id(s), s.state), "simulated": bool(getattr(s, "simulated", 0)),
+             "simulation": getattr(s, "simulation", None)}
             for s in self.sources
         ]
         if states != self._states:
@@ -378,9 +381,21 @@ class Sampler:
                 "columns": {key: [row.get(key) for _, row in rows] for key in keys},
                 "cells": [marker.to_json() for marker in cells]}
 
+    @property
+    def started(self) -> float:
+        """When this process (the kernel) started, in seconds since the epoch: charts count time from it."""
+        if self._started is None:
+            try:
+                import psutil
+
+                self._started = float(psutil.Process().create_time())
+            except Exception:  # psutil can fail on exotic /proc setups: the sampler's own start is a fair origin
+                self._started = self._created
+        return self._started
+
     def _meta(self) -> BatchMeta:
         return {"series": list(self._series.values()), "sources": list(self._states),
-                "overlays": [line.to_json() for line in self._overlays]}
+                "overlays": [line.to_json() for line in self._overlays], "started": self.started}
 
     def _due(self) -> bool:
         return time.monotonic() - self._last_flush >= 1.0 / self.pushes_per_second

@@ -2,14 +2,15 @@
 
 It exists for tests and demos on machines without a GPU. A scenario drives a fake NVML library (`fake_nvml.py`)
 installed behind the real pynvml, so the NVML source runs its real code path; every reading from it is labelled
-"simulated" (`Sample.simulated`, the source's name and state, the device label).
+"simulated" (`Sample.simulated`, the source's name, the device label), and the source names the scenario
+(`NvmlSource.simulation`).
 
 Presets (`MGENV_SIMULATE_GPU=training`):
 
-- `a100-40gb`: one A100 40 GB; the kernel holds about 2 GB, rising and falling a little.
-- `2xv100`: two V100 16 GB; the kernel works on gpu0; 5 GB that are not the kernel's sit on gpu1.
-- `training`: one A100 40 GB; the kernel grows 256 MB a step (1 s) with a 1 GB activation sawtooth, two worker
-  processes (real children of the kernel, like DataLoader workers) appear at 3 s with 300 MB each, and NVML fails
+- `a100-40gb`: one A100 40 GB; the kernel holds about 2 GiB, rising and falling a little.
+- `2xv100`: two V100 16 GB; the kernel works on gpu0; 5 GiB that are not the kernel's sit on gpu1.
+- `training`: one A100 40 GB; the kernel grows 256 MiB a step (1 s) with a 1 GiB activation sawtooth, two worker
+  processes (real children of the kernel, like DataLoader workers) appear at 3 s with 300 MiB each, and NVML fails
   from 20 s to 23 s (NVML_ERROR_UNKNOWN) then recovers; the timeline repeats every 90 s.
 - `no-driver`: libnvidia-ml.so.1 is missing. `driver-not-loaded`: the library loads, the driver is not loaded.
 - `mig`: an A100 in MIG mode; per-process memory is refused (NO_PERMISSION) as for a full-device handle.
@@ -54,6 +55,7 @@ class Simulation:
             library=self.scenario.library,
             driver=self.scenario.driver,
             before_call=self.advance,
+            name=self.scenario.name,
         )
         self.workers: list[_Worker] = []
         self._no_permission = nvml_error("NO_PERMISSION")

@@ -18,14 +18,18 @@ sample), at most `pushes_per_second` times a second:
       ],
       # only in a subscriber's first batch and whenever they change; complete lists replacing the previous ones:
       "series": [{"key": "gpu0 used", "device": "gpu0", "quantity": "used", "source": "nvml", "simulated": false}],
-      "sources": [{"name": "nvml", "state": "ok", "simulated": false}],
+      "sources": [{"name": "nvml", "state": "ok", "simulated": false, "simulation": null}],
       "overlays": [{"key": "total:gpu0", "kind": "total", "device": "gpu0", "bytes": 42949672960,
-                    "label": "gpu0 total (40 GB)", "note": "the device's memory"}]
+                    "label": "gpu0 total (40 GiB)", "short": "total", "note": "the device's memory"}],
+      "started": 1732239000.25                # when the kernel's process started: the chart's time axis counts from it
     }
 
 A series key is "<device> <quantity>"; quantities are used, total, process (the kernel's process tree), allocated,
 reserved, peak (framework allocators). Devices read from the simulated GPU carry "(simulated)" in their label and
-`simulated: true`. A cell appears twice: when it starts (end null) and when it ends (with its peaks per series).
+`simulated: true`; a source reading the simulated GPU names its scenario in `simulation` ("a100-40gb"), and its
+`state` says what it does ("ok", an NVML error) without repeating that it is simulated. Sizes in labels are binary
+units written as such ("40 GiB"). A cell appears twice: when it starts (end null) and when it ends (with its peaks per
+series).
 `Sampler.snapshot()` returns the same shape, typed "memory.snapshot", with everything still at full resolution, for a
 chart opened late.
 """
@@ -53,6 +57,7 @@ class SourceState(TypedDict):
     name: str
     state: str
     simulated: bool
+    simulation: str | None
 
 
 OverlayKind = Literal["total", "dtr_threshold", "paddle_cap"]
@@ -64,6 +69,7 @@ class OverlayInfo(TypedDict):
     device: str | None
     bytes: int
     label: str
+    short: str
     note: str
 
 
@@ -82,6 +88,7 @@ class BatchMeta(TypedDict, total=False):
     series: list[SeriesInfo]
     sources: list[SourceState]
     overlays: list[OverlayInfo]
+    started: float
 
 
 class Batch(BatchMeta):

@@ -55,7 +55,7 @@ def test_kernel_process_tree_is_attributed_including_real_children(source, child
         [sample] = source.sample()
     assert sample.process == 3 * GiB + 700 * MiB
     assert sample.used == 3 * GiB + 700 * MiB + 7 * GiB + GiB and sample.total == 40 * GiB
-    assert source.state == "simulated"  # anything read through the fake says so
+    assert source.state == "ok" and source.simulation == "fake NVML"  # the fake says what it is, once
     assert sample.simulated and sample.device == "gpu0 (simulated)" and source.name == "nvml (simulated)"
     assert source.uses_device(0) is True
 
@@ -88,9 +88,9 @@ def test_several_devices_are_all_reported():
 def test_missing_driver_is_a_state_not_an_error(source, fake, words):
     with fake:
         assert source.sample() == []
-        assert source.state == f"simulated; {words}"
+        assert source.state == words
     with FakeNvml([FakeDevice()]):  # the driver appears (retry_seconds=0): the source picks it up
-        assert len(source.sample()) == 1 and source.state == "simulated"
+        assert len(source.sample()) == 1 and source.state == "ok"
 
 
 def test_without_a_driver_retries_are_spaced():
@@ -107,9 +107,9 @@ def test_errors_mid_run_change_the_state_and_sampling_recovers(source):
         assert len(source.sample()) == 1
         nvml.failure = pynvml.NVML_ERROR_GPU_IS_LOST
         assert source.sample() == []
-        assert source.state == "simulated; NVML error on gpu0: GPU is lost"
+        assert source.state == "NVML error on gpu0: GPU is lost"
         nvml.failure = None
-        assert source.sample()[0].process == GiB and source.state == "simulated"
+        assert source.sample()[0].process == GiB and source.state == "ok"
 
 
 def test_one_lost_device_leaves_the_others_visible(source):
@@ -124,7 +124,7 @@ def test_nvml_shut_down_under_the_source_is_initialised_again(source):
         source.sample()
         pynvml.nvmlShutdown()  # e.g. another library calling nvmlShutdown
         assert source.sample() == [] and "Uninitialized" in source.state
-        assert len(source.sample()) == 1 and source.state == "simulated"
+        assert len(source.sample()) == 1 and source.state == "ok"
 
 
 def test_used_gpu_memory_unavailable_hides_only_the_per_process_figure(source):
@@ -140,7 +140,7 @@ def test_foreign_pid_namespace_is_detected_and_totals_still_shown(source):
     with FakeNvml([FakeDevice(total=40 * GiB, processes=[FakeProcess(foreign, 4 * GiB)])]):
         [sample] = source.sample()
     assert sample.process is None and sample.used == 4 * GiB and sample.total == 40 * GiB
-    assert source.state.startswith(f"simulated; {UNAVAILABLE}") and str(foreign) in source.state
+    assert source.state.startswith(UNAVAILABLE) and str(foreign) in source.state
 
 
 def test_mig_without_privileges_is_said_so(source):

@@ -64,16 +64,28 @@ def by_key(lines) -> dict[str, Overlay]:
 def test_without_a_session_only_the_device_totals_are_drawn(fresh_session):
     fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "5GB"})
     lines = overlays(None, {"gpu0": 40 * GiB, "host": 64 * GiB}, {"gpu0": 40 * GiB})
-    assert [(line.key, line.bytes, line.label) for line in lines] == [
-        ("total:gpu0", 40 * GiB, "gpu0 total (40 GB)"), ("total:host", 64 * GiB, "host total (64 GB)")]
+    assert [(line.key, line.bytes, line.label, line.short) for line in lines] == [
+        ("total:gpu0", 40 * GiB, "gpu0 total (40 GiB)", "gpu0 total"),
+        ("total:host", 64 * GiB, "host total (64 GiB)", "host total")]
     assert lines[0].to_json() == {"key": "total:gpu0", "kind": "total", "device": "gpu0", "bytes": 40 * GiB,
-                                  "label": "gpu0 total (40 GB)", "note": "the device's memory"}
+                                  "label": "gpu0 total (40 GiB)", "short": "gpu0 total",
+                                  "note": "the device's memory"}
+
+
+def test_short_labels_name_the_device_only_when_there_are_several(fresh_session):
+    fresh_session.set({"FLAGS_allocator_strategy": "naive_best_fit", "FLAGS_fraction_of_gpu_memory_to_use": "0.5"})
+    one = {"gpu0 (simulated)": 40 * GiB}
+    assert [(line.short, line.label) for line in overlays(fresh_session, one, one)] == [
+        ("total", "gpu0 (simulated) total (40 GiB)"), ("Paddle", "Paddle first chunk (20 GiB)")]
+    two = {"gpu0 (simulated)": 16 * GiB, "gpu1 (simulated)": 16 * GiB}
+    assert [line.short for line in overlays(fresh_session, two, two)] == [
+        "gpu0 total", "gpu1 total", "Paddle gpu0", "Paddle gpu1"]
 
 
 def test_the_dtr_line_says_when_auto_drop_is_off(fresh_session):
     fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "6GB"})
     line = by_key(overlays(fresh_session, {}, {}))["dtr_threshold:*"]
-    assert line.bytes == 6 * GiB and line.label == "DTR eviction threshold (6 GB)"
+    assert line.bytes == 6 * GiB and line.label == "DTR eviction threshold (6 GiB)" and line.short == "DTR"
     assert "reads it at import" in line.note and "auto drop is off" in line.note
 
 

@@ -10,6 +10,7 @@ import time
 import tracemalloc
 from collections.abc import Iterator
 
+import psutil
 import pytest
 
 from mgenv_jupyter.errors import InvalidValueError
@@ -79,7 +80,8 @@ def test_batches_are_columns_of_json_and_meta_comes_first_and_on_change(sampler)
     assert set(first["columns"]) == {"dev0 used", "dev0 total", "dev0 process"}
     assert all(len(column) == len(first["t"]) for column in first["columns"].values())
     assert [s["key"] for s in first["series"]] == ["dev0 used", "dev0 total", "dev0 process"]
-    assert first["sources"] == [{"name": "counting", "state": "ok", "simulated": False}]
+    assert first["sources"] == [{"name": "counting", "state": "ok", "simulated": False, "simulation": None}]
+    assert abs(first["started"] - psutil.Process().create_time()) < 1  # the chart's time axis counts from it
     assert first["overlays"][0]["kind"] == "total" and first["overlays"][0]["bytes"] == 100
     assert all("series" not in b for b in batches[1:])  # unchanged: not repeated
     assert [b["seq"] for b in batches] == sorted({b["seq"] for b in batches})
@@ -253,7 +255,7 @@ def test_default_sampler_uses_the_simulated_gpu(monkeypatch):
     s.close()
     assert row["gpu0 (simulated) total"] == 40 * GiB
     assert "host process" not in row  # the host is only the fallback
-    assert {"name": "nvml (simulated)", "state": "simulated", "simulated": True} in s.states()
+    assert {"name": "nvml (simulated)", "state": "ok", "simulated": True, "simulation": "a100-40gb"} in s.states()
 
 
 def test_one_allowed_range_for_the_sampling_interval():

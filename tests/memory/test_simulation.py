@@ -41,7 +41,7 @@ def test_every_preset_is_a_valid_labelled_scenario(preset):
     with Simulation(preset):
         source = fresh_source()
         samples = source.sample()
-        assert source.state.startswith("simulated") and source.simulated
+        assert source.simulated and source.simulation == preset  # the state itself says only what NVML does
         assert all(s.simulated and s.device.endswith("(simulated)") for s in samples)
         source.close()
     assert installed() is None
@@ -64,9 +64,9 @@ def test_training_grows_per_step_spawns_workers_fails_and_recovers(clock):
         kernel_alone = 1536 * MiB + 3 * 256 * MiB + 512 * MiB
         assert with_workers.process == kernel_alone + 2 * 300 * MiB
         clock.now = 1000.0 + 21  # the NVML error window
-        assert source.sample() == [] and source.state == "simulated; NVML error on gpu0: Unknown Error"
+        assert source.sample() == [] and source.state == "NVML error on gpu0: Unknown Error"
         clock.now = 1000.0 + 24  # recovered
-        assert source.sample()[0].process is not None and source.state == "simulated"
+        assert source.sample()[0].process is not None and source.state == "ok"
         clock.now = 1000.0 + 90 + 0.1  # the timeline repeats; the workers stay
         kernel = (1536 * MiB + int(1024 * MiB * 0.1)) // (2 * MiB) * (2 * MiB)
         assert source.sample()[0].process == kernel + 2 * 300 * MiB
