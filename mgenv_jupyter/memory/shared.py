@@ -9,9 +9,12 @@ while someone subscribes. So with a chart and the sidebar open, NVML is read onc
 
 from __future__ import annotations
 
+import logging
 import threading
 
 from .sampler import Sampler
+
+log = logging.getLogger(__name__)
 
 _kernel: Sampler | None = None
 _lock = threading.Lock()
@@ -19,10 +22,16 @@ _lock = threading.Lock()
 
 def kernel_sampler() -> Sampler:
     """The kernel's sampler (created on first use with the default sources, the kernel's session for the overlays,
-    and the running IPython shell for cell markers)."""
+    and the running IPython shell for cell markers).
+
+    `MGENV_SIMULATE_GPU` is read again on every call, so a notebook that sets it before `%memchart` gets the simulated
+    GPU even when the sidebar's memory panel started the sampler earlier: its NVML source follows whichever NVML is
+    installed."""
     global _kernel
     with _lock:
-        if _kernel is None:
+        if _kernel is not None:
+            _follow_simulation()
+        else:
             from ..runtime import session
             from .sources import default_sources
 
@@ -31,6 +40,16 @@ def kernel_sampler() -> Sampler:
             if shell is not None:
                 _kernel.attach(shell)
         return _kernel
+
+
+def _follow_simulation() -> None:
+    from ..errors import InvalidValueError
+    from .simulation import from_environment
+
+    try:
+        from_environment()
+    except InvalidValueError as exc:  # a new sampler shows this as a source's state; this one keeps what it had
+        log.warning("%s", exc)
 
 
 def close_kernel_sampler() -> None:

@@ -65,3 +65,46 @@ def test_the_process_list_is_read_at_most_once_a_second_at_100_hz(kernel):
     reads = fake.calls["nvmlDeviceGetMemoryInfo"] - memory
     subscription.close()
     assert lists <= 4 and reads >= 150  # the device's counters every sample, the list at most once a second
+
+
+def test_a_notebook_that_sets_the_simulation_later_gets_it_from_the_running_sampler(ip, monkeypatch):
+    """demo.ipynb sets MGENV_SIMULATE_GPU just before %memchart, when the sidebar may have started the sampler."""
+    monkeypatch.delenv(simulation.ENV, raising=False)
+    close_kernel_sampler()
+    simulation.stop_environment()
+    try:
+        first = kernel_sampler()
+        first.sample_once()
+        assert not any(s.get("simulation") for s in first.states())
+        monkeypatch.setenv(simulation.ENV, "training")
+        assert kernel_sampler() is first  # the same sampler, now reading the simulated GPU
+        row = first.sample_once()
+        assert "gpu0 (simulated) process" in row
+        nvml = {"name": "nvml (simulated)", "state": "ok", "simulated": True, "simulation": "training"}
+        assert nvml in first.states()
+    finally:
+        close_kernel_sampler()
+        simulation.stop_environment()
+
+
+def test_a_threshold_set_after_the_chart_opened_is_drawn_as_its_line(kernel, ip):
+    """%memchart, then %envset in a later cell: the open chart gets the DTR line without being reopened."""
+    chart = ip.run_line_magic("memchart", "--interval 0.05")
+    sent: list[dict] = []
+    chart.send = sent.append  # what would go to the browser
+    try:
+        chart._on_front_end_message(chart, {"type": "memory.hello"}, [])  # the view asks for what it missed
+
+        def drawn() -> dict[str, dict]:
+            latest = [m["overlays"] for m in sent if "overlays" in m][-1]
+            return {line["kind"]: line for line in latest}
+
+        wait_for(lambda: "total" in drawn())  # the device total, once the GPU has been read
+        assert set(drawn()) == {"total"}
+        ip.run_line_magic("envset", "MEGENGINE_DTR_EVICTION_THRESHOLD=8GB")
+        wait_for(lambda: "dtr_threshold" in drawn())  # the sampler rereads the session once a second
+        line = drawn()["dtr_threshold"]
+        assert (line["bytes"], line["label"], line["short"]) == (8 * 1024**3, "DTR eviction threshold (8 GiB)", "DTR")
+        assert chart.sampler is kernel and kernel.overlays[-1].key == line["key"]  # the sidebar, sharing it, too
+    finally:
+        chart.close()
