@@ -43,7 +43,7 @@ window.measure = (points, redraws) => {
   }
   el.mgenvChart.receive({type: 'memory.snapshot', seq: 0, interval: 0.1, t, columns, cells: [], series,
                          sources: [], overlays: [{key: 'total', kind: 'total', device: 'gpu0', bytes: 4e9,
-                         label: 'total', note: ''}]});
+                         label: 'total', short: 'total', note: ''}]});
   el.mgenvChart.redrawNow();
   const times = [];
   for (let i = 0; i < redraws; i++) times.push(el.mgenvChart.redrawNow());

@@ -1,5 +1,4 @@
 import { SeriesStore } from '../src/chart/store';
-import { formatBytes, toCSV } from '../src/chart/format';
 import { SeriesInfo } from '../src/protocol';
 
 const series: SeriesInfo[] = [
@@ -43,18 +42,5 @@ describe('SeriesStore', () => {
     store.setSeries([...series, { key: 'x', device: 'gpu1', quantity: 'used', source: 'nvml', simulated: false }]);
     expect(store.column('x')).toEqual([null, null]);
     expect(store.column('gpu0')).toEqual([3, 4]);
-  });
-});
-
-describe('format', () => {
-  it('formats 1024-based sizes', () => {
-    expect(formatBytes(5 * 1024 ** 3)).toBe('5.00 GiB');
-    expect(formatBytes(512)).toBe('512 B');
-    expect(formatBytes(null)).toBe('–');
-  });
-
-  it('exports CSV with ISO times and empty cells for gaps', () => {
-    const csv = toCSV(['a,b', 'c'], [0, 1], [[1, null], [2, 3]]);
-    expect(csv).toBe('time,"a,b",c\n1970-01-01T00:00:00.000Z,1,2\n1970-01-01T00:00:01.000Z,,3\n');
   });
 });

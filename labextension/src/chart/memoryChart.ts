@@ -1,58 +1,88 @@
 import uPlot from 'uplot';
 
 import { CellInfo, MemoryMessage, OverlayInfo, SeriesInfo, SourceState } from '../protocol';
-import { formatBytes, toCSV } from './format';
+import { Annotations, MARKER_STRIP, OVERLAY_STYLE, overlayGutter, textWidth } from './annotations';
+import { BYTE_INCRS, formatBytes, formatByteTicks, toCSV } from './format';
+import { Legend, LegendEntry, LegendValues } from './legend';
+import { Gutter } from './placement';
+import { statusLine } from './status';
 import { Rows, SeriesStore } from './store';
+import { ChartTheme, readTheme, watchTheme } from './theme';
+import { formatElapsed, TIME_INCRS, timeTicks } from './timeAxis';
 
-const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2'];
-const OVERLAY_COLORS: Record<string, string> = { total: '#555', dtr_threshold: '#d62728', paddle_cap: '#ff7f0e' };
 const MAX_MARKERS = 500;
+// Right of the plot without overlay labels: room for the last time tick's label.
+const MIN_GUTTER = 20;
 
 export interface MemoryChartOptions {
-  height?: number;
+  /**
+   * The plot's height in pixels, or 'fill': the chart takes its container's height (give the root one) and the plot
+   * the part of it that the header, status and legend leave, at least MIN_FILL_HEIGHT (a resizable sidebar section);
+   * 200 px when the container sets no height.
+   */
+  height?: number | 'fill';
   maxPoints?: number;
   title?: string;
 }
 
+const MIN_FILL_HEIGHT = 120;
+
 /**
- * The live memory chart: one uPlot plot with a legend showing each series' current value and peak, horizontal
- * overlay lines (device total, DTR threshold, allocator caps), vertical cell markers, drag-to-zoom (double-click
- * resets), CSV export, and the sources' states in words (shown instead of the plot while there is no data).
- * Redraws are coalesced to one per animation frame, whatever the number of appends.
+ * The live memory chart: one uPlot plot of the series, with the overlay lines (device total, DTR threshold, allocator
+ * caps) labelled in a gutter right of the plot, cell markers labelled above it, time counted from the kernel's start
+ * (the wall-clock time under the cursor), drag-to-zoom (double-click resets), a legend whose rows toggle their lines,
+ * CSV export, and the sources' states in one line (shown alone while there is no data). Colours come from
+ * JupyterLab's theme and follow it when it changes. Redraws are coalesced to one per animation frame, whatever the
+ * number of appends.
  */
 export class MemoryChart {
   readonly store: SeriesStore;
   readonly root: HTMLElement;
   private _plot: uPlot | null = null;
+  private _annotations: Annotations | null = null;
   private _overlays: OverlayInfo[] = [];
   private _markers: CellInfo[] = [];
   private _states: SourceState[] = [];
+  private _origin: number | null = null;
+  private _hidden = new Set<string>();
   private _title: string;
   private _height: number;
+  private _fill: boolean;
   private _frame: number | null = null;
   private _header: HTMLElement;
   private _status: HTMLElement;
   private _plotBox: HTMLElement;
-  private _legend: HTMLElement;
+  private _legend: Legend;
+  private _theme: ChartTheme | null = null;
+  private _gutter: Gutter = { width: 0, twoLines: new Set() };
   private _resizeObserver: ResizeObserver | null = null;
+  private _unwatchTheme: () => void;
   private _zoomed = false;
+  private _lastWidth = 600;
 
   constructor(root: HTMLElement, options: MemoryChartOptions = {}) {
     this.root = root;
     this.store = new SeriesStore(options.maxPoints);
     this._title = options.title ?? 'Memory';
-    this._height = options.height ?? 260;
+    this._fill = options.height === 'fill';
+    this._height = typeof options.height === 'number' ? options.height : this._fill ? 200 : 260;
     root.classList.add('mgenv-chart');
+    root.classList.toggle('mgenv-chart-fill', this._fill);
     this._header = el('div', 'mgenv-chart-header');
     this._status = el('div', 'mgenv-chart-status');
     this._plotBox = el('div', 'mgenv-chart-plot');
-    this._legend = el('table', 'mgenv-chart-legend');
-    root.append(this._header, this._status, this._plotBox, this._legend);
+    this._legend = new Legend(entry => this._toggle(entry));
+    root.append(this._header, this._status, this._plotBox, this._legend.node);
     this._renderHeader();
     if (typeof ResizeObserver !== 'undefined') {
       this._resizeObserver = new ResizeObserver(() => this._resize());
-      this._resizeObserver.observe(root);
+      // The plot's box: it follows the root's width, and in 'fill' mode also the height the legend leaves.
+      this._resizeObserver.observe(this._plotBox);
     }
+    this._unwatchTheme = watchTheme(() => {
+      this._theme = null;
+      this._rebuild();
+    });
   }
 
   setTitle(title: string): void {
@@ -62,6 +92,9 @@ export class MemoryChart {
 
   /** Apply one kernel message: a snapshot replaces everything, a batch adds rows and any changed metadata. */
   receive(message: MemoryMessage): void {
+    if (message.started !== undefined) {
+      this._origin = message.started;
+    }
     if (message.series) {
       this.setSeries(message.series);
     }
@@ -82,10 +115,10 @@ export class MemoryChart {
     }
   }
 
-  /** Cell markers: a cell's end replaces its start; only the latest MAX_MARKERS are kept. */
+  /** Cell markers: a cell's end replaces its start (the same start time); only the latest MAX_MARKERS are kept. */
   addMarkers(cells: CellInfo[]): void {
     for (const cell of cells) {
-      const index = this._markers.findIndex(m => m.cell === cell.cell && m.start === cell.start);
+      const index = this._markers.findIndex(m => m.start === cell.start);
       if (index >= 0) {
         this._markers[index] = cell;
       } else {
@@ -102,13 +135,34 @@ export class MemoryChart {
     return this._markers;
   }
 
+  get overlays(): OverlayInfo[] {
+    return this._overlays;
+  }
+
+  /** Seconds since the epoch at which the time axis starts: the kernel's start when the kernel said it. */
+  get origin(): number {
+    return this._origin ?? this.store.times[0] ?? 0;
+  }
+
+  /** The time axis' labels as last drawn ("45s", "1m30s"); tests read them, the canvas has no text to select. */
+  get timeTicks(): string[] {
+    const axis = this._plot?.axes[0] as { _values?: (string | number)[] } | undefined;
+    return (axis?._values ?? []).map(String);
+  }
+
   setSeries(series: SeriesInfo[]): void {
     this.store.setSeries(series);
     this._rebuild();
   }
 
   setOverlays(overlays: OverlayInfo[]): void {
+    const totals = (list: OverlayInfo[]) => list.filter(o => o.kind === 'total').map(o => o.device).join('\u0000');
+    const coverageChanged = totals(overlays) !== totals(this._overlays);
     this._overlays = overlays;
+    if (coverageChanged && this._plot) {
+      this._applySeriesVisibility();
+    }
+    this._fitGutter();
     this.scheduleRedraw();
   }
 
@@ -166,17 +220,60 @@ export class MemoryChart {
       (typeof cancelAnimationFrame !== 'undefined' ? cancelAnimationFrame : clearTimeout)(this._frame);
       this._frame = null;
     }
+    this._unwatchTheme();
     this._resizeObserver?.disconnect();
+    this._annotations?.destroy();
     this._plot?.destroy();
     this._plot = null;
     this.root.replaceChildren();
+  }
+
+  private get theme(): ChartTheme {
+    if (!this._theme) {
+      // Before the chart is in the page its own style has no theme variables yet; the document's has them.
+      this._theme = readTheme(this.root.isConnected ? this.root : document.documentElement);
+    }
+    return this._theme;
   }
 
   private _data(): uPlot.AlignedData {
     return [this.store.times, ...this.store.series.map(s => this.store.column(s.key))] as uPlot.AlignedData;
   }
 
+  /** Overlays the user has not switched off. */
+  private _visibleOverlays(): OverlayInfo[] {
+    return this._overlays.filter(o => !this._hidden.has(o.key));
+  }
+
+  /** A device's total is drawn once, as its overlay line (labelled, in the legend); its series stays in the CSV. */
+  private _coveredByOverlay(s: SeriesInfo): boolean {
+    return s.quantity === 'total' && this._overlays.some(o => o.kind === 'total' && o.device === s.device);
+  }
+
+  private _seriesShown(s: SeriesInfo): boolean {
+    return !this._hidden.has(s.key) && !this._coveredByOverlay(s);
+  }
+
+  private _color(index: number): string {
+    const palette = this.theme.series;
+    return palette[index % palette.length];
+  }
+
+  /**
+   * The plot's width: its box's, or while the box has none (hidden, or a notebook cell scrolled out of JupyterLab's
+   * window and not laid out) the last one it had, so that a plot rebuilt meanwhile (a theme change) still fits.
+   */
+  private _width(): number {
+    const width = this._plotBox.clientWidth || this.root.clientWidth;
+    if (width) {
+      this._lastWidth = Math.max(width, 200);
+    }
+    return this._lastWidth;
+  }
+
   private _rebuild(): void {
+    this._annotations?.destroy();
+    this._annotations = null;
     this._plot?.destroy();
     this._plot = null;
     const series = this.store.series;
@@ -184,27 +281,60 @@ export class MemoryChart {
       this.redrawNow();
       return;
     }
+    const theme = this.theme;
+    const axis = {
+      font: theme.font,
+      labelFont: theme.font,
+      stroke: theme.muted,
+      grid: { stroke: theme.grid, width: 1 },
+      ticks: { stroke: theme.grid, width: 1, size: 4 }
+    };
     const opts: uPlot.Options = {
-      width: Math.max(this._plotBox.clientWidth || this.root.clientWidth || 600, 200),
-      height: this._height,
+      width: this._width(),
+      height: this._plotHeight(),
       legend: { show: false },
+      padding: [MARKER_STRIP, () => Math.max(MIN_GUTTER, this._gutter.width), 0, 0],
       cursor: { drag: { x: true, y: false, setScale: true } },
-      scales: { x: { time: true } },
-      axes: [{}, { values: (_u, ticks) => ticks.map(v => formatBytes(v)), size: 70 }],
+      scales: { x: { time: false }, y: { range: (_u, _min, max) => this._yRange(max) } },
+      axes: [
+        {
+          ...axis,
+          // At least three ticks however narrow the plot (a 250 px sidebar), as far apart as a label needs.
+          space: (_u, _i, _min, _max, plotWidth) => Math.min(90, Math.max(44, plotWidth / 3)),
+          size: 22,
+          incrs: TIME_INCRS,
+          splits: (_u, _i, min, max, step, spacing) => timeTicks(min, max, step, spacing, this.origin),
+          // The step from the ticks themselves: timeTicks may have taken a smaller one than uPlot found.
+          values: (_u, ticks, _i, _space, step) =>
+            ticks.map(t => formatElapsed(t - this.origin, ticks.length > 1 ? ticks[1] - ticks[0] : step)),
+          label: 'since kernel start',
+          labelSize: 14,
+          labelGap: 0
+        },
+        {
+          ...axis,
+          space: 26,
+          incrs: BYTE_INCRS,
+          values: (_u, ticks, _i, _space, step) => formatByteTicks(ticks, step),
+          size: (_u, values) => this._yAxisSize(values)
+        }
+      ],
       series: [
         {},
         ...series.map((s, i) => ({
           label: s.key,
-          stroke: PALETTE[i % PALETTE.length],
+          stroke: this._color(i),
           width: 1.5,
-          dash: s.quantity === 'reserved' || s.quantity === 'total' ? [6, 3] : undefined,
+          dash: s.quantity === 'reserved' ? [6, 3] : undefined,
           spanGaps: false,
+          show: this._seriesShown(s),
           points: { show: false },
           value: (_u: uPlot, v: number | null) => formatBytes(v)
         }))
       ],
       hooks: {
-        draw: [u => this._drawOverlays(u)],
+        draw: [u => this._annotations?.draw(u, this._visibleOverlays(), this._markers, this.theme, this._gutter)],
+        setCursor: [u => this._onCursor(u)],
         setScale: [
           (u, key) => {
             if (key === 'x') {
@@ -217,7 +347,9 @@ export class MemoryChart {
         ]
       }
     };
+    this._fitGutter(opts.width);
     this._plot = new uPlot(opts, this._data(), this._plotBox);
+    this._annotations = new Annotations(this._plot);
     this._plot.over.addEventListener('dblclick', () => {
       this._zoomed = false;
       this.scheduleRedraw();
@@ -225,102 +357,156 @@ export class MemoryChart {
     this.redrawNow();
   }
 
-  private _drawOverlays(u: uPlot): void {
-    const ctx = u.ctx;
-    const { left, top, width, height } = u.bbox;
-    ctx.save();
-    ctx.font = `${Math.round(11 * devicePixelRatio)}px sans-serif`;
-    for (const overlay of this._overlays) {
-      const y = u.valToPos(overlay.bytes, 'y', true);
-      if (!isFinite(y) || y < top || y > top + height) {
-        continue;
-      }
-      ctx.strokeStyle = OVERLAY_COLORS[overlay.kind] ?? '#555';
-      ctx.setLineDash([4 * devicePixelRatio, 4 * devicePixelRatio]);
-      ctx.beginPath();
-      ctx.moveTo(left, y);
-      ctx.lineTo(left + width, y);
-      ctx.stroke();
-      ctx.fillStyle = ctx.strokeStyle;
-      ctx.textAlign = 'right';
-      ctx.fillText(overlay.label, left + width - 4, y - 3);
-      ctx.textAlign = 'left';
+  /** From 0 to a little above the highest shown line or overlay, so the headroom to a threshold is visible. */
+  private _yRange(dataMax: number | null): uPlot.Range.MinMax {
+    let top = dataMax !== null && isFinite(dataMax) ? dataMax : 0;
+    for (const overlay of this._visibleOverlays()) {
+      top = Math.max(top, overlay.bytes);
     }
-    ctx.setLineDash([]);
-    ctx.strokeStyle = 'rgba(0,0,0,0.25)';
-    ctx.fillStyle = 'rgba(0,0,0,0.55)';
-    for (const marker of this._markers) {
-      const x = u.valToPos(marker.start, 'x', true);
-      if (!isFinite(x) || x < left || x > left + width) {
-        continue;
-      }
-      ctx.beginPath();
-      ctx.moveTo(x, top);
-      ctx.lineTo(x, top + height);
-      ctx.stroke();
-      ctx.fillText(`[${marker.cell}]`, x + 2, top + 12 * devicePixelRatio);
+    return [0, top > 0 ? top * 1.06 : 1024 ** 3];
+  }
+
+  private _yAxisSize(values: string[] | null): number {
+    const font = this.theme.font;
+    return Math.ceil(Math.max(24, ...(values ?? []).map(v => textWidth(v, font)))) + 12;
+  }
+
+  /** The gutter the overlay labels need at this width; uPlot reads its width as its right padding. */
+  private _fitGutter(width = this._plot?.width ?? this._width()): void {
+    const before = this._gutter;
+    this._gutter = overlayGutter(this._visibleOverlays(), width, this.theme);
+    if (this._gutter.width !== before.width) {
+      this._plot?.redraw(false, true);
     }
-    ctx.restore();
+  }
+
+  private _applySeriesVisibility(): void {
+    const plot = this._plot;
+    if (!plot) {
+      return;
+    }
+    this.store.series.forEach((s, i) => {
+      const show = this._seriesShown(s);
+      if (plot.series[i + 1].show !== show) {
+        plot.setSeries(i + 1, { show });
+      }
+    });
+  }
+
+  private _toggle(entry: LegendEntry): void {
+    if (this._hidden.has(entry.key)) {
+      this._hidden.delete(entry.key);
+    } else {
+      this._hidden.add(entry.key);
+    }
+    if (entry.kind === 'series') {
+      this._applySeriesVisibility();
+    } else {
+      this._fitGutter();
+    }
+    this.scheduleRedraw();
+  }
+
+  private _onCursor(u: uPlot): void {
+    const idx = u.cursor.idx;
+    const time = idx !== null && idx !== undefined ? this.store.times[idx] ?? null : null;
+    this._annotations?.showCursor(u, time, this.origin);
+    this._renderLegend(idx ?? null);
+  }
+
+  private _plotHeight(): number {
+    if (!this._fill) {
+      return this._height;
+    }
+    const height = this._plotBox.clientHeight;
+    if (height) {
+      this._height = Math.max(MIN_FILL_HEIGHT, height);
+    }
+    return this._height;
   }
 
   private _resize(): void {
     if (this._plot) {
-      const width = Math.max(this._plotBox.clientWidth || this.root.clientWidth, 200);
-      if (Math.abs(width - this._plot.width) > 1) {
-        this._plot.setSize({ width, height: this._height });
+      const width = this._width();
+      const height = this._plotHeight();
+      if (Math.abs(width - this._plot.width) > 1 || Math.abs(height - this._plot.height) > 1) {
+        this._fitGutter(width);
+        this._plot.setSize({ width, height });
       }
     }
   }
 
+  /** The title and the CSV button; without a title (the sidebar's section names the chart) the status line takes
+   * the title's place, beside the button. */
   private _renderHeader(): void {
     this._header.replaceChildren();
     const title = el('span', 'mgenv-chart-title');
     title.textContent = this._title;
     const csv = el('button', 'mgenv-chart-csv') as HTMLButtonElement;
+    csv.type = 'button';
     csv.textContent = 'CSV';
     csv.title = 'Download the data shown as CSV';
     csv.setAttribute('aria-label', 'Export CSV');
     csv.addEventListener('click', () => download('memory.csv', this.toCSV()));
-    this._header.append(title, csv);
+    if (this._title) {
+      this._header.append(title, csv);
+      this._header.after(this._status);
+    } else {
+      this._header.append(this._status, csv);
+    }
   }
 
   private _renderStatus(): void {
-    const simulated = this.store.series.some(s => s.simulated) || this._states.some(s => s.simulated);
-    // With data on screen, sources with nothing to say (a framework not imported, an idle fallback) stay quiet.
-    const quiet = (s: SourceState) => this.store.length > 0 && /not imported|^idle/.test(s.state);
-    const parts = this._states.filter(s => !quiet(s)).map(s => `${s.name}: ${s.state}`);
-    if (this.store.length === 0) {
-      parts.unshift('No data yet');
+    const line = statusLine(this._states, this.store.length > 0);
+    if (this._status.textContent !== line.text) {
+      const rest = line.simulation ? line.text.slice(line.simulation.length) : line.text;
+      if (line.simulation) {
+        const simulation = el('span', 'mgenv-chart-simulated');
+        simulation.textContent = line.simulation;
+        this._status.replaceChildren(simulation, rest);
+      } else {
+        this._status.textContent = rest;
+      }
     }
-    this._status.textContent = (simulated ? 'SIMULATED GPU · ' : '') + parts.join(' · ');
-    this._status.classList.toggle('mgenv-chart-simulated', simulated);
+    if (this._status.title !== line.title) {
+      this._status.title = line.title;
+    }
     this._plotBox.style.display = this.store.length === 0 ? 'none' : '';
   }
 
-  private _renderLegend(): void {
-    const rows = [['', 'series', 'current', 'peak']];
-    const body = this.store.series.map((s, i) => [
-      PALETTE[i % PALETTE.length],
-      s.key + (s.simulated && !s.key.includes('simulated') ? ' (simulated)' : ''),
-      formatBytes(this.store.current(s.key)),
-      formatBytes(this.store.peak(s.key))
-    ]);
-    this._legend.replaceChildren();
-    for (const [index, row] of [...rows, ...body].entries()) {
-      const tr = el('tr', index === 0 ? 'mgenv-chart-legend-head' : '');
-      row.forEach((cell, column) => {
-        const td = el(index === 0 ? 'th' : 'td', '');
-        if (column === 0 && index > 0) {
-          const swatch = el('span', 'mgenv-chart-swatch');
-          swatch.style.background = cell;
-          td.append(swatch);
-        } else {
-          td.textContent = cell;
-        }
-        tr.append(td);
+  private _renderLegend(cursor: number | null = this._plot?.cursor.idx ?? null): void {
+    const entries: LegendEntry[] = [];
+    this.store.series.forEach((s, i) => {
+      if (!this._coveredByOverlay(s)) {
+        entries.push({
+          key: s.key,
+          kind: 'series',
+          name: s.key + (s.simulated && !s.key.includes('simulated') ? ' (simulated)' : ''),
+          color: this._color(i),
+          style: s.quantity === 'reserved' ? 'dashed' : 'solid',
+          shown: !this._hidden.has(s.key)
+        });
+      }
+    });
+    for (const overlay of this._overlays) {
+      entries.push({
+        key: overlay.key,
+        kind: 'overlay',
+        name: overlay.label,
+        color: this.theme.overlays[overlay.kind],
+        style: OVERLAY_STYLE[overlay.kind],
+        shown: !this._hidden.has(overlay.key),
+        note: overlay.note
       });
-      this._legend.append(tr);
     }
+    this._legend.setEntries(entries);
+    const values = new Map<string, LegendValues>();
+    for (const s of this.store.series) {
+      const now = cursor !== null ? this.store.column(s.key)[cursor] ?? null : this.store.current(s.key);
+      values.set(s.key, { now: formatBytes(now), peak: formatBytes(this.store.peak(s.key)) });
+    }
+    const at = cursor !== null ? this.store.times[cursor] : undefined;
+    this._legend.setValues(values, at !== undefined ? `at ${formatElapsed(at - this.origin)}` : 'now');
   }
 }
 

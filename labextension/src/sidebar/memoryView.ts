@@ -91,8 +91,9 @@ export class MemoryView extends Widget {
     this._body.replaceChildren();
     const root = el('div', 'mgenv-sb-chart');
     this._body.append(root);
-    // The accordion's title already names it; the chart's own header keeps only its CSV button.
-    const chart = new MemoryChart(root, { title: '', height: 200, maxPoints: 20_000 });
+    // The accordion's title already names it; the chart's own header keeps only its CSV button. It fills the
+    // section, whatever height the user drags it to.
+    const chart = new MemoryChart(root, { title: '', height: 'fill', maxPoints: 20_000 });
     (root as any).mgenvChart = chart; // lets browser tests and benchmarks reach the live chart
     return chart;
   }

@@ -1,0 +1,49 @@
+import { SourceState } from '../src/protocol';
+import { describe as describeSource, statusLine } from '../src/chart/status';
+
+const state = (name: string, text: string, simulation: string | null = null): SourceState => ({
+  name,
+  state: text,
+  simulated: simulation !== null,
+  simulation
+});
+
+describe('the status line', () => {
+  it('names the simulated GPU once, then each source that has something to say', () => {
+    const states = [
+      state('nvml (simulated)', 'ok', 'a100-40gb'),
+      state('megengine', 'megengine is not imported'),
+      state('paddle', 'ok: paddle holds no GPU memory yet'),
+      state('host', 'idle: GPUs are visible (host memory is the fallback)')
+    ];
+    const line = statusLine(states, true);
+    expect(line.text).toBe('Simulated GPU (a100-40gb) · NVML ok · Paddle ok (holds no GPU memory yet)');
+    expect(line.simulation).toBe('Simulated GPU (a100-40gb)');
+    expect(line.text.match(/simulated/gi)).toHaveLength(1);
+    // the tooltip has every source, the quiet ones too
+    expect(line.title.split('\n')).toEqual([
+      'NVML ok',
+      'MegEngine is not imported',
+      'Paddle ok (holds no GPU memory yet)',
+      'Host: idle: GPUs are visible (host memory is the fallback)'
+    ]);
+  });
+
+  it('says why there is no data yet, every source included', () => {
+    const line = statusLine([state('nvml', 'no NVIDIA driver (libnvidia-ml.so.1 not found)'), state('torch', 'torch is not imported')], false);
+    expect(line.text).toBe('No data yet · NVML: no NVIDIA driver (libnvidia-ml.so.1 not found) · PyTorch is not imported');
+    expect(line.simulated).toBe(false);
+  });
+
+  it('words each state without repeating the source', () => {
+    expect(describeSource(state('nvml (simulated)', 'NVML error on gpu0: GPU is lost', 'training'))).toBe(
+      'NVML error on gpu0: GPU is lost'
+    );
+    expect(describeSource(state('host', 'host memory unavailable: PermissionError'))).toBe(
+      'Host memory unavailable: PermissionError'
+    );
+    expect(describeSource(state('mxnet', 'mxnet sees no GPU'))).toBe('MXNet sees no GPU');
+    expect(describeSource(state('tensorflow', 'tensorflow is not imported'))).toBe('TensorFlow is not imported');
+    expect(describeSource(state('custom', 'ok'))).toBe('custom ok');
+  });
+});
