@@ -74,7 +74,11 @@ def test_widget_section_applies_through_the_session(executed):
     assert "MEGENGINE_DTR_EVICTION_THRESHOLD" in text and "widget" in text
 
 
-def test_memory_chart_section(executed):
-    assert "MemoryChart" in output_of(executed, "chart = %memchart")
-    assert "host process" in output_of(executed, "chart.history.tail()")  # no GPU here: host memory
-    assert output_of(executed, "chart.per_cell()").strip()
+def test_memory_chart_section_shows_memory_moving_on_a_simulated_gpu(executed):
+    assert "MemoryChart" in output_of(executed, "import os\n\nfrom mgenv_jupyter.memory import gpu_total_bytes")
+    assert "gpu0 (simulated) process" in output_of(executed, "chart.history.tail()")  # no GPU here: simulated
+    # The training steps' cell: the simulated GPU's memory grew while it ran (pandas wraps the table's columns; the
+    # block headed "delta" starts with that cell's row).
+    lines = output_of(executed, "chart.per_cell()").splitlines()
+    delta = next(i for i, line in enumerate(lines) if line.split()[:1] == ["delta"])
+    assert float(lines[delta + 1].split()[1]) > 0, "\n".join(lines)
