@@ -11,6 +11,6 @@ live = envset(ip, "FLAGS_fraction_of_gpu_memory_to_use=0.3 FLAGS_eager_delete_te
 after_live = paddle.get_flags(["FLAGS_fraction_of_gpu_memory_to_use", "FLAGS_eager_delete_tensor_gb",
                                "FLAGS_init_allocated_mem"])
 paddle.ones([2, 2])  # the first allocation latches the allocator strategy
-latched = envset(ip, "FLAGS_allocator_strategy=naive_best_fit")
+latched = envset(ip, "FLAGS_allocator_strategy=auto_growth")
 emit({"env_only": env_only, "after_env_only": after_env_only, "live": live, "after_live": after_live,
       "latched": latched})

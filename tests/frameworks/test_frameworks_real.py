@@ -80,6 +80,10 @@ def test_paddle_after_import_warns_truthfully_and_set_flags_applies():
     latched = r["latched"]
     assert latched["outcomes"] == {"FLAGS_allocator_strategy": "may_be_latched"}
     assert "first tensor allocation" in latched["messages"]["FLAGS_allocator_strategy"]
+    # the call actually made, with the value set (issue 11), not the docs' example 'naive_best_fit'
+    assert "applied through paddle.set_flags({'FLAGS_allocator_strategy': 'auto_growth'})" in \
+        latched["messages"]["FLAGS_allocator_strategy"]
+    assert "naive_best_fit" not in latched["messages"]["FLAGS_allocator_strategy"]
 
 
 # ---- MXNet 1.9.1 ---------------------------------------------------------------------------------------------------
