@@ -45,6 +45,30 @@ describe('what "Restart and apply" would do', () => {
     expect(restartCount(restartItems(model({ A: '1' }, null)))).toBe(1);
   });
 
+  it('does not count a variable the kernel refuses from a profile: a new kernel refuses it again', () => {
+    const env = model({ MGE_DEFAULT_DEVICE: 'cpu0', LD_PRELOAD: '/tmp/x.so' }, {
+      MGE_DEFAULT_DEVICE: variable('cpu0', 'pending_import'),
+      LD_PRELOAD: variable(null, 'unset')
+    });
+    env.setProfileReview({
+      status: 'applied',
+      items: [
+        { name: 'MGE_DEFAULT_DEVICE', value: 'cpu0', current: null, action: 'set', reason: null },
+        { name: 'LD_PRELOAD', value: '/tmp/x.so', current: null, action: 'refused', reason: 'code-loading' }
+      ]
+    });
+    const items = restartItems(env);
+    expect(items.map(i => [i.name, i.needed, i.refused])).toEqual([
+      ['MGE_DEFAULT_DEVICE', false, false],
+      ['LD_PRELOAD', false, true]
+    ]);
+    expect(restartCount(items)).toBe(0);
+    const body = restartBody({ notebook: 'downloaded.ipynb', items, saved: true }, t, 'en');
+    expect(body.querySelector('tr[data-name="LD_PRELOAD"] td:last-child')?.textContent).toBe(
+      'never taken from a profile: a restart does not set it'
+    );
+  });
+
   it('lists each variable with its new value, what the kernel holds and why it needs the restart', () => {
     const env = model({ OTHER: '2', LATE: '3', SAME: '1' }, {
       OTHER: variable(null, 'unset'), LATE: variable('3', 'already_read'), SAME: variable('1', 'effective')

@@ -27,9 +27,12 @@ export interface RestartItem {
   status: string | null;
   /** The restart is what brings this value into effect. */
   needed: boolean;
+  /** The kernel refuses this variable from a profile (code-loading): a new kernel refuses it again. */
+  refused: boolean;
 }
 
 export function restartItems(model: EnvModel): RestartItem[] {
+  const refused = new Set(model.profileReview.items.filter(item => item.action === 'refused').map(item => item.name));
   return Object.entries(model.profile).map(([name, value]) => {
     const info = model.variable(name);
     const secret = isSecret(name) || info?.value === MASK;
@@ -39,7 +42,8 @@ export function restartItems(model: EnvModel): RestartItem[] {
       value: secret ? MASK : value,
       now: info ? info.value : undefined,
       status: info?.status ?? null,
-      needed: differs || READ_TOO_EARLY.has(info.status)
+      needed: !refused.has(name) && (differs || READ_TOO_EARLY.has(info.status)),
+      refused: refused.has(name)
     };
   });
 }
@@ -114,7 +118,9 @@ function table(items: readonly RestartItem[], t: Translate, language: Language):
       now.append(code(item.now));
     }
     const why = el('td', '');
-    if (item.status !== null && item.now !== item.value) {
+    if (item.refused) {
+      why.textContent = t('restartRefused');
+    } else if (item.status !== null && item.now !== item.value) {
       why.textContent = t('restartDiffers');
     } else if (item.status !== null) {
       // The kernel holds this value: its status says whether the framework uses it or read an older one.

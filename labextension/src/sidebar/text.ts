@@ -56,6 +56,7 @@ const WORDS = {
   ],
   restartWhy: ['Why restart', '为何需要重启'],
   restartDiffers: ['the kernel holds another value', '内核中是另一个值'],
+  restartRefused: ['never taken from a profile: a restart does not set it', '从不取自配置:重启也不会设置它'],
   restartSaved: [
     'The profile is kept in this notebook’s metadata (metadata.mgenv_jupyter.profile) and the notebook is saved.',
     '配置保存在此笔记本的元数据中(metadata.mgenv_jupyter.profile),笔记本已保存。'
