@@ -66,6 +66,10 @@ def running_lab(
         path = dirs["settings"] / f"{plugin}.jupyterlab-settings"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(settings))
+    # Notebook 7 (served by the same server under /notebooks) exposes its app too, unless a test brings its config.
+    server_config = dirs["config"] / "jupyter_server_config.json"
+    if not server_config.exists():
+        server_config.write_text(json.dumps({"JupyterNotebookApp": {"expose_app_in_browser": True}}))
     log = workdir / "lab.log"
     jupyter = Path(sys.executable).with_name("jupyter")
     # Kernels inherit the server's environment, so the data dir keeps what they write out of the user's home too.
@@ -217,6 +221,21 @@ def open_sidebar(page: object) -> None:
     page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()  # type: ignore
     page.wait_for_selector(".mgenv-sb-config[data-connection='ready'] .mgenv-sb-row",  # type: ignore[attr-defined]
                            timeout=60_000)
+
+
+# The panel's "Restart and apply" toolbar button and the question JupyterLab asks before it restarts the kernel.
+RESTART_BUTTON = ".mgenv-sb .jp-SidePanel-toolbar jp-button[data-command='mgenv-jupyter:restart-and-apply']"
+RESTART_QUESTION = ".jp-Dialog:has(.mgenv-restart-review)"
+
+
+def restart_and_apply(page: object) -> str:
+    """Click "Restart and apply" in the panel's toolbar and confirm JupyterLab's question; returns the button's label
+    as it was clicked ("Restart and apply (2)": two variables only a restart brings into effect)."""
+    button = page.locator(RESTART_BUTTON)  # type: ignore[attr-defined]
+    label = button.get_attribute("aria-label")
+    button.click()
+    page.locator(RESTART_QUESTION).get_by_role("button", name="Restart and apply").click()  # type: ignore
+    return label
 
 
 _LEFT_AREA_JS = """() => {

@@ -15,6 +15,7 @@ from lab_server import (
     PROFILE_QUESTION,
     chromium_page,
     open_notebook,
+    restart_and_apply,
     run_active_cell,
     running_lab,
     screenshot,
@@ -61,17 +62,19 @@ def profile_status(page, status: str, timeout: int = 60_000) -> str:
     return page.inner_text(".mgenv-sb-profile")
 
 
-def restart_and_apply(page, label: str) -> None:
-    """Click the panel's "Restart and apply" and wait until the panel follows the new process again."""
+def restart_and_apply_and_follow(page) -> str:
+    """Restart and apply from the panel's toolbar, confirmed, and wait until the panel follows the new process again;
+    returns the button's label as it was clicked."""
     page.evaluate("""() => {
         const node = document.querySelector('.mgenv-sb-config');
         window.__mgenvStates = [];
         new MutationObserver(() => window.__mgenvStates.push(node.dataset.connection))
             .observe(node, {attributes: true, attributeFilter: ['data-connection']});
     }""")
-    page.get_by_role("button", name=label).click()
+    label = restart_and_apply(page)
     page.wait_for_function("() => window.__mgenvStates.includes('restarting') && "
                            "document.querySelector('.mgenv-sb-config').dataset.connection === 'ready'", timeout=90_000)
+    return label
 
 
 def test_a_downloaded_profile_is_applied_only_after_the_user_approves_that_exact_profile(tmp_path):
@@ -93,6 +96,8 @@ def test_a_downloaded_profile_is_applied_only_after_the_user_approves_that_exact
             focused = page.evaluate("() => document.activeElement?.textContent")
             page.get_by_role("button", name="Apply profile").click()
             page.wait_for_selector(PROFILE_QUESTION, state="detached", timeout=10_000)
+            # The answer goes to the kernel over the comm; the (hidden) panel says when the kernel has applied it.
+            page.wait_for_selector(".mgenv-sb-profile[data-status='applied']", state="attached", timeout=30_000)
             after_answer = run_active_cell(page)
             show_sidebar(page)
             profile_panel = profile_status(page, "applied")
@@ -100,7 +105,7 @@ def test_a_downloaded_profile_is_applied_only_after_the_user_approves_that_exact
             screenshot(page, "profile-trust-applied-sidebar.png")
 
             # 2. "Restart and apply": a new process, the same approved profile, no question.
-            restart_and_apply(page, "Restart and apply (2)")
+            restart_label = restart_and_apply_and_follow(page)
             profile_status(page, "applied")
             after_restart = run_active_cell(page)
             asked_on_restart = not no_question(page)
@@ -120,6 +125,8 @@ def test_a_downloaded_profile_is_applied_only_after_the_user_approves_that_exact
         assert "applied to this kernel" in profile_panel and f"{PRELOAD}=" in profile_panel
         assert refused_mark and "never taken from a notebook profile" in refused_mark
         assert (lab.data / "mgenv_jupyter" / "approved_profiles.db").is_file()  # kept outside the notebook
+        # The kernel already holds what the profile sets (and never takes LD_PRELOAD): no count, only a fresh process.
+        assert restart_label == "Restart and apply"
         assert after_restart == f"{DEVICE}=cpu0 {PRELOAD}=None"
         assert not asked_on_restart
 

@@ -2,7 +2,8 @@
 variable and the kernel has it; a %envset in a cell shows up in the panel at once; the live memory panel draws the
 simulated GPU; "Restart and apply" brings the notebook profile into a fresh kernel before any cell runs, without a
 question: what the user sets in the sidebar is recorded as approved as they set it (a profile that came with the file
-is asked about first: tests/test_browser_profile_trust.py). Each test keeps a screenshot under test-artifacts/."""
+is asked about first: tests/test_browser_profile_trust.py); the restart asks first (its question and layout:
+tests/browser/test_layout_sidebar.py). Each test keeps a screenshot under test-artifacts/."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from lab_server import (
     main_thread_busy,
     open_notebook,
     open_sidebar,
+    restart_and_apply,
     run_cell,
     running_lab,
     screenshot,
@@ -92,6 +94,7 @@ def test_sidebar_sets_a_variable_the_kernel_sees_and_the_notebook_keeps(tmp_path
             open_sidebar(page)
             page.get_by_label("Search variables").fill("eviction threshold")
             shown = page.eval_on_selector_all(".mgenv-sb-row:not([hidden])", "rows => rows.map(r => r.dataset.name)")
+            unset_badge = badge(page, THRESHOLD).inner_text()
             set_size(page, THRESHOLD, "2048", "MB")
             wait_for_size(page, THRESHOLD, "2", "GB")  # the kernel's 2147483648 bytes, in the largest exact unit
             # No framework is imported in this kernel.
@@ -103,6 +106,7 @@ def test_sidebar_sets_a_variable_the_kernel_sees_and_the_notebook_keeps(tmp_path
             page.keyboard.press("Control+s")
             saved = wait_for_saved_profile(lab.root / name)  # the profile travels with the file
     assert THRESHOLD in shown and len(shown) < 5, shown  # the search box keeps what matches name or description
+    assert unset_badge == "not set"  # not "takes effect at import": nothing is set for the import to read
     assert f"{THRESHOLD}=2147483648" in profile
     assert saved["metadata"]["mgenv_jupyter"] == {"profile": {THRESHOLD: "2147483648"}}
     assert "mgenv_jupyter" not in saved["cells"][0]["source"]  # nothing was written into the user's cells
@@ -154,7 +158,8 @@ def test_live_memory_panel_draws_the_simulated_gpu_and_stops_when_hidden(tmp_pat
         with chromium_page() as page:
             open_notebook(page, lab, name)
             open_sidebar(page)
-            page.wait_for_selector(".mgenv-sb-memory .mgenv-chart-status:text('SIMULATED GPU')", timeout=30_000)
+            status = ".mgenv-sb-memory .mgenv-chart-status:has-text('Simulated GPU (a100-40gb)')"
+            page.wait_for_selector(status, timeout=30_000)
             rows = "() => document.querySelector('.mgenv-sb-chart').mgenvChart.store.length"
             page.wait_for_function(f"() => ({rows})() > 20", timeout=30_000)
             page.wait_for_selector(".mgenv-sb-memory canvas", timeout=10_000)
@@ -220,7 +225,7 @@ def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(tmp_path):
             set_size(page, THRESHOLD, "3", "GB")
             page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=3221225472')", timeout=30_000)
             page.locator(".mgenv-sb-history > summary").click()
-            page.get_by_role("button", name="Restart and apply (1)").click()
+            clicked = restart_and_apply(page)
             # Only the new kernel's history has the profile's entry: the panel applied it as the kernel came back.
             page.wait_for_selector(".mgenv-sb-history-list :text('[profile]')", timeout=60_000)
             history = page.inner_text(".mgenv-sb-history-list")
@@ -230,6 +235,8 @@ def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(tmp_path):
             output = page.inner_text(".jp-OutputArea-output:has-text('fresh:')")
             screenshot(page, "sidebar-restart-and-apply.png")
     assert output.strip() == "fresh: True | 3221225472"
+    # The kernel already holds the profile's value: no count, only a fresh process.
+    assert clicked == "Restart and apply"
     assert f"{THRESHOLD}: (unset) → 3221225472 [profile]" in history  # applied by the panel, in the new kernel
     assert asked == 0  # the user's own setting: approved when they made it
 
@@ -258,7 +265,7 @@ def test_paddle_pool_sizes_grey_out_with_the_reason_when_the_strategy_does_not_u
             enabled = [editor(page, pool).is_enabled() for pool in POOL]
             kinds = page.eval_on_selector_all(".mgenv-sb-row:not([hidden]) [data-editor]",
                                               "nodes => [...new Set(nodes.map(n => n.dataset.editor))].sort()")
-            page.locator(".mgenv-sb-memory-toggle").click()  # the catalog gets the panel's height
+            page.locator(".mgenv-sb .jp-AccordionPanel-title:has-text('Live GPU memory')").click()  # fold the chart
             widen_sidebar(page, 620)
             screenshot(page, "sidebar-paddle-pool-greyed.png")
     for pool, reason in reasons.items():
@@ -315,7 +322,7 @@ def test_paddle_kernel_badges_and_restart_and_apply(tmp_path):
             set_size(page, PADDLE_FLAG, "200", "MB")  # the way out: set it in the panel, which keeps it in the profile
             page.wait_for_selector(f".mgenv-sb-profile :text('{PADDLE_FLAG}=200')", timeout=30_000)
             page.locator(".mgenv-sb-history > summary").click()
-            page.get_by_role("button", name="Restart and apply (1)").click()
+            clicked = restart_and_apply(page)
             page.wait_for_selector(".mgenv-sb-history-list :text('[profile]')", timeout=120_000)
             asked = page.locator(PROFILE_QUESTION).count()
             run_cell(page, 2)
@@ -323,6 +330,7 @@ def test_paddle_kernel_badges_and_restart_and_apply(tmp_path):
             seen = page.inner_text(".jp-OutputArea-output:has-text('paddle sees')")
             screenshot(page, "sidebar-paddle-restart-and-apply.png")
     assert seen.strip() == "paddle sees 200"
+    assert clicked == "Restart and apply (1)"  # paddle read the old value at import: only a restart applies it
     assert asked == 0
 
 
@@ -407,8 +415,7 @@ def test_sidebar_in_notebook_7(tmp_path):
             page.goto(lab.page_url(f"notebooks/{name}"))
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
             page.click("li.lm-MenuBar-item:has-text('View')")
-            page.locator(".lm-Menu-itemLabel:text-is('Left Sidebar')").click()
-            page.locator(".lm-Menu-itemLabel:text-is('Show Framework Env')").click()
+            page.locator(".lm-Menu-itemLabel:text-is('Framework Env')").click()  # View › Framework Env
             page.wait_for_selector(".mgenv-sb-config[data-connection='ready'] .mgenv-sb-row", timeout=60_000)
             set_size(page, THRESHOLD, "1", "GB")
             page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=1073741824')", timeout=30_000)
