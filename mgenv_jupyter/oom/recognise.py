@@ -1,0 +1,221 @@
+"""Which exceptions are out-of-memory failures, in which framework, on which device, and what their message says.
+
+Matching is on the exception's classes (module-qualified names along its MRO, so no framework is imported to ask) and
+on the message each framework writes; the chain (`__cause__`, `__context__`) is followed, because MegEngine raises an
+`AsyncError` whose cause holds the allocator's message. Every pattern below is the text of the framework's own source,
+cited where it is written, or an error captured from the real framework (tests/data/cuda_facts_h100.json on an H100;
+the CPU ones in each framework's venv, tests/frameworks/test_oom_real.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+__all__ = ["OutOfMemory", "parse_size", "recognise"]
+
+# Sizes as the frameworks print them: "1024.00 GiB" (PyTorch), "1.00TiB" (XLA), "1.000000GB" (Paddle's
+# HumanReadableSize, 1024-based), "1,099,511,627,776 bytes" (CuPy), "0 bytes".
+_UNITS = {"": 1, "b": 1, "byte": 1, "bytes": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024**2, "mb": 1024**2,
+          "mib": 1024**2, "g": 1024**3, "gb": 1024**3, "gib": 1024**3, "t": 1024**4, "tb": 1024**4, "tib": 1024**4,
+          "p": 1024**5, "pb": 1024**5, "pib": 1024**5}
+_SIZE = r"[0-9][0-9,]*(?:\.[0-9]+)?\s*(?:[KMGTP]i?B|[KMGTP]B|bytes?|B)?"
+_SIZE_PARTS = re.compile(r"([0-9][0-9,]*(?:\.[0-9]+)?)\s*([A-Za-z]*)")
+_MAX_DEPTH = 8  # links of the exception chain followed
+_MESSAGE_CHARS = 2000  # of each message kept in the report
+
+
+def parse_size(text: str) -> int | None:
+    """Bytes in a size as a framework message prints it ("2.00 GiB", "1.00TiB", "716.750000MB", "1,024 bytes")."""
+    match = _SIZE_PARTS.fullmatch(text.strip())
+    if match is None:
+        return None
+    unit = _UNITS.get(match.group(2).lower())
+    if unit is None:
+        return None
+    return int(float(match.group(1).replace(",", "")) * unit)
+
+
+@dataclass(frozen=True)
+class OutOfMemory:
+    """One recognised out-of-memory failure.
+
+    `framework`: "torch", "jax", "tensorflow", "paddle", "megengine", "mxnet", "cupy", or "python" (a plain
+    `MemoryError`). `device`: "gpu" or "host". `gpu`: the GPU's index where the message names it. `requested`:
+    bytes the failed allocation asked for, where the message says. `facts`: other sizes the message states (PyTorch's
+    `total`, `free`, `in_use`, `allocated`, `cached_free` = reserved but unallocated, `allowed`). `exception`: the
+    qualified class of the exception that carried the message; `message`: that message (at most 2000 characters).
+    """
+
+    framework: str
+    device: str
+    exception: str
+    message: str
+    gpu: int | None = None
+    requested: int | None = None
+    facts: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {"framework": self.framework, "device": self.device, "gpu": self.gpu, "requested": self.requested,
+                "facts": dict(self.facts), "exception": self.exception, "message": self.message}
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    """Classes (any of them in the MRO) and a message pattern (None: any message) that make an out-of-memory error;
+    `facts` reads the sizes out of the match."""
+
+    framework: str
+    device: str
+    classes: tuple[str, ...]
+    message: re.Pattern[str] | None
+    facts: Callable[[re.Match[str] | None], dict[str, int]] = lambda match: {}
+
+
+def _sizes(**groups: str) -> Callable[[re.Match[str] | None], dict[str, int]]:
+    """Facts from the named groups of a match: fact name → group name."""
+    def read(match: re.Match[str] | None) -> dict[str, int]:
+        found = {}
+        for fact, group in groups.items():
+            text = match.group(group) if match is not None else None
+            value = parse_size(text) if text else None
+            if value is not None:
+                found[fact] = value
+        return found
+    return read
+
+
+def _gpu_index(match: re.Match[str] | None) -> dict[str, int]:
+    return {"gpu": int(match.group("gpu"))} if match is not None and match.groupdict().get("gpu") else {}
+
+
+def _both(*readers: Callable[[re.Match[str] | None], dict[str, int]]) -> Callable[[re.Match[str] | None],
+                                                                                  dict[str, int]]:
+    return lambda match: {key: value for reader in readers for key, value in reader(match).items()}
+
+
+_TORCH_GPU = re.compile(
+    # c10/cuda/CUDACachingAllocator.cpp, as PyTorch 2.11 wrote it on an H100 (tests/data/cuda_facts_h100.json)
+    rf"out of memory\. Tried to allocate (?P<requested>{_SIZE})\. GPU (?P<gpu>\d+) has a total capacity of "
+    rf"(?P<total>{_SIZE}) of which (?P<free>{_SIZE}) is free\."
+    rf"(?:.*?this process has (?P<in_use>{_SIZE}) memory in use\.)?"
+    rf"(?:\s*(?P<allowed>{_SIZE}) allowed;)?"
+    rf"(?:.*?Of the allocated memory (?P<allocated>{_SIZE}) is allocated by PyTorch, and (?P<cached_free>{_SIZE}) "
+    r"is reserved by PyTorch but unallocated)?", re.S)
+_TORCH_GPU_SHORT = re.compile(rf"out of memory\. Tried to allocate (?P<requested>{_SIZE})")
+PATTERNS: tuple[_Pattern, ...] = (
+    _Pattern("torch", "gpu", ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError"), _TORCH_GPU,
+             _both(_sizes(requested="requested", total="total", free="free", in_use="in_use", allowed="allowed",
+                          allocated="allocated", cached_free="cached_free"), _gpu_index)),
+    _Pattern("torch", "gpu", ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError"), _TORCH_GPU_SHORT,
+             _sizes(requested="requested")),
+    _Pattern("torch", "gpu", ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError"), None),
+    # c10/core/impl/alloc_cpu.cpp (torch 2.13 CPU wheel): "DefaultCPUAllocator: can't allocate memory: you tried to
+    # allocate 1125899906842624 bytes. Error code 12 (Cannot allocate memory)"
+    _Pattern("torch", "host", ("builtins.RuntimeError",),
+             re.compile(r"DefaultCPUAllocator: can't allocate memory: you tried to allocate (?P<requested>\d+) bytes"),
+             _sizes(requested="requested")),
+    # XLA's BFC allocator via jax.errors.JaxRuntimeError (jaxlib.xla_extension.XlaRuntimeError before JAX 0.4.36):
+    # GPU "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1.00TiB with allocator GPU_0_bfc on device 0"
+    # (H100 capture); CPU "RESOURCE_EXHAUSTED: Out of memory allocating 1125899906842624 bytes." (jax venv).
+    _Pattern("jax", "gpu", ("jax.errors.JaxRuntimeError", "jaxlib.xla_extension.XlaRuntimeError",
+                            "jax._src.lib.xla_extension.XlaRuntimeError"),
+             re.compile(rf"RESOURCE_EXHAUSTED: Out of memory while trying to allocate (?P<requested>{_SIZE}) with "
+                        r"allocator GPU_(?P<gpu>\d+)_bfc"),
+             _both(_sizes(requested="requested"), _gpu_index)),
+    _Pattern("jax", "host", ("jax.errors.JaxRuntimeError", "jaxlib.xla_extension.XlaRuntimeError",
+                             "jax._src.lib.xla_extension.XlaRuntimeError"),
+             re.compile(rf"RESOURCE_EXHAUSTED: Out of memory allocating (?P<requested>{_SIZE})"),
+             _sizes(requested="requested")),
+    _Pattern("jax", "gpu", ("jax.errors.JaxRuntimeError", "jaxlib.xla_extension.XlaRuntimeError",
+                            "jax._src.lib.xla_extension.XlaRuntimeError"),
+             re.compile(r"RESOURCE_EXHAUSTED:.*(?:out of memory|GPU_(?P<gpu>\d+)_bfc)", re.I | re.S), _gpu_index),
+    # TensorFlow's errors_impl.ResourceExhaustedError: "OOM when allocating tensor with shape[...] and type float on
+    # /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc" (TensorFlow's BFC allocator; not yet
+    # captured from a real GPU)
+    _Pattern("tensorflow", "gpu", ("tensorflow.python.framework.errors_impl.ResourceExhaustedError",),
+             re.compile(r"OOM when allocating.*device:GPU:(?P<gpu>\d+)", re.S), _gpu_index),
+    _Pattern("tensorflow", "host", ("tensorflow.python.framework.errors_impl.ResourceExhaustedError",),
+             re.compile(r"OOM when allocating|out of memory", re.I)),
+    # CuPy: cupy.cuda.memory.OutOfMemoryError (a MemoryError), "Out of memory allocating 1,099,511,627,776 bytes
+    # (allocated so far: 0 bytes)." (H100 capture). Before the plain MemoryError below.
+    _Pattern("cupy", "gpu", ("cupy.cuda.memory.OutOfMemoryError",),
+             re.compile(rf"Out of memory allocating (?P<requested>{_SIZE}) \(allocated so far: (?P<allocated>{_SIZE})"),
+             _sizes(requested="requested", allocated="allocated")),
+    _Pattern("cupy", "gpu", ("cupy.cuda.memory.OutOfMemoryError",), None),
+    # Paddle turns its BadAlloc into Python's MemoryError with the "(ResourceExhausted)" summary. GPU:
+    # paddle/phi/core/memory/allocation/cuda_allocator.cc CUDAAllocator::AllocateImpl, "Out of memory error on GPU %d.
+    # Cannot allocate %s memory on GPU %d, %s memory has been allocated and available memory is only %s." (also
+    # cuda_malloc_async_allocator.cc, cuda_virtual_mem_allocator.cc); CPU: cpu_allocator.cc "Fail to alloc memory of
+    # %d size, error code is %d." (paddle 3.3.1 venv).
+    _Pattern("paddle", "gpu", ("builtins.MemoryError",),
+             re.compile(rf"Out of memory error on GPU (?:Virtual Memory )?(?P<gpu>\d+)\. Cannot allocate "
+                        rf"(?P<requested>{_SIZE}) memory on GPU (?:Virtual Memory )?\d+, "
+                        rf"(?:(?P<in_use>{_SIZE}) memory has been allocated and )?"
+                        rf"available memory is only (?P<free>{_SIZE})"),
+             _both(_sizes(requested="requested", in_use="in_use", free="free"), _gpu_index)),
+    _Pattern("paddle", "host", ("builtins.MemoryError",),
+             re.compile(r"\(ResourceExhausted\) Fail to alloc memory of (?P<requested>\d+) size"),
+             _sizes(requested="requested")),
+    # MegEngine 1.13.4: src/core/impl/comp_node/mem_alloc/impl.cpp MemAllocImplHelper::do_alloc, "out of memory while
+    # requesting %zu bytes; you can try setting MGB_CUDA_RESERVE_MEMORY ..." (device allocators);
+    # src/core/include/megbrain/comp_node/alloc.h "failed to alloc %zu bytes"; CPU: src/core/impl/comp_node/cpu/
+    # comp_node.cpp mgb_aligned_alloc "failed to malloc %zubytes with align %zu" (megengine venv). Raised as the
+    # RuntimeError cause of core2.AsyncError.
+    _Pattern("megengine", "gpu", ("builtins.RuntimeError",),
+             re.compile(r"out of memory while requesting (?P<requested>\d+) bytes"), _sizes(requested="requested")),
+    _Pattern("megengine", "host", ("builtins.RuntimeError",),
+             re.compile(r"failed to malloc (?P<requested>\d+) ?bytes with align"), _sizes(requested="requested")),
+    _Pattern("megengine", "gpu", ("builtins.RuntimeError",),
+             re.compile(r"MemAllocError|failed to alloc (?P<requested>\d+) bytes"), _sizes(requested="requested")),
+    # MXNet 1.9.1: src/storage/pooled_storage_manager.h GPUPooledStorageManager::Alloc (and the rounded pool),
+    # LOG(FATAL) << "cudaMalloc retry failed: " << cudaGetErrorString(e) → "out of memory"; the unpooled
+    # src/storage/gpu_device_storage.h "CUDA: out of memory"; CPU: src/storage/cpu_device_storage.h "Failed to allocate
+    # CPU Memory" (mxnet venv).
+    _Pattern("mxnet", "gpu", ("mxnet.base.MXNetError",),
+             re.compile(r"cudaMalloc (?:retry )?failed: out of memory|CUDA: out of memory")),
+    _Pattern("mxnet", "host", ("mxnet.base.MXNetError",), re.compile(r"Failed to allocate CPU Memory")),
+    _Pattern("python", "host", ("builtins.MemoryError",), None),
+)
+
+
+def _class_names(exc: BaseException) -> set[str]:
+    return {f"{cls.__module__}.{cls.__qualname__}" for cls in type(exc).__mro__}
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """The exception, then its causes and contexts, each once, at most _MAX_DEPTH of them."""
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(seen) < _MAX_DEPTH and all(current is not s for s in seen):
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
+
+
+def _message(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # a broken __str__ must not break the user's cell twice
+        return ""
+
+
+def recognise(exc: BaseException) -> OutOfMemory | None:
+    """The out-of-memory failure `exc` is (or was caused by), or None when it is none."""
+    for link in _chain(exc):
+        names = _class_names(link)
+        text = _message(link)
+        for pattern in PATTERNS:
+            if not names.intersection(pattern.classes):
+                continue
+            match = pattern.message.search(text) if pattern.message is not None else None
+            if pattern.message is not None and match is None:
+                continue
+            facts = pattern.facts(match)
+            gpu = facts.pop("gpu", None)
+            requested = facts.pop("requested", None)
+            cls = type(link)
+            return OutOfMemory(pattern.framework, pattern.device, f"{cls.__module__}.{cls.__qualname__}",
+                               text[:_MESSAGE_CHARS], gpu, requested, facts)
+    return None

@@ -1,0 +1,170 @@
+"""Out-of-memory errors are recognised from their classes and messages.
+
+GPU-only errors cannot be raised on this machine, so they are tested as data: PyTorch's, JAX's and CuPy's are the REAL
+errors captured on an H100 (tests/data/cuda_facts_h100.json: class, MRO and message verbatim), raised here through
+stand-in classes built from the captured MRO (same module-qualified names, same bases); Paddle's, MegEngine's and
+MXNet's are their source's own format strings (file paths cited beside each), filled in as the C++ would. The CPU
+errors below are the real messages the frameworks raised in their venvs (tests/frameworks/test_oom_real.py raises
+them for real).
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+from pathlib import Path
+
+import pytest
+
+from mgenv_jupyter.oom.recognise import OutOfMemory, parse_size, recognise
+
+FACTS = json.loads((Path(__file__).parents[1] / "data" / "cuda_facts_h100.json").read_text())
+GiB = 1024**3
+
+
+def stand_in(qualified: str, mro: list[str]) -> type[BaseException]:
+    """A class named as the captured one (module and qualname), on the captured builtin base: a stand-in, labelled,
+    for an exception this machine cannot raise."""
+    module, _, name = qualified.rpartition(".")
+    base = next(getattr(builtins, entry.split(".", 1)[1]) for entry in mro[1:] if entry.startswith("builtins."))
+    return type(name, (base,), {"__module__": module})
+
+
+def captured(case: str) -> BaseException:
+    data = FACTS["cases"][case]
+    return stand_in(data["type"], data["mro"])(data["message"])
+
+
+def test_torch_gpu_oom_captured_on_an_h100_with_every_figure_its_message_gives():
+    event = recognise(captured("torch: the GPU filled by many allocations"))
+    assert event is not None
+    assert (event.framework, event.device, event.gpu, event.exception) == ("torch", "gpu", 0, "torch.OutOfMemoryError")
+    assert event.requested == 4 * GiB
+    assert event.facts["total"] == int(79.18 * GiB) and event.facts["free"] == int(2.66 * GiB)
+    assert event.facts["in_use"] == int(76.51 * GiB) and event.facts["allocated"] == 76 * GiB
+    assert event.facts["cached_free"] == 0 and "allowed" not in event.facts
+
+
+def test_torch_per_process_fraction_is_read_as_the_allowed_size():
+    event = recognise(captured("torch: past the per-process memory fraction"))
+    assert event is not None and event.facts["allowed"] == int(3.96 * GiB) and event.requested == 8 * GiB
+
+
+@pytest.mark.parametrize("case, requested", [("jax: one allocation larger than the GPU", 1024 * GiB),
+                                             ("jax: past XLA_PYTHON_CLIENT_MEM_FRACTION", 12 * GiB)])
+def test_jax_gpu_oom_captured_on_an_h100(case, requested):
+    event = recognise(captured(case))
+    assert event is not None
+    assert (event.framework, event.device, event.gpu, event.requested) == ("jax", "gpu", 0, requested)
+
+
+def test_cupy_gpu_oom_captured_on_an_h100_is_cupy_not_a_plain_memory_error():
+    event = recognise(captured("cupy: one allocation larger than the GPU"))
+    assert event is not None
+    assert (event.framework, event.device, event.requested) == ("cupy", "gpu", 1024 * GiB)
+
+
+# Paddle, from paddle/phi/core/memory/allocation/cuda_allocator.cc (CUDAAllocator::AllocateImpl):
+#   "\n\nOut of memory error on GPU %d. Cannot allocate %s memory on GPU %d, %s memory has been allocated and available
+#   memory is only %s.\n\nPlease check whether there is any other process using GPU %d.\n..." thrown as
+#   ResourceExhausted through PADDLE_THROW_BAD_ALLOC, which Python sees as MemoryError with the "(ResourceExhausted)"
+#   summary (as the CPU allocator's error shows in the paddle venv). Sizes come from string::HumanReadableSize.
+PADDLE_GPU = ("(ResourceExhausted) \n\nOut of memory error on GPU 0. Cannot allocate 15.503906GB memory on GPU 0, "
+              "28.770508GB memory has been allocated and available memory is only 10.815613GB.\n\n"
+              "Please check whether there is any other process using GPU 0.\n"
+              "1. If yes, please stop them, or start PaddlePaddle on another GPU.\n"
+              "2. If no, please decrease the batch size of your model. \n\n"
+              " (at /paddle/paddle/phi/core/memory/allocation/cuda_allocator.cc:84)\n")
+# MegEngine v1.13.4, src/core/impl/comp_node/mem_alloc/impl.cpp (MemAllocImplHelper::do_alloc), MemAllocError; Python
+# sees it as the RuntimeError cause of core2.AsyncError (imperative/python/src/tensor.cpp), as the CPU case shows.
+MEGENGINE_GPU = ("out of memory while requesting 2147483648 bytes; you can try setting MGB_CUDA_RESERVE_MEMORY to "
+                 "reserve all memory. If there are dynamic variables, you can also try enabling graph option "
+                 "`enable_grad_var_static_reshape` so some gradient variables can be statically allocated")
+# MXNet 1.9.1, src/storage/pooled_storage_manager.h:160 (GPUPooledStorageManager::Alloc), LOG(FATAL) << "cudaMalloc
+# retry failed: " << cudaGetErrorString(e), as MXNetError with MXNet's own traceback header (as for the CPU case).
+MXNET_GPU = ('Traceback (most recent call last):\n  File "../src/storage/./pooled_storage_manager.h", line 160\n'
+             "MXNetError: cudaMalloc retry failed: out of memory")
+MXNET_UNPOOLED = ('Traceback (most recent call last):\n  File "../src/storage/./gpu_device_storage.h", line 67\n'
+                  "MXNetError: CUDA: out of memory")  # gpu_device_storage.h, MXNET_GPU_MEM_POOL_TYPE=Unpooled
+
+
+def async_error(cause: BaseException) -> BaseException:
+    outer = stand_in("megengine.core._imperative_rt.core2.AsyncError", ["x", "builtins.RuntimeError"])(
+        "An async error is reported. See above for the actual cause.")
+    outer.__cause__ = cause
+    return outer
+
+
+def test_paddle_gpu_oom_from_its_source_text():
+    event = recognise(MemoryError(PADDLE_GPU))
+    assert event is not None
+    assert (event.framework, event.device, event.gpu) == ("paddle", "gpu", 0)
+    assert event.requested == int(15.503906 * GiB) and event.facts["free"] == int(10.815613 * GiB)
+
+
+def test_megengine_gpu_oom_is_found_behind_its_async_error():
+    event = recognise(async_error(RuntimeError(MEGENGINE_GPU)))
+    assert event is not None
+    assert (event.framework, event.device, event.requested) == ("megengine", "gpu", 2 * GiB)
+    assert event.exception == "builtins.RuntimeError"
+
+
+@pytest.mark.parametrize("message", [MXNET_GPU, MXNET_UNPOOLED])
+def test_mxnet_gpu_oom_from_its_source_text(message):
+    error = stand_in("mxnet.base.MXNetError", ["x", "builtins.RuntimeError"])(message)
+    event = recognise(error)
+    assert event is not None and (event.framework, event.device, event.requested) == ("mxnet", "gpu", None)
+
+
+# Raised for real in the venvs (1 << 50 bytes asked on CPU), kept here as data:
+TORCH_CPU = ("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to "
+             "allocate 1125899906842624 bytes. Error code 12 (Cannot allocate memory)")
+JAX_CPU = "RESOURCE_EXHAUSTED: Out of memory allocating 1125899906842624 bytes."
+PADDLE_CPU = ("(ResourceExhausted) Fail to alloc memory of 1125899906842624 size, error code is 12.\n  [Hint: Expected "
+              "error == 0, but received error:12 != 0:0.] (at /paddle/paddle/phi/core/memory/allocation/"
+              "cpu_allocator.cc:44)\n")
+MEGENGINE_CPU = ("assertion `!err' failed at /home/code/src/core/impl/comp_node/cpu/comp_node.cpp:265: void* "
+                 "mgb::CpuCompNode::CompNodeBaseImpl::mgb_aligned_alloc(size_t)\nextra message: failed to malloc "
+                 "1125899906842624bytes with align 64\n")
+
+
+def test_host_ooms_as_the_frameworks_raised_them_in_their_venvs():
+    jax_error = stand_in("jax.errors.JaxRuntimeError", ["x", "builtins.RuntimeError"])
+    mxnet_error = stand_in("mxnet.base.MXNetError", ["x", "builtins.RuntimeError"])
+    cases = {
+        "torch": RuntimeError(TORCH_CPU), "jax": jax_error(JAX_CPU), "paddle": MemoryError(PADDLE_CPU),
+        "megengine": async_error(RuntimeError(MEGENGINE_CPU)),
+        "mxnet": mxnet_error('  File "../src/storage/./cpu_device_storage.h", line 74\n'
+                             "MXNetError: Failed to allocate CPU Memory"),
+    }
+    for framework, error in cases.items():
+        event = recognise(error)
+        assert event is not None, framework
+        assert (event.framework, event.device) == (framework, "host"), framework
+        if framework != "mxnet":
+            assert event.requested == 1 << 50, framework
+
+
+def test_a_plain_memory_error_is_python_on_the_host():
+    assert recognise(MemoryError()) == OutOfMemory("python", "host", "builtins.MemoryError", "")
+
+
+def test_other_errors_are_not_out_of_memory():
+    jax_error = stand_in("jax.errors.JaxRuntimeError", ["x", "builtins.RuntimeError"])
+    for error in (RuntimeError("CUDA error: an illegal memory access was encountered"), ValueError("out of memory"),
+                  jax_error("INVALID_ARGUMENT: shapes do not match"), KeyboardInterrupt(),
+                  RuntimeError("can't allocate memory")):
+        assert recognise(error) is None, error
+
+
+def test_a_cyclic_chain_ends():
+    first, second = RuntimeError("a"), RuntimeError("b")
+    first.__context__, second.__context__ = second, first
+    assert recognise(first) is None
+
+
+@pytest.mark.parametrize("text, expected", [("2.00 GiB", 2 * GiB), ("1.00TiB", 1024 * GiB), ("0 bytes", 0),
+                                            ("716.750000MB", int(716.75 * 1024**2)), ("518.00 MiB", 518 * 1024**2),
+                                            ("1,099,511,627,776 bytes", 1 << 40), ("12 parsecs", None)])
+def test_sizes_as_the_frameworks_print_them(text, expected):
+    assert parse_size(text) == expected
