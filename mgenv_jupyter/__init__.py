@@ -3,7 +3,8 @@ notebooks, and watch GPU memory.
 
 `%load_ext mgenv_jupyter` loads the magics; `mgenv_jupyter.session()` is the kernel's EnvSession; `DTRWidget()`,
 `AllocatorWidget(framework=...)` and `ConfigWidget(...)` edit the same variables with ipywidgets; `MemoryChart()`
-(or `%memchart`) charts the kernel's GPU memory live.
+(or `%memchart`) charts the kernel's GPU memory live; when a cell runs out of memory a report says why and which
+setting fixes it (`%oom` shows it again, `last_oom()` returns it).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from .widgets import AllocatorWidget, ConfigWidget, DTRWidget, MemoryChart
 
 __all__ = ["AllocatorWidget", "AlreadyReadWarning", "ConfigWidget", "DTRWidget", "InvalidValueError",
-           "MayBeLatchedWarning", "MemoryChart", "__version__",
+           "MayBeLatchedWarning", "MemoryChart", "__version__", "last_oom",
            "load_ipython_extension", "session", "set_language", "unload_ipython_extension"]
 
 # Widgets pull in ipywidgets, so they are imported on first use: `import mgenv_jupyter` stays cheap.
@@ -32,6 +33,14 @@ def __getattr__(name: str) -> Any:
 
         return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def last_oom() -> Any:
+    """The latest out-of-memory report of this kernel as data (an `OomReport`: `.findings`, `.remedies`,
+    `.to_json()`), or None when no cell has run out of memory since the extension was loaded."""
+    from .oom import last_report
+
+    return last_report()
 
 
 def load_ipython_extension(ipython: Any) -> None:

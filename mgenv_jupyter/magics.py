@@ -1,4 +1,5 @@
-"""The magics: %envset, %%envset, %envget, %envunset, %envlist, %envdiff, %envexport, %envload, %envlang, %memchart.
+"""The magics: %envset, %%envset, %envget, %envunset, %envlist, %envdiff, %envexport, %envload, %envlang, %memchart,
+%oom.
 
 Magics are a thin front end of `EnvSession`: they parse the line, call the session, and turn `InvalidValueError` into
 IPython's `UsageError` (a clean message, no traceback). They return values so a notebook shows them and a test can check
@@ -263,15 +264,20 @@ def complete(ipython: Any, event: Any) -> list[str]:
     return [name + suffix for name in known.names() if name.startswith(word)]
 
 
-MAGICS = ("envset", "envget", "envunset", "envlist", "envdiff", "envexport", "envload", "envlang", "memchart")
+MAGICS = ("envset", "envget", "envunset", "envlist", "envdiff", "envexport", "envload", "envlang", "memchart", "oom")
 
 
 def register(ipython: Any) -> None:
-    """What `%load_ext` installs: the magics, the completers, the comm target and the import watcher."""
+    """What `%load_ext` installs: the magics, the completers, the comm target, the import watcher and the
+    out-of-memory hook with its recorder."""
     if getattr(ipython, "_mgenv_jupyter_loaded", False):
         return
     session().watcher.install()  # imports from here on are seen (again, after an unload)
     ipython.register_magics(EnvMagics)
+    from .oom import hook
+
+    ipython.register_magics(hook.OomMagics)
+    hook.install(ipython)
     from .comm import register_target
 
     register_target(ipython)
@@ -299,5 +305,8 @@ def unregister(ipython: Any) -> None:
     from .comm import unregister_target
 
     unregister_target(ipython)
+    from .oom import hook
+
+    hook.uninstall(ipython)
     session().watcher.uninstall()
     ipython._mgenv_jupyter_loaded = False

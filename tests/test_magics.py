@@ -255,11 +255,14 @@ def test_near_misses_in_the_prefix_are_caught(ip):
         assert typo not in os.environ
 
 
-def _count_of_everything(ip) -> tuple[int, int, int]:
-    """(import watchers on sys.meta_path, our completers, our line magics)."""
+def _count_of_everything(ip) -> tuple[int, int, int, int, int]:
+    """(import watchers on sys.meta_path, our completers, our line magics, our out-of-memory listeners after cells,
+    recording subscriptions on the kernel's sampler)."""
     import sys
 
     from mgenv_jupyter.magics import MAGICS, complete
+    from mgenv_jupyter.memory.shared import kernel_sampler
+    from mgenv_jupyter.oom.hook import installed
     from mgenv_jupyter.runtime import ImportWatcher
 
     watchers = sum(isinstance(finder, ImportWatcher) for finder in sys.meta_path)
@@ -267,14 +270,18 @@ def _count_of_everything(ip) -> tuple[int, int, int]:
     hooks = [getattr(hook, "__func__", hook) for chain in chains.values() for _, hook in chain.chain]
     completers = sum(hook is complete for hook in hooks)
     magics = sum(name in ip.magics_manager.magics["line"] for name in MAGICS)
-    return watchers, completers, magics
+    # the recorder is the one subscription that asks for a rate and takes no batches; after a cell it records from
+    # the kernel's current sampler, even if an earlier test closed the one it had
+    ip.run_cell("pass")
+    recorders = sum(s.callback is None and s.interval > 0 for s in kernel_sampler().subscriptions)
+    return watchers, completers, magics, installed(ip), recorders
 
 
 def test_unloading_removes_what_loading_installed_and_reloading_gives_one_of_each(ip):
     loaded = _count_of_everything(ip)
-    assert loaded == (1, 5, 9)
+    assert loaded == (1, 5, 10, 1, 1)
     ip.run_line_magic("unload_ext", "mgenv_jupyter")
-    assert _count_of_everything(ip) == (0, 0, 0)
+    assert _count_of_everything(ip) == (0, 0, 0, 0, 0)
     for _ in range(3):
         ip.run_line_magic("load_ext", "mgenv_jupyter")
         ip.run_line_magic("reload_ext", "mgenv_jupyter")

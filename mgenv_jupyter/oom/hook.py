@@ -1,0 +1,121 @@
+"""The IPython side: after every cell, an out-of-memory error is recognised and explained under the cell, the normal
+traceback left exactly as IPython shows it.
+
+Why `post_run_cell` and not `set_custom_exc`: a custom exception handler replaces IPython's traceback display for the
+classes it names (the handler must print it again itself), and a shell holds only one, so installing ours would
+silently remove another extension's. `post_run_cell` runs after the traceback has been shown, receives the exception
+as `result.error_in_exec`, can have any number of listeners, and what it displays lands under the same cell.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from IPython.core.magic import Magics, line_magic, magics_class, no_var_expand
+from IPython.core.magic_arguments import magic_arguments
+
+from .recognise import recognise
+from .recorder import Recorder
+from .report import OomReport, build_report, last_report, remember
+
+log = logging.getLogger(__name__)
+
+_ATTRIBUTE = "_mgenv_jupyter_oom"  # the shell's attribute holding what install() put there
+
+
+class OomHook:
+    """The post_run_cell listener and the recorder it reads from."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+
+    def __call__(self, result: Any) -> None:
+        error = getattr(result, "error_in_exec", None)
+        sampler = self.recorder.ensure()
+        if error is None:
+            return
+        try:
+            event = recognise(error)
+            if event is None:
+                return
+            from ..runtime import session
+
+            report = build_report(event, sampler, session())
+            remember(report)
+            show(report)
+        except Exception:  # the user's cell already failed; the report must never add a second traceback
+            log.exception("mgenv_jupyter could not explain an out-of-memory error")
+
+
+def show(report: OomReport) -> None:
+    from IPython.display import display
+
+    from ..presentation.oom import OomView
+
+    display(OomView(report))
+
+
+def install(shell: Any, interval: float | None = None) -> OomHook:
+    """Start the recorder and listen after every cell of `shell`; installing again keeps the one there."""
+    hook: OomHook | None = getattr(shell, _ATTRIBUTE, None)
+    if hook is not None:
+        return hook
+    recorder = Recorder() if interval is None else Recorder(interval)
+    hook = OomHook(recorder.start())
+    shell.events.register("post_run_cell", hook)
+    setattr(shell, _ATTRIBUTE, hook)
+    threading.Thread(target=_warm_up, name="mgenv-oom-warm-up", daemon=True).start()
+    return hook
+
+
+def _warm_up() -> None:
+    """Import what a report needs (pandas for the history, the framework adapters, the view) once, off the user's
+    path: the first report then takes milliseconds, not the third of a second pandas' import alone costs."""
+    try:
+        import pandas  # noqa: F401
+
+        from ..presentation import oom  # noqa: F401
+        from ..runtime.frameworks import known_live_keys
+
+        known_live_keys()
+    except Exception:  # a missing optional piece shows when a report is made, not here
+        log.debug("out-of-memory warm-up incomplete", exc_info=True)
+
+
+def uninstall(shell: Any) -> None:
+    """Stop listening and recording; idempotent."""
+    hook: OomHook | None = getattr(shell, _ATTRIBUTE, None)
+    if hook is None:
+        return
+    try:
+        shell.events.unregister("post_run_cell", hook)
+    except ValueError:  # someone removed it already
+        pass
+    hook.recorder.stop()
+    setattr(shell, _ATTRIBUTE, None)
+
+
+def installed(shell: Any) -> int:
+    """How many of our listeners `shell` has (for tests of loading and unloading)."""
+    return sum(isinstance(callback, OomHook) for callback in shell.events.callbacks["post_run_cell"])
+
+
+@magics_class
+class OomMagics(Magics):
+    @no_var_expand
+    @magic_arguments()
+    @line_magic
+    def oom(self, line: str) -> Any:
+        """Show the last out-of-memory report again (its `.report` is the data; `mgenv_jupyter.last_oom()` too)."""
+        from IPython.core.error import UsageError
+
+        from ..magics import _parse_args
+        from ..presentation.oom import OomView
+
+        _parse_args(self.oom, line)
+        report = last_report()
+        if report is None:
+            raise UsageError("no cell has run out of memory since mgenv_jupyter was loaded")
+        return OomView(report)

@@ -1,0 +1,150 @@
+"""`OomReport`: everything said about one out-of-memory failure, as data — the error, the numbers per device, the
+other processes, the timeline before the failure, the verdict and the remedies. `build_report` makes one;
+`last_report()` is the latest (what `%oom` shows and `mgenv_jupyter.last_oom()` returns).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .causes import Finding, diagnose
+from .recognise import OutOfMemory
+from .remedies import Remedy, remedies
+from .state import MemoryState, read_state
+
+if TYPE_CHECKING:
+    from ..memory.sampler import Sampler
+    from ..runtime import EnvSession
+
+TIMELINE_SECONDS = 300.0  # of history before the failure kept in a report
+_EARLIER_CELLS = 10
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """The failing device's headline series (`series`, e.g. "gpu0 process"): its values over the last minutes
+    (`times` in seconds since the epoch, `values` in bytes), when the failing cell started, and the peaks of the
+    cells before it (cell number → bytes)."""
+
+    series: str | None = None
+    times: tuple[float, ...] = ()
+    values: tuple[int, ...] = ()
+    cell: int | None = None
+    cell_start: float | None = None
+    earlier_peaks: tuple[tuple[int, int], ...] = ()
+
+    def during_cell(self) -> tuple[int, ...]:
+        if self.cell_start is None:
+            return ()
+        return tuple(v for t, v in zip(self.times, self.values, strict=True) if t >= self.cell_start)
+
+
+@dataclass(frozen=True)
+class OomReport:
+    """One out-of-memory failure explained. `findings` are the likely causes, likeliest first; `remedies` the
+    catalog settings that address them, best first. `took` is how long the report took to make (seconds)."""
+
+    event: OutOfMemory
+    time: float
+    state: MemoryState
+    timeline: Timeline
+    findings: tuple[Finding, ...]
+    remedies: tuple[Remedy, ...]
+    took: float = 0.0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def verdict(self) -> Finding:
+        return self.findings[0]
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as plain data (JSON-ready)."""
+        return {
+            "event": self.event.to_json(), "time": self.time, "took": self.took,
+            "devices": [{**asdict(d), "others": d.others, "cached_free": d.cached_free} for d in self.state.devices],
+            "processes": [asdict(p) for p in self.state.processes],
+            "host": {"total": self.state.host_total, "available": self.state.host_available,
+                     "kernel_rss": self.state.kernel_rss},
+            "timeline": {**asdict(self.timeline)},
+            "findings": [{"cause": f.cause.value, "score": f.score, "evidence": f.evidence.en} for f in self.findings],
+            "remedies": [r.to_json() for r in self.remedies],
+            "notes": list(self.notes),
+        }
+
+    def _repr_html_(self) -> str:
+        from ..presentation.oom import OomView
+
+        return OomView(self)._repr_html_()
+
+    def __repr__(self) -> str:
+        from ..presentation.oom import OomView
+
+        return repr(OomView(self))
+
+
+def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, now: float) -> Timeline:
+    if sampler is None:
+        return Timeline()
+    from ..memory.cells import headline_series
+
+    frame = sampler.history.frame()
+    if not len(frame):
+        return Timeline()
+    headlines = headline_series(frame.columns)
+    device = state.gpu(event.gpu) if event.device == "gpu" else None
+    wanted = device.device if device is not None else ("host" if event.device == "host" else None)
+    series = headlines.get(wanted) if wanted is not None else None
+    if series is None:  # the host's figure when no GPU answers
+        series = headlines.get("host") or next(iter(headlines.values()), None)
+    if series is None:
+        return Timeline()
+    times = frame.index.asi8 / 1e9
+    keep = times >= now - TIMELINE_SECONDS
+    column = frame[series][keep]
+    pairs = [(float(t), int(v)) for t, v in zip(times[keep], column.tolist(), strict=True) if v == v]
+    markers = sampler.cells.markers
+    running = sampler.cells.running
+    failing = running if running is not None else (markers[-1] if markers else None)
+    earlier = [m for m in markers if failing is None or m.cell != failing.cell]
+    peaks = []
+    for marker in earlier[-_EARLIER_CELLS:]:
+        # A cell shorter than a sampling interval saw no sample of its own: the value around it stands for it.
+        peak = marker.peak.get(series)
+        if peak is None:
+            peak = sampler.history.value_near(series, marker.end or marker.start, after=False)
+        if peak is not None:
+            peaks.append((marker.cell, int(peak)))
+    return Timeline(series, tuple(t for t, _ in pairs), tuple(v for _, v in pairs),
+                    failing.cell if failing is not None else None, failing.start if failing is not None else None,
+                    tuple(peaks))
+
+
+def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSession) -> OomReport:
+    """Explain `event` with what `sampler` recorded and what `session` has set."""
+    started = time.perf_counter()
+    now = time.time()
+    state = read_state(sampler)
+    findings = diagnose(event, state, session)
+    chosen = remedies(event, findings, state, session)
+    timeline = _timeline(sampler, event, state, now)
+    return OomReport(event, now, state, timeline, tuple(findings), tuple(chosen), time.perf_counter() - started,
+                     state.notes)
+
+
+_last: OomReport | None = None
+_lock = threading.Lock()
+
+
+def remember(report: OomReport) -> None:
+    global _last
+    with _lock:
+        _last = report
+
+
+def last_report() -> OomReport | None:
+    """The latest out-of-memory report of this kernel (None: no cell has run out of memory since loading)."""
+    with _lock:
+        return _last

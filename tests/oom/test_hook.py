@@ -1,0 +1,185 @@
+"""After a failing cell, in a real IPython shell: the normal traceback stays as IPython shows it, and an out-of-memory
+error gets its report under it; `%oom` shows it again and `mgenv_jupyter.last_oom()` returns it.
+
+The three simulated-GPU scenarios (tests/data/oom/*.json, run through MGENV_SIMULATE_GPU) climb to the device's limit
+while a cell runs, then the cell raises the framework's error. The errors are stand-ins, labelled: classes named as
+the real ones (from the H100 capture and MegEngine's source), messages in the frameworks' own wording with the
+scenario's figures.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+from IPython.utils.capture import capture_output
+
+import mgenv_jupyter
+from mgenv_jupyter.memory import simulation
+from mgenv_jupyter.memory.shared import close_kernel_sampler
+from mgenv_jupyter.oom import Cause, hook
+from mgenv_jupyter.oom.report import remember
+
+SCENARIOS = Path(__file__).parents[1] / "data" / "oom"
+GiB = 1024**3
+
+# A stand-in named as PyTorch's class (tests/data/cuda_facts_h100.json: torch.OutOfMemoryError, a RuntimeError).
+TorchOutOfMemoryError = type("OutOfMemoryError", (RuntimeError,), {"__module__": "torch"})
+# MegEngine's AsyncError (imperative/python/src/tensor.cpp, a RuntimeError) carrying the allocator's error as cause.
+AsyncError = type("AsyncError", (RuntimeError,), {"__module__": "megengine.core._imperative_rt.core2"})
+
+# PyTorch 2.11's wording (the H100 capture), the scenario's figures.
+TORCH_TEMPLATE = ("CUDA out of memory. Tried to allocate {requested}. GPU 0 has a total capacity of {total} of which "
+                  "{free} is free. Including non-PyTorch memory, this process has {in_use} memory in use. Of the "
+                  "allocated memory {allocated} is allocated by PyTorch, and {cached} is reserved by PyTorch but "
+                  "unallocated. If reserved but unallocated memory is large try setting "
+                  "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.")
+
+
+def test_the_template_is_pytorchs_own_wording():
+    import json
+
+    facts = json.loads((SCENARIOS.parent / "cuda_facts_h100.json").read_text())
+    real = facts["cases"]["torch: the GPU filled by many allocations"]["message"]
+    numbers = re.compile(r"[0-9.]+ (?:GiB|MiB|bytes)")
+    ours = TORCH_TEMPLATE.format(requested="1 GiB", total="1 GiB", free="1 GiB", in_use="1 GiB", allocated="1 GiB",
+                                 cached="1 GiB")
+    assert numbers.sub("N", real).startswith(numbers.sub("N", ours).rstrip("."))
+
+
+@pytest.fixture
+def scenario(ip, monkeypatch):
+    """Run a scenario file as the kernel's simulated GPU, the recorder sampling every 50 ms; returns a runner that
+    runs a few quick cells, then a cell that waits for the climb and raises `error` (a name in the shell)."""
+    recorder = ip._mgenv_jupyter_oom.recorder
+
+    def run(name: str, error: BaseException) -> str:
+        monkeypatch.setenv(simulation.ENV, str(SCENARIOS / name))
+        close_kernel_sampler()
+        recorder.interval = 0.05
+        recorder.ensure()
+        for cell in ("a = 1", "b = 2"):
+            ip.run_cell(cell, store_history=True)
+            time.sleep(0.1)
+        ip.user_ns["_oom_error"] = error
+        with capture_output() as captured:
+            ip.run_cell("import time\ntime.sleep(1.2)\nraise _oom_error", store_history=True)
+        return captured.stdout + "".join(str(o.data.get("text/plain", "")) for o in captured.outputs)
+
+    yield run
+    recorder.interval = hook.Recorder().interval
+    close_kernel_sampler()
+    recorder.ensure()
+
+
+def test_fragmentation_scenario(scenario):
+    error = TorchOutOfMemoryError(TORCH_TEMPLATE.format(
+        requested="2.00 GiB", total="40.00 GiB", free="1.10 GiB", in_use="38.00 GiB", allocated="21.00 GiB",
+        cached="16.30 GiB"))
+    shown = scenario("fragmentation.json", error)
+    report = mgenv_jupyter.last_oom()
+    assert report.verdict.cause is Cause.FRAGMENTATION
+    assert report.remedies[0].assignments == (("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"),)
+    # the normal traceback, then the report under it
+    assert "Traceback" in shown and "OutOfMemoryError" in shown
+    assert shown.index("OutOfMemoryError") < shown.index("Verdict: fragmentation")
+    assert "%envset PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" in shown
+    # the timeline: the failing cell climbed on the simulated GPU, the earlier cells' peaks are beside it
+    timeline = report.timeline
+    assert timeline.series == "gpu0 (simulated) process"
+    climb = timeline.during_cell()
+    assert climb[-1] >= 37 * GiB and climb[0] < climb[-1]
+    assert [cell for cell, _ in timeline.earlier_peaks][-2:] == [timeline.cell - 2, timeline.cell - 1]
+    device = report.state.gpu(0)
+    assert device.simulated and device.total == 40 * GiB and device.kernel >= 37 * GiB
+
+
+def test_another_process_scenario_names_it_and_moves_to_the_free_gpu(scenario):
+    error = TorchOutOfMemoryError(TORCH_TEMPLATE.format(
+        requested="1.00 GiB", total="40.00 GiB", free="512.00 MiB", in_use="9.00 GiB", allocated="8.80 GiB",
+        cached="100.00 MiB"))
+    shown = scenario("other_process.json", error)
+    report = mgenv_jupyter.last_oom()
+    assert report.verdict.cause is Cause.OTHER_PROCESS
+    assert "pid 4000001" in report.verdict.evidence.en and "30 GiB" in report.verdict.evidence.en
+    first = report.remedies[0]
+    assert first.assignments == (("CUDA_DEVICE_ORDER", "PCI_BUS_ID"), ("CUDA_VISIBLE_DEVICES", "1"))
+    assert first.restart  # PyTorch initialised CUDA when it allocated: the devices are fixed until a restart
+    assert [(p.gpu, p.pid, p.bytes) for p in report.state.processes] == [(0, 4000001, 30 * GiB)]
+    assert "gpu0: pid 4000001" in shown
+
+
+def test_megengine_with_dtr_off_scenario(scenario):
+    error = AsyncError("An async error is reported. See above for the actual cause.")
+    error.__cause__ = RuntimeError(  # MegEngine v1.13.4 src/core/impl/comp_node/mem_alloc/impl.cpp
+        "out of memory while requesting 2147483648 bytes; you can try setting MGB_CUDA_RESERVE_MEMORY to reserve all "
+        "memory. If there are dynamic variables, you can also try enabling graph option "
+        "`enable_grad_var_static_reshape` so some gradient variables can be statically allocated")
+    shown = scenario("megengine_dtr_off.json", error)
+    report = mgenv_jupyter.last_oom()
+    assert report.verdict.cause is Cause.DTR_OFF
+    first = dict(report.remedies[0].assignments)
+    assert {k: first[k] for k in ("MEGENGINE_ENABLE_DROP", "MEGENGINE_DTR_AUTO_DROP",
+                                  "MEGENGINE_RECORD_COMPUTING_PATH")} == {k: "1" for k in (
+        "MEGENGINE_ENABLE_DROP", "MEGENGINE_DTR_AUTO_DROP", "MEGENGINE_RECORD_COMPUTING_PATH")}
+    # the threshold from the device total less what others hold: 80% of (24 GiB - 700 MiB), in 256 MiB steps
+    threshold = int(first["MEGENGINE_DTR_EVICTION_THRESHOLD"])
+    room = 24 * GiB - 700 * 1024**2
+    assert room * 0.8 - 256 * 1024**2 < threshold <= room * 0.8
+    assert "trigger, not a memory cap" in shown  # the caveat
+    # applying it goes through the session: the kernel's rules, the history, the status
+    applied = report.remedies[0].apply()
+    assert os.environ["MEGENGINE_ENABLE_DROP"] == "1" and os.environ["MEGENGINE_DTR_EVICTION_THRESHOLD"] == str(
+        threshold)
+    assert {c.name for c in applied} == set(first)
+
+
+def test_an_error_that_is_not_out_of_memory_gets_no_report(ip):
+    remember(None)  # type: ignore[arg-type]
+    with capture_output() as captured:
+        ip.run_cell("raise ValueError('nothing to do with memory')")
+    assert "ValueError" in captured.stdout and not captured.outputs
+    assert mgenv_jupyter.last_oom() is None
+
+
+def test_a_memory_error_is_reported_under_its_traceback_and_oom_shows_it_again(ip):
+    with capture_output() as captured:
+        ip.run_cell("raise MemoryError()")
+    assert "MemoryError" in captured.stdout
+    assert "host memory" in captured.outputs[0].data["text/plain"]
+    again = ip.run_line_magic("oom", "")
+    assert repr(again) == captured.outputs[0].data["text/plain"]
+    assert mgenv_jupyter.last_oom().to_json()["findings"][0]["cause"] == "host"
+
+
+def test_oom_before_any_failure_is_a_usage_error(ip):
+    from IPython.core.error import UsageError
+
+    remember(None)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="no cell has run out of memory"):
+        ip.run_line_magic("oom", "")
+
+
+def test_install_twice_keeps_one_listener_and_uninstall_removes_it_and_its_recording(ip):
+    assert hook.installed(ip) == 1
+    first = hook.install(ip)
+    assert hook.installed(ip) == 1 and first.recorder.recording
+    hook.uninstall(ip)
+    hook.uninstall(ip)
+    assert hook.installed(ip) == 0 and not first.recorder.recording
+    hook.install(ip)
+    assert hook.installed(ip) == 1
+
+
+def test_a_failing_report_never_reaches_the_users_cell(ip, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("report broken")
+
+    monkeypatch.setattr("mgenv_jupyter.oom.hook.build_report", broken)
+    with capture_output() as captured:
+        result = ip.run_cell("raise MemoryError()")
+    assert isinstance(result.error_in_exec, MemoryError)
+    assert "report broken" not in captured.stdout and captured.stdout.count("Traceback") <= 1
