@@ -7,13 +7,12 @@ sizes outside `naive_best_fit`, a rule of the catalog) stay visible and editable
 
 from __future__ import annotations
 
-import html
-
 import ipywidgets as widgets
 
 from ..errors import InvalidValueError
 from ..runtime import session
 from ..text import Text, current_language
+from .markup import text_html
 from .panel import EnvPanel
 from .rows import VariableRow
 
@@ -61,7 +60,7 @@ class AllocatorWidget(EnvPanel):
         current = session()
         known = current.catalog
         rows = [VariableRow(current, known.get(name)) for name in ALLOCATOR_NAMES[framework]]  # type: ignore[arg-type]
-        latching = widgets.HTML(html.escape(LATCHING[framework].get(current_language())))
+        latching = widgets.HTML(text_html(LATCHING[framework].get(current_language())))
         latching.add_class("mgenv-intro")
         super().__init__(rows, [latching, *rows], TITLES[framework])
 

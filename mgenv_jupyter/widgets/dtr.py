@@ -15,6 +15,7 @@ from ..runtime import SetReport, session
 from ..runtime.frameworks import live_api
 from ..text import Text, current_language
 from .editors import SizeEditor
+from .markup import text_html
 from .panel import EnvPanel
 from .rows import GroupRow, Row, VariableRow
 
@@ -83,7 +84,7 @@ class DTRWidget(EnvPanel):
         self.effect = widgets.HTML()
         self.effect.add_class("mgenv-intro")
         self.effective: dict[str, str] = {}  # what MegEngine reported after the last live change, by name
-        caveat = widgets.HTML(html.escape(DTR_PEAK_CAVEAT.get(current_language())))
+        caveat = widgets.HTML(text_html(DTR_PEAK_CAVEAT.get(current_language())))
         caveat.add_class("mgenv-caveat")
         rows: list[Row] = [self.switch_row, self.threshold_row, self.minimum_row, self.sqrt_row]
         self.threshold_row.show_under_editor(self.share)
@@ -139,7 +140,7 @@ class DTRWidget(EnvPanel):
         self._update_share()
         language = current_language()
         if self.session.watcher.first_reader(("megengine",)) is None:
-            self.effect.value = f"<p><i>{html.escape(BEFORE_IMPORT.get(language))}</i></p>"
+            self.effect.value = f"<p><i>{text_html(BEFORE_IMPORT.get(language))}</i></p>"
             return
         uses = []
         for name in (*DTR_SWITCH.members, THRESHOLD, MINIMUM, SQRT_SAMPLING):
@@ -153,5 +154,5 @@ class DTRWidget(EnvPanel):
                 continue
             shown = f"{format_size(int(value))} ({value} bytes)" if name in (THRESHOLD, MINIMUM) else value
             uses.append(f"<li><code>{name}</code>: {html.escape(shown)}</li>")
-        self.effect.value = (f"<p><i>{html.escape(AFTER_IMPORT.get(language))}</i></p>"
+        self.effect.value = (f"<p><i>{text_html(AFTER_IMPORT.get(language))}</i></p>"
                              + (f"<b>{NOW_USES.get(language)}</b><ul>{''.join(uses)}</ul>" if uses else ""))

@@ -20,6 +20,7 @@ from ..presentation import applicability
 from ..runtime import EnvSession, SetReport, session
 from ..text import Text, current_language
 from ._link import SessionLink
+from .markup import text_html
 from .rows import Row, VariableRow
 
 STYLE_SHEET = Path(__file__).with_name("style.css")
@@ -166,20 +167,20 @@ class EnvPanel(widgets.VBox):
     # ---- messages ------------------------------------------------------------------------------------------------
 
     def _show_error(self, text: str) -> None:
-        self.message.value = f"<div class='mgenv-failure'>⚠ {html.escape(text)}</div>"
+        self.message.value = f"<div class='mgenv-failure'>⚠ {text_html(text)}</div>"
 
     def _show_text(self, text: str) -> None:
-        self.message.value = f"<div>{html.escape(text)}</div>"
+        self.message.value = f"<div>{text_html(text)}</div>"
 
     def _show_report(self, report: SetReport, warned: list[str]) -> None:
         lines = []
         for change in report:
             value = "(unset)" if change.new is None else change.new
             line = (f"<code>{html.escape(change.name)}={html.escape(value)}</code>: "
-                    f"<b>{html.escape(change.outcome.label.get())}</b> — {html.escape(change.message.get())}")
-            line += "".join(f"<br><small>note: {html.escape(note)}</small>" for note in change.notes)
+                    f"<b>{html.escape(change.outcome.label.get())}</b> — {text_html(change.message.get())}")
+            line += "".join(f"<br><small>note: {text_html(note)}</small>" for note in change.notes)
             lines.append(f"<li>{line}</li>")
-        lines += [f"<li class='mgenv-warned'>⚠ {html.escape(text)}</li>" for text in warned]
+        lines += [f"<li class='mgenv-warned'>⚠ {text_html(text)}</li>" for text in warned]
         self.message.value = "<ul class='mgenv-report'>" + "".join(lines) + "</ul>"
 
 

@@ -24,6 +24,7 @@ from ..presentation.rules import effective_text, group_state
 from ..runtime import EnvSession
 from ..text import Text, current_language
 from .editors import Editor, editor_for
+from .markup import text_html
 
 INACTIVE_CLASS = "mgenv-inactive"
 EDITED_CLASS = "mgenv-edited"
@@ -171,16 +172,16 @@ class VariableRow(Row):
         current = view.value
         now = f"<code>{html.escape(current)}</code>" if current is not None else NOT_SET.get(language)
         default = f"<code>{html.escape(facts.default)}</code>" if facts.default is not None else NOT_SET.get(language)
-        items = [f"{NOW.get(language)}: {now}", f"{DEFAULT.get(language)}: {default}", html.escape(facts.reading)]
+        items = [f"{NOW.get(language)}: {now}", f"{DEFAULT.get(language)}: {default}", text_html(facts.reading)]
         if facts.live:
             word = LIVE_EXAMPLE if facts.live_example else LIVE
             items.append(f"{word.get(language)}: <code>{html.escape(facts.live)}</code>")
-        parts = [f"<div class='mgenv-facts'>{' · '.join(items)}</div>", f"<div>{html.escape(facts.description)}</div>",
-                 f"<div class='mgenv-facts'>{html.escape(view.message)}</div>"]
+        parts = [f"<div class='mgenv-facts'>{' · '.join(items)}</div>", f"<div>{text_html(facts.description)}</div>",
+                 f"<div class='mgenv-facts'>{text_html(view.message)}</div>"]
         if facts.note:
-            parts.append(f"<div><i>{html.escape(facts.note)}</i></div>")
+            parts.append(f"<div><i>{text_html(facts.note)}</i></div>")
         if facts.caveats:
-            listed = "".join(f"<li>{html.escape(c)}</li>" for c in facts.caveats)
+            listed = "".join(f"<li>{text_html(c)}</li>" for c in facts.caveats)
             parts.append(f"<details><summary>{CAVEATS.get(language)} ({len(facts.caveats)})</summary>"
                          f"<ul>{listed}</ul></details>")
         self.details.value = "".join(parts)
@@ -194,7 +195,7 @@ class VariableRow(Row):
         """Whether the variable matters with the values chosen; a row that does not is greyed (it stays editable)
         with the reason beside it."""
         self.applies = applicability.applies
-        self.note.value = html.escape(applicability.reason) if applicability.reason else ""
+        self.note.value = text_html(applicability.reason) if applicability.reason else ""
         if applicability.applies:
             self.remove_class(INACTIVE_CLASS)
         else:
@@ -278,7 +279,7 @@ class VariableRow(Row):
                 except InvalidValueError as exc:
                     message = str(exc)
         problem = message or (self._invalid_now if not self.is_edited() else None)
-        self.error.value = "" if problem is None else f"⚠ {html.escape(problem)}"
+        self.error.value = "" if problem is None else f"⚠ {text_html(problem)}"
         return message
 
     def pending(self) -> list[tuple[str, object]]:
@@ -309,7 +310,7 @@ class GroupRow(Row):
         self.badge = _html("mgenv-badge")
         self.edit_mark = _html("mgenv-edit-mark")
         self.partly = _html("mgenv-note")
-        self.details = _html("mgenv-intro", html.escape(group.help.get(language)))
+        self.details = _html("mgenv-intro", text_html(group.help.get(language)))
         head = widgets.HBox([self.checkbox, self.badge, self.edit_mark])
         head.add_class("mgenv-row-head")
         super().__init__([head, self.partly, self.details])
