@@ -71,7 +71,7 @@ describe('the sidebar’s words go through JupyterLab’s translator', () => {
     expect(texts(node, '.mgenv-sb-history-older')).toEqual(['«Show older changes»']);
     const choice = node.querySelector('[data-name="E_CHOICE"]') as HTMLElement;
     expect((choice.querySelector('select') as HTMLSelectElement).options[0].textContent).toBe('«(not set) — default a»');
-    expect(texts(choice, '.mgenv-sb-facts')).toEqual(['«default: a» · read at `import megengine`']); // the second is the kernel's
+    expect(texts(choice, '.mgenv-sb-facts')).toEqual(['«default: a» · read at import megengine']); // the second is the kernel's
     expect(texts(choice, '.mgenv-sb-details > summary, .mgenv-sb-details dt')).toEqual([
       '«details» · ⚠ «caveats (1)»', '«Allowed»', '«Read in the source at»', '«Read by»'
     ]);

@@ -4,6 +4,8 @@ import { ConfigView } from '../src/sidebar/configView';
 import { sizeParts } from '../src/sidebar/editors';
 import { EnvModel } from '../src/sidebar/model';
 import { reviewBody } from '../src/sidebar/profileReview';
+import { breakableCall } from '../src/sidebar/rows';
+import { withCode } from '../src/sidebar/dom';
 import { DOMAIN, translate } from '../src/sidebar/text';
 import { ChangeInfo, EntryInfo, ProfileItemInfo, Reply, VariableInfo } from '../src/protocol';
 import { editorInfo, entry, flush, FRAMEWORKS, variable } from './fakes';
@@ -140,6 +142,9 @@ describe('ConfigView', () => {
     model.receive(changed({ E_SIZE: variable('5368709120', 'pending_import'), E_SIZE_MB: variable('2048', 'pending_import') }));
     expect([editor('E_SIZE').value, editor('E_SIZE unit').value]).toEqual(['5', 'GB']);
     expect([editor('E_SIZE_MB').value, editor('E_SIZE_MB unit').value]).toEqual(['2', 'GB']); // 2048 MB
+    // The kernel's units are 1024-based: they read GiB (as the chart writes them) and are sent as the kernel spells them.
+    const units = [...editor('E_SIZE_MB unit').options].map(o => [o.textContent, o.value]);
+    expect(units).toEqual([['MiB', 'MB'], ['GiB', 'GB']]);
     expect(editor('E_SIZE_MB').min).toBe(String(1 / 1024)); // the kernel's minimum, 1 MB, in GB
     type(editor('E_SIZE'), '5'); // unchanged: nothing to send
     type(editor('E_SIZE'), '1.5');
@@ -195,9 +200,35 @@ describe('ConfigView', () => {
     expect(live.textContent).toBe(`live (example, with the default): ${call}`);
     model.receive(changed({ E_FRACTION: variable('0.5', 'applied_live', { live: call.replace('0.92', '0.5') }) }));
     expect(live.textContent).toBe(`live: ${call.replace('0.92', '0.5')}`);
-    expect(row('E_FRACTION').querySelector('.mgenv-sb-facts')!.textContent).toBe('default: 0.92 · read at `import megengine`');
-    expect(row('E_TEXT').querySelector('.mgenv-sb-facts')!.textContent).toBe('no default · read at `import megengine`');
+    // The catalog's backticks mark code: drawn as code, never shown.
+    const facts = row('E_FRACTION').querySelector('.mgenv-sb-facts')!;
+    expect([facts.textContent, texts(facts as HTMLElement, 'code')]).toEqual([
+      'default: 0.92 · read at import megengine', ['import megengine']
+    ]);
+    expect(row('E_TEXT').querySelector('.mgenv-sb-facts')!.textContent).toBe('no default · read at import megengine');
     expect(row('E_TEXT').querySelector('.mgenv-sb-details dl')!.textContent).toContain('allowed for text');
+  });
+
+  it('breaks a live call after its dots and brackets, never inside a name or a quoted value', () => {
+    const pieces = (call: string) =>
+      breakableCall(call).filter((part): part is string => typeof part === 'string');
+    expect(pieces("megengine.set_default_device('gpu1:2')")).toEqual(['megengine.', 'set_default_device(', "'gpu1:2')"]);
+    expect(pieces("paddle.set_flags({'FLAGS_x.y': 0.5})")).toEqual(['paddle.', 'set_flags(', '{', "'FLAGS_x.y': 0.5})"]);
+    expect(pieces('megengine.dtr.eviction_threshold = 0')).toEqual(['megengine.', 'dtr.', 'eviction_threshold = 0']);
+    expect(pieces('torch.get_num_threads()')).toEqual(['torch.', 'get_num_threads()']);
+  });
+
+  it('draws code marked with backticks as code, and leaves an unpaired backtick as it is', () => {
+    const html = (text: string) => {
+      const node = document.createElement('div');
+      node.append(...withCode(text));
+      return node.innerHTML;
+    };
+    expect(html('read at `import jax` (`jax 0.10`)')).toBe(
+      'read at <code class="mgenv-sb-code">import jax</code> (<code class="mgenv-sb-code">jax 0.10</code>)'
+    );
+    expect(html('a ` alone')).toBe('a ` alone');
+    expect(html('`x`')).toBe('<code class="mgenv-sb-code">x</code>');
   });
 
   it('keeps a refused edit with the kernel’s reason until Escape puts the kernel’s value back', async () => {

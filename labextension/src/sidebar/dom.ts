@@ -1,4 +1,4 @@
-/** The two DOM helpers every part of the sidebar draws with. */
+/** The DOM helpers every part of the sidebar draws with. */
 
 export function el(tag: string, className: string): HTMLElement {
   const node = document.createElement(tag);
@@ -13,4 +13,25 @@ export function option(value: string, label: string = value): HTMLOptionElement 
   node.value = value;
   node.textContent = label;
   return node;
+}
+
+/**
+ * The catalog's texts mark code with backticks ("read at `import megengine`"), as the magics' Markdown does: here
+ * each marked span becomes a <code> element, so the backticks are never shown. An unpaired backtick stays as text.
+ */
+export function withCode(text: string): (string | HTMLElement)[] {
+  const parts = text.split('`');
+  if (parts.length % 2 === 0) {
+    return [text];
+  }
+  return parts
+    .map((part, i) => {
+      if (i % 2 === 0) {
+        return part;
+      }
+      const code = el('code', 'mgenv-sb-code');
+      code.textContent = part;
+      return code;
+    })
+    .filter(part => part !== '');
 }

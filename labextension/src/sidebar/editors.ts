@@ -287,6 +287,22 @@ class FractionEditor extends NumberEditor {
 }
 
 /**
+ * How a unit of a size reads. The kernel's units are 1024-based (its "GB" is 1024³ bytes, as Paddle and MegEngine
+ * read "5GB"), so they read as the chart and the magics' messages write them, GiB; the value sent stays "5GB".
+ */
+export function unitLabel(bytes: number, name: string): string {
+  return BINARY_UNITS.get(bytes) ?? name;
+}
+
+const BINARY_UNITS = new Map([
+  [1, 'B'],
+  [1024, 'KiB'],
+  [1024 ** 2, 'MiB'],
+  [1024 ** 3, 'GiB'],
+  [1024 ** 4, 'TiB']
+]);
+
+/**
  * A number and a unit (1024-based) for a size the kernel holds as a count of `unit_bytes`; sent as text such as
  * "5GB" for the kernel to normalise, and the kernel's value shown back in the largest unit that divides it exactly.
  */
@@ -300,7 +316,7 @@ class SizeEditor extends Editor {
     this._number.step = 'any';
     this._named(this._typed(this._number));
     for (const unit of entry.editor.units) {
-      const node = option(unit.name);
+      const node = option(unit.name, unitLabel(unit.bytes, unit.name));
       node.dataset.bytes = String(unit.bytes);
       this._unit.append(node);
     }

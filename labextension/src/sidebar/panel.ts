@@ -25,6 +25,8 @@ export const SIDEBAR_ID = 'mgenv-jupyter-sidebar';
 
 /** The sections' first sizes: the variables get most of the height, the chart what it needs below them. */
 const FIRST_SIZES = [0.6, 0.4];
+/** Below this (px, beyond the titles) the accordion is not laid out yet: the sections would share nothing. */
+const MIN_HEIGHT_TO_SHARE = 100;
 
 export interface SidebarPanelOptions {
   /** The panel's words in the user's language (JupyterLab's translator). */
@@ -80,10 +82,26 @@ export class SidebarPanel extends SidePanel {
 
   protected onAfterShow(msg: Message): void {
     this.follower.setActive(true);
-    if (!this._sized) {
-      this._sized = true; // once: afterwards the sections keep the sizes the user gives them
-      this.accordion.setRelativeSizes(FIRST_SIZES);
+    this._sizeSections();
+  }
+
+  protected onResize(msg: Widget.ResizeMessage): void {
+    super.onResize(msg);
+    this._sizeSections();
+  }
+
+  /**
+   * The sections' first sizes, given once the accordion has a height to share: Notebook 7 shows the panel while its
+   * accordion is still about as tall as the two titles, and sizes given then come out half and half. Once only:
+   * afterwards the sections keep the sizes the user gives them.
+   */
+  private _sizeSections(): void {
+    const titles = this.accordion.titles.reduce((sum, title) => sum + title.offsetHeight, 0);
+    if (this._sized || !this.isVisible || this.accordion.node.clientHeight - titles < MIN_HEIGHT_TO_SHARE) {
+      return;
     }
+    this._sized = true;
+    this.accordion.setRelativeSizes(FIRST_SIZES);
   }
 
   protected onBeforeHide(msg: Message): void {

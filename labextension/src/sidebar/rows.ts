@@ -7,7 +7,7 @@
  */
 import { EntryInfo, VariableInfo } from '../protocol';
 import { Badge, badgeClass } from './badges';
-import { el } from './dom';
+import { el, withCode } from './dom';
 import { Editor, editorFor } from './editors';
 import { Translate } from './text';
 
@@ -62,12 +62,12 @@ export class VariableRow {
     this._error.setAttribute('role', 'alert');
     this._applies = el('div', 'mgenv-sb-applies');
     const description = el('div', 'mgenv-sb-desc');
-    description.textContent = entry.description;
+    description.append(...withCode(entry.description));
     const facts = el('div', 'mgenv-sb-facts');
-    facts.textContent = [
-      entry.default !== null ? t('defaultIs', entry.default) : t('noDefault'),
-      entry.reading
-    ].join(' · ');
+    facts.append(
+      `${entry.default !== null ? t('defaultIs', entry.default) : t('noDefault')} · `,
+      ...withCode(entry.reading)
+    );
     this._live = el('div', 'mgenv-sb-live');
     this.node.append(head, edit, this._odd, this._error, this._applies, description, facts, this._live);
     if (entry.note) {
@@ -99,7 +99,7 @@ export class VariableRow {
     const applies = info?.applies ?? true;
     const reason = info?.applies_reason ?? null;
     this.node.classList.toggle(INAPPLICABLE_CLASS, !applies);
-    this._applies.textContent = reason ?? '';
+    this._applies.replaceChildren(...withCode(reason ?? ''));
     this._applies.hidden = reason === null;
     this._applies.classList.toggle('mgenv-sb-applies-quiet', applies);
 
@@ -109,7 +109,7 @@ export class VariableRow {
       const label = el('span', 'mgenv-sb-live-label');
       label.textContent = `${this._t(info.live_example ? 'liveExample' : 'live')}: `;
       const call = el('code', '');
-      call.textContent = info.live;
+      call.append(...breakableCall(info.live));
       this._live.append(label, call);
       this._live.classList.toggle('mgenv-sb-live-example', info.live_example);
     }
@@ -160,7 +160,7 @@ export class VariableRow {
     } else {
       this.editor.input.setAttribute('aria-invalid', 'true');
     }
-    this._error.textContent = message ?? '';
+    this._error.replaceChildren(...withCode(message ?? ''));
     this._error.hidden = message === null;
   }
 
@@ -186,7 +186,7 @@ export class VariableRow {
       const dt = el('dt', '');
       dt.textContent = term;
       const dd = el('dd', '');
-      dd.textContent = value;
+      dd.append(...withCode(value));
       list.append(dt, dd);
     };
     add(t('allowed'), this.entry.allowed);
@@ -204,7 +204,7 @@ export class VariableRow {
       const items = el('ul', 'mgenv-sb-caveats');
       for (const caveat of caveats) {
         const item = el('li', '');
-        item.textContent = caveat;
+        item.append(...withCode(caveat));
         items.append(item);
       }
       details.append(items);
@@ -217,4 +217,33 @@ export class VariableRow {
 export function breakableName(name: string): (string | HTMLElement)[] {
   const parts = name.split(/(?<=_)/);
   return parts.flatMap((part, i) => (i < parts.length - 1 ? [part, document.createElement('wbr')] : [part]));
+}
+
+/**
+ * A framework call as text that breaks after its dots and opening brackets (megengine.set_default_device( / 'gpu1')),
+ * never inside a name or a quoted value ('x / pux', 'gpu1:2'); the spaces after commas and colons break as usual.
+ */
+export function breakableCall(call: string): (string | HTMLElement)[] {
+  const parts: (string | HTMLElement)[] = [];
+  let quote: string | null = null;
+  let start = 0;
+  for (let i = 0; i < call.length; i++) {
+    const c = call[i];
+    if (quote) {
+      quote = c === quote && call[i - 1] !== '\\' ? null : quote;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      continue;
+    }
+    const next = call[i + 1] ?? '';
+    const opens = '([{'.includes(c) || (c === '.' && /[A-Za-z_]/.test(next));
+    if (opens && next !== '' && !')]}'.includes(next)) {
+      parts.push(call.slice(start, i + 1), document.createElement('wbr'));
+      start = i + 1;
+    }
+  }
+  parts.push(call.slice(start));
+  return parts;
 }
