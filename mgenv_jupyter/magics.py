@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments
 
-from . import envfile
+from . import envfile, launchers
 from .catalog import FRAMEWORKS
 from .catalog.secrets import is_secret_value, redact
 from .errors import InvalidValueError
@@ -175,15 +176,27 @@ class EnvMagics(Magics):
 
     @no_var_expand
     @magic_arguments()
-    @argument("--format", "-f", default="dotenv", choices=envfile.FORMATS, help="output format (default dotenv)")
+    @argument("--format", "-f", default="dotenv", choices=envfile.FORMATS + launchers.FORMATS,
+              help="output format (default dotenv); torchrun, mpirun, slurm, deepspeed, k8s and ray carry the "
+              "variables changed through the session to a launcher's workers")
     @argument("--all", action="store_true", dest="everything", help="every catalog variable that is set, "
               "not only the changes since kernel start")
+    @argument("--include", action="append", default=[], metavar="NAME",
+              help="for a launcher format: also carry this variable that loads code (LD_PRELOAD, PYTHONPATH...)")
     @argument("file", nargs="?", help="write to this file instead of returning the text")
     @line_magic
     def envexport(self, line: str) -> str:
-        """Export the changed variables as dotenv, shell `export` lines or JSON; secrets are masked."""
+        """Export the changed variables as dotenv, shell `export` lines or JSON, or for a launcher (torchrun,
+        mpirun, slurm, deepspeed for a .deepspeed_env file, k8s for a container's env list, ray for a
+        runtime_env); secrets are never exported in clear."""
         args = _parse_args(self.envexport, line)
-        text = envfile.export(session(), fmt=args.format, everything=args.everything)
+        if args.format in launchers.FORMATS:
+            exported = launchers.export(session(), args.format, everything=args.everything, include=args.include)
+            text = exported.text
+            if exported.left_out and args.format in ("deepspeed", "ray"):  # formats without comments
+                warnings.warn("; ".join(exported.notes()), launchers.NotCarriedWarning, stacklevel=2)
+        else:
+            text = envfile.export(session(), fmt=args.format, everything=args.everything)
         if args.file:
             try:
                 write_text_file(Path(os.path.expanduser(args.file)), text)
