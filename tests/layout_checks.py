@@ -134,3 +134,12 @@ def set_theme(page: Any, dark: bool) -> None:
     page.evaluate("theme => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", theme)
     page.wait_for_function(
         "dark => document.body.dataset.jpThemeLight === (dark ? 'false' : 'true')", arg=dark, timeout=30_000)
+
+
+HIGH_CONTRAST = "JupyterLab Dark High Contrast"  # JupyterLab's own high-contrast theme
+
+
+def set_high_contrast(page: Any) -> None:
+    """Switch JupyterLab (or Notebook 7) to its dark high-contrast theme, and wait for it."""
+    page.evaluate("theme => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", HIGH_CONTRAST)
+    page.wait_for_function("name => document.body.dataset.jpThemeName === name", arg=HIGH_CONTRAST, timeout=30_000)

@@ -1,12 +1,12 @@
 """The Framework Env sidebar as a user sees it, in real JupyterLab and Notebook 7 and real Chromium, at a narrow
-(280 px) and a wide (480 px) sidebar, in the light and the dark theme: every input, select and checkbox visible, at
-least 48 px wide (checkboxes excepted) and not covered; no text cut off without a tooltip; the memory chart's legend
-inside its section and its labels apart; the variables and the memory chart as two sections that collapse and resize;
-a refused value's reason under its own field; every control reached with Tab, with a visible focus ring, and a value
-typed and confirmed with Enter reaching the kernel; the live call beside each editor carrying the editor's value as
-cells change it; "Restart and apply" asking first, listing what it applies, saving the notebook that holds the
-profile and counting down once applied. One lab for the whole module; screenshots land in test-artifacts/
-(sidebar-<where>-<width>-<theme>.png)."""
+(280 px) and a wide (480 px) sidebar, in the light and the dark theme (and JupyterLab's high-contrast one at 280 px):
+every input, select and checkbox visible, at least 48 px wide (checkboxes excepted) and not covered; no text cut off
+without a tooltip; the memory chart's legend inside its section and its labels apart; the variables and the memory
+chart as two sections that collapse and resize; a refused value's reason under its own field; every control reached
+with Tab, with a visible focus ring, and a value typed and confirmed with Enter reaching the kernel; the live call
+beside each editor carrying the editor's value as cells change it; "Restart and apply" asking first, listing what it
+applies, saving the notebook that holds the profile and counting down once applied. One lab for the whole module;
+screenshots land in test-artifacts/ (sidebar-<where>-<width>-<theme>.png)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from layout_checks import clipped_text, overlapping, set_theme, sticking_out, unusable_inputs
+from layout_checks import clipped_text, overlapping, set_high_contrast, set_theme, sticking_out, unusable_inputs
 
 from lab_server import (
     chromium_page,
@@ -152,13 +152,20 @@ def error_placement(page: Any) -> dict[str, Any]:
     }""", [row(DEVICE), DEVICE])
 
 
-@pytest.mark.parametrize("theme", THEMES)
-@pytest.mark.parametrize("width", [280, 480])
+def apply_theme(page: Any, theme: str) -> None:
+    if theme == "high-contrast":
+        set_high_contrast(page)
+    else:
+        set_theme(page, dark=theme == "dark")
+
+
+@pytest.mark.parametrize(("width", "theme"), [(280, "light"), (280, "dark"), (280, "high-contrast"),
+                                              (480, "light"), (480, "dark")])
 def test_sidebar_layout_in_jupyterlab(page, width, theme):
     started = time.perf_counter()
     page.evaluate("() => window.jupyterapp.shell.expandLeft()")
     set_left_area_width(page, width)
-    set_theme(page, dark=theme == "dark")
+    apply_theme(page, theme)
     page.evaluate("() => document.querySelector('.mgenv-sb-config').scrollTo(0, 0)")
     settle(page)
     left = page.locator("#jp-left-stack")
