@@ -10,6 +10,8 @@ as `result.error_in_exec`, can have any number of listeners, and what it display
 from __future__ import annotations
 
 import logging
+import re
+import sys
 import threading
 from typing import Any
 
@@ -25,11 +27,25 @@ log = logging.getLogger(__name__)
 _ATTRIBUTE = "_mgenv_jupyter_oom"  # the shell's attribute holding what install() put there
 
 
+# Frameworks whose first import must not overlap a sampler tick: the sampler's overlays and framework sources read a
+# framework found in sys.modules, and doing so from the sampler's thread while the cell is still importing it broke
+# `import megengine` ("cannot import name 'set_option' from partially initialized module 'megengine.core'", seen in
+# the megengine venv). Until the sampler skips modules still initialising, the recorder pauses for a cell that names
+# a framework not imported yet.
+FRAMEWORK_MODULES = ("megengine", "paddle", "mxnet", "torch", "jax", "tensorflow", "cupy")
+_NAMES = re.compile(r"\b(" + "|".join(FRAMEWORK_MODULES) + r")\b")
+
+
 class OomHook:
-    """The post_run_cell listener and the recorder it reads from."""
+    """The listeners before and after each cell, and the recorder they read from."""
 
     def __init__(self, recorder: Recorder) -> None:
         self.recorder = recorder
+
+    def before(self, info: Any) -> None:
+        cell = getattr(info, "raw_cell", None) or ""
+        if any(name not in sys.modules for name in _NAMES.findall(cell)):
+            self.recorder.pause()
 
     def __call__(self, result: Any) -> None:
         error = getattr(result, "error_in_exec", None)
@@ -64,6 +80,7 @@ def install(shell: Any, interval: float | None = None) -> OomHook:
         return hook
     recorder = Recorder() if interval is None else Recorder(interval)
     hook = OomHook(recorder.start())
+    shell.events.register("pre_run_cell", hook.before)
     shell.events.register("post_run_cell", hook)
     setattr(shell, _ATTRIBUTE, hook)
     threading.Thread(target=_warm_up, name="mgenv-oom-warm-up", daemon=True).start()
@@ -89,17 +106,21 @@ def uninstall(shell: Any) -> None:
     hook: OomHook | None = getattr(shell, _ATTRIBUTE, None)
     if hook is None:
         return
-    try:
-        shell.events.unregister("post_run_cell", hook)
-    except ValueError:  # someone removed it already
-        pass
+    for event, callback in (("pre_run_cell", hook.before), ("post_run_cell", hook)):
+        try:
+            shell.events.unregister(event, callback)
+        except ValueError:  # someone removed it already
+            pass
     hook.recorder.stop()
     setattr(shell, _ATTRIBUTE, None)
 
 
 def installed(shell: Any) -> int:
     """How many of our listeners `shell` has (for tests of loading and unloading)."""
-    return sum(isinstance(callback, OomHook) for callback in shell.events.callbacks["post_run_cell"])
+    after = sum(isinstance(callback, OomHook) for callback in shell.events.callbacks["post_run_cell"])
+    before = sum(isinstance(getattr(callback, "__self__", None), OomHook)
+                 for callback in shell.events.callbacks["pre_run_cell"])
+    return min(after, before) if after == before else -1  # -1: one without the other
 
 
 @magics_class

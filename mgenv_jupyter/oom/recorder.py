@@ -68,6 +68,13 @@ class Recorder:
                 self._subscription = self._sampler.subscribe(None, interval=self.interval)
         return self
 
+    def pause(self) -> None:
+        """Stop recording until the next `ensure()` (the hook pauses during a cell that imports a framework)."""
+        with self._lock:
+            subscription = self._subscription
+        if subscription is not None:
+            subscription.close()
+
     def ensure(self) -> Sampler | None:
         """Recording again if the sampler was closed under us (only while started); the sampler."""
         if self._subscription is not None and self._subscription.closed:

@@ -183,3 +183,19 @@ def test_a_failing_report_never_reaches_the_users_cell(ip, monkeypatch):
         result = ip.run_cell("raise MemoryError()")
     assert isinstance(result.error_in_exec, MemoryError)
     assert "report broken" not in captured.stdout and captured.stdout.count("Traceback") <= 1
+
+
+def test_recording_pauses_for_a_cell_that_imports_a_framework_and_resumes_after(ip):
+    """The sampler's thread must not read a framework while the cell is still importing it (it broke `import
+    megengine` in the megengine venv, tests/frameworks/test_oom_real.py); a probe module stands for the framework."""
+    import sys
+
+    recorder = ip._mgenv_jupyter_oom.recorder
+    recorder.ensure()
+    seen = []
+    sys.modules.pop("mxnet", None)
+    ip.user_ns["_seen"] = seen
+    ip.user_ns["_recorder"] = recorder
+    ip.run_cell("import os  # mxnet is not imported by this cell, only named\n_seen.append(_recorder.recording)")
+    ip.run_cell("_seen.append(_recorder.recording)")
+    assert seen == [False, True]
