@@ -1,0 +1,201 @@
+"""Every node's memory in the kernel's history, through Ray: one actor per node, pinned there, runs the same memory
+sources as the kernel on that node's GPUs and streams its readings back (a Ray streaming generator).
+
+    cluster = mgenv_jupyter.cluster.watch(interval=0.1)   # after ray.init(...)
+    kernel_sampler().history.frame()                      # "node_b gpu0 process", ... beside the kernel's own series
+    cluster.states()                                      # per node: "ok", "lost: ...", "no data for 7 s"
+    cluster.close()                                       # the actors go; the history stays
+
+The actors belong to the kernel's Ray job, so Ray ends them when the kernel stops. A node that dies is marked lost and
+the other nodes go on streaming. Each node needs mgenv_jupyter installed (its memory sources run there).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..memory.sample import MemorySource, Sample
+from .nodes import Node, alive_nodes, pinned
+from .remote_source import NodeBatch, NodeState, RemoteSource, first_line, start_reader
+
+if TYPE_CHECKING:
+    from ..memory.sampler import Sampler, Subscription
+
+log = logging.getLogger(__name__)
+
+_HOUSEKEEPING_SECONDS = 1.0  # idle sources (a framework not imported) are asked once a second, as in the kernel
+
+
+class NodeMemory:
+    """Runs on one node as a Ray actor: the kernel's default memory sources (NVML or the simulated GPU that
+    `MGENV_SIMULATE_GPU` in the actor's runtime_env asks for, the framework allocators, host memory as the fallback)
+    sampled at the rate the kernel asks for."""
+
+    def __init__(self) -> None:
+        from ..memory.sources import default_sources
+
+        self.sources: list[MemorySource] = default_sources()
+        self._stop = threading.Event()
+        self.cpu_seconds = 0.0  # the sampling thread's CPU time spent reading sources
+        self.sampled = 0
+
+    def stream(self, interval: float) -> Iterator[NodeBatch]:
+        """Yield a batch every `interval` seconds until `stop()`."""
+        next_tick = time.monotonic()
+        last_housekeeping = -float("inf")
+        active: list[MemorySource] = []
+        states: list[NodeState] = []
+        while not self._stop.is_set():
+            began = time.thread_time()
+            housekeeping = time.monotonic() - last_housekeeping >= _HOUSEKEEPING_SECONDS
+            samples: list[Sample] = []
+            for source in self.sources if housekeeping else active:
+                try:
+                    samples.extend(source.sample())
+                except Exception:  # sources promise not to raise; one that does must not end the stream
+                    log.exception("memory source %r failed", source)
+            if housekeeping:
+                last_housekeeping = time.monotonic()
+                active = [source for source in self.sources if not getattr(source, "idle", False)]
+                states = [{"name": s.name, "state": s.state, "idle": bool(getattr(s, "idle", False)),
+                           "simulated": bool(getattr(s, "simulated", False)),
+                           "simulation": getattr(s, "simulation", None)} for s in self.sources]
+            self.cpu_seconds += time.thread_time() - began
+            self.sampled += 1
+            yield {"samples": samples, "states": states, "cpu_seconds": self.cpu_seconds, "sampled": self.sampled}
+            next_tick += interval
+            delay = next_tick - time.monotonic()
+            if delay < 0:  # fell behind: carry on from now rather than bursting to catch up
+                next_tick, delay = time.monotonic(), 0.0
+            self._stop.wait(delay)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def pid(self) -> int:
+        import os
+
+        return os.getpid()
+
+
+class ClusterMemory:
+    """One `NodeMemory` actor per alive node, each node's readings fed into the kernel's sampler as a `RemoteSource`
+    labelled with the node (see `nodes`).
+
+    `node_env`: extra environment for a node's actor, by node label (the simulated GPU of each node in tests and
+    demos: `{"node_b": {"MGENV_SIMULATE_GPU": "2xv100"}}`), passed through the actor's runtime_env. `stale_seconds`:
+    how long a node may be silent before its state says so (default: 20 intervals, at least 3 s).
+    """
+
+    def __init__(self, interval: float = 0.1, *, sampler: Sampler | None = None,
+                 node_env: Mapping[str, Mapping[str, str]] | None = None, stale_seconds: float | None = None) -> None:
+        from ..protocol import checked_interval
+
+        self.interval = checked_interval(interval)
+        self._sampler = sampler
+        self.node_env = {label: dict(env) for label, env in (node_env or {}).items()}
+        self.stale_seconds = stale_seconds if stale_seconds is not None else max(3.0, 20 * self.interval)
+        self.nodes: list[Node] = []
+        self.sources: dict[str, RemoteSource] = {}
+        self._actors: dict[str, Any] = {}
+        self._threads: list[threading.Thread] = []
+        self._subscription: Subscription | None = None
+        self._closing = False
+        self._lock = threading.Lock()
+
+    @property
+    def sampler(self) -> Sampler:
+        if self._sampler is None:
+            from ..memory.shared import kernel_sampler
+
+            self._sampler = kernel_sampler()
+        return self._sampler
+
+    def start(self) -> ClusterMemory:
+        import ray
+
+        with self._lock:
+            if self._actors or self._closing:
+                return self
+            self.nodes = alive_nodes()
+            unknown = set(self.node_env) - {node.label for node in self.nodes}
+            if unknown:
+                from ..errors import InvalidValueError
+
+                raise InvalidValueError("node_env names nodes that are not in the cluster: "
+                                        + ", ".join(sorted(unknown)))
+            actor_class = ray.remote(NodeMemory)
+            for node in self.nodes:
+                options: dict[str, Any] = {"scheduling_strategy": pinned(node), "num_cpus": 0, "max_concurrency": 2}
+                if node.label in self.node_env:
+                    options["runtime_env"] = {"env_vars": self.node_env[node.label]}
+                actor = actor_class.options(**options).remote()
+                source = RemoteSource(node.label, self.stale_seconds)
+                stream = actor.stream.options(num_returns="streaming").remote(self.interval)
+                self._actors[node.label] = actor
+                self.sources[node.label] = source
+                self._threads.append(start_reader(source, _batches(stream), self._lost_reason))
+            sampler = self.sampler
+            sampler.sources.extend(self.sources.values())  # the sampler reads them from its next housekeeping on
+            self._subscription = sampler.subscribe(None, interval=self.interval)
+        return self
+
+    def _lost_reason(self, exc: BaseException) -> str | None:
+        return None if self._closing else first_line(exc)
+
+    def states(self) -> dict[str, str]:
+        """Per node label, its state: "ok", "starting", "lost: ...", "no data for N s", or a source's problem."""
+        return {label: source.state for label, source in self.sources.items()}
+
+    def actor(self, label: str) -> Any:
+        """The Ray actor sampling node `label` (its `pid()` says which process it is)."""
+        return self._actors[label]
+
+    def close(self) -> None:
+        """End the actors and take the nodes' sources out of the sampler; their series stay in the history."""
+        import ray
+
+        with self._lock:
+            if self._closing:
+                return
+            self._closing = True
+            actors, self._actors = dict(self._actors), {}
+        for actor in actors.values():
+            try:
+                ray.kill(actor, no_restart=True)
+            except Exception:  # already dead with its node
+                pass
+        for thread in self._threads:
+            thread.join(5.0)
+        mine = set(map(id, self.sources.values()))
+        sampler = self.sampler
+        sampler.sources = [source for source in sampler.sources if id(source) not in mine]
+        for source in self.sources.values():
+            source.close()
+        if self._subscription is not None:
+            self._subscription.close()
+
+    def __enter__(self) -> ClusterMemory:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _batches(stream: Any) -> Iterator[NodeBatch]:
+    """The batches of a Ray streaming generator, as they come."""
+    import ray
+
+    for ref in stream:
+        yield ray.get(ref)
+
+
+def watch(interval: float = 0.1, *, sampler: Sampler | None = None,
+          node_env: Mapping[str, Mapping[str, str]] | None = None) -> ClusterMemory:
+    """Stream every alive node's memory into the kernel's sampler (or `sampler`) every `interval` seconds; see
+    `ClusterMemory`. Call after `ray.init(...)`."""
+    return ClusterMemory(interval, sampler=sampler, node_env=node_env).start()

@@ -1,0 +1,168 @@
+"""What each node's workers actually see: one small Ray task per node reads the variables in a worker there.
+
+    report = mgenv_jupyter.cluster.verify()
+    report.ok          # every node saw every variable with the session's normalised text
+    report.frame()     # one row per node and variable
+
+For each variable the task says the value the worker holds (a secret is compared by its hash, never sent back), and
+when it arrived: in the environment the worker process started with (Ray's runtime_env puts it there, so a framework
+imported in that worker reads it: import-time variables take effect) or only later; and which of the variable's
+reader modules that worker had already imported when the task ran.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..catalog.secrets import MASK, is_secret
+from .nodes import Node, alive_nodes, pinned
+
+if TYPE_CHECKING:
+    import pandas
+
+    from ..runtime import EnvSession
+
+AT_START = "at worker start"  # in the worker's start environment: every import there came after it
+AFTER_START = "after worker start"  # set while the worker ran: a reader imported before it did not see it
+MISSING = "missing"
+
+
+def worker_view(names: list[str], readers: dict[str, list[str]]) -> dict[str, Any]:
+    """Run in a worker: per name the value (a secret's sha256 instead), whether the worker started with it, and the
+    reader modules already imported. Plain data, so any transport can carry it."""
+    from ..runtime.import_watcher import process_start_environ
+
+    start = process_start_environ()
+    seen: dict[str, Any] = {}
+    for name in names:
+        value = os.environ.get(name)
+        secret = value is not None and is_secret(name, value)
+        seen[name] = {
+            "value": None if value is None or secret else value,
+            "sha256": _digest(value) if secret and value is not None else None,
+            "at_start": value is not None and start.get(name) == value,
+            "imported": [module for module in readers.get(name, []) if module in sys.modules],
+        }
+    return {"pid": os.getpid(), "variables": seen}
+
+
+def _digest(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One variable on one node: what the session wants and what the worker holds (masked when secret)."""
+
+    node: str
+    name: str
+    expected: str | None
+    seen: str | None
+    matches: bool
+    arrived: str
+    imported_before: tuple[str, ...] = ()
+
+    @property
+    def takes_effect(self) -> bool:
+        """A framework imported in that worker reads it: it was there when the worker started."""
+        return self.arrived == AT_START
+
+
+@dataclass(frozen=True)
+class ClusterReport:
+    """`verify()`'s answer: a `Seen` per node and variable, and the nodes that did not answer (label → why)."""
+
+    nodes: list[Node]
+    seen: list[Seen]
+    unanswered: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.unanswered and all(item.matches for item in self.seen)
+
+    def frame(self) -> pandas.DataFrame:
+        import pandas
+
+        return pandas.DataFrame([{"node": s.node, "name": s.name, "expected": s.expected, "seen": s.seen,
+                                  "matches": s.matches, "arrived": s.arrived,
+                                  "imported_before": ", ".join(s.imported_before)} for s in self.seen],
+                                columns=["node", "name", "expected", "seen", "matches", "arrived", "imported_before"])
+
+    def lines(self) -> list[str]:
+        out = []
+        for s in self.seen:
+            if s.arrived == MISSING:
+                out.append(f"{s.node}: {s.name} missing")
+                continue
+            verdict = "ok" if s.matches else f"differs (worker has {s.seen!r})"
+            effect = ("; a framework imported there reads it" if s.takes_effect
+                      else f"; already imported there: {', '.join(s.imported_before)}" if s.imported_before else "")
+            out.append(f"{s.node}: {s.name} {verdict}, {s.arrived}{effect}")
+        out += [f"{label}: no answer ({why})" for label, why in self.unanswered.items()]
+        return out
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines()) or "no variables to verify"
+
+
+def verify(names: Iterable[str] | None = None, *, session: EnvSession | None = None,
+           runtime_env: dict[str, Any] | None = None, timeout: float = 60.0) -> ClusterReport:
+    """Ask a worker on every alive node what it holds for `names` (default: the variables the session would carry,
+    see `runtime_env()`), and compare with the session's values.
+
+    The tasks run with the job's runtime_env (what your tasks get), or `runtime_env` when given. A node that does not
+    answer within `timeout` seconds is reported as such; the others still are.
+    """
+    import ray
+
+    from ..launchers import carried
+
+    if session is None:
+        from ..runtime import session as kernel_session
+
+        session = kernel_session()
+    expected = carried(session, secrets=True, include=names or ()).values
+    wanted = list(names) if names is not None else list(expected)
+    readers = {name: list(entry.readers) for name in wanted if (entry := session.catalog.get(name)) is not None}
+    nodes = alive_nodes()
+    task = ray.remote(num_cpus=0, max_retries=0)(worker_view)
+    options: dict[str, Any] = {} if runtime_env is None else {"runtime_env": runtime_env}
+    pending = {node.label: task.options(scheduling_strategy=pinned(node), **options).remote(wanted, readers)
+               for node in nodes}
+    ready, _ = ray.wait(list(pending.values()), num_returns=len(pending), timeout=timeout)
+    answers: dict[str, dict[str, Any]] = {}
+    unanswered: dict[str, str] = {}
+    for label, ref in pending.items():
+        if ref not in ready:
+            unanswered[label] = f"no answer within {timeout:g} s"
+            ray.cancel(ref, force=True)
+            continue
+        try:
+            answers[label] = ray.get(ref)
+        except Exception as exc:  # the node died meanwhile: say so, keep the others
+            unanswered[label] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
+    seen = [_compare(label, name, expected.get(name), answer["variables"][name])
+            for label, answer in answers.items() for name in wanted]
+    return ClusterReport(nodes, seen, unanswered)
+
+
+def _compare(label: str, name: str, expected: str | None, view: dict[str, Any]) -> Seen:
+    secret = view["sha256"] is not None or (expected is not None and is_secret(name, expected))
+    if view["sha256"] is not None:
+        matches = expected is not None and _digest(expected) == view["sha256"]
+        value: str | None = MASK
+    else:
+        value = view["value"]
+        matches = value == expected
+    shown_expected = MASK if secret and expected is not None else expected
+    if value is None and view["sha256"] is None:
+        arrived = MISSING
+    else:
+        arrived = AT_START if view["at_start"] else AFTER_START
+    return Seen(label, name, shown_expected, MASK if secret and value is not None else value, matches, arrived,
+                tuple(view["imported"]))

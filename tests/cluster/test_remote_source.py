@@ -1,0 +1,67 @@
+"""A remote node's memory as a source of the kernel's real sampler: batches fed from a stream (a plain generator, as
+any transport would give) land in the history as node-labelled series; a stream that fails marks the node lost while
+another node's source goes on; a quiet stream says so; a stream that ends stops its node."""
+
+from __future__ import annotations
+
+import time
+
+from mgenv_jupyter.cluster.remote_source import NodeBatch, RemoteSource, consume, start_reader
+from mgenv_jupyter.memory.sample import Sample
+from mgenv_jupyter.memory.sampler import Sampler
+
+
+def batch(used: int, device: str = "gpu0", state: str = "ok", idle: bool = False) -> NodeBatch:
+    return {"samples": [Sample(time.time(), "nvml", device, used=used, total=100)],
+            "states": [{"name": "nvml", "state": state, "idle": idle, "simulated": False, "simulation": None}],
+            "cpu_seconds": 0.01, "sampled": 1}
+
+
+def test_batches_land_in_the_kernels_history_labelled_with_the_node():
+    a, b = RemoteSource("node_a"), RemoteSource("node_b")
+    consume(a, iter([batch(10), batch(20)]))
+    b.feed(batch(7, device="gpu1"))
+    sampler = Sampler([a, b], interval=0.1)
+    row = sampler.sample_once()
+    assert row == {"node_a gpu0 used": 20, "node_a gpu0 total": 100, "node_b gpu1 used": 7, "node_b gpu1 total": 100}
+    assert sampler.history.series == list(row)
+    assert sampler.sample_once() == {}  # each reading is taken once
+    assert len(a.latencies()) == 1 and 0 <= a.latencies()[0] < 5 and len(a.transport_latencies()) == 2
+    states = {s["name"]: s["state"] for s in sampler.states()}
+    assert states == {"node_a (remote)": "stopped", "node_b (remote)": "ok"}  # a's stream ended
+    sampler.close()
+
+
+def test_a_failing_stream_marks_its_node_lost_and_the_others_go_on():
+    def dies():
+        yield batch(5)
+        raise ConnectionError("node went away")
+
+    lost, alive = RemoteSource("node_c"), RemoteSource("node_a")
+    start_reader(lost, dies()).join(5)
+    assert lost.state == "lost: ConnectionError: node went away" and lost.sample() == []
+    lost.feed(batch(9))  # late data from a lost node is not taken
+    alive.feed(batch(3))
+    assert lost.sample() == [] and [s.device for s in alive.sample()] == ["node_a gpu0"]
+
+
+def test_an_orderly_stop_is_not_a_loss():
+    source = RemoteSource("node_a")
+
+    def cancelled():
+        yield batch(4)
+        raise RuntimeError("cancelled by close()")
+
+    consume(source, cancelled(), lost_reason=lambda exc: None)  # what ClusterMemory says while it closes
+    assert source.state == "ok" and source.lost is None
+
+
+def test_states_say_starting_quiet_and_the_nodes_own_problems():
+    source = RemoteSource("node_b", stale_seconds=0.05)
+    assert source.state == "starting"
+    source.feed(batch(1, state="megengine is not imported", idle=True))
+    assert source.state == "ok"  # an idle source's state is no problem
+    source.feed(batch(1, state="NVML error: GPU is lost"))
+    assert source.state == "nvml: NVML error: GPU is lost"
+    time.sleep(0.1)
+    assert source.state.startswith("no data for")
