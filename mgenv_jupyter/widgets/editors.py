@@ -163,11 +163,6 @@ class NumberEditor(Editor):
         return self.box.value
 
 
-# How a unit of a size reads. The catalog's units are 1024-based (its "GB" is 1024³ bytes, as Paddle and MegEngine
-# read "5GB"), so the dropdown says GiB, as the chart and the magics' messages do; the value stays "GB".
-BINARY_UNITS = {1: "B", 1024: "KiB", 1024**2: "MiB", 1024**3: "GiB", 1024**4: "TiB"}
-
-
 class SizeEditor(Editor):
     """A number and a unit (1024-based), offering only units the framework can hold."""
 
@@ -176,8 +171,7 @@ class SizeEditor(Editor):
         self._units = list(spec.units)
         self.number = self._style(widgets.FloatText(value=0.0, description=entry.name, style=_HIDDEN_LABEL,
                                                     layout=_input_layout("12em")))
-        labelled = [(BINARY_UNITS.get(factor, name), name) for name, factor in self._units]
-        self.unit = self._style(widgets.Dropdown(options=labelled, value=self._units[0][0],
+        self.unit = self._style(widgets.Dropdown(options=[name for name, _ in self._units], value=self._units[0][0],
                                                  description=f"{entry.name} unit", style=_HIDDEN_LABEL,
                                                  tooltip=f"unit of {entry.name}", layout=_input_layout("6em")))
         self.widget = widgets.HBox([self.number, self.unit], layout=widgets.Layout(flex_flow="row wrap"))
