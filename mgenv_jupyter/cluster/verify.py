@@ -120,13 +120,13 @@ def verify(names: Iterable[str] | None = None, *, session: EnvSession | None = N
     """
     import ray
 
-    from ..launchers import carried
+    from ..launchers import carried, ray_runtime_env
 
     if session is None:
         from ..runtime import session as kernel_session
 
         session = kernel_session()
-    expected = carried(session, secrets=True, include=names or ()).values
+    expected = ray_runtime_env(carried(session, secrets=True, include=names or ()), {})["env_vars"]
     wanted = list(names) if names is not None else list(expected)
     readers = {name: list(entry.readers) for name in wanted if (entry := session.catalog.get(name)) is not None}
     nodes = alive_nodes()

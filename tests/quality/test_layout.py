@@ -19,7 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "mgenv_jupyter"
 TESTS = ROOT / "tests"
-TIERS = {"browser", "kernel", "frameworks", "frontend", "quality", "packaging", "framework_checks", "gpu"}
+TIERS = {"browser", "kernel", "frameworks", "frontend", "quality", "packaging", "framework_checks", "gpu",
+         "ray_cluster"}
 EXEMPT = {"__main__.py", "_version.py"}
 
 

@@ -1,0 +1,114 @@
+"""The notebook side of the Ray tier, run with .venvs/ray's Python against a LocalCluster (RAY_ADDRESS): a real
+IPython shell with the extension sets the variables as a notebook does, then the session's runtime_env goes to Ray,
+verify() asks every node, a task on each node reads the values back, watch() streams every node's simulated GPU into
+the kernel's sampler, and one node's processes are killed. Prints `RESULT {json}`."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import warnings
+
+import psutil
+import ray
+from IPython.core.interactiveshell import InteractiveShell
+
+import mgenv_jupyter
+from mgenv_jupyter import cluster, launchers
+from mgenv_jupyter.memory.shared import kernel_sampler
+
+PRESETS = {"node_a": "a100-40gb", "node_b": "2xv100", "node_c": "no-process-memory"}
+HOSTILE = "$(touch CANARY) `touch CANARY`; touch CANARY \"' $1 a$ $$ $(HOME)\nsecond line"
+
+
+def wait(condition, seconds: float) -> float | None:
+    began = time.monotonic()
+    while time.monotonic() - began < seconds:
+        if condition():
+            return time.monotonic() - began
+        time.sleep(0.1)
+    return None
+
+
+def main() -> dict:
+    result: dict = {}
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "mgenv_jupyter")
+    shell.run_line_magic("envset", "MEGENGINE_DTR_EVICTION_THRESHOLD=5GB FLAGS_eager_delete_tensor_gb=0")
+    session = mgenv_jupyter.session()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        session.set({"MGENV_HOSTILE": HOSTILE, "MGENV_EXPANDED": "$HOME/x", "MY_API_TOKEN": "tok-123"}, force=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env = cluster.runtime_env()
+    result["runtime_env"] = env
+    result["not_carried"] = [str(w.message) for w in caught if issubclass(w.category, cluster.NotCarriedWarning)]
+
+    # The ray export format, validated by Ray's own RuntimeEnv.
+    from ray.runtime_env import RuntimeEnv
+
+    exported = json.loads(launchers.export(session, "ray").text)
+    result["ray_format_valid"] = dict(RuntimeEnv(**exported).env_vars()) == exported["env_vars"]
+
+    ray.init(address=os.environ["RAY_ADDRESS"], runtime_env=env, log_to_driver=False)
+    result["nodes"] = [node.label for node in cluster.alive_nodes()]
+
+    began = time.monotonic()
+    report = cluster.verify()
+    result["verify_seconds"] = time.monotonic() - began
+    result["verify"] = report.frame().to_dict("records")
+    result["verify_ok"] = report.ok
+
+    @ray.remote(num_cpus=0)
+    def read_back(names: list[str]) -> dict:
+        return {"node": ray.get_runtime_context().get_node_id(), "values": {n: os.environ.get(n) for n in names},
+                "canary": os.path.exists("CANARY"), "cwd": os.getcwd()}
+
+    names = ["MEGENGINE_DTR_EVICTION_THRESHOLD", "FLAGS_eager_delete_tensor_gb", "MGENV_HOSTILE", "MGENV_EXPANDED",
+             "MY_API_TOKEN"]
+    ids = {node.label: node.id for node in cluster.alive_nodes()}
+    read = ray.get([read_back.options(resources={label: 0.01}).remote(names) for label in PRESETS])
+    result["read_back"] = {label: {**answer, "on_its_node": answer["node"] == ids[label]}
+                           for label, answer in zip(PRESETS, read, strict=True)}
+    result["hostile_expected"] = HOSTILE
+
+    # Every node's memory in the kernel's history.
+    watch = cluster.watch(0.1, node_env={label: {"MGENV_SIMULATE_GPU": preset} for label, preset in PRESETS.items()})
+    result["streaming_after"] = wait(lambda: all(source.batches for source in watch.sources.values()), 60)
+    result["states_before"] = watch.states()
+    time.sleep(2)
+    history = kernel_sampler().history
+    result["series"] = history.series
+    result["simulations"] = {label: source.simulation for label, source in watch.sources.items()}
+    actor_pids = {label: ray.get(watch.actor(label).pid.remote()) for label in PRESETS}
+
+    # Kill node_c: its raylet and everything under it (its workers, the actor, the simulated GPU's processes).
+    raylet = psutil.Process(actor_pids["node_c"]).parent()
+    result["killed"] = raylet.name()
+    victims = [raylet, *raylet.children(recursive=True)]
+    before = {label: source.batches for label, source in watch.sources.items()}
+    frame_before = history.frame()
+    for process in victims:
+        process.kill()
+    result["lost_after"] = wait(lambda: watch.states()["node_c"].startswith("lost"), 60)
+    time.sleep(2)
+    result["states_after"] = watch.states()
+    after = {label: source.batches for label, source in watch.sources.items()}
+    result["batches"] = {"before": before, "after": after}
+    frame_after = history.frame()
+    result["rows_with_values_after_loss"] = {
+        label: int(frame_after[f"{label} gpu0 (simulated) used"].loc[frame_after.index > frame_before.index[-1]]
+                   .notna().sum()) for label in PRESETS}
+
+    watch.close()
+    result["sources_after_close"] = [source.name for source in kernel_sampler().sources]
+    result["actors_gone"] = wait(lambda: not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"
+                                                 for label, pid in actor_pids.items() if label != "node_c"), 20)
+    ray.shutdown()
+    return result
+
+
+if __name__ == "__main__":
+    print("RESULT " + json.dumps(main(), default=str))

@@ -1,0 +1,76 @@
+"""Issue 13 on a real Ray cluster of three nodes on this machine: the notebook's settings reach every node's workers
+through the session's runtime_env, normalised; verify() says so node by node; every node's simulated GPU streams into
+the kernel's history under the node's label; a node whose processes are killed is marked lost while the other two go
+on; closing ends the actors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+NODES = ["node_a", "node_b", "node_c"]
+
+
+def test_the_runtime_env_carries_the_notebooks_normalised_values_and_leaves_out_the_rest(scenario: dict[str, Any]):
+    env_vars = scenario["runtime_env"]["env_vars"]
+    assert env_vars["MEGENGINE_DTR_EVICTION_THRESHOLD"] == "5368709120"  # 5GB, in the bytes MegEngine reads
+    assert env_vars["FLAGS_eager_delete_tensor_gb"] == "0"
+    assert env_vars["MGENV_HOSTILE"] == scenario["hostile_expected"]
+    assert "MY_API_TOKEN" not in env_vars and "MGENV_EXPANDED" not in env_vars
+    assert "tok-123" not in " ".join(scenario["not_carried"]) and "MY_API_TOKEN" in scenario["not_carried"][0]
+    assert scenario["ray_format_valid"]
+
+
+def test_verify_shows_every_node_got_the_normalised_bytes_at_worker_start(scenario: dict[str, Any]):
+    assert sorted(scenario["nodes"]) == NODES
+    rows = {(row["node"], row["name"]): row for row in scenario["verify"]}
+    assert {node for node, _ in rows} == set(NODES) and scenario["verify_ok"], scenario["verify"]
+    for node in NODES:
+        row = rows[(node, "MEGENGINE_DTR_EVICTION_THRESHOLD")]
+        assert row["seen"] == "5368709120" and row["matches"] and row["arrived"] == "at worker start"
+        assert rows[(node, "FLAGS_eager_delete_tensor_gb")]["seen"] == "0"
+
+
+def test_a_task_on_each_node_reads_the_values_back_exactly_and_nothing_ran(scenario: dict[str, Any]):
+    for node in NODES:
+        answer = scenario["read_back"][node]
+        assert answer["on_its_node"]  # the task ran where its custom resource is
+        values = answer["values"]
+        assert values["MEGENGINE_DTR_EVICTION_THRESHOLD"] == "5368709120"
+        assert values["MGENV_HOSTILE"] == scenario["hostile_expected"] and not answer["canary"]
+        assert values["MY_API_TOKEN"] is None and values["MGENV_EXPANDED"] is None
+
+
+def test_the_kernels_history_holds_series_from_all_three_nodes_each_with_its_own_preset(scenario: dict[str, Any]):
+    assert scenario["streaming_after"] is not None, scenario["states_before"]
+    assert scenario["states_before"] == {"node_a": "ok", "node_b": "ok", "node_c": "nvml (simulated): per-process "
+                                         "memory unavailable (the driver does not report it, as under Windows WDDM)"}
+    assert scenario["simulations"] == {"node_a": "a100-40gb", "node_b": "2xv100", "node_c": "no-process-memory"}
+    series = set(scenario["series"])
+    assert {"node_a gpu0 (simulated) process", "node_b gpu0 (simulated) process", "node_b gpu1 (simulated) process",
+            "node_c gpu0 (simulated) used"} <= series
+    assert "node_c gpu0 (simulated) process" not in series  # that preset's driver reports no per-process memory
+
+
+def test_a_killed_node_is_marked_lost_while_the_others_keep_streaming(scenario: dict[str, Any]):
+    assert scenario["killed"] == "raylet"
+    assert scenario["lost_after"] is not None and scenario["lost_after"] < 30
+    states = scenario["states_after"]
+    assert states["node_c"].startswith("lost: ") and states["node_a"] == states["node_b"] == "ok"
+    before, after = scenario["batches"]["before"], scenario["batches"]["after"]
+    assert after["node_a"] >= before["node_a"] + 15 and after["node_b"] >= before["node_b"] + 15  # 10 Hz, 2 s on
+    assert after["node_c"] <= before["node_c"] + 15
+    rows = scenario["rows_with_values_after_loss"]
+    assert rows["node_a"] >= 15 and rows["node_b"] >= 15 and rows["node_c"] <= 15
+
+
+def test_closing_ends_the_actors_and_takes_the_nodes_out_of_the_sampler(scenario: dict[str, Any]):
+    assert not any(name.endswith("(remote)") for name in scenario["sources_after_close"])
+    assert scenario["actors_gone"] is not None
+
+
+def test_the_tier_stays_short(scenario: dict[str, Any], local_cluster):
+    started = sum(local_cluster.start_seconds.values())
+    print(f"cluster start {started:.1f} s, scenario {scenario['scenario_seconds']:.1f} s, "
+          f"verify {scenario['verify_seconds']:.2f} s, streaming after {scenario['streaming_after']:.1f} s, "
+          f"lost after {scenario['lost_after']:.1f} s")
+    assert started + scenario["scenario_seconds"] < 180
