@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..imported import imported
 from .sample import OK, Sample
 
 Gate = Callable[[int], "bool | None"]
@@ -43,7 +43,7 @@ class FrameworkSource:
         return self._state is self._idle
 
     def sample(self) -> list[Sample]:
-        module = sys.modules.get(self.name)
+        module = imported(self.name)  # never a framework a cell is still importing
         if module is None:
             self._state = self._idle
             return []

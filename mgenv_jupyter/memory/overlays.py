@@ -6,13 +6,13 @@ session (what it will read at import).
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..catalog.values import format_size
 from ..errors import InvalidValueError
+from ..imported import imported
 from ..protocol import OverlayInfo, OverlayKind
 from ..runtime import EnvSession
 from ..runtime.frameworks import live_api
@@ -121,7 +121,7 @@ def _bare(device: str) -> str:
 
 
 def _paddle_flags(session: EnvSession) -> dict[str, Any] | None:
-    paddle = sys.modules.get("paddle")
+    paddle = imported("paddle")
     if paddle is not None and hasattr(paddle, "get_flags"):
         return dict(paddle.get_flags(list(PADDLE_FLAGS)))
     if all(session.get(name) is None for name in PADDLE_FLAGS):

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from ...catalog import Entry
+from ...imported import imported
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class LiveApi:
     survives_latch: bool = False
 
     def available(self) -> bool:
-        return self.module in sys.modules
+        return imported(self.module) is not None
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class GroupApi:
     call: Callable[[bool], str]
 
     def available(self) -> bool:
-        return self.module in sys.modules
+        return imported(self.module) is not None
 
 
 Probe = Callable[[Entry], "bool | None"]
@@ -73,10 +74,10 @@ def _cuda_initialised(entry: Entry) -> bool | None:
     from . import jax, tensorflow, torch
 
     asked = {"torch": torch.cuda_initialised, "jax": jax.gpu_initialised, "tensorflow": tensorflow.gpu_initialised}
-    answers = [question() for module, question in asked.items() if module in sys.modules]
+    answers = [question() for module, question in asked.items() if imported(module) is not None]
     if any(answers):
         return True
-    if any(module in sys.modules for module in _CUDA_UNKNOWN) or None in answers:
+    if any(module in sys.modules for module in _CUDA_UNKNOWN) or None in answers:  # importing counts: CUDA may start
         return None
     return False
 

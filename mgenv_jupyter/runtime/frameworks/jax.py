@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from ...catalog import Entry
+from ...imported import imported
 from . import LiveApi
 
 
@@ -29,7 +30,7 @@ def _call(entry: Entry, value: Any) -> str:
 def backends_initialised() -> bool | None:
     """`jax._src.xla_bridge.backends_are_initialized()`: JAX 0.10 has no public equivalent (jax.extend.backend does
     not export it). It only takes a lock and looks at a dict: it never starts a backend."""
-    bridge = sys.modules.get("jax._src.xla_bridge")
+    bridge = imported("jax._src.xla_bridge")
     if bridge is None:
         return None
     return bool(bridge.backends_are_initialized())

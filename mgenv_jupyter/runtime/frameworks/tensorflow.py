@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from ...catalog import Entry
+from ...imported import imported
 from . import LiveApi
 
 
@@ -43,7 +44,7 @@ def _read_growth(entry: Entry) -> str:
 def context_initialised() -> bool | None:
     """Whether TensorFlow's eager context is initialised (its thread pools and devices exist). Reads a flag of the
     context object if there is one; never creates it."""
-    context = sys.modules.get("tensorflow.python.eager.context")
+    context = imported("tensorflow.python.eager.context")
     if context is None:
         return None
     current = getattr(context, "_context", None)

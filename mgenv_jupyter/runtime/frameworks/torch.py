@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from ...catalog import Entry
+from ...imported import imported
 from . import LiveApi
 
 
@@ -69,7 +70,7 @@ LIVE_APIS: dict[str, LiveApi] = {
 def cuda_initialised() -> bool | None:
     """Whether torch has initialised CUDA: its caching allocator exists and has read its settings. Asking never
     initialises CUDA (`torch.cuda.is_initialized` only reads a flag)."""
-    torch = sys.modules.get("torch")
+    torch = imported("torch")
     if torch is None:
         return None
     return bool(torch.cuda.is_initialized())
