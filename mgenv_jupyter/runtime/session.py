@@ -29,7 +29,7 @@ from ..errors import (
     MayBeLatchedWarning,
 )
 from . import environ_limits, policy
-from .frameworks import group_api, latched, live_api, live_call, outlasts_latch
+from .frameworks import LiveApi, group_api, latched, live_api, live_call, outlasts_latch
 from .import_watcher import ImportRecord, ImportWatcher, process_start_environ
 from .outcome import Change, SetReport, now, shown
 from .status import Applied, Message, Situation, Status, already_read_warning, assess, may_be_latched_warning
@@ -364,7 +364,7 @@ class EnvSession:
                         "(nothing was changed)"
                     ) from None
                 applied.append((plan, api))
-                effective[plan.name] = Applied(api.call(plan.entry, value.value), api.read(plan.entry),
+                effective[plan.name] = Applied(api.call(plan.entry, value.value), _read_back(api, plan.entry),
                                                api.survives_latch)
             if live:
                 self._switch_groups(plans, effective)
@@ -493,3 +493,10 @@ def _default_parsed(entry: Entry) -> Parsed | None:
         return None
 
 
+def _read_back(api: LiveApi, entry: Entry) -> str | None:
+    """What the framework says it now uses, or None when asking fails: the change itself went through, and a
+    framework that cannot say (an older build without the getter, a half-present module) must not undo it."""
+    try:
+        return api.read(entry)
+    except Exception:  # noqa: BLE001 - any framework error means "cannot say", never a failed change
+        return None

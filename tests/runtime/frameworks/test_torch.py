@@ -53,6 +53,17 @@ def test_a_torch_without_the_settings_getter_is_changed_and_not_read_back(fake_t
     assert change.effective is None
     assert "_accelerator_setAllocatorSettings('max_split_size_mb:256')" in str(report)
 
+
+def test_a_read_back_that_raises_leaves_the_change_made_and_said(fake_torch, fresh_session):
+    """A framework that fails when asked what it now uses (here the getter raises) has still taken the change: the
+    batch is not refused after the fact, and nothing escapes to the cell."""
+    def broken() -> str:
+        raise RuntimeError("allocator not ready")
+
+    sys.modules["torch"]._C._accelerator_getAllocatorSettings = broken
+    (change,) = fresh_session.set({"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:256"})
+    assert fake_torch.settings == "max_split_size_mb:256" and change.effective is None
+
 def test_threads_apply_through_set_num_threads(fake_torch):
     threads = entry("OMP_NUM_THREADS")
     api = live_api(threads)
