@@ -50,6 +50,16 @@ def no_leftover_session() -> Iterator[None]:
     runtime._session = before
 
 
+@pytest.fixture(autouse=True)
+def no_leftover_sampler() -> Iterator[None]:
+    """Each test's charts, sidebar streams and out-of-memory recorder start from a new kernel sampler: its history
+    (series of frameworks an earlier test faked) is not handed to the tests after it."""
+    from mgenv_jupyter.memory.shared import close_kernel_sampler
+
+    yield
+    close_kernel_sampler()
+
+
 @pytest.fixture
 def fresh_session(monkeypatch: pytest.MonkeyPatch) -> Iterator[EnvSession]:
     """A new kernel session (and import watcher) in place of the process-wide one."""
@@ -70,6 +80,9 @@ def ip(fresh_session: EnvSession):
     shell = get_ipython()
     shell.run_line_magic("load_ext", "mgenv_jupyter")
     yield shell
+    # What loading started (the out-of-memory recorder keeps the kernel's sampler going) ends with the test.
+    if "mgenv_jupyter" in shell.extension_manager.loaded:
+        shell.run_line_magic("unload_ext", "mgenv_jupyter")
 
 
 @pytest.fixture

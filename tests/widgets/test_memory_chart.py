@@ -10,6 +10,7 @@ import tracemalloc
 import pytest
 from IPython.core.error import UsageError
 
+from mgenv_jupyter.oom.recorder import RECORDER_INTERVAL
 from mgenv_jupyter.widgets import MemoryChart
 
 
@@ -36,6 +37,9 @@ def test_memchart_magic_charts_the_simulated_gpu(ip):
         assert sum(len(b["t"]) for b in batches) >= 10
     finally:
         chart.close()
+    # The out-of-memory recorder %load_ext started keeps the kernel's sampler going, at its own slow rate only.
+    assert chart.sampler.running and chart.sampler.interval == RECORDER_INTERVAL
+    ip.run_line_magic("unload_ext", "mgenv_jupyter")
     assert not chart.sampler.running
 
 
