@@ -70,8 +70,9 @@ def _dtr_threshold(session: EnvSession) -> list[Overlay]:
     if entry is None:
         return []
     api = live_api(entry)
-    if api is not None:  # megengine is loaded: its C++ option is the truth
-        value = int(api.read(entry))
+    live = api.read(entry) if api is not None else None
+    if api is not None and live is not None:  # megengine is loaded: its C++ option is the truth
+        value = int(live)
         origin = "megengine's live option dtr_eviction_threshold"
         auto = session.catalog.get(DTR_AUTO_DROP)
         auto_api = live_api(auto) if auto is not None else None

@@ -152,6 +152,8 @@ class DTRWidget(EnvPanel):
                 value = api.read(entry)  # from MegEngine itself, not from the environment
             except Exception:  # reading back is informative only
                 continue
+            if value is None:  # MegEngine cannot say
+                continue
             shown = f"{format_size(int(value))} ({value} bytes)" if name in (THRESHOLD, MINIMUM) else value
             uses.append(f"<li><code>{name}</code>: {html.escape(shown)}</li>")
         self.effect.value = (f"<p><i>{text_html(AFTER_IMPORT.get(language))}</i></p>"
