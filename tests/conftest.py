@@ -97,3 +97,12 @@ def probe_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         return name
 
     yield make
+
+
+@pytest.fixture
+def closing():
+    """Widgets made in a test are closed at its end, so they stop observing the session."""
+    made: list = []
+    yield made.append
+    for widget in made:
+        widget.close()

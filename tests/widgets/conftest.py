@@ -1,21 +1,11 @@
-"""Fixtures for the widget tests: widgets closed at the end of a test, a stand-in framework module, and a size typed
-into a row as a user types it (a number and a unit)."""
+"""Fixtures for the widget tests: a stand-in framework module, and a size typed into a row as a user types it (a
+number and a unit). `closing` (widgets closed at the end of a test) is in tests/conftest.py."""
 
 from __future__ import annotations
 
 import sys
 
-import ipywidgets
 import pytest
-
-
-@pytest.fixture
-def closing():
-    """Widgets made in a test are closed at its end, so they stop observing the session."""
-    made: list[ipywidgets.Widget] = []
-    yield made.append
-    for widget in made:
-        widget.close()
 
 
 @pytest.fixture
