@@ -13,6 +13,7 @@ from typing import Any
 from ..catalog.values import format_size
 from ..errors import InvalidValueError
 from ..imported import imported
+from ..presentation.rules import ALWAYS, Applicability, applicability
 from ..protocol import OverlayInfo, OverlayKind
 from ..runtime import EnvSession
 from ..runtime.frameworks import live_api
@@ -96,10 +97,14 @@ def _dtr_threshold(session: EnvSession) -> list[Overlay]:
 
 def _paddle_caps(session: EnvSession, gpu_totals: Mapping[str, int]) -> list[Overlay]:
     flags = _paddle_flags(session)
-    if flags is None or flags["FLAGS_allocator_strategy"] != "naive_best_fit":
-        return []  # auto_growth (the default) takes memory as needed: there is no cap to draw
+    if flags is None:
+        return []
     fraction = float(flags["FLAGS_fraction_of_gpu_memory_to_use"])
     initial_mb = int(float(flags["FLAGS_initial_gpu_memory_in_mb"]))
+    sizing = "FLAGS_initial_gpu_memory_in_mb" if initial_mb > 0 else "FLAGS_fraction_of_gpu_memory_to_use"
+    applies = paddle_cap_applies(session, flags, sizing)
+    if not applies.applies:
+        return []  # the catalog's rule: outside naive_best_fit (auto_growth, the default) there is no cap to draw
     lines = []
     for device, total in gpu_totals.items():
         if initial_mb > 0:
@@ -111,9 +116,22 @@ def _paddle_caps(session: EnvSession, gpu_totals: Mapping[str, int]) -> list[Ove
                    "*available* at its first allocation, so the real chunk is at most this")
         short = "Paddle" if len(gpu_totals) == 1 else f"Paddle {_bare(device)}"
         lines.append(Overlay("paddle_cap", device, value, f"Paddle first chunk ({format_size(value)})", short,
-                             f"only under FLAGS_allocator_strategy=naive_best_fit: {how}; when the chunk is used up "
-                             "Paddle requests another"))
+                             f"{applies.reason or 'drawn'}: {how}; when the chunk is used up Paddle requests another"))
     return lines
+
+
+def paddle_cap_applies(session: EnvSession, flags: Mapping[str, Any], name: str) -> Applicability:
+    """Whether the pool size `name` (which sizes the cap) matters with Paddle's `flags`, by the catalog's own rule for
+    it (its `applies_when`, evaluated as every front end evaluates it), not by a copy of that rule here."""
+    entry = session.catalog.get(name)
+    if entry is None:
+        return ALWAYS
+
+    def lookup(variable: str) -> str | None:
+        value = flags[variable] if variable in flags else session.get(variable)
+        return None if value is None else str(value)
+
+    return applicability(session.catalog, entry, lookup, "en")
 
 
 def _bare(device: str) -> str:

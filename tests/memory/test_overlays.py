@@ -8,7 +8,7 @@ import types
 
 from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.memory.nvml_source import NvmlSource
-from mgenv_jupyter.memory.overlays import Overlay, overlays
+from mgenv_jupyter.memory.overlays import PADDLE_FLAGS, Overlay, overlays
 from mgenv_jupyter.memory.sampler import Sampler
 
 GiB = 1024**3
@@ -121,3 +121,26 @@ def test_a_framework_that_fails_to_answer_just_gives_no_line(fresh_session, monk
     fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "1GB"})
     assert set(by_key(overlays(fresh_session, {"gpu0": 16 * GiB}, {"gpu0": 16 * GiB}))) == {
         "total:gpu0", "dtr_threshold:*"}
+
+
+def test_paddles_cap_is_drawn_exactly_where_the_catalogs_rule_says_its_pool_size_applies(fresh_session):
+    """The overlay asks the catalog's `applies_when` (Paddle's pool sizes only matter under naive_best_fit) rather
+    than restating it: for every strategy, and with either flag sizing the chunk, a cap is drawn exactly when the
+    presentation layer says the sizing flag applies (the row every front end does not grey out), for the same reason."""
+    from mgenv_jupyter.presentation import present
+
+    strategy = fresh_session.catalog.get("FLAGS_allocator_strategy")
+    assert strategy is not None
+    checked = 0
+    for choice in strategy.type.choices():
+        for sizing, values in (("FLAGS_fraction_of_gpu_memory_to_use", {"FLAGS_fraction_of_gpu_memory_to_use": "0.5"}),
+                               ("FLAGS_initial_gpu_memory_in_mb", {"FLAGS_initial_gpu_memory_in_mb": "2048"})):
+            fresh_session.unset(list(PADDLE_FLAGS))
+            fresh_session.set({"FLAGS_allocator_strategy": choice, **values})
+            rule = present(fresh_session, sizing, "en").applicability
+            caps = [line for line in overlays(fresh_session, {}, {"gpu0": 40 * GiB}) if line.kind == "paddle_cap"]
+            assert bool(caps) == rule.applies, (choice, sizing)
+            if caps:
+                assert rule.reason and rule.reason in caps[0].note
+            checked += rule.applies
+    assert checked == 2  # naive_best_fit, with each sizing flag: the rule does hold somewhere
