@@ -9,7 +9,6 @@ them in one line.
 from __future__ import annotations
 
 import os
-import shlex
 import warnings
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,9 @@ from .errors import InvalidValueError
 from .presentation import VariableView, present
 from .regular_files import write_text_file
 from .runtime import session
+from .runtime.environ_limits import MAX_VARIABLE_BYTES
 from .runtime.outcome import SetReport
+from .shell_words import split_words
 from .text import current_language, set_language
 
 _COMPLETED_MAGICS = ("%envset", "%envget", "%envunset", "%%envset", "%envlist")
@@ -53,12 +54,21 @@ def _split_assignments(words: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
+# The longest magic line read: no line needs more than a few values of the environment's own cap
+# (environ_limits.MAX_VARIABLE_BYTES), and a longer one is refused before it is split.
+MAX_LINE_CHARS = 128 * 1024
+
+
 def _parse_args(magic: Any, line: str) -> Any:
     """The one way every magic reads its line: the argparse parser its `magic_arguments` declare, over the words as a
     POSIX shell splits them (IPython's own splitting keeps quotes, so 'two words' would be two). Errors never quote
     the line, which may hold a secret: unbalanced quotes are said as such, and argparse's messages are redacted."""
+    if len(line) > MAX_LINE_CHARS:
+        raise UsageError(f"the line is {len(line):,} characters long, more than the {MAX_LINE_CHARS:,} a magic line "
+                         "may have (no environment variable holds more than "
+                         f"{MAX_VARIABLE_BYTES:,} bytes); nothing was changed")
     try:
-        words = shlex.split(line, posix=True)
+        words = split_words(line)  # shlex.split(posix=True)'s words, in linear time
     except ValueError as exc:
         raise UsageError(f"cannot read the line: {str(exc).lower()}; close every quote you open (\"...\" or '...')"
                          ) from None
