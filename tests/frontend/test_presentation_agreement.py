@@ -34,6 +34,14 @@ def from_the_magics(ip, names):
     return shown
 
 
+def option_values(dropdown) -> list:
+    """What a dropdown's options stand for: ipywidgets takes plain values or (label, value) pairs (a unit shown as
+    "GiB" that means "GB"), and the kernel and the sidebar compare values, never labels."""
+    if dropdown is None:
+        return []
+    return [option[1] if isinstance(option, tuple) else option for option in dropdown.options]
+
+
 def from_the_widgets(names):
     widget = ConfigWidget(names=names)
     try:
@@ -42,8 +50,8 @@ def from_the_widgets(names):
             row = widget.rows[name]
             editor = row.editor
             kind = next(kind for cls, kind in KIND_OF_EDITOR.items() if type(editor) is cls)
-            choices = [c for c in getattr(getattr(editor, "dropdown", None), "options", ())]
-            units = list(editor.unit.options) if hasattr(editor, "unit") else []
+            choices = option_values(getattr(editor, "dropdown", None))
+            units = option_values(getattr(editor, "unit", None))
             slider = getattr(editor, "slider", None)
             shown[name] = {"status": row.status, "kind": kind, "choices": choices, "units": units,
                            "fraction": (slider.min, slider.max) if slider is not None else (None, None),
