@@ -3,14 +3,16 @@ environment given only the wheel (plus JupyterLab) has the extension enabled and
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import sys
 import tarfile
 import zipfile
 
 import pytest
 
-from build_and_install import make_venv, pip
+from build_and_install import clean_export, make_venv, pip
 
 pytestmark = pytest.mark.slow
 
@@ -55,3 +57,16 @@ def test_a_fresh_environment_with_the_wheel_has_the_extension_and_the_widgets(bu
     )], capture_output=True, text=True, timeout=300)
     assert made.returncode == 0, made.stderr[-3000:]
     assert made.stdout.split() == ["DTRWidget", "MemoryChart", "True", "locale"]
+
+
+def test_without_node_the_build_stops_at_build_time_saying_what_to_install(tmp_path):
+    """A source tree without its built front end and a PATH without node and npm: `python -m build` fails before
+    making a wheel, with the message that names Node.js and the released wheel (not a broken package at import)."""
+    source = clean_export(tmp_path / "export")
+    empty = tmp_path / "no-node-bin"
+    empty.mkdir()
+    done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path / "dist"), str(source)],
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "PATH": str(empty)})
+    assert done.returncode != 0
+    assert "node and npm could not be found on PATH. Install Node.js 18 or newer" in done.stdout + done.stderr
+    assert not list((tmp_path / "dist").glob("*.whl"))
