@@ -5,9 +5,9 @@ the catalog's rules evaluated. Front ends render this and decide nothing themsel
 from __future__ import annotations
 
 from .details import Details, default_text, details, reading
-from .editor import EditorSpec, editor_spec
+from .editor import EditorSpec, KeySpec, editor_spec, key_specs
 from .rules import Applicability, applicability, group_state
 from .view import VariableView, present
 
-__all__ = ["Applicability", "Details", "EditorSpec", "VariableView", "applicability", "default_text", "details",
-           "editor_spec", "group_state", "present", "reading"]
+__all__ = ["Applicability", "Details", "EditorSpec", "KeySpec", "VariableView", "applicability", "default_text",
+           "details", "editor_spec", "group_state", "key_specs", "present", "reading"]

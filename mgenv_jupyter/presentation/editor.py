@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..catalog import Entry
+from ..catalog.allocator_config import KeyValueConfig
 from ..catalog.values import GiB, KiB, MiB, OptionalOf, TiB, ValueType
 
 EditorKind = Literal["choice", "switch", "presence", "fraction", "number", "size", "text"]
@@ -72,3 +73,43 @@ def editor_spec(entry: Entry) -> EditorSpec:
         return EditorSpec("size", unit_bytes=unit, minimum=low, maximum=high,
                           units=tuple((name, factor) for name, factor in SIZE_UNITS if factor >= unit))
     return EditorSpec("text", placeholder=entry.default or "")
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """How to edit one key of a `key:value` config (PyTorch's allocator config): `editor` is a choice, a switch
+    (written `on` / `off`), a number or text; `default` is the framework's value while the key is left out (None: off
+    or unlimited), `allowed` what the key takes, in words."""
+
+    name: str
+    editor: EditorSpec
+    default: str | None
+    allowed: str
+    description: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "editor": self.editor.to_json(), "default": self.default, "allowed": self.allowed,
+                "description": self.description}
+
+
+def key_specs(value_type: ValueType, language: str | None = None) -> tuple[KeySpec, ...]:
+    """One typed control per key of a `key:value` config, in the config's order; () for any other value type. An
+    unset key is left out of the joined string, so the framework's default applies."""
+    if not isinstance(value_type, KeyValueConfig):
+        return ()
+    specs = []
+    for key in value_type.keys:
+        inner = key.type
+        described = inner.describe()
+        if inner.kind == "switch":
+            on, off = inner.choices()
+            editor = EditorSpec("switch", on=on, off=off)
+        elif inner.kind == "enum":
+            editor = EditorSpec("choice", choices=inner.choices())
+        elif inner.kind in ("int", "float"):
+            editor = EditorSpec("number", minimum=described.get("min"), maximum=described.get("max"),
+                                integer=inner.kind == "int")
+        else:
+            editor = EditorSpec("text", placeholder=key.default or "default")
+        specs.append(KeySpec(key.name, editor, key.default, inner.allowed(), key.description.get(language)))
+    return tuple(specs)

@@ -10,6 +10,7 @@ name above the input, so the input keeps its full width however long the name).
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +18,7 @@ import ipywidgets as widgets
 
 from ..catalog import Entry
 from ..errors import InvalidValueError
-from ..presentation import EditorSpec, editor_spec
+from ..presentation import EditorSpec, KeySpec, editor_spec, key_specs
 from ..presentation.editor import NONE_CHOICE
 from ..text import Text
 
@@ -227,6 +228,160 @@ class TextEditor(Editor):
         return value
 
 
+KEY_DEFAULT = Text("default", "默认")
+KEY_DEFAULT_IS = Text("default: {value}", "默认:{value}")
+KEY_DEFAULT_UNSET = Text("default: off or unlimited", "默认:关闭或不限")
+KEY_RESET = Text("↺", "↺")
+JOINED = Text("joined: ", "合成的值:")
+ALL_DEFAULT = Text("every key at its default (the variable is left unset)", "所有键都取默认值(不设置该变量)")
+
+
+class KeyValueEditor(Editor):
+    """One typed control per key of a `key:value` config (PyTorch's allocator config), from the presentation layer's
+    `key_specs`: a checkbox, a number box, a dropdown or text. A key the user has not set is "default" and left out of
+    the joined string, which is shown under the controls; `raw()` is that string (None when every key is default), so
+    the session checks and applies it as one value.
+
+    `controls` maps each key to its input, `is_set` says which keys are given; `reset_key(name)` makes a key default.
+    """
+
+    def __init__(self, entry: Entry, spec: EditorSpec) -> None:
+        super().__init__(entry, spec)
+        self.keys: tuple[KeySpec, ...] = key_specs(entry.type)
+        self.controls: dict[str, widgets.Widget] = {}
+        self.is_set: dict[str, bool] = {key.name: False for key in self.keys}
+        self.marks: dict[str, widgets.HTML] = {}
+        self._callbacks: list[Callable[[], None]] = []
+        self._showing = False
+        lines = []
+        for key in self.keys:
+            control = self._style(self._control(key))
+            control.observe(lambda change, name=key.name: self._changed(name), names="value")
+            mark = widgets.HTML()
+            mark.add_class("mgenv-key-mark")
+            reset = widgets.Button(description=KEY_RESET.get(), tooltip=f"{key.name}: back to the default",
+                                   layout=widgets.Layout(width="auto"))
+            reset.on_click(lambda _, name=key.name: self.reset_key(name))
+            label = widgets.HTML(f"<code>{html.escape(key.name)}</code>", tooltip=key.description)
+            label.add_class("mgenv-key-name")
+            line = widgets.HBox([label, control, reset, mark], layout=widgets.Layout(flex_flow="row wrap"))
+            line.add_class("mgenv-key")
+            self.controls[key.name] = control
+            self.marks[key.name] = mark
+            lines.append(line)
+        self.joined = widgets.HTML()
+        self.joined.add_class("mgenv-joined")
+        self.widget = widgets.VBox([*lines, self.joined], layout=widgets.Layout(width="100%"))
+        self.inputs = tuple(self.controls.values())
+        self.show(None)
+
+    def _control(self, key: KeySpec) -> widgets.Widget:
+        kind = key.editor.kind
+        if kind == "switch":
+            return widgets.Checkbox(value=False, description=key.name, indent=False, tooltip=key.description,
+                                    layout=widgets.Layout(width="auto"))
+        if kind == "choice":
+            return widgets.Dropdown(options=list(key.editor.choices), value=key.default, description=key.name,
+                                    style=_HIDDEN_LABEL, layout=_input_layout("14em"))
+        if kind == "number":
+            factory = widgets.IntText if key.editor.integer else widgets.FloatText
+            return factory(description=key.name, style=_HIDDEN_LABEL, tooltip=key.allowed,
+                           layout=_input_layout("10em"))
+        return widgets.Text(value="", description=key.name, style=_HIDDEN_LABEL, continuous_update=False,
+                            placeholder=key.editor.placeholder, tooltip=key.allowed, layout=_input_layout("18em"))
+
+    def on_edit(self, callback: Callable[[], None]) -> None:
+        self._callbacks.append(callback)
+
+    def _changed(self, name: str) -> None:
+        if self._showing:
+            return
+        self.is_set[name] = True  # an edit gives the key, even when it equals the default
+        self._after_edit()
+
+    def _after_edit(self) -> None:
+        self._render()
+        for callback in self._callbacks:
+            callback()
+
+    def reset_key(self, name: str) -> None:
+        """Leave `name` out of the config: the framework's default applies."""
+        key = next(k for k in self.keys if k.name == name)
+        self._showing = True
+        try:
+            self._put(key, key.default)
+        finally:
+            self._showing = False
+        self.is_set[name] = False
+        self._after_edit()
+
+    def _put(self, key: KeySpec, text: str | None) -> None:
+        """Show `text` (None: the key's default) in the key's control."""
+        control = self.controls[key.name]
+        kind = key.editor.kind
+        if kind == "switch":
+            control.value = text == key.editor.on
+        elif kind == "choice":
+            control.value = text if text in key.editor.choices else key.default
+        elif kind == "number":
+            fallback = key.editor.minimum or 0
+            number = text if text is not None else fallback
+            control.value = int(number) if key.editor.integer else float(number)
+        else:
+            control.value = text or ""
+
+    def show(self, text: str | None) -> None:
+        try:
+            values: dict[str, str] = dict(self.entry.type.parse(text).value) if text is not None else {}
+        except InvalidValueError:
+            values = {}
+        self._showing = True
+        try:
+            with self.widget.hold_sync():
+                for key in self.keys:
+                    self._put(key, values.get(key.name, key.default))
+                    self.is_set[key.name] = key.name in values
+        finally:
+            self._showing = False
+        self._render()
+        for callback in self._callbacks:
+            callback()
+
+    def key_text(self, name: str) -> str | None:
+        """The value given for key `name`, as written in the config; None while it is default."""
+        if not self.is_set[name]:
+            return None
+        key = next(k for k in self.keys if k.name == name)
+        value = self.controls[name].value
+        if key.editor.kind == "switch":
+            return key.editor.on if value else key.editor.off
+        if key.editor.kind == "number":
+            return str(value) if key.editor.integer else repr(float(value))
+        return None if value is None else str(value).strip() or None
+
+    def raw(self) -> object:
+        parts = [f"{key.name}:{text}" for key in self.keys if (text := self.key_text(key.name)) is not None]
+        return ",".join(parts) if parts else None
+
+    def _render(self) -> None:
+        for key in self.keys:
+            if self.is_set[key.name]:
+                self.marks[key.name].value = ""
+                continue
+            shown = KEY_DEFAULT_IS.get().format(value=key.default) if key.default is not None else \
+                KEY_DEFAULT_UNSET.get()
+            self.marks[key.name].value = f"<i>{html.escape(shown)}</i>"
+        raw = self.raw()
+        if raw is None:
+            self.joined.value = html.escape(ALL_DEFAULT.get())
+            return
+        try:
+            joined = self.entry.type.parse(raw).text
+        except InvalidValueError:
+            joined = str(raw)
+        self.joined.value = f"{html.escape(JOINED.get())}<code>{html.escape(joined)}</code>"
+
+
 EDITORS: dict[str, type[Editor]] = {
     "choice": ChoiceEditor, "switch": SwitchEditor, "presence": PresenceEditor, "fraction": FractionEditor,
     "number": NumberEditor, "size": SizeEditor, "text": TextEditor,
@@ -237,3 +392,10 @@ def editor_for(entry: Entry) -> Editor:
     """The editor the presentation layer chose for `entry`."""
     spec = editor_spec(entry)
     return EDITORS[spec.kind](entry, spec)
+
+
+def key_value_editor(entry: Entry) -> KeyValueEditor:
+    """The structured editor of a `key:value` config variable (PyTorch's allocator config): one control per key."""
+    if not key_specs(entry.type):
+        raise InvalidValueError(f"{entry.name} is not a key:value config")
+    return KeyValueEditor(entry, editor_spec(entry))

@@ -90,11 +90,11 @@ class VariableRow(Row):
     status = traitlets.Unicode("", help="the status code of the variable now")
     applies = traitlets.Bool(True, help="whether the variable matters with the values chosen")
 
-    def __init__(self, session: EnvSession, entry: Entry) -> None:
+    def __init__(self, session: EnvSession, entry: Entry, editor: Editor | None = None) -> None:
         self.session = session
         self.entry = entry
         self.names = (entry.name,)
-        self.editor: Editor = editor_for(entry)
+        self.editor: Editor = editor if editor is not None else editor_for(entry)
         self.name_label = _html("mgenv-name", html.escape(entry.name))
         self.name_label.tooltip = entry.name
         self.badge = _html("mgenv-badge")

@@ -79,3 +79,19 @@ def test_the_json_form_carries_every_field_a_front_end_draws():
     assert size == {"kind": "size", "choices": [], "optional": False, "min": 0, "max": None, "integer": False,
                     "unit_bytes": MiB, "units": [["MB", MiB], ["GB", GiB], ["TB", TiB]], "on": None, "off": None,
                     "placeholder": ""}
+
+
+def test_a_key_value_config_gets_one_typed_control_per_key_in_its_order():
+    from mgenv_jupyter.presentation.editor import key_specs
+
+    keys = {key.name: key for key in key_specs(catalog().get("PYTORCH_ALLOC_CONF").type)}
+    assert list(keys)[:3] == ["backend", "expandable_segments", "max_split_size_mb"]
+    assert (keys["expandable_segments"].editor.kind, keys["expandable_segments"].editor.on) == ("switch", "True")
+    assert (keys["max_split_size_mb"].editor.kind, keys["max_split_size_mb"].editor.integer) == ("number", True)
+    assert keys["max_split_size_mb"].editor.minimum == 11 and keys["max_split_size_mb"].default is None
+    assert (keys["garbage_collection_threshold"].editor.kind, keys["garbage_collection_threshold"].editor.integer) \
+        == ("number", False)
+    assert keys["backend"].editor.choices == ("native", "cudaMallocAsync") and keys["backend"].default == "native"
+    assert keys["roundup_power2_divisions"].editor.kind == "text"
+    assert keys["expandable_segments"].to_json()["editor"]["kind"] == "switch"
+    assert key_specs(catalog().get("FLAGS_allocator_strategy").type) == ()

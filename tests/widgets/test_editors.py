@@ -80,3 +80,19 @@ def test_a_size_that_is_not_a_whole_number_of_units_is_refused(ip, closing, set_
     set_size(widget, "FLAGS_initial_gpu_memory_in_mb", 0.3, "MB")
     assert "whole number" in widget.rows["FLAGS_initial_gpu_memory_in_mb"].error.value
     assert widget.apply() is None and "FLAGS_initial_gpu_memory_in_mb" not in os.environ
+
+
+def test_key_value_editor_leaves_default_keys_out_and_keeps_an_explicit_false(ip):
+    from mgenv_jupyter.widgets.editors import key_value_editor
+
+    editor = key_value_editor(catalog().get("PYTORCH_ALLOC_CONF"))
+    assert editor.raw() is None and "every key at its default" in editor.joined.value
+    editor.show("expandable_segments:true,max_split_size_mb:64")
+    assert editor.controls["expandable_segments"].value is True and editor.controls["max_split_size_mb"].value == 64
+    editor.controls["expandable_segments"].value = False  # unticking a given key writes False (a live change needs it)
+    assert editor.raw() == "expandable_segments:False,max_split_size_mb:64"
+    editor.reset_key("max_split_size_mb")
+    assert editor.raw() == "expandable_segments:False" and not editor.is_set["max_split_size_mb"]
+    with pytest.raises(mgenv_jupyter.InvalidValueError, match="not a key:value config"):
+        key_value_editor(catalog().get("FLAGS_allocator_strategy"))
+    editor.widget.close()
