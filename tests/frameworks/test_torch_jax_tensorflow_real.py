@@ -91,6 +91,17 @@ def test_the_allocator_config_is_read_at_its_first_use_and_applies_live():
     assert r["settings_after_live"] == "expandable_segments:True,max_split_size_mb:128"  # normalised, as torch has it
 
 
+def test_allocator_widget_edit_is_what_torchs_allocator_holds():
+    before = run("torch", "widgets_torch.py", "before_import")
+    assert before["set"]["outcomes"] == {"PYTORCH_ALLOC_CONF": "pending_first_use"}
+    assert before["settings"] == "expandable_segments:True,max_split_size_mb:128"  # torch read the widget's value
+    after = run("torch", "widgets_torch.py", "after_import")
+    assert after["set"]["outcomes"] == {"PYTORCH_ALLOC_CONF": "applied_live"}
+    assert after["settings"] == "expandable_segments:True,max_split_size_mb:128"
+    assert after["after_envset"] == {"gc": 0.5, "set": ["garbage_collection_threshold"]}
+    assert "garbage_collection_threshold:0.5" in after["settings_after_envset"]
+
+
 # ---- TensorFlow 2.21 ------------------------------------------------------------------------------------------------
 
 
