@@ -334,3 +334,22 @@ export const STATUS_LABELS: Record<StatusCode, { en: string; zh: string }> = {
     "zh": "未设置"
   }
 };
+/** How the kernel writes a secret's value wherever one would be shown (catalog/secrets.py MASK). */
+export const MASK = '********';
+/** Parts of the upper-cased name that mark a secret wherever they appear (catalog/secrets.py). */
+export const SECRET_NAME_SUBSTRINGS: readonly string[] = ['KEY', 'TOKEN', 'SECRET', 'PASSW', 'PASSPHRASE', 'CREDENTIAL', 'PRIVATE', 'COOKIE'];
+/** Whole words of the upper-cased name that mark a secret (as mere substrings they would catch innocent names). */
+export const SECRET_NAME_WORDS: readonly string[] = ['APIKEY', 'AUTH', 'BEARER', 'DSN', 'PASS', 'PAT'];
+/**
+ * A name that says it holds a secret, by catalog/secrets.py is_secret_name's rule: one of
+ * SECRET_NAME_SUBSTRINGS anywhere in the upper-cased name, or one of SECRET_NAME_WORDS between '_'s.
+ * A value shaped like a credential is recognised by the kernel alone, which says so (`secret: true`, MASK as
+ * the value).
+ */
+export function isSecretName(name: string): boolean {
+  const upper = name.toUpperCase();
+  return (
+    SECRET_NAME_SUBSTRINGS.some(marker => upper.includes(marker)) ||
+    upper.split('_').some(word => SECRET_NAME_WORDS.includes(word))
+  );
+}

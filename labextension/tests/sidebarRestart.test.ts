@@ -5,9 +5,9 @@ import { Signal } from '@lumino/signaling';
 import { addSidebarCommands, COMMAND_IDS } from '../src/sidebar/commands';
 import { EnvModel } from '../src/sidebar/model';
 import { SidebarPanel } from '../src/sidebar/panel';
-import { MASK, RestartQuestionArgs, restartBody, restartCount, restartItems } from '../src/sidebar/restartReview';
+import { RestartQuestionArgs, restartBody, restartCount, restartItems } from '../src/sidebar/restartReview';
 import { DOMAIN, translate } from '../src/sidebar/text';
-import { VariableInfo } from '../src/protocol';
+import { MASK, VariableInfo } from '../src/protocol';
 import { FakeKernel, flush, variable } from './fakes';
 
 const t = translate(nullTranslator.load(DOMAIN));

@@ -12,11 +12,16 @@ import re
 
 MASK = "********"
 
-# Substrings of a name that mark a secret wherever they appear (API_KEY, MYTOKEN, DB_PASSWD).
-_NAME_SUBSTRINGS = ("KEY", "TOKEN", "SECRET", "PASSW", "PASSPHRASE", "CREDENTIAL", "PRIVATE", "COOKIE")
-# Whole words (between underscores) that mark a secret; as substrings they would catch innocent names
-# ("enable_scope_fusion_passes", "GIT_AUTHOR_NAME").
-_NAME_WORDS = frozenset({"PAT", "AUTH", "DSN", "PASS", "APIKEY", "BEARER"})
+# The name rule, defined here once: the front end gets these markers and MASK as generated constants in
+# labextension/src/schema.ts (protocol/typescript.py), with `is_secret_name` written out there as `isSecretName`.
+# The value patterns below stay in the kernel: a front end learns of a secret by value from the kernel (`secret` on a
+# change, MASK as the value), never by matching values itself.
+# Substrings of the upper-cased name that mark a secret wherever they appear (API_KEY, MYTOKEN, DB_PASSWD).
+NAME_SUBSTRINGS = ("KEY", "TOKEN", "SECRET", "PASSW", "PASSPHRASE", "CREDENTIAL", "PRIVATE", "COOKIE")
+# Whole words of the upper-cased name (split at NAME_SEPARATOR) that mark a secret; as substrings they would catch
+# innocent names ("enable_scope_fusion_passes", "GIT_AUTHOR_NAME").
+NAME_WORDS = frozenset({"PAT", "AUTH", "DSN", "PASS", "APIKEY", "BEARER"})
+NAME_SEPARATOR = "_"
 
 _VALUE_PATTERNS = (
     # A URL with a password (postgres://user:pw@host). Bounded parts and a start that no scheme character precedes
@@ -40,9 +45,9 @@ _VALUE_RE = re.compile("|".join(f"(?:{p})" for p in _VALUE_PATTERNS))
 def is_secret_name(name: str) -> bool:
     """True for names that say they hold a secret: KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL, … in the name."""
     upper = name.upper()
-    if any(marker in upper for marker in _NAME_SUBSTRINGS):
+    if any(marker in upper for marker in NAME_SUBSTRINGS):
         return True
-    return any(word in _NAME_WORDS for word in upper.split("_"))
+    return any(word in NAME_WORDS for word in upper.split(NAME_SEPARATOR))
 
 
 def is_secret_value(value: str) -> bool:

@@ -13,6 +13,7 @@ import typing
 from collections.abc import Iterator
 from typing import Any, Literal, get_args, get_origin, get_type_hints, is_typeddict
 
+from ..catalog import secrets
 from ..runtime.status import LABELS
 from . import memory, sidebar
 
@@ -105,5 +106,37 @@ def _constants() -> str:
         "/** What every front end calls each status, in English and Chinese (Status.label). */",
         "export const STATUS_LABELS: Record<StatusCode, { en: string; zh: string }> = "
         + json.dumps(labels, ensure_ascii=False, indent=2) + ";",
+        _secret_names(),
         "",
+    ])
+
+
+def _secret_names() -> str:
+    """catalog/secrets.py's name rule and MASK, so the front end recognises a secret's name exactly as the kernel does
+    (`is_secret_name`, written out as `isSecretName`). Recognising a secret by its value stays in the kernel."""
+    def text(value: object) -> str:
+        return json.dumps(value).replace('"', "'")
+
+    return "\n".join([
+        "/** How the kernel writes a secret's value wherever one would be shown (catalog/secrets.py MASK). */",
+        f"export const MASK = {text(secrets.MASK)};",
+        "/** Parts of the upper-cased name that mark a secret wherever they appear (catalog/secrets.py). */",
+        f"export const SECRET_NAME_SUBSTRINGS: readonly string[] = {text(list(secrets.NAME_SUBSTRINGS))};",
+        "/** Whole words of the upper-cased name that mark a secret (as mere substrings they would catch innocent"
+        " names). */",
+        f"export const SECRET_NAME_WORDS: readonly string[] = {text(sorted(secrets.NAME_WORDS))};",
+        "/**",
+        " * A name that says it holds a secret, by catalog/secrets.py is_secret_name's rule: one of",
+        " * SECRET_NAME_SUBSTRINGS anywhere in the upper-cased name, or one of SECRET_NAME_WORDS between"
+        f" {text(secrets.NAME_SEPARATOR)}s.",
+        " * A value shaped like a credential is recognised by the kernel alone, which says so (`secret: true`, MASK as",
+        " * the value).",
+        " */",
+        "export function isSecretName(name: string): boolean {",
+        "  const upper = name.toUpperCase();",
+        "  return (",
+        "    SECRET_NAME_SUBSTRINGS.some(marker => upper.includes(marker)) ||",
+        f"    upper.split({text(secrets.NAME_SEPARATOR)}).some(word => SECRET_NAME_WORDS.includes(word))",
+        "  );",
+        "}",
     ])

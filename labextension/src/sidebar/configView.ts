@@ -8,7 +8,7 @@
  */
 import { Widget } from '@lumino/widgets';
 
-import { ChangeInfo } from '../protocol';
+import { ChangeInfo, MASK } from '../protocol';
 import { badgeClass, badgeFor } from './badges';
 import { Answer } from './client';
 import { el } from './dom';
@@ -401,7 +401,7 @@ export class ConfigView extends Widget {
     const time = new Date(change.time * 1000).toLocaleTimeString();
     // The kernel masks a secret's values itself (`secret`); masking by name as well costs nothing.
     const masked = change.secret || isSecret(change.name);
-    const value = (v: string | null) => (v === null ? t('unsetValue') : masked ? '********' : v);
+    const value = (v: string | null) => (v === null ? t('unsetValue') : masked ? MASK : v);
     const outcome = badgeFor(change.outcome, this._model.language);
     const label = el('span', `${badgeClass(outcome)} mgenv-sb-history-outcome`);
     label.textContent = outcome.label;

@@ -4,6 +4,8 @@
  * notebook's kernel starts. Other keys under `metadata.mgenv_jupyter` are left alone.
  */
 
+import { isSecretName } from '../protocol';
+
 export type Profile = Record<string, string>;
 
 export const METADATA_KEY = 'mgenv_jupyter';
@@ -15,10 +17,12 @@ export interface MetadataHost {
   deleteMetadata(key: string): void;
 }
 
-/** Values of names holding secrets (as the kernel masks them) are never written into a file that travels. */
+/**
+ * Values of names holding secrets (as the kernel masks them) are never written into a file that travels. The rule is
+ * the kernel's own (catalog/secrets.py), generated into the wire schema; a secret by value only the kernel can tell.
+ */
 export function isSecret(name: string): boolean {
-  const upper = name.toUpperCase();
-  return ['KEY', 'TOKEN', 'SECRET', 'PASSWORD'].some(marker => upper.includes(marker));
+  return isSecretName(name);
 }
 
 /** The profile stored in the notebook; anything malformed (hand-edited metadata) is skipped, never trusted. */

@@ -5,14 +5,12 @@
  * the question (restartDialog.ts, JupyterLab's dialog) lists every variable, says where the profile is kept and
  * whether the notebook still has to be saved for it to last.
  */
+import { MASK } from '../protocol';
 import { badgeClass, badgeFor } from './badges';
 import { el } from './dom';
 import { EnvModel } from './model';
 import { isSecret } from './profile';
 import { Language, TextKey, Translate } from './text';
-
-/** How the kernel writes a secret's value (catalog/secrets.py MASK). */
-export const MASK = '********';
 
 /** Statuses of a value that is set but not what the framework uses: only a new process reads it again. */
 const READ_TOO_EARLY = new Set(['already_read', 'may_be_latched']);
