@@ -278,7 +278,7 @@ class KeyValueEditor(Editor):
     def _control(self, key: KeySpec) -> widgets.Widget:
         kind = key.editor.kind
         if kind == "switch":
-            return widgets.Checkbox(value=False, description=key.name, indent=False, tooltip=key.description,
+            return widgets.Checkbox(value=False, description=SWITCH_LABEL.get(), indent=False, tooltip=key.name,
                                     layout=widgets.Layout(width="auto"))
         if kind == "choice":
             return widgets.Dropdown(options=list(key.editor.choices), value=key.default, description=key.name,
