@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas
 
+from ..markup import text_html
 from ..text import Text
 
 NOT_SET = Text("not set", "未设置")
@@ -82,7 +83,7 @@ def _cell(value: Any, language: str | None) -> str:
         return html.escape(_clock(value))
     text = str(value)
     if len(text) <= _LONGEST:
-        return html.escape(text)
+        return text_html(text)
     return f"<span title='{html.escape(text, quote=True)}'>{html.escape(text[:_LONGEST - 1])}…</span>"
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..catalog.values import quoted
+from ..markup import text_html
 from ..runtime import EnvSession, Status
 from ..text import Text, current_language
 from .details import Details, details
@@ -67,9 +68,9 @@ class VariableView:
 
     def _repr_html_(self) -> str:
         first, *rest = self.lines()
-        body = "".join(f"<div>{html.escape(line.strip())}</div>" for line in rest)
+        body = "".join(f"<div>{text_html(line.strip())}</div>" for line in rest)
         return (f"<div class='mgenv-view'><div><code>{html.escape(first.split(':', 1)[0])}</code>: "
-                f"<b>{html.escape(self.label)}</b> — {html.escape(self.message)}</div>{body}</div>")
+                f"<b>{html.escape(self.label)}</b> — {text_html(self.message)}</div>{body}</div>")
 
     def to_json(self) -> dict[str, Any]:
         """What the sidebar needs about the variable's current state (static facts travel once, in EntryInfo)."""

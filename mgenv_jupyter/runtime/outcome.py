@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from ..catalog.secrets import MASK, is_secret, shown
 from ..catalog.values import quoted, truncated
+from ..markup import text_html
 from .status import Message, Status
 
 __all__ = ["MASK", "Change", "SetReport", "is_secret", "now", "shown"]
@@ -82,10 +83,10 @@ class SetReport:
         rows = []
         for c in self.changes:
             value = "(unset)" if c.new is None else truncated(c.new)
-            notes = "".join(f"<br><small>{html.escape(n)}</small>" for n in c.notes)
+            notes = "".join(f"<br><small>{text_html(n)}</small>" for n in c.notes)
             rows.append(
                 f"<tr><td><code>{html.escape(c.name)}</code></td><td><code>{html.escape(value)}</code></td>"
-                f"<td><b>{html.escape(c.outcome.label.get())}</b></td><td>{html.escape(str(c.message))}{notes}</td></tr>"
+                f"<td><b>{html.escape(c.outcome.label.get())}</b></td><td>{text_html(str(c.message))}{notes}</td></tr>"
             )
         return "<table class='mgenv-report'>" + "".join(rows) + "</table>"
 

@@ -16,11 +16,11 @@ import ipywidgets as widgets
 
 from ..catalog import Catalog, Entry
 from ..errors import InvalidValueError
+from ..markup import text_html
 from ..presentation import key_specs
 from ..runtime import EnvSession, session
 from ..text import Text, current_language
 from .editors import KeyValueEditor, key_value_editor
-from .markup import text_html
 from .panel import EnvPanel
 from .rows import VariableRow
 

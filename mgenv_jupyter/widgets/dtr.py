@@ -11,11 +11,11 @@ import ipywidgets as widgets
 
 from ..catalog.dtr import DTR_PEAK_CAVEAT, DTR_SWITCH
 from ..catalog.values import format_size
+from ..markup import text_html
 from ..runtime import SetReport, session
 from ..runtime.frameworks import live_api
 from ..text import Text, current_language
 from .editors import SizeEditor
-from .markup import text_html
 from .panel import EnvPanel
 from .rows import GroupRow, Row, VariableRow
 

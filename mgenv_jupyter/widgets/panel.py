@@ -16,11 +16,11 @@ from pathlib import Path
 import ipywidgets as widgets
 
 from ..errors import AlreadyReadWarning, InvalidValueError
+from ..markup import text_html
 from ..presentation import applicability
 from ..runtime import EnvSession, SetReport, session
 from ..text import Text, current_language
 from ._link import SessionLink
-from .markup import text_html
 from .rows import Row, VariableRow
 
 STYLE_SHEET = Path(__file__).with_name("style.css")

@@ -19,12 +19,12 @@ from ..catalog import Entry
 from ..catalog.rules import Group
 from ..catalog.secrets import shown
 from ..errors import InvalidValueError
+from ..markup import text_html
 from ..presentation import Applicability, VariableView, default_text, present
 from ..presentation.rules import effective_text, group_state
 from ..runtime import EnvSession
 from ..text import Text, current_language
 from .editors import Editor, editor_for
-from .markup import text_html
 
 INACTIVE_CLASS = "mgenv-inactive"
 EDITED_CLASS = "mgenv-edited"

@@ -1,5 +1,6 @@
-"""Catalog and session texts as widget HTML. The texts mark code with backticks ("read at `import megengine`"), as
-the magics' Markdown does; a widget shows such a span as code rather than the backticks themselves."""
+"""Catalog and session texts as HTML. The texts mark code with backticks ("read at `import megengine`"), as the
+magics' Markdown does; every HTML view (widgets, the magics' tables and reports) shows such a span as code rather than
+the backticks themselves."""
 
 from __future__ import annotations
 
