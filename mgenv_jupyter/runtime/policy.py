@@ -13,27 +13,41 @@ from __future__ import annotations
 from ..catalog import Entry
 from ..catalog.code_loading import code_loading_rule
 from ..catalog.secrets import is_secret
+from ..text import Text
 
 SOURCES = ("api", "magic", "widget", "sidebar", "profile", "file")
 # Sources whose content may come from someone else: a file on disk, a message over the comm.
 NEEDS_FORCE = ("file", "sidebar")
 
+NEVER_FROM_PROFILE = Text("{name} {effect}: it is never taken from a notebook profile",
+                          "{name} {effect}:它从不取自笔记本配置")
+NOT_IN_CATALOG = Text("{name} is not a catalog variable: a notebook profile holds catalog variables only",
+                      "{name} 不是目录中的变量:笔记本配置只能包含目录中的变量")
+SECRET_IN_PROFILE = Text("{name} holds a secret: secrets are never taken from a notebook profile",
+                         "{name} 含有机密:机密从不取自笔记本配置")
+NEEDS_FORCE_FROM = Text("{name} {effect}; from a {where} it is set only with {how}",
+                        "{name} {effect};来自{where}时,只有加上 {how} 才会设置")
+WHERE = {"file": Text("file", "文件"), "sidebar": Text("sidebar message", "侧边栏消息")}
+SET_WITH_WARNING = Text(
+    "{name} {effect}; it is set for this kernel and every program started from it. "
+    "Unset it with %envunset {name} if that was not intended.",
+    "{name} {effect};它已为此内核及其启动的每个程序设置。如非本意,请用 %envunset {name} 取消。")
+
 
 def refusal(name: str, entry: Entry | None, value: str | None, source: str, force: bool) -> str | None:
-    """Why `source` may not set `name` to `value` (None: it may). Never quotes the value."""
+    """Why `source` may not set `name` to `value` (None: it may), in the user's language. Never quotes the value."""
     rule = code_loading_rule(name)
     if source == "profile":
         if rule is not None:  # said first: what the variable could have done is what the user should hear
-            return f"{name} {rule.effect.get()}: it is never taken from a notebook profile"
+            return NEVER_FROM_PROFILE.get().format(name=name, effect=rule.effect.get())
         if entry is None:
-            return f"{name} is not a catalog variable: a notebook profile holds catalog variables only"
+            return NOT_IN_CATALOG.get().format(name=name)
         if value is not None and is_secret(name, value):
-            return f"{name} holds a secret: secrets are never taken from a notebook profile"
+            return SECRET_IN_PROFILE.get().format(name=name)
         return None
     if rule is not None and source in NEEDS_FORCE and not force:
         how = "--force" if source == "file" else '"force": true'
-        return (f"{name} {rule.effect.get()}; from a {'file' if source == 'file' else 'sidebar message'} it is set "
-                f"only with {how}")
+        return NEEDS_FORCE_FROM.get().format(name=name, effect=rule.effect.get(), where=WHERE[source].get(), how=how)
     return None
 
 
@@ -42,5 +56,4 @@ def warning(name: str) -> str | None:
     rule = code_loading_rule(name)
     if rule is None:
         return None
-    return (f"{name} {rule.effect.get()}; it is set for this kernel and every program started from it. "
-            f"Unset it with %envunset {name} if that was not intended.")
+    return SET_WITH_WARNING.get().format(name=name, effect=rule.effect.get())

@@ -55,3 +55,23 @@ def test_the_users_own_envset_warns_what_the_variable_can_do(ip):
         report = ip.run_line_magic("envset", "PYTHONPATH=/opt/mine")
     assert os.environ["PYTHONPATH"] == "/opt/mine"
     assert any("Python finds modules" in note for note in report["PYTHONPATH"].notes)
+
+
+@pytest.mark.parametrize(("language", "profile_words", "warning_words"), [
+    ("en", "it is never taken from a notebook profile", "Unset it with %envunset LD_PRELOAD"),
+    ("zh", "它从不取自笔记本配置", "请用 %envunset LD_PRELOAD 取消"),
+])
+def test_refusals_and_warnings_speak_the_users_language(language, profile_words, warning_words):
+    from mgenv_jupyter.runtime.policy import refusal, warning
+    from mgenv_jupyter.text import set_language
+
+    set_language(language)
+    try:
+        refused = refusal("LD_PRELOAD", None, "/tmp/evil.so", "profile", force=False)
+        warned = warning("LD_PRELOAD")
+        forced = refusal("LD_PRELOAD", None, "/tmp/evil.so", "file", force=False)
+    finally:
+        set_language(None)
+    assert refused is not None and refused.endswith(profile_words)
+    assert warned is not None and warning_words in warned
+    assert forced is not None and "--force" in forced and "/tmp/evil.so" not in forced
