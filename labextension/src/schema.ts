@@ -217,6 +217,7 @@ export interface SeriesInfo {
   quantity: string;
   source: string;
   simulated: boolean;
+  node: string | null;
 }
 
 export interface SourceState {
@@ -224,6 +225,7 @@ export interface SourceState {
   state: string;
   simulated: boolean;
   simulation: string | null;
+  node: string | null;
 }
 
 export interface OverlayInfo {

@@ -5,7 +5,8 @@ const state = (name: string, text: string, simulation: string | null = null): So
   name,
   state: text,
   simulated: simulation !== null,
-  simulation
+  simulation,
+  node: null
 });
 
 describe('the status line', () => {

@@ -93,6 +93,11 @@ class RemoteSource:
     # ---- read by the sampler ---------------------------------------------------------------------------------
 
     @property
+    def node(self) -> str:
+        """The node's label: its series and its state are shown under it (the wire's `node`)."""
+        return self.label
+
+    @property
     def lost(self) -> str | None:
         return self._lost
 
@@ -147,7 +152,7 @@ class RemoteSource:
 
 def _relabelled(sample: Sample, label: str) -> Sample:
     return Sample(sample.time, f"{label} {sample.source}", f"{label} {sample.device}", sample.used, sample.total,
-                  sample.process, sample.allocated, sample.reserved, sample.peak, sample.simulated)
+                  sample.process, sample.allocated, sample.reserved, sample.peak, sample.simulated, node=label)
 
 
 def consume(source: RemoteSource, stream: Iterable[NodeBatch],

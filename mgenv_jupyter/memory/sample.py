@@ -24,6 +24,7 @@ class Sample:
     - `allocated` / `reserved` / `peak`: the framework allocator's own counters (tensors live now, memory its caching
       allocator holds, and the highest `allocated` since start or the framework's last reset).
     - `simulated`: the reading comes from the simulated GPU (`MGENV_SIMULATE_GPU`), not from hardware.
+    - `node`: the cluster node it was read on (set by `cluster.RemoteSource`); None for this machine.
     """
 
     time: float  # seconds since the epoch
@@ -36,6 +37,7 @@ class Sample:
     reserved: int | None = None
     peak: int | None = None
     simulated: bool = False
+    node: str | None = None
 
     def values(self) -> Iterator[tuple[str, int]]:
         """(series key, bytes) for every quantity this sample knows."""

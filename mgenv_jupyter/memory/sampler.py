@@ -292,7 +292,7 @@ class Sampler:
             row[key] = value
             if key not in self._series:
                 self._series[key] = {"key": key, "device": sample.device, "quantity": quantity,
-                                     "source": sample.source, "simulated": sample.simulated}
+                                     "source": sample.source, "simulated": sample.simulated, "node": sample.node}
                 self._meta_version += 1
         if sample.total is not None:
             self._totals[sample.device] = sample.total
@@ -303,7 +303,7 @@ class Sampler:
         # Read when a batch goes out or someone asks, not every tick: at 100 Hz the difference shows.
         states: list[SourceState] = [
             {"name": s.name, "state": self._errors.get(id(s), s.state), "simulated": bool(getattr(s, "simulated", 0)),
-             "simulation": getattr(s, "simulation", None)}
+             "simulation": getattr(s, "simulation", None), "node": getattr(s, "node", None)}
             for s in self.sources
         ]
         if states != self._states:

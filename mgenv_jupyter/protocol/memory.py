@@ -17,8 +17,9 @@ sample), at most `pushes_per_second` times a second:
         {"cell": 12, "start": 1732240000.15, "end": null, "duration": null, "ok": null, "peak": {}}
       ],
       # only in a subscriber's first batch and whenever they change; complete lists replacing the previous ones:
-      "series": [{"key": "gpu0 used", "device": "gpu0", "quantity": "used", "source": "nvml", "simulated": false}],
-      "sources": [{"name": "nvml", "state": "ok", "simulated": false, "simulation": null}],
+      "series": [{"key": "gpu0 used", "device": "gpu0", "quantity": "used", "source": "nvml", "simulated": false,
+                  "node": null}],
+      "sources": [{"name": "nvml", "state": "ok", "simulated": false, "simulation": null, "node": null}],
       "overlays": [{"key": "total:gpu0", "kind": "total", "device": "gpu0", "bytes": 42949672960,
                     "label": "gpu0 total (40 GiB)", "short": "total", "note": "the device's memory"}],
       "started": 1732239000.25                # when the kernel's process started: the chart's time axis counts from it
@@ -27,7 +28,10 @@ sample), at most `pushes_per_second` times a second:
 A series key is "<device> <quantity>"; quantities are used, total, process (the kernel's process tree), allocated,
 reserved, peak (framework allocators). Devices read from the simulated GPU carry "(simulated)" in their label and
 `simulated: true`; a source reading the simulated GPU names its scenario in `simulation` ("a100-40gb"), and its
-`state` says what it does ("ok", an NVML error) without repeating that it is simulated. Sizes in labels are binary
+`state` says what it does ("ok", an NVML error) without repeating that it is simulated. A series or source read on
+another machine of a cluster (`mgenv_jupyter.cluster`) names that node in `node` ("node_b"; its key starts with the
+node: "node_b gpu0 process"), and the node's source says the node's state ("ok", "starting", "lost: <why>", "no data
+for 7 s"); `node` is null for the kernel's own machine. Sizes in labels are binary
 units written as such ("40 GiB"). A cell appears twice: when it starts (end null) and when it ends (with its peaks per
 series).
 `Sampler.snapshot()` returns the same shape, typed "memory.snapshot", with everything still at full resolution, for a
@@ -51,6 +55,7 @@ class SeriesInfo(TypedDict):
     quantity: str
     source: str
     simulated: bool
+    node: str | None  # the cluster node it was read on; None: the kernel's own machine
 
 
 class SourceState(TypedDict):
@@ -58,6 +63,7 @@ class SourceState(TypedDict):
     state: str
     simulated: bool
     simulation: str | None
+    node: str | None  # a cluster node's source: its state is the node's ("lost: ..."); None: a local source
 
 
 OverlayKind = Literal["total", "dtr_threshold", "paddle_cap"]

@@ -29,6 +29,11 @@ def test_batches_land_in_the_kernels_history_labelled_with_the_node():
     assert len(a.latencies()) == 1 and 0 <= a.latencies()[0] < 5 and len(a.transport_latencies()) == 2
     states = {s["name"]: s["state"] for s in sampler.states()}
     assert states == {"node_a (remote)": "stopped", "node_b (remote)": "ok"}  # a's stream ended
+    # The chart groups by node: each series and each source says which node it belongs to.
+    assert {s["key"]: s["node"] for s in sampler.snapshot()["series"]} == {
+        "node_a gpu0 used": "node_a", "node_a gpu0 total": "node_a", "node_b gpu1 used": "node_b",
+        "node_b gpu1 total": "node_b"}
+    assert [s["node"] for s in sampler.states()] == ["node_a", "node_b"]
     sampler.close()
 
 

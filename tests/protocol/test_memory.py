@@ -8,9 +8,11 @@ import json
 import pytest
 
 from mgenv_jupyter import protocol
+from mgenv_jupyter.cluster.remote_source import RemoteSource, consume
 from mgenv_jupyter.errors import InvalidValueError
 from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.memory.nvml_source import NvmlSource
+from mgenv_jupyter.memory.sample import Sample
 from mgenv_jupyter.memory.sampler import Sampler
 from mgenv_jupyter.protocol import checked_interval
 
@@ -44,6 +46,34 @@ def test_batches_conform_to_the_protocol_types():
     assert [c["end"] is None for c in first["cells"]] == [True, False]  # a cell appears when it starts and ends
     assert {s["key"] for s in first["series"]} == set(first["columns"])
     assert all(s["simulated"] for s in first["series"])
+
+
+def test_a_cluster_nodes_series_and_state_name_the_node_and_the_kernels_own_name_none():
+    node_b, node_c = RemoteSource("node_b"), RemoteSource("node_c")
+    state = {"name": "nvml", "state": "ok", "idle": False, "simulated": False, "simulation": None}
+    node_b.feed({"samples": [Sample(1.0, "nvml", "gpu1", used=5, total=9)], "states": [state], "cpu_seconds": 0.0,
+                 "sampled": 1})
+
+    def dies():
+        yield {"samples": [Sample(1.0, "nvml", "gpu0", used=3)], "states": [state], "cpu_seconds": 0.0, "sampled": 1}
+        raise ConnectionError("raylet gone")
+
+    with FakeNvml([FakeDevice(total=40 * GiB)]):
+        sampler = Sampler([NvmlSource(), node_b, node_c])
+        batches: list = []
+        sampler.subscribe(batches.append)
+        consume(node_c, dies())  # node_c sent nothing the sampler took before it was lost
+        sampler.sample_once()
+        sampler.flush()
+        sampler.close()
+    (batch,) = batches
+    check(batch, protocol.Batch)
+    nodes = {s["key"]: s["node"] for s in batch["series"]}
+    assert nodes == {"gpu0 (simulated) used": None, "gpu0 (simulated) total": None, "gpu0 (simulated) process": None,
+                     "node_b gpu1 used": "node_b", "node_b gpu1 total": "node_b"}
+    states = {s["name"]: (s["node"], s["state"]) for s in batch["sources"]}
+    assert states == {"nvml (simulated)": (None, "ok"), "node_b (remote)": ("node_b", "ok"),
+                      "node_c (remote)": ("node_c", "lost: ConnectionError: raylet gone")}
 
 
 @pytest.mark.parametrize(("value", "seconds"), [(0.01, 0.01), (0.1, 0.1), (60, 60.0), ("0.5", 0.5)])
