@@ -9,9 +9,12 @@ the CPU ones in each framework's venv, tests/frameworks/test_oom_real.py).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from ..catalog.secrets import redact
 
 __all__ = ["OutOfMemory", "parse_size", "recognise"]
 
@@ -24,6 +27,11 @@ _SIZE = r"[0-9][0-9,]*(?:\.[0-9]+)?\s*(?:[KMGTP]i?B|[KMGTP]B|bytes?|B)?"
 _SIZE_PARTS = re.compile(r"([0-9][0-9,]*(?:\.[0-9]+)?)\s*([A-Za-z]*)")
 _MAX_DEPTH = 8  # links of the exception chain followed
 _MESSAGE_CHARS = 2000  # of each message kept in the report
+# Of a message, the part searched for credentials before the first _MESSAGE_CHARS are kept: masking the whole of a
+# huge message could take seconds after the user's cell, and a credential cut at this bound could only reach the kept
+# part if masking had shortened the 64 Ki characters before it to less than 2000.
+_REDACTED_CHARS = 64 * 1024
+_GPU_DIGITS = 6  # a GPU index longer than this is no GPU's (and int() refuses over 4300 digits)
 
 
 def parse_size(text: str) -> int | None:
@@ -34,7 +42,9 @@ def parse_size(text: str) -> int | None:
     unit = _UNITS.get(match.group(2).lower())
     if unit is None:
         return None
-    return int(float(match.group(1).replace(",", "")) * unit)
+    number = float(match.group(1).replace(",", "")) * unit
+    # A message is outside input: "999...9 bytes" would be an infinite float, which int() refuses (OverflowError).
+    return int(number) if math.isfinite(number) else None
 
 
 @dataclass(frozen=True)
@@ -45,7 +55,8 @@ class OutOfMemory:
     `MemoryError`). `device`: "gpu" or "host". `gpu`: the GPU's index where the message names it. `requested`:
     bytes the failed allocation asked for, where the message says. `facts`: other sizes the message states (PyTorch's
     `total`, `free`, `in_use`, `allocated`, `cached_free` = reserved but unallocated, `allowed`). `exception`: the
-    qualified class of the exception that carried the message; `message`: that message (at most 2000 characters).
+    qualified class of the exception that carried the message; `message`: that message (at most 2000 characters), with
+    every credential-shaped part masked (a URL with a password, a token: `catalog.secrets.redact`).
     """
 
     framework: str
@@ -87,7 +98,8 @@ def _sizes(**groups: str) -> Callable[[re.Match[str] | None], dict[str, int]]:
 
 
 def _gpu_index(match: re.Match[str] | None) -> dict[str, int]:
-    return {"gpu": int(match.group("gpu"))} if match is not None and match.groupdict().get("gpu") else {}
+    digits = match.groupdict().get("gpu") if match is not None else None
+    return {"gpu": int(digits)} if digits and len(digits) <= _GPU_DIGITS else {}
 
 
 def _both(*readers: Callable[[re.Match[str] | None], dict[str, int]]) -> Callable[[re.Match[str] | None],
@@ -217,5 +229,5 @@ def recognise(exc: BaseException) -> OutOfMemory | None:
             requested = facts.pop("requested", None)
             cls = type(link)
             return OutOfMemory(pattern.framework, pattern.device, f"{cls.__module__}.{cls.__qualname__}",
-                               text[:_MESSAGE_CHARS], gpu, requested, facts)
+                               redact(text[:_REDACTED_CHARS])[:_MESSAGE_CHARS], gpu, requested, facts)
     return None

@@ -168,3 +168,46 @@ def test_a_cyclic_chain_ends():
                                             ("1,099,511,627,776 bytes", 1 << 40), ("12 parsecs", None)])
 def test_sizes_as_the_frameworks_print_them(text, expected):
     assert parse_size(text) == expected
+
+
+# ---- a message is outside input ------------------------------------------------------------------------------------
+
+SECRET_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2"
+
+
+def test_a_credential_in_the_message_is_masked_in_the_event_and_its_json():
+    text = (f"out of memory while requesting 1024 bytes; token={SECRET_TOKEN} from postgres://u:hunter2@db/x "
+            "and <script>alert(1)</script>")
+    event = recognise(RuntimeError(text))
+    assert event is not None and event.requested == 1024
+    dumped = json.dumps(event.to_json())
+    assert SECRET_TOKEN not in dumped and "hunter2" not in dumped and "********" in event.message
+    assert "<script>" in event.message  # data: escaping is the presentation's business
+
+
+def test_a_credential_cut_by_the_message_bound_is_masked_before_the_cut():
+    text = "out of memory while requesting 1024 bytes " + "x" * 1940 + " " + SECRET_TOKEN  # straddles character 2000
+    event = recognise(RuntimeError(text))
+    assert event is not None and len(event.message) <= 2000
+    assert "ghp_A1b2" not in event.message  # the token's start is not kept either
+
+
+def test_absurd_numbers_in_a_message_give_no_figure_instead_of_an_error():
+    assert parse_size("9" * 400 + " bytes") is None
+    assert parse_size("1" * 5000) is None  # float("1"*5000) is inf
+    event = recognise(RuntimeError("out of memory while requesting " + "9" * 400 + " bytes"))
+    assert event is not None and event.framework == "megengine" and event.requested is None
+    torch_like = type("OutOfMemoryError", (RuntimeError,), {"__module__": "torch"})
+    message = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU " + "9" * 5000 + " has a total capacity of "
+               "1.00 GiB of which 0 bytes is free.")
+    event = recognise(torch_like(message))
+    assert event is not None and event.gpu is None and event.requested == 2 * 1024**3
+
+
+def test_a_huge_message_is_recognised_quickly_and_kept_bounded():
+    import time
+
+    started = time.perf_counter()
+    event = recognise(RuntimeError("out of memory while requesting 8 bytes " + "ghp_" * 1_500_000))
+    assert time.perf_counter() - started < 1.0
+    assert event is not None and len(event.message) <= 2000
