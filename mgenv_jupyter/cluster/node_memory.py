@@ -13,12 +13,15 @@ the other nodes go on streaming. Each node needs mgenv_jupyter installed (its me
 from __future__ import annotations
 
 import logging
+import math
+import re
 import threading
 import time
 from collections.abc import Iterator, Mapping
+from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
-from ..memory.sample import MemorySource, Sample
+from ..memory.sample import QUANTITIES, MemorySource, Sample
 from .nodes import Node, alive_nodes, pinned
 from .remote_source import NodeBatch, NodeState, RemoteSource, first_line, start_reader
 
@@ -187,11 +190,99 @@ class ClusterMemory:
 
 
 def _batches(stream: Any) -> Iterator[NodeBatch]:
-    """The batches of a Ray streaming generator, as they come."""
+    """The batches of a Ray streaming generator, as they come, each checked (`checked_batch`)."""
     import ray
 
     for ref in stream:
-        yield ray.get(ref)
+        yield checked_batch(ray.get(ref))
+
+
+# What a node may send: its readings become series of the kernel's history and its states are shown, so a buggy node
+# (or one running another version) must not fill the kernel's memory, break its sampler or write anything on its page.
+MAX_DEVICES = 256  # readings per batch (a node's GPUs times its frameworks, and the host)
+MAX_STATES = 64
+MAX_BYTES = 1 << 62  # no device holds more; larger is nonsense (and beyond the history's float64 precision anyway)
+_DEVICE = re.compile(r"[A-Za-z0-9_.:()/\[\] -]{1,80}")
+_TEXT_CHARS = 300
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+REFUSED_STATE = "mgenv_jupyter (node's readings)"
+
+
+def checked_batch(batch: Any) -> NodeBatch:
+    """A node's batch as the kernel takes it: readings whose sizes are whole numbers of bytes (0 to 2**62), whose time
+    is finite and whose device name is a short plain label, at most `MAX_DEVICES` of them; states as short single-line
+    text. What is refused is said in one more state (a problem of the node's, shown by `ClusterMemory.states()`), never
+    quoted."""
+    if not isinstance(batch, dict):
+        return {"samples": [], "states": [_refused(f"a batch that is a {type(batch).__name__}, not a dict")],
+                "cpu_seconds": 0.0, "sampled": 0}
+    raw_samples = batch.get("samples")
+    raw_samples = raw_samples if isinstance(raw_samples, list) else []
+    samples: list[Sample] = []
+    refused = 0
+    for raw in raw_samples:
+        sample = _checked_sample(raw) if len(samples) < MAX_DEVICES else None
+        if sample is None:
+            refused += 1
+        else:
+            samples.append(sample)
+    raw_states = batch.get("states")
+    states = [state for raw in (raw_states if isinstance(raw_states, list) else [])[:MAX_STATES]
+              if (state := _checked_state(raw)) is not None]
+    if refused:
+        states.append(_refused(f"{refused:,} of {len(raw_samples):,} readings were not valid (a size that is not a "
+                               f"whole number of bytes, a device name that is not a short plain label, or more than "
+                               f"{MAX_DEVICES} devices)"))
+    cpu_seconds: Any = batch.get("cpu_seconds")
+    sampled: Any = batch.get("sampled")
+    return {"samples": samples, "states": states,
+            "cpu_seconds": float(cpu_seconds) if _finite(cpu_seconds) and cpu_seconds >= 0 else 0.0,
+            "sampled": int(sampled) if isinstance(sampled, Integral) and 0 <= int(sampled) < MAX_BYTES else 0}
+
+
+def _checked_sample(raw: Any) -> Sample | None:
+    if not isinstance(raw, Sample) or not _finite(raw.time) or not isinstance(raw.device, str):
+        return None
+    if _DEVICE.fullmatch(raw.device) is None or not isinstance(raw.source, str):
+        return None
+    sizes: dict[str, int | None] = {}
+    for quantity in QUANTITIES:
+        value = getattr(raw, quantity)
+        if value is None:
+            sizes[quantity] = None
+        elif isinstance(value, bool) or not _finite(value) or not 0 <= value <= MAX_BYTES or value != int(value):
+            return None
+        else:
+            sizes[quantity] = int(value)
+    return Sample(float(raw.time), _text(raw.source), raw.device, sizes["used"], sizes["total"], sizes["process"],
+                  sizes["allocated"], sizes["reserved"], sizes["peak"], raw.simulated is True)
+
+
+def _checked_state(raw: Any) -> NodeState | None:
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not isinstance(raw.get("state"), str):
+        return None
+    simulation = raw.get("simulation")
+    return {"name": _text(raw["name"]), "state": _text(raw["state"]), "idle": raw.get("idle") is True,
+            "simulated": raw.get("simulated") is True,
+            "simulation": _text(simulation) if isinstance(simulation, str) else None}
+
+
+def _refused(why: str) -> NodeState:
+    return {"name": REFUSED_STATE, "state": f"refused {why}", "idle": False, "simulated": False, "simulation": None}
+
+
+def _finite(value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large for a float
+        return False
+
+
+def _text(text: str) -> str:
+    """One line of at most `_TEXT_CHARS` characters: control characters and line separators become spaces."""
+    return _CONTROL.sub(" ", text[:_TEXT_CHARS])
 
 
 def watch(interval: float = 0.1, *, sampler: Sampler | None = None,

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..catalog.secrets import MASK, is_secret
+from ..runtime.environ_limits import MAX_VARIABLE_BYTES
 from .nodes import Node, alive_nodes, pinned
 
 if TYPE_CHECKING:
@@ -146,13 +148,51 @@ def verify(names: Iterable[str] | None = None, *, session: EnvSession | None = N
             answers[label] = ray.get(ref)
         except Exception as exc:  # the node died meanwhile: say so, keep the others
             unanswered[label] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
-    seen = [_compare(label, name, expected.get(name), answer["variables"][name])
-            for label, answer in answers.items() for name in wanted]
+    seen = compared(answers, wanted, expected, unanswered)
     return ClusterReport(nodes, seen, unanswered)
 
 
+def compared(answers: dict[str, Any], wanted: list[str], expected: Mapping[str, str | None],
+             unanswered: dict[str, str]) -> list[Seen]:
+    """The nodes' answers (label → what `worker_view` returned there) compared with `expected`. An answer that is not
+    shaped as `worker_view`'s (a node running other code, or a buggy one) is not used: its node goes into
+    `unanswered`, saying so."""
+    seen: list[Seen] = []
+    for label, answer in answers.items():
+        views = [_checked_view(answer, name) for name in wanted]
+        if any(view is None for view in views):
+            unanswered[label] = "its answer was not what verify() asks for (a different mgenv_jupyter there?)"
+            continue
+        seen += [_compare(label, name, expected.get(name), view)
+                 for name, view in zip(wanted, views, strict=True) if view is not None]
+    return seen
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _checked_view(answer: Any, name: str) -> dict[str, Any] | None:
+    """A node's view of `name` when it has the shape `worker_view` gives (None: it has not)."""
+    try:
+        view = answer["variables"][name]
+        value, digest, at_start, imported = view["value"], view["sha256"], view["at_start"], view["imported"]
+    except (KeyError, TypeError, IndexError):
+        return None
+    if value is not None and (not isinstance(value, str) or len(value) > MAX_VARIABLE_BYTES):
+        return None
+    if digest is not None and (not isinstance(digest, str) or _SHA256.fullmatch(digest) is None):
+        return None
+    if not isinstance(imported, list) or not all(isinstance(module, str) and len(module) <= 200
+                                                  for module in imported[:100]) or len(imported) > 100:
+        return None
+    return {"value": value, "sha256": digest, "at_start": at_start is True, "imported": imported}
+
+
 def _compare(label: str, name: str, expected: str | None, view: dict[str, Any]) -> Seen:
-    secret = view["sha256"] is not None or (expected is not None and is_secret(name, expected))
+    # The node says whether the value is a secret, but its mgenv_jupyter may know fewer secret names than this one:
+    # what it sent in clear is judged here again.
+    secret = (view["sha256"] is not None or (expected is not None and is_secret(name, expected))
+              or (view["value"] is not None and is_secret(name, view["value"])))
     if view["sha256"] is not None:
         matches = expected is not None and _digest(expected) == view["sha256"]
         value: str | None = MASK

@@ -44,3 +44,61 @@ def test_cluster_memory_checks_its_interval_before_touching_ray():
     with pytest.raises(InvalidValueError):
         ClusterMemory(interval=0)
     assert ClusterMemory(interval=1.0).stale_seconds == 20.0
+
+
+# ---- what a node sends is checked before the kernel takes it -------------------------------------------------------
+
+def _batch(samples: list, states: list | None = None) -> dict:
+    return {"samples": samples, "cpu_seconds": 0.01, "sampled": 1,
+            "states": states if states is not None else [{"name": "nvml", "state": "ok", "idle": False,
+                                                           "simulated": False, "simulation": None}]}
+
+
+def test_a_nodes_nonsense_readings_are_refused_and_the_kernels_own_series_go_on():
+    from mgenv_jupyter.cluster.node_memory import MAX_DEVICES, checked_batch
+    from mgenv_jupyter.cluster.remote_source import RemoteSource
+    from mgenv_jupyter.memory.sample import Sample
+    from mgenv_jupyter.memory.sampler import Sampler
+
+    class Local:  # the kernel's own source
+        name, state = "host", "ok"
+
+        def sample(self):
+            return [Sample(time.time(), "host", "host", used=5, total=10)]
+
+        def close(self):
+            pass
+
+    now = time.time()
+    bad = [Sample(now, "nvml", "gpu0", used=float("inf")), Sample(now, "nvml", "gpu1", used=float("nan")),
+           Sample(now, "nvml", "gpu2", used="lots"), Sample(now, "nvml", "gpu3", used=10**400),
+           Sample(now, "nvml", "gpu4", used=-1), Sample(float("nan"), "nvml", "gpu5", used=1),
+           Sample(now, "nvml", "x" * 5_000_000, used=1), Sample(now, "nvml", "<script>alert(1)</script>", used=1),
+           Sample(now, "nvml", "gpu6", used=True), {"device": "gpu7"}]
+    good = [Sample(now, "nvml", "gpu0 (simulated)", used=7, total=100.0, simulated=True)]
+    remote = RemoteSource("node_b")
+    sampler = Sampler([Local(), remote], interval=0.1)
+    remote.feed(checked_batch(_batch(bad + good)))
+    row = sampler.sample_once()
+    assert row == {"host used": 5, "host total": 10, "node_b gpu0 (simulated) used": 7,
+                   "node_b gpu0 (simulated) total": 100}
+    assert all(type(value) is int for value in row.values())
+    assert "refused 10 of 11 readings" in remote.state and "lots" not in remote.state
+    many = checked_batch(_batch([Sample(now, "nvml", f"gpu{i}", used=i) for i in range(20_000)]))
+    assert len(many["samples"]) == MAX_DEVICES and "refused" in many["states"][-1]["state"]
+    sampler.close()
+
+
+def test_a_nodes_states_are_short_single_lines_and_a_batch_that_is_no_dict_is_said():
+    from mgenv_jupyter.cluster.node_memory import checked_batch
+
+    states = [{"name": "n" * 10_000, "state": "line\nbreak\x1b[31m\u2028" + "s" * 10_000, "idle": "yes",
+               "simulated": 1, "simulation": "<b>" * 5000}, "not a state", {"name": 3, "state": "ok"}] * 100
+    checked = checked_batch(_batch([], states))
+    assert len(checked["states"]) <= 64
+    first = checked["states"][0]
+    assert len(first["name"]) <= 300 and len(first["state"]) <= 300 and len(first["simulation"] or "") <= 300
+    assert not any(c in first["state"] for c in "\n\x1b\u2028") and first["idle"] is False
+    assert checked_batch(["samples"])["states"][0]["state"].startswith("refused a batch that is a list")
+    assert checked_batch({"samples": None, "cpu_seconds": float("inf"), "sampled": 2**80}) == {
+        "samples": [], "states": [], "cpu_seconds": 0.0, "sampled": 0}

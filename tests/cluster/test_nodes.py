@@ -32,3 +32,15 @@ def test_dead_nodes_are_left_out_and_equal_resources_are_told_apart():
 def test_rays_own_resources_are_not_custom():
     assert custom_resources({"CPU": 1, "GPU": 1, "TPU": 1, "memory": 1, "object_store_memory": 1, "node:1.2.3.4": 1,
                              "accelerator_type:A100": 1, "TPU-v4-8-head": 1, "mine": 2}) == ["mine"]
+
+
+def test_a_label_that_would_pass_for_this_kernels_devices_or_carry_markup_is_not_used():
+    # A node's series are "<label> <device> <quantity>": a node labelled "torch" would write "torch gpu0 allocated",
+    # the kernel's own PyTorch series; markup, spaces or a huge name are not labels either.
+    hostile = ["torch", "gpu0", "host", "jax", "<img src=x onerror=alert(1)>", "a b", "x" * 65, "node\n_b"]
+    records = [record(f"{i:02d}" + "f" * 54, f"10.0.0.{i}", **{name: 1.0}) for i, name in enumerate(hostile)]
+    labels = [n.label for n in labelled(records)]
+    assert labels == sorted(f"10.0.0.{i}" for i in range(len(hostile)))
+    assert labelled([record("ab" * 28, "<b>x</b>", trainer_a=1.0), record("cd" * 28, "<b>x</b>")])[0].label == (
+        "node/cdcdcd")  # an address that is no plain word is not shown either
+    assert [n.label for n in labelled([record("e" * 56, "10.0.0.1", node_a=1.0)])] == ["node_a"]

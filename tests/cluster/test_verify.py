@@ -46,3 +46,25 @@ def test_report_says_what_differs_and_what_is_missing():
                               "node_c: A missing", "node_d: no answer (no answer within 60 s)"]
     assert list(report.frame()["matches"]) == [True, False, False]
     assert ClusterReport([], seen[:1]).ok
+
+
+def test_a_secret_a_node_sends_in_clear_is_masked_here_and_a_malformed_answer_is_not_used():
+    from mgenv_jupyter.cluster.verify import compared
+
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2"
+    # A node with an older mgenv_jupyter (fewer secret names) sends DB_PASSWD, or a token under a plain name, in clear.
+    old_node = {"variables": {"DB_PASSWD": {"value": "hunter2", "sha256": None, "at_start": True, "imported": []},
+                              "PLAIN": {"value": token, "sha256": None, "at_start": True, "imported": []}}}
+    unanswered: dict[str, str] = {}
+    seen = compared({"node_a": old_node}, ["DB_PASSWD", "PLAIN"], {}, unanswered)
+    report = ClusterReport([], seen, unanswered)
+    shown = repr(report) + report.frame().to_string() + report.frame().to_html()
+    assert "hunter2" not in shown and token not in shown and [s.seen for s in seen] == [MASK, MASK]
+    malformed = {"node_b": {"variables": {}}, "node_c": "garbage", "node_d": {"variables": {"PLAIN": {
+        "value": "x" * (1 << 20), "sha256": None, "at_start": True, "imported": []}}},
+        "node_e": {"variables": {"PLAIN": {"value": None, "sha256": "<b>", "at_start": True, "imported": []}}},
+        "node_f": {"variables": {"PLAIN": {"value": 5, "sha256": None, "at_start": True, "imported": ["m"] * 10**6}}}}
+    unanswered = {}
+    assert compared(malformed, ["PLAIN"], {"PLAIN": "1"}, unanswered) == []
+    assert set(unanswered) == set(malformed) and all("not what verify() asks for" in why
+                                                     for why in unanswered.values())
