@@ -40,8 +40,9 @@ _SLURM_PLAIN = re.compile(r"[A-Za-z0-9_./:+@%-]+")
 # four characters keep a meaning; a backslash before each makes it literal.
 _DOUBLE_QUOTED_SPECIAL = re.compile(r'([\\"$`])')
 # Ray replaces ${NAME} in env_vars values with the worker node's value of NAME (empty when unset), and $NAME when NAME
-# is set there; it has no escape for either (checked with Ray 2.60: $$ stays $$, \$ stays \ before the value).
-_RAY_REFERENCE = re.compile(r"\$[{A-Za-z_]")
+# is set there; it has no escape for either (checked with Ray 2.60: $$ stays $$, \$ stays \ before the value). Its
+# update_envs calls os.path.expandvars, whose names are ASCII word characters, digits first included ($1, $0x).
+_RAY_REFERENCE = re.compile(r"\$[{A-Za-z0-9_]")
 
 
 class NotCarriedWarning(UserWarning):

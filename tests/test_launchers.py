@@ -353,3 +353,45 @@ def test_envexport_magic_warns_about_what_a_deepspeed_file_leaves_out(ip):
     with pytest.warns(launchers.NotCarriedWarning, match="MY_SECRET_TOKEN is not exported") as caught:
         text = ip.run_line_magic("envexport", "--format deepspeed")
     assert "abc123" not in text and all("abc123" not in str(w.message) for w in caught)
+
+
+# ---- Ray's own expansion -------------------------------------------------------------------------------------------
+
+def ray_update_envs(env_vars: dict[str, str], environ: dict[str, str]) -> dict[str, str]:
+    """What a Ray 2.60 worker sets for `env_vars` (ray/_private/utils.py update_envs, rewritten line for line, with
+    posixpath.expandvars' rule over `environ` in place of os.environ)."""
+    import re
+
+    def expand(value: str) -> str:
+        def one(match: re.Match[str]) -> str:
+            name = match.group(1)
+            name = name[1:-1] if name.startswith("{") else name
+            return environ.get(name, match.group(0))
+        return re.sub(r"\$(\w+|\{[^}]*\})", one, value, flags=re.ASCII)
+
+    return {key: re.sub(r"\$\{[A-Z0-9_]+\}", "", expand(value)) for key, value in env_vars.items()}
+
+
+def every_name_set(value: str) -> dict[str, str]:
+    """A worker's environment in which every name `value` could refer to is set (the worst case)."""
+    import re
+
+    names = re.findall(r"\$(\w+)", value, flags=re.ASCII) + re.findall(r"\$\{([^}]*)\}", value)
+    return {name[:end]: "EXPANDED" for name in names for end in range(1, len(name) + 1)}
+
+
+@pytest.mark.parametrize("value", ["$1", "cost $0.5", "$9lives", "a$_", "${1}", "$HOME", "$$", "$", "$(X)", "$-", "$é"])
+def test_ray_gets_each_value_exactly_or_leaves_it_out_even_where_the_worker_sets_every_name(value: str):
+    exported = launchers.export(session_with({"V": value}), "ray")
+    env_vars = json.loads(exported.text)["env_vars"]
+    if "V" in exported.left_out:
+        assert env_vars == {} and "replaces" in exported.left_out["V"]
+        return
+    assert ray_update_envs(env_vars, every_name_set(value)) == {"V": value}
+
+
+@PROPERTY
+@given(value=values)
+def test_any_value_ray_carries_reaches_the_worker_exactly(value: str):
+    env_vars = json.loads(launchers.export(session_with({"V": value}), "ray").text)["env_vars"]
+    assert ray_update_envs(env_vars, every_name_set(value)) == env_vars
