@@ -255,8 +255,8 @@ def ray_runtime_env(chosen: Carried, left_out: dict[str, str]) -> dict[str, dict
     env_vars = {}
     for name, value in chosen.values.items():
         if _RAY_REFERENCE.search(value):
-            left_out[name] = ("its value holds '$' before a name or '{', which Ray replaces with a variable of the "
-                              "worker's node (it has no escape for it)")
+            left_out[name] = ("its value holds '$' before a name, a digit or '{', which Ray replaces with a variable "
+                              "of the worker's node (it has no escape for it)")
         else:
             env_vars[name] = value
     return {"env_vars": env_vars}

@@ -39,10 +39,10 @@ def test_secrets_are_carried_only_when_named_and_never_shown_in_the_warning():
 
 
 def test_values_ray_would_expand_and_code_loading_variables_are_left_out():
-    session = session_with({"A": "$HOME/x", "B": "${X}", "C": "$(HOME) $$ $1", "LD_PRELOAD": "/x.so"})
+    session = session_with({"A": "$HOME/x", "B": "${X}", "C": "$(HOME) $$", "D": "$1", "LD_PRELOAD": "/x.so"})
     with pytest.warns(NotCarriedWarning) as caught:
         env = runtime_env(session)
-    assert env == {"env_vars": {"C": "$(HOME) $$ $1"}}
+    assert env == {"env_vars": {"C": "$(HOME) $$"}}  # $1 is the worker's variable 1 where one is set (real Ray 2.60)
     message = str(caught[0].message)
     assert "A (its value holds '$' before a name" in message and "LD_PRELOAD (it makes the dynamic loader" in message
     assert "/x.so" not in message and "$HOME/x" not in message
