@@ -67,6 +67,21 @@ def test_code_loading_variables_need_force_from_the_sidebar(handler, fresh_sessi
     assert reply["type"] == "result" and os.environ["PIP_INDEX_URL"] == "https://mirror.example/simple"
 
 
+def test_a_remedy_clicked_in_an_oom_report_is_a_set_request_with_its_own_source(handler, fresh_session):
+    """The report's buttons send the sidebar's "set" with source "oom_report": recorded as such, and held to the
+    sidebar's rules (a code-loading variable needs force, which the report never sends)."""
+    [result] = handler.handle(request("set", assignments={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
+                                      source="oom_report"))
+    assert result["type"] == "result" and result["changes"][0]["source"] == "oom_report"
+    assert os.environ["PYTORCH_CUDA_ALLOC_CONF"] == "expandable_segments:True"
+    assert fresh_session.history[-1].source == "oom_report"
+    before = dict(os.environ)
+    [reply] = handler.handle(request("set", assignments={"LD_PRELOAD": "/tmp/evil.so"}, source="oom_report"))
+    assert reply["type"] == "error" and '"force": true' in reply["message"]
+    assert "out-of-memory report's button" in reply["message"]
+    assert dict(os.environ) == before
+
+
 def test_every_reply_carries_its_request_id_even_for_an_internal_error(handler, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom with sk-proj-abcdefghijklmnopqrstu inside")

@@ -287,6 +287,29 @@ export interface MemoryHello {
   type: 'memory.hello';
 }
 
+/** One remedy: the catalog variables it sets (name, value) in order, the `%envset` line that does the same, whether the kernel needs a restart for it to take effect, and its reason and caveat in the report's language. */
+export interface OomRemedyInfo {
+  cause: string;
+  assignments: string[][];
+  envset: string;
+  restart: boolean;
+  when: string;
+  why: string;
+  caveat: string | null;
+}
+
+/** The report in the report's language: the headline, the lines of the verdict, numbers, other processes and timeline (`sections`, each a title line then its lines), the remedies best first (or `no_remedy`), the footer. */
+export interface OomReportData {
+  v: number;
+  language: string;
+  headline: string;
+  sections: string[][];
+  remedies: OomRemedyInfo[];
+  remedies_title: string;
+  no_remedy: string | null;
+  footer: string;
+}
+
 export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest;
 
 export type Reply = CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply;
@@ -297,6 +320,8 @@ export const PROTOCOL_VERSION = 1;
 export const COMM_TARGET = 'mgenv_jupyter';
 export const MIN_INTERVAL = 0.01;
 export const MAX_INTERVAL = 60;
+export const OOM_MIME = 'application/vnd.mgenv-jupyter.oom+json';
+export const OOM_VERSION = 1;
 /** What every front end calls each status, in English and Chinese (Status.label). */
 export const STATUS_LABELS: Record<StatusCode, { en: string; zh: string }> = {
   "effective": {

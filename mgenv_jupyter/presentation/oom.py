@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..oom.causes import size
+from ..protocol.oom import OOM_MIME, OOM_VERSION, OomRemedyInfo, OomReportData
 from ..text import Text, current_language
 
 if TYPE_CHECKING:
@@ -160,6 +161,25 @@ class OomView:
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(repr(self))
+
+    def data(self) -> OomReportData:
+        """The report for the labextension's renderer (protocol/oom.py): the same words as the text, the remedies as
+        data so each can be a button."""
+        remedies: list[OomRemedyInfo] = [
+            {"cause": r.cause.value, "assignments": [[name, value] for name, value in r.assignments],
+             "envset": r.envset, "restart": r.restart, "when": (RESTART if r.restart else LIVE).get(self.lang),
+             "why": r.why.get(self.lang), "caveat": r.caveat.get(self.lang) if r.caveat is not None else None}
+            for r in self.report.remedies]
+        sections = [lines for lines in (self.verdict_lines(), self.number_lines(), self.process_lines(),
+                                        self.timeline_lines()) if lines]
+        return {"v": OOM_VERSION, "language": self.lang, "headline": self.headline(), "sections": sections,
+                "remedies": remedies, "remedies_title": REMEDIES.get(self.lang),
+                "no_remedy": None if remedies else NO_REMEDY.get(self.lang),
+                "footer": self._t(FOOTER, ms=f"{self.report.took * 1000:.0f}")}
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """The renderer's data; IPython adds text/plain and text/html from the methods below for other front ends."""
+        return {OOM_MIME: self.data()}
 
     def _repr_html_(self) -> str:
         def block(lines: list[str]) -> str:

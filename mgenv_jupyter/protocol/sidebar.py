@@ -40,7 +40,8 @@ COMM_TARGET = "mgenv_jupyter"
 REQUEST_TYPES = ("hello", "set", "unset", "refresh", "memory", "history", "profile")
 REPLY_TYPES = ("catalog", "state", "result", "error", "changed", "history", "profile")
 # A notebook profile is applied only through a "profile" request, after the user approved that exact profile.
-SIDEBAR_SOURCES = ("sidebar",)
+# "oom_report": a click on a remedy of an out-of-memory report (protocol/oom.py), sent by the same front end.
+SIDEBAR_SOURCES = ("sidebar", "oom_report")
 
 
 class HelloRequest(TypedDict):

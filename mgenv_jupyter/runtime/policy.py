@@ -15,9 +15,10 @@ from ..catalog.code_loading import code_loading_rule
 from ..catalog.secrets import is_secret
 from ..text import Text
 
-SOURCES = ("api", "magic", "widget", "sidebar", "profile", "file")
+# "oom_report": a click on a remedy of an out-of-memory report, sent over the sidebar's comm (protocol/oom.py).
+SOURCES = ("api", "magic", "widget", "sidebar", "profile", "file", "oom_report")
 # Sources whose content may come from someone else: a file on disk, a message over the comm.
-NEEDS_FORCE = ("file", "sidebar")
+NEEDS_FORCE = ("file", "sidebar", "oom_report")
 
 NEVER_FROM_PROFILE = Text("{name} {effect}: it is never taken from a notebook profile",
                           "{name} {effect}:它从不取自笔记本配置")
@@ -27,7 +28,8 @@ SECRET_IN_PROFILE = Text("{name} holds a secret: secrets are never taken from a 
                          "{name} 含有机密:机密从不取自笔记本配置")
 NEEDS_FORCE_FROM = Text("{name} {effect}; from a {where} it is set only with {how}",
                         "{name} {effect};来自{where}时,只有加上 {how} 才会设置")
-WHERE = {"file": Text("file", "文件"), "sidebar": Text("sidebar message", "侧边栏消息")}
+WHERE = {"file": Text("file", "文件"), "sidebar": Text("sidebar message", "侧边栏消息"),
+         "oom_report": Text("out-of-memory report's button", "内存不足报告的按钮")}
 SET_WITH_WARNING = Text(
     "{name} {effect}; it is set for this kernel and every program started from it. "
     "Unset it with %envunset {name} if that was not intended.",

@@ -50,6 +50,24 @@ def test_html_escapes_and_lists_the_remedies():
     assert "<ol><li><code>%envset PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True</code>" in page
 
 
+def test_the_labextension_gets_the_report_as_data_beside_text_and_html():
+    """IPython merges _repr_mimebundle_ with _repr_html_ and repr: the renderer's OOM_MIME, the fallbacks beside it."""
+    from IPython.core.formatters import DisplayFormatter
+
+    from mgenv_jupyter.protocol.oom import OOM_MIME, OOM_VERSION
+
+    bundle, _ = DisplayFormatter().format(OomView(report(), "zh"))
+    assert set(bundle) == {OOM_MIME, "text/html", "text/plain"}
+    data = bundle[OOM_MIME]
+    assert data["v"] == OOM_VERSION and data["language"] == "zh"
+    assert data["headline"] == bundle["text/plain"].splitlines()[0]
+    assert data["sections"][0][0].startswith("结论: 显存碎片") and data["sections"][-1][0].startswith("时间线")
+    [remedy] = data["remedies"]
+    assert remedy["assignments"] == [["PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"]]
+    assert remedy["restart"] is False and remedy["when"] == "可实时生效" and remedy["caveat"] == "注意事项"
+    assert data["no_remedy"] is None and data["footer"].startswith("报告生成用时 12 毫秒")
+
+
 def test_sparkline_spans_the_range_and_fits_its_width():
     assert sparkline([0, 5, 10]) == "▁▄█"
     assert len(sparkline(list(range(1000)), 48)) <= 48 and sparkline([]) == ""
