@@ -3,6 +3,7 @@
     report = mgenv_jupyter.cluster.verify()
     report.ok          # every node saw every variable with the session's normalised text
     report.frame()     # one row per node and variable
+    report             # in a notebook: that table node by node, secrets masked
 
 For each variable the task says the value the worker holds (a secret is compared by its hash, never sent back), and
 when it arrived: in the environment the worker process started with (Ray's runtime_env puts it there, so a framework
@@ -110,6 +111,12 @@ class ClusterReport:
 
     def __repr__(self) -> str:
         return "\n".join(self.lines()) or "no variables to verify"
+
+    def _repr_html_(self) -> str:
+        """In a notebook: a table, node by node, of what the workers hold (see `verify_html`)."""
+        from .verify_html import report_html
+
+        return report_html(self)
 
 
 def verify(names: Iterable[str] | None = None, *, session: EnvSession | None = None,
