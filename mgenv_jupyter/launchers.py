@@ -142,7 +142,9 @@ def export(session: EnvSession, fmt: str, *, everything: bool = False, include: 
     - `slurm`: `srun --export=ALL,NAME=VALUE,...`; values Slurm's comma-separated list cannot hold exactly go through
       srun's environment (`env NAME=VALUE srun --export=ALL,NAME`). For sbatch, write sbatch for srun.
     - `deepspeed`: a `.deepspeed_env` file, NAME=VALUE lines as DeepSpeed's runner reads them (no comments: it would
-      read them as settings); the values are escaped for the double quotes it puts them in for pdsh's remote shell.
+      read them as settings); the values are escaped for the double quotes it puts them in for pdsh's remote shell,
+      and a value its Slurm launcher would let srun split (a comma and a quote) is left out. Nothing carried: an empty
+      file (the runner fails on a blank line).
     - `k8s`: a container's `env:` list in YAML, every `$` doubled (Kubernetes expands `$(NAME)`; `$$` is one `$`).
     - `ray`: Ray's runtime_env as JSON (`ray job submit --runtime-env-json`, `ray.init(runtime_env=...)`).
     """
@@ -152,7 +154,8 @@ def export(session: EnvSession, fmt: str, *, everything: bool = False, include: 
     left_out = dict(chosen.left_out)
     lines = _FORMATTERS[fmt](chosen, left_out)
     comments = [] if fmt == "deepspeed" or fmt == "ray" else [f"# {note}" for note in _notes(left_out)]
-    return LauncherExport(fmt, "\n".join([*comments, *lines]) + "\n", left_out)
+    text = "".join(f"{line}\n" for line in [*comments, *lines])  # nothing at all, not a blank line: DeepSpeed's
+    return LauncherExport(fmt, text, left_out)  # runner splits every line of .deepspeed_env at '=', a blank one too
 
 
 def _notes(left_out: dict[str, str]) -> list[str]:
@@ -205,12 +208,19 @@ def _deepspeed(chosen: Carried, left_out: dict[str, str]) -> list[str]:
 
 
 def why_not_deepspeed(value: str) -> str | None:
-    """Why DeepSpeed's runner cannot carry `value` exactly (None: it can). It reads the file line by line in text
-    mode (a carriage return ends a line too) and strips each value."""
+    """Why DeepSpeed's runner cannot carry `value` exactly, or safely (None: it can). It reads the file line by line
+    in text mode (a carriage return ends a line too) and strips each value; its Slurm launcher hands each NAME="value"
+    to srun's comma-separated --export list."""
     if "\n" in value or "\r" in value:
         return "its value holds a line break, and DeepSpeed's runner reads .deepspeed_env a line at a time"
     if value != value.strip():
         return "its value starts or ends with white space, which DeepSpeed's runner strips"
+    if "," in value and ('"' in value or "'" in value):
+        # DeepSpeed's Slurm launcher puts NAME="value" into `srun --export=ALL,...` as is; Slurm splits that list at
+        # every comma outside quotes, and a quote in the value (a backslash does not escape it there) ends DeepSpeed's
+        # quotes: 'a",LD_PRELOAD=/x.so,B="' would set LD_PRELOAD in every task.
+        return ("its value holds a comma and a quote, which DeepSpeed's Slurm launcher would let srun split into "
+                "other variables")
     return None
 
 

@@ -327,7 +327,7 @@ def test_any_value_round_trips_through_yaml_and_kubernetes_expansion(value: str)
 def test_any_value_deepspeed_carries_reaches_the_remote_shell_exactly(value: str, tmp_path: Path):
     exported = launchers.export(session_with({"V": value}), "deepspeed")
     if launchers.why_not_deepspeed(value) is not None:
-        assert exported.text == "\n" and "V" in exported.left_out
+        assert exported.text == "" and "V" in exported.left_out  # a blank line would stop DeepSpeed's runner
         return
     path = tmp_path / ".deepspeed_env"
     path.write_text(exported.text)
@@ -395,3 +395,46 @@ def test_ray_gets_each_value_exactly_or_leaves_it_out_even_where_the_worker_sets
 def test_any_value_ray_carries_reaches_the_worker_exactly(value: str):
     env_vars = json.loads(launchers.export(session_with({"V": value}), "ray").text)["env_vars"]
     assert ray_update_envs(env_vars, every_name_set(value)) == env_vars
+
+
+# ---- DeepSpeed's Slurm launcher ------------------------------------------------------------------------------------
+
+def slurm_quote_tokens(text: str) -> list[str]:
+    """Slurm's _find_quote_token(text, ",") over a whole --export list (src/sbatch/opt.c, src/common: a comma splits
+    when no single or double quote is open; a quote toggles, a backslash escapes nothing; a token wholly in quotes
+    loses them), rewritten line for line."""
+    tokens, start, single, double, i = [], 0, 0, 0, 0
+    while start < len(text):
+        char = text[i] if i < len(text) else "\0"
+        if char == "'":
+            single ^= 1
+        elif char == '"':
+            double ^= 1
+        elif char in ",\0" and not single and not double:
+            token = text[start:i]
+            if len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"":
+                token = token[1:-1]
+            tokens.append(token)
+            start = i + 1
+        elif char == "\0":  # a quote left open: Slurm refuses the list; count what is left as one more token
+            tokens.append(text[start:])
+            break
+        i += 1
+    return tokens
+
+
+def deepspeed_slurm_export(path: Path) -> str:
+    """The --export argument DeepSpeed's SlurmRunner.get_cmd builds from .deepspeed_env (multinode_runner.py)."""
+    return "--export=ALL" + "".join(f",{key}={val}" for key, val in deepspeed_reads(path).items())
+
+
+@pytest.mark.parametrize("value", ['a",LD_PRELOAD=/tmp/evil.so,B="', "x',LD_PRELOAD=/tmp/evil.so,B='", 'a"b,c',
+                                   "expandable_segments:True,max_split_size_mb:128", 'say "hi"'])
+def test_deepspeed_env_never_lets_slurm_split_a_value_into_other_variables(value: str, tmp_path: Path):
+    exported = launchers.export(session_with({"V": value}), "deepspeed")
+    path = tmp_path / ".deepspeed_env"
+    path.write_text(exported.text)
+    tokens = slurm_quote_tokens(deepspeed_slurm_export(path)[len("--export="):])
+    names = [token.partition("=")[0] for token in tokens]
+    assert names == (["ALL"] if "V" in exported.left_out else ["ALL", "V"]), tokens
+    assert "LD_PRELOAD" not in names
