@@ -7,17 +7,19 @@
  */
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
-import { INotebookTracker } from '@jupyterlab/notebook';
+import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
-import { addSidebarCommands } from './sidebar/commands';
+import { addSidebarCommands, COMMAND_IDS } from './sidebar/commands';
 import { sidebarIcon } from './sidebar/icon';
 import { SidebarPanel } from './sidebar/panel';
+import { oomRendererFactory } from './sidebar/oomReport';
 import { askToApplyProfile } from './sidebar/profileDialog';
 import { askToRestart } from './sidebar/restartDialog';
 import { SidebarSettings } from './sidebar/settings';
 import { catalogLanguage, DOMAIN, translate } from './sidebar/text';
+import { OOM_MIME } from './protocol';
 
 const PLUGIN_ID = 'mgenv-jupyter:sidebar';
 
@@ -55,6 +57,21 @@ const plugin: JupyterFrontEndPlugin<void> = {
     app.shell.add(panel, 'left', { rank: 650 });
     restorer?.add(panel, panel.id);
     addSidebarCommands({ commands: app.commands, shell: app.shell, panel, t, askToRestart: askToRestart(t, language), palette });
+    // Out-of-memory reports under failing cells: their remedies are buttons that ask this panel's kernel connection.
+    const oom = oomRendererFactory({
+      t,
+      notebookOf: node => notebooks.find(notebook => notebook.node.contains(node)) ?? null,
+      apply: (notebook, assignments) => panel.follower.applyRemedy(notebook, assignments),
+      restart: () => app.commands.execute(COMMAND_IDS.restart)
+    });
+    const addRenderer = (notebook: NotebookPanel): void => {
+      const registry = notebook.content.rendermime;
+      if (!registry.getFactory(OOM_MIME)) {
+        registry.addFactory(oom, oom.defaultRank);
+      }
+    };
+    notebooks.forEach(addRenderer);
+    notebooks.widgetAdded.connect((_, notebook) => addRenderer(notebook));
   }
 };
 

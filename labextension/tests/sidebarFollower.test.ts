@@ -259,6 +259,44 @@ describe('NotebookFollower', () => {
   });
 });
 
+describe('NotebookFollower and a remedy clicked in an out-of-memory report', () => {
+  it('connects a kernel on standby, sends one "set" with source oom_report, and keeps the accepted values', async () => {
+    const tracker = new FakeTracker();
+    const model = new EnvModel('en');
+    const follower = new NotebookFollower(tracker, model); // the panel was never shown
+    const a = new FakePanel('a.ipynb', new FakeKernel());
+    tracker.show(a as any);
+    await flush();
+    expect(model.connection.state).toBe('standby');
+    const remedy = { MEGENGINE_ENABLE_DROP: '1', MEGENGINE_DTR_EVICTION_THRESHOLD: '16GB' };
+    const applied = follower.applyRemedy(a as any, remedy);
+    const comm = a.kernel!.comm;
+    const request = comm.sent[comm.sent.length - 1];
+    expect(types(a.kernel!)).toEqual(['hello', 'set oom_report MEGENGINE_ENABLE_DROP,MEGENGINE_DTR_EVICTION_THRESHOLD']);
+    expect(request).toMatchObject({ type: 'set', source: 'oom_report', assignments: remedy, force: false });
+    comm.deliver({
+      v: 1, type: 'result', reply_to: request.id,
+      changes: [change('MEGENGINE_ENABLE_DROP', '1'), change('MEGENGINE_DTR_EVICTION_THRESHOLD', '17179869184')]
+    });
+    expect((await applied)?.type).toBe('result');
+    expect(a.metadata.mgenv_jupyter).toEqual({
+      profile: { MEGENGINE_ENABLE_DROP: '1', MEGENGINE_DTR_EVICTION_THRESHOLD: '17179869184' }
+    });
+  });
+
+  it('keeps nothing the kernel refused, and asks nothing of a notebook it does not follow', async () => {
+    const { tracker, follower, a, b } = await setUp();
+    tracker.show(a as any);
+    await flush();
+    expect(await follower.applyRemedy(b as any, { MGB_ENABLE_DTR: '1' })).toBeNull();
+    const comm = a.kernel!.comm;
+    const refused = follower.applyRemedy(a as any, { MGE_DEFAULT_DEVICE: 'nowhere' });
+    comm.deliver({ v: 1, type: 'error', reply_to: comm.sent[comm.sent.length - 1].id, message: 'not a device' });
+    expect((await refused)?.type).toBe('error');
+    expect(a.metadata.mgenv_jupyter).toEqual({ profile: { MGB_ENABLE_DTR: '1' } });
+  });
+});
+
 describe('NotebookFollower and the profile’s approval', () => {
   const DEVICE = { MGE_DEFAULT_DEVICE: 'cpu0' };
   const HOSTILE = { LD_PRELOAD: '/tmp/evil.so', MGE_DEFAULT_DEVICE: 'cpu0' };

@@ -13,7 +13,7 @@ import type { NotebookPanel } from '@jupyterlab/notebook';
 import type { Kernel, Session } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { MemoryMessage, ProfileReply } from '../protocol';
+import { MemoryMessage, ProfileReply, ResultReply } from '../protocol';
 import { Answer, KernelClient, MEMORY_INTERVAL, ProfileReviewed } from './client';
 import { EnvModel, ProfileReview } from './model';
 import { isSecret, Profile, readProfile, updateProfile } from './profile';
@@ -23,6 +23,13 @@ import { ProfileQuestion } from './profileReview';
 export interface NotebookSource {
   readonly currentWidget: NotebookPanel | null;
   readonly currentChanged: ISignal<any, NotebookPanel | null>;
+}
+
+/** What the profile keeps of an accepted change: the kernel's normalised value, nothing for an unset or a secret. */
+function stored(answer: ResultReply, name: string, value: string | null): string | null {
+  const change = answer.changes.find(c => c.name === name);
+  const secret = isSecret(name) || change?.secret === true;
+  return value === null || secret ? null : (change?.new ?? value);
 }
 
 /** Without a way to ask, a profile that is not approved is never applied. */
@@ -118,10 +125,35 @@ export class NotebookFollower {
     }
     const answer = value === null ? await client.unset([name]) : await client.set({ [name]: value });
     if (answer.type === 'result' && panel === this._panel && !panel.isDisposed) {
-      const change = answer.changes.find(c => c.name === name);
-      const secret = isSecret(name) || change?.secret === true;
-      const stored = value === null || secret ? null : (change?.new ?? value);
-      this._updateProfile(panel, name, stored);
+      this._updateProfile(panel, [[name, stored(answer, name, value)]]);
+    }
+    return answer;
+  }
+
+  /**
+   * A remedy clicked in an out-of-memory report shown in `panel`: its variables go to that notebook's kernel as one
+   * "set" request (source "oom_report"; the kernel validates it like a sidebar edit, all or nothing) and, once
+   * accepted, join the notebook profile like a sidebar edit, so "Restart and apply" brings them into a new kernel.
+   * Connects to the kernel first when the sidebar was on standby. Null: `panel` is not the followed notebook, or it
+   * has no kernel.
+   */
+  async applyRemedy(panel: NotebookPanel, assignments: Record<string, string>): Promise<Answer | null> {
+    if (panel !== this._panel || panel.isDisposed) {
+      return null;
+    }
+    if (!this._client && this._kernel && !this._kernel.isDisposed) {
+      this._connect(this._kernel);
+    }
+    const client = this._client;
+    if (!client) {
+      return null;
+    }
+    const answer = await client.set(assignments, 'oom_report');
+    if (answer.type === 'result' && panel === this._panel && !panel.isDisposed) {
+      this._updateProfile(
+        panel,
+        Object.entries(assignments).map(([name, value]) => [name, stored(answer, name, value)])
+      );
     }
     return answer;
   }
@@ -130,7 +162,7 @@ export class NotebookFollower {
   forget(name: string): void {
     const panel = this._panel;
     if (panel && !panel.isDisposed) {
-      this._updateProfile(panel, name, null);
+      this._updateProfile(panel, [[name, null]]);
     }
   }
 
@@ -388,9 +420,12 @@ export class NotebookFollower {
    * Write the user's own change into the notebook profile. The new content is theirs: it is recorded as approved
    * (not applied: the kernel already has the change) when the profile it replaces was approved, or empty.
    */
-  private _updateProfile(panel: NotebookPanel, name: string, value: string | null): void {
+  private _updateProfile(panel: NotebookPanel, changes: [string, string | null][]): void {
     const before = readProfile(panel.context.model);
-    const after = updateProfile(panel.context.model, name, value);
+    let after = before;
+    for (const [name, value] of changes) {
+      after = updateProfile(panel.context.model, name, value);
+    }
     this._model.setProfile(after);
     const key = profileKey(after);
     const trusted = !Object.keys(before).length || this._approved.get(panel) === profileKey(before);

@@ -39,6 +39,26 @@ const WORDS = {
   ],
   loadFailed: ['Could not load mgenv_jupyter in this kernel:', '无法在此内核中加载 mgenv_jupyter:'],
   restartApply: ['Restart and apply', '重启并应用'],
+  oomApply: ['Apply', '应用'],
+  oomApplied: ['Applied', '已应用'],
+  oomApplyTitle: [
+    'Set this in the kernel (%1) and keep it in the notebook profile',
+    '在内核中设置(%1),并保存到笔记本配置中'
+  ],
+  oomApplying: ['Setting…', '正在设置…'],
+  oomSetLive: [
+    'Set in this kernel and kept in the notebook profile; it applies now.',
+    '已在此内核中设置并保存到笔记本配置中,立即生效。'
+  ],
+  oomSetRestart: [
+    'Set and kept in the notebook profile; it takes effect after a restart.',
+    '已设置并保存到笔记本配置中,重启内核后生效。'
+  ],
+  oomNoKernel: [
+    'This report’s notebook has no running kernel to set it in.',
+    '此报告所在的笔记本没有正在运行的内核。'
+  ],
+  oomRefused: ['The kernel refused it: %1', '内核拒绝了此设置:%1'],
   restartApplyCount: ['Restart and apply (%1)', '重启并应用(%1)'],
   restartApplyTitle: [
     'Restart the kernel and apply this notebook’s profile before any cell runs (import-time variables take effect)',

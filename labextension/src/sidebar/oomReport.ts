@@ -1,0 +1,163 @@
+/**
+ * The out-of-memory report under a failing cell (the kernel's OOM_MIME output, protocol/oom.py), with one button per
+ * remedy. A click asks the kernel over the sidebar's comm — the same JSON "set" request as a sidebar edit, source
+ * "oom_report" — and never builds code: the kernel validates the names and values against its catalog and refuses
+ * what it refuses, all or nothing. Accepted, the variables join the notebook profile (NotebookFollower.applyRemedy);
+ * a remedy the kernel can only take in at start says so and offers "Restart and apply".
+ *
+ * The DOM is built with textContent only, and the renderer is not `safe`: an untrusted notebook's saved report shows
+ * its text/html fallback, without buttons.
+ */
+import type { NotebookPanel } from '@jupyterlab/notebook';
+import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
+import { Widget } from '@lumino/widgets';
+
+import { OOM_MIME, OOM_VERSION, OomRemedyInfo, OomReportData, StatusCode } from '../protocol';
+import { Answer } from './client';
+import { el } from './dom';
+import { Translate } from './text';
+
+/** Statuses after which a value set now reaches the framework only in a new kernel process. */
+const NEEDS_RESTART: ReadonlySet<StatusCode> = new Set<StatusCode>(['already_read', 'may_be_latched']);
+
+export interface OomReportOptions {
+  t: Translate;
+  /** The notebook showing `node` (the report's cell output), if any. */
+  notebookOf: (node: HTMLElement) => NotebookPanel | null;
+  /** Set the remedy in that notebook's kernel and keep it in its profile (null: no kernel followed there). */
+  apply: (panel: NotebookPanel, assignments: Record<string, string>) => Promise<Answer | null>;
+  /** Run the sidebar's "Restart and apply" command. */
+  restart: () => Promise<unknown>;
+}
+
+export class OomReportView extends Widget implements IRenderMime.IRenderer {
+  private _options: OomReportOptions;
+
+  constructor(options: OomReportOptions) {
+    super();
+    this._options = options;
+    this.addClass('mgenv-oom');
+  }
+
+  renderModel(model: IRenderMime.IMimeModel): Promise<void> {
+    const data = model.data[OOM_MIME] as unknown as OomReportData | undefined;
+    this.node.replaceChildren();
+    if (!data || data.v !== OOM_VERSION) {
+      const text = model.data['text/plain'];
+      const fallback = el('pre', 'mgenv-oom-text');
+      fallback.textContent = typeof text === 'string' ? text : '';
+      this.node.append(fallback);
+      return Promise.resolve();
+    }
+    this.node.lang = data.language === 'zh' ? 'zh-CN' : 'en';
+    const headline = el('div', 'mgenv-oom-headline');
+    headline.textContent = data.headline;
+    this.node.append(headline);
+    for (const lines of data.sections) {
+      const section = el('div', 'mgenv-oom-section');
+      for (const line of lines) {
+        const row = el('div', 'mgenv-oom-line');
+        row.textContent = line;
+        section.append(row);
+      }
+      this.node.append(section);
+    }
+    const title = el('div', 'mgenv-oom-remedies-title');
+    title.textContent = `${data.remedies_title}:`;
+    this.node.append(title);
+    const list = el('ol', 'mgenv-oom-remedies');
+    for (const remedy of data.remedies) {
+      list.append(this._remedy(remedy));
+    }
+    if (data.no_remedy) {
+      const none = el('li', 'mgenv-oom-no-remedy');
+      none.textContent = data.no_remedy;
+      list.append(none);
+    }
+    this.node.append(list);
+    const footer = el('div', 'mgenv-oom-footer');
+    footer.textContent = data.footer;
+    this.node.append(footer);
+    return Promise.resolve();
+  }
+
+  private _remedy(remedy: OomRemedyInfo): HTMLElement {
+    const { t } = this._options;
+    const item = el('li', 'mgenv-oom-remedy');
+    const head = el('div', 'mgenv-oom-remedy-head');
+    const apply = el('button', 'jp-Button mgenv-oom-apply') as HTMLButtonElement;
+    apply.type = 'button';
+    apply.textContent = t('oomApply');
+    apply.title = t('oomApplyTitle', remedy.envset);
+    const code = el('code', 'mgenv-oom-envset');
+    code.textContent = remedy.envset;
+    head.append(apply, code);
+    const why = el('div', 'mgenv-oom-why');
+    const when = el('b', '');
+    when.textContent = remedy.when;
+    why.append(when, `; ${remedy.why}`);
+    item.append(head, why);
+    if (remedy.caveat) {
+      const caveat = el('div', 'mgenv-oom-caveat');
+      caveat.textContent = remedy.caveat;
+      item.append(caveat);
+    }
+    const outcome = el('div', 'mgenv-oom-outcome');
+    outcome.setAttribute('role', 'status');
+    item.append(outcome);
+    apply.addEventListener('click', () => void this._apply(remedy, apply, outcome));
+    return item;
+  }
+
+  private async _apply(remedy: OomRemedyInfo, button: HTMLButtonElement, outcome: HTMLElement): Promise<void> {
+    const { t, notebookOf, apply } = this._options;
+    const panel = notebookOf(this.node);
+    button.disabled = true;
+    outcome.dataset.state = 'busy';
+    outcome.textContent = t('oomApplying');
+    let answer: Answer | null = null;
+    try {
+      answer = panel ? await apply(panel, Object.fromEntries(remedy.assignments)) : null;
+    } catch (reason) {
+      answer = null;
+      console.warn('mgenv_jupyter: the remedy could not be sent', reason);
+    }
+    outcome.replaceChildren();
+    if (answer === null) {
+      outcome.dataset.state = 'error';
+      outcome.textContent = t('oomNoKernel');
+      button.disabled = false;
+      return;
+    }
+    if (answer.type !== 'result') {
+      outcome.dataset.state = 'error';
+      outcome.textContent = t('oomRefused', answer.type === 'error' ? answer.message : answer.type);
+      button.disabled = false;
+      return;
+    }
+    const restart = remedy.restart || answer.changes.some(change => NEEDS_RESTART.has(change.outcome));
+    outcome.dataset.state = restart ? 'restart' : 'applied';
+    const said = el('span', 'mgenv-oom-said');
+    said.textContent = restart ? t('oomSetRestart') : t('oomSetLive');
+    outcome.append(said);
+    button.textContent = t('oomApplied');
+    if (restart) {
+      const again = el('button', 'jp-Button mgenv-oom-restart') as HTMLButtonElement;
+      again.type = 'button';
+      again.textContent = t('restartApply');
+      again.title = t('restartApplyTitle');
+      again.addEventListener('click', () => void this._options.restart());
+      outcome.append(again);
+    }
+  }
+}
+
+/** The renderer factory for OOM_MIME, given to each notebook's rendermime registry. */
+export function oomRendererFactory(options: OomReportOptions): IRenderMime.IRendererFactory {
+  return {
+    safe: false,
+    mimeTypes: [OOM_MIME],
+    defaultRank: 10, // before text/html (50), the report's fallback
+    createRenderer: () => new OomReportView(options)
+  };
+}

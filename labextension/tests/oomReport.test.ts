@@ -1,0 +1,122 @@
+import { nullTranslator } from '@jupyterlab/translation';
+
+import { OomReportView, oomRendererFactory } from '../src/sidebar/oomReport';
+import { DOMAIN, translate } from '../src/sidebar/text';
+import { OOM_MIME, OOM_VERSION, OomReportData } from '../src/protocol';
+import { flush } from './fakes';
+
+const t = translate(nullTranslator.load(DOMAIN));
+
+const REPORT: OomReportData = {
+  v: OOM_VERSION,
+  language: 'en',
+  headline: 'Out of memory on gpu0 (torch.OutOfMemoryError): 2 GiB asked for',
+  sections: [['Verdict: fragmentation — <b>16 GiB</b> reserved'], ['Timeline (gpu0 process, last 1 min): ▁▄█']],
+  remedies: [
+    {
+      cause: 'fragmentation', assignments: [['PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True']],
+      envset: '%envset PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True', restart: true, when: 'needs a restart',
+      why: 'growable segments', caveat: null
+    },
+    {
+      cause: 'cap', assignments: [['A', '1'], ['B', '2']], envset: '%envset A=1 B=2', restart: false,
+      when: 'applies live', why: 'two at once', caveat: 'a caveat'
+    }
+  ],
+  remedies_title: 'Remedies, best first',
+  no_remedy: null,
+  footer: 'Report made in 3 ms.'
+};
+
+function setUp(answer: (assignments: Record<string, string>) => any) {
+  const calls: Record<string, string>[] = [];
+  const restarts: number[] = [];
+  const panel = {} as any;
+  const view = new OomReportView({
+    t,
+    notebookOf: () => panel,
+    apply: async (notebook, assignments) => {
+      expect(notebook).toBe(panel);
+      calls.push(assignments);
+      return answer(assignments);
+    },
+    restart: async () => restarts.push(1)
+  });
+  return { view, calls, restarts };
+}
+
+const model = (data: unknown) => ({ data: { [OOM_MIME]: data, 'text/plain': 'plain report' } }) as any;
+const result = (outcome: string) => ({
+  v: 1, type: 'result', reply_to: 'x',
+  changes: [{ seq: 1, time: 1, name: 'A', old: null, new: '1', source: 'oom_report', outcome, message: '',
+    effective: null, secret: false }]
+});
+
+describe('OomReportView', () => {
+  it('shows the report as text, never as markup, with one button per remedy', async () => {
+    const { view } = setUp(() => null);
+    await view.renderModel(model(REPORT));
+    const node = view.node;
+    expect(node.querySelector('.mgenv-oom-headline')!.textContent).toBe(REPORT.headline);
+    expect(node.querySelector('b')?.textContent).not.toBe('16 GiB'); // the section's "<b>" stays text
+    expect(node.textContent).toContain('<b>16 GiB</b>');
+    expect([...node.querySelectorAll('.mgenv-oom-apply')].map(b => b.textContent)).toEqual(['Apply', 'Apply']);
+    expect(node.querySelector('.mgenv-oom-caveat')!.textContent).toBe('a caveat');
+  });
+
+  it('sends the remedy’s assignments, then offers Restart and apply when it needs a restart', async () => {
+    const { view, calls, restarts } = setUp(() => result('pending_first_use'));
+    await view.renderModel(model(REPORT));
+    const [first] = view.node.querySelectorAll<HTMLButtonElement>('.mgenv-oom-apply');
+    first.click();
+    expect(first.disabled).toBe(true);
+    await flush();
+    expect(calls).toEqual([{ PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' }]);
+    const outcome = view.node.querySelector<HTMLElement>('.mgenv-oom-remedy .mgenv-oom-outcome')!;
+    expect(outcome.dataset.state).toBe('restart');
+    expect(first.textContent).toBe('Applied');
+    outcome.querySelector<HTMLButtonElement>('.mgenv-oom-restart')!.click();
+    await flush();
+    expect(restarts).toEqual([1]);
+  });
+
+  it('says a live remedy applies now, unless the kernel reports the value already read', async () => {
+    for (const [status, state] of [['applied_live', 'applied'], ['already_read', 'restart']]) {
+      const { view } = setUp(() => result(status));
+      await view.renderModel(model(REPORT));
+      view.node.querySelectorAll<HTMLButtonElement>('.mgenv-oom-apply')[1].click();
+      await flush();
+      const outcome = view.node.querySelectorAll<HTMLElement>('.mgenv-oom-outcome')[1];
+      expect(outcome.dataset.state).toBe(state);
+      expect(!!outcome.querySelector('.mgenv-oom-restart')).toBe(state === 'restart');
+    }
+  });
+
+  it('shows the kernel’s refusal, or that no kernel is there, and lets the user try again', async () => {
+    for (const answer of [{ v: 1, type: 'error', reply_to: 'x', message: 'not allowed' }, null]) {
+      const { view } = setUp(() => answer);
+      await view.renderModel(model(REPORT));
+      const button = view.node.querySelector<HTMLButtonElement>('.mgenv-oom-apply')!;
+      button.click();
+      await flush();
+      const outcome = view.node.querySelector<HTMLElement>('.mgenv-oom-outcome')!;
+      expect(outcome.dataset.state).toBe('error');
+      expect(outcome.textContent).toBe(answer ? 'The kernel refused it: not allowed' : t('oomNoKernel'));
+      expect(button.disabled).toBe(false);
+    }
+  });
+
+  it('falls back to the plain text for a report of another version', async () => {
+    const { view } = setUp(() => null);
+    await view.renderModel(model({ ...REPORT, v: OOM_VERSION + 1 }));
+    expect(view.node.textContent).toBe('plain report');
+    expect(view.node.querySelector('button')).toBeNull();
+  });
+
+  it('is a renderer JupyterLab prefers to the HTML fallback, and only for trusted output', () => {
+    const factory = oomRendererFactory({ t, notebookOf: () => null, apply: async () => null, restart: async () => 0 });
+    expect(factory.mimeTypes).toEqual([OOM_MIME]);
+    expect(factory.safe).toBe(false);
+    expect(factory.defaultRank).toBeLessThan(50);
+  });
+});

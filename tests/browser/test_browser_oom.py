@@ -1,0 +1,139 @@
+"""Out-of-memory forensics end to end in real JupyterLab and real Chromium (issue 12): a cell fails with PyTorch's
+out-of-memory error while the simulated GPU climbs to its limit (tests/data/oom/fragmentation.json); the traceback
+stays, the report appears under it with the timeline and the remedies as buttons; a click on the first one
+(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, which PyTorch reads once, so it needs a restart) goes to the kernel
+as the sidebar's own JSON "set" request, shows up in a later cell's %envdiff, in the sidebar and in the notebook
+profile, and the report's "Restart and apply" brings it into the new kernel. The report is checked for usable buttons
+and text that is not cut off at 1400 and 700 px wide, light and dark, and screenshots are kept under test-artifacts/.
+
+The error is a stand-in with PyTorch's class name and wording, raised without a GPU (as tests/kernel/test_oom_kernel.py
+does): what the hook recognises is the class and the message.
+"""
+
+from __future__ import annotations
+
+import json
+
+from layout_checks import clipped_text, set_theme, sticking_out, unusable_inputs
+
+from lab_server import (
+    RESTART_QUESTION,
+    ROOT,
+    chromium_page,
+    open_notebook,
+    open_sidebar,
+    run_cell,
+    running_lab,
+    screenshot,
+    write_notebook,
+)
+
+SCENARIO = ROOT / "tests" / "data" / "oom" / "fragmentation.json"
+MESSAGE = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 1.10 GiB "
+           "is free. Including non-PyTorch memory, this process has 38.00 GiB memory in use. Of the allocated memory "
+           "21.00 GiB is allocated by PyTorch, and 16.30 GiB is reserved by PyTorch but unallocated.")
+NAME, VALUE = "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"
+REPORT = ".jp-Cell:nth-child(3) .mgenv-oom"
+APPLY = f"{REPORT} .mgenv-oom-remedy:first-child .mgenv-oom-apply"
+OUTCOME = f"{REPORT} .mgenv-oom-remedy:first-child .mgenv-oom-outcome"
+
+
+def cell_output(page, index: int, text: str, timeout: int = 60_000) -> str:
+    """Wait until the `index`-th cell's output holds `text`, then return that output."""
+    selector = f".jp-Cell:nth-child({index + 1}) .jp-OutputArea"
+    page.wait_for_function("([selector, text]) => document.querySelector(selector)?.textContent.includes(text)",
+                           arg=[selector, text], timeout=timeout)
+    return page.inner_text(selector)
+
+
+def theme(page, dark: bool) -> None:
+    """Switch the theme and wait for JupyterLab's splash, which covers the page while a theme loads, to go."""
+    set_theme(page, dark=dark)
+    page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=30_000)
+
+
+def layout_problems(page) -> list[str]:
+    page.locator(REPORT).scroll_into_view_if_needed()
+    return (unusable_inputs(page, REPORT) + clipped_text(page, REPORT)
+            + sticking_out(page, ".mgenv-oom-remedy *", REPORT))
+
+
+def test_a_click_on_the_first_remedy_sets_it_and_restart_and_apply_brings_it_in(tmp_path):
+    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(SCENARIO)}) as lab:
+        name = write_notebook(lab, "oom.ipynb", [
+            "%load_ext mgenv_jupyter\nmarker = 'old kernel'",
+            "x = 1",
+            "import time\ntime.sleep(1.5)\n"
+            "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})\n"
+            f"raise OutOfMemoryError({MESSAGE!r})",
+            "%envdiff",
+            f"import os\nprint('fresh:', 'marker' not in globals(), '|', os.environ.get('{NAME}'))",
+        ])
+        problems: dict[str, list[str]] = {}
+        with chromium_page() as page:
+            open_notebook(page, lab, name)
+            run_cell(page, 0)
+            run_cell(page, 1)
+            run_cell(page, 2)
+            page.wait_for_selector(APPLY, timeout=60_000)
+            failing = page.inner_text(".jp-Cell:nth-child(3) .jp-OutputArea")
+            report = page.inner_text(REPORT)
+            buttons = page.locator(f"{REPORT} .mgenv-oom-apply").all_inner_texts()
+            # The rendered report is the only display: the text/html fallback is not shown beside it.
+            displays = page.locator(".jp-Cell:nth-child(3) .jp-OutputArea-output").count()
+            problems["1400-light"] = layout_problems(page)
+            screenshot(page, "oom-report-1400-light.png")
+
+            page.locator(APPLY).click()
+            page.wait_for_selector(f"{OUTCOME}:is([data-state='restart'], [data-state='applied'], "
+                                   "[data-state='error'])", timeout=60_000)
+            outcome = page.inner_text(OUTCOME)
+            assert page.get_attribute(OUTCOME, "data-state") == "restart", outcome
+            applied_label = page.inner_text(APPLY)
+            problems["1400-light-applied"] = layout_problems(page)
+            screenshot(page, "oom-report-applied-1400-light.png")
+            theme(page, dark=True)
+            problems["1400-dark"] = layout_problems(page)
+            screenshot(page, "oom-report-applied-1400-dark.png")
+            page.set_viewport_size({"width": 700, "height": 900})
+            problems["700-dark"] = layout_problems(page)
+            screenshot(page, "oom-report-applied-700-dark.png")
+            theme(page, dark=False)
+            problems["700-light"] = layout_problems(page)
+            screenshot(page, "oom-report-applied-700-light.png")
+            page.set_viewport_size({"width": 1400, "height": 900})
+
+            run_cell(page, 3)
+            envdiff = cell_output(page, 3, NAME)
+            open_sidebar(page)
+            page.wait_for_selector(f".mgenv-sb-row[data-name='{NAME}'].mgenv-sb-set", timeout=30_000)
+            page.wait_for_selector(f".mgenv-sb-profile :text('{NAME}={VALUE}')", timeout=30_000)
+            page.locator(".mgenv-sb-history > summary").click()
+            page.wait_for_selector(f".mgenv-sb-history-list :text('{NAME}')", timeout=30_000)
+            history = page.inner_text(".mgenv-sb-history-list")
+            page.locator(f".mgenv-sb-row[data-name='{NAME}']").scroll_into_view_if_needed()
+            screenshot(page, "oom-report-sidebar.png")
+
+            page.locator(f"{OUTCOME} .mgenv-oom-restart").click()
+            page.locator(RESTART_QUESTION).get_by_role("button", name="Restart and apply").click()
+            page.wait_for_selector(".mgenv-sb-history-list :text('[profile]')", timeout=90_000)
+            run_cell(page, 4)
+            fresh = cell_output(page, 4, "fresh:", timeout=90_000)
+        saved = json.loads((lab.root / name).read_text())
+
+    assert "Traceback" in failing and "OutOfMemoryError" in failing  # the normal traceback, then the report
+    assert failing.index("Traceback") < failing.index("Out of memory on gpu0")
+    assert displays == 2, displays  # the error and the report, nothing else
+    assert report.startswith("Out of memory on gpu0 (torch.OutOfMemoryError): 2 GiB asked for"), report[:200]
+    assert "Verdict: fragmentation" in report
+    assert "Timeline (gpu0 (simulated) process" in report and "cell [3] went from" in report
+    assert f"%envset {NAME}={VALUE}" in report
+    assert buttons and buttons[0] == "Apply", buttons
+    assert outcome.startswith("Set and kept in the notebook profile; it takes effect after a restart."), outcome
+    assert "Restart and apply" in outcome and applied_label == "Applied"
+    assert f"{NAME}: (unset) → {VALUE} [oom_report]" in history, history
+    envdiff_line = next(line for line in envdiff.splitlines() if line.startswith(NAME))
+    assert VALUE in envdiff_line and "oom_report" in envdiff_line, envdiff
+    assert saved["metadata"]["mgenv_jupyter"]["profile"] == {NAME: VALUE}
+    assert fresh.strip() == f"fresh: True | {VALUE}", fresh
+    assert problems == {key: [] for key in problems}, problems
