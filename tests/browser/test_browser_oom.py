@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from layout_checks import clipped_text, set_theme, sticking_out, unusable_inputs
 
 from lab_server import (
@@ -137,3 +138,34 @@ def test_a_click_on_the_first_remedy_sets_it_and_restart_and_apply_brings_it_in(
     assert saved["metadata"]["mgenv_jupyter"]["profile"] == {NAME: VALUE}
     assert fresh.strip() == f"fresh: True | {VALUE}", fresh
     assert problems == {key: [] for key in problems}, problems
+
+
+def test_the_report_and_its_remedy_in_notebook_7(tmp_path):
+    """Notebook 7 renders the same report, and a click sets the remedy there too, with the sidebar never opened."""
+    pytest.importorskip("notebook", minversion="7", reason="Notebook 7 is not installed in this environment")
+    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(SCENARIO)}, app="notebook") as lab:
+        name = write_notebook(lab, "oom7.ipynb", [
+            "%load_ext mgenv_jupyter",
+            "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})\n"
+            f"raise OutOfMemoryError({MESSAGE!r})",
+            f"%envget {NAME}",
+        ])
+        with chromium_page(width=1000) as page:
+            page.goto(lab.page_url(f"notebooks/{name}"))
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+            page.wait_for_function("""() => {
+                const kernel = window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel;
+                return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
+            }""", timeout=120_000)
+            run_cell(page, 0)
+            run_cell(page, 1)
+            report = ".jp-Cell:nth-child(2) .mgenv-oom"
+            page.wait_for_selector(f"{report} .mgenv-oom-apply", timeout=60_000)
+            page.locator(f"{report} .mgenv-oom-apply").first.click()
+            page.wait_for_selector(f"{report} .mgenv-oom-outcome[data-state='restart']", timeout=60_000)
+            problems = unusable_inputs(page, report) + clipped_text(page, report)
+            screenshot(page, "oom-report-notebook7.png")
+            run_cell(page, 2)
+            got = cell_output(page, 2, VALUE)
+    assert VALUE in got
+    assert problems == []
