@@ -19,7 +19,7 @@ from mgenv_jupyter import cluster, launchers
 from mgenv_jupyter.memory.shared import kernel_sampler
 
 PRESETS = {"node_a": "a100-40gb", "node_b": "2xv100", "node_c": "no-process-memory"}
-HOSTILE = "$(touch CANARY) `touch CANARY`; touch CANARY \"' $1 a$ $$ $(HOME)\nsecond line"
+HOSTILE = "$(touch CANARY) `touch CANARY`; touch CANARY \"' $- a$ $$ $(HOME)\nsecond line"
 
 
 def wait(condition, seconds: float) -> float | None:
@@ -39,7 +39,9 @@ def main() -> dict:
     session = mgenv_jupyter.session()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        session.set({"MGENV_HOSTILE": HOSTILE, "MGENV_EXPANDED": "$HOME/x", "MY_API_TOKEN": "tok-123"}, force=True)
+        # MGENV_DIGIT: Ray would put the worker's variable 1 in place of $1 (os.path.expandvars): left out
+        session.set({"MGENV_HOSTILE": HOSTILE, "MGENV_EXPANDED": "$HOME/x", "MGENV_DIGIT": "$1",
+                     "MY_API_TOKEN": "tok-123"}, force=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         env = cluster.runtime_env()
@@ -67,7 +69,7 @@ def main() -> dict:
                 "canary": os.path.exists("CANARY"), "cwd": os.getcwd()}
 
     names = ["MEGENGINE_DTR_EVICTION_THRESHOLD", "FLAGS_eager_delete_tensor_gb", "MGENV_HOSTILE", "MGENV_EXPANDED",
-             "MY_API_TOKEN"]
+             "MGENV_DIGIT", "MY_API_TOKEN"]
     ids = {node.label: node.id for node in cluster.alive_nodes()}
     read = ray.get([read_back.options(resources={label: 0.01}).remote(names) for label in PRESETS])
     result["read_back"] = {label: {**answer, "on_its_node": answer["node"] == ids[label]}

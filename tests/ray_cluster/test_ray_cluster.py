@@ -15,7 +15,7 @@ def test_the_runtime_env_carries_the_notebooks_normalised_values_and_leaves_out_
     assert env_vars["MEGENGINE_DTR_EVICTION_THRESHOLD"] == "5368709120"  # 5GB, in the bytes MegEngine reads
     assert env_vars["FLAGS_eager_delete_tensor_gb"] == "0"
     assert env_vars["MGENV_HOSTILE"] == scenario["hostile_expected"]
-    assert "MY_API_TOKEN" not in env_vars and "MGENV_EXPANDED" not in env_vars
+    assert "MY_API_TOKEN" not in env_vars and "MGENV_EXPANDED" not in env_vars and "MGENV_DIGIT" not in env_vars
     assert "tok-123" not in " ".join(scenario["not_carried"]) and "MY_API_TOKEN" in scenario["not_carried"][0]
     assert scenario["ray_format_valid"]
 
@@ -37,7 +37,7 @@ def test_a_task_on_each_node_reads_the_values_back_exactly_and_nothing_ran(scena
         values = answer["values"]
         assert values["MEGENGINE_DTR_EVICTION_THRESHOLD"] == "5368709120"
         assert values["MGENV_HOSTILE"] == scenario["hostile_expected"] and not answer["canary"]
-        assert values["MY_API_TOKEN"] is None and values["MGENV_EXPANDED"] is None
+        assert values["MY_API_TOKEN"] is None and values["MGENV_EXPANDED"] is None and values["MGENV_DIGIT"] is None
 
 
 def test_the_kernels_history_holds_series_from_all_three_nodes_each_with_its_own_preset(scenario: dict[str, Any]):
