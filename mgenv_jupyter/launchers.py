@@ -39,6 +39,7 @@ _SLURM_PLAIN = re.compile(r"[A-Za-z0-9_./:+@%-]+")
 # DeepSpeed's runner strips each value (str.strip) and wraps it in double quotes for the remote shell, where these
 # four characters keep a meaning; a backslash before each makes it literal.
 _DOUBLE_QUOTED_SPECIAL = re.compile(r'([\\"$`])')
+_ASSIGNMENT_AFTER_COMMA = re.compile(r",[^,]*=")
 # Ray replaces ${NAME} in env_vars values with the worker node's value of NAME (empty when unset), and $NAME when NAME
 # is set there; it has no escape for either (checked with Ray 2.60: $$ stays $$, \$ stays \ before the value). Its
 # update_envs calls os.path.expandvars, whose names are ASCII word characters, digits first included ($1, $0x).
@@ -143,8 +144,8 @@ def export(session: EnvSession, fmt: str, *, everything: bool = False, include: 
       srun's environment (`env NAME=VALUE srun --export=ALL,NAME`). For sbatch, write sbatch for srun.
     - `deepspeed`: a `.deepspeed_env` file, NAME=VALUE lines as DeepSpeed's runner reads them (no comments: it would
       read them as settings); the values are escaped for the double quotes it puts them in for pdsh's remote shell,
-      and a value its Slurm launcher would let srun split (a comma and a quote) is left out. Nothing carried: an empty
-      file (the runner fails on a blank line).
+      and a value its Slurm launcher would let srun split (a comma with a quote or a later '=') is left out.
+      Nothing carried: an empty file (the runner fails on a blank line).
     - `k8s`: a container's `env:` list in YAML, every `$` doubled (Kubernetes expands `$(NAME)`; `$$` is one `$`).
     - `ray`: Ray's runtime_env as JSON (`ray job submit --runtime-env-json`, `ray.init(runtime_env=...)`).
     """
@@ -215,12 +216,13 @@ def why_not_deepspeed(value: str) -> str | None:
         return "its value holds a line break, and DeepSpeed's runner reads .deepspeed_env a line at a time"
     if value != value.strip():
         return "its value starts or ends with white space, which DeepSpeed's runner strips"
-    if "," in value and ('"' in value or "'" in value):
+    if "," in value and ('"' in value or "'" in value or _ASSIGNMENT_AFTER_COMMA.search(value)):
         # DeepSpeed's Slurm launcher puts NAME="value" into `srun --export=ALL,...` as is; Slurm splits that list at
         # every comma outside quotes, and a quote in the value (a backslash does not escape it there) ends DeepSpeed's
-        # quotes: 'a",LD_PRELOAD=/x.so,B="' would set LD_PRELOAD in every task.
-        return ("its value holds a comma and a quote, which DeepSpeed's Slurm launcher would let srun split into "
-                "other variables")
+        # quotes: 'a",LD_PRELOAD=/x.so,B="' would set LD_PRELOAD in every task. Older Slurm (sbatch's strtok) split at
+        # every comma, quotes or not: 'a,LD_PRELOAD=/x.so' would.
+        return ("its value holds a comma with a quote or a later '=', which DeepSpeed's Slurm launcher would let srun "
+                "split into other variables")
     return None
 
 
