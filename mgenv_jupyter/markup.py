@@ -6,6 +6,27 @@ from __future__ import annotations
 
 import html
 
+# The magics' tables and %envset's report, laid out for a notebook column: left-aligned (JupyterLab right-aligns
+# table cells, with a selector the second one here outranks), compact, in the theme's colours.
+TABLE_STYLE = """<style>
+.mgenv-table-wrap { max-width: 100%; overflow-x: auto; }
+.mgenv-table { border-collapse: collapse; font-size: var(--jp-ui-font-size1, 12px); table-layout: auto; }
+table.mgenv-table th, table.mgenv-table td,
+.jp-RenderedHTMLCommon table.mgenv-table th, .jp-RenderedHTMLCommon table.mgenv-table td {
+  padding: 2px 8px; text-align: left; vertical-align: top;
+  border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); line-height: 1.35; max-width: 28em; }
+.mgenv-table th { font-weight: 600; white-space: nowrap; }
+table.mgenv-table td:last-child { min-width: 28em; }  /* a narrow column scrolls the table, never squeezes it */
+.mgenv-table td.mgenv-name { font-family: var(--jp-code-font-family, monospace); white-space: nowrap; }
+.mgenv-table .mgenv-missing { color: var(--jp-ui-font-color3, #999); font-style: italic; }
+.mgenv-report { font-size: var(--jp-ui-font-size1, 12px); line-height: 1.4; }
+.mgenv-change { padding: 3px 0; border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); overflow-wrap: anywhere; }
+.mgenv-change-why { color: var(--jp-ui-font-color1, #333); padding-left: 1em; }
+.mgenv-change-note { color: var(--jp-ui-font-color2, #666); font-size: var(--jp-ui-font-size0, 11px);
+  padding-left: 1em; }
+.mgenv-table-note { font-size: var(--jp-ui-font-size0, 11px); color: var(--jp-ui-font-color2, #666); margin: 2px 0; }
+</style>"""
+
 
 def text_html(text: str) -> str:
     """`text` escaped for HTML, each backtick-marked span as <code>; a text with an unpaired backtick stays as is."""

@@ -13,23 +13,14 @@ from typing import Any
 
 import pandas
 
-from ..markup import text_html
+from ..markup import TABLE_STYLE, text_html
 from ..text import Text
 
 NOT_SET = Text("not set", "未设置")
 MORE_COLUMNS = Text("{count} more columns in the DataFrame: {names}", "DataFrame 中另有 {count} 列:{names}")
 ROWS = Text("{count} rows", "{count} 行")
 _LONGEST = 90  # characters shown of a long text; the whole text is in its tooltip
-_STYLE = """<style>
-.mgenv-table-wrap { max-width: 100%; overflow-x: auto; }
-.mgenv-table { border-collapse: collapse; font-size: var(--jp-ui-font-size1, 12px); table-layout: auto; }
-.mgenv-table th, .mgenv-table td { padding: 2px 8px; text-align: left; vertical-align: top;
-  border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); line-height: 1.35; max-width: 28em; }
-.mgenv-table th { font-weight: 600; white-space: nowrap; }
-.mgenv-table td.mgenv-name { font-family: var(--jp-code-font-family, monospace); white-space: nowrap; }
-.mgenv-table .mgenv-missing { color: var(--jp-ui-font-color3, #999); font-style: italic; }
-.mgenv-table-note { font-size: var(--jp-ui-font-size0, 11px); color: var(--jp-ui-font-color2, #666); margin: 2px 0; }
-</style>"""
+
 
 
 class EnvTable(pandas.DataFrame):
@@ -71,7 +62,7 @@ def render_html(table: EnvTable) -> str:
     note = ROWS.get(language).format(count=len(table))
     if hidden:
         note += " · " + MORE_COLUMNS.get(language).format(count=len(hidden), names=", ".join(hidden))
-    return (f"{_STYLE}<div class='mgenv-table-wrap'><table class='mgenv-table'><thead><tr>{''.join(head)}</tr>"
+    return (f"{TABLE_STYLE}<div class='mgenv-table-wrap'><table class='mgenv-table'><thead><tr>{''.join(head)}</tr>"
             f"</thead><tbody>{''.join(rows)}</tbody></table><div class='mgenv-table-note'>{html.escape(note)}</div>"
             "</div>")
 

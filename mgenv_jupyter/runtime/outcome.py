@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from ..catalog.secrets import MASK, is_secret, shown
 from ..catalog.values import quoted, truncated
-from ..markup import text_html
+from ..markup import TABLE_STYLE, text_html
 from .status import Message, Status
 
 __all__ = ["MASK", "Change", "SetReport", "is_secret", "now", "shown"]
@@ -80,15 +80,18 @@ class SetReport:
         printer.text(repr(self))  # type: ignore[attr-defined]
 
     def _repr_html_(self) -> str:
-        rows = []
+        """One block per change, its name, value and status on the first line and why under it: reads the same in a
+        narrow notebook column as in a wide one (a four-column table squeezed its reasons into tall thin cells)."""
+        blocks = []
         for c in self.changes:
             value = "(unset)" if c.new is None else truncated(c.new)
-            notes = "".join(f"<br><small>{text_html(n)}</small>" for n in c.notes)
-            rows.append(
-                f"<tr><td><code>{html.escape(c.name)}</code></td><td><code>{html.escape(value)}</code></td>"
-                f"<td><b>{html.escape(c.outcome.label.get())}</b></td><td>{text_html(str(c.message))}{notes}</td></tr>"
+            notes = "".join(f"<div class='mgenv-change-note'>{text_html(n)}</div>" for n in c.notes)
+            blocks.append(
+                f"<div class='mgenv-change'><div><code>{html.escape(c.name)}</code> = <code>{html.escape(value)}</code>"
+                f" · <b>{html.escape(c.outcome.label.get())}</b></div>"
+                f"<div class='mgenv-change-why'>{text_html(str(c.message))}</div>{notes}</div>"
             )
-        return "<table class='mgenv-report'>" + "".join(rows) + "</table>"
+        return f"{TABLE_STYLE}<div class='mgenv-report'>" + "".join(blocks) + "</div>"
 
 
 def now() -> float:

@@ -49,7 +49,8 @@ def test_a_long_value_is_shown_by_its_start_and_length(fresh_session):
 def test_html_escapes_names_and_values(fresh_session):
     report = fresh_session.set({"MY_HTML": "<b>bold</b> & more"})
     shown = report._repr_html_()
-    assert shown.startswith("<table class='mgenv-report'><tr><td><code>MY_HTML</code></td>")
+    assert "<div class='mgenv-report'><div class='mgenv-change'><div><code>MY_HTML</code> = " in shown
+    assert shown.startswith("<style>")
     assert "<b>bold</b>" not in shown and "&lt;b&gt;bold&lt;/b&gt; &amp; more" in shown
 
 
