@@ -232,7 +232,9 @@ def _k8s(chosen: Carried, left_out: dict[str, str]) -> list[str]:
         return ["env: []"]
     lines = ["env:"]
     for name, value in chosen.values.items():
-        lines += [f"- name: {name}", f"  value: {yaml_string(value.replace('$', '$$'))}"]
+        # The name quoted too: YAML 1.1 readers (PyYAML, and go-yaml behind kubectl) read a plain ON, NO, TRUE or NULL
+        # as a boolean or null, and go-yaml a plain Y or N too.
+        lines += [f"- name: {yaml_string(name)}", f"  value: {yaml_string(value.replace('$', '$$'))}"]
     return lines
 
 

@@ -442,3 +442,10 @@ def test_deepspeed_env_never_lets_slurm_split_a_value_into_other_variables(value
         assert assignments == ([] if "V" in exported.left_out else ["V"]), tokens
     assert ("V" in exported.left_out) == (value not in ("expandable_segments:True,max_split_size_mb:128",
                                                         "granularity=fine,compact,1,0", 'say "hi"'))
+
+
+def test_k8s_names_that_yaml_reads_as_booleans_or_null_stay_names():
+    names = {name: "1" for name in ("ON", "OFF", "NO", "YES", "TRUE", "FALSE", "NULL", "Y", "N", "y", "n", "Null")}
+    text = launchers.export(session_with(names), "k8s").text
+    assert [item["name"] for item in yaml.safe_load(text)["env"]] == sorted(names)
+    assert all(line.startswith(('- name: "', '  value: "', "env:")) for line in text.splitlines())
