@@ -36,6 +36,9 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Values Slurm's --export takes as NAME=VALUE without any doubt: it splits its argument at commas and has no quoting.
 # Any other value reaches srun through its environment (`env NAME=VALUE srun --export=ALL,NAME`).
 _SLURM_PLAIN = re.compile(r"[A-Za-z0-9_./:+@%-]+")
+# Words srun reads in its --export list whatever their case: a bare NONE stops it there (the NAME=VALUE items after it
+# are dropped), ALL exports srun's whole environment.
+_SLURM_KEYWORDS = frozenset({"ALL", "NONE", "NIL"})
 # DeepSpeed's runner strips each value (str.strip) and wraps it in double quotes for the remote shell, where these
 # four characters keep a meaning; a backslash before each makes it literal.
 _DOUBLE_QUOTED_SPECIAL = re.compile(r'([\\"$`])')
@@ -187,7 +190,8 @@ def _slurm(chosen: Carried, left_out: dict[str, str]) -> list[str]:
         if _SLURM_PLAIN.fullmatch(value):
             listed.append(f"{name}={value}")
         else:
-            listed.append(name)
+            if name.upper() not in _SLURM_KEYWORDS:  # ALL carries it anyway; a bare NONE would end srun's list
+                listed.append(name)
             through_environment.append(f"{name}={value}")
     words = ["srun", "--export=" + ",".join(listed)]
     if chosen.unset or through_environment:

@@ -449,3 +449,31 @@ def test_k8s_names_that_yaml_reads_as_booleans_or_null_stay_names():
     text = launchers.export(session_with(names), "k8s").text
     assert [item["name"] for item in yaml.safe_load(text)["env"]] == sorted(names)
     assert all(line.startswith(('- name: "', '  value: "', "env:")) for line in text.splitlines())
+
+
+def srun_job_environment(argv: list[str], environ: dict[str, str]) -> dict[str, str]:
+    """srun's _build_user_env (src/srun/libsrun/launch.c) over its --export list, rewritten line for line: ALL (any
+    case) merges srun's environment after the list; NONE (any case) ends the list; NAME=VALUE sets; a bare NAME takes
+    srun's value."""
+    export = next(arg for arg in argv if arg.startswith("--export="))[len("--export="):]
+    result: dict[str, str] = {}
+    everything = False
+    for token in slurm_quote_tokens(export):
+        everything = everything or token.upper() == "ALL"
+        if token.upper() == "NONE":
+            break
+        name, sep, value = token.partition("=")
+        if sep:
+            result[name] = value
+        elif name in environ:
+            result[name] = environ[name]
+    return {**environ, **result} if everything else result
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_slurm_variables_named_like_sruns_keywords_do_not_end_its_list(shell: str, tmp_path: Path):
+    values = {"none": "a b", "All": "c,d", "nil": "$x", "zz": "1", "A": "2"}  # zz=1 is listed after none
+    text = launchers.export(session_with(values), "slurm").text
+    record = run_line(shell, text, "srun", tmp_path)
+    job = srun_job_environment(record["argv"], record["environ"])
+    assert {name: job.get(name) for name in values} == values
