@@ -16,6 +16,8 @@ from typing import Any
 
 from .catalog.secrets import redact
 from .errors import InvalidValueError
+from .oom import report as oom_report
+from .oom.report import OomReport
 from .presentation.wire import change_info, dependents, entry_info, framework_infos, variable_info
 from .protocol import (
     COMM_TARGET,
@@ -34,6 +36,7 @@ from .protocol import (
     StateReply,
     checked_interval,
 )
+from .protocol.oom import OomNotice
 from .runtime import EnvSession, SetReport, profile, session
 from .runtime.profile_trust import ProfileTrust
 from .text import LANGUAGES, current_language
@@ -169,6 +172,12 @@ class RequestHandler:
         self.language = language
         return [self.catalog(request_id), self.state(request_id)]
 
+    def oom(self, report: OomReport) -> OomNotice:
+        """The out-of-memory report for the panel, in this sidebar's language."""
+        from .presentation.oom import OomView
+
+        return {"v": PROTOCOL_VERSION, "type": "oom", "report": OomView(report, self.language).data()}
+
     def _on_refresh(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         return [self.state(request_id)]
 
@@ -279,8 +288,9 @@ class SidebarComm:
         comm.on_msg(self._on_msg)
         comm.on_close(self._on_close)
         env.observe(self._on_change)
+        oom_report.observe(self._on_oom)
 
-    def _send(self, data: Reply | Batch | Snapshot) -> None:
+    def _send(self, data: Reply | Batch | Snapshot | OomNotice) -> None:
         try:
             self.comm.send(data)
         except Exception:  # a closed or broken comm must not break the sampler or the user's cell
@@ -295,12 +305,19 @@ class SidebarComm:
             replies = [self.handler.error(f"internal error ({type(exc).__name__})", None)]
         for reply in replies:
             self._send(reply)
+        last = oom_report.last_report()
+        if last is not None and replies and replies[0]["type"] == "catalog":  # a hello answered: the last report too
+            self._send(self.handler.oom(last))
 
     def _on_change(self, report: SetReport) -> None:
         self._send(self.handler.changed(report))
 
+    def _on_oom(self, report: OomReport) -> None:
+        self._send(self.handler.oom(report))
+
     def _on_close(self, msg: Any = None) -> None:
         self.env.unobserve(self._on_change)
+        oom_report.unobserve(self._on_oom)
         self.memory.close()
 
 

@@ -82,6 +82,50 @@ def test_a_remedy_clicked_in_an_oom_report_is_a_set_request_with_its_own_source(
     assert dict(os.environ) == before
 
 
+class RecordingComm:
+    """What SidebarComm needs of an ipykernel Comm: what it sent, and its message and close callbacks."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict] = []
+        self.on_message = self.on_closed = None
+
+    def send(self, data: dict) -> None:
+        self.sent.append(json.loads(json.dumps(data)))
+
+    def on_msg(self, callback) -> None:
+        self.on_message = callback
+
+    def on_close(self, callback) -> None:
+        self.on_closed = callback
+
+
+def test_every_open_sidebar_gets_the_out_of_memory_report_and_a_later_one_gets_it_after_hello(fresh_session,
+                                                                                               monkeypatch):
+    from mgenv_jupyter.comm import SidebarComm
+    from mgenv_jupyter.oom import report as oom_report
+    from mgenv_jupyter.oom.recognise import recognise
+
+    monkeypatch.setattr(oom_report, "_last", None)
+    early = RecordingComm()
+    SidebarComm(early, fresh_session)
+    early.on_message({"content": {"data": request("hello", language="zh")}})
+    assert [m["type"] for m in early.sent] == ["catalog", "state"]  # no report yet
+    report = oom_report.build_report(recognise(MemoryError()), None, fresh_session)
+    oom_report.remember(report)
+    assert early.sent[-1]["type"] == "oom" and early.sent[-1]["report"]["language"] == "zh"
+    assert early.sent[-1]["report"]["headline"].startswith("主机内存不足")
+    late = RecordingComm()
+    SidebarComm(late, fresh_session)
+    late.on_message({"content": {"data": request("hello", language="en")}})
+    assert [m["type"] for m in late.sent] == ["catalog", "state", "oom"]
+    assert late.sent[-1]["report"]["headline"].startswith("Out of memory on the host (builtins.MemoryError)")
+    early.on_closed()
+    before = len(early.sent)
+    oom_report.remember(report)
+    assert len(early.sent) == before and late.sent[-1]["type"] == "oom"  # a closed sidebar is told nothing
+    late.on_closed()
+
+
 def test_every_reply_carries_its_request_id_even_for_an_internal_error(handler, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom with sk-proj-abcdefghijklmnopqrstu inside")

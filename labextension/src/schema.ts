@@ -310,6 +310,13 @@ export interface OomReportData {
   footer: string;
 }
 
+/** Kernel → sidebar, over its comm: a cell ran out of memory (sent to every open sidebar as the report is made, and after a sidebar's hello when the kernel has one), so the panel shows the last report. */
+export interface OomNotice {
+  v: number;
+  type: 'oom';
+  report: OomReportData;
+}
+
 export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest;
 
 export type Reply = CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply;

@@ -5,8 +5,10 @@ other processes, the timeline before the failure, the verdict and the remedies. 
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +20,8 @@ from .state import MemoryState, read_state
 if TYPE_CHECKING:
     from ..memory.sampler import Sampler
     from ..runtime import EnvSession
+
+log = logging.getLogger(__name__)
 
 TIMELINE_SECONDS = 300.0  # of history before the failure kept in a report
 _EARLIER_CELLS = 10
@@ -138,10 +142,31 @@ _last: OomReport | None = None
 _lock = threading.Lock()
 
 
+_observers: list[Callable[[OomReport], None]] = []
+
+
 def remember(report: OomReport) -> None:
+    """Keep `report` as the last one and hand it to every observer (the open sidebars)."""
     global _last
     with _lock:
         _last = report
+        observers = list(_observers)
+    for callback in observers:
+        try:
+            callback(report)
+        except Exception:  # a broken observer must not cost the user the report under their cell
+            log.exception("an out-of-memory report observer failed")
+
+
+def observe(callback: Callable[[OomReport], None]) -> None:
+    with _lock:
+        _observers.append(callback)
+
+
+def unobserve(callback: Callable[[OomReport], None]) -> None:
+    with _lock:
+        if callback in _observers:
+            _observers.remove(callback)
 
 
 def last_report() -> OomReport | None:

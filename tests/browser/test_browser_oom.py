@@ -112,6 +112,12 @@ def test_a_click_on_the_first_remedy_sets_it_and_restart_and_apply_brings_it_in(
             page.locator(".mgenv-sb-history > summary").click()
             page.wait_for_selector(f".mgenv-sb-history-list :text('{NAME}')", timeout=30_000)
             history = page.inner_text(".mgenv-sb-history-list")
+            panel_report = page.inner_text(".mgenv-sb-oom")
+            panel_button = page.inner_text(".mgenv-sb-oom .mgenv-oom-apply")  # the kernel holds its values
+            page.locator(".mgenv-sb-oom").scroll_into_view_if_needed()
+            problems["sidebar"] = (unusable_inputs(page, ".mgenv-sb-oom") + clipped_text(page, ".mgenv-sb-oom")
+                                   + sticking_out(page, ".mgenv-sb-oom *", ".mgenv-sb"))
+            screenshot(page, "oom-report-sidebar-section.png")
             page.locator(f".mgenv-sb-row[data-name='{NAME}']").scroll_into_view_if_needed()
             screenshot(page, "oom-report-sidebar.png")
 
@@ -120,6 +126,7 @@ def test_a_click_on_the_first_remedy_sets_it_and_restart_and_apply_brings_it_in(
             page.wait_for_selector(".mgenv-sb-history-list :text('[profile]')", timeout=90_000)
             run_cell(page, 4)
             fresh = cell_output(page, 4, "fresh:", timeout=90_000)
+            after_restart = page.locator(".mgenv-sb-oom").is_hidden()  # the new kernel has no report
         saved = json.loads((lab.root / name).read_text())
 
     assert "Traceback" in failing and "OutOfMemoryError" in failing  # the normal traceback, then the report
@@ -137,6 +144,10 @@ def test_a_click_on_the_first_remedy_sets_it_and_restart_and_apply_brings_it_in(
     assert VALUE in envdiff_line and "oom_report" in envdiff_line, envdiff
     assert saved["metadata"]["mgenv_jupyter"]["profile"] == {NAME: VALUE}
     assert fresh.strip() == f"fresh: True | {VALUE}", fresh
+    # The panel showed the report too (sent after its hello, the cell having failed before it connected).
+    assert panel_report.startswith("Last out of memory in this kernel\nOut of memory on gpu0"), panel_report
+    assert "Verdict: fragmentation" in panel_report and f"%envset {NAME}={VALUE}" in panel_report
+    assert panel_button == "Applied" and after_restart
     assert problems == {key: [] for key in problems}, problems
 
 

@@ -16,6 +16,7 @@ import {
   ErrorReply,
   HistoryReply,
   MemoryMessage,
+  OomNotice,
   ProfileReply,
   PROTOCOL_VERSION,
   Reply,
@@ -185,7 +186,7 @@ export class KernelClient {
   private _open(): void {
     const comm = this._kernel.createComm(COMM_TARGET);
     this._comm = comm;
-    comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => this.handle(msg.content.data as unknown as Reply | MemoryMessage);
+    comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => this.handle(msg.content.data as unknown as Reply | MemoryMessage | OomNotice);
     comm.onClose = () => this._onClosed(comm);
     comm.open({});
     this._send(comm, { type: 'hello', language: this._language });
@@ -204,12 +205,16 @@ export class KernelClient {
   }
 
   /** One message from the kernel. Public so tests can drive the client without a kernel. */
-  handle(message: Reply | MemoryMessage): void {
+  handle(message: Reply | MemoryMessage | OomNotice): void {
     if (this._disposed || typeof message !== 'object' || message === null) {
       return;
     }
     if (message.type === 'memory.batch' || message.type === 'memory.snapshot') {
       this._memoryReceived.emit(message);
+      return;
+    }
+    if (message.type === 'oom') {
+      this._model.setLastOom(message.report ?? null);
       return;
     }
     if (message.type === 'catalog') {

@@ -8,11 +8,12 @@
  */
 import { Widget } from '@lumino/widgets';
 
-import { ChangeInfo, MASK } from '../protocol';
+import { ChangeInfo, MASK, OomRemedyInfo } from '../protocol';
 import { badgeClass, badgeFor } from './badges';
 import { Answer } from './client';
 import { el } from './dom';
 import { EnvModel, HISTORY_LIMIT, ModelChange, ProfileStatus } from './model';
+import { markApplied, remedyItem } from './oomReport';
 import { isSecret } from './profile';
 import { breakableName, VariableRow } from './rows';
 import { DEFAULT_OPTIONS } from './settings';
@@ -24,6 +25,8 @@ export interface ConfigActions {
   reviewProfile(): Promise<void>;
   /** Ask the kernel for at most `limit` changes older than number `before`; they arrive through the model. */
   loadHistory(before: number, limit: number): Promise<void>;
+  /** Set a remedy of the last out-of-memory report in the followed kernel, kept in the notebook profile. */
+  applyRemedyToFollowed?(assignments: Record<string, string>): Promise<Answer | null>;
 }
 
 const PROFILE_STATUS: Record<ProfileStatus, TextKey | null> = {
@@ -42,6 +45,8 @@ export class ConfigView extends Widget {
   private _rows = new Map<string, VariableRow>();
   private _status: HTMLElement;
   private _notice: HTMLElement;
+  private _oom: HTMLElement;
+  private _oomItems: [OomRemedyInfo, HTMLElement][] = [];
   private _profile: HTMLElement;
   private _error: HTMLElement;
   private _search: HTMLInputElement;
@@ -64,6 +69,7 @@ export class ConfigView extends Widget {
     this._status = el('div', 'mgenv-sb-status');
     this._status.setAttribute('role', 'status');
     this._notice = el('div', 'mgenv-sb-notice');
+    this._oom = el('section', 'mgenv-oom mgenv-sb-oom');
     this._profile = el('div', 'mgenv-sb-profile');
     this._error = el('div', 'mgenv-sb-error');
     this._error.setAttribute('role', 'alert');
@@ -86,7 +92,7 @@ export class ConfigView extends Widget {
     this._older.addEventListener('click', () => void this._showOlder());
     history.append(summary, this._history, this._historyCount, this._older);
     this.node.append(
-      this._status, this._notice, this._profile, this._error, searchBox, this._catalog, this._empty, history
+      this._status, this._notice, this._oom, this._profile, this._error, searchBox, this._catalog, this._empty, history
     );
     model.changed.connect(this._onChange, this);
     this._renderAll();
@@ -120,6 +126,7 @@ export class ConfigView extends Widget {
         break;
       case 'variables':
         this._updateRows(change.names);
+        this._markOomApplied();
         break;
       case 'history':
         this._renderHistory();
@@ -138,6 +145,9 @@ export class ConfigView extends Widget {
       case 'filter':
         this._applyFilter();
         break;
+      case 'oom':
+        this._renderOom();
+        break;
     }
   }
 
@@ -145,8 +155,50 @@ export class ConfigView extends Widget {
     this._renderStatus();
     this._renderProfile();
     this._renderError();
+    this._renderOom();
     this._renderCatalog();
     this._renderHistory();
+  }
+
+  /** The followed kernel's last out-of-memory report, in short: its headline, its verdict and its remedies. */
+  private _renderOom(): void {
+    const report = this._model.lastOom;
+    const t = this._t;
+    this._oom.replaceChildren();
+    this._oomItems = [];
+    this._oom.hidden = report === null;
+    if (!report) {
+      return;
+    }
+    const title = el('div', 'mgenv-sb-oom-title');
+    title.textContent = t('oomLast');
+    const headline = el('div', 'mgenv-oom-headline');
+    headline.textContent = report.headline;
+    const verdict = el('div', 'mgenv-sb-oom-verdict');
+    verdict.textContent = report.sections[0]?.[0] ?? '';
+    const list = el('ol', 'mgenv-oom-remedies');
+    const apply = (assignments: Record<string, string>): Promise<Answer | null> =>
+      this._actions.applyRemedyToFollowed?.(assignments) ?? Promise.resolve(null);
+    for (const remedy of report.remedies) {
+      const item = remedyItem(remedy, { t, apply, brief: true });
+      this._oomItems.push([remedy, item]);
+      list.append(item);
+    }
+    if (report.no_remedy) {
+      const none = el('li', 'mgenv-oom-no-remedy');
+      none.textContent = report.no_remedy;
+      list.append(none);
+    }
+    this._oom.append(title, headline, verdict, list);
+    this._markOomApplied();
+  }
+
+  /** A remedy whose values the kernel holds now reads "Applied" (set from the notebook's report, or by %envset). */
+  private _markOomApplied(): void {
+    for (const [remedy, item] of this._oomItems) {
+      const held = remedy.assignments.every(([name, value]) => this._model.variable(name)?.value === value);
+      markApplied(item, held, this._t);
+    }
   }
 
   private _renderStatus(): void {

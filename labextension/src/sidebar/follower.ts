@@ -158,6 +158,11 @@ export class NotebookFollower {
     return answer;
   }
 
+  /** A remedy clicked in the panel's copy of the last out-of-memory report: for the followed notebook. */
+  applyRemedyToFollowed(assignments: Record<string, string>): Promise<Answer | null> {
+    return this._panel ? this.applyRemedy(this._panel, assignments) : Promise.resolve(null);
+  }
+
   /** Remove a variable from the notebook profile only (the running kernel keeps its value). */
   forget(name: string): void {
     const panel = this._panel;

@@ -10,6 +10,7 @@ import {
   ChangeInfo,
   EntryInfo,
   KernelInfo,
+  OomReportData,
   ProfileItemInfo,
   PROTOCOL_VERSION,
   Reply,
@@ -70,7 +71,8 @@ export type ModelChange =
   | { kind: 'error' }
   | { kind: 'connection' }
   | { kind: 'profile' }
-  | { kind: 'filter' };
+  | { kind: 'filter' }
+  | { kind: 'oom' };
 
 export interface CategoryGroup {
   category: string;
@@ -99,6 +101,7 @@ export class EnvModel {
   private _fieldError: FieldError | null = null;
   private _profile: Profile = {};
   private _review: ProfileReview = { status: 'none', items: [] };
+  private _lastOom: OomReportData | null = null;
   private _filter = '';
   private _connection: Connection = { state: 'no-notebook', notebook: '', kernel: '', detail: '' };
   private _changed = new Signal<this, ModelChange>(this);
@@ -291,6 +294,8 @@ export class EnvModel {
     this._error = null;
     this._fieldError = null;
     this._review = { status: 'none', items: [] };
+    this._lastOom = null;
+    this._changed.emit({ kind: 'oom' });
     this._changed.emit({ kind: 'catalog' });
     this._changed.emit({ kind: 'history' });
     this._changed.emit({ kind: 'error' });
@@ -299,6 +304,16 @@ export class EnvModel {
 
   setLanguage(language: Language): void {
     this._language = language;
+  }
+
+  /** The followed kernel's last out-of-memory report (null: none since this kernel process started). */
+  get lastOom(): OomReportData | null {
+    return this._lastOom;
+  }
+
+  setLastOom(report: OomReportData | null): void {
+    this._lastOom = report;
+    this._changed.emit({ kind: 'oom' });
   }
 
   setProfile(profile: Profile): void {

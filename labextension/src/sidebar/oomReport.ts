@@ -82,73 +82,117 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
   }
 
   private _remedy(remedy: OomRemedyInfo): HTMLElement {
-    const { t } = this._options;
-    const item = el('li', 'mgenv-oom-remedy');
-    const head = el('div', 'mgenv-oom-remedy-head');
-    const apply = el('button', 'jp-Button mgenv-oom-apply') as HTMLButtonElement;
-    apply.type = 'button';
-    apply.textContent = t('oomApply');
-    apply.title = t('oomApplyTitle', remedy.envset);
-    const code = el('code', 'mgenv-oom-envset');
-    code.textContent = remedy.envset;
-    head.append(apply, code);
-    const why = el('div', 'mgenv-oom-why');
-    const when = el('b', '');
-    when.textContent = remedy.when;
-    why.append(when, `; ${remedy.why}`);
-    item.append(head, why);
-    if (remedy.caveat) {
-      const caveat = el('div', 'mgenv-oom-caveat');
-      caveat.textContent = remedy.caveat;
-      item.append(caveat);
-    }
-    const outcome = el('div', 'mgenv-oom-outcome');
-    outcome.setAttribute('role', 'status');
-    item.append(outcome);
-    apply.addEventListener('click', () => void this._apply(remedy, apply, outcome));
-    return item;
+    const { t, notebookOf, apply, restart } = this._options;
+    return remedyItem(remedy, {
+      t,
+      apply: assignments => {
+        const panel = notebookOf(this.node);
+        return panel ? apply(panel, assignments) : Promise.resolve(null);
+      },
+      restart
+    });
   }
+}
 
-  private async _apply(remedy: OomRemedyInfo, button: HTMLButtonElement, outcome: HTMLElement): Promise<void> {
-    const { t, notebookOf, apply } = this._options;
-    const panel = notebookOf(this.node);
-    button.disabled = true;
-    outcome.dataset.state = 'busy';
-    outcome.textContent = t('oomApplying');
-    let answer: Answer | null = null;
-    try {
-      answer = panel ? await apply(panel, Object.fromEntries(remedy.assignments)) : null;
-    } catch (reason) {
-      answer = null;
-      console.warn('mgenv_jupyter: the remedy could not be sent', reason);
-    }
-    outcome.replaceChildren();
-    if (answer === null) {
-      outcome.dataset.state = 'error';
-      outcome.textContent = t('oomNoKernel');
-      button.disabled = false;
-      return;
-    }
-    if (answer.type !== 'result') {
-      outcome.dataset.state = 'error';
-      outcome.textContent = t('oomRefused', answer.type === 'error' ? answer.message : answer.type);
-      button.disabled = false;
-      return;
-    }
-    const restart = remedy.restart || answer.changes.some(change => NEEDS_RESTART.has(change.outcome));
-    outcome.dataset.state = restart ? 'restart' : 'applied';
-    const said = el('span', 'mgenv-oom-said');
-    said.textContent = restart ? t('oomSetRestart') : t('oomSetLive');
-    outcome.append(said);
-    button.textContent = t('oomApplied');
-    if (restart) {
-      const again = el('button', 'jp-Button mgenv-oom-restart') as HTMLButtonElement;
-      again.type = 'button';
-      again.textContent = t('restartApply');
-      again.title = t('restartApplyTitle');
-      again.addEventListener('click', () => void this._options.restart());
-      outcome.append(again);
-    }
+export interface RemedyOptions {
+  t: Translate;
+  /** Set the remedy in the kernel and keep it in the notebook profile (null: no kernel to set it in). */
+  apply: (assignments: Record<string, string>) => Promise<Answer | null>;
+  /** Run "Restart and apply"; without it (the sidebar, whose toolbar has the button) the outcome only says so. */
+  restart?: () => Promise<unknown>;
+  /** Say only when it takes effect, the reason and caveat in a tooltip (the narrow sidebar). */
+  brief?: boolean;
+}
+
+/** One remedy: its Apply button, %envset line, when it takes effect and why, its caveat, and what a click did. */
+export function remedyItem(remedy: OomRemedyInfo, options: RemedyOptions): HTMLElement {
+  const { t } = options;
+  const item = el('li', 'mgenv-oom-remedy');
+  const head = el('div', 'mgenv-oom-remedy-head');
+  const apply = el('button', 'jp-Button mgenv-oom-apply') as HTMLButtonElement;
+  apply.type = 'button';
+  apply.textContent = t('oomApply');
+  apply.title = t('oomApplyTitle', remedy.envset);
+  const code = el('code', 'mgenv-oom-envset');
+  code.textContent = remedy.envset;
+  head.append(apply, code);
+  const why = el('div', 'mgenv-oom-why');
+  const when = el('b', '');
+  when.textContent = remedy.when;
+  item.append(head, why);
+  if (options.brief) {
+    why.append(when);
+    why.title = remedy.caveat ? `${remedy.why}\n${remedy.caveat}` : remedy.why;
+  } else {
+    why.append(when, `; ${remedy.why}`);
+  }
+  if (remedy.caveat && !options.brief) {
+    const caveat = el('div', 'mgenv-oom-caveat');
+    caveat.textContent = remedy.caveat;
+    item.append(caveat);
+  }
+  const outcome = el('div', 'mgenv-oom-outcome');
+  outcome.setAttribute('role', 'status');
+  item.append(outcome);
+  apply.addEventListener('click', () => void applyRemedy(remedy, options, apply, outcome));
+  return item;
+}
+
+/** Show a remedy whose values the kernel already holds as applied (a click elsewhere, or %envset), or offer it again. */
+export function markApplied(item: HTMLElement, applied: boolean, t: Translate): void {
+  const button = item.querySelector<HTMLButtonElement>('.mgenv-oom-apply');
+  const outcome = item.querySelector<HTMLElement>('.mgenv-oom-outcome');
+  if (!button || outcome?.dataset.state === 'busy') {
+    return;
+  }
+  button.disabled = applied;
+  button.textContent = applied ? t('oomApplied') : t('oomApply');
+}
+
+async function applyRemedy(
+  remedy: OomRemedyInfo,
+  options: RemedyOptions,
+  button: HTMLButtonElement,
+  outcome: HTMLElement
+): Promise<void> {
+  const { t } = options;
+  button.disabled = true;
+  outcome.dataset.state = 'busy';
+  outcome.textContent = t('oomApplying');
+  let answer: Answer | null = null;
+  try {
+    answer = await options.apply(Object.fromEntries(remedy.assignments));
+  } catch (reason) {
+    answer = null;
+    console.warn('mgenv_jupyter: the remedy could not be sent', reason);
+  }
+  outcome.replaceChildren();
+  if (answer === null) {
+    outcome.dataset.state = 'error';
+    outcome.textContent = t('oomNoKernel');
+    button.disabled = false;
+    return;
+  }
+  if (answer.type !== 'result') {
+    outcome.dataset.state = 'error';
+    outcome.textContent = t('oomRefused', answer.type === 'error' ? answer.message : answer.type);
+    button.disabled = false;
+    return;
+  }
+  const restart = remedy.restart || answer.changes.some(change => NEEDS_RESTART.has(change.outcome));
+  outcome.dataset.state = restart ? 'restart' : 'applied';
+  const said = el('span', 'mgenv-oom-said');
+  said.textContent = restart ? t('oomSetRestart') : t('oomSetLive');
+  outcome.append(said);
+  button.textContent = t('oomApplied');
+  if (restart && options.restart) {
+    const again = el('button', 'jp-Button mgenv-oom-restart') as HTMLButtonElement;
+    again.type = 'button';
+    again.textContent = t('restartApply');
+    again.title = t('restartApplyTitle');
+    const run = options.restart;
+    again.addEventListener('click', () => void run());
+    outcome.append(again);
   }
 }
 

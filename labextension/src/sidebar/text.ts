@@ -40,6 +40,7 @@ const WORDS = {
   loadFailed: ['Could not load mgenv_jupyter in this kernel:', '无法在此内核中加载 mgenv_jupyter:'],
   restartApply: ['Restart and apply', '重启并应用'],
   oomApply: ['Apply', '应用'],
+  oomLast: ['Last out of memory in this kernel', '此内核最近一次内存不足'],
   oomApplied: ['Applied', '已应用'],
   oomApplyTitle: [
     'Set this in the kernel (%1) and keep it in the notebook profile',

@@ -1,0 +1,80 @@
+import { nullTranslator } from '@jupyterlab/translation';
+
+import { KernelClient } from '../src/sidebar/client';
+import { ConfigView } from '../src/sidebar/configView';
+import { EnvModel } from '../src/sidebar/model';
+import { DOMAIN, translate } from '../src/sidebar/text';
+import { OomReportData } from '../src/protocol';
+import { FakeKernel, flush, variable } from './fakes';
+
+const t = translate(nullTranslator.load(DOMAIN));
+
+const REPORT: OomReportData = {
+  v: 1,
+  language: 'en',
+  headline: 'Out of memory on gpu0 (torch.OutOfMemoryError): 2 GiB asked for',
+  sections: [['Verdict: fragmentation — 16.3 GiB reserved but unallocated'], ['Numbers:']],
+  remedies: [{
+    cause: 'fragmentation', assignments: [['PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True']],
+    envset: '%envset PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True', restart: true, when: 'needs a restart',
+    why: 'growable segments', caveat: null
+  }],
+  remedies_title: 'Remedies, best first',
+  no_remedy: null,
+  footer: ''
+};
+
+describe('The panel’s copy of the last out-of-memory report', () => {
+  it('appears when the kernel says a cell ran out of memory, sets a remedy, and goes with the kernel', async () => {
+    const model = new EnvModel('en');
+    const applied: Record<string, string>[] = [];
+    const actions = {
+      edit: async () => null,
+      forget: jest.fn(),
+      reviewProfile: jest.fn(async () => undefined),
+      loadHistory: jest.fn(async () => undefined),
+      applyRemedyToFollowed: async (assignments: Record<string, string>) => {
+        applied.push(assignments);
+        return { v: 1, type: 'result' as const, reply_to: 'x', changes: [] };
+      }
+    };
+    const view = new ConfigView(model, actions, t);
+    const section = view.node.querySelector<HTMLElement>('.mgenv-sb-oom')!;
+    expect(section.hidden).toBe(true);
+
+    const client = new KernelClient(new FakeKernel().asKernel(), model, { language: 'en' });
+    client.handle({ v: 1, type: 'oom', report: REPORT });
+    expect(model.lastOom).toEqual(REPORT);
+    expect(section.hidden).toBe(false);
+    expect(section.querySelector('.mgenv-sb-oom-title')!.textContent).toBe('Last out of memory in this kernel');
+    expect(section.querySelector('.mgenv-oom-headline')!.textContent).toBe(REPORT.headline);
+    expect(section.querySelector('.mgenv-sb-oom-verdict')!.textContent).toBe(REPORT.sections[0][0]);
+
+    section.querySelector<HTMLButtonElement>('.mgenv-oom-apply')!.click();
+    await flush();
+    expect(applied).toEqual([{ PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' }]);
+    const outcome = section.querySelector<HTMLElement>('.mgenv-oom-outcome')!;
+    expect(outcome.dataset.state).toBe('restart');
+    expect(outcome.textContent).toBe(t('oomSetRestart')); // the toolbar's Restart and apply is right above
+    expect(outcome.querySelector('button')).toBeNull();
+
+    expect(section.querySelector('.mgenv-oom-why')!.textContent).toBe('needs a restart'); // brief: why in the tooltip
+    expect(section.querySelector<HTMLElement>('.mgenv-oom-why')!.title).toBe('growable segments');
+
+    // Set from the notebook's report (or %envset): the panel's button says so.
+    const button = section.querySelector<HTMLButtonElement>('.mgenv-oom-apply')!;
+    const hold = (value: string | null) =>
+      model.receive({
+        v: 1, type: 'changed', changes: [],
+        variables: { PYTORCH_CUDA_ALLOC_CONF: variable(value, value === null ? 'unset' : 'pending_first_use') }
+      });
+    hold(null);
+    expect([button.textContent, button.disabled]).toEqual(['Apply', false]);
+    hold('expandable_segments:True');
+    expect([button.textContent, button.disabled]).toEqual(['Applied', true]);
+
+    model.resetKernelState(); // a restart: the new process has no report
+    expect(model.lastOom).toBeNull();
+    expect(section.hidden).toBe(true);
+  });
+});
