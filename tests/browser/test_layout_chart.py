@@ -3,7 +3,10 @@
 A100 with the DTR threshold and Paddle's first-chunk cap drawn, and cells run in quick succession so that their
 markers crowd together. In each case the legend stays inside its panel, no label covers another or the data,
 nothing is cut off without a tooltip, every button can be used, and a screenshot lands in test-artifacts/
-(chart-<where>-<width>-<theme>.png). One lab and one kernel serve every case."""
+(chart-<where>-<width>-<theme>.png). A cluster's chart has a notebook and kernel of its own in the same lab:
+three nodes stream into the kernel's sampler through `cluster.RemoteSource` (fed in the kernel's process, as Ray's
+streams feed it) and one of them is lost; the legend lists the series under each node with its state, the lost node
+marked lost with the reason as its tooltip (chart-cluster-*.png). Every other case shares one notebook and kernel."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from layout_checks import clipped_text, overlapping, set_theme, sticking_out, un
 
 from lab_server import (
     chromium_page,
+    execute_command,
     open_sidebar,
     run_all_cells,
     running_lab,
@@ -33,23 +37,34 @@ HIGH_CONTRAST = "JupyterLab Dark High Contrast"
 
 
 @pytest.fixture(scope="module")
-def lab_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One lab, one notebook whose chart has every overlay and a crowd of cell markers, shared by every case."""
-    with running_lab(tmp_path_factory.mktemp("layout"), env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
-        name = write_notebook(lab, "layout.ipynb", CELLS)
-        with chromium_page(width=1400, height=900) as opened:
-            page: Any = opened
-            run_all_cells(page, lab, name)
-            chart = f"document.querySelector('{INLINE} .mgenv-chart')?.mgenvChart"
-            page.wait_for_function(f"() => {chart}?.overlays.length >= 3 && {chart}.markers.length >= 5",
-                                   timeout=120_000)
-            open_sidebar(page)
-            page.wait_for_function("() => document.querySelector('.mgenv-sb-chart').mgenvChart.overlays.length >= 3",
-                                   timeout=60_000)
-            yield page
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with running_lab(tmp_path_factory.mktemp("layout"), env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as started:
+        yield started
 
 
-NOTEBOOK_WIDTH = "() => document.querySelector('.jp-NotebookPanel').getBoundingClientRect().width"
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One browser page for the module (Playwright's sync API runs one at a time in a process)."""
+    with chromium_page(width=1400, height=900) as opened:
+        yield opened
+
+
+@pytest.fixture(scope="module")
+def lab_page(lab: Any, browser: Any) -> Any:
+    """One notebook whose chart has every overlay and a crowd of cell markers, shared by every case but the
+    cluster's (which come last: their notebook replaces this one in the page)."""
+    page = browser
+    name = write_notebook(lab, "layout.ipynb", CELLS)
+    run_all_cells(page, lab, name)
+    chart = f"document.querySelector('{INLINE} .mgenv-chart')?.mgenvChart"
+    page.wait_for_function(f"() => {chart}?.overlays.length >= 3 && {chart}.markers.length >= 5", timeout=120_000)
+    open_sidebar(page)
+    page.wait_for_function("() => document.querySelector('.mgenv-sb-chart').mgenvChart.overlays.length >= 3",
+                           timeout=60_000)
+    return page
+
+
+NOTEBOOK_WIDTH = "() => window.jupyterapp.shell.currentWidget.node.getBoundingClientRect().width"
 
 
 def apply_theme(page: Any, theme: str) -> None:
@@ -92,11 +107,12 @@ def settle(page: Any, root: str) -> None:
     page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
-def layout_problems(page: Any, root: str) -> list[str]:
+def layout_problems(page: Any, root: str, legend_inside: bool = True) -> list[str]:
+    """`legend_inside=False`: the legend may run below `root`'s visible part (a section that scrolls)."""
     chart = f"{root} .mgenv-chart"
     labels = f"{chart} .mgenv-chart-overlay-label, {chart} .mgenv-chart-marker-label"
     return [
-        *sticking_out(page, ".mgenv-chart-legend", root),
+        *(sticking_out(page, ".mgenv-chart-legend", root) if legend_inside else []),
         *sticking_out(page, ".mgenv-chart-overlay-label, .mgenv-chart-marker-label", chart),
         # Labels apart from each other and from the plotting area, where the data is.
         *overlapping(page, f"{labels}, {chart} .u-over"),
@@ -180,3 +196,166 @@ def test_legend_rows_toggle_lines_and_hover_gives_the_wall_clock(lab_page):
     assert re.fullmatch(r"\d\d:\d\d:\d\d\.\d \(\S+ since start\)", text), text
     assert heading.startswith("at ")
     assert overlapping(page, f"{INLINE} .mgenv-chart-cursor-time, {INLINE} .u-over") == []
+
+
+# Three nodes' memory, as their NodeMemory actors would stream it (cluster.node_memory), fed into the kernel's sampler
+# through cluster.RemoteSource from this process: node_a one A100, node_b two V100s, node_c one A100 whose stream
+# breaks after about five seconds, as a killed node's does.
+CLUSTER_NODES = """\
+import itertools, math, time
+from mgenv_jupyter.cluster import RemoteSource
+from mgenv_jupyter.cluster.remote_source import first_line, start_reader
+from mgenv_jupyter.memory.sample import Sample
+from mgenv_jupyter.memory.shared import kernel_sampler
+
+GiB = 1024**3
+
+def node_stream(gpus, total, simulation, share, lost_after=None):
+    state = {"name": "nvml (simulated)", "state": "ok", "idle": False, "simulated": True, "simulation": simulation}
+    for i in itertools.count(1):
+        if lost_after is not None and i > lost_after:
+            raise ConnectionError("ActorDiedError: the actor died unexpectedly before finishing this task")
+        now = time.time()
+        wave = [math.sin(now / 2 + g) for g in range(gpus)]
+        samples = [Sample(now, "nvml (simulated)", f"gpu{g} (simulated)", used=int(total * share + 2 * w * GiB),
+                          total=total, process=int(total * (share - 0.1) + 2 * w * GiB), simulated=True)
+                   for g, w in enumerate(wave)]
+        yield {"samples": samples, "states": [state], "cpu_seconds": 0.0, "sampled": i}
+        time.sleep(0.1)
+
+streams = {"node_a": node_stream(1, 40 * GiB, "a100-40gb", 0.5), "node_b": node_stream(2, 16 * GiB, "2xv100", 0.6),
+           "node_c": node_stream(1, 40 * GiB, "a100-40gb", 0.8, lost_after=50)}
+nodes = [RemoteSource(label) for label in streams]
+for node in nodes:
+    start_reader(node, streams[node.label], first_line)
+kernel_sampler().sources.extend(nodes)
+"""
+CLUSTER_CELLS = ["%load_ext mgenv_jupyter", CLUSTER_NODES,
+                 "from mgenv_jupyter import MemoryChart\nchart = MemoryChart(title='Cluster memory')\nchart"]
+CLUSTER = ".jp-OutputArea-output:has(.mgenv-chart-legend-group)"
+CURRENT_KERNEL_IDLE = """path => {
+    const current = window.jupyterapp.shell.currentWidget;
+    const kernel = current?.sessionContext?.session?.kernel;
+    return current?.context?.path === path && !!kernel && kernel.connectionStatus === 'connected'
+        && kernel.status === 'idle';
+}"""
+CLUSTER_SIDEBAR = ".mgenv-sb-memory:has(.mgenv-chart-legend-group)"
+GROUPS_JS = """root => [...document.querySelectorAll(`${root} .mgenv-chart-legend-group`)].map(g => [
+    g.querySelector('.mgenv-chart-legend-group-name').textContent,
+    g.querySelector('.mgenv-chart-legend-group-state').textContent,
+    g.classList.contains('mgenv-chart-legend-group-lost'), g.title])"""
+
+
+@pytest.fixture(scope="module")
+def cluster_page(lab: Any, browser: Any) -> Any:
+    """A notebook of its own whose kernel's sampler reads three nodes, node_c lost once the chart has its series."""
+    page = browser
+    page.set_viewport_size({"width": 1400, "height": 900})
+    name = write_notebook(lab, "cluster.ipynb", CLUSTER_CELLS)
+    # Opened beside the other notebook, without reloading the page (a reload restores both, and "Run All Cells"
+    # could go to either), then run once it is current and its kernel idle.
+    page.evaluate("path => { window.jupyterapp.commands.execute('docmanager:open', {path}); }", name)
+    page.wait_for_function(CURRENT_KERNEL_IDLE, arg=name, timeout=120_000)
+    execute_command(page, "notebook:run-all-cells")
+    try:
+        page.wait_for_function(f"() => document.querySelectorAll('{CLUSTER} .mgenv-chart-legend-group').length === 4"
+                               f" && document.querySelector('{CLUSTER} .mgenv-chart-legend-group-lost')",
+                               timeout=120_000)
+    except Exception:
+        screenshot(page, "chart-cluster-failed.png")
+        raise
+    return page
+
+
+LEGEND_OVERFLOW_JS = """root => {
+    const legend = document.querySelector(`${root} .mgenv-chart-legend`);
+    return legend.scrollWidth > legend.clientWidth + 1 ? [`the legend is ${legend.scrollWidth} px wide in a `
+        + `${legend.clientWidth} px box`] : [];
+}"""
+
+
+SIDEWAYS_JS = """root => {
+    const section = document.querySelector(root);
+    const box = section.getBoundingClientRect();
+    return [...section.querySelectorAll('.mgenv-chart-legend, .mgenv-chart-legend > *')]
+        .filter(e => { const r = e.getBoundingClientRect(); return r.left < box.left - 1 || r.right > box.right + 1; })
+        .map(e => `"${e.textContent.slice(0, 40)}" sticks out sideways`);
+}"""
+
+
+IN_VIEW_JS = """selector => {
+    const box = document.querySelector(selector).getBoundingClientRect();
+    const section = document.querySelector(selector).closest('.mgenv-sb-memory').getBoundingClientRect();
+    return box.top >= section.top - 1 && box.bottom <= section.bottom + 1;
+}"""
+
+
+def cluster_problems(page: Any, root: str, section_scrolls: bool = False) -> list[str]:
+    """`section_scrolls`: the sidebar's section scrolls when the chart is taller than it (its minimum plot and the
+    legend), so a row below its visible part is not out of place; nothing may stick out sideways, though."""
+    legend = f"{root} .mgenv-chart-legend"
+    return [
+        *layout_problems(page, root, legend_inside=not section_scrolls),
+        *(page.evaluate(SIDEWAYS_JS, root) + page.evaluate(LEGEND_OVERFLOW_JS, root) if section_scrolls
+          else sticking_out(page, ".mgenv-chart-legend-group, .mgenv-chart-legend-item", legend)),
+        # A node's heading clear of its rows, its state clear of its name.
+        *overlapping(page, f"{legend} .mgenv-chart-legend-group, {legend} .mgenv-chart-legend-item"),
+        *overlapping(page, f"{legend} .mgenv-chart-legend-group-name, {legend} .mgenv-chart-legend-group-state"),
+    ]
+
+
+def check_node_groups(page: Any, root: str) -> None:
+    groups = page.evaluate(GROUPS_JS, root)
+    assert [g[0] for g in groups] == ["this kernel", "node_a", "node_b", "node_c"]
+    assert [g[2] for g in groups] == [False, False, False, True]
+    _, state, _, title = groups[3]
+    assert state == "lost" and title == ("node_c: lost: ConnectionError: ActorDiedError: the actor died unexpectedly "
+                                         "before finishing this task")
+    # Each node's rows under its heading, named without the node: "gpu1 (simulated) process" under node_b.
+    rows = page.evaluate("""root => [...document.querySelectorAll(`${root} .mgenv-chart-legend > *`)]
+        .filter(e => !e.classList.contains('mgenv-chart-legend-head'))
+        .map(e => e.classList.contains('mgenv-chart-legend-group')
+            ? '# ' + e.querySelector('.mgenv-chart-legend-group-name').textContent
+            : e.querySelector('.mgenv-chart-legend-name').textContent)""", root)
+    node_b = rows[rows.index("# node_b") + 1:rows.index("# node_c")]
+    assert node_b == [*(f"gpu{g} (simulated) {q}" for g in (0, 1) for q in ("used", "process")),
+                      "gpu0 (simulated) total (16 GiB)", "gpu1 (simulated) total (16 GiB)"]
+    assert not any(row.startswith("node_") for row in rows)  # every node's lines, totals included, under its node
+    status = page.evaluate(f"() => document.querySelector('{root} .mgenv-chart-status').textContent")
+    assert "3 nodes: 2 ok, node_c lost" in status
+
+
+@pytest.mark.parametrize(("width", "theme"), [(700, "light"), (700, "dark"), (1400, "light"), (1400, "dark")])
+def test_cluster_chart_layout(cluster_page, width, theme):
+    page = cluster_page
+    page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+    set_notebook_width(page, width)
+    page.locator(f"{CLUSTER} .mgenv-chart").scroll_into_view_if_needed()
+    apply_theme(page, theme)
+    settle(page, CLUSTER)
+    page.locator(CLUSTER).screenshot(path=str(screenshot(page, f"chart-cluster-inline-{width}-{theme}.png")))
+    assert cluster_problems(page, CLUSTER) == []
+    check_node_groups(page, CLUSTER)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_cluster_chart_in_the_sidebar(cluster_page, theme):
+    page = cluster_page
+    page.set_viewport_size({"width": 1400, "height": 900})
+    if not page.locator(".mgenv-sb-config").is_visible():
+        open_sidebar(page)
+    page.wait_for_selector(CLUSTER_SIDEBAR, state="visible", timeout=60_000)
+    set_left_area_width(page, 280)
+    apply_theme(page, theme)
+    page.locator(CLUSTER_SIDEBAR).scroll_into_view_if_needed()
+    settle(page, CLUSTER_SIDEBAR)
+    page.locator(CLUSTER_SIDEBAR).screenshot(path=str(screenshot(page, f"chart-cluster-sidebar-280-{theme}.png")))
+    assert cluster_problems(page, CLUSTER_SIDEBAR, section_scrolls=True) == []
+    check_node_groups(page, CLUSTER_SIDEBAR)
+    # The plot keeps its minimum height; the section scrolls down to the lost node.
+    assert page.evaluate(f"() => document.querySelector('{CLUSTER_SIDEBAR} .mgenv-chart-plot').clientHeight") >= 120
+    lost = page.locator(f"{CLUSTER_SIDEBAR} .mgenv-chart-legend-group-lost")
+    lost.scroll_into_view_if_needed()
+    page.locator(CLUSTER_SIDEBAR).screenshot(path=str(screenshot(page, f"chart-cluster-sidebar-280-{theme}-lost.png")))
+    assert page.evaluate(IN_VIEW_JS, f"{CLUSTER_SIDEBAR} .mgenv-chart-legend-group-lost")
+    page.locator(CLUSTER_SIDEBAR).evaluate("section => section.scrollTo(0, 0)")

@@ -2,6 +2,10 @@
  * The chart's legend: one row per plotted series (its value now, or at the cursor, and its peak) and one per overlay
  * line (its label), each a toggle button that hides or shows its line. Rows are a grid whose value columns have
  * fixed widths, so the values stay whole at any width; long names wrap instead of being cut.
+ *
+ * With a cluster's nodes in the chart, series rows come in groups, one per node (and one for the kernel's own
+ * machine), each under a heading that names the node and says its state: "ok", "starting", or "lost" in the error
+ * colour with the reason in its tooltip, its rows then greyed.
  */
 
 export type LineStyle = 'solid' | 'dashed' | 'dotted';
@@ -15,6 +19,16 @@ export interface LegendEntry {
   shown: boolean;
   /** More about the row, as its tooltip (an overlay's note). */
   note?: string;
+  /** The group (`LegendGroup.key`) the row is listed under (a node's series and its total); without groups, none. */
+  group?: string;
+}
+
+/** A heading over rows (series, then overlay lines): a cluster node, or the kernel's own machine. */
+export interface LegendGroup {
+  key: string;
+  name: string;
+  /** The node's state in words ("ok", "starting", "lost: ConnectionError: ..."); null: none to show. */
+  state: string | null;
 }
 
 export interface LegendValues {
@@ -33,6 +47,7 @@ interface Row {
 export class Legend {
   readonly node: HTMLElement;
   private _rows = new Map<string, Row>();
+  private _groups = new Map<string, { group: LegendGroup; heading: HTMLElement; state: HTMLElement }>();
   private _signature = '';
   private _heading: HTMLElement;
 
@@ -43,17 +58,32 @@ export class Legend {
     this._heading = el('span', 'mgenv-chart-legend-now');
   }
 
-  /** Rebuild the rows when the lines change; otherwise only colours and pressed states are brought up to date. */
-  setEntries(entries: LegendEntry[]): void {
-    const signature = entries.map(e => `${e.kind}\u0000${e.key}\u0000${e.name}\u0000${e.note ?? ''}`).join('\u0001');
+  /**
+   * Rebuild the rows when the lines or groups change; otherwise only colours, pressed states and the groups' states
+   * are brought up to date.
+   */
+  setEntries(entries: LegendEntry[], groups: LegendGroup[] = []): void {
+    const signature =
+      entries.map(e => `${e.kind}\u0000${e.key}\u0000${e.name}\u0000${e.note ?? ''}\u0000${e.group ?? ''}`).join('\u0001') +
+      '\u0002' +
+      groups.map(g => `${g.key}\u0000${g.name}`).join('\u0001');
     if (signature !== this._signature) {
       this._signature = signature;
-      this._build(entries);
+      this._build(entries, groups);
     }
+    for (const group of groups) {
+      const shown = this._groups.get(group.key);
+      if (shown) {
+        shown.group = group;
+        paintGroupState(shown.heading, shown.state, group);
+      }
+    }
+    const lost = new Set(groups.filter(g => isLost(g.state)).map(g => g.key));
     for (const entry of entries) {
       const row = this._rows.get(rowKey(entry));
       if (row) {
         row.entry = entry;
+        row.button.classList.toggle('mgenv-chart-legend-stale', entry.group !== undefined && lost.has(entry.group));
         paintSwatch(row.swatch, entry);
         row.button.setAttribute('aria-pressed', String(entry.shown));
         row.button.classList.toggle('mgenv-chart-legend-off', !entry.shown);
@@ -73,8 +103,9 @@ export class Legend {
     }
   }
 
-  private _build(entries: LegendEntry[]): void {
+  private _build(entries: LegendEntry[], groups: LegendGroup[]): void {
     this._rows.clear();
+    this._groups.clear();
     this.node.replaceChildren();
     if (entries.some(e => e.kind === 'series')) {
       const head = el('div', 'mgenv-chart-legend-head');
@@ -83,7 +114,17 @@ export class Legend {
       head.append(el('span', ''), el('span', ''), this._heading, peak);
       this.node.append(head);
     }
-    for (const entry of entries) {
+    for (const entry of inGroupOrder(entries, groups)) {
+      const group = entry.group !== undefined ? groups.find(g => g.key === entry.group) : undefined;
+      if (group && !this._groups.has(group.key)) {
+        const heading = el('div', 'mgenv-chart-legend-group');
+        const name = el('span', 'mgenv-chart-legend-group-name');
+        name.textContent = group.name;
+        const state = el('span', 'mgenv-chart-legend-group-state');
+        heading.append(name, state);
+        this._groups.set(group.key, { group, heading, state });
+        this.node.append(heading);
+      }
       const button = el('button', `mgenv-chart-legend-item mgenv-chart-legend-${entry.kind}`) as HTMLButtonElement;
       button.type = 'button';
       button.title = (entry.note ? `${entry.name}: ${entry.note}\n` : '') + 'Click to hide or show this line';
@@ -102,6 +143,37 @@ export class Legend {
       this.node.append(button);
     }
   }
+}
+
+/** Rows by group, in the groups' order (a group's series, then its overlay lines), then the rows of no group. */
+function inGroupOrder(entries: LegendEntry[], groups: LegendGroup[]): LegendEntry[] {
+  if (!groups.length) {
+    return entries;
+  }
+  const known = new Set(groups.map(g => g.key));
+  const inGroup = (e: LegendEntry) => e.group !== undefined && known.has(e.group);
+  const byKind = (list: LegendEntry[]) => [
+    ...list.filter(e => e.kind === 'series'),
+    ...list.filter(e => e.kind !== 'series')
+  ];
+  return [...groups.flatMap(g => byKind(entries.filter(e => e.group === g.key))), ...byKind(entries.filter(e => !inGroup(e)))];
+}
+
+/** "lost" (its reason in the tooltip) in the error colour, another state as it is, cut with its tooltip. */
+function paintGroupState(heading: HTMLElement, node: HTMLElement, group: LegendGroup): void {
+  const state = group.state ?? '';
+  const lost = isLost(state);
+  heading.classList.toggle('mgenv-chart-legend-group-lost', lost);
+  heading.classList.toggle('mgenv-chart-legend-group-ok', state === 'ok');
+  setText(node, lost ? 'lost' : state);
+  const title = state ? `${group.name}: ${state}` : group.name;
+  if (heading.title !== title) {
+    heading.title = title;
+  }
+}
+
+export function isLost(state: string | null): boolean {
+  return state !== null && /^lost\b/.test(state);
 }
 
 function rowKey(entry: LegendEntry): string {

@@ -3,7 +3,7 @@ import uPlot from 'uplot';
 import { CellInfo, MemoryMessage, OverlayInfo, SeriesInfo, SourceState } from '../protocol';
 import { Annotations, MARKER_STRIP, OVERLAY_STYLE, overlayGutter, textWidth } from './annotations';
 import { BYTE_INCRS, formatBytes, formatByteTicks, toCSV } from './format';
-import { Legend, LegendEntry, LegendValues } from './legend';
+import { isLost, Legend, LegendEntry, LegendGroup, LegendValues } from './legend';
 import { Gutter } from './placement';
 import { statusLine } from './status';
 import { Rows, SeriesStore } from './store';
@@ -475,39 +475,70 @@ export class MemoryChart {
   }
 
   private _renderLegend(cursor: number | null = this._plot?.cursor.idx ?? null): void {
+    const groups = legendGroups(this.store.series, this._states);
+    const lost = new Set(groups.filter(g => isLost(g.state)).map(g => g.key));
     const entries: LegendEntry[] = [];
     this.store.series.forEach((s, i) => {
       if (!this._coveredByOverlay(s)) {
+        const node = s.node ?? '';
+        const name = groups.length && s.node && s.key.startsWith(s.node + ' ') ? s.key.slice(s.node.length + 1) : s.key;
         entries.push({
           key: s.key,
           kind: 'series',
-          name: s.key + (s.simulated && !s.key.includes('simulated') ? ' (simulated)' : ''),
+          name: name + (s.simulated && !s.key.includes('simulated') ? ' (simulated)' : ''),
           color: this._color(i),
           style: s.quantity === 'reserved' ? 'dashed' : 'solid',
-          shown: !this._hidden.has(s.key)
+          shown: !this._hidden.has(s.key),
+          group: groups.length ? node : undefined,
+          note: lost.has(node) ? `${s.key}: no data since ${node} was lost` : undefined
         });
       }
     });
+    // With groups, a device's overlay lines (its total) are listed under the device's node, and the kernel's own
+    // (the DTR threshold, Paddle's cap) under the kernel's group.
+    const nodeOf = new Map(this.store.series.map(s => [s.device, s.node ?? '']));
+    const grouped = new Set(groups.map(g => g.key));
     for (const overlay of this._overlays) {
+      const node = (overlay.device !== null ? nodeOf.get(overlay.device) : undefined) ?? '';
+      const group = grouped.has(node) ? node : undefined;
       entries.push({
         key: overlay.key,
         kind: 'overlay',
-        name: overlay.label,
+        name: group && overlay.label.startsWith(group + ' ') ? overlay.label.slice(group.length + 1) : overlay.label,
         color: this.theme.overlays[overlay.kind],
         style: OVERLAY_STYLE[overlay.kind],
         shown: !this._hidden.has(overlay.key),
-        note: overlay.note
+        note: overlay.note,
+        group
       });
     }
-    this._legend.setEntries(entries);
+    this._legend.setEntries(entries, groups);
     const values = new Map<string, LegendValues>();
     for (const s of this.store.series) {
-      const now = cursor !== null ? this.store.column(s.key)[cursor] ?? null : this.store.current(s.key);
+      // A lost node's last reading is not its memory now: only its peak, and its values under the cursor, stand.
+      const stale = cursor === null && lost.has(s.node ?? '');
+      const now = cursor !== null ? this.store.column(s.key)[cursor] ?? null : stale ? null : this.store.current(s.key);
       values.set(s.key, { now: formatBytes(now), peak: formatBytes(this.store.peak(s.key)) });
     }
     const at = cursor !== null ? this.store.times[cursor] : undefined;
     this._legend.setValues(values, at !== undefined ? `at ${formatElapsed(at - this.origin)}` : 'now');
   }
+}
+
+/**
+ * The legend's groups when some series come from cluster nodes: the kernel's own machine first (when it has series),
+ * then each node in the order its series came, with its source's state. None without nodes.
+ */
+export function legendGroups(series: SeriesInfo[], states: SourceState[]): LegendGroup[] {
+  const nodes = [...new Set(series.map(s => s.node).filter((n): n is string => n !== null))];
+  if (!nodes.length) {
+    return [];
+  }
+  const groups: LegendGroup[] = series.some(s => s.node === null) ? [{ key: '', name: 'this kernel', state: null }] : [];
+  for (const node of nodes) {
+    groups.push({ key: node, name: node, state: states.find(s => s.node === node)?.state ?? null });
+  }
+  return groups;
 }
 
 function el(tag: string, className: string): HTMLElement {

@@ -34,7 +34,12 @@ const SOURCE_NAMES: Record<string, string> = {
 export function statusLine(states: SourceState[], hasData: boolean): StatusLine {
   const simulation = states.find(s => s.simulated);
   const quiet = (s: SourceState) => hasData && /not imported|^idle/.test(s.state);
-  const parts = states.filter(s => !quiet(s)).map(describe);
+  const parts = states.filter(s => s.node === null && !quiet(s)).map(describe);
+  const nodes = nodesPart(states.filter(s => s.node !== null));
+  if (nodes) {
+    // Before the kernel's own sources: a lost node is the news, and a narrow sidebar cuts the line's end.
+    parts.unshift(nodes);
+  }
   const named = simulation ? (simulation.simulation ? `Simulated GPU (${simulation.simulation})` : 'Simulated GPU') : null;
   if (named) {
     parts.unshift(named);
@@ -50,8 +55,29 @@ export function statusLine(states: SourceState[], hasData: boolean): StatusLine 
   };
 }
 
-/** "NVML ok", "Paddle ok (holds no GPU memory yet)", "NVML error on gpu0: GPU is lost", "NVML: no NVIDIA driver". */
+/**
+ * A cluster's nodes in one part, each node's own state being in the legend: "3 nodes ok", "3 nodes: 2 ok, node_c
+ * lost", "2 nodes: node_a starting, node_b no data for 7 s".
+ */
+function nodesPart(nodes: SourceState[]): string | null {
+  if (!nodes.length) {
+    return null;
+  }
+  const count = `${nodes.length} node${nodes.length === 1 ? '' : 's'}`;
+  const ok = nodes.filter(s => s.state === 'ok').length;
+  if (ok === nodes.length) {
+    return `${count} ok`;
+  }
+  const others = nodes.filter(s => s.state !== 'ok').map(s => `${s.node} ${/^lost\b/.test(s.state) ? 'lost' : s.state}`);
+  return `${count}: ${[...(ok ? [`${ok} ok`] : []), ...others].join(', ')}`;
+}
+
+/** "NVML ok", "Paddle ok (holds no GPU memory yet)", "NVML error on gpu0: GPU is lost", "NVML: no NVIDIA driver"; a
+ * cluster node's "node_c: lost: ConnectionError: …". */
 export function describe(state: SourceState): string {
+  if (state.node !== null) {
+    return `${state.node}: ${state.state}`;
+  }
   const name = SOURCE_NAMES[state.name] ?? state.name;
   const text = state.state;
   if (text === 'ok') {
