@@ -83,6 +83,8 @@ def main() -> dict:
     time.sleep(2)
     history = kernel_sampler().history
     result["series"] = history.series
+    # What the chart is sent: each series and source names its node (None: the kernel's own).
+    result["series_nodes"] = {info["key"]: info["node"] for info in kernel_sampler().snapshot()["series"]}
     result["simulations"] = {label: source.simulation for label, source in watch.sources.items()}
     actor_pids = {label: ray.get(watch.actor(label).pid.remote()) for label in PRESETS}
 
@@ -97,6 +99,8 @@ def main() -> dict:
     result["lost_after"] = wait(lambda: watch.states()["node_c"].startswith("lost"), 60)
     time.sleep(2)
     result["states_after"] = watch.states()
+    result["wire_states_after"] = {state["node"]: state["state"] for state in kernel_sampler().states()
+                                   if state["node"]}
     after = {label: source.batches for label, source in watch.sources.items()}
     result["batches"] = {"before": before, "after": after}
     frame_after = history.frame()

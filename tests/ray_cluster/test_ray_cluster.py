@@ -49,6 +49,10 @@ def test_the_kernels_history_holds_series_from_all_three_nodes_each_with_its_own
     assert {"node_a gpu0 (simulated) process", "node_b gpu0 (simulated) process", "node_b gpu1 (simulated) process",
             "node_c gpu0 (simulated) used"} <= series
     assert "node_c gpu0 (simulated) process" not in series  # that preset's driver reports no per-process memory
+    # The chart groups the lines by node: each series on the wire names the node it was read on.
+    nodes = scenario["series_nodes"]
+    assert nodes == {key: key.split(" ")[0] if key.startswith("node_") else None for key in nodes}
+    assert {key for key in series if key.startswith("node_")} <= set(nodes)
 
 
 def test_a_killed_node_is_marked_lost_while_the_others_keep_streaming(scenario: dict[str, Any]):
@@ -56,6 +60,8 @@ def test_a_killed_node_is_marked_lost_while_the_others_keep_streaming(scenario: 
     assert scenario["lost_after"] is not None and scenario["lost_after"] < 30
     states = scenario["states_after"]
     assert states["node_c"].startswith("lost: ") and states["node_a"] == states["node_b"] == "ok"
+    assert scenario["wire_states_after"]["node_c"].startswith("lost: ")  # what the chart's legend shows per node
+    assert set(scenario["wire_states_after"]) == {"node_a", "node_b", "node_c"}
     before, after = scenario["batches"]["before"], scenario["batches"]["after"]
     assert after["node_a"] >= before["node_a"] + 15 and after["node_b"] >= before["node_b"] + 15  # 10 Hz, 2 s on
     assert after["node_c"] <= before["node_c"] + 15
