@@ -23,16 +23,20 @@ _STYLE = """<style>
 .mgenv-verify { max-width: 100%; overflow-x: auto; font-size: var(--jp-ui-font-size1, 12px); }
 .mgenv-verify-summary { margin: 2px 0 4px; font-weight: 600; }
 .mgenv-verify-summary.mgenv-verify-bad { color: var(--jp-error-color1, #d32f2f); }
-.mgenv-verify table { border-collapse: collapse; }
-.mgenv-verify th, .mgenv-verify td { padding: 2px 8px; text-align: left; vertical-align: top; line-height: 1.35;
+.mgenv-verify table.mgenv-verify-table { border-collapse: collapse; table-layout: auto; width: auto; max-width: 100%;
+  margin: 0; }
+.mgenv-verify table.mgenv-verify-table th, .mgenv-verify table.mgenv-verify-table td { padding: 2px 8px;
+  text-align: left; vertical-align: top; line-height: 1.35; white-space: normal; max-width: none;
   border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); }
-.mgenv-verify th { font-weight: 600; white-space: nowrap; }
-.mgenv-verify .mgenv-verify-node { font-weight: 600; white-space: nowrap; }
-.mgenv-verify .mgenv-verify-name, .mgenv-verify .mgenv-verify-value {
+.mgenv-verify table.mgenv-verify-table th { font-weight: 600; }
+.mgenv-verify table .mgenv-verify-node { font-weight: 600; white-space: nowrap; }
+.mgenv-verify table .mgenv-verify-name, .mgenv-verify table .mgenv-verify-value {
   font-family: var(--jp-code-font-family, monospace); }
-.mgenv-verify .mgenv-verify-ok { color: var(--jp-success-color1, #388e3c); }
-.mgenv-verify .mgenv-verify-differs, .mgenv-verify .mgenv-verify-missing { color: var(--jp-error-color1, #d32f2f); }
-.mgenv-verify .mgenv-verify-note { color: var(--jp-ui-font-color2, #666); }
+.mgenv-verify table .mgenv-verify-value { max-width: 16em; overflow-wrap: anywhere; }
+.mgenv-verify table .mgenv-verify-ok { color: var(--jp-success-color1, #388e3c); }
+.mgenv-verify table .mgenv-verify-differs, .mgenv-verify table .mgenv-verify-missing {
+  color: var(--jp-error-color1, #d32f2f); }
+.mgenv-verify table .mgenv-verify-note { color: var(--jp-ui-font-color2, #666); }
 </style>"""
 
 
@@ -50,8 +54,9 @@ def report_html(report: ClusterReport) -> str:
             continue
         for index, item in enumerate(items):
             rows.append("<tr>" + (head if index == 0 else "") + _row(item) + "</tr>")
-    return (f"{_STYLE}<div class='mgenv-verify'>{_summary(report, nodes)}<table><thead><tr><th>node</th>"
-            "<th>variable</th><th>its workers hold</th><th>the session's value?</th><th>arrived</th></tr></thead>"
+    return (f"{_STYLE}<div class='mgenv-verify'>{_summary(report, nodes)}<table class='mgenv-verify-table'>"
+            "<thead><tr><th>node</th><th>variable</th><th>its workers hold</th><th>matches the session</th>"
+            "<th>arrived</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
@@ -79,14 +84,16 @@ def _row(item: Seen) -> str:
     if item.arrived == MISSING:
         arrived = ""
     elif item.takes_effect:
-        arrived = f"{_text(item.arrived)} <span class='mgenv-verify-note'>(a framework imported there reads it)</span>"
+        arrived = f"{_text(item.arrived)} <span class='mgenv-verify-note'>(imports there read it)</span>"
     elif item.imported_before:
-        arrived = (f"{_text(item.arrived)} <span class='mgenv-verify-note'>(already imported there: "
+        arrived = (f"{_text(item.arrived)} <span class='mgenv-verify-note'>(already imported: "
                    f"{_text(', '.join(item.imported_before))})</span>")
     else:
         arrived = _text(item.arrived)
     value = "" if item.seen is None else _value(item.name, item.seen)
-    return (f"<td class='mgenv-verify-name'>{_text(item.name)}</td><td class='mgenv-verify-value'>{value}</td>"
+    # A long name wraps after an underscore, not inside a word.
+    name = _text(item.name).replace("_", "_<wbr>")
+    return (f"<td class='mgenv-verify-name'>{name}</td><td class='mgenv-verify-value'>{value}</td>"
             f"{verdict}<td>{arrived}</td>")
 
 

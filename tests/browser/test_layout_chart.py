@@ -230,8 +230,29 @@ for node in nodes:
     start_reader(node, streams[node.label], first_line)
 kernel_sampler().sources.extend(nodes)
 """
+# verify()'s report of such a cluster, as the kernel builds it from the workers' answers (cluster.verify._compare).
+VERIFY_REPORT = """\
+from mgenv_jupyter.cluster.verify import ClusterReport, _compare, _digest
+
+def seen(node, name, expected, value, at_start=True, imported=(), secret=False):
+    view = {"value": None if secret else value, "sha256": _digest(value) if secret else None, "at_start": at_start,
+            "imported": list(imported)}
+    return _compare(node, name, expected, view)
+
+DTR, FLAG = "MEGENGINE_DTR_EVICTION_THRESHOLD", "FLAGS_fraction_of_gpu_memory_to_use"
+report = ClusterReport([], [
+    seen("node_a", DTR, "5368709120", "5368709120"), seen("node_a", FLAG, "0.5", "0.5"),
+    seen("node_a", "WANDB_API_KEY", "k-123", "k-123", secret=True),
+    seen("node_b", DTR, "5368709120", "5", at_start=False, imported=["megengine"]), seen("node_b", FLAG, "0.5", None),
+    seen("node_b", "WANDB_API_KEY", "k-123", "k-999", secret=True),
+    seen("node_b", "MGENV_LONG", "x" * 100, "x" * 100)],
+    {"node_c": "ActorDiedError: the actor died unexpectedly before finishing this task"})
+report
+"""
 CLUSTER_CELLS = ["%load_ext mgenv_jupyter", CLUSTER_NODES,
-                 "from mgenv_jupyter import MemoryChart\nchart = MemoryChart(title='Cluster memory')\nchart"]
+                 "from mgenv_jupyter import MemoryChart\nchart = MemoryChart(title='Cluster memory')\nchart",
+                 VERIFY_REPORT]
+VERIFY = ".jp-OutputArea-output:has(.mgenv-verify)"
 CLUSTER = ".jp-OutputArea-output:has(.mgenv-chart-legend-group)"
 CURRENT_KERNEL_IDLE = """path => {
     const current = window.jupyterapp.shell.currentWidget;
@@ -252,11 +273,14 @@ def cluster_page(lab: Any, browser: Any) -> Any:
     page = browser
     page.set_viewport_size({"width": 1400, "height": 900})
     name = write_notebook(lab, "cluster.ipynb", CLUSTER_CELLS)
-    # Opened beside the other notebook, without reloading the page (a reload restores both, and "Run All Cells"
-    # could go to either), then run once it is current and its kernel idle.
-    page.evaluate("path => { window.jupyterapp.commands.execute('docmanager:open', {path}); }", name)
-    page.wait_for_function(CURRENT_KERNEL_IDLE, arg=name, timeout=120_000)
-    execute_command(page, "notebook:run-all-cells")
+    if not page.evaluate("() => !!window.jupyterapp"):  # the other cases did not run: a page of its own
+        run_all_cells(page, lab, name)
+    else:
+        # Opened beside the other notebook, without reloading the page (a reload restores both, and "Run All Cells"
+        # could go to either), then run once it is current and its kernel idle.
+        page.evaluate("path => { window.jupyterapp.commands.execute('docmanager:open', {path}); }", name)
+        page.wait_for_function(CURRENT_KERNEL_IDLE, arg=name, timeout=120_000)
+        execute_command(page, "notebook:run-all-cells")
     try:
         page.wait_for_function(f"() => document.querySelectorAll('{CLUSTER} .mgenv-chart-legend-group').length === 4"
                                f" && document.querySelector('{CLUSTER} .mgenv-chart-legend-group-lost')",
@@ -359,3 +383,18 @@ def test_cluster_chart_in_the_sidebar(cluster_page, theme):
     page.locator(CLUSTER_SIDEBAR).screenshot(path=str(screenshot(page, f"chart-cluster-sidebar-280-{theme}-lost.png")))
     assert page.evaluate(IN_VIEW_JS, f"{CLUSTER_SIDEBAR} .mgenv-chart-legend-group-lost")
     page.locator(CLUSTER_SIDEBAR).evaluate("section => section.scrollTo(0, 0)")
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_verify_report_in_the_notebook(cluster_page, theme):
+    """verify()'s table at 700 px: inside its output, nothing cut without a tooltip, the secret masked."""
+    page = cluster_page
+    page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+    set_notebook_width(page, 700)
+    page.locator(VERIFY).scroll_into_view_if_needed()
+    apply_theme(page, theme)
+    page.locator(VERIFY).screenshot(path=str(screenshot(page, f"cluster-verify-700-{theme}.png")))
+    assert sticking_out(page, ".mgenv-verify table", VERIFY) == [] and clipped_text(page, VERIFY) == []
+    text = page.locator(VERIFY).inner_text()
+    assert "k-123" not in text and "k-999" not in text and "********" in text
+    assert "✗ no: the session has 5368709120" in text and "no answer: ActorDiedError" in text

@@ -54,13 +54,12 @@ def test_a_notebook_shows_the_report_node_by_node_with_secrets_masked_and_values
     table = _Cells()
     table.feed(page)
     assert table.rows == [
-        ["node", "variable", "its workers hold", "the session's value?", "arrived"],
-        ["node_a", dtr, "5368709120", "✓ yes", "at worker start (a framework imported there reads it)"],
-        ["HF_TOKEN", MASK, "✓ yes", "at worker start (a framework imported there reads it)"],
-        ["node_b", dtr, "5", "✗ no: the session has 5368709120", "after worker start (already imported there: "
-                                                                  "megengine)"],
-        ["HF_TOKEN", MASK, f"✗ no: the session has {MASK}", "at worker start (a framework imported there reads it)"],
-        ["node_c", "LABEL", "<b>" + "x" * 44 + "…", "✓ yes", "at worker start (a framework imported there reads it)"],
+        ["node", "variable", "its workers hold", "matches the session", "arrived"],
+        ["node_a", dtr, "5368709120", "✓ yes", "at worker start (imports there read it)"],
+        ["HF_TOKEN", MASK, "✓ yes", "at worker start (imports there read it)"],
+        ["node_b", dtr, "5", "✗ no: the session has 5368709120", "after worker start (already imported: megengine)"],
+        ["HF_TOKEN", MASK, f"✗ no: the session has {MASK}", "at worker start (imports there read it)"],
+        ["node_c", "LABEL", "<b>" + "x" * 44 + "…", "✓ yes", "at worker start (imports there read it)"],
         ["node_d", "no answer: no answer within 60 s"],
     ]
     assert table.titles == ["<b>" + "x" * 80]  # a long value cut, whole in its tooltip
