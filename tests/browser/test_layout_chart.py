@@ -161,6 +161,9 @@ def test_sidebar_chart_layout(lab_page, width, theme):
     assert layout_problems(page, SIDEBAR) == []
     assert label_counts(page, SIDEBAR)["overlays"] == 3
     # The time axis counts from the kernel's start, in seconds or minutes: never a date, cut off or not.
+    # A loaded machine may have drawn only a few seconds yet: wait (up to 30 s) until two ticks fit, then check them.
+    page.wait_for_function("() => document.querySelector('.mgenv-sb-chart').mgenvChart.timeTicks.length >= 2",
+                           timeout=30_000)
     ticks = page.evaluate("() => document.querySelector('.mgenv-sb-chart').mgenvChart.timeTicks")
     assert len(ticks) >= 2 and all(re.fullmatch(r"(\d+h)?(\d+m)?(\d+(\.\d+)?s)?", t) for t in ticks), ticks
 
