@@ -75,7 +75,10 @@ def widen_sidebar(page, right: int) -> None:
 def wait_for_saved_profile(path: Path) -> dict:
     deadline = time.time() + 30
     while True:
-        saved = json.loads(path.read_text())
+        try:
+            saved = json.loads(path.read_text())
+        except json.JSONDecodeError:  # caught while the server writes the file
+            saved = {"metadata": {}}
         if saved["metadata"].get("mgenv_jupyter"):
             return saved
         assert time.time() < deadline, f"{path.name} was not saved with its profile"
