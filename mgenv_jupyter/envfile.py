@@ -132,7 +132,7 @@ def _line(name: str, value: str | None, fmt: str) -> str:
         return f"unset {name}" if fmt == "shell" else f"# {name} was unset"
     if is_secret(name, value):
         return f"# {name} is a secret and is not exported"
-    if not _is_unicode(value):
+    if not is_unicode(value):
         return f"# {name} is not exported: its value is not valid Unicode text (bytes that are not UTF-8)"
     if fmt == "shell":
         return f"export {name}={shlex.quote(value)}"
@@ -178,7 +178,7 @@ def _json(values: dict[str, str | None], options: dict[str, Any]) -> str:
     environment: dict[str, str | None] = {}
     left_out: dict[str, str] = {}
     for name, value in values.items():
-        if value is not None and not _is_unicode(value):
+        if value is not None and not is_unicode(value):
             left_out[name] = "its value is not valid Unicode text (bytes that are not UTF-8)"
         else:
             environment[name] = MASK if value is not None and is_secret(name, value) else value
@@ -189,7 +189,7 @@ def _json(values: dict[str, str | None], options: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def _is_unicode(value: str) -> bool:
+def is_unicode(value: str) -> bool:
     """False for a value holding lone surrogates (os.environ's stand-ins for bytes that are not UTF-8)."""
     try:
         value.encode("utf-8")

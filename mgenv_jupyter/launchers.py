@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from .catalog.code_loading import code_loading_rule
 from .catalog.secrets import is_secret
+from .envfile import is_unicode
 from .errors import InvalidValueError
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def _why_left_out(name: str, value: str | None, asked: bool, secrets: bool) -> s
     if rule is not None and not asked:
         return (f"it {rule.effect.get()}, on every machine the job runs on; it is carried only when asked for by "
                 "name")
-    if not _is_unicode(value):
+    if not is_unicode(value):
         return "its value is not valid Unicode text (bytes that are not UTF-8)"
     return None
 
@@ -287,12 +288,3 @@ _FORMATTERS = {"torchrun": _torchrun, "mpirun": _mpirun, "slurm": _slurm, "deeps
 def _shown_name(name: str) -> str:
     # ascii(): a name that is not a shell name may hold a newline, which would end a comment early.
     return name if _NAME.fullmatch(name) else ascii(name)[:60]
-
-
-def _is_unicode(value: str) -> bool:
-    """False for a value holding lone surrogates (os.environ's stand-ins for bytes that are not UTF-8)."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

@@ -8,6 +8,13 @@ export function el(tag: string, className: string): HTMLElement {
   return node;
 }
 
+/** A text shown as code (a name or a value), never parsed as markup. */
+export function code(text: string): HTMLElement {
+  const node = el('code', '');
+  node.textContent = text;
+  return node;
+}
+
 export function option(value: string, label: string = value): HTMLOptionElement {
   const node = document.createElement('option');
   node.value = value;

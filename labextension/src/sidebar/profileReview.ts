@@ -5,7 +5,7 @@
  * a table; asking the question itself is profileDialog.ts (JupyterLab's dialog).
  */
 import { ProfileItemInfo } from '../protocol';
-import { el } from './dom';
+import { code, el } from './dom';
 import { TextKey, Translate } from './text';
 
 /** What the question is about. */
@@ -98,12 +98,6 @@ function table(items: readonly ProfileItemInfo[], t: Translate, refused: boolean
     rows.append(row);
   }
   node.append(caption, head, rows);
-  return node;
-}
-
-function code(value: string): HTMLElement {
-  const node = el('code', '');
-  node.textContent = value;
   return node;
 }
 

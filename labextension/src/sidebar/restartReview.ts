@@ -7,7 +7,7 @@
  */
 import { MASK } from '../protocol';
 import { badgeClass, badgeFor } from './badges';
-import { el } from './dom';
+import { code, el } from './dom';
 import { EnvModel } from './model';
 import { isSecret } from './profile';
 import { Language, TextKey, Translate } from './text';
@@ -131,11 +131,5 @@ function table(items: readonly RestartItem[], t: Translate, language: Language):
     rows.append(row);
   }
   node.append(caption, head, rows);
-  return node;
-}
-
-function code(text: string): HTMLElement {
-  const node = el('code', '');
-  node.textContent = text;
   return node;
 }
