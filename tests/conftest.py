@@ -17,6 +17,22 @@ from mgenv_jupyter.runtime import EnvSession, ImportWatcher
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# Tier directories whose tests are marked with the tier's marker and `slow` (the tier conftests say what each holds):
+# `pytest -m "not slow"` leaves them out, `pytest -m browser` runs one alone.
+MARKED_TIERS = {"browser": "browser", "kernel": "kernel", "frameworks": "frameworks", "gpu": "gpu",
+                "ray_cluster": "ray"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects anything
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        tier = item.path.relative_to(tests).parts[0] if tests in item.path.parents else None
+        if tier in MARKED_TIERS:
+            item.add_marker(getattr(pytest.mark, MARKED_TIERS[tier]))
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def restored_environ() -> Iterator[None]:
     """Every test leaves os.environ as it found it."""

@@ -1,27 +1,15 @@
 """The GPU tier: NVML and CUDA on real hardware. This machine and CI have no GPU, so these tests skip here, saying
 why; they run where `nvidia-smi` answers (see the README's "Checked on a real GPU" for the last run and its results).
 
-Every test in this directory is marked `gpu` and `slow`."""
+Every test in this directory is marked `gpu` and `slow` by tests/conftest.py."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-HERE = Path(__file__).resolve().parent
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "gpu: NVML and CUDA on a real NVIDIA GPU (tests/gpu; skipped without one)")
-
-
-@pytest.hookimpl(tryfirst=True)  # before -m deselects anything
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if HERE in item.path.parents:
-            item.add_marker(pytest.mark.gpu)
-            item.add_marker(pytest.mark.slow)
 
 
 def real_gpu_count() -> int:

@@ -1,8 +1,8 @@
 """The Ray tier: a real local Ray cluster (a head and two more nodes started with `ray start` from .venvs/ray, see
 tests/local_ray.py) that the notebook side drives (cluster_scenario.py). It takes about a minute in all.
 
-Every test in this directory is marked `ray` and `slow`: `pytest -m ray` runs it alone. Without .venvs/ray (./dev
-setup makes it) it skips, or fails under ./dev test (MGENV_REQUIRE_FRAMEWORKS=1)."""
+Every test in this directory is marked `ray` and `slow` by tests/conftest.py: `pytest -m ray` runs it alone. Without
+.venvs/ray (./dev setup makes it) it skips, or fails under ./dev test (MGENV_REQUIRE_FRAMEWORKS=1)."""
 
 from __future__ import annotations
 
@@ -19,14 +19,6 @@ HERE = Path(__file__).resolve().parent
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "ray: a real local Ray cluster started with `ray start` (tests/ray_cluster)")
-
-
-@pytest.hookimpl(tryfirst=True)  # before -m deselects anything
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if HERE in item.path.parents:
-            item.add_marker(pytest.mark.ray)
-            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
