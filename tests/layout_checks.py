@@ -128,12 +128,19 @@ def overlapping(page: Any, selector: str) -> list[str]:
     return list(page.evaluate(_OVERLAPS_JS, [selector]))
 
 
+def theme_loaded(page: Any) -> None:
+    """JupyterLab covers the whole page with its splash while a theme loads, and fades it out after the theme is
+    applied: until it is gone, everything under it reads as covered."""
+    page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=30_000)
+
+
 def set_theme(page: Any, dark: bool) -> None:
     """Switch JupyterLab (or Notebook 7) to its dark or light theme through the command registry, and wait for it."""
     theme = "JupyterLab Dark" if dark else "JupyterLab Light"
     page.evaluate("theme => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", theme)
     page.wait_for_function(
         "dark => document.body.dataset.jpThemeLight === (dark ? 'false' : 'true')", arg=dark, timeout=30_000)
+    theme_loaded(page)
 
 
 HIGH_CONTRAST = "JupyterLab Dark High Contrast"  # JupyterLab's own high-contrast theme
@@ -143,3 +150,4 @@ def set_high_contrast(page: Any) -> None:
     """Switch JupyterLab (or Notebook 7) to its dark high-contrast theme, and wait for it."""
     page.evaluate("theme => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", HIGH_CONTRAST)
     page.wait_for_function("name => document.body.dataset.jpThemeName === name", arg=HIGH_CONTRAST, timeout=30_000)
+    theme_loaded(page)

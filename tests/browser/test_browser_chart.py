@@ -42,7 +42,6 @@ def test_memory_chart_draws_the_simulated_gpu_live(tmp_path):
             page.locator(CHART).scroll_into_view_if_needed()
             page.locator(CHART).screenshot(path=str(screenshot(page, "memory-chart.png")))
             set_theme(page, dark=True)
-            page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=30_000)
             page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
             page.locator(CHART).screenshot(path=str(screenshot(page, "memory-chart-dark.png")))
     assert status.startswith("Simulated GPU (training) · NVML ok")  # the simulation named once, then NVML in words

@@ -47,12 +47,6 @@ def cell_output(page, index: int, text: str, timeout: int = 60_000) -> str:
     return page.inner_text(selector)
 
 
-def theme(page, dark: bool) -> None:
-    """Switch the theme and wait for JupyterLab's splash, which covers the page while a theme loads, to go."""
-    set_theme(page, dark=dark)
-    page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=30_000)
-
-
 def layout_problems(page) -> list[str]:
     page.locator(REPORT).scroll_into_view_if_needed()
     return (unusable_inputs(page, REPORT) + clipped_text(page, REPORT)
@@ -93,13 +87,13 @@ def test_a_click_on_the_first_remedy_sets_it_and_restart_and_apply_brings_it_in(
             applied_label = page.inner_text(APPLY)
             problems["1400-light-applied"] = layout_problems(page)
             screenshot(page, "oom-report-applied-1400-light.png")
-            theme(page, dark=True)
+            set_theme(page, dark=True)
             problems["1400-dark"] = layout_problems(page)
             screenshot(page, "oom-report-applied-1400-dark.png")
             page.set_viewport_size({"width": 700, "height": 900})
             problems["700-dark"] = layout_problems(page)
             screenshot(page, "oom-report-applied-700-dark.png")
-            theme(page, dark=False)
+            set_theme(page, dark=False)
             problems["700-light"] = layout_problems(page)
             screenshot(page, "oom-report-applied-700-light.png")
             page.set_viewport_size({"width": 1400, "height": 900})

@@ -102,8 +102,7 @@ def settle(page: Any, root: str) -> None:
         page.wait_for_function(fits, arg=root, timeout=30_000)
     except Exception as exc:
         raise AssertionError(f"the chart does not fit its box: {page.evaluate(FITS_JS, root)}") from exc
-    # JupyterLab covers the page with its splash while a theme loads; then two frames, for the coalesced redraw.
-    page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=30_000)
+    # Then two frames, for the coalesced redraw (set_theme has waited for the theme's splash to go).
     page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
