@@ -96,17 +96,21 @@ def read_dotenv(path: Path) -> list[tuple[str, str]]:
 # ---- writing -------------------------------------------------------------------------------------------------------
 
 def exported_values(session: EnvSession, everything: bool) -> dict[str, str | None]:
-    """Changed variables (None = unset since start); with `everything`, every catalog variable that is set too."""
-    values = {name: after for name, (_, after) in session.environ_changes().items()}
-    if everything:
-        for entry in session.catalog:
-            if entry.is_env and entry.name in session.environ:
-                values[entry.name] = session.environ[entry.name]
+    """The variables changed through the session that differ from the kernel's start (None = unset since start);
+    with `everything`, every change since the kernel started (its own start-up variables included) and every catalog
+    variable that is set."""
+    changes = session.environ_changes()
+    if not everything:
+        return {name: changes[name][1] for name in sorted(session.changed_through_session()) if name in changes}
+    values = {name: after for name, (_, after) in changes.items()}
+    for entry in session.catalog:
+        if entry.is_env and entry.name in session.environ:
+            values[entry.name] = session.environ[entry.name]
     return dict(sorted(values.items()))
 
 
 def export(session: EnvSession, fmt: str = "dotenv", everything: bool = False) -> str:
-    """The changed variables (with `everything`, every catalog variable that is set) as text.
+    """The variables changed through the session (see `exported_values` for what `everything` adds) as text.
 
     `dotenv`: NAME=VALUE lines that bash, dash and python-dotenv all read back exactly; a value that cannot be written
     so (it contains `${` or a carriage return, or mixes `$` or a backtick with `'` or `\\`) is left out with a comment.

@@ -77,17 +77,6 @@ class LauncherExport:
         return _notes(self.left_out)
 
 
-def session_names(session: EnvSession) -> list[str]:
-    """The environment variables changed through the session (not its NPURunConfig options), in the order first
-    changed."""
-    names: dict[str, None] = {}
-    for change in session.history:
-        entry = session.catalog.get(change.name)
-        if entry is None or entry.is_env:
-            names[change.name] = None
-    return list(names)
-
-
 def carried(session: EnvSession, *, everything: bool = False, include: Iterable[str] = (),
             secrets: bool = False) -> Carried:
     """The variables to send to workers and the ones left out, with why.
@@ -97,7 +86,7 @@ def carried(session: EnvSession, *, everything: bool = False, include: Iterable[
     is left out.
     """
     asked = set(include)
-    names = dict.fromkeys(session_names(session))
+    names = dict.fromkeys(session.changed_through_session())
     if everything:
         names.update(dict.fromkeys(session.environ_changes()))
         names.update(dict.fromkeys(e.name for e in session.catalog if e.is_env and e.name in session.environ))

@@ -178,7 +178,8 @@ class EnvMagics(Magics):
     @magic_arguments()
     @line_magic
     def envdiff(self, line: str) -> Any:
-        """Variables changed since the kernel started (a DataFrame), with who changed them and when."""
+        """Variables changed since the kernel started (a DataFrame), with who changed them and when, and whether
+        %envexport carries them by default (changed through the session) or only with --all."""
         from .presentation.tables import env_table
 
         _parse_args(self.envdiff, line)
@@ -189,16 +190,17 @@ class EnvMagics(Magics):
     @argument("--format", "-f", default="dotenv", choices=envfile.FORMATS + launchers.FORMATS,
               help="output format (default dotenv); torchrun, mpirun, slurm, deepspeed, k8s and ray carry the "
               "variables changed through the session to a launcher's workers")
-    @argument("--all", action="store_true", dest="everything", help="every catalog variable that is set, "
-              "not only the changes since kernel start")
+    @argument("--all", action="store_true", dest="everything", help="also what changed outside the session since "
+              "the kernel started (ipykernel's own MPLBACKEND, TERM, PAGER...) and every catalog variable that is set")
     @argument("--include", action="append", default=[], metavar="NAME",
               help="for a launcher format: also carry this variable that loads code (LD_PRELOAD, PYTHONPATH...)")
     @argument("file", nargs="?", help="write to this file instead of returning the text")
     @line_magic
     def envexport(self, line: str) -> str:
-        """Export the changed variables as dotenv, shell `export` lines or JSON, or for a launcher (torchrun,
-        mpirun, slurm, deepspeed for a .deepspeed_env file, k8s for a container's env list, ray for a
-        runtime_env); secrets are never exported in clear."""
+        """Export the variables changed through the session (not the kernel's own start-up ones: --all adds them) as
+        dotenv, shell `export` lines or JSON, or for a launcher (torchrun, mpirun, slurm, deepspeed for a
+        .deepspeed_env file, k8s for a container's env list, ray for a runtime_env); secrets are never exported in
+        clear."""
         args = _parse_args(self.envexport, line)
         if args.format in launchers.FORMATS:
             exported = launchers.export(session(), args.format, everything=args.everything, include=args.include)

@@ -38,14 +38,15 @@ PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 
 def session_with(batch: list[str | None]) -> tuple[EnvSession, dict[str, str | None]]:
-    """A session whose changes since start are `batch` (None: unset since start), under names V0, V1, ..."""
+    """A session whose changes through it are `batch` (None: unset since start), under names V0, V1, ..."""
     wanted = {f"V{i}": value for i, value in enumerate(batch)}
     session = EnvSession(environ={name: "before" for name, value in wanted.items() if value is None})
-    for name, value in wanted.items():
-        if value is None:
-            del session.environ[name]
-        else:
-            session.environ[name] = value
+    session_set = {name: value for name, value in wanted.items() if value is not None}
+    session_unset = [name for name, value in wanted.items() if value is None]
+    if session_set:
+        session.set(session_set, force=True, live=False)
+    if session_unset:
+        session.unset(session_unset, force=True, live=False)
     return session, wanted
 
 
@@ -188,20 +189,41 @@ SECRETS = {
 }
 
 
-def test_secrets_are_never_exported_in_clear(tmp_path):
+@pytest.mark.parametrize("through_session", [True, False], ids=["set through the session", "set outside it"])
+def test_secrets_are_never_exported_in_clear(tmp_path, through_session):
     session, _ = session_with([])
-    session.environ.update(SECRETS)
-    session.environ["PLAIN"] = "visible"
+    if through_session:
+        session.set({**SECRETS, "PLAIN": "visible"}, force=True, live=False)
+    else:  # what only --all exports
+        session.environ.update({**SECRETS, "PLAIN": "visible"})
     for fmt in envfile.FORMATS:
-        text = envfile.export(session, fmt)
+        text = envfile.export(session, fmt, everything=not through_session)
         assert "visible" in text
         for name, value in SECRETS.items():
             assert value not in text and "hunter2" not in text, (fmt, name)
             assert name in text
     import json
 
-    environment = json.loads(envfile.export(session, "json"))["environment"]
+    environment = json.loads(envfile.export(session, "json", everything=not through_session))["environment"]
     assert all(environment[name] == MASK for name in SECRETS)
+
+
+def test_by_default_only_changes_through_the_session_are_exported_and_all_adds_the_rest():
+    """ipykernel sets MPLBACKEND, TERM, PAGER... after the kernel starts, behind the session's back: a batch job that
+    gets MPLBACKEND=module://matplotlib_inline... cannot plot. By default they stay out; --all shows them too."""
+    session = EnvSession(environ={"TERM": "xterm", "OLD": "1"})
+    session.environ.update({"MPLBACKEND": "module://matplotlib_inline.backend_inline", "TERM": "xterm-color"})
+    session.set({"MGE_DEFAULT_DEVICE": "gpu1", "MEGENGINE_DTR_EVICTION_THRESHOLD": "5GB"}, live=False)
+    session.unset(["OLD"], force=True, live=False)
+    assert envfile.export(session, "shell").splitlines() == [
+        "export MEGENGINE_DTR_EVICTION_THRESHOLD=5368709120", "export MGE_DEFAULT_DEVICE=gpu1", "unset OLD"]
+    wider = envfile.export(session, "shell", everything=True).splitlines()
+    assert "export MPLBACKEND=module://matplotlib_inline.backend_inline" in wider and "export TERM=xterm-color" in wider
+    session.set({"MGE_DEFAULT_DEVICE": None}, live=False)  # changed through the session, then back to unset
+    assert "MGE_DEFAULT_DEVICE" not in envfile.export(session, "dotenv")
+    exported = session.diff().set_index("name")["exported"].to_dict()
+    assert exported == {"MEGENGINE_DTR_EVICTION_THRESHOLD": "yes", "OLD": "yes", "MPLBACKEND": "only with --all",
+                        "TERM": "only with --all"}
 
 
 def test_names_and_values_no_format_can_carry_are_left_out_with_a_comment():
@@ -210,13 +232,13 @@ def test_names_and_values_no_format_can_carry_are_left_out_with_a_comment():
     session.environ["WITH\nNEWLINE"] = "x"
     session.environ["NOT_UTF8"] = "\udcff"  # how os.environ holds a byte that is not UTF-8
     for fmt in ("dotenv", "shell"):
-        lines = envfile.export(session, fmt).split("\n")
+        lines = envfile.export(session, fmt, everything=True).split("\n")
         assert "# NOT_UTF8 is not exported: its value is not valid Unicode text (bytes that are not UTF-8)" in lines
         assert sum(line.startswith("# a variable whose name is not a shell name") for line in lines) == 2
         assert all(line.startswith("#") for line in lines if line)
     import json
 
-    document = json.loads(envfile.export(session, "json"))
+    document = json.loads(envfile.export(session, "json", everything=True))
     assert "NOT_UTF8" in document["left_out"] and "NOT_UTF8" not in document["environment"]
 
 

@@ -28,6 +28,7 @@ from ..errors import (
     InvalidValueError,
     MayBeLatchedWarning,
 )
+from ..text import Text
 from . import environ_limits, policy
 from .frameworks import LiveApi, group_api, latched, live_api, live_call, outlasts_latch
 from .import_watcher import ImportRecord, ImportWatcher, process_start_environ
@@ -43,6 +44,10 @@ warnings.filterwarnings("always", category=MayBeLatchedWarning)
 warnings.filterwarnings("always", category=CodeLoadingWarning)
 
 SOURCES = policy.SOURCES
+# %envdiff's words for where a change came from and whether %envexport carries it by default.
+OUTSIDE = Text("outside mgenv_jupyter (the kernel's start-up or other code)", "mgenv_jupyter 之外(内核启动或其他代码)")
+EXPORTED = Text("yes", "是")
+EXPORTED_WITH_ALL = Text("only with --all", "仅在 --all 时")
 HISTORY_LIMIT = 10_000  # changes kept; older ones are dropped (the sidebar asks for a window of them)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FREE_TEXT = FreeText()
@@ -88,6 +93,9 @@ class EnvSession:
         self.start_environ = process_start_environ() if environ is None else dict(self.environ)
         self.options: dict[str, Any] = {}  # NPURunConfig keyword arguments chosen so far
         self._history: deque[Change] = deque(maxlen=HISTORY_LIMIT)
+        # Environment variables changed through the session, in the order first changed: kept apart from the history,
+        # which drops old changes, because exports and workers get exactly these by default.
+        self._changed_through_session: dict[str, None] = {}
         self._sequence = itertools.count(1)  # numbers every change, so a window of the history can be asked for
         self._observers: list[Observer] = []
         # name → (the env text whose value was pushed through a live API, how): while the variable still holds that
@@ -148,10 +156,13 @@ class EnvSession:
         return frame
 
     def diff(self) -> pandas.DataFrame:
-        """Variables whose value differs from the kernel's start, with the source and time of their last change."""
+        """Variables whose value differs from the kernel's start, with the source and time of their last change, and
+        whether `%envexport` carries them by default (changed through the session) or only with `--all` (the
+        kernel's own start-up variables and changes made outside mgenv_jupyter)."""
         import pandas
 
         last: dict[str, Change] = {c.name: c for c in self.history}
+        through_session = set(self.changed_through_session()) | set(self.options)
         changes = {name: values for name, values in self.environ_changes().items() if not self._is_option(name)}
         changes.update({name: (None, self.get(name)) for name in self.options})
         rows = []
@@ -161,11 +172,12 @@ class EnvSession:
                 "name": name,
                 "at_start": shown(name, before),
                 "now": shown(name, after),
-                "source": change.source if change else "outside mgenv_jupyter",
+                "source": change.source if change else OUTSIDE.get(),
                 "changed": pandas.to_datetime(change.time, unit="s") if change else pandas.NaT,
                 "status": self.state(name).status.label.get(),
+                "exported": (EXPORTED if name in through_session else EXPORTED_WITH_ALL).get(),
             })
-        return pandas.DataFrame(rows, columns=["name", "at_start", "now", "source", "changed", "status"])
+        return pandas.DataFrame(rows, columns=["name", "at_start", "now", "source", "changed", "status", "exported"])
 
     def environ_changes(self) -> dict[str, tuple[str | None, str | None]]:
         """Environment variables whose value differs from the kernel's start: name → (at start, now), unmasked."""
@@ -175,6 +187,13 @@ class EnvSession:
             if before != after:
                 changed[name] = (before, after)
         return changed
+
+    def changed_through_session(self) -> list[str]:
+        """The environment variables changed through the session (magics, widgets, sidebar, profile, files, the
+        API), in the order first changed. The kernel's own start-up changes (ipykernel's MPLBACKEND, TERM, PAGER...)
+        and writes to os.environ by other code are not among them: they break batch jobs when exported."""
+        with self._lock:
+            return list(self._changed_through_session)
 
     def _is_option(self, name: str) -> bool:
         entry = self.catalog.get(name)
@@ -439,6 +458,8 @@ class EnvSession:
 
     def _record(self, plan: _Plan, source: str, applied: Applied | None) -> Change:
         entry, name = plan.entry, plan.name
+        if entry is None or entry.is_env:
+            self._changed_through_session.setdefault(name, None)
         new = plan.parsed.text if plan.parsed is not None else None
         notes = plan.parsed.notes if plan.parsed is not None else ()
         read = self.watcher.first_reader(entry.readers) if entry is not None else None

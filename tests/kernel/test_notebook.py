@@ -37,10 +37,14 @@ def executed(tmp_path_factory) -> dict[str, str]:
 # what it takes the terminal to be, which differs between environments (columns cut to "...", rows elided).
 FACTS_CELL = """import json as _json
 _cells = chart.per_cell()
-_diff = get_ipython().run_line_magic("envdiff", "")._repr_html_()
+_diff = get_ipython().run_line_magic("envdiff", "")
+_diff_html = _diff._repr_html_()
 print("FACTS", _json.dumps({
     "simulated_deltas": [float(d) for d in _cells.loc[_cells["device"].str.contains("simulated"), "delta"].dropna()],
-    "threshold_by_widget": "MEGENGINE_DTR_EVICTION_THRESHOLD" in _diff and "widget" in _diff,
+    "threshold_by_widget": "MEGENGINE_DTR_EVICTION_THRESHOLD" in _diff_html and "widget" in _diff_html,
+    "exported": _diff["exported"].to_dict(),
+    "export": get_ipython().run_line_magic("envexport", ""),
+    "export_all": get_ipython().run_line_magic("envexport", "--all"),
 }))"""
 
 
@@ -85,6 +89,18 @@ def test_listing_diff_export_load_and_npu(executed):
     assert "export MGE_DEFAULT_DEVICE=gpu0" in output_of(executed, "%envexport --format shell")
     assert "MXNET_ENGINE_TYPE" in output_of(executed, "import pathlib")
     assert "'precision_mode': 'allow_mix_precision'" in output_of(executed, "%envset precision_mode")
+
+
+def test_export_carries_the_session_changes_not_the_kernels_own_start_up_variables(executed):
+    """ipykernel sets MPLBACKEND (and more) in the kernel after it starts: sent to a batch job, it breaks matplotlib
+    there. The default export carries what the notebook changed; --all the wider view; %envdiff tells them apart."""
+    found = facts(executed)
+    assert "MPLBACKEND" in found["exported"] and found["exported"]["MPLBACKEND"] == "only with --all"
+    assert found["exported"]["MEGENGINE_DTR_EVICTION_THRESHOLD"] == "yes"
+    assert any(line.startswith("MEGENGINE_DTR_EVICTION_THRESHOLD=") for line in found["export"].splitlines())
+    assert "MPLBACKEND" not in found["export"]
+    assert "MPLBACKEND=" in found["export_all"] and "MEGENGINE_DTR_EVICTION_THRESHOLD=" in found["export_all"]
+    assert set(found["export"].splitlines()) <= set(found["export_all"].splitlines())
 
 
 def test_widget_section_applies_through_the_session(executed):
