@@ -12,7 +12,7 @@ import platform
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .catalog.secrets import redact
 from .errors import InvalidValueError
@@ -37,9 +37,13 @@ from .protocol import (
     checked_interval,
 )
 from .protocol.oom import OomNotice
+from .protocol.sidebar import VerifyNotice
 from .runtime import EnvSession, SetReport, profile, session
 from .runtime.profile_trust import ProfileTrust
-from .text import LANGUAGES, current_language
+from .text import LANGUAGES, Text, current_language
+
+if TYPE_CHECKING:
+    from .cluster.verify import ClusterReport
 
 log = logging.getLogger(__name__)
 
@@ -48,9 +52,17 @@ MAX_ITEMS = 1000
 MAX_TEXT = 100_000
 STATE_HISTORY = 100  # changes sent with every "state"; older ones on request ("history")
 MAX_HISTORY_WINDOW = 500
+VERIFY_TIMEOUT = 30.0  # seconds a "verify" request waits for the nodes (the kernel is busy meanwhile, as in a cell)
 
 Reply = (CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply)
 Send = Callable[[Reply | Batch | Snapshot], None]
+
+
+_NO_RAY = Text(
+    "Ray is not initialised in this kernel: connect it in a cell first (import ray; ray.init(address='auto', "
+    "runtime_env=mgenv_jupyter.cluster.runtime_env())), then verify the nodes again.",
+    "此内核中尚未初始化 Ray:请先在单元格中连接集群(import ray; ray.init(address='auto', "
+    "runtime_env=mgenv_jupyter.cluster.runtime_env())),然后再次验证各节点。")
 
 
 class BadRequest(ValueError):
@@ -178,6 +190,27 @@ class RequestHandler:
 
         return {"v": PROTOCOL_VERSION, "type": "oom", "report": OomView(report, self.language).data()}
 
+    def verify(self, report: ClusterReport, made: float) -> VerifyNotice:
+        """The last cluster.verify() result for the panel: per node what its workers hold (secrets only as match or
+        mismatch). Codes, not words: the sidebar labels them in its own language."""
+        from .cluster import last_verify  # not at load: the cluster package is needed once a sidebar opens
+
+        return last_verify.notice(report, made)
+
+    def _on_verify(self, data: dict[str, Any], request_id: str) -> list[Reply]:
+        """Run cluster.verify() with the session's variables; its result reaches every sidebar as a "verify" notice
+        (verify() records it). Only where the user's own code has connected Ray: the sidebar never starts a cluster."""
+        ray = sys.modules.get("ray")
+        if ray is None or not getattr(ray, "is_initialized", lambda: False)():
+            raise BadRequest(_NO_RAY.get(self.language))
+        from .cluster.verify import verify
+
+        try:
+            verify(session=self.env, timeout=VERIFY_TIMEOUT)
+        except Exception as exc:  # Ray's own failure (the cluster went away): say so instead of "internal error"
+            raise BadRequest(f"verify() failed: {type(exc).__name__}: {exc}"[:500]) from exc
+        return [self.result(None, request_id)]
+
     def _on_refresh(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         return [self.state(request_id)]
 
@@ -289,8 +322,11 @@ class SidebarComm:
         comm.on_close(self._on_close)
         env.observe(self._on_change)
         oom_report.observe(self._on_oom)
+        from .cluster import last_verify
 
-    def _send(self, data: Reply | Batch | Snapshot | OomNotice) -> None:
+        last_verify.observe(self._on_verified)
+
+    def _send(self, data: Reply | Batch | Snapshot | OomNotice | VerifyNotice) -> None:
         try:
             self.comm.send(data)
         except Exception:  # a closed or broken comm must not break the sampler or the user's cell
@@ -305,9 +341,15 @@ class SidebarComm:
             replies = [self.handler.error(f"internal error ({type(exc).__name__})", None)]
         for reply in replies:
             self._send(reply)
-        last = oom_report.last_report()
-        if last is not None and replies and replies[0]["type"] == "catalog":  # a hello answered: the last report too
-            self._send(self.handler.oom(last))
+        if replies and replies[0]["type"] == "catalog":  # a hello answered: the last OOM report and verify() too
+            last = oom_report.last_report()
+            if last is not None:
+                self._send(self.handler.oom(last))
+            from .cluster import last_verify
+
+            verified = last_verify.last()
+            if verified is not None:
+                self._send(self.handler.verify(*verified))
 
     def _on_change(self, report: SetReport) -> None:
         self._send(self.handler.changed(report))
@@ -315,9 +357,15 @@ class SidebarComm:
     def _on_oom(self, report: OomReport) -> None:
         self._send(self.handler.oom(report))
 
+    def _on_verified(self, report: ClusterReport, made: float) -> None:
+        self._send(self.handler.verify(report, made))
+
     def _on_close(self, msg: Any = None) -> None:
         self.env.unobserve(self._on_change)
         oom_report.unobserve(self._on_oom)
+        from .cluster import last_verify
+
+        last_verify.unobserve(self._on_verified)
         self.memory.close()
 
 

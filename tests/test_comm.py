@@ -126,6 +126,88 @@ def test_every_open_sidebar_gets_the_out_of_memory_report_and_a_later_one_gets_i
     late.on_closed()
 
 
+def verify_report():
+    """A verify() result as the kernel builds it, from data (no Ray here): node_b's worker holds another value and a
+    secret that differs, node_c did not answer."""
+    from mgenv_jupyter.catalog.secrets import MASK
+    from mgenv_jupyter.cluster.verify import AFTER_START, AT_START, ClusterReport, Seen
+
+    dtr = "MEGENGINE_DTR_EVICTION_THRESHOLD"
+    return ClusterReport([], [
+        Seen("node_a", dtr, "5368709120", "5368709120", True, AT_START),
+        Seen("node_a", "WANDB_API_KEY", MASK, MASK, True, AT_START),
+        Seen("node_b", dtr, "5368709120", "5", False, AFTER_START, ("megengine",)),
+        Seen("node_b", "WANDB_API_KEY", MASK, MASK, False, AT_START)],
+        {"node_c": "ActorDiedError: the actor died unexpectedly"})
+
+
+def test_every_open_sidebar_gets_the_last_verify_result_and_a_later_one_gets_it_after_hello(fresh_session,
+                                                                                            monkeypatch):
+    from mgenv_jupyter.cluster import last_verify
+    from mgenv_jupyter.comm import SidebarComm
+
+    monkeypatch.setattr(last_verify, "_last", None)
+    early = RecordingComm()
+    SidebarComm(early, fresh_session)
+    early.on_message({"content": {"data": request("hello", language="en")}})
+    assert [m["type"] for m in early.sent] == ["catalog", "state"]  # nothing verified yet
+    last_verify.remember(verify_report())
+    notice = early.sent[-1]
+    assert notice["type"] == "verify" and notice["ok"] is False
+    assert [(n["node"], n["state"], n["ok"], n["mismatch"]) for n in notice["nodes"]] == [
+        ("node_a", "ok", 2, 0), ("node_b", "mismatch", 0, 2), ("node_c", "lost", 0, 0)]
+    b_dtr, b_key = notice["nodes"][1]["variables"]
+    assert (b_dtr["expected"], b_dtr["seen"], b_dtr["arrived"], b_dtr["imported_before"]) == (
+        "5368709120", "5", "after_start", ["megengine"])
+    assert (b_key["secret"], b_key["matches"], b_key["expected"], b_key["seen"]) == (True, False, None, None)
+    late = RecordingComm()
+    SidebarComm(late, fresh_session)
+    late.on_message({"content": {"data": request("hello", language="zh")}})
+    assert [m["type"] for m in late.sent] == ["catalog", "state", "verify"]
+    assert late.sent[-1] == notice  # the same result, made at the same time
+    late.on_message({"content": {"data": request("refresh")}})
+    assert late.sent[-1]["type"] == "state"  # only a hello brings it again
+    early.on_closed()
+    before = len(early.sent)
+    last_verify.remember(verify_report())
+    assert len(early.sent) == before and late.sent[-1]["type"] == "verify"  # a closed sidebar is told nothing
+    late.on_closed()
+
+
+def test_verify_request_runs_verify_only_where_ray_is_initialised(handler, fresh_session, monkeypatch):
+    """The sidebar's button is a JSON request, never code: without Ray connected in the kernel it says how, in the
+    sidebar's language; with it, the kernel runs cluster.verify() with its session (stubbed here: no Ray in this
+    tier; tests/ray_cluster runs the real one)."""
+    import importlib
+    import sys
+    import types
+
+    verify_module = importlib.import_module("mgenv_jupyter.cluster.verify")  # the package exports the function
+    calls: list[dict] = []
+    monkeypatch.setattr(verify_module, "verify", lambda **kwargs: calls.append(kwargs))
+    monkeypatch.delitem(sys.modules, "ray", raising=False)
+    [reply] = handler.handle(request("verify"))
+    assert reply["type"] == "error" and reply["message"].startswith("Ray is not initialised in this kernel")
+    handler.handle(request("hello", language="zh"))
+    ray = types.ModuleType("ray")
+    ray.is_initialized = lambda: False  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    [reply] = handler.handle(request("verify"))
+    assert reply["type"] == "error" and reply["message"].startswith("此内核中尚未初始化 Ray") and calls == []
+    ray.is_initialized = lambda: True  # type: ignore[attr-defined]
+    msg = request("verify")
+    [reply] = handler.handle(msg)
+    assert reply == {"v": PROTOCOL_VERSION, "type": "result", "reply_to": msg["id"], "changes": []}
+    assert calls == [{"session": fresh_session, "timeout": 30.0}]
+
+    def lost(**kwargs):
+        raise ConnectionError("the cluster went away")
+
+    monkeypatch.setattr(verify_module, "verify", lost)
+    [reply] = handler.handle(request("verify"))
+    assert reply["type"] == "error" and reply["message"] == "verify() failed: ConnectionError: the cluster went away"
+
+
 def test_every_reply_carries_its_request_id_even_for_an_internal_error(handler, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom with sk-proj-abcdefghijklmnopqrstu inside")

@@ -9,6 +9,10 @@ export type ReadingCode = 'import' | 'first_use' | 'per_object' | 'every_call' |
 
 export type ProfileAction = 'set' | 'unchanged' | 'refused';
 
+export type VerifyArrival = 'at_start' | 'after_start' | 'missing';
+
+export type VerifyNodeState = 'ok' | 'mismatch' | 'lost';
+
 export interface HelloRequest {
   v: number;
   id: string;
@@ -63,6 +67,13 @@ export interface ProfileRequest {
   profile: Record<string, string>;
   approve: boolean;
   apply: boolean;
+}
+
+/** Run cluster.verify() in the kernel (only when Ray is initialised there). No code travels: just this request. */
+export interface VerifyRequest {
+  v: number;
+  id: string;
+  type: 'verify';
 }
 
 /** A variable's state now: its value (secrets masked), status and why, the live API written out with this value (or the default, then `live_example`), and whether it applies with the values chosen (and why not). */
@@ -209,6 +220,37 @@ export interface ProfileReply {
   changes: ChangeInfo[];
 }
 
+/** One variable on one node, as cluster.verify() found it: the session's value and what that node's workers hold (both null for a secret: the kernel compared it, and only `matches` says how that went), when it arrived in the worker ("at_start": in the environment the worker process started with, so a framework imported there reads it) and the framework modules that worker had already imported. */
+export interface VerifyVariableInfo {
+  name: string;
+  secret: boolean;
+  expected: string | null;
+  seen: string | null;
+  matches: boolean;
+  arrived: VerifyArrival;
+  imported_before: string[];
+}
+
+/** One node: "lost" when it did not answer (`reason` says why), "mismatch" when a variable differs or is missing there, and how many variables matched, differed and were missing. */
+export interface VerifyNodeInfo {
+  node: string;
+  state: VerifyNodeState;
+  reason: string | null;
+  ok: number;
+  mismatch: number;
+  missing: number;
+  variables: VerifyVariableInfo[];
+}
+
+/** Kernel → sidebar: the last cluster.verify() result, node by node (`time`: when it was made, epoch seconds). */
+export interface VerifyNotice {
+  v: number;
+  type: 'verify';
+  time: number;
+  ok: boolean;
+  nodes: VerifyNodeInfo[];
+}
+
 export type OverlayKind = 'total' | 'dtr_threshold' | 'paddle_cap';
 
 export interface SeriesInfo {
@@ -317,7 +359,7 @@ export interface OomNotice {
   report: OomReportData;
 }
 
-export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest;
+export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest;
 
 export type Reply = CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply;
 

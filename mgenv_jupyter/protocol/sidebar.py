@@ -14,6 +14,8 @@ Front end → kernel:
     {"v": 1, "id": "…", "type": "history", "before": 120, "limit": 100}  → "history" (changes numbered below 120)
     {"v": 1, "id": "…", "type": "profile", "profile": {"NAME": "VALUE"}, "approve": false, "apply": true}
                                                                      → "profile" (and "changed" if applied)
+    {"v": 1, "id": "…", "type": "verify"}    → runs cluster.verify() when Ray is initialised in the kernel: "result",
+                                               then a "verify" notice to every sidebar (else "error", saying why)
 
 Kernel → front end:
     "catalog"  every entry (EntryInfo: description, editor, details) in the requested language, and the frameworks
@@ -25,6 +27,8 @@ Kernel → front end:
     "error"    a request was rejected; `message` says why and what is allowed; nothing changed
     "changed"  sent to every open comm whenever anything changes the session (magics, widgets, the sidebar)
     "memory.batch" / "memory.snapshot"  the live memory stream (format: memory.py beside this module)
+    "verify"   the last cluster.verify() result node by node (`VerifyNotice`): sent to every open sidebar when
+               verify() returns, and after a sidebar's hello when the kernel has one
 
 Statuses travel as codes (`StatusCode`); front ends label them from one bilingual table (`Status.label`, generated
 into the TypeScript as STATUS_LABELS).
@@ -37,7 +41,7 @@ from typing import Literal, TypedDict
 PROTOCOL_VERSION = 1
 COMM_TARGET = "mgenv_jupyter"
 
-REQUEST_TYPES = ("hello", "set", "unset", "refresh", "memory", "history", "profile")
+REQUEST_TYPES = ("hello", "set", "unset", "refresh", "memory", "history", "profile", "verify")
 REPLY_TYPES = ("catalog", "state", "result", "error", "changed", "history", "profile")
 # A notebook profile is applied only through a "profile" request, after the user approved that exact profile.
 # "oom_report": a click on a remedy of an out-of-memory report (protocol/oom.py), sent by the same front end.
@@ -98,6 +102,14 @@ class ProfileRequest(TypedDict):
     profile: dict[str, str]
     approve: bool
     apply: bool
+
+
+class VerifyRequest(TypedDict):
+    """Run cluster.verify() in the kernel (only when Ray is initialised there). No code travels: just this request."""
+
+    v: int
+    id: str
+    type: Literal["verify"]
 
 
 StatusCode = Literal["effective", "pending_import", "pending_first_use", "already_read", "applied_live",
@@ -257,6 +269,49 @@ class ProfileReply(TypedDict):
     changes: list[ChangeInfo]
 
 
+VerifyArrival = Literal["at_start", "after_start", "missing"]
+VerifyNodeState = Literal["ok", "mismatch", "lost"]
+
+
+class VerifyVariableInfo(TypedDict):
+    """One variable on one node, as cluster.verify() found it: the session's value and what that node's workers hold
+    (both null for a secret: the kernel compared it, and only `matches` says how that went), when it arrived in the
+    worker ("at_start": in the environment the worker process started with, so a framework imported there reads it)
+    and the framework modules that worker had already imported."""
+
+    name: str
+    secret: bool
+    expected: str | None
+    seen: str | None
+    matches: bool
+    arrived: VerifyArrival
+    imported_before: list[str]
+
+
+class VerifyNodeInfo(TypedDict):
+    """One node: "lost" when it did not answer (`reason` says why), "mismatch" when a variable differs or is missing
+    there, and how many variables matched, differed and were missing."""
+
+    node: str
+    state: VerifyNodeState
+    reason: str | None
+    ok: int
+    mismatch: int
+    missing: int
+    variables: list[VerifyVariableInfo]
+
+
+class VerifyNotice(TypedDict):
+    """Kernel → sidebar: the last cluster.verify() result, node by node (`time`: when it was made, epoch seconds)."""
+
+    v: int
+    type: Literal["verify"]
+    time: float
+    ok: bool
+    nodes: list[VerifyNodeInfo]
+
+
 # The messages each way, for the generated TypeScript unions.
-REQUESTS = (HelloRequest, SetRequest, UnsetRequest, RefreshRequest, MemoryRequest, HistoryRequest, ProfileRequest)
+REQUESTS = (HelloRequest, SetRequest, UnsetRequest, RefreshRequest, MemoryRequest, HistoryRequest, ProfileRequest,
+            VerifyRequest)
 REPLIES = (CatalogReply, StateReply, ResultReply, ErrorReply, ChangedNotice, HistoryReply, ProfileReply)
