@@ -21,7 +21,8 @@ import {
   PROTOCOL_VERSION,
   Reply,
   Request,
-  ResultReply
+  ResultReply,
+  VerifyNotice
 } from '../protocol';
 import { EnvModel } from './model';
 import { Profile } from './profile';
@@ -41,9 +42,13 @@ type RequestBody =
   | { type: 'refresh' }
   | { type: 'memory'; on: boolean; interval: number }
   | { type: 'history'; before: number | null; limit: number }
-  | { type: 'profile'; profile: Profile; approve: boolean; apply: boolean };
+  | { type: 'profile'; profile: Profile; approve: boolean; apply: boolean }
+  | { type: 'verify' };
 
 export type Answer = ResultReply | ErrorReply | ProfileReply | HistoryReply;
+
+/** Everything the kernel sends over the sidebar's comm. */
+export type KernelMessageData = Reply | MemoryMessage | OomNotice | VerifyNotice;
 
 /** The kernel's answer to the profile sent when the comm opened (its review, or why it could not review it). */
 export interface ProfileReviewed {
@@ -130,6 +135,14 @@ export class KernelClient {
     return this._request({ type: 'profile', profile: { ...profile }, approve: options.approve, apply: options.apply });
   }
 
+  /**
+   * Ask the kernel to run cluster.verify() (it does only where Ray is initialised there, else it answers an error
+   * saying how). The result arrives as a "verify" notice, to every sidebar; the answer only says whether it ran.
+   */
+  verify(): Promise<Answer> {
+    return this._request({ type: 'verify' });
+  }
+
   refresh(): void {
     void this._request({ type: 'refresh' });
   }
@@ -186,7 +199,7 @@ export class KernelClient {
   private _open(): void {
     const comm = this._kernel.createComm(COMM_TARGET);
     this._comm = comm;
-    comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => this.handle(msg.content.data as unknown as Reply | MemoryMessage | OomNotice);
+    comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => this.handle(msg.content.data as unknown as KernelMessageData);
     comm.onClose = () => this._onClosed(comm);
     comm.open({});
     this._send(comm, { type: 'hello', language: this._language });
@@ -205,7 +218,7 @@ export class KernelClient {
   }
 
   /** One message from the kernel. Public so tests can drive the client without a kernel. */
-  handle(message: Reply | MemoryMessage | OomNotice): void {
+  handle(message: KernelMessageData): void {
     if (this._disposed || typeof message !== 'object' || message === null) {
       return;
     }
@@ -215,6 +228,10 @@ export class KernelClient {
     }
     if (message.type === 'oom') {
       this._model.setLastOom(message.report ?? null);
+      return;
+    }
+    if (message.type === 'verify') {
+      this._model.setLastVerify(Array.isArray(message.nodes) ? message : null);
       return;
     }
     if (message.type === 'catalog') {

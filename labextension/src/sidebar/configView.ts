@@ -1,6 +1,7 @@
 /**
  * The variables section of the sidebar: which kernel it follows and how that went, the notebook profile and whether
- * this kernel has it (with a way to review it again when the user declined it), an error that concerns no variable,
+ * this kernel has it (with a way to review it again when the user declined it), the kernel's last out-of-memory report
+ * and its last cluster.verify() result node by node (verifyView.ts), an error that concerns no variable,
  * a search box, the catalog grouped by framework (named as the kernel names them) then category with one editor row
  * per variable — an error about a variable is shown in its row, under its editor — and the change history (the
  * latest ones, as many as the settings say, and older ones on request). It only renders the model and forwards the
@@ -18,6 +19,7 @@ import { isSecret } from './profile';
 import { breakableName, VariableRow } from './rows';
 import { DEFAULT_OPTIONS } from './settings';
 import { TextKey, Translate } from './text';
+import { VerifyView } from './verifyView';
 
 export interface ConfigActions {
   edit(name: string, value: string | null): Promise<Answer | null>;
@@ -27,6 +29,8 @@ export interface ConfigActions {
   loadHistory(before: number, limit: number): Promise<void>;
   /** Set a remedy of the last out-of-memory report in the followed kernel, kept in the notebook profile. */
   applyRemedyToFollowed?(assignments: Record<string, string>): Promise<Answer | null>;
+  /** Run cluster.verify() in the followed kernel; the result arrives through the model. */
+  verifyNodes?(): Promise<Answer | null>;
 }
 
 const PROFILE_STATUS: Record<ProfileStatus, TextKey | null> = {
@@ -47,6 +51,7 @@ export class ConfigView extends Widget {
   private _notice: HTMLElement;
   private _oom: HTMLElement;
   private _oomItems: [OomRemedyInfo, HTMLElement][] = [];
+  private _verify: VerifyView;
   private _profile: HTMLElement;
   private _error: HTMLElement;
   private _search: HTMLInputElement;
@@ -70,6 +75,7 @@ export class ConfigView extends Widget {
     this._status.setAttribute('role', 'status');
     this._notice = el('div', 'mgenv-sb-notice');
     this._oom = el('section', 'mgenv-oom mgenv-sb-oom');
+    this._verify = new VerifyView(t, () => this._actions.verifyNodes?.() ?? Promise.resolve(null));
     this._profile = el('div', 'mgenv-sb-profile');
     this._error = el('div', 'mgenv-sb-error');
     this._error.setAttribute('role', 'alert');
@@ -92,7 +98,7 @@ export class ConfigView extends Widget {
     this._older.addEventListener('click', () => void this._showOlder());
     history.append(summary, this._history, this._historyCount, this._older);
     this.node.append(
-      this._status, this._notice, this._oom, this._profile, this._error, searchBox, this._catalog, this._empty, history
+      this._status, this._notice, this._oom, this._verify.node, this._profile, this._error, searchBox, this._catalog, this._empty, history
     );
     model.changed.connect(this._onChange, this);
     this._renderAll();
@@ -148,6 +154,9 @@ export class ConfigView extends Widget {
       case 'oom':
         this._renderOom();
         break;
+      case 'verify':
+        this._verify.render(this._model.lastVerify);
+        break;
     }
   }
 
@@ -156,6 +165,7 @@ export class ConfigView extends Widget {
     this._renderProfile();
     this._renderError();
     this._renderOom();
+    this._verify.render(this._model.lastVerify);
     this._renderCatalog();
     this._renderHistory();
   }

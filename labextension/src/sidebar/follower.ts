@@ -163,6 +163,11 @@ export class NotebookFollower {
     return this._panel ? this.applyRemedy(this._panel, assignments) : Promise.resolve(null);
   }
 
+  /** Run cluster.verify() in the followed kernel (null: no kernel to ask). Its result comes as a "verify" notice. */
+  verifyNodes(): Promise<Answer | null> {
+    return this._client ? this._client.verify() : Promise.resolve(null);
+  }
+
   /** Remove a variable from the notebook profile only (the running kernel keeps its value). */
   forget(name: string): void {
     const panel = this._panel;

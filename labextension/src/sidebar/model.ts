@@ -14,7 +14,8 @@ import {
   ProfileItemInfo,
   PROTOCOL_VERSION,
   Reply,
-  VariableInfo
+  VariableInfo,
+  VerifyNotice
 } from '../protocol';
 import { Badge, badgeFor } from './badges';
 import { Profile } from './profile';
@@ -72,7 +73,8 @@ export type ModelChange =
   | { kind: 'connection' }
   | { kind: 'profile' }
   | { kind: 'filter' }
-  | { kind: 'oom' };
+  | { kind: 'oom' }
+  | { kind: 'verify' };
 
 export interface CategoryGroup {
   category: string;
@@ -102,6 +104,7 @@ export class EnvModel {
   private _profile: Profile = {};
   private _review: ProfileReview = { status: 'none', items: [] };
   private _lastOom: OomReportData | null = null;
+  private _lastVerify: VerifyNotice | null = null;
   private _filter = '';
   private _connection: Connection = { state: 'no-notebook', notebook: '', kernel: '', detail: '' };
   private _changed = new Signal<this, ModelChange>(this);
@@ -295,7 +298,9 @@ export class EnvModel {
     this._fieldError = null;
     this._review = { status: 'none', items: [] };
     this._lastOom = null;
+    this._lastVerify = null;
     this._changed.emit({ kind: 'oom' });
+    this._changed.emit({ kind: 'verify' });
     this._changed.emit({ kind: 'catalog' });
     this._changed.emit({ kind: 'history' });
     this._changed.emit({ kind: 'error' });
@@ -314,6 +319,16 @@ export class EnvModel {
   setLastOom(report: OomReportData | null): void {
     this._lastOom = report;
     this._changed.emit({ kind: 'oom' });
+  }
+
+  /** The followed kernel's last cluster.verify() result (null: none since this kernel process started). */
+  get lastVerify(): VerifyNotice | null {
+    return this._lastVerify;
+  }
+
+  setLastVerify(result: VerifyNotice | null): void {
+    this._lastVerify = result;
+    this._changed.emit({ kind: 'verify' });
   }
 
   setProfile(profile: Profile): void {

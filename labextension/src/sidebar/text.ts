@@ -60,6 +60,41 @@ const WORDS = {
     '此报告所在的笔记本没有正在运行的内核。'
   ],
   oomRefused: ['The kernel refused it: %1', '内核拒绝了此设置:%1'],
+  verifyTitle: ['Cluster nodes: what their workers see', '集群节点:工作进程实际看到的值'],
+  verifyAt: ['cluster.verify() at %1', 'cluster.verify() 于 %1'],
+  verifyRun: ['Verify nodes', '验证节点'],
+  verifyRunTitle: [
+    'Run mgenv_jupyter.cluster.verify() in the kernel: a small Ray task on each node reads the session’s variables ' +
+      'in a worker there (Ray must be initialised in the kernel)',
+    '在内核中运行 mgenv_jupyter.cluster.verify():在每个节点上运行一个小的 Ray 任务,读取那里工作进程中的会话变量' +
+      '(内核中须已初始化 Ray)'
+  ],
+  verifyRunning: ['Verifying the nodes…', '正在验证各节点…'],
+  verifySummaryOne: ['1 node: %2 ok, %3 mismatch, %4 lost', '1 个节点:%2 个一致,%3 个不一致,%4 个失联'],
+  verifySummary: ['%1 nodes: %2 ok, %3 mismatch, %4 lost', '%1 个节点:%2 个一致,%3 个不一致,%4 个失联'],
+  verifyNote: [
+    'Ray workers are new processes: a value they started with takes effect there, import-time variables included.',
+    'Ray 工作进程是新进程:启动时已有的值在那里生效,导入时读取的变量也一样。'
+  ],
+  verifyOk: ['ok', '一致'],
+  verifyMismatch: ['mismatch', '不一致'],
+  verifyLost: ['lost', '失联'],
+  verifyCounts: ['%1 ok · %2 mismatch · %3 missing', '%1 个一致 · %2 个不一致 · %3 个缺失'],
+  verifyNoAnswer: ['no answer: %1', '无应答:%1'],
+  verifyNoVariables: ['no variables to verify', '没有需要验证的变量'],
+  verifyMatches: ['✓ matches', '✓ 一致'],
+  verifyDiffers: ['✗ differs', '✗ 不一致'],
+  verifySession: ['session: %1', '会话:%1'],
+  verifyWorkers: ['workers: %1', '工作进程:%1'],
+  verifySecretSame: ['secret: the workers hold the session’s value', '密钥:工作进程中的值与会话相同'],
+  verifySecretOther: ['secret: the workers hold another value', '密钥:工作进程中是另一个值'],
+  verifyAtStart: ['there at worker start: imports there read it', '工作进程启动时已存在:那里的导入会读取它'],
+  verifyAfterStart: [
+    'arrived after worker start: a framework imported before did not read it',
+    '在工作进程启动后才出现:之前导入的框架没有读取它'
+  ],
+  verifyImportedBefore: ['already imported there: %1', '那里已导入:%1'],
+  verifyMissingThere: ['missing in this node’s workers', '此节点的工作进程中没有该变量'],
   restartApplyCount: ['Restart and apply (%1)', '重启并应用(%1)'],
   restartApplyTitle: [
     'Restart the kernel and apply this notebook’s profile before any cell runs (import-time variables take effect)',
