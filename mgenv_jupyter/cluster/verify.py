@@ -5,17 +5,24 @@
     report.frame()     # one row per node and variable
     report             # in a notebook: that table node by node, secrets masked
 
-For each variable the task says the value the worker holds (a secret is compared by its hash, never sent back), and
+For each variable the task says the value the worker holds (a secret is compared by an HMAC, never sent back), and
 when it arrived: in the environment the worker process started with (Ray's runtime_env puts it there, so a framework
 imported in that worker reads it: import-time variables take effect) or only later; and which of the variable's
 reader modules that worker had already imported when the task ran.
+
+A secret comes back as HMAC-SHA256(key, value), the key a random nonce made for each verify() call and sent with its
+tasks: what crosses Ray is never the value nor its plain sha256, so no precomputed table reverses it and equal secrets
+do not look equal across calls. Someone who reads both a task's key and its answer can still test guesses against it,
+one HMAC per guess, so a weak secret stays weak.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import re
+import secrets
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -33,11 +40,19 @@ if TYPE_CHECKING:
 AT_START = "at worker start"  # in the worker's start environment: every import there came after it
 AFTER_START = "after worker start"  # set while the worker ran: a reader imported before it did not see it
 MISSING = "missing"
+KEY_BYTES = 32  # the nonce that keys a verify() call's HMACs
 
 
-def worker_view(names: list[str], readers: dict[str, list[str]]) -> dict[str, Any]:
-    """Run in a worker: per name the value (a secret's sha256 instead), whether the worker started with it, and the
-    reader modules already imported. Plain data, so any transport can carry it."""
+def new_key() -> bytes:
+    """A fresh HMAC key for one verify() call."""
+    return secrets.token_bytes(KEY_BYTES)
+
+
+def worker_view(names: list[str], readers: dict[str, list[str]], key: bytes) -> dict[str, Any]:
+    """Run in a worker: per name the value (a secret's HMAC-SHA256 keyed with `key` instead), whether the worker
+    started with it, and the reader modules already imported. Plain data, so any transport can carry it."""
+    if not isinstance(key, bytes) or len(key) < 16:  # a short or fixed key would make the HMAC a plain hash again
+        raise ValueError("worker_view needs a random key of at least 16 bytes")
     from ..runtime.import_watcher import process_start_environ
 
     start = process_start_environ()
@@ -47,15 +62,15 @@ def worker_view(names: list[str], readers: dict[str, list[str]]) -> dict[str, An
         secret = value is not None and is_secret(name, value)
         seen[name] = {
             "value": None if value is None or secret else value,
-            "sha256": _digest(value) if secret and value is not None else None,
+            "hmac": _digest(key, value) if secret and value is not None else None,
             "at_start": value is not None and start.get(name) == value,
             "imported": [module for module in readers.get(name, []) if module in sys.modules],
         }
     return {"pid": os.getpid(), "variables": seen}
 
 
-def _digest(value: str) -> str:
-    return hashlib.sha256(value.encode("utf-8", "surrogateescape")).hexdigest()
+def _digest(key: bytes, value: str) -> str:
+    return hmac.new(key, value.encode("utf-8", "surrogateescape"), hashlib.sha256).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -141,7 +156,8 @@ def verify(names: Iterable[str] | None = None, *, session: EnvSession | None = N
     nodes = alive_nodes()
     task = ray.remote(num_cpus=0, max_retries=0)(worker_view)
     options: dict[str, Any] = {} if runtime_env is None else {"runtime_env": runtime_env}
-    pending = {node.label: task.options(scheduling_strategy=pinned(node), **options).remote(wanted, readers)
+    key = new_key()
+    pending = {node.label: task.options(scheduling_strategy=pinned(node), **options).remote(wanted, readers, key)
                for node in nodes}
     ready, _ = ray.wait(list(pending.values()), num_returns=len(pending), timeout=timeout)
     answers: dict[str, dict[str, Any]] = {}
@@ -155,7 +171,7 @@ def verify(names: Iterable[str] | None = None, *, session: EnvSession | None = N
             answers[label] = ray.get(ref)
         except Exception as exc:  # the node died meanwhile: say so, keep the others
             unanswered[label] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
-    seen = compared(answers, wanted, expected, unanswered)
+    seen = compared(answers, wanted, expected, unanswered, key)
     report = ClusterReport(nodes, seen, unanswered)
     from .last_verify import remember
 
@@ -164,8 +180,9 @@ def verify(names: Iterable[str] | None = None, *, session: EnvSession | None = N
 
 
 def compared(answers: dict[str, Any], wanted: list[str], expected: Mapping[str, str | None],
-             unanswered: dict[str, str]) -> list[Seen]:
-    """The nodes' answers (label → what `worker_view` returned there) compared with `expected`. An answer that is not
+             unanswered: dict[str, str], key: bytes) -> list[Seen]:
+    """The nodes' answers (label → what `worker_view(..., key)` returned there) compared with `expected`, a secret by
+    its HMAC under `key`. An answer that is not
     shaped as `worker_view`'s (a node running other code, or a buggy one) is not used: its node goes into
     `unanswered`, saying so."""
     seen: list[Seen] = []
@@ -174,44 +191,44 @@ def compared(answers: dict[str, Any], wanted: list[str], expected: Mapping[str, 
         if any(view is None for view in views):
             unanswered[label] = "its answer was not what verify() asks for (a different mgenv_jupyter there?)"
             continue
-        seen += [_compare(label, name, expected.get(name), view)
+        seen += [_compare(label, name, expected.get(name), view, key)
                  for name, view in zip(wanted, views, strict=True) if view is not None]
     return seen
 
 
-_SHA256 = re.compile(r"[0-9a-f]{64}")
+_HMAC_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def _checked_view(answer: Any, name: str) -> dict[str, Any] | None:
     """A node's view of `name` when it has the shape `worker_view` gives (None: it has not)."""
     try:
         view = answer["variables"][name]
-        value, digest, at_start, imported = view["value"], view["sha256"], view["at_start"], view["imported"]
+        value, digest, at_start, imported = view["value"], view["hmac"], view["at_start"], view["imported"]
     except (KeyError, TypeError, IndexError):
         return None
     if value is not None and (not isinstance(value, str) or len(value) > MAX_VARIABLE_BYTES):
         return None
-    if digest is not None and (not isinstance(digest, str) or _SHA256.fullmatch(digest) is None):
+    if digest is not None and (not isinstance(digest, str) or _HMAC_SHA256.fullmatch(digest) is None):
         return None
     if not isinstance(imported, list) or not all(isinstance(module, str) and len(module) <= 200
                                                   for module in imported[:100]) or len(imported) > 100:
         return None
-    return {"value": value, "sha256": digest, "at_start": at_start is True, "imported": imported}
+    return {"value": value, "hmac": digest, "at_start": at_start is True, "imported": imported}
 
 
-def _compare(label: str, name: str, expected: str | None, view: dict[str, Any]) -> Seen:
+def _compare(label: str, name: str, expected: str | None, view: dict[str, Any], key: bytes) -> Seen:
     # The node says whether the value is a secret, but its mgenv_jupyter may know fewer secret names than this one:
     # what it sent in clear is judged here again.
-    secret = (view["sha256"] is not None or (expected is not None and is_secret(name, expected))
+    secret = (view["hmac"] is not None or (expected is not None and is_secret(name, expected))
               or (view["value"] is not None and is_secret(name, view["value"])))
-    if view["sha256"] is not None:
-        matches = expected is not None and _digest(expected) == view["sha256"]
+    if view["hmac"] is not None:
+        matches = expected is not None and hmac.compare_digest(_digest(key, expected), view["hmac"])
         value: str | None = MASK
     else:
         value = view["value"]
         matches = value == expected
     shown_expected = MASK if secret and expected is not None else expected
-    if value is None and view["sha256"] is None:
+    if value is None and view["hmac"] is None:
         arrived = MISSING
     else:
         arrived = AT_START if view["at_start"] else AFTER_START

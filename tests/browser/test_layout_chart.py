@@ -234,12 +234,14 @@ kernel_sampler().sources.extend(nodes)
 """
 # verify()'s report of such a cluster, as the kernel builds it from the workers' answers (cluster.verify._compare).
 VERIFY_REPORT = """\
-from mgenv_jupyter.cluster.verify import ClusterReport, _compare, _digest
+from mgenv_jupyter.cluster.verify import ClusterReport, _compare, _digest, new_key
+
+KEY = new_key()
 
 def seen(node, name, expected, value, at_start=True, imported=(), secret=False):
-    view = {"value": None if secret else value, "sha256": _digest(value) if secret else None, "at_start": at_start,
+    view = {"value": None if secret else value, "hmac": _digest(KEY, value) if secret else None, "at_start": at_start,
             "imported": list(imported)}
-    return _compare(node, name, expected, view)
+    return _compare(node, name, expected, view, KEY)
 
 DTR, FLAG = "MEGENGINE_DTR_EVICTION_THRESHOLD", "FLAGS_fraction_of_gpu_memory_to_use"
 report = ClusterReport([], [

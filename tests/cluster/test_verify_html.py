@@ -7,7 +7,9 @@ import html
 from html.parser import HTMLParser
 
 from mgenv_jupyter.catalog.secrets import MASK
-from mgenv_jupyter.cluster.verify import ClusterReport, _compare, _digest
+from mgenv_jupyter.cluster.verify import ClusterReport, _compare, _digest, new_key
+
+KEY = new_key()
 
 
 class _Cells(HTMLParser):
@@ -38,16 +40,16 @@ class _Cells(HTMLParser):
 
 def test_a_notebook_shows_the_report_node_by_node_with_secrets_masked_and_values_as_the_session_has_them():
     dtr = "MEGENGINE_DTR_EVICTION_THRESHOLD"
-    seen = [_compare("node_a", dtr, "5368709120", {"value": "5368709120", "sha256": None, "at_start": True,
-                                                   "imported": []}),
-            _compare("node_a", "HF_TOKEN", "s3cr3t", {"value": None, "sha256": _digest("s3cr3t"), "at_start": True,
-                                                      "imported": []}),
-            _compare("node_b", dtr, "5368709120", {"value": "5", "sha256": None, "at_start": False,
-                                                   "imported": ["megengine"]}),
-            _compare("node_b", "HF_TOKEN", "s3cr3t", {"value": None, "sha256": _digest("other"), "at_start": True,
-                                                      "imported": []}),
-            _compare("node_c", "LABEL", "<b>" + "x" * 80, {"value": "<b>" + "x" * 80, "sha256": None,
-                                                          "at_start": True, "imported": []})]
+    seen = [_compare("node_a", dtr, "5368709120", {"value": "5368709120", "hmac": None, "at_start": True,
+                                                   "imported": []}, KEY),
+            _compare("node_a", "HF_TOKEN", "s3cr3t", {"value": None, "hmac": _digest(KEY, "s3cr3t"), "at_start": True,
+                                                      "imported": []}, KEY),
+            _compare("node_b", dtr, "5368709120", {"value": "5", "hmac": None, "at_start": False,
+                                                   "imported": ["megengine"]}, KEY),
+            _compare("node_b", "HF_TOKEN", "s3cr3t", {"value": None, "hmac": _digest(KEY, "other"), "at_start": True,
+                                                      "imported": []}, KEY),
+            _compare("node_c", "LABEL", "<b>" + "x" * 80, {"value": "<b>" + "x" * 80, "hmac": None,
+                                                          "at_start": True, "imported": []}, KEY)]
     report = ClusterReport([], seen, {"node_d": "no answer within 60 s"})
     page = report._repr_html_()
     assert "s3cr3t" not in page and "<b>" not in page  # a secret never, a value never as markup
