@@ -82,6 +82,29 @@ class LocalCluster:
         result: dict[str, Any] = json.loads(lines[-1][len("RESULT "):])
         return result
 
+    def spawn(self, script: Path, *args: str) -> tuple[subprocess.Popen[bytes], Path]:
+        """Start a driver script as `run` does, without waiting: the process, and the file its `RESULT {json}` line
+        is to be written to (its last argument; see `result_of`). Its output goes to files in the cluster's
+        directory."""
+        result = self.temp / f"{script.stem}-{secrets.token_hex(4)}.json"
+        env = {**self.env, "RAY_ADDRESS": self.address, "MGENV_RAY_TEMP": str(self.temp)}
+        with open(result.with_suffix(".log"), "wb") as log:
+            process = subprocess.Popen([str(PYTHON), str(script), *args, str(result)], env=env, cwd=self.temp,
+                                       stdout=log, stderr=subprocess.STDOUT)
+        return process, result
+
+    @staticmethod
+    def result_of(process: subprocess.Popen[bytes], result: Path, timeout: float = 180) -> dict[str, Any]:
+        """What a spawned driver wrote to `result`, once it has (it may go on running)."""
+        began = time.monotonic()
+        while not result.exists():
+            if process.poll() is not None or time.monotonic() - began > timeout:
+                log = result.with_suffix(".log")
+                raise AssertionError(f"no result from {process.args}:\n{log.read_text(errors='replace')[-4000:]}")
+            time.sleep(0.2)
+        loaded: dict[str, Any] = json.loads(result.read_text())
+        return loaded
+
     def processes(self) -> list[Any]:
         """Every process of this cluster: those naming its temporary directory, and their descendants."""
         import psutil

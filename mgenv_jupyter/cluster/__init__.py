@@ -5,6 +5,7 @@ each node's workers actually see, and every node's memory in the kernel's histor
     ray.init(address="auto", runtime_env=cluster.runtime_env())   # the notebook's variables, normalised
     cluster.verify()                                              # every node's workers, variable by variable
     watch = cluster.watch(interval=0.1)                           # a series per node and GPU in the history
+    watch.chart()                                                 # inline; closing it ends the watch's actors
 
 Ray is imported only when a function here needs it, so without Ray installed `runtime_env()` still works and nothing
 else in mgenv_jupyter changes.
@@ -12,11 +13,11 @@ else in mgenv_jupyter changes.
 
 from __future__ import annotations
 
-from .node_memory import ClusterMemory, NodeMemory, watch
+from .node_memory import ClusterMemory, NodeMemory, live_watch_actors, watch
 from .nodes import Node, alive_nodes
 from .remote_source import NodeBatch, RemoteSource
 from .runtime_env import NotCarriedWarning, runtime_env
 from .verify import ClusterReport, Seen, verify
 
 __all__ = ["ClusterMemory", "ClusterReport", "Node", "NodeBatch", "NodeMemory", "NotCarriedWarning", "RemoteSource",
-           "Seen", "alive_nodes", "runtime_env", "verify", "watch"]
+           "Seen", "alive_nodes", "live_watch_actors", "runtime_env", "verify", "watch"]

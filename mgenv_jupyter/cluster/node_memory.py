@@ -2,12 +2,20 @@
 sources as the kernel on that node's GPUs and streams its readings back (a Ray streaming generator).
 
     cluster = mgenv_jupyter.cluster.watch(interval=0.1)   # after ray.init(...)
+    cluster.chart()                                       # an inline chart; closing it ends the watch
     kernel_sampler().history.frame()                      # "node_b gpu0 process", ... beside the kernel's own series
     cluster.states()                                      # per node: "ok", "lost: ...", "no data for 7 s"
     cluster.close()                                       # the actors go; the history stays
 
-The actors belong to the kernel's Ray job, so Ray ends them when the kernel stops. A node that dies is marked lost and
-the other nodes go on streaming. Each node needs mgenv_jupyter installed (its memory sources run there).
+When the actors end:
+- `close()`, or the last consumer it was bound to closing (`chart()`, `close_with(widget)`), or the kernel's sampler
+  closing (the extension unloaded): the actors are killed and each node's state says "ended", not "lost".
+- The kernel stops, even killed: the actors are not detached, so they belong to the kernel's Ray job and Ray ends
+  them when their owner, the driver, is gone (tests/ray_cluster checks both a clean exit and SIGKILL).
+Each actor is named `ACTOR_PREFIX` + node label + the watch's id, so `live_watch_actors()` finds any left running.
+
+A node that dies is marked lost and the other nodes go on streaming. Each node needs mgenv_jupyter installed (its
+memory sources run there).
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+import secrets
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -27,8 +36,11 @@ from .remote_source import NodeBatch, NodeState, RemoteSource, first_line, start
 
 if TYPE_CHECKING:
     from ..memory.sampler import Sampler, Subscription
+    from ..widgets.memory_chart import MemoryChart
 
 log = logging.getLogger(__name__)
+
+ACTOR_PREFIX = "mgenv_jupyter.memory/"  # the start of every watch actor's name: "<prefix><node label>/<watch id>"
 
 _HOUSEKEEPING_SECONDS = 1.0  # idle sources (a framework not imported) are asked once a second, as in the kernel
 
@@ -108,7 +120,9 @@ class ClusterMemory:
         self._threads: list[threading.Thread] = []
         self._subscription: Subscription | None = None
         self._closing = False
+        self._bound = 0  # consumers that close_with() tied this watch to and that are still open
         self._lock = threading.Lock()
+        self.id = secrets.token_hex(4)  # in the actors' names: this watch's actors, not another kernel's
 
     @property
     def sampler(self) -> Sampler:
@@ -133,11 +147,14 @@ class ClusterMemory:
                                         + ", ".join(sorted(unknown)))
             actor_class = ray.remote(NodeMemory)
             for node in self.nodes:
-                options: dict[str, Any] = {"scheduling_strategy": pinned(node), "num_cpus": 0, "max_concurrency": 2}
+                # Not detached (Ray's default): the actor dies with this driver. Named only to be found.
+                options: dict[str, Any] = {"scheduling_strategy": pinned(node), "num_cpus": 0, "max_concurrency": 2,
+                                           "name": f"{ACTOR_PREFIX}{node.label}/{self.id}"}
                 if node.label in self.node_env:
                     options["runtime_env"] = {"env_vars": self.node_env[node.label]}
                 actor = actor_class.options(**options).remote()
-                source = RemoteSource(node.label, self.stale_seconds)
+                # The sampler closes its sources when it closes: the actors end then too.
+                source = RemoteSource(node.label, self.stale_seconds, on_close=self.close)
                 stream = actor.stream.options(num_returns="streaming").remote(self.interval)
                 self._actors[node.label] = actor
                 self.sources[node.label] = source
@@ -158,25 +175,64 @@ class ClusterMemory:
         """The Ray actor sampling node `label` (its `pid()` says which process it is)."""
         return self._actors[label]
 
-    def close(self) -> None:
-        """End the actors and take the nodes' sources out of the sampler; their series stay in the history."""
-        import ray
+    def actor_names(self) -> list[str]:
+        """The Ray names of this watch's actors (see `live_watch_actors()`)."""
+        return [f"{ACTOR_PREFIX}{label}/{self.id}" for label in self.sources]
 
+    @property
+    def closed(self) -> bool:
+        return self._closing
+
+    def close_with(self, consumer: Any) -> ClusterMemory:
+        """End this watch when `consumer` closes: anything with `on_close(callback)`, such as a `MemoryChart`. Bound
+        to several, it ends when the last of them closes."""
+        with self._lock:
+            if self._closing:
+                raise RuntimeError("this watch is closed; start a new one with watch()")
+            self._bound += 1
+        consumer.on_close(self._consumer_closed)
+        return self
+
+    def _consumer_closed(self) -> None:
+        with self._lock:
+            self._bound -= 1
+            last = self._bound <= 0
+        if last:
+            self.close()
+
+    def chart(self, **kwargs: Any) -> MemoryChart:
+        """An inline chart of the sampler this watch feeds (every node grouped under its label), at the watch's rate;
+        closing the chart ends the watch. `kwargs` go to `MemoryChart`."""
+        from ..widgets.memory_chart import MemoryChart
+
+        kwargs.setdefault("title", "Memory of the kernel and its Ray cluster")
+        chart = MemoryChart(self.sampler, interval=self.interval, **kwargs)
+        self.close_with(chart)
+        return chart
+
+    def close(self) -> None:
+        """End the actors and take the nodes' sources out of the sampler; their series stay in the history and each
+        node's state says "ended" (a node lost before stays lost). Idempotent."""
         with self._lock:
             if self._closing:
                 return
             self._closing = True
             actors, self._actors = dict(self._actors), {}
-        for actor in actors.values():
-            try:
-                ray.kill(actor, no_restart=True)
-            except Exception:  # already dead with its node
-                pass
+        if actors:
+            import ray
+
+            for actor in actors.values():
+                try:
+                    ray.kill(actor, no_restart=True)
+                except Exception:  # already dead with its node, or Ray is shut down (and the actor with it)
+                    pass
         for thread in self._threads:
-            thread.join(5.0)
+            if thread is not threading.current_thread():
+                thread.join(5.0)
         mine = set(map(id, self.sources.values()))
-        sampler = self.sampler
-        sampler.sources = [source for source in sampler.sources if id(source) not in mine]
+        if mine:  # started: the sampler is known
+            sampler = self.sampler
+            sampler.sources = [source for source in sampler.sources if id(source) not in mine]
         for source in self.sources.values():
             source.close()
         if self._subscription is not None:
@@ -283,6 +339,14 @@ def _finite(value: Any) -> bool:
 def _text(text: str) -> str:
     """One line of at most `_TEXT_CHARS` characters: control characters and line separators become spaces."""
     return _CONTROL.sub(" ", text[:_TEXT_CHARS])
+
+
+def live_watch_actors() -> list[str]:
+    """The names of the watch actors alive in the connected Ray cluster, any kernel's (`ray.init` first)."""
+    import ray
+
+    return sorted(entry["name"] for entry in ray.util.list_named_actors(all_namespaces=True)
+                  if entry["name"].startswith(ACTOR_PREFIX))
 
 
 def watch(interval: float = 0.1, *, sampler: Sampler | None = None,

@@ -20,6 +20,7 @@ from typing import TypedDict
 from ..memory.sample import OK, Sample
 
 LATENCIES_KEPT = 4096
+ENDED = "ended"  # the state of a source whose consumer closed it: an orderly end, never "lost"
 
 
 class NodeState(TypedDict):
@@ -52,8 +53,13 @@ class RemoteSource:
 
     idle = False
 
-    def __init__(self, label: str, stale_seconds: float = 5.0) -> None:
+    def __init__(self, label: str, stale_seconds: float = 5.0, *,
+                 on_close: Callable[[], None] | None = None) -> None:
         self.label = label
+        # Called once by close(): the sampler closes its sources when it closes, and what streams into this source
+        # (a node's actor) must end with it.
+        self._on_close = on_close
+        self._ended = False
         self.name = f"{label} (remote)"
         self.stale_seconds = stale_seconds
         self._lock = threading.Lock()
@@ -114,6 +120,8 @@ class RemoteSource:
         with self._lock:
             if self._lost is not None:
                 return f"lost: {self._lost}"
+            if self._ended:
+                return ENDED
             if self._stopped:
                 return "stopped"
             if self._last_batch is None:
@@ -145,9 +153,14 @@ class RemoteSource:
             self._stopped = True
 
     def close(self) -> None:
+        """Its consumer is done with it: it takes nothing more, says "ended" (a node that was lost stays lost) and
+        calls its `on_close` once."""
         with self._lock:
-            self._stopped = True
+            self._stopped = self._ended = True
             self._latest.clear()
+            on_close, self._on_close = self._on_close, None
+        if on_close is not None:
+            on_close()
 
 
 def _relabelled(sample: Sample, label: str) -> Sample:
@@ -184,4 +197,4 @@ def first_line(exc: BaseException, limit: int = 160) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}"[:limit]
 
 
-__all__ = ["NodeBatch", "NodeState", "RemoteSource", "consume", "first_line", "start_reader"]
+__all__ = ["ENDED", "NodeBatch", "NodeState", "RemoteSource", "consume", "first_line", "start_reader"]

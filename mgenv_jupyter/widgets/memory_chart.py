@@ -8,6 +8,7 @@ per sample); a view that opens late asks for the snapshot.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,7 @@ class MemoryChart(anywidget.AnyWidget):
                 "was installed without its built front end. Install a wheel (pip install mgenv_jupyter), or build "
                 "from source with Node.js 18+ (pip install . builds it). The magics and the other widgets work "
                 "without it.")
+        self._closed_callbacks: list[Callable[[], None]] = []
         if title is not None:
             kwargs["title"] = title
         super().__init__(**kwargs)
@@ -83,12 +85,22 @@ class MemoryChart(anywidget.AnyWidget):
         """Peak and delta per device for each executed cell, as a DataFrame."""
         return self.sampler.per_cell()
 
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Call `callback()` once when this chart closes (a cluster watch started for it ends with it)."""
+        self._closed_callbacks.append(callback)
+
     def close(self) -> None:
         subscription = getattr(self, "_subscription", None)  # absent when the constructor failed
         if subscription is not None:
             subscription.close()
         self.layout.close()  # ipywidgets keeps a DOMWidget's Layout registered until it is closed itself
         super().close()
+        callbacks, self._closed_callbacks = getattr(self, "_closed_callbacks", []), []  # see _subscription
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:  # one consumer's failure must not keep the others open
+                log.exception("a callback on closing the memory chart failed")
 
     def _push(self, batch: Batch) -> None:
         if self.comm is not None:

@@ -102,3 +102,51 @@ def test_a_nodes_states_are_short_single_lines_and_a_batch_that_is_no_dict_is_sa
     assert checked_batch(["samples"])["states"][0]["state"].startswith("refused a batch that is a list")
     assert checked_batch({"samples": None, "cpu_seconds": float("inf"), "sampled": 2**80}) == {
         "samples": [], "states": [], "cpu_seconds": 0.0, "sampled": 0}
+
+
+# ---- when a watch ends ----------------------------------------------------------------------------------------------
+
+class _Consumer:
+    """Anything with on_close(callback), as a MemoryChart has."""
+
+    def __init__(self) -> None:
+        self.callbacks: list = []
+
+    def on_close(self, callback) -> None:
+        self.callbacks.append(callback)
+
+    def close(self) -> None:
+        for callback in self.callbacks:
+            callback()
+
+
+def test_a_watch_bound_to_consumers_ends_when_the_last_of_them_closes():
+    watch = ClusterMemory(interval=0.5)  # not started: no actors, so no Ray needed to close it
+    first, second = _Consumer(), _Consumer()
+    assert watch.close_with(first) is watch
+    watch.close_with(second)
+    first.close()
+    assert not watch.closed
+    second.close()
+    assert watch.closed
+    with pytest.raises(RuntimeError, match="closed"):
+        watch.close_with(_Consumer())
+
+
+def test_closing_a_memory_chart_ends_the_watch_it_was_bound_to():
+    from mgenv_jupyter.memory.sampler import Sampler
+    from mgenv_jupyter.widgets.memory_chart import MemoryChart
+
+    sampler = Sampler([], interval=0.5)
+    watch = ClusterMemory(interval=0.5, sampler=sampler)
+    chart = MemoryChart(sampler, interval=0.5)
+    calls: list[str] = []
+    chart.on_close(lambda: calls.append("closed"))
+    chart.on_close(lambda: 1 / 0)  # a failing callback is logged; the others still run
+    watch.close_with(chart)
+    assert not watch.closed
+    chart.close()
+    assert watch.closed and calls == ["closed"]
+    chart.close()  # idempotent: the callbacks ran once
+    assert calls == ["closed"]
+    sampler.close()

@@ -70,3 +70,26 @@ def test_states_say_starting_quiet_and_the_nodes_own_problems():
     assert source.state == "nvml: NVML error: GPU is lost"
     time.sleep(0.1)
     assert source.state.startswith("no data for")
+
+
+def test_closing_ends_the_source_once_and_a_node_lost_before_stays_lost():
+    ended: list[str] = []
+    source = RemoteSource("node_a", on_close=lambda: ended.append("a"))
+    source.feed(batch(4))
+    source.close()
+    source.close()
+    assert source.state == "ended" and source.lost is None and ended == ["a"]
+    source.lose("ActorDiedError: killed by close()")  # the stream fails as its actor is killed: not a loss
+    assert source.state == "ended" and source.sample() == []
+    lost = RemoteSource("node_c")
+    lost.lose("ConnectionError: node went away")
+    lost.close()
+    assert lost.state == "lost: ConnectionError: node went away"
+
+
+def test_the_sampler_closing_closes_its_remote_sources():
+    # What ends a cluster watch when the kernel's sampler goes (the extension unloaded): its sources' on_close.
+    ended: list[str] = []
+    sources = [RemoteSource(label, on_close=lambda label=label: ended.append(label)) for label in ("node_a", "node_b")]
+    Sampler(list(sources), interval=0.1).close()
+    assert ended == ["node_a", "node_b"] and [source.state for source in sources] == ["ended", "ended"]

@@ -5,6 +5,7 @@ the kernel's sampler, and one node's processes are killed. Prints `RESULT {json}
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -16,6 +17,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import mgenv_jupyter
 from mgenv_jupyter import cluster, launchers
+from mgenv_jupyter.cluster.verify import new_key, worker_view
 from mgenv_jupyter.memory.shared import kernel_sampler
 
 PRESETS = {"node_a": "a100-40gb", "node_b": "2xv100", "node_c": "no-process-memory"}
@@ -63,6 +65,19 @@ def main() -> dict:
     result["verify"] = report.frame().to_dict("records")
     result["verify_ok"] = report.ok
 
+    # A secret, asked for by name: a node answers with an HMAC under the call's own key, never the value or its
+    # sha256; verify() still tells a match from a mismatch.
+    with_secret = {"env_vars": {**env["env_vars"], "MY_API_TOKEN": "tok-123"}}
+    right = cluster.verify(["MY_API_TOKEN"], runtime_env=with_secret)
+    wrong = cluster.verify(["MY_API_TOKEN"], runtime_env={"env_vars": {**env["env_vars"], "MY_API_TOKEN": "tok-456"}})
+    result["secret_verify"] = {"right": right.frame().to_dict("records"), "right_ok": right.ok,
+                               "wrong": wrong.frame().to_dict("records"), "wrong_ok": wrong.ok}
+    view = ray.remote(num_cpus=0)(worker_view).options(runtime_env=with_secret,
+                                                                     resources={"node_a": 0.01})
+    raw = ray.get([view.remote(["MY_API_TOKEN"], {}, new_key()) for _ in range(2)])
+    result["secret_raw"] = {"text": json.dumps(raw), "plain_sha256": hashlib.sha256(b"tok-123").hexdigest(),
+                            "digests": [answer["variables"]["MY_API_TOKEN"]["hmac"] for answer in raw]}
+
     @ray.remote(num_cpus=0)
     def read_back(names: list[str]) -> dict:
         return {"node": ray.get_runtime_context().get_node_id(), "values": {n: os.environ.get(n) for n in names},
@@ -78,6 +93,7 @@ def main() -> dict:
 
     # Every node's memory in the kernel's history.
     watch = cluster.watch(0.1, node_env={label: {"MGENV_SIMULATE_GPU": preset} for label, preset in PRESETS.items()})
+    chart = watch.chart()  # closing it, at the end, ends the watch
     result["streaming_after"] = wait(lambda: all(source.batches for source in watch.sources.values()), 60)
     result["states_before"] = watch.states()
     time.sleep(2)
@@ -108,7 +124,12 @@ def main() -> dict:
         label: int(frame_after[f"{label} gpu0 (simulated) used"].loc[frame_after.index > frame_before.index[-1]]
                    .notna().sum()) for label in PRESETS}
 
-    watch.close()
+    names = watch.actor_names()
+    result["named_before_close"] = sorted(set(names) & set(cluster.live_watch_actors()))
+    chart.close()
+    result["closed_with_chart"] = watch.closed
+    result["states_after_close"] = watch.states()
+    result["named_gone_after"] = wait(lambda: not set(names) & set(cluster.live_watch_actors()), 20)
     result["sources_after_close"] = [source.name for source in kernel_sampler().sources]
     result["actors_gone"] = wait(lambda: not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"
                                                  for label, pid in actor_pids.items() if label != "node_c"), 20)

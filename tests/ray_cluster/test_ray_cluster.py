@@ -5,8 +5,13 @@ on; closing ends the actors."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from typing import Any
 
+from mgenv_jupyter.catalog.secrets import MASK
+
+HERE = Path(__file__).resolve().parent
 NODES = ["node_a", "node_b", "node_c"]
 
 
@@ -28,6 +33,18 @@ def test_verify_shows_every_node_got_the_normalised_bytes_at_worker_start(scenar
         row = rows[(node, "MEGENGINE_DTR_EVICTION_THRESHOLD")]
         assert row["seen"] == "5368709120" and row["matches"] and row["arrived"] == "at worker start"
         assert rows[(node, "FLAGS_eager_delete_tensor_gb")]["seen"] == "0"
+
+
+def test_verify_compares_a_secret_by_a_keyed_hmac_that_differs_per_call(scenario: dict[str, Any]):
+    checked = scenario["secret_verify"]
+    assert checked["right_ok"] and not checked["wrong_ok"]
+    for rows, matches in ((checked["right"], True), (checked["wrong"], False)):
+        assert sorted(row["node"] for row in rows) == NODES
+        assert all(row["matches"] is matches and row["seen"] == row["expected"] == MASK for row in rows), rows
+    raw = scenario["secret_raw"]
+    assert "tok-123" not in raw["text"] and raw["plain_sha256"] not in raw["text"]
+    first, second = raw["digests"]
+    assert len(first) == len(second) == 64 and first != second  # same secret, same node, a new key each call
 
 
 def test_a_task_on_each_node_reads_the_values_back_exactly_and_nothing_ran(scenario: dict[str, Any]):
@@ -69,9 +86,50 @@ def test_a_killed_node_is_marked_lost_while_the_others_keep_streaming(scenario: 
     assert rows["node_a"] >= 15 and rows["node_b"] >= 15 and rows["node_c"] <= 15
 
 
-def test_closing_ends_the_actors_and_takes_the_nodes_out_of_the_sampler(scenario: dict[str, Any]):
-    assert not any(name.endswith("(remote)") for name in scenario["sources_after_close"])
+def test_closing_the_chart_ends_the_actors_and_takes_the_nodes_out_of_the_sampler(scenario: dict[str, Any]):
+    # The live nodes' actors were listed by name before; the chart's close ended the watch, and them within seconds.
+    assert [name.split("/")[1] for name in scenario["named_before_close"]] == ["node_a", "node_b"]
+    assert scenario["closed_with_chart"]
+    assert scenario["named_gone_after"] is not None and scenario["named_gone_after"] < 10
     assert scenario["actors_gone"] is not None
+    states = scenario["states_after_close"]
+    assert states["node_a"] == states["node_b"] == "ended" and states["node_c"].startswith("lost: ")
+    assert not any(name.endswith("(remote)") for name in scenario["sources_after_close"])
+
+
+def test_a_drivers_actors_end_when_it_exits_or_is_killed(scenario: dict[str, Any], local_cluster):
+    """The kernel stops: cleanly (the interpreter exits with the watch open) or killed (SIGKILL, no clean-up at all).
+    Ray ends the actors of a non-detached watch either way, since their owner is gone."""
+    import os
+    import signal
+
+    import psutil
+
+    drivers = {mode: local_cluster.spawn(HERE / "watch_driver.py", mode) for mode in ("exit", "hold")}
+    seen = {mode: local_cluster.result_of(*driver) for mode, driver in drivers.items()}
+    for answer in seen.values():  # while the drivers run, their actors are alive and listed
+        assert len(answer["names"]) == 2 and set(answer["names"]) <= set(answer["live"])
+        assert all(psutil.pid_exists(pid) for pid in answer["pids"])
+    os.kill(seen["hold"]["driver"], signal.SIGKILL)
+    assert drivers["exit"][0].wait(60) == 0 and drivers["hold"][0].wait(60) == -signal.SIGKILL
+    names = [name for answer in seen.values() for name in answer["names"]]
+    checked = local_cluster.run(HERE / "watch_driver.py", "check", *names, str(local_cluster.temp / "check.json"))
+    assert checked["left"] == [] and checked["gone_after"] is not None
+    print(f"driver exit/SIGKILL: named actors gone {checked['gone_after']:.1f} s after both drivers ended")
+    pids = [pid for answer in seen.values() for pid in answer["pids"]]
+    deadline = time.monotonic() + 30
+    while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [pid for pid in pids if _running(pid)]
+
+
+def _running(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def test_the_tier_stays_short(scenario: dict[str, Any], local_cluster):

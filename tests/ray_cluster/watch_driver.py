@@ -1,0 +1,65 @@
+"""A driver of the Ray tier's lifetime checks, run with .venvs/ray's Python against a LocalCluster (RAY_ADDRESS; see
+LocalCluster.spawn). The last argument is the file its result goes to, as JSON.
+
+    watch_driver.py exit RESULT    watch() every node, report the actors, then exit without closing the watch
+    watch_driver.py hold RESULT    the same, then wait (to be killed with SIGKILL)
+    watch_driver.py check NAME... RESULT
+                                   wait up to 30 s until none of the named watch actors is alive; say how long it took
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import ray
+
+from mgenv_jupyter import cluster
+
+
+def write(path: Path, result: dict) -> None:
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(result))
+    partial.replace(path)  # whole or absent: the test polls for it
+    print("RESULT " + json.dumps(result), flush=True)  # what LocalCluster.run reads
+
+
+def watched() -> dict:
+    watch = cluster.watch(0.2)
+    began = time.monotonic()
+    while not all(source.batches for source in watch.sources.values()):
+        if time.monotonic() - began > 90:
+            raise RuntimeError(f"the nodes did not stream: {watch.states()}")
+        time.sleep(0.1)
+    return {"names": watch.actor_names(), "live": cluster.live_watch_actors(),
+            "pids": [ray.get(watch.actor(label).pid.remote()) for label in watch.sources], "driver": os.getpid()}
+
+
+def gone(names: list[str]) -> dict:
+    began = time.monotonic()
+    while time.monotonic() - began < 30:
+        left = sorted(set(names) & set(cluster.live_watch_actors()))
+        if not left:
+            return {"gone_after": time.monotonic() - began, "left": []}
+        time.sleep(0.2)
+    return {"gone_after": None, "left": left}
+
+
+def main() -> None:
+    mode, *names, out = sys.argv[1:]
+    ray.init(address=os.environ["RAY_ADDRESS"], log_to_driver=False)
+    if mode == "check":
+        write(Path(out), gone(names))
+        ray.shutdown()
+        return
+    write(Path(out), watched())
+    if mode == "hold":
+        time.sleep(600)
+    # "exit": the interpreter ends with the watch still open, as a kernel that is shut down does.
+
+
+if __name__ == "__main__":
+    main()
