@@ -11,10 +11,11 @@
 import { VerifyNodeInfo, VerifyNodeState, VerifyNotice, VerifyVariableInfo } from '../protocol';
 import { Answer } from './client';
 import { code, el } from './dom';
+import { breakableName } from './rows';
 import { TextKey, Translate } from './text';
 
 /** Characters of a value shown; the whole value (as the kernel sent it) is the tooltip. */
-export const SHOWN_VALUE = 120;
+export const SHOWN_VALUE = 80;
 
 const STATE_WORD: Record<VerifyNodeState, TextKey> = { ok: 'verifyOk', mismatch: 'verifyMismatch', lost: 'verifyLost' };
 
@@ -138,8 +139,8 @@ export class VerifyView {
     item.dataset.matches = String(info.matches);
     item.dataset.arrived = info.arrived;
     const head = el('div', 'mgenv-sb-verify-var-head');
-    const name = code(info.name);
-    name.className = 'mgenv-sb-verify-name';
+    const name = el('code', 'mgenv-sb-verify-name');
+    name.append(...breakableName(info.name)); // long names break after an underscore, as in the rows
     const verdict = el('span', `mgenv-sb-verify-verdict mgenv-sb-verify-${info.matches ? 'ok' : 'differs'}`);
     verdict.textContent = info.matches ? t('verifyMatches') : t('verifyDiffers');
     head.append(name, verdict);
