@@ -251,7 +251,7 @@ export interface VerifyNotice {
   nodes: VerifyNodeInfo[];
 }
 
-export type OverlayKind = 'total' | 'dtr_threshold' | 'paddle_cap';
+export type OverlayKind = 'total' | 'dtr_threshold' | 'paddle_cap' | 'cell_peak' | 'oom_request';
 
 export interface SeriesInfo {
   key: string;
@@ -340,12 +340,20 @@ export interface OomRemedyInfo {
   caveat: string | null;
 }
 
-/** The report in the report's language: the headline, the lines of the verdict, numbers, other processes and timeline (`sections`, each a title line then its lines), the remedies best first (or `no_remedy`), the footer. */
+/** The timeline: its title line, the failing cell's memory curve as the chart component's own snapshot (the failing device's series from shortly before the cell to the failure, the cell's marker, and overlay lines for the device total, the earlier cells' peaks and what was held plus what was asked; null when nothing was recorded), and the same facts as text lines (what the text fallback says, without its sparkline). */
+export interface OomTimeline {
+  title: string;
+  chart: Snapshot | null;
+  lines: string[];
+}
+
+/** The report in the report's language: the headline, the lines of the verdict, numbers and other processes (`sections`, each a title line then its lines), the timeline, the remedies best first (or `no_remedy`), the footer. */
 export interface OomReportData {
   v: number;
   language: string;
   headline: string;
   sections: string[][];
+  timeline: OomTimeline;
   remedies: OomRemedyInfo[];
   remedies_title: string;
   no_remedy: string | null;
@@ -370,7 +378,7 @@ export const COMM_TARGET = 'mgenv_jupyter';
 export const MIN_INTERVAL = 0.01;
 export const MAX_INTERVAL = 60;
 export const OOM_MIME = 'application/vnd.mgenv-jupyter.oom+json';
-export const OOM_VERSION = 1;
+export const OOM_VERSION = 2;
 /** What every front end calls each status, in English and Chinese (Status.label). */
 export const STATUS_LABELS: Record<StatusCode, { en: string; zh: string }> = {
   "effective": {

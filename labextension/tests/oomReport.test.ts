@@ -11,7 +11,9 @@ const REPORT: OomReportData = {
   v: OOM_VERSION,
   language: 'en',
   headline: 'Out of memory on gpu0 (torch.OutOfMemoryError): 2 GiB asked for',
-  sections: [['Verdict: fragmentation — <b>16 GiB</b> reserved'], ['Timeline (gpu0 process, last 1 min): ▁▄█']],
+  sections: [['Verdict: fragmentation — <b>16 GiB</b> reserved'], ['Numbers:']],
+  // No chart here: uPlot needs a canvas, which jsdom lacks (oomTimeline.test.ts draws one through a stand-in).
+  timeline: { title: 'Timeline of gpu0 process', chart: null, lines: ['cell [3] went from 2 GiB to 38 GiB'] },
   remedies: [
     {
       cause: 'fragmentation', assignments: [['PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True']],
@@ -62,6 +64,9 @@ describe('OomReportView', () => {
     expect(node.textContent).toContain('<b>16 GiB</b>');
     expect([...node.querySelectorAll('.mgenv-oom-apply')].map(b => b.textContent)).toEqual(['Apply', 'Apply']);
     expect(node.querySelector('.mgenv-oom-caveat')!.textContent).toBe('a caveat');
+    const timeline = node.querySelector('.mgenv-oom-timeline')!;
+    expect(timeline.textContent).toBe('Timeline of gpu0 processcell [3] went from 2 GiB to 38 GiB');
+    expect(timeline.querySelector('.mgenv-oom-chart')).toBeNull(); // nothing recorded: no empty chart
   });
 
   it('sends the remedy’s assignments, then offers Restart and apply when it needs a restart', async () => {

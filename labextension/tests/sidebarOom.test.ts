@@ -14,6 +14,7 @@ const REPORT: OomReportData = {
   language: 'en',
   headline: 'Out of memory on gpu0 (torch.OutOfMemoryError): 2 GiB asked for',
   sections: [['Verdict: fragmentation — 16.3 GiB reserved but unallocated'], ['Numbers:']],
+  timeline: { title: 'Timeline of gpu0 process', chart: null, lines: [] },
   remedies: [{
     cause: 'fragmentation', assignments: [['PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True']],
     envset: '%envset PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True', restart: true, when: 'needs a restart',

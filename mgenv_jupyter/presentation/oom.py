@@ -8,11 +8,15 @@ The plain text is the fallback for front ends without HTML, and what a user copi
 from __future__ import annotations
 
 import html
+import statistics
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..catalog.values import format_size
+from ..memory.sample import split_key
 from ..oom.causes import size
-from ..protocol.oom import OOM_MIME, OOM_VERSION, OomRemedyInfo, OomReportData
+from ..protocol import CellInfo, OverlayInfo, SeriesInfo, Snapshot
+from ..protocol.oom import OOM_MIME, OOM_VERSION, OomRemedyInfo, OomReportData, OomTimeline
 from ..text import Text, current_language
 
 if TYPE_CHECKING:
@@ -41,6 +45,29 @@ CELL_CLIMB = T("cell [{cell}] went from {first} to {last} (peak {peak})",
                "单元 [{cell}] 从 {first} 升至 {last}(峰值 {peak})")
 EARLIER = T("earlier cells' peaks", "之前各单元的峰值")
 NO_TIMELINE = T("no samples recorded before the failure", "失败前没有记录到采样")
+CHART_TITLE = T("Timeline of {series}: cell [{cell}] up to the failure, against the earlier cells' peaks",
+                "{series} 的时间线:单元 [{cell}] 直到失败,对比之前各单元的峰值")
+CHART_TITLE_NO_CELL = T("Timeline of {series}: the last {seconds} s before the failure",
+                        "{series} 的时间线:失败前的最后 {seconds} 秒")
+SAMPLES = T("samples while the cell ran: {count} (about {interval} s apart){failure}",
+            "单元运行期间的采样:{count} 个(间隔约 {interval} 秒){failure}")
+NO_SAMPLES = T("no sample while the cell ran (the recorder takes one a second, and pauses while a cell imports a "
+               "framework for the first time){failure}",
+               "单元运行期间没有采样(记录器每秒采样一次,单元首次导入框架时暂停){failure}")
+AT_FAILURE = T(", and one at the failure", ",另有一个在失败时")
+TOTAL_LINE = T("{device} total ({size})", "{device} 总量({size})")
+TOTAL_SHORT = T("total", "总量")
+TOTAL_NOTE = T("the device's memory", "设备的内存")
+ONE_CELL = T("cell [{cells}]", "单元 [{cells}]")
+MANY_CELLS = T("cells [{cells}]", "单元 [{cells}]")
+PEAK_LINE = T("{cells} peak ({size})", "{cells} 峰值({size})")
+PEAK_SHORT = T("[{cells}] peak", "[{cells}] 峰值")
+PEAK_NOTE = T("the highest {series} sample while the cell ran (for a cell shorter than a sampling interval, the sample "
+              "nearest it)", "该单元运行期间 {series} 的最高采样值(单元短于采样间隔时取最接近的采样)")
+ASKED_LINE = T("held at the failure + the {asked} asked for ({size})", "失败时占用 + 申请的 {asked}({size})")
+ASKED_SHORT = T("+ asked", "+ 申请")
+ASKED_NOTE = T("{series} at the failure plus what the failing allocation asked for",
+               "失败时的 {series} 加上失败的分配所申请的大小")
 REMEDIES = T("Remedies, best first", "解决办法(按推荐顺序)")
 NO_REMEDY = T("no catalog setting addresses this cause: reduce the batch or the model, or free memory first",
               "没有目录变量能解决这个原因:请减小批大小或模型,或先释放显存")
@@ -54,6 +81,11 @@ FOOTER = T("Report made in {ms} ms. %oom shows it again; mgenv_jupyter.last_oom(
            "remedy.apply() 通过会话设置。")
 SIMULATED = T(" (simulated)", "(模拟)")
 _BARS = "▁▂▃▄▅▆▇█"
+CHART_CONTEXT = 10.0  # seconds of history before the failing cell shown with it (more when the cell ran longer)
+CHART_MIN_POINTS = 6  # however short the cell, at least these many samples are drawn (1 Hz: the cell's lead-up)
+CHART_PEAK_LINES = 4  # earlier cells' peaks drawn as lines, the highest ones (the text lists them all)
+_AT_FAILURE_SECONDS = 0.5  # a sample this close to the report's time was taken at the failure
+_FRAMEWORK_SOURCES = ("torch", "jax", "tensorflow", "paddle", "megengine", "mxnet", "cupy")
 
 
 def sparkline(values: tuple[int, ...] | list[int], width: int = 48) -> str:
@@ -125,19 +157,129 @@ class OomView:
                            bytes=size(p.bytes)).replace("  ", " ")
             for p in self.report.state.processes[:10]]
 
-    def timeline_lines(self) -> list[str]:
+    def timeline_lines(self, sparklines: bool = True) -> list[str]:
+        """The timeline in words, with sparklines for the text fallback; without them beside the chart."""
         timeline: Timeline = self.report.timeline
         if not timeline.values:
             return [NO_TIMELINE.get(self.lang)]
         minutes = max(1, round((timeline.times[-1] - timeline.times[0]) / 60)) if len(timeline.times) > 1 else 1
         lines = [f"{self._t(TIMELINE, series=timeline.series, minutes=minutes)}: {sparkline(timeline.values)}"]
+        if not sparklines:
+            lines = []
         during = timeline.during_cell()
         if during and timeline.cell is not None:
             lines.append("  " + self._t(CELL_CLIMB, cell=timeline.cell, first=size(during[0]), last=size(during[-1]),
-                                        peak=size(max(during))) + f"  {sparkline(during, 24)}")
+                                        peak=size(max(during))) + (f"  {sparkline(during, 24)}" if sparklines else ""))
+            lines.append("  " + self._samples_line())
         if timeline.earlier_peaks:
             peaks = ", ".join(f"[{cell}] {size(peak)}" for cell, peak in timeline.earlier_peaks)
             lines.append(f"  {EARLIER.get(self.lang)}: {peaks}")
+        return lines
+
+    def _samples_line(self) -> str:
+        """How many readings the failing cell's curve has: those the recorder took while the cell ran, and the one
+        taken as the report was made (read_state's sample, with any the sampler took at that moment)."""
+        timeline, failed = self.report.timeline, self.report.time
+        start = timeline.cell_start or 0.0
+        before = [t for t in timeline.times if start <= t < failed - _AT_FAILURE_SECONDS]
+        at_failure = any(abs(t - failed) < _AT_FAILURE_SECONDS for t in timeline.times)
+        failure = AT_FAILURE.get(self.lang) if at_failure else ""
+        if not before:
+            return self._t(NO_SAMPLES, failure=failure)
+        gaps = [b - a for a, b in zip(timeline.times, timeline.times[1:], strict=False) if b - a > 0.05]
+        interval = f"{statistics.median(gaps):.1f}".removesuffix(".0") if gaps else "?"  # 0.97 → "1", 0.25 → "0.2"
+        return self._t(SAMPLES, count=len(before), interval=interval, failure=failure)
+
+    def timeline_title(self) -> str:
+        timeline = self.report.timeline
+        if not timeline.values:
+            return NO_TIMELINE.get(self.lang)
+        if timeline.cell is not None and timeline.cell_start is not None:
+            return self._t(CHART_TITLE, series=timeline.series, cell=timeline.cell)
+        seconds = round(max(timeline.times[-1], self.report.time) - self._chart_window()[0])
+        return self._t(CHART_TITLE_NO_CELL, series=timeline.series, seconds=seconds)
+
+    def _chart_window(self) -> tuple[float, int]:
+        """(from when, from which sample) the chart shows: CHART_CONTEXT seconds before the failing cell, or as long
+        before it as the cell ran, and at least CHART_MIN_POINTS samples."""
+        timeline = self.report.timeline
+        end = max(timeline.times[-1], self.report.time)
+        if timeline.cell_start is None:
+            start = end - 60.0
+        else:
+            start = timeline.cell_start - max(CHART_CONTEXT, end - timeline.cell_start)
+        first = next((i for i, t in enumerate(timeline.times) if t >= start), len(timeline.times) - 1)
+        first = max(0, min(first, len(timeline.times) - CHART_MIN_POINTS))
+        return min(start, timeline.times[first]), first
+
+    def timeline_chart(self) -> Snapshot | None:
+        """The timeline as the memory chart's own snapshot (protocol/memory.py), for the chart component: the failing
+        device's series (the samples the recorder kept, the last one taken at the failure), the failing cell's
+        marker, and overlay lines for the device's total, the earlier cells' peaks and what was held plus what was
+        asked. None when nothing was recorded."""
+        timeline, report = self.report.timeline, self.report
+        if not timeline.values or timeline.series is None:
+            return None
+        series = timeline.series
+        device, quantity = split_key(series)
+        _, first = self._chart_window()
+        times, values = timeline.times[first:], timeline.values[first:]
+        simulated = "(simulated)" in device
+        word = device.split()[0]
+        source = word if word in _FRAMEWORK_SOURCES else "host" if word == "host" else (
+            "nvml (simulated)" if simulated else "nvml")
+        info: SeriesInfo = {"key": series, "device": device, "quantity": quantity, "source": source,
+                            "simulated": simulated, "node": None}
+        overlays: list[OverlayInfo] = []
+        figures = next((d for d in report.state.devices if d.device == device), None)
+        total = figures.total if figures is not None else (report.state.host_total if device == "host" else None)
+        if total:
+            overlays.append({"key": f"total:{device}", "kind": "total", "device": device, "bytes": int(total),
+                             "label": self._t(TOTAL_LINE, device=device, size=format_size(total)),
+                             "short": TOTAL_SHORT.get(self.lang), "note": TOTAL_NOTE.get(self.lang)})
+        event = report.event
+        same_device = (event.device == "host") == (device == "host") and (
+            event.gpu is None or figures is None or figures.gpu == event.gpu)
+        if event.requested and same_device:
+            needed = values[-1] + event.requested
+            overlays.append({"key": f"oom_request:{device}", "kind": "oom_request", "device": device,
+                             "bytes": int(needed),
+                             "label": self._t(ASKED_LINE, asked=format_size(event.requested), size=format_size(needed)),
+                             "short": ASKED_SHORT.get(self.lang), "note": self._t(ASKED_NOTE, series=series)})
+        overlays.extend(self._peak_overlays(device, series))
+        cells: list[CellInfo] = []
+        if timeline.cell is not None and timeline.cell_start is not None:
+            end = max(times[-1], report.time)
+            during = timeline.during_cell()
+            cells.append({"cell": timeline.cell, "start": round(timeline.cell_start, 3), "end": round(end, 3),
+                          "duration": round(end - timeline.cell_start, 3), "ok": False,
+                          "peak": {series: float(max(during))} if during else {}})
+        gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+        chart: Snapshot = {"type": "memory.snapshot", "seq": 0,
+                           "interval": round(statistics.median(gaps), 3) if gaps else 1.0,
+                           "t": [round(t, 3) for t in times], "columns": {series: [int(v) for v in values]},
+                           "cells": cells, "series": [info], "sources": [], "overlays": overlays}
+        started = _kernel_started()
+        if started is not None:
+            chart["started"] = started
+        return chart
+
+    def _peak_overlays(self, device: str, series: str) -> list[OverlayInfo]:
+        """The earlier cells' peaks as lines: cells whose peaks read the same share one line; the highest
+        CHART_PEAK_LINES lines."""
+        by_size: dict[str, list[tuple[int, int]]] = {}
+        for cell, peak in self.report.timeline.earlier_peaks:
+            by_size.setdefault(format_size(peak), []).append((cell, peak))
+        groups = sorted(by_size.values(), key=lambda group: -max(peak for _, peak in group))[:CHART_PEAK_LINES]
+        lines: list[OverlayInfo] = []
+        for group in groups:
+            numbers = [str(cell) for cell, _ in group]
+            peak = max(peak for _, peak in group)
+            named = self._t(ONE_CELL if len(numbers) == 1 else MANY_CELLS, cells="], [".join(numbers))
+            short = ", ".join(numbers[:3]) + (", …" if len(numbers) > 3 else "")
+            lines.append({"key": f"cell_peak:{'+'.join(numbers)}", "kind": "cell_peak", "device": device,
+                          "bytes": int(peak), "label": self._t(PEAK_LINE, cells=named, size=format_size(peak)),
+                          "short": self._t(PEAK_SHORT, cells=short), "note": self._t(PEAK_NOTE, series=series)})
         return lines
 
     def remedy_lines(self) -> list[str]:
@@ -170,9 +312,11 @@ class OomView:
              "envset": r.envset, "restart": r.restart, "when": (RESTART if r.restart else LIVE).get(self.lang),
              "why": r.why.get(self.lang), "caveat": r.caveat.get(self.lang) if r.caveat is not None else None}
             for r in self.report.remedies]
-        sections = [lines for lines in (self.verdict_lines(), self.number_lines(), self.process_lines(),
-                                        self.timeline_lines()) if lines]
+        sections = [lines for lines in (self.verdict_lines(), self.number_lines(), self.process_lines()) if lines]
+        timeline: OomTimeline = {"title": self.timeline_title(), "chart": self.timeline_chart(),
+                                 "lines": [line.strip() for line in self.timeline_lines(sparklines=False)]}
         return {"v": OOM_VERSION, "language": self.lang, "headline": self.headline(), "sections": sections,
+                "timeline": timeline,
                 "remedies": remedies, "remedies_title": REMEDIES.get(self.lang),
                 "no_remedy": None if remedies else NO_REMEDY.get(self.lang),
                 "footer": self._t(FOOTER, ms=f"{self.report.took * 1000:.0f}")}
@@ -197,3 +341,13 @@ class OomView:
                 f"{block(self.verdict_lines())}{block(self.number_lines())}{block(self.process_lines())}"
                 f"{block(self.timeline_lines())}<div>{html.escape(REMEDIES.get(self.lang))}:</div><ol>{remedies}</ol>"
                 f"<div><small>{html.escape(self._t(FOOTER, ms=f'{self.report.took * 1000:.0f}'))}</small></div></div>")
+
+
+def _kernel_started() -> float | None:
+    """When this process (the kernel, which made the report) started: the chart counts time from it, as elsewhere."""
+    try:
+        import psutil
+
+        return round(float(psutil.Process().create_time()), 3)
+    except Exception:  # without it the chart counts from its first sample
+        return None

@@ -66,7 +66,9 @@ class SourceState(TypedDict):
     node: str | None  # a cluster node's source: its state is the node's ("lost: ..."); None: a local source
 
 
-OverlayKind = Literal["total", "dtr_threshold", "paddle_cap"]
+# cell_peak and oom_request are drawn only in an out-of-memory report's timeline (protocol/oom.py): an earlier cell's
+# peak, and what the kernel held at the failure plus what it asked for.
+OverlayKind = Literal["total", "dtr_threshold", "paddle_cap", "cell_peak", "oom_request"]
 
 
 class OverlayInfo(TypedDict):

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
+from .memory import Snapshot
+
 OOM_MIME = "application/vnd.mgenv-jupyter.oom+json"
-OOM_VERSION = 1
+OOM_VERSION = 2  # 2: the timeline became its own part, drawn by the memory chart
 
 
 class OomRemedyInfo(TypedDict):
@@ -27,14 +29,27 @@ class OomRemedyInfo(TypedDict):
     caveat: str | None
 
 
+class OomTimeline(TypedDict):
+    """The timeline: its title line, the failing cell's memory curve as the chart component's own snapshot (the
+    failing device's series from shortly before the cell to the failure, the cell's marker, and overlay lines for the
+    device total, the earlier cells' peaks and what was held plus what was asked; null when nothing was recorded), and
+    the same facts as text lines (what the text fallback says, without its sparkline)."""
+
+    title: str
+    chart: Snapshot | None
+    lines: list[str]
+
+
 class OomReportData(TypedDict):
-    """The report in the report's language: the headline, the lines of the verdict, numbers, other processes and
-    timeline (`sections`, each a title line then its lines), the remedies best first (or `no_remedy`), the footer."""
+    """The report in the report's language: the headline, the lines of the verdict, numbers and other processes
+    (`sections`, each a title line then its lines), the timeline, the remedies best first (or `no_remedy`), the
+    footer."""
 
     v: int
     language: str
     headline: str
     sections: list[list[str]]
+    timeline: OomTimeline
     remedies: list[OomRemedyInfo]
     remedies_title: str
     no_remedy: str | None

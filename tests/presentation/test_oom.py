@@ -8,23 +8,28 @@ from mgenv_jupyter.oom.recognise import OutOfMemory
 from mgenv_jupyter.oom.remedies import Remedy
 from mgenv_jupyter.oom.report import OomReport, Timeline
 from mgenv_jupyter.oom.state import DeviceFigures, MemoryState, OtherProcess
-from mgenv_jupyter.presentation.oom import OomView, sparkline
+from mgenv_jupyter.presentation.oom import CHART_MIN_POINTS, CHART_PEAK_LINES, OomView, sparkline
+from mgenv_jupyter.protocol import Snapshot
+from mgenv_jupyter.protocol.oom import OomReportData
 from mgenv_jupyter.text import Text
+
+from wire_check import check
 
 GiB = 1024**3
 
 
-def report() -> OomReport:
+def report(timeline: Timeline | None = None, failed_at: float = 3.0) -> OomReport:
     event = OutOfMemory("torch", "gpu", "torch.OutOfMemoryError", "...", 0, 2 * GiB,
                         {"allocated": 21 * GiB, "cached_free": 16 * GiB})
     state = MemoryState((DeviceFigures("gpu0 (simulated)", 0, 40 * GiB, 39 * GiB, 38 * GiB, simulated=True),),
                         (OtherProcess(0, 77, GiB, None, None),))
-    timeline = Timeline("gpu0 (simulated) process", (1.0, 2.0, 3.0), (2 * GiB, 20 * GiB, 38 * GiB), 7, 2.0,
-                        ((5, 2 * GiB), (6, 3 * GiB)))
+    if timeline is None:
+        timeline = Timeline("gpu0 (simulated) process", (1.0, 2.0, 3.0), (2 * GiB, 20 * GiB, 38 * GiB), 7, 2.0,
+                            ((5, 2 * GiB), (6, 3 * GiB)))
     finding = Finding(Cause.FRAGMENTATION, 0.9, Text("16 GiB reserved <unallocated>", "预留 16 GiB"))
     remedy = Remedy(Cause.FRAGMENTATION, (("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"),),
                     Text("growable segments", "可增长的显存段"), restart=False, caveat=Text("a caveat", "注意事项"))
-    return OomReport(event, 0.0, state, timeline, (finding,), (remedy,), 0.012)
+    return OomReport(event, failed_at, state, timeline, (finding,), (remedy,), 0.012)
 
 
 def test_text_in_english_with_the_line_to_copy():
@@ -35,6 +40,8 @@ def test_text_in_english_with_the_line_to_copy():
     assert "reserved but unallocated 16 GiB (8.0× the request)" in text
     assert "gpu0: pid 77 (not visible here) 1 GiB" in text
     assert "cell [7] went from 20 GiB to 38 GiB" in text and "[5] 2 GiB, [6] 3 GiB" in text
+    assert "Timeline (gpu0 (simulated) process, last 1 min): ▁▄█" in text  # the text fallback keeps its sparkline
+    assert "samples while the cell ran: 1 (about 1 s apart), and one at the failure" in text
     assert "1. %envset PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True   — applies live; growable segments" in text
     assert "caveat: a caveat" in text and "Report made in 12 ms" in text
 
@@ -61,7 +68,15 @@ def test_the_labextension_gets_the_report_as_data_beside_text_and_html():
     data = bundle[OOM_MIME]
     assert data["v"] == OOM_VERSION and data["language"] == "zh"
     assert data["headline"] == bundle["text/plain"].splitlines()[0]
-    assert data["sections"][0][0].startswith("结论: 显存碎片") and data["sections"][-1][0].startswith("时间线")
+    assert data["sections"][0][0].startswith("结论: 显存碎片")
+    assert data["sections"][-1][0].startswith("GPU 上的其他进程")
+    timeline = data["timeline"]
+    assert timeline["title"] == "gpu0 (simulated) process 的时间线:单元 [7] 直到失败,对比之前各单元的峰值"
+    assert timeline["lines"][0] == "单元 [7] 从 20 GiB 升至 38 GiB(峰值 38 GiB)"  # no sparkline beside the chart
+    assert not any(bar in line for line in timeline["lines"] for bar in "▁▂▃▄▅▆▇█")
+    assert [o["label"] for o in timeline["chart"]["overlays"]] == [
+        "gpu0 (simulated) 总量(40 GiB)", "失败时占用 + 申请的 2 GiB(40 GiB)", "单元 [6] 峰值(3 GiB)",
+        "单元 [5] 峰值(2 GiB)"]
     [remedy] = data["remedies"]
     assert remedy["assignments"] == [["PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"]]
     assert remedy["restart"] is False and remedy["when"] == "可实时生效" and remedy["caveat"] == "注意事项"
@@ -71,3 +86,73 @@ def test_the_labextension_gets_the_report_as_data_beside_text_and_html():
 def test_sparkline_spans_the_range_and_fits_its_width():
     assert sparkline([0, 5, 10]) == "▁▄█"
     assert len(sparkline(list(range(1000)), 48)) <= 48 and sparkline([]) == ""
+
+
+def test_the_timeline_is_the_charts_own_snapshot_with_the_earlier_peaks_as_lines():
+    """What the chart component draws: the failing device's samples, the failing cell's marker (failed), and overlay
+    lines for the total, held + asked, and each earlier peak, labelled in binary units as the chart writes them."""
+    data = OomView(report(), "en").data()
+    check(data, OomReportData)
+    chart = data["timeline"]["chart"]
+    assert chart is not None
+    check(chart, Snapshot)
+    assert chart["t"] == [1.0, 2.0, 3.0]
+    assert chart["columns"] == {"gpu0 (simulated) process": [2 * GiB, 20 * GiB, 38 * GiB]}
+    [series] = chart["series"]
+    assert series["key"] == "gpu0 (simulated) process" and series["simulated"] and series["quantity"] == "process"
+    [cell] = chart["cells"]
+    assert (cell["cell"], cell["start"], cell["end"], cell["ok"]) == (7, 2.0, 3.0, False)
+    assert cell["peak"] == {"gpu0 (simulated) process": 38 * GiB}
+    overlays = {o["kind"] + ":" + o["short"]: (o["bytes"], o["label"]) for o in chart["overlays"]}
+    assert overlays == {
+        "total:total": (40 * GiB, "gpu0 (simulated) total (40 GiB)"),
+        "oom_request:+ asked": (40 * GiB, "held at the failure + the 2 GiB asked for (40 GiB)"),
+        "cell_peak:[6] peak": (3 * GiB, "cell [6] peak (3 GiB)"),
+        "cell_peak:[5] peak": (2 * GiB, "cell [5] peak (2 GiB)"),
+    }
+    assert isinstance(chart.get("started"), float)  # the time axis counts from the kernel's start, as elsewhere
+
+
+def test_equal_earlier_peaks_share_a_line_and_only_the_highest_are_drawn():
+    peaks = ((1, 2 * GiB), (2, 2 * GiB), (3, 2 * GiB), (4, 2 * GiB), (5, 5 * GiB), (6, 6 * GiB), (7, 7 * GiB),
+             (8, 8 * GiB))
+    timeline = Timeline("gpu0 (simulated) process", (1.0, 2.0, 3.0), (2 * GiB, 20 * GiB, 38 * GiB), 9, 2.0, peaks)
+    view = OomView(report(timeline), "en")
+    chart = view.timeline_chart()
+    assert chart is not None
+    lines = [o for o in chart["overlays"] if o["kind"] == "cell_peak"]
+    assert len(lines) == CHART_PEAK_LINES
+    assert [o["short"] for o in lines] == ["[8] peak", "[7] peak", "[6] peak", "[5] peak"]
+    few = OomView(report(Timeline(timeline.series, timeline.times, timeline.values, 9, 2.0, peaks[:4])), "en")
+    [shared] = [o for o in few.timeline_chart()["overlays"] if o["kind"] == "cell_peak"]  # type: ignore[index]
+    assert shared["short"] == "[1, 2, 3, …] peak" and shared["label"] == "cells [1], [2], [3], [4] peak (2 GiB)"
+    assert "[1] 2 GiB, [2] 2 GiB, [3] 2 GiB, [4] 2 GiB" in repr(few)  # the text still lists every one
+
+
+def test_the_chart_shows_the_failing_cell_and_its_lead_up_not_the_whole_history():
+    """Five minutes at 1 Hz, a cell that failed 1.5 s after it started (one sample of its own, plus the one taken at
+    the failure): the chart shows the 10 s before the cell and the cell, not five minutes squeezed."""
+    times = tuple(float(t) for t in range(1000, 1300)) + (1300.2,)
+    values = tuple(2 * GiB for _ in range(298)) + (30 * GiB, 38 * GiB, 38 * GiB)
+    timeline = Timeline("gpu0 (simulated) process", times, values, 4, 1298.7, ((3, 2 * GiB),))
+    view = OomView(report(timeline, failed_at=1300.2), "en")
+    chart = view.timeline_chart()
+    assert chart is not None
+    assert chart["t"][0] >= 1298.7 - 10 and chart["t"][-1] == 1300.2
+    assert len(chart["t"]) >= CHART_MIN_POINTS
+    assert "samples while the cell ran: 1 (about 1 s apart), and one at the failure" in repr(view)
+    # A cell the recorder saw nothing of (paused while it imported a framework) says so.
+    paused = Timeline(timeline.series, times[:-2] + (1300.2, 1300.201), values[:-2] + (38 * GiB, 38 * GiB), 4,
+                      1298.7, ())
+    said = repr(OomView(report(paused, failed_at=1300.2), "en"))
+    assert ("no sample while the cell ran (the recorder takes one a second, and pauses while a cell imports a "
+            "framework for the first time), and one at the failure") in said
+    # However short the history, a few samples: the chart never draws a lone dot when more was recorded.
+    short = Timeline(timeline.series, times[-3:], values[-3:], 4, 1300.1, ())
+    assert len(OomView(report(short, failed_at=1300.2)).timeline_chart()["t"]) == 3  # type: ignore[index]
+
+
+def test_no_samples_no_chart():
+    data = OomView(report(Timeline()), "en").data()
+    assert data["timeline"] == {"title": "no samples recorded before the failure", "chart": None,
+                                "lines": ["no samples recorded before the failure"]}

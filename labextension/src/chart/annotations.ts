@@ -21,7 +21,9 @@ const LABEL_PADDING = 2;
 export const OVERLAY_STYLE: Record<OverlayKind, LineStyle> = {
   total: 'solid',
   dtr_threshold: 'dashed',
-  paddle_cap: 'dotted'
+  paddle_cap: 'dotted',
+  cell_peak: 'dotted',
+  oom_request: 'dashed'
 };
 const DASH: Record<LineStyle, number[]> = { solid: [], dashed: [6, 3], dotted: [2, 3] };
 

@@ -23,6 +23,9 @@ export interface MemoryChartOptions {
   height?: number | 'fill';
   maxPoints?: number;
   title?: string;
+  /** Draw each sample as a dot too: a few samples a second apart (an out-of-memory report's timeline) are then seen
+   * as the readings they are, not as a continuous curve. */
+  points?: boolean;
 }
 
 const MIN_FILL_HEIGHT = 120;
@@ -59,11 +62,13 @@ export class MemoryChart {
   private _unwatchTheme: () => void;
   private _zoomed = false;
   private _lastWidth = 600;
+  private _points: boolean;
 
   constructor(root: HTMLElement, options: MemoryChartOptions = {}) {
     this.root = root;
     this.store = new SeriesStore(options.maxPoints);
     this._title = options.title ?? 'Memory';
+    this._points = options.points ?? false;
     this._fill = options.height === 'fill';
     this._height = typeof options.height === 'number' ? options.height : this._fill ? 200 : 260;
     root.classList.add('mgenv-chart');
@@ -328,7 +333,7 @@ export class MemoryChart {
           dash: s.quantity === 'reserved' ? [6, 3] : undefined,
           spanGaps: false,
           show: this._seriesShown(s),
-          points: { show: false },
+          points: { show: this._points, size: 5 },
           value: (_u: uPlot, v: number | null) => formatBytes(v)
         }))
       ],

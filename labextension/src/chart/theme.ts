@@ -42,7 +42,10 @@ export function readTheme(element: Element): ChartTheme {
     overlays: {
       total: read('--jp-ui-font-color2', 'rgba(0, 0, 0, 0.54)'),
       dtr_threshold: read('--jp-error-color1', '#d32f2f'),
-      paddle_cap: read('--jp-warn-color1', '#f57c00')
+      paddle_cap: read('--jp-warn-color1', '#f57c00'),
+      // Only in an out-of-memory report's timeline: an earlier cell's peak, and what was held plus what was asked.
+      cell_peak: read('--jp-success-color1', '#388e3c'),
+      oom_request: read('--jp-error-color1', '#d32f2f')
     },
     marker: read('--jp-ui-font-color3', 'rgba(0, 0, 0, 0.38)')
   };

@@ -3,7 +3,8 @@
  * remedy. A click asks the kernel over the sidebar's comm — the same JSON "set" request as a sidebar edit, source
  * "oom_report" — and never builds code: the kernel validates the names and values against its catalog and refuses
  * what it refuses, all or nothing. Accepted, the variables join the notebook profile (NotebookFollower.applyRemedy);
- * a remedy the kernel can only take in at start says so and offers "Restart and apply".
+ * a remedy the kernel can only take in at start says so and offers "Restart and apply". The timeline is drawn by the
+ * memory chart (oomTimeline.ts).
  *
  * The DOM is built with textContent only, and the renderer is not `safe`: an untrusted notebook's saved report shows
  * its text/html fallback, without buttons.
@@ -15,6 +16,7 @@ import { Widget } from '@lumino/widgets';
 import { OOM_MIME, OOM_VERSION, OomRemedyInfo, OomReportData, StatusCode } from '../protocol';
 import { Answer } from './client';
 import { el } from './dom';
+import { ChartLike, timelineView } from './oomTimeline';
 import { Translate } from './text';
 
 /** Statuses after which a value set now reaches the framework only in a new kernel process. */
@@ -32,6 +34,7 @@ export interface OomReportOptions {
 
 export class OomReportView extends Widget implements IRenderMime.IRenderer {
   private _options: OomReportOptions;
+  private _chart: ChartLike | null = null;
 
   constructor(options: OomReportOptions) {
     super();
@@ -41,6 +44,7 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
 
   renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     const data = model.data[OOM_MIME] as unknown as OomReportData | undefined;
+    this._destroyChart();
     this.node.replaceChildren();
     if (!data || data.v !== OOM_VERSION) {
       const text = model.data['text/plain'];
@@ -62,6 +66,9 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
       }
       this.node.append(section);
     }
+    const timeline = timelineView(data.timeline);
+    this._chart = timeline.chart;
+    this.node.append(timeline.node);
     const title = el('div', 'mgenv-oom-remedies-title');
     title.textContent = `${data.remedies_title}:`;
     this.node.append(title);
@@ -79,6 +86,16 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
     footer.textContent = data.footer;
     this.node.append(footer);
     return Promise.resolve();
+  }
+
+  dispose(): void {
+    this._destroyChart();
+    super.dispose();
+  }
+
+  private _destroyChart(): void {
+    this._chart?.destroy();
+    this._chart = null;
   }
 
   private _remedy(remedy: OomRemedyInfo): HTMLElement {
