@@ -17,7 +17,9 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import mgenv_jupyter
 from mgenv_jupyter import cluster, launchers
+from mgenv_jupyter.cluster import last_verify
 from mgenv_jupyter.cluster.verify import new_key, worker_view
+from mgenv_jupyter.comm import RequestHandler
 from mgenv_jupyter.memory.shared import kernel_sampler
 
 PRESETS = {"node_a": "a100-40gb", "node_b": "2xv100", "node_c": "no-process-memory"}
@@ -65,10 +67,21 @@ def main() -> dict:
     result["verify"] = report.frame().to_dict("records")
     result["verify_ok"] = report.ok
 
+    # What the Framework Env sidebar is sent: the kernel's comm builds its "verify" notice from the result verify()
+    # recorded; and the panel's "Verify nodes" JSON request, which runs verify() again now that Ray is initialised.
+    handler = RequestHandler(session)
+    recorded = last_verify.last()
+    result["verify_notice"] = handler.verify(*recorded) if recorded is not None and recorded[0] is report else None
+    result["verify_request"] = handler.handle({"v": 1, "id": "sidebar-1", "type": "verify"})
+    again = last_verify.last()
+    result["verify_request_notice"] = handler.verify(*again) if again is not None and again[0] is not report else None
+
     # A secret, asked for by name: a node answers with an HMAC under the call's own key, never the value or its
     # sha256; verify() still tells a match from a mismatch.
     with_secret = {"env_vars": {**env["env_vars"], "MY_API_TOKEN": "tok-123"}}
     right = cluster.verify(["MY_API_TOKEN"], runtime_env=with_secret)
+    secret_recorded = last_verify.last()
+    result["secret_notice"] = handler.verify(*secret_recorded) if secret_recorded is not None else None
     wrong = cluster.verify(["MY_API_TOKEN"], runtime_env={"env_vars": {**env["env_vars"], "MY_API_TOKEN": "tok-456"}})
     result["secret_verify"] = {"right": right.frame().to_dict("records"), "right_ok": right.ok,
                                "wrong": wrong.frame().to_dict("records"), "wrong_ok": wrong.ok}
