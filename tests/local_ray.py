@@ -56,20 +56,31 @@ class LocalCluster:
         self.start_seconds: dict[str, float] = {}
 
     def start(self) -> LocalCluster:
+        for i, label in enumerate(self.labels):
+            try:
+                self._start_node(label, head=i == 0)
+            except RuntimeError:
+                self.stop()
+                raise
+        return self
+
+    def add(self, label: str) -> None:
+        """Start one more node, labelled `label` (its own custom resource), that joins the running cluster."""
+        self._start_node(label, head=False)
+        self.labels.append(label)
+
+    def _start_node(self, label: str, *, head: bool) -> None:
         common = ["--num-cpus=1", "--object-store-memory=100000000", "--disable-usage-stats",
                   f"--temp-dir={self.temp / 't'}", "--node-ip-address=127.0.0.1"]
-        for i, label in enumerate(self.labels):
-            role = ["--head", f"--port={self.port}", "--include-dashboard=false"] if i == 0 else [
-                f"--address={self.address}"]
-            began = time.monotonic()
-            done = subprocess.run([str(VENV / "bin" / "ray"), "start", *role, *common,
-                                   f"--resources={json.dumps({label: 1})}"],
-                                  env=self.env, capture_output=True, text=True, timeout=180)
-            self.start_seconds[label] = time.monotonic() - began
-            if done.returncode != 0:
-                self.stop()
-                raise RuntimeError(f"ray start for {label} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-        return self
+        # The head's port is a free one: another cluster on this machine (a parallel test run) has its own.
+        role = ["--head", f"--port={self.port}", "--include-dashboard=false"] if head else [f"--address={self.address}"]
+        began = time.monotonic()
+        done = subprocess.run([str(VENV / "bin" / "ray"), "start", *role, *common,
+                               f"--resources={json.dumps({label: 1})}"],
+                              env=self.env, capture_output=True, text=True, timeout=180)
+        self.start_seconds[label] = time.monotonic() - began
+        if done.returncode != 0:
+            raise RuntimeError(f"ray start for {label} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
 
     def run(self, script: Path, *args: str, timeout: float = 300) -> dict[str, Any]:
         """Run a driver script with .venvs/ray's Python against this cluster; its last `RESULT {json}` line."""

@@ -14,8 +14,9 @@ When the actors end:
   them when their owner, the driver, is gone (tests/ray_cluster checks both a clean exit and SIGKILL).
 Each actor is named `ACTOR_PREFIX` + node label + the watch's id, so `live_watch_actors()` finds any left running.
 
-A node that dies is marked lost and the other nodes go on streaming. Each node needs mgenv_jupyter installed (its
-memory sources run there).
+A node that dies is marked lost and the other nodes go on streaming; a node that joins later gets its actor within
+`rescan_seconds` (5 s; one `ray.nodes()` call each time). Each node needs mgenv_jupyter installed (its memory sources
+run there).
 """
 
 from __future__ import annotations
@@ -103,25 +104,38 @@ class ClusterMemory:
 
     `node_env`: extra environment for a node's actor, by node label (the simulated GPU of each node in tests and
     demos: `{"node_b": {"MGENV_SIMULATE_GPU": "2xv100"}}`), passed through the actor's runtime_env. `stale_seconds`:
-    how long a node may be silent before its state says so (default: 20 intervals, at least 3 s).
+    how long a node may be silent before its state says so (default: 20 intervals, at least 3 s). `rescan_seconds`:
+    how often the alive nodes are listed again, so a node that joins later gets its actor too (None: never).
     """
 
     def __init__(self, interval: float = 0.1, *, sampler: Sampler | None = None,
-                 node_env: Mapping[str, Mapping[str, str]] | None = None, stale_seconds: float | None = None) -> None:
+                 node_env: Mapping[str, Mapping[str, str]] | None = None, stale_seconds: float | None = None,
+                 rescan_seconds: float | None = 5.0) -> None:
         from ..protocol import checked_interval
 
         self.interval = checked_interval(interval)
         self._sampler = sampler
         self.node_env = {label: dict(env) for label, env in (node_env or {}).items()}
         self.stale_seconds = stale_seconds if stale_seconds is not None else max(3.0, 20 * self.interval)
+        if rescan_seconds is not None and not (isinstance(rescan_seconds, (int, float)) and rescan_seconds > 0):
+            from ..errors import InvalidValueError
+
+            raise InvalidValueError(f"rescan_seconds must be a positive number of seconds or None, not "
+                                    f"{rescan_seconds!r}")
+        self.rescan_seconds = rescan_seconds
         self.nodes: list[Node] = []
+        # Replaced, never changed in place, when a node joins: a reader iterating the old dict is not disturbed.
         self.sources: dict[str, RemoteSource] = {}
         self._actors: dict[str, Any] = {}
+        self._names: dict[str, str] = {}
         self._threads: list[threading.Thread] = []
         self._subscription: Subscription | None = None
         self._closing = False
+        self._started = False
         self._bound = 0  # consumers that close_with() tied this watch to and that are still open
         self._lock = threading.Lock()
+        self._stop_rescan = threading.Event()
+        self._rescanner: threading.Thread | None = None
         self.id = secrets.token_hex(4)  # in the actors' names: this watch's actors, not another kernel's
 
     @property
@@ -133,36 +147,72 @@ class ClusterMemory:
         return self._sampler
 
     def start(self) -> ClusterMemory:
-        import ray
-
         with self._lock:
-            if self._actors or self._closing:
+            if self._started or self._closing:
                 return self
-            self.nodes = alive_nodes()
-            unknown = set(self.node_env) - {node.label for node in self.nodes}
+            nodes = alive_nodes()
+            unknown = set(self.node_env) - {node.label for node in nodes}
             if unknown:
                 from ..errors import InvalidValueError
 
                 raise InvalidValueError("node_env names nodes that are not in the cluster: "
                                         + ", ".join(sorted(unknown)))
-            actor_class = ray.remote(NodeMemory)
-            for node in self.nodes:
-                # Not detached (Ray's default): the actor dies with this driver. Named only to be found.
-                options: dict[str, Any] = {"scheduling_strategy": pinned(node), "num_cpus": 0, "max_concurrency": 2,
-                                           "name": f"{ACTOR_PREFIX}{node.label}/{self.id}"}
-                if node.label in self.node_env:
-                    options["runtime_env"] = {"env_vars": self.node_env[node.label]}
-                actor = actor_class.options(**options).remote()
-                # The sampler closes its sources when it closes: the actors end then too.
-                source = RemoteSource(node.label, self.stale_seconds, on_close=self.close)
-                stream = actor.stream.options(num_returns="streaming").remote(self.interval)
-                self._actors[node.label] = actor
-                self.sources[node.label] = source
-                self._threads.append(start_reader(source, _batches(stream), self._lost_reason))
+            self._started = True
+            for node in nodes:
+                self._start_node(node)
             sampler = self.sampler
             sampler.sources.extend(self.sources.values())  # the sampler reads them from its next housekeeping on
             self._subscription = sampler.subscribe(None, interval=self.interval)
+        if self.rescan_seconds is not None:
+            self._rescanner = threading.Thread(target=self._rescan, daemon=True, name="mgenv-cluster-rescan")
+            self._rescanner.start()
         return self
+
+    def _start_node(self, node: Node) -> RemoteSource:
+        """An actor pinned to `node` and the source it feeds (with the lock held)."""
+        import ray
+
+        label = node.label
+        old = self.sources.get(label)
+        if old is not None and old.lost is None:  # the label is taken by an alive node: tell the new one apart
+            label = f"{label}/{node.id[:6]}"
+        name = f"{ACTOR_PREFIX}{label}/{self.id}" + ("" if old is None else f"/{node.id[:6]}")
+        # Not detached (Ray's default): the actor dies with this driver. Named only to be found.
+        options: dict[str, Any] = {"scheduling_strategy": pinned(node), "num_cpus": 0, "max_concurrency": 2,
+                                   "name": name}
+        if node.label in self.node_env:
+            options["runtime_env"] = {"env_vars": self.node_env[node.label]}
+        actor = ray.remote(NodeMemory).options(**options).remote()
+        # The sampler closes its sources when it closes: the actors end then too.
+        source = RemoteSource(label, self.stale_seconds, on_close=self.close)
+        stream = actor.stream.options(num_returns="streaming").remote(self.interval)
+        self.nodes = [*self.nodes, node]
+        self._actors = {**self._actors, label: actor}
+        self._names = {**self._names, label: name}
+        self.sources = {**self.sources, label: source}
+        self._threads.append(start_reader(source, _batches(stream), self._lost_reason))
+        return source
+
+    def _rescan(self) -> None:
+        """Every `rescan_seconds`: an actor for each node that joined since (a node that rejoins after it was lost
+        takes its label back, its series going on under it)."""
+        assert self.rescan_seconds is not None
+        while not self._stop_rescan.wait(self.rescan_seconds):
+            try:
+                joined = [node for node in alive_nodes() if node.id not in {known.id for known in self.nodes}]
+                if not joined:
+                    continue
+                with self._lock:
+                    if self._closing:
+                        return
+                    added = [(self.sources.get(node.label), self._start_node(node)) for node in joined]
+                sampler = self.sampler
+                replaced = {id(old) for old, _ in added if old is not None and old.lost is not None}
+                sampler.sources = [source for source in sampler.sources if id(source) not in replaced]
+                sampler.sources.extend(new for _, new in added)
+                log.info("cluster watch: %d node(s) joined: %s", len(added), ", ".join(n.label for n in joined))
+            except Exception:  # Ray shut down or the cluster unreachable: try again later, never end the kernel
+                log.debug("cluster watch: listing the nodes failed", exc_info=True)
 
     def _lost_reason(self, exc: BaseException) -> str | None:
         return None if self._closing else first_line(exc)
@@ -177,7 +227,7 @@ class ClusterMemory:
 
     def actor_names(self) -> list[str]:
         """The Ray names of this watch's actors (see `live_watch_actors()`)."""
-        return [f"{ACTOR_PREFIX}{label}/{self.id}" for label in self.sources]
+        return list(self._names.values())
 
     @property
     def closed(self) -> bool:
@@ -218,6 +268,9 @@ class ClusterMemory:
                 return
             self._closing = True
             actors, self._actors = dict(self._actors), {}
+        self._stop_rescan.set()
+        if self._rescanner is not None and self._rescanner is not threading.current_thread():
+            self._rescanner.join(10.0)
         if actors:
             import ray
 
@@ -350,7 +403,8 @@ def live_watch_actors() -> list[str]:
 
 
 def watch(interval: float = 0.1, *, sampler: Sampler | None = None,
-          node_env: Mapping[str, Mapping[str, str]] | None = None) -> ClusterMemory:
-    """Stream every alive node's memory into the kernel's sampler (or `sampler`) every `interval` seconds; see
-    `ClusterMemory`. Call after `ray.init(...)`."""
-    return ClusterMemory(interval, sampler=sampler, node_env=node_env).start()
+          node_env: Mapping[str, Mapping[str, str]] | None = None,
+          rescan_seconds: float | None = 5.0) -> ClusterMemory:
+    """Stream every alive node's memory into the kernel's sampler (or `sampler`) every `interval` seconds, and that of
+    nodes that join later (looked for every `rescan_seconds`); see `ClusterMemory`. Call after `ray.init(...)`."""
+    return ClusterMemory(interval, sampler=sampler, node_env=node_env, rescan_seconds=rescan_seconds).start()

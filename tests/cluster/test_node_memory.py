@@ -150,3 +150,74 @@ def test_closing_a_memory_chart_ends_the_watch_it_was_bound_to():
     chart.close()  # idempotent: the callbacks ran once
     assert calls == ["closed"]
     sampler.close()
+
+
+def test_the_watch_starts_an_actor_for_each_node_that_joins_once_and_stops_looking_when_closed(
+        monkeypatch: pytest.MonkeyPatch):
+    # Ray's part (listing nodes, starting an actor) replaced: what is checked is which nodes get one, and when.
+    from mgenv_jupyter.cluster import node_memory
+    from mgenv_jupyter.cluster.nodes import Node
+    from mgenv_jupyter.cluster.remote_source import RemoteSource
+    from mgenv_jupyter.memory.sampler import Sampler
+
+    alive = [Node("id-a", "node_a", "127.0.0.1")]
+    monkeypatch.setattr(node_memory, "alive_nodes", lambda: list(alive))
+    sampler = Sampler([], interval=0.5)
+    watch = ClusterMemory(interval=0.5, sampler=sampler, rescan_seconds=0.05)
+    started: list[str] = []
+
+    def start_node(node: Node) -> RemoteSource:
+        started.append(node.label)
+        source = RemoteSource(node.label)
+        watch.nodes = [*watch.nodes, node]
+        watch.sources = {**watch.sources, node.label: source}
+        return source
+
+    monkeypatch.setattr(watch, "_start_node", start_node)
+    watch.start()
+    assert started == ["node_a"]
+    alive.append(Node("id-d", "node_d", "127.0.0.1"))
+    deadline = time.monotonic() + 10
+    while "node_d (remote)" not in [s.name for s in sampler.sources] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.2)  # several more rescans: node_d is not started twice
+    assert started == ["node_a", "node_d"] and [s.name for s in sampler.sources] == ["node_a (remote)",
+                                                                                      "node_d (remote)"]
+    watch.close()
+    alive.append(Node("id-e", "node_e", "127.0.0.1"))
+    time.sleep(0.2)
+    assert started == ["node_a", "node_d"] and sampler.sources == [] and watch.states() == {
+        "node_a": "ended", "node_d": "ended"}
+    sampler.close()
+
+
+def test_rescan_seconds_is_checked():
+    from mgenv_jupyter.errors import InvalidValueError
+
+    for bad in (0, -1, "5", float("nan")):
+        with pytest.raises(InvalidValueError):
+            ClusterMemory(interval=0.5, rescan_seconds=bad)  # type: ignore[arg-type]
+    assert ClusterMemory(interval=0.5, rescan_seconds=None).rescan_seconds is None
+
+
+def test_the_kernels_sampler_closing_ends_the_watch(monkeypatch: pytest.MonkeyPatch):
+    # As when the extension is unloaded: the sampler closes its sources, and a watch's sources end the watch.
+    from mgenv_jupyter.cluster import node_memory
+    from mgenv_jupyter.cluster.nodes import Node
+    from mgenv_jupyter.cluster.remote_source import RemoteSource
+    from mgenv_jupyter.memory.sampler import Sampler
+
+    monkeypatch.setattr(node_memory, "alive_nodes", lambda: [Node("id-a", "node_a", "127.0.0.1")])
+    sampler = Sampler([], interval=0.5)
+    watch = ClusterMemory(interval=0.5, sampler=sampler, rescan_seconds=None)
+
+    def start_node(node: Node) -> RemoteSource:  # what _start_node makes, without the actor
+        source = RemoteSource(node.label, on_close=watch.close)
+        watch.sources = {**watch.sources, node.label: source}
+        return source
+
+    monkeypatch.setattr(watch, "_start_node", start_node)
+    watch.start()
+    assert not watch.closed and sampler.subscriptions
+    sampler.close()
+    assert watch.closed and watch.states() == {"node_a": "ended"}

@@ -111,16 +111,33 @@ def test_a_drivers_actors_end_when_it_exits_or_is_killed(scenario: dict[str, Any
         assert len(answer["names"]) == 2 and set(answer["names"]) <= set(answer["live"])
         assert all(psutil.pid_exists(pid) for pid in answer["pids"])
     os.kill(seen["hold"]["driver"], signal.SIGKILL)
+    ended = time.monotonic()
     assert drivers["exit"][0].wait(60) == 0 and drivers["hold"][0].wait(60) == -signal.SIGKILL
+    pids = [pid for answer in seen.values() for pid in answer["pids"]]
+    while any(_running(pid) for pid in pids) and time.monotonic() - ended < 30:
+        time.sleep(0.1)
+    assert not [pid for pid in pids if _running(pid)]
+    processes_gone = time.monotonic() - ended
     names = [name for answer in seen.values() for name in answer["names"]]
     checked = local_cluster.run(HERE / "watch_driver.py", "check", *names, str(local_cluster.temp / "check.json"))
     assert checked["left"] == [] and checked["gone_after"] is not None
-    print(f"driver exit/SIGKILL: named actors gone {checked['gone_after']:.1f} s after both drivers ended")
-    pids = [pid for answer in seen.values() for pid in answer["pids"]]
-    deadline = time.monotonic() + 30
-    while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not [pid for pid in pids if _running(pid)]
+    print(f"driver exit/SIGKILL: actor processes gone {processes_gone:.1f} s after the SIGKILL, and no named actor "
+          f"left when a new driver looked")
+
+
+def test_a_node_that_joins_after_watch_started_is_watched_too(scenario: dict[str, Any], local_cluster):
+    process, first = local_cluster.spawn(HERE / "watch_driver.py", "join")
+    before = local_cluster.result_of(process, first)
+    assert "node_d" not in before["labels"]
+    local_cluster.add("node_d")  # a fourth `ray start`, after the watch began
+    after = local_cluster.result_of(process, first.with_suffix(".joined"), timeout=240)
+    assert process.wait(60) == 0
+    assert after["streaming_after"] is not None and after["labels"] == sorted([*before["labels"], "node_d"])
+    print(f"node_d streaming {after['streaming_after']:.1f} s after the watch began: {after['states']['node_d']!r}")
+    assert not after["states"]["node_d"].startswith(("lost", "starting")) and after["series"]
+    node_d = [name for name in after["names"] if name.split("/")[1] == "node_d"]
+    assert len(node_d) == 1 and node_d[0] in after["live"]
+    assert after["left"] == [] and after["gone_after"] is not None  # closing ends the joined node's actor as well
 
 
 def _running(pid: int) -> bool:

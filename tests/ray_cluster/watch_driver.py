@@ -3,6 +3,8 @@ LocalCluster.spawn). The last argument is the file its result goes to, as JSON.
 
     watch_driver.py exit RESULT    watch() every node, report the actors, then exit without closing the watch
     watch_driver.py hold RESULT    the same, then wait (to be killed with SIGKILL)
+    watch_driver.py join RESULT    watch() looking for new nodes every second, report; wait until a node_d joins and
+                                   streams, report again (in RESULT's stem + ".joined"), close the watch
     watch_driver.py check NAME... RESULT
                                    wait up to 30 s until none of the named watch actors is alive; say how long it took
 """
@@ -38,6 +40,29 @@ def watched() -> dict:
             "pids": [ray.get(watch.actor(label).pid.remote()) for label in watch.sources], "driver": os.getpid()}
 
 
+def joined(out: Path) -> None:
+    from mgenv_jupyter.memory.shared import kernel_sampler
+
+    watch = cluster.watch(0.2, rescan_seconds=1.0)
+    write(out, {"labels": sorted(watch.sources)})
+    began = time.monotonic()
+    streaming = None
+    while time.monotonic() - began < 150:
+        source = watch.sources.get("node_d")
+        if source is not None and source.batches:
+            streaming = time.monotonic() - began
+            break
+        time.sleep(0.1)
+    time.sleep(1.0)  # a few of node_d's batches reach the history
+    names = watch.actor_names()
+    result = {"labels": sorted(watch.sources), "states": watch.states(), "streaming_after": streaming,
+              "names": names, "live": cluster.live_watch_actors(),
+              "series": [key for key in kernel_sampler().history.series if key.startswith("node_d ")]}
+    watch.close()
+    result.update(gone(names))
+    write(out.with_suffix(".joined"), result)
+
+
 def gone(names: list[str]) -> dict:
     began = time.monotonic()
     while time.monotonic() - began < 30:
@@ -54,6 +79,9 @@ def main() -> None:
     if mode == "check":
         write(Path(out), gone(names))
         ray.shutdown()
+        return
+    if mode == "join":
+        joined(Path(out))
         return
     write(Path(out), watched())
     if mode == "hold":
