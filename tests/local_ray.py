@@ -70,10 +70,13 @@ class LocalCluster:
         self.labels.append(label)
 
     def _start_node(self, label: str, *, head: bool) -> None:
+        # Ports: free ones where Ray has fixed defaults (the head's 6379, the minimal dashboard's 8265, each agent's
+        # 52365), so another cluster on this machine (a parallel test run) has its own; the rest Ray picks at random.
         common = ["--num-cpus=1", "--object-store-memory=100000000", "--disable-usage-stats",
-                  f"--temp-dir={self.temp / 't'}", "--node-ip-address=127.0.0.1"]
-        # The head's port is a free one: another cluster on this machine (a parallel test run) has its own.
-        role = ["--head", f"--port={self.port}", "--include-dashboard=false"] if head else [f"--address={self.address}"]
+                  f"--temp-dir={self.temp / 't'}", "--node-ip-address=127.0.0.1",
+                  f"--dashboard-agent-listen-port={_free_port()}"]
+        role = ["--head", f"--port={self.port}", "--include-dashboard=false", f"--dashboard-port={_free_port()}"
+                ] if head else [f"--address={self.address}"]
         began = time.monotonic()
         done = subprocess.run([str(VENV / "bin" / "ray"), "start", *role, *common,
                                f"--resources={json.dumps({label: 1})}"],
