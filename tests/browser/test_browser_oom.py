@@ -3,8 +3,10 @@ out-of-memory error while the simulated GPU climbs to its limit (tests/data/oom/
 stays, the report appears under it with the timeline and the remedies as buttons; a click on the first one
 (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, which PyTorch reads once, so it needs a restart) goes to the kernel
 as the sidebar's own JSON "set" request, shows up in a later cell's %envdiff, in the sidebar and in the notebook
-profile, and the report's "Restart and apply" brings it into the new kernel. The report is checked for usable buttons
-and text that is not cut off at 1400 and 700 px wide, light and dark, and screenshots are kept under test-artifacts/.
+profile, and the report's "Restart and apply" brings it into the new kernel. The report's timeline is drawn by the
+memory chart component (the failing cell's series, its marker, the earlier cells' peaks and the device total as
+labelled lines, binary units). The report is checked for usable buttons, text that is not cut off, and the chart's
+labels inside it and apart, at 1400 and 700 px wide, light and dark; screenshots are kept under test-artifacts/.
 
 The error is a stand-in with PyTorch's class name and wording, raised without a GPU (as tests/kernel/test_oom_kernel.py
 does): what the hook recognises is the class and the message.
@@ -13,9 +15,10 @@ does): what the hook recognises is the class and the message.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
-from layout_checks import clipped_text, set_theme, sticking_out, unusable_inputs
+from layout_checks import clipped_text, overlapping, set_theme, sticking_out, unusable_inputs
 
 from lab_server import (
     RESTART_QUESTION,
@@ -37,6 +40,28 @@ NAME, VALUE = "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"
 REPORT = ".jp-Cell:nth-child(3) .mgenv-oom"
 APPLY = f"{REPORT} .mgenv-oom-remedy:first-child .mgenv-oom-apply"
 OUTCOME = f"{REPORT} .mgenv-oom-remedy:first-child .mgenv-oom-outcome"
+CHART = f"{REPORT} .mgenv-oom-timeline .mgenv-oom-chart"
+SERIES = "gpu0 (simulated) process"
+
+# What the report's chart draws, read from the chart component itself (the canvas has no text to select).
+CHART_JS = """chart => {
+    const box = document.querySelector(chart);
+    const live = box?.mgenvChart;
+    if (!live) return null;
+    const texts = selector => [...box.querySelectorAll(selector)].map(e => e.textContent);
+    return {
+        isChart: box.classList.contains('mgenv-chart'),
+        canvas: box.querySelector('.uplot canvas')?.width ?? 0,
+        series: live.store.series.map(s => s.key),
+        samples: live.store.length,
+        overlays: live.overlays.map(o => [o.kind, o.short, o.bytes]),
+        markers: live.markers.map(m => [m.cell, m.ok]),
+        yTicks: (live._plot?.axes[1]._values ?? []).map(String),
+        gutter: texts('.mgenv-chart-overlay-label'),
+        markerLabels: texts('.mgenv-chart-marker-label'),
+        legend: texts('.mgenv-chart-legend-item .mgenv-chart-legend-name'),
+    };
+}"""
 
 
 def cell_output(page, index: int, text: str, timeout: int = 60_000) -> str:
@@ -47,20 +72,45 @@ def cell_output(page, index: int, text: str, timeout: int = 60_000) -> str:
     return page.inner_text(selector)
 
 
+def settle_chart(page) -> None:
+    """Wait until the report's chart fits its box again (after a resize) and has redrawn (after a theme change)."""
+    page.wait_for_function("""chart => {
+        const box = document.querySelector(chart);
+        const plot = box?.querySelector('.uplot');
+        return !!plot && Math.abs(plot.offsetWidth - box.querySelector('.mgenv-chart-plot').clientWidth) <= 1;
+    }""", arg=CHART, timeout=30_000)
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
 def layout_problems(page) -> list[str]:
     page.locator(REPORT).scroll_into_view_if_needed()
+    settle_chart(page)
+    labels = f"{CHART} .mgenv-chart-overlay-label, {CHART} .mgenv-chart-marker-label"
     return (unusable_inputs(page, REPORT) + clipped_text(page, REPORT)
-            + sticking_out(page, ".mgenv-oom-remedy *", REPORT))
+            + sticking_out(page, ".mgenv-oom-remedy *", REPORT)
+            # The chart inside the report; its labels inside the chart, apart from each other and from the data.
+            + sticking_out(page, ".mgenv-oom-chart, .mgenv-chart-legend, .uplot", REPORT)
+            + sticking_out(page, ".mgenv-chart-overlay-label, .mgenv-chart-marker-label", CHART)
+            + overlapping(page, f"{labels}, {CHART} .u-over"))
+
+
+def shoot(page, name: str) -> None:
+    """The page as a user sees it: at the remedies, then at the timeline's chart (the report is taller than the
+    window)."""
+    screenshot(page, name)
+    page.locator(f"{REPORT} .mgenv-oom-timeline").scroll_into_view_if_needed()
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    screenshot(page, name.replace(".png", "-timeline.png"))
 
 
 def test_a_click_on_the_first_remedy_sets_it_and_restart_and_apply_brings_it_in(tmp_path):
     with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(SCENARIO)}) as lab:
         name = write_notebook(lab, "oom.ipynb", [
             "%load_ext mgenv_jupyter\nmarker = 'old kernel'",
-            "x = 1",
-            "import time\ntime.sleep(1.5)\n"
-            "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})\n"
-            f"raise OutOfMemoryError({MESSAGE!r})",
+            # The stand-in class is made a cell before: a cell naming a framework not imported yet pauses the
+            # recorder (oom/hook.py), and the failing cell is to be recorded as a user's would be.
+            "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})",
+            f"import time\ntime.sleep(3.5)\nraise OutOfMemoryError({MESSAGE!r})",
             "%envdiff",
             f"import os\nprint('fresh:', 'marker' not in globals(), '|', os.environ.get('{NAME}'))",
         ])
@@ -77,7 +127,8 @@ def test_a_click_on_the_first_remedy_sets_it_and_restart_and_apply_brings_it_in(
             # The rendered report is the only display: the text/html fallback is not shown beside it.
             displays = page.locator(".jp-Cell:nth-child(3) .jp-OutputArea-output").count()
             problems["1400-light"] = layout_problems(page)
-            screenshot(page, "oom-report-1400-light.png")
+            chart = page.evaluate(CHART_JS, CHART)
+            shoot(page, "oom-report-1400-light.png")
 
             page.locator(APPLY).click()
             page.wait_for_selector(f"{OUTCOME}:is([data-state='restart'], [data-state='applied'], "
@@ -86,16 +137,17 @@ def test_a_click_on_the_first_remedy_sets_it_and_restart_and_apply_brings_it_in(
             assert page.get_attribute(OUTCOME, "data-state") == "restart", outcome
             applied_label = page.inner_text(APPLY)
             problems["1400-light-applied"] = layout_problems(page)
-            screenshot(page, "oom-report-applied-1400-light.png")
+            shoot(page, "oom-report-applied-1400-light.png")
             set_theme(page, dark=True)
             problems["1400-dark"] = layout_problems(page)
-            screenshot(page, "oom-report-applied-1400-dark.png")
+            shoot(page, "oom-report-applied-1400-dark.png")
             page.set_viewport_size({"width": 700, "height": 900})
             problems["700-dark"] = layout_problems(page)
-            screenshot(page, "oom-report-applied-700-dark.png")
+            narrow = page.evaluate(CHART_JS, CHART)
+            shoot(page, "oom-report-applied-700-dark.png")
             set_theme(page, dark=False)
             problems["700-light"] = layout_problems(page)
-            screenshot(page, "oom-report-applied-700-light.png")
+            shoot(page, "oom-report-applied-700-light.png")
             page.set_viewport_size({"width": 1400, "height": 900})
 
             run_cell(page, 3)
@@ -128,7 +180,22 @@ def test_a_click_on_the_first_remedy_sets_it_and_restart_and_apply_brings_it_in(
     assert displays == 2, displays  # the error and the report, nothing else
     assert report.startswith("Out of memory on gpu0 (torch.OutOfMemoryError): 2 GiB asked for"), report[:200]
     assert "Verdict: fragmentation" in report
-    assert "Timeline (gpu0 (simulated) process" in report and "cell [3] went from" in report
+    assert f"Timeline of {SERIES}: cell [3] up to the failure" in report and "cell [3] went from" in report
+    assert "▁" not in report and "█" not in report  # the chart, not the text fallback's sparkline
+    # The timeline is the chart component, drawn: the failing cell's series (the samples before and in the cell, the
+    # last taken at the failure), the cell's marker (failed), the device total and cell [2]'s peak as labelled lines.
+    assert chart is not None and chart["isChart"] and chart["canvas"] > 0, chart
+    assert chart["series"] == [SERIES] and chart["samples"] >= 6, chart
+    said = re.search(r"samples while the cell ran: (\d+) \(about ([\d.]+) s apart\), and one at the failure", report)
+    assert said and int(said[1]) >= 2 and 0.5 <= float(said[2]) <= 1.5, report  # the recorder's 1 Hz for 3.5 s
+    assert chart["markers"] == [[3, False]] and chart["markerLabels"] == ["[3]"], chart
+    kinds = {kind: (short, size) for kind, short, size in chart["overlays"]}
+    assert kinds["total"] == ("total", 40 * 1024**3), chart  # the scenario's "40GB", 1024-based
+    assert kinds["cell_peak"][0] == "[2] peak" and kinds["oom_request"][0] == "+ asked", chart
+    assert "total40 GiB" in chart["gutter"] and "[2] peak2 GiB" in chart["gutter"], chart
+    assert any(line.startswith("cell [2] peak") for line in chart["legend"]) and SERIES in chart["legend"], chart
+    assert chart["yTicks"] and all(tick == "0" or tick.endswith(" GiB") for tick in chart["yTicks"]), chart
+    assert narrow["gutter"] == chart["gutter"] and narrow["canvas"] < chart["canvas"], narrow  # all labels at 700 px
     assert f"%envset {NAME}={VALUE}" in report
     assert buttons and buttons[0] == "Apply", buttons
     assert outcome.startswith("Set and kept in the notebook profile; it takes effect after a restart."), outcome
