@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 from pathlib import Path
 
@@ -199,3 +200,16 @@ def test_recording_pauses_for_a_cell_that_imports_a_framework_and_resumes_after(
     ip.run_cell("import os  # mxnet is not imported by this cell, only named\n_seen.append(_recorder.recording)")
     ip.run_cell("_seen.append(_recorder.recording)")
     assert seen == [False, True]
+
+
+def test_the_warm_up_thread_is_waited_for_at_exit(ip):
+    """The report's imports are warmed up on a thread; the interpreter must wait for it at exit: a daemon thread still
+    importing pandas when a short script ended made the process segfault in finalisation (seen in MegEngine's venv
+    under load, 5 runs of 10)."""
+    hook.uninstall(ip)
+    hook.install(ip)
+    warm_ups = [t for t in threading.enumerate() if t.name == "mgenv-oom-warm-up"]
+    assert warm_ups and not any(t.daemon for t in warm_ups)
+    for thread in warm_ups:
+        thread.join(60)
+    assert not any(t.is_alive() for t in warm_ups)  # it ends: waiting for it at exit cannot hang the kernel
