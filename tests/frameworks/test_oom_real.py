@@ -1,28 +1,38 @@
-"""Real out-of-memory errors on the host, raised by the real PyTorch, JAX, Paddle, MegEngine and MXNet in their own
-venvs (tests/framework_checks/oom_host.py, a real IPython shell): each one is recognised and reported under the
-normal traceback, which IPython still shows in full."""
+"""Real out-of-memory errors on the host, raised by the real PyTorch, JAX, Paddle, MegEngine, MXNet and TensorFlow in
+their own venvs (tests/framework_checks/oom_host.py, a real IPython shell): each one is recognised and reported under
+the normal traceback, which IPython still shows in full. TensorFlow's GPU texts, which the CPU wheel cannot raise, are
+data (tests/data/oom/tensorflow_messages.json): every literal they rely on is checked to be in the installed wheel."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+from pathlib import Path
 
 import pytest
 
-from framework_venvs import run
+from framework_venvs import ROOT, run
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 PIB = 1 << 50
+TF_ERROR = "tensorflow.python.framework.errors_impl.ResourceExhaustedError"
 
 
-@pytest.mark.parametrize("framework, error, requested", [
-    ("torch", "builtins.RuntimeError", PIB),
-    ("jax", "jax.errors.JaxRuntimeError", PIB),
-    ("paddle", "builtins.MemoryError", PIB),
-    ("megengine", "megengine.core._imperative_rt.core2.AsyncError", PIB),  # its cause carries the allocator's error
-    ("mxnet", "mxnet.base.MXNetError", None),  # "Failed to allocate CPU Memory" gives no size
+@pytest.mark.parametrize("framework, variant, error, requested", [
+    ("torch", "", "builtins.RuntimeError", PIB),
+    ("jax", "", "jax.errors.JaxRuntimeError", PIB),
+    ("paddle", "", "builtins.MemoryError", PIB),
+    ("megengine", "", "megengine.core._imperative_rt.core2.AsyncError", PIB),  # its cause carries the allocator's error
+    ("mxnet", "", "mxnet.base.MXNetError", None),  # "Failed to allocate CPU Memory" gives no size
+    # TensorFlow: its size is the shape times the type's size (uint8, then float32 for 1 << 48 elements); XLA's message
+    # names no device and gives the size itself
+    ("tensorflow", "", TF_ERROR, PIB),
+    ("tensorflow", "cpu-allocator", TF_ERROR, PIB),
+    ("tensorflow", "xla", TF_ERROR, PIB),
 ])
-def test_a_host_allocation_far_beyond_the_machine(framework, error, requested):
-    r = run(framework, "oom_host.py", framework)
+def test_a_host_allocation_far_beyond_the_machine(framework, variant, error, requested):
+    r = run(framework, "oom_host.py", framework, *([variant] if variant else []))
     assert r["error"] == error
     traceback = ANSI.sub("", r["traceback"])
     assert "Traceback (most recent call last)" in traceback and error.rsplit(".", 1)[1] in traceback
@@ -35,3 +45,46 @@ def test_a_host_allocation_far_beyond_the_machine(framework, error, requested):
     assert "Verdict: host memory" in r["shown"] and r["oom_again"] == r["shown"]
     if requested is not None:
         assert "far beyond the machine" in report["findings"][0]["evidence"]
+
+
+def test_tensorflow_on_the_cpu_raises_resource_exhausted_after_its_bfc_pool_waits_and_logs():
+    """What TensorFlow 2.21 really does with an allocation past the machine on the CPU: no abort, no MemoryError, a
+    ResourceExhaustedError whose message is op_kernel.cc's (device, allocator, shape, type). Its default CPU allocator
+    is oneDNN's BFC pool ("mklcpu", sized to the machine's memory): it first waits up to 10 s for memory to be freed
+    (BFCAllocator::AllocateRawInternalWithRetry, kMaxMillisToWait), and logs its own "Allocator (mklcpu) ran out of
+    memory" with an allocation summary on stderr, outside the exception. The plain CPU allocator fails at once."""
+    pooled = run("tensorflow", "oom_host.py", "tensorflow")
+    assert re.fullmatch(r"\{\{function_node __wrapped__Fill_device_/job:localhost/replica:0/task:0/device:CPU:0\}\} "
+                        r"OOM when allocating tensor with shape\[1125899906842624\] and type uint8 on "
+                        r"/job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu \[Op:Fill\] name: ",
+                        pooled["message"]), pooled["message"]
+    assert any("Allocator (mklcpu) ran out of memory trying to allocate 1.00PiB" in line for line in pooled["logged"])
+    assert pooled["seconds"] >= 9  # the pool's retry wait
+    plain = run("tensorflow", "oom_host.py", "tensorflow", "cpu-allocator")
+    assert "and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu" in plain["message"]
+    assert plain["seconds"] < 9
+
+
+def _tensorflow_libraries() -> list[Path]:
+    found = sorted((ROOT / ".venvs" / "tensorflow").glob("lib/python*/site-packages/tensorflow/libtensorflow_*.so.2"))
+    if not found:
+        if os.environ.get("MGENV_REQUIRE_FRAMEWORKS"):
+            pytest.fail("the tensorflow venv is missing: run ./dev setup")
+        pytest.skip("tensorflow venv not set up (./dev setup)")
+    return found
+
+
+def test_tensorflows_gpu_texts_are_made_of_literals_the_installed_tensorflow_holds():
+    """The GPU cases of tests/data/oom/tensorflow_messages.json are format strings from TensorFlow's source; the
+    installed 2.21 wheel (CPU build, but the same framework library) holds each literal they are made of."""
+    binary = b"".join(path.read_bytes() for path in _tensorflow_libraries())
+    literals = ["OOM when allocating tensor with shape", " by allocator ", "OOM when allocating tensor of shape ",
+                "OOM when allocating temporary tensor with shape", ") ran out of memory trying ", "_bfc",
+                "Hint: If you want to see a list of allocated tensors when OOM happens, add "
+                "report_tensor_allocations_upon_oom to RunOptions for current allocation info. This isn't available "
+                "when running in Eager mode.", "memory while trying to allocate "]
+    missing = [literal for literal in literals if literal.encode() not in binary]
+    assert not missing
+    data = json.loads((ROOT / "tests" / "data" / "oom" / "tensorflow_messages.json").read_text())
+    gpu = [case["message"] for name, case in data["cases"].items() if name.startswith("gpu:")]
+    assert all(any(literal in message for literal in literals[:4]) for message in gpu)

@@ -3,22 +3,27 @@
 GPU-only errors cannot be raised on this machine, so they are tested as data: PyTorch's, JAX's and CuPy's are the REAL
 errors captured on an H100 (tests/data/cuda_facts_h100.json: class, MRO and message verbatim), raised here through
 stand-in classes built from the captured MRO (same module-qualified names, same bases); Paddle's, MegEngine's and
-MXNet's are their source's own format strings (file paths cited beside each), filled in as the C++ would. The CPU
-errors below are the real messages the frameworks raised in their venvs (tests/frameworks/test_oom_real.py raises
-them for real).
+MXNet's are their source's own format strings (file paths cited beside each), filled in as the C++ would;
+TensorFlow's are in tests/data/oom/tensorflow_messages.json (source files and commits there, GPU texts filled in from
+them, host texts as TensorFlow 2.21 raised them). The CPU errors below are the real messages the frameworks raised in
+their venvs (tests/frameworks/test_oom_real.py raises them for real).
 """
 
 from __future__ import annotations
 
 import builtins
 import json
+import re
 from pathlib import Path
 
 import pytest
+from framework_stand_ins import TensorFlowRuntime, install, tensorflow_modules
 
 from mgenv_jupyter.oom.recognise import OutOfMemory, parse_size, recognise
 
-FACTS = json.loads((Path(__file__).parents[1] / "data" / "cuda_facts_h100.json").read_text())
+DATA = Path(__file__).parents[1] / "data"
+FACTS = json.loads((DATA / "cuda_facts_h100.json").read_text())
+TENSORFLOW = json.loads((DATA / "oom" / "tensorflow_messages.json").read_text())
 GiB = 1024**3
 
 
@@ -114,6 +119,79 @@ def test_mxnet_gpu_oom_from_its_source_text(message):
     error = stand_in("mxnet.base.MXNetError", ["x", "builtins.RuntimeError"])(message)
     event = recognise(error)
     assert event is not None and (event.framework, event.device, event.requested) == ("mxnet", "gpu", None)
+
+
+# ---- TensorFlow: tests/data/oom/tensorflow_messages.json ------------------------------------------------------------
+
+def tensorflow_error(message: str) -> BaseException:
+    python = TENSORFLOW["python"]
+    return stand_in(python["type"], python["mro"])(message)
+
+
+@pytest.fixture
+def no_tensorflow(monkeypatch):
+    """No TensorFlow loaded: a message that names no device is the host's."""
+    install(monkeypatch, {})
+
+
+@pytest.mark.parametrize("case", sorted(TENSORFLOW["cases"]))
+def test_tensorflow_oom_from_its_source_and_its_real_errors(case, no_tensorflow):
+    data = TENSORFLOW["cases"][case]
+    assert data["source"] in TENSORFLOW["sources"] or data.get("captured"), case
+    event = recognise(tensorflow_error(data["message"]))
+    assert event is not None
+    assert (event.framework, event.device, event.gpu, event.requested) == (
+        "tensorflow", data["device"], data["gpu"], data["requested"])
+    assert event.exception == TENSORFLOW["python"]["type"]
+
+
+def test_tensorflow_gpu_texts_are_its_host_texts_with_a_gpus_device_and_allocator():
+    """The GPU cases differ from the captured host ones only where the C++ puts the device's and allocator's names."""
+    cases = TENSORFLOW["cases"]
+    host = cases["host: an eager op, oneDNN's BFC CPU allocator (the default)"]["message"]
+    gpu = cases["gpu: an eager op past the GPU's BFC pool"]["message"]
+    numbers = re.compile(r"shape\[[0-9,]*\] and type \w+")
+    assert numbers.sub("S", host).replace("CPU:0", "GPU:0").replace("mklcpu", "GPU_0_bfc") == numbers.sub("S", gpu)
+    graph_host = cases["host: a tf.function (graph error)"]["message"]
+    graph_gpu = cases["gpu: a tf.function on the second GPU (graph error, node and hint)"]["message"]
+    hint = graph_host[graph_host.index("\nHint:"):graph_host.index(" [Op:")]
+    assert hint in graph_gpu and graph_gpu.startswith("Graph execution error:\n\nDetected at node ")
+
+
+@pytest.mark.parametrize("gpus, device", [([(0, 0)], "gpu"), ([], "host")])
+def test_a_tensorflow_message_without_a_device_is_where_tensorflow_runs_by_default(monkeypatch, gpus, device):
+    """XLA's "Out of memory while trying to allocate 4.00PiB." names no device: a TensorFlow whose (initialised) context
+    has a GPU runs there; the stand-in is TensorFlow 2.21's context and config (tests/framework_stand_ins.py)."""
+    install(monkeypatch, tensorflow_modules(TensorFlowRuntime(gpus=gpus, initialised=True)))
+    message = TENSORFLOW["cases"]["host: XLA (jit_compile=True), no device in the message"]["message"]
+    event = recognise(tensorflow_error(message))
+    assert event is not None and (event.device, event.requested) == (device, 4 << 50)
+
+
+def test_a_tensorflow_context_not_started_is_not_started_by_asking(monkeypatch):
+    runtime = TensorFlowRuntime(gpus=[(0, 0)], initialised=None)
+    install(monkeypatch, tensorflow_modules(runtime))
+    event = recognise(tensorflow_error("OOM when allocating temporary tensor with shape[1024]"))
+    assert event is not None and event.device == "host" and runtime.initialised is None
+
+
+def test_tensorflow_resource_exhausted_for_other_resources_is_not_out_of_memory(no_tensorflow):
+    for message in ("Quota exceeded for user", "No space left on device", "Too many open files"):
+        assert recognise(tensorflow_error(message)) is None, message
+    # The BFC allocator's "ran out of memory" line is logged on stderr, never raised: as some other error's text it
+    # is not TensorFlow's out-of-memory error
+    assert recognise(RuntimeError(TENSORFLOW["logged_not_raised"]["captured"])) is None
+
+
+@pytest.mark.parametrize("shape, dtype, requested", [
+    ("[]", "float", 4), ("[0,5]", "double", 0), ("[3]", "string", None), ("[2,2]", "float8_e4m3fn", None),
+    ("[" + ",".join(["2"] * 65) + "]", "float", None),
+])
+def test_tensorflow_sizes_from_shape_and_type(shape, dtype, requested, no_tensorflow):
+    message = (f"OOM when allocating tensor with shape{shape} and type {dtype} on "
+               "/job:localhost/replica:0/task:0/device:GPU:2 by allocator GPU_2_bfc")
+    event = recognise(tensorflow_error(message))
+    assert event is not None and (event.device, event.gpu, event.requested) == ("gpu", 2, requested)
 
 
 # Raised for real in the venvs (1 << 50 bytes asked on CPU), kept here as data:
