@@ -285,6 +285,20 @@ def _answer_kernel_dialog(page: object) -> None:
         page.locator(".jp-Dialog button:has-text('Select')").click()  # type: ignore[attr-defined]
 
 
+def wait_for_saved_profile(path: Path) -> dict:
+    """The notebook file once it is saved with a profile in its metadata (after Ctrl+S or a restart's save)."""
+    deadline = time.time() + 30
+    while True:
+        try:
+            saved = json.loads(path.read_text())
+        except json.JSONDecodeError:  # caught while the server writes the file
+            saved = {"metadata": {}}
+        if saved["metadata"].get("mgenv_jupyter"):
+            return saved
+        assert time.time() < deadline, f"{path.name} was not saved with its profile"
+        time.sleep(0.25)
+
+
 def screenshot(page: object, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / name

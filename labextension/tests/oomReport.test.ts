@@ -2,7 +2,7 @@ import { nullTranslator } from '@jupyterlab/translation';
 
 import { OomReportView, oomRendererFactory } from '../src/sidebar/oomReport';
 import { DOMAIN, translate } from '../src/sidebar/text';
-import { OOM_MIME, OOM_VERSION, OomReportData } from '../src/protocol';
+import { OOM_MIME, OOM_VERSION, OomReportData, STATUS_LABELS, StatusCode } from '../src/protocol';
 import { flush } from './fakes';
 
 const t = translate(nullTranslator.load(DOMAIN));
@@ -85,8 +85,9 @@ describe('OomReportView', () => {
     expect(restarts).toEqual([1]);
   });
 
-  it('says a live remedy applies now, unless the kernel reports the value already read', async () => {
-    for (const [status, state] of [['applied_live', 'applied'], ['already_read', 'restart']]) {
+  it('says what the kernel says of the change (live, at first use), or offers a restart when it was already read', async () => {
+    for (const [status, state] of [['applied_live', 'applied'], ['pending_first_use', 'applied'],
+                                   ['already_read', 'restart']]) {
       const { view } = setUp(() => result(status));
       await view.renderModel(model(REPORT));
       view.node.querySelectorAll<HTMLButtonElement>('.mgenv-oom-apply')[1].click();
@@ -94,6 +95,8 @@ describe('OomReportView', () => {
       const outcome = view.node.querySelectorAll<HTMLElement>('.mgenv-oom-outcome')[1];
       expect(outcome.dataset.state).toBe(state);
       expect(!!outcome.querySelector('.mgenv-oom-restart')).toBe(state === 'restart');
+      expect(outcome.querySelector('.mgenv-oom-said')!.textContent).toBe(
+        state === 'restart' ? t('oomSetRestart') : t('oomSetWhen', STATUS_LABELS[status as StatusCode].en));
     }
   });
 

@@ -1,5 +1,7 @@
 """Remedies: for each likely cause, the catalog variables and values that address it, best first, each applied
-through the kernel's session (so every rule the kernel enforces applies to it) and saying whether it needs a restart.
+through the kernel's session (so every rule the kernel enforces applies to it) and saying what the session will say
+of it once set ("applied live", "takes effect at first use", "already read, restart needed"...): the session's own
+decision, asked ahead (`status_after`), never a second opinion.
 
 Which remedy fixes which cause (the issue's table): fragmentation — PyTorch `expandable_segments:True` in its
 allocator config, MXNet `MXNET_GPU_MEM_POOL_TYPE=Round`, Paddle `FLAGS_allocator_strategy=auto_growth`, TensorFlow
@@ -15,9 +17,9 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..catalog import ReadWhen
 from ..catalog.dtr import DTR_PEAK_CAVEAT
 from ..errors import InvalidValueError
+from ..runtime.status import Status
 from ..text import Text
 from .causes import Cause, Figures, Finding, figures, size
 from .recognise import OutOfMemory
@@ -32,16 +34,41 @@ _DTR_SHARE = 0.8  # of the memory other processes leave: room above the trigger 
 _GRAIN = 256 * 1024**2
 
 
+# What the Framework Env sidebar and the report's Restart and apply take as needing a restart (the labextension's
+# NEEDS_RESTART): read at import or fixed at a first use that has happened, or maybe so.
+NEEDS_RESTART = frozenset({Status.ALREADY_READ, Status.MAY_BE_LATCHED})
+# Of a remedy's variables, the one whose status stands for the whole remedy: the furthest from taking effect now.
+_FURTHEST = (Status.ALREADY_READ, Status.MAY_BE_LATCHED, Status.PENDING_IMPORT, Status.PENDING_FIRST_USE,
+             Status.APPLIED_LIVE, Status.EFFECTIVE)
+
+
 @dataclass(frozen=True)
 class Remedy:
     """Catalog variables to set (`assignments`, values as the catalog normalises them), the cause it addresses, why,
-    whether the kernel must restart for it to take effect, and a caveat where there is one."""
+    whether the kernel must restart for it to take effect, a caveat where there is one, and what the session will say
+    of each variable once it is set (`statuses`: the status `%envdiff`, `%envget` and the sidebar show, from the
+    session's one decision; `remedies()` derives `restart` from them, so the two never disagree)."""
 
     cause: Cause
     assignments: tuple[tuple[str, str], ...]
     why: Text
     restart: bool
     caveat: Text | None = None
+    statuses: tuple[tuple[str, Status], ...] = ()
+
+    @property
+    def status(self) -> Status:
+        """The remedy's status: of its variables', the one furthest from taking effect now (a remedy made without
+        statuses says only what its `restart` says)."""
+        found = [status for _, status in self.statuses]
+        if not found:
+            return Status.ALREADY_READ if self.restart else Status.APPLIED_LIVE
+        return next((status for status in _FURTHEST if status in found), found[0])
+
+    @property
+    def when(self) -> Text:
+        """What the session calls that status ("takes effect at first use", "already read, restart needed", ...)."""
+        return self.status.label
 
     @property
     def envset(self) -> str:
@@ -59,28 +86,17 @@ class Remedy:
 
     def to_json(self) -> dict[str, object]:
         return {"cause": self.cause.value, "assignments": [list(pair) for pair in self.assignments],
-                "restart": self.restart, "envset": self.envset, "why": self.why.en}
+                "restart": self.restart, "status": self.status.value,
+                "statuses": {name: status.value for name, status in self.statuses}, "when": self.when.en,
+                "envset": self.envset, "why": self.why.en}
 
 
-def restart_needed(session: EnvSession, name: str, failed: str) -> bool:
-    """Whether setting `name` now needs a restart to reach the framework. `failed` is the framework that ran out of
-    memory: it has allocated, so its first use of every allocator setting has happened."""
-    from ..runtime.frameworks import latched, live_api
-
-    entry = session.catalog.get(name)
-    if entry is None or entry.when in (ReadWhen.EVERY_CALL, ReadWhen.PER_OBJECT):
-        return False
-    read = session.watcher.first_reader(entry.readers)
-    used = failed in entry.readers
-    if read is None and not used:
-        return False  # nothing has read it yet: the framework will read this value
-    api = live_api(entry)
-    at_first_use = entry.when is ReadWhen.FIRST_USE or entry.first_use is not None
-    if api is not None and (not at_first_use or api.survives_latch):
-        return False
-    if entry.when is ReadWhen.FIRST_USE and not used and latched(entry) is False:
-        return False
-    return True
+def status_after(session: EnvSession, assignments: tuple[tuple[str, str], ...]) -> dict[str, Status]:
+    """What the session will say of each variable once `assignments` are set through it, asked before anything is
+    set (`EnvSession.status_after`: the same checks, live calls and status decision as `set`). So the report says what
+    `%envset`, then `%envdiff`, `%envget` and the sidebar say: never a restart where they say "takes effect at first
+    use", nor the reverse."""
+    return session.status_after(assignments, source="oom_report")
 
 
 def _allocator_conf(session: EnvSession) -> tuple[str, str] | None:
@@ -183,14 +199,15 @@ def remedies(event: OutOfMemory, findings: list[Finding], state: MemoryState, se
         for pairs, why, caveat in _plans(event, finding, f, state, session):
             try:
                 normalised = tuple((name, _normalised(session, name, value)) for name, value in pairs)
+                statuses = status_after(session, normalised)  # the whole batch as `set` checks it
             except InvalidValueError as exc:
                 log.warning("remedy %s left out: %s", pairs, exc)
                 continue
             if normalised in seen:
                 continue
             seen.add(normalised)
-            restart = any(restart_needed(session, name, event.framework) for name, _ in normalised)
-            chosen.append(Remedy(finding.cause, normalised, why, restart, caveat))
+            restart = any(status in NEEDS_RESTART for status in statuses.values())
+            chosen.append(Remedy(finding.cause, normalised, why, restart, caveat, tuple(statuses.items())))
     return chosen
 
 

@@ -71,7 +71,7 @@ ASKED_NOTE = T("{series} at the failure plus what the failing allocation asked f
 REMEDIES = T("Remedies, best first", "解决办法(按推荐顺序)")
 NO_REMEDY = T("no catalog setting addresses this cause: reduce the batch or the model, or free memory first",
               "没有目录变量能解决这个原因:请减小批大小或模型,或先释放显存")
-LIVE = T("applies live", "可实时生效")
+ONCE_SET = T("once set: {status}", "设置后:{status}")  # the status the session will give it (%envdiff's words)
 RESTART = T("needs a restart (Framework Env sidebar: Restart and apply)",
             "需要重启内核(Framework Env 侧边栏:重启并应用)")
 CAVEAT = T("caveat", "注意")
@@ -282,12 +282,19 @@ class OomView:
                           "short": self._t(PEAK_SHORT, cells=short), "note": self._t(PEAK_NOTE, series=series)})
         return lines
 
+    def when(self, remedy: Remedy) -> str:
+        """When a remedy takes effect: what the session will say of it once set ("applied live", "takes effect at
+        first use"...), the words %envdiff and the sidebar use; a restart names the button that does it."""
+        if remedy.restart:
+            return RESTART.get(self.lang)
+        return ONCE_SET.get(self.lang).format(status=remedy.when.get(self.lang))
+
     def remedy_lines(self) -> list[str]:
         lines = [f"{REMEDIES.get(self.lang)}:"]
         if not self.report.remedies:
             return lines + ["  " + NO_REMEDY.get(self.lang)]
         for number, remedy in enumerate(self.report.remedies, start=1):
-            when = (RESTART if remedy.restart else LIVE).get(self.lang)
+            when = self.when(remedy)
             lines.append(f"  {number}. {remedy.envset}   — {when}; {remedy.why.get(self.lang)}")
             if remedy.caveat is not None:
                 lines.append(f"     {CAVEAT.get(self.lang)}: {remedy.caveat.get(self.lang)}")
@@ -309,7 +316,7 @@ class OomView:
         data so each can be a button."""
         remedies: list[OomRemedyInfo] = [
             {"cause": r.cause.value, "assignments": [[name, value] for name, value in r.assignments],
-             "envset": r.envset, "restart": r.restart, "when": (RESTART if r.restart else LIVE).get(self.lang),
+             "envset": r.envset, "restart": r.restart, "when": self.when(r),
              "why": r.why.get(self.lang), "caveat": r.caveat.get(self.lang) if r.caveat is not None else None}
             for r in self.report.remedies]
         sections = [lines for lines in (self.verdict_lines(), self.number_lines(), self.process_lines()) if lines]
@@ -330,7 +337,7 @@ class OomView:
             return "".join(f"<div>{html.escape(line.strip())}</div>" for line in lines)
 
         def when(remedy: Remedy) -> str:
-            return html.escape((RESTART if remedy.restart else LIVE).get(self.lang))
+            return html.escape(self.when(remedy))
 
         remedies = "".join(
             f"<li><code>{html.escape(r.envset)}</code> — <b>{when(r)}</b>; {html.escape(r.why.get(self.lang))}"

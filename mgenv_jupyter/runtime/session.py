@@ -14,11 +14,11 @@ import re
 import threading
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import Catalog, Entry, Parsed, catalog
+from ..catalog import Catalog, Entry, Group, Parsed, catalog
 from ..catalog.secrets import is_secret
 from ..catalog.values import FreeText
 from ..errors import (
@@ -30,7 +30,7 @@ from ..errors import (
 )
 from ..text import Text
 from . import environ_limits, policy
-from .frameworks import LiveApi, group_api, latched, live_api, live_call, outlasts_latch
+from .frameworks import GroupApi, LiveApi, group_api, latched, live_api, live_call, outlasts_latch
 from .import_watcher import ImportRecord, ImportWatcher, process_start_environ
 from .outcome import Change, SetReport, now, shown
 from .status import Applied, Message, Situation, Status, already_read_warning, assess, may_be_latched_warning
@@ -366,24 +366,16 @@ class EnvSession:
         try:
             self._write(plans)
             effective: dict[str, Applied] = {}
-            for plan in plans:
-                api = live_api(plan.entry) if plan.entry is not None and live else None
-                if api is None or plan.entry is None:
-                    continue
-                if not api.survives_latch and latched(plan.entry) is True:
-                    continue  # past the first use the framework ignores (or, like TensorFlow, refuses) the call
-                value = plan.parsed if plan.parsed is not None else _default_parsed(plan.entry)
-                if value is None:
-                    continue
+            for plan, entry, api, value in self._live_calls(plans) if live else ():
                 try:
-                    api.apply(plan.entry, value.value)
+                    api.apply(entry, value.value)
                 except Exception as exc:
                     raise InvalidValueError(
                         f"{plan.name}: {api.module} rejected {shown(plan.name, value.text)!r}: {exc} "
                         "(nothing was changed)"
                     ) from None
                 applied.append((plan, api))
-                effective[plan.name] = Applied(api.call(plan.entry, value.value), _read_back(api, plan.entry),
+                effective[plan.name] = Applied(api.call(entry, value.value), _read_back(api, entry),
                                                api.survives_latch)
             if live:
                 self._switch_groups(plans, effective)
@@ -394,9 +386,21 @@ class EnvSession:
         self._history.extend(changes)
         return SetReport(changes)
 
-    def _switch_groups(self, plans: list[_Plan], effective: dict[str, Applied]) -> None:
-        """A batch that turns a whole group on or off (all of DTR's switches) goes through the framework's own switch
-        too, which may do more than the members say (megengine.dtr.disable() clears the eviction candidates)."""
+    def _live_calls(self, plans: list[_Plan]) -> Iterator[tuple[_Plan, Entry, LiveApi, Parsed]]:
+        """The plans a live change pushes through the framework's API, with the value to push (the default for an
+        unset), one at a time: whether a framework is past its first use is asked as each comes."""
+        for plan in plans:
+            api = live_api(plan.entry) if plan.entry is not None else None
+            if api is None or plan.entry is None:
+                continue
+            if not api.survives_latch and latched(plan.entry) is True:
+                continue  # past the first use the framework ignores (or, like TensorFlow, refuses) the call
+            value = plan.parsed if plan.parsed is not None else _default_parsed(plan.entry)
+            if value is not None:
+                yield plan, plan.entry, api, value
+
+    def _group_switches(self, plans: list[_Plan]) -> Iterator[tuple[Group, GroupApi, bool]]:
+        """The groups a batch turns wholly on or off, with the framework's switch for each and which way."""
         texts = {plan.name: plan.parsed.text if plan.parsed is not None else None for plan in plans}
         for group in self.catalog.groups:
             if not set(group.members) <= set(texts):
@@ -405,9 +409,13 @@ class EnvSession:
             if values not in ({group.on}, {group.off}):
                 continue
             api = group_api(group.live_api)
-            if api is None:
-                continue
-            on = values == {group.on}
+            if api is not None:
+                yield group, api, values == {group.on}
+
+    def _switch_groups(self, plans: list[_Plan], effective: dict[str, Applied]) -> None:
+        """A batch that turns a whole group on or off (all of DTR's switches) goes through the framework's own switch
+        too, which may do more than the members say (megengine.dtr.disable() clears the eviction candidates)."""
+        for group, api, on in self._group_switches(plans):
             try:
                 api.switch(on)
             except Exception as exc:
@@ -456,16 +464,39 @@ class EnvSession:
                 except Exception:
                     log.exception("could not restore %s after a failed batch", plan.name)
 
+    def _situation(self, plan: _Plan, applied: Applied | None) -> Situation:
+        """What the status decision is asked about a planned change (with the live call made for it, if any)."""
+        new = plan.parsed.text if plan.parsed is not None else None
+        read = self.watcher.first_reader(plan.entry.readers) if plan.entry is not None else None
+        return Situation(plan.name, plan.entry, new, read, applied, change=True, unset=new is None,
+                         option_value=plan.parsed.value if plan.parsed is not None else None,
+                         latched=_probe(plan.entry, read))
+
+    def status_after(
+        self, assignments: Mapping[str, object] | Iterable[tuple[str, object]], *, source: str = "api",
+        force: bool = False,
+    ) -> dict[str, Status]:
+        """What the session would say of each variable if `assignments` were set now (live), without setting
+        anything: the same checks, the same live calls (described, not made) and the one status decision that
+        `set`, `%envdiff` and the sidebar use. Raises `InvalidValueError` as `set` would. The out-of-memory report
+        asks it before offering a remedy, so the report never says "restart" where `%envdiff` would not."""
+        pairs = list(assignments.items()) if isinstance(assignments, Mapping) else list(assignments)
+        with self._lock:
+            plans = self._plan(pairs, source=source, force=force)
+            applied = {plan.name: Applied(api.call(entry, value.value), value.text, api.survives_latch)
+                       for plan, entry, api, value in self._live_calls(plans)}
+            for group, api, on in self._group_switches(plans):
+                applied.update({name: Applied(api.call(on), None) for name in group.members})
+            return {plan.name: assess(self._situation(plan, applied.get(plan.name)))[0] for plan in plans}
+
     def _record(self, plan: _Plan, source: str, applied: Applied | None) -> Change:
         entry, name = plan.entry, plan.name
         if entry is None or entry.is_env:
             self._changed_through_session.setdefault(name, None)
         new = plan.parsed.text if plan.parsed is not None else None
         notes = plan.parsed.notes if plan.parsed is not None else ()
-        read = self.watcher.first_reader(entry.readers) if entry is not None else None
-        probe = _probe(entry, read)
-        situation = Situation(name, entry, new, read, applied, change=True, unset=new is None,
-                              option_value=plan.parsed.value if plan.parsed is not None else None, latched=probe)
+        situation = self._situation(plan, applied)
+        read, probe = situation.read, situation.latched
         status, reason = assess(situation)
         if applied is not None and new is not None:
             self._applied_live[name] = (new, applied)

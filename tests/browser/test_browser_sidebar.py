@@ -26,6 +26,7 @@ from lab_server import (
     run_cell,
     running_lab,
     screenshot,
+    wait_for_saved_profile,
     write_notebook,
 )
 
@@ -70,19 +71,6 @@ def widen_sidebar(page, right: int) -> None:
     page.mouse.down()
     page.mouse.move(right, 300, steps=5)
     page.mouse.up()
-
-
-def wait_for_saved_profile(path: Path) -> dict:
-    deadline = time.time() + 30
-    while True:
-        try:
-            saved = json.loads(path.read_text())
-        except json.JSONDecodeError:  # caught while the server writes the file
-            saved = {"metadata": {}}
-        if saved["metadata"].get("mgenv_jupyter"):
-            return saved
-        assert time.time() < deadline, f"{path.name} was not saved with its profile"
-        time.sleep(0.25)
 
 
 def badge(page, name: str):

@@ -13,9 +13,11 @@ import os
 import re
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import pytest
+from framework_stand_ins import TorchGpu, install, torch_modules
 from IPython.utils.capture import capture_output
 
 import mgenv_jupyter
@@ -98,11 +100,14 @@ def test_fragmentation_scenario(scenario):
     assert device.simulated and device.total == 40 * GiB and device.kernel >= 37 * GiB
 
 
-def test_another_process_scenario_names_it_and_moves_to_the_free_gpu(scenario):
-    error = TorchOutOfMemoryError(TORCH_TEMPLATE.format(
-        requested="1.00 GiB", total="40.00 GiB", free="512.00 MiB", in_use="9.00 GiB", allocated="8.80 GiB",
-        cached="100.00 MiB"))
-    shown = scenario("other_process.json", error)
+OTHER_PROCESS_ERROR = TORCH_TEMPLATE.format(requested="1.00 GiB", total="40.00 GiB", free="512.00 MiB",
+                                           in_use="9.00 GiB", allocated="8.80 GiB", cached="100.00 MiB")
+
+
+def test_another_process_scenario_names_it_and_moves_to_the_free_gpu(request, monkeypatch):
+    # PyTorch as it is after a CUDA out-of-memory error: loaded, CUDA initialised (a stand-in: framework_stand_ins)
+    install(monkeypatch, torch_modules(TorchGpu(cuda_initialised=True)))
+    shown = request.getfixturevalue("scenario")("other_process.json", TorchOutOfMemoryError(OTHER_PROCESS_ERROR))
     report = mgenv_jupyter.last_oom()
     assert report.verdict.cause is Cause.OTHER_PROCESS
     assert "pid 4000001" in report.verdict.evidence.en and "30 GiB" in report.verdict.evidence.en
@@ -111,6 +116,41 @@ def test_another_process_scenario_names_it_and_moves_to_the_free_gpu(scenario):
     assert first.restart  # PyTorch initialised CUDA when it allocated: the devices are fixed until a restart
     assert [(p.gpu, p.pid, p.bytes) for p in report.state.processes] == [(0, 4000001, 30 * GiB)]
     assert "gpu0: pid 4000001" in shown
+
+
+FRAGMENTATION_ERROR = TORCH_TEMPLATE.format(requested="2.00 GiB", total="40.00 GiB", free="1.10 GiB",
+                                            in_use="38.00 GiB", allocated="21.00 GiB", cached="16.30 GiB")
+
+
+@pytest.mark.parametrize("scenario_file, message, cuda_initialised, status", [
+    # CUDA not initialised (only a stand-in can fail so): the devices are read at the first use still to come. The
+    # report used to say "needs a restart" here while %envdiff said "takes effect at first use".
+    ("other_process.json", OTHER_PROCESS_ERROR, False, "takes effect at first use"),
+    ("other_process.json", OTHER_PROCESS_ERROR, True, "already read, restart needed"),
+    # PyTorch's allocator settings: changed live through torch._C._accelerator_setAllocatorSettings, even after CUDA's
+    # initialisation (the allocator reads them at every allocation)
+    ("fragmentation.json", FRAGMENTATION_ERROR, True, "applied live"),
+])
+def test_the_report_and_envdiff_say_the_same_of_a_remedy(request, monkeypatch, scenario_file, message,
+                                                         cuda_initialised, status):
+    """In a real IPython shell with PyTorch (a stand-in) loaded: what the report under the failing cell says of its
+    first remedy is what %envdiff and %envget say once the line it gives is run."""
+    install(monkeypatch, torch_modules(TorchGpu(cuda_initialised=cuda_initialised)))
+    shown = request.getfixturevalue("scenario")(scenario_file, TorchOutOfMemoryError(message))
+    ip = request.getfixturevalue("ip")
+    remedy = mgenv_jupyter.last_oom().remedies[0]
+    line = next(text for text in shown.splitlines() if remedy.envset in text)
+    restart = status == "already read, restart needed"
+    assert remedy.when.en == status and remedy.restart is restart
+    assert ("needs a restart" in line) is restart  # the text under the cell
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the AlreadyReadWarning where CUDA has read them
+        ip.run_line_magic("envset", remedy.envset.removeprefix("%envset "))
+    diff = ip.run_line_magic("envdiff", "")
+    for name, _ in remedy.assignments:
+        assert diff.loc[name, "status"] == status, name
+        assert ip.run_line_magic("envget", name).label == status, name
+        assert dict(remedy.statuses)[name].label.en == status
 
 
 def test_megengine_with_dtr_off_scenario(scenario):

@@ -42,13 +42,29 @@ def test_text_in_english_with_the_line_to_copy():
     assert "cell [7] went from 20 GiB to 38 GiB" in text and "[5] 2 GiB, [6] 3 GiB" in text
     assert "Timeline (gpu0 (simulated) process, last 1 min): ▁▄█" in text  # the text fallback keeps its sparkline
     assert "samples while the cell ran: 1 (about 1 s apart), and one at the failure" in text
-    assert "1. %envset PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True   — applies live; growable segments" in text
+    assert ("1. %envset PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True   — once set: applied live; growable segments"
+            in text)
     assert "caveat: a caveat" in text and "Report made in 12 ms" in text
+
+
+def test_a_remedy_says_the_status_the_session_will_give_it_or_that_it_needs_a_restart():
+    """The words %envdiff and the sidebar use: never "applies live" for a value that waits for the first use."""
+    import dataclasses
+
+    from mgenv_jupyter.runtime.status import Status
+
+    base = report()
+    pending = dataclasses.replace(base.remedies[0], statuses=(("PYTORCH_CUDA_ALLOC_CONF", Status.PENDING_FIRST_USE),))
+    restart = dataclasses.replace(base.remedies[0], restart=True)
+    for remedy, english in ((pending, "once set: takes effect at first use"),
+                            (restart, "needs a restart (Framework Env sidebar: Restart and apply)")):
+        view = OomView(dataclasses.replace(base, remedies=(remedy,)), "en")
+        assert f"   — {english};" in repr(view) and view.data()["remedies"][0]["when"] == english
 
 
 def test_text_in_chinese():
     text = repr(OomView(report(), "zh"))
-    assert "结论: 显存碎片 — 预留 16 GiB" in text and "可实时生效" in text and "gpu0(模拟)" in text
+    assert "结论: 显存碎片 — 预留 16 GiB" in text and "设置后:已实时应用" in text and "gpu0(模拟)" in text
 
 
 def test_html_escapes_and_lists_the_remedies():
@@ -79,7 +95,7 @@ def test_the_labextension_gets_the_report_as_data_beside_text_and_html():
         "单元 [5] 峰值(2 GiB)"]
     [remedy] = data["remedies"]
     assert remedy["assignments"] == [["PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"]]
-    assert remedy["restart"] is False and remedy["when"] == "可实时生效" and remedy["caveat"] == "注意事项"
+    assert remedy["restart"] is False and remedy["when"] == "设置后:已实时应用" and remedy["caveat"] == "注意事项"
     assert data["no_remedy"] is None and data["footer"].startswith("报告生成用时 12 毫秒")
 
 

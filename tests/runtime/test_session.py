@@ -71,6 +71,22 @@ def test_after_import_setting_warns_with_module_time_value_and_way_out(probe_ses
         session.set({"PROBE_SIZE": "4096"})
 
 
+def test_status_after_says_what_set_will_record_and_sets_nothing(probe_session):
+    """The out-of-memory report asks this before offering a remedy: the same checks and the same decision as set."""
+    session, reader = probe_session
+    before = dict(os.environ)
+    assert session.status_after({"PROBE_SIZE": "5GB", "PROBE_LATCH": "1"}) == {
+        "PROBE_SIZE": Status.PENDING_IMPORT, "PROBE_LATCH": Status.PENDING_FIRST_USE}
+    importlib.import_module(reader)
+    predicted = session.status_after({"PROBE_SIZE": "2GB"})
+    assert dict(os.environ) == before and session.history == []  # nothing set, nothing recorded
+    with pytest.raises(InvalidValueError, match="PROBE_SIZE"):
+        session.status_after({"PROBE_SIZE": "lots"})  # refused as set refuses it
+    with pytest.warns(AlreadyReadWarning):
+        recorded = session.set({"PROBE_SIZE": "2GB"})["PROBE_SIZE"].outcome
+    assert predicted == {"PROBE_SIZE": recorded} and recorded is Status.ALREADY_READ
+
+
 def test_first_use_variable_may_be_latched_after_import(probe_session):
     session, reader = probe_session
     assert session.set({"PROBE_LATCH": "1"})["PROBE_LATCH"].outcome is Status.PENDING_FIRST_USE

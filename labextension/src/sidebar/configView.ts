@@ -190,7 +190,7 @@ export class ConfigView extends Widget {
     const apply = (assignments: Record<string, string>): Promise<Answer | null> =>
       this._actions.applyRemedyToFollowed?.(assignments) ?? Promise.resolve(null);
     for (const remedy of report.remedies) {
-      const item = remedyItem(remedy, { t, apply, brief: true });
+      const item = remedyItem(remedy, { t, apply, brief: true, language: this._model.language });
       this._oomItems.push([remedy, item]);
       list.append(item);
     }

@@ -17,10 +17,13 @@ import { OOM_MIME, OOM_VERSION, OomRemedyInfo, OomReportData, StatusCode } from 
 import { Answer } from './client';
 import { el } from './dom';
 import { ChartLike, timelineView } from './oomTimeline';
-import { Translate } from './text';
+import { badgeFor } from './badges';
+import { Language, Translate } from './text';
 
 /** Statuses after which a value set now reaches the framework only in a new kernel process. */
 const NEEDS_RESTART: ReadonlySet<StatusCode> = new Set<StatusCode>(['already_read', 'may_be_latched']);
+/** Statuses of a change the framework already uses; any other (pending import or first use) is the one to say. */
+const LIVE_NOW: ReadonlySet<StatusCode> = new Set<StatusCode>(['applied_live', 'effective']);
 
 export interface OomReportOptions {
   t: Translate;
@@ -35,6 +38,7 @@ export interface OomReportOptions {
 export class OomReportView extends Widget implements IRenderMime.IRenderer {
   private _options: OomReportOptions;
   private _chart: ChartLike | null = null;
+  private _language: Language = 'en';
 
   constructor(options: OomReportOptions) {
     super();
@@ -54,6 +58,7 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
       return Promise.resolve();
     }
     this.node.lang = data.language === 'zh' ? 'zh-CN' : 'en';
+    this._language = data.language === 'zh' ? 'zh' : 'en';
     const headline = el('div', 'mgenv-oom-headline');
     headline.textContent = data.headline;
     this.node.append(headline);
@@ -102,6 +107,7 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
     const { t, notebookOf, apply, restart } = this._options;
     return remedyItem(remedy, {
       t,
+      language: this._language,
       apply: assignments => {
         const panel = notebookOf(this.node);
         return panel ? apply(panel, assignments) : Promise.resolve(null);
@@ -119,6 +125,8 @@ export interface RemedyOptions {
   restart?: () => Promise<unknown>;
   /** Say only when it takes effect, the reason and caveat in a tooltip (the narrow sidebar). */
   brief?: boolean;
+  /** The language of what the outcome says (the report's; English when not given). */
+  language?: Language;
 }
 
 /** One remedy: its Apply button, %envset line, when it takes effect and why, its caveat, and what a click did. */
@@ -199,7 +207,12 @@ async function applyRemedy(
   const restart = remedy.restart || answer.changes.some(change => NEEDS_RESTART.has(change.outcome));
   outcome.dataset.state = restart ? 'restart' : 'applied';
   const said = el('span', 'mgenv-oom-said');
-  said.textContent = restart ? t('oomSetRestart') : t('oomSetLive');
+  // Not a restart: say what the kernel says of the change ("applied live", "takes effect at first use"...), in the
+  // report's language, from the schema's one table; never "applies now" for a change that waits for a first use.
+  const furthest = answer.changes.find(change => !LIVE_NOW.has(change.outcome)) ?? answer.changes[0];
+  said.textContent = restart
+    ? t('oomSetRestart')
+    : t('oomSetWhen', furthest ? badgeFor(furthest.outcome, options.language ?? 'en').label : remedy.when);
   outcome.append(said);
   button.textContent = t('oomApplied');
   if (restart && options.restart) {

@@ -47,10 +47,7 @@ const WORDS = {
     '在内核中设置(%1),并保存到笔记本配置中'
   ],
   oomApplying: ['Setting…', '正在设置…'],
-  oomSetLive: [
-    'Set in this kernel and kept in the notebook profile; it applies now.',
-    '已在此内核中设置并保存到笔记本配置中,立即生效。'
-  ],
+  oomSetWhen: ['Set in this kernel and kept in the notebook profile: %1.', '已在此内核中设置并保存到笔记本配置中:%1。'],
   oomSetRestart: [
     'Set and kept in the notebook profile; it takes effect after a restart.',
     '已设置并保存到笔记本配置中,重启内核后生效。'

@@ -1,0 +1,16 @@
+"""The out-of-memory tests leave no report behind: `last_report()` is process-wide (what `%oom` shows and a Framework
+Env panel is sent on its hello), so a report one of these tests made would reach the tests after it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from mgenv_jupyter.oom import report
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_report(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(report, "_last", report._last)  # put back as it was when the test ends
+    yield
