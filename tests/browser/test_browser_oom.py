@@ -97,6 +97,15 @@ def layout_problems(page) -> list[str]:
             + overlapping(page, f"{labels}, {CHART} .u-over"))
 
 
+def open_and_fail(page, lab, name: str) -> None:
+    """Open the notebook and run its first three cells, the third failing with an out-of-memory error, until the
+    report under it shows its buttons."""
+    open_notebook(page, lab, name)
+    for index in range(3):
+        run_cell(page, index)
+    page.wait_for_selector(APPLY, timeout=60_000)
+
+
 def shoot(page, name: str) -> None:
     """The page as a user sees it: at the remedies, then at the timeline's chart (the report is taller than the
     window)."""
@@ -119,11 +128,7 @@ def test_a_click_on_the_first_remedy_sets_it_in_the_kernel_the_sidebar_and_the_p
         ])
         problems: dict[str, list[str]] = {}
         with chromium_page() as page:
-            open_notebook(page, lab, name)
-            run_cell(page, 0)
-            run_cell(page, 1)
-            run_cell(page, 2)
-            page.wait_for_selector(APPLY, timeout=60_000)
+            open_and_fail(page, lab, name)
             failing = page.inner_text(".jp-Cell:nth-child(3) .jp-OutputArea")
             report = page.inner_text(REPORT)
             buttons = page.locator(f"{REPORT} .mgenv-oom-apply").all_inner_texts()
@@ -264,11 +269,7 @@ def test_a_remedy_that_needs_a_restart_offers_restart_and_apply_and_the_new_kern
             "import os\nprint('fresh:', 'marker' not in globals(), '|', os.environ.get('CUDA_VISIBLE_DEVICES'))",
         ])
         with chromium_page() as page:
-            open_notebook(page, lab, name)
-            run_cell(page, 0)
-            run_cell(page, 1)
-            run_cell(page, 2)
-            page.wait_for_selector(APPLY, timeout=60_000)
+            open_and_fail(page, lab, name)
             report = page.inner_text(REPORT)
             page.locator(APPLY).click()
             page.wait_for_selector(f"{OUTCOME}:is([data-state='restart'], [data-state='applied'], "
