@@ -103,6 +103,8 @@ describe('The panel’s copy of the last cluster.verify() result', () => {
       expect(lines(nodes[0], 'WANDB_API_KEY')[0]).toBe('secret: the workers hold the session’s value');
       expect(lines(nodes[1], 'FLAGS_fraction_of_gpu_memory_to_use')).toEqual(
         ['session: 0.5', 'workers: (unset)', 'missing in this node’s workers']);
+      expect(nodes[1].querySelector(
+        "[data-name='FLAGS_fraction_of_gpu_memory_to_use'] .mgenv-sb-verify-verdict")!.textContent).toBe('✗ missing');
       expect(section.querySelector(`[data-name='${DTR}'] code`)!.textContent).toBe(DTR); // names and values as code
 
       model.resetKernelState(); // a restart: the new process has verified nothing

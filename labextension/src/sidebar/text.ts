@@ -81,6 +81,7 @@ const WORDS = {
   verifyNoVariables: ['no variables to verify', '没有需要验证的变量'],
   verifyMatches: ['✓ matches', '✓ 一致'],
   verifyDiffers: ['✗ differs', '✗ 不一致'],
+  verifyMissing: ['✗ missing', '✗ 缺失'],
   verifySession: ['session: %1', '会话:%1'],
   verifyWorkers: ['workers: %1', '工作进程:%1'],
   verifySecretSame: ['secret: the workers hold the session’s value', '密钥:工作进程中的值与会话相同'],

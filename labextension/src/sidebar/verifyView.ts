@@ -142,7 +142,12 @@ export class VerifyView {
     const name = el('code', 'mgenv-sb-verify-name');
     name.append(...breakableName(info.name)); // long names break after an underscore, as in the rows
     const verdict = el('span', `mgenv-sb-verify-verdict mgenv-sb-verify-${info.matches ? 'ok' : 'differs'}`);
-    verdict.textContent = info.matches ? t('verifyMatches') : t('verifyDiffers');
+    // The same three words as the node's counts: a variable its workers lack is "missing", not "differs".
+    verdict.textContent = info.matches
+      ? t('verifyMatches')
+      : info.arrived === 'missing'
+        ? t('verifyMissing')
+        : t('verifyDiffers');
     head.append(name, verdict);
     item.append(head);
     if (info.secret) {
