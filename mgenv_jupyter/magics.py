@@ -176,14 +176,17 @@ class EnvMagics(Magics):
 
     @no_var_expand
     @magic_arguments()
+    @argument("--all", action="store_true", dest="everything", help="also what changed outside the session since "
+              "the kernel started (ipykernel's own MPLBACKEND, CLICOLOR, GIT_PAGER...)")
     @line_magic
     def envdiff(self, line: str) -> Any:
-        """Variables changed since the kernel started (a DataFrame), with who changed them and when, and whether
-        %envexport carries them by default (changed through the session) or only with --all."""
+        """Variables changed through the session (magics, widgets, the sidebar, files, the API) since the kernel
+        started, as a DataFrame: who changed them and when. --all adds the kernel's own start-up changes and other
+        code's writes to os.environ, which %envexport carries only with --all too."""
         from .presentation.tables import env_table
 
-        _parse_args(self.envdiff, line)
-        return env_table(session().diff().set_index("name"), language=current_language())
+        args = _parse_args(self.envdiff, line)
+        return env_table(session().diff(everything=args.everything).set_index("name"), language=current_language())
 
     @no_var_expand
     @magic_arguments()

@@ -122,6 +122,18 @@ def test_envdiff_shows_source(ip):
     assert frame.loc["MXNET_KVSTORE_BIGARRAY_BOUND", "source"] == "magic"
 
 
+def test_envdiff_shows_the_sessions_changes_and_the_rest_only_with_all(ip, monkeypatch):
+    """Like %envexport: what the kernel's start-up or other code wrote to os.environ is listed only with --all."""
+    ip.run_line_magic("envset", "MXNET_KVSTORE_BIGARRAY_BOUND=500000")
+    monkeypatch.setenv("MGENV_TEST_WRITTEN_BY_OTHER_CODE", "1")
+    default = ip.run_line_magic("envdiff", "")
+    assert "MXNET_KVSTORE_BIGARRAY_BOUND" in default.index
+    assert "MGENV_TEST_WRITTEN_BY_OTHER_CODE" not in default.index
+    everything = ip.run_line_magic("envdiff", "--all")
+    assert {"MXNET_KVSTORE_BIGARRAY_BOUND", "MGENV_TEST_WRITTEN_BY_OTHER_CODE"} <= set(everything.index)
+    assert everything.loc["MGENV_TEST_WRITTEN_BY_OTHER_CODE", "exported"] == "only with --all"
+
+
 def test_envexport_formats_mask_secrets(ip, tmp_path):
     ip.run_line_magic("envset", "MGE_DEFAULT_DEVICE=gpu1 SERVICE_TOKEN=abc123")
     dotenv = ip.run_line_magic("envexport", "")

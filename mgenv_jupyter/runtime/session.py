@@ -155,15 +155,17 @@ class EnvSession:
         frame["time"] = pandas.to_datetime(frame["time"], unit="s")
         return frame
 
-    def diff(self) -> pandas.DataFrame:
+    def diff(self, everything: bool = True) -> pandas.DataFrame:
         """Variables whose value differs from the kernel's start, with the source and time of their last change, and
         whether `%envexport` carries them by default (changed through the session) or only with `--all` (the
-        kernel's own start-up variables and changes made outside mgenv_jupyter)."""
+        kernel's own start-up variables and changes made outside mgenv_jupyter). `everything=False` keeps only the
+        ones changed through the session, as `%envdiff` shows by default."""
         import pandas
 
         last: dict[str, Change] = {c.name: c for c in self.history}
         through_session = set(self.changed_through_session()) | set(self.options)
-        changes = {name: values for name, values in self.environ_changes().items() if not self._is_option(name)}
+        changes = {name: values for name, values in self.environ_changes().items()
+                   if not self._is_option(name) and (everything or name in through_session)}
         changes.update({name: (None, self.get(name)) for name in self.options})
         rows = []
         for name, (before, after) in sorted(changes.items()):

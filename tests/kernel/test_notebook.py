@@ -37,12 +37,13 @@ def executed(tmp_path_factory) -> dict[str, str]:
 # what it takes the terminal to be, which differs between environments (columns cut to "...", rows elided).
 FACTS_CELL = """import json as _json
 _cells = chart.per_cell()
-_diff = get_ipython().run_line_magic("envdiff", "")
-_diff_html = _diff._repr_html_()
+_diff = get_ipython().run_line_magic("envdiff", "--all")
+_diff_html = get_ipython().run_line_magic("envdiff", "")._repr_html_()
 print("FACTS", _json.dumps({
     "simulated_deltas": [float(d) for d in _cells.loc[_cells["device"].str.contains("simulated"), "delta"].dropna()],
     "threshold_by_widget": "MEGENGINE_DTR_EVICTION_THRESHOLD" in _diff_html and "widget" in _diff_html,
     "exported": _diff["exported"].to_dict(),
+    "diff_default": list(get_ipython().run_line_magic("envdiff", "").index),
     "export": get_ipython().run_line_magic("envexport", ""),
     "export_all": get_ipython().run_line_magic("envexport", "--all"),
 }))"""
@@ -101,6 +102,10 @@ def test_export_carries_the_session_changes_not_the_kernels_own_start_up_variabl
     assert "MPLBACKEND" not in found["export"]
     assert "MPLBACKEND=" in found["export_all"] and "MEGENGINE_DTR_EVICTION_THRESHOLD=" in found["export_all"]
     assert set(found["export"].splitlines()) <= set(found["export_all"].splitlines())
+    # %envdiff lists the same: the demo's own changes by default, ipykernel's CLICOLOR, MPLBACKEND... only with --all.
+    assert "MEGENGINE_DTR_EVICTION_THRESHOLD" in found["diff_default"]
+    assert not {"MPLBACKEND", "CLICOLOR", "GIT_PAGER"} & set(found["diff_default"]), found["diff_default"]
+    assert set(found["diff_default"]) == {name for name, how in found["exported"].items() if how == "yes"}
 
 
 def test_widget_section_applies_through_the_session(executed):
