@@ -21,6 +21,10 @@ _FIRST_ROWS = 64
 _STAGED_ROWS = 32
 
 
+# How long `frame()` carries a series' last reading forward: longer than the slowest cadence (5 s).
+CARRY_SECONDS = 10.0
+
+
 class History:
     """Samples as rows (one per sampler tick) and columns (one per series, e.g. "gpu0 process").
 
@@ -125,11 +129,24 @@ class History:
                     result[key] = float(self._bucket_maxs[self._bucket_count - 1, column])
             return result
 
-    def frame(self, older: str = "max") -> pandas.DataFrame:
-        """All of it as a DataFrame: a DatetimeIndex (UTC, naive, like the rest of mgenv_jupyter) and a column per
-        series, in bytes. Rows older than the recent window are one per bucket, at the bucket's start, holding the
-        bucket's maximum (`older="max"`, what matters for memory) or minimum (`older="min"`); `buckets()` has both.
-        `frame().attrs["full_resolution_from"]` is the time from which rows are individual samples."""
+    def frame(self, older: str = "max", carry: float = CARRY_SECONDS) -> pandas.DataFrame:
+        """All of it as a DataFrame: a DatetimeIndex (UTC, naive, like the rest of mgenv_jupyter) to the millisecond
+        and a column per series, in bytes, as integers (pandas' nullable `Int64`).
+
+        Sources are read at different rates (a device's use every sample, the process list and idle sources about
+        once a second, an unchanged process list every 5 s), so a row holds, for a series not read in that tick, its
+        last reading carried forward: what the series was known to be at that moment. A reading is carried for at
+        most `carry` seconds, so a source that stops answering (a node lost, a framework gone) shows as missing
+        (`<NA>`) after that, as does a series before its first reading; `readings()` has the rows as taken.
+        Rows older than the recent window are one per bucket, at the bucket's start, holding the bucket's maximum
+        (`older="max"`, what matters for memory) or minimum (`older="min"`); `buckets()` has both.
+        `attrs["full_resolution_from"]` is the time from which rows are individual samples; `attrs["bytes"]` the
+        columns that are sizes (all of them), which the chart's `.history` shows in binary units."""
+        frame = self.readings(older)
+        return _carried_forward(frame, carry)
+
+    def readings(self, older: str = "max") -> pandas.DataFrame:
+        """The rows as sampled, as floats: NaN where a series was not read in that tick (see `frame()`)."""
         import pandas
 
         if older not in ("max", "min"):
@@ -285,6 +302,36 @@ class History:
         if self._origin is None:
             return np.empty(0)
         return self._origin + self._bucket_numbers[: self._bucket_count] * self.bucket_seconds
+
+
+def _carried_forward(frame: pandas.DataFrame, carry: float) -> pandas.DataFrame:
+    """`frame` with each series' last reading carried forward for at most `carry` seconds, as integers (`Int64`,
+    <NA> where nothing is known) and the index to the millisecond."""
+    times = frame.index.asi8 / 1e9 if len(frame) else np.empty(0)
+    tidy = frame.copy()
+    for key in frame.columns:
+        values = frame[key].to_numpy()
+        known = ~np.isnan(values)
+        last = np.maximum.accumulate(np.where(known, np.arange(len(values)), -1)) if len(values) else values
+        reach = (last >= 0) & ~known
+        filled = values.copy()
+        if reach.any():
+            source = last[reach]
+            close = times[reach] - times[source] <= carry
+            filled[np.flatnonzero(reach)[close]] = values[source[close]]
+        tidy[key] = _integers(filled)
+    tidy.index = frame.index.round("ms")
+    tidy.attrs.update(frame.attrs, bytes=list(frame.columns))
+    if tidy.attrs.get("full_resolution_from") is not None:
+        tidy.attrs["full_resolution_from"] = tidy.attrs["full_resolution_from"].round("ms")
+    return tidy
+
+
+def _integers(values: np.ndarray) -> Any:
+    import pandas
+
+    missing = np.isnan(values)
+    return pandas.arrays.IntegerArray(np.where(missing, 0, np.rint(values)).astype(np.int64), missing)
 
 
 def _runs(numbers: np.ndarray, mins: np.ndarray, maxs: np.ndarray, counts: np.ndarray

@@ -361,7 +361,7 @@ class Sampler:
         """Everything still at full resolution in the history, with the series, states and overlays: the first
         message for a chart that opens while the sampler is already running."""
         with self._lock:
-            frame = self.history.frame()
+            frame = self.history.readings()
             recent = frame.attrs["full_resolution_from"]
             if recent is not None:
                 frame = frame[frame.index >= recent]

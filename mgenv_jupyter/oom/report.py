@@ -94,7 +94,7 @@ def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, n
         return Timeline()
     from ..memory.cells import headline_series
 
-    frame = sampler.history.frame()
+    frame = sampler.history.readings()
     if not len(frame):
         return Timeline()
     headlines = headline_series(frame.columns)

@@ -19,7 +19,7 @@ def test_rows_become_a_dataframe_with_a_time_index_and_a_column_per_series():
     assert isinstance(frame.index, pd.DatetimeIndex)
     assert list(frame.columns) == ["gpu0 used", "gpu0 process", "megengine gpu0 allocated"]
     assert frame["gpu0 used"].tolist() == [5, 6, 7]
-    assert np.isnan(frame["gpu0 process"].iloc[1]) and frame["megengine gpu0 allocated"].iloc[2] == 1
+    assert np.isnan(history.readings()["gpu0 process"].iloc[1]) and frame["megengine gpu0 allocated"].iloc[2] == 1
     assert frame.index[0] == pd.Timestamp(100.0, unit="s")
     assert history.latest() == {"gpu0 used": 7, "gpu0 process": 3, "megengine gpu0 allocated": 1}
 
@@ -60,8 +60,8 @@ def test_bulk_extend_matches_row_by_row_append():
     # The recent window may start at a different row (row by row spills in blocks), so the newest bucket may hold
     # different rows; every older one is identical, and so is everything taken together.
     pd.testing.assert_frame_equal(one.buckets().iloc[:-1], bulk.buckets().iloc[:-1])
-    assert one.frame()["x"].max() == bulk.frame()["x"].max() == a.max()
-    tail = bulk.frame().loc[bulk.frame().attrs["full_resolution_from"]:]
+    assert one.readings()["x"].max() == bulk.readings()["x"].max() == a.max()
+    tail = bulk.readings().loc[bulk.readings().attrs["full_resolution_from"]:]
     assert len(tail) == 300
     np.testing.assert_array_equal(tail["x"].to_numpy(), a[-300:])
 
@@ -98,3 +98,23 @@ def test_clear_forgets_everything():
     assert history.frame().empty
     history.append(1.0, {"y": 1})
     assert history.series == ["y"]
+
+
+def test_the_frame_carries_slower_sources_forward_as_integer_bytes_to_the_millisecond():
+    """A user reading `chart.history.tail()` sees the last known reading of a series sampled less often (the host, the
+    process list), not NaN; bytes stay integers; a series that stops is missing again after `carry` seconds."""
+    history = History()
+    history.append(100.0004, {"gpu0 used": 3 * GiB + 5, "host used": 7 * GiB})
+    for i in range(1, 5):
+        history.append(100.0004 + i / 10, {"gpu0 used": 3 * GiB + i})
+    history.append(130.0, {"gpu0 used": 3 * GiB})
+    frame = history.frame()
+    assert str(frame["gpu0 used"].dtype) == str(frame["host used"].dtype) == "Int64"
+    assert frame["host used"].iloc[:5].tolist() == [7 * GiB] * 5  # carried from its one reading
+    assert frame["host used"].isna().tolist() == [False] * 5 + [True]  # 30 s later: too old to carry
+    assert frame["gpu0 used"].iloc[0] == 3 * GiB + 5  # exact, never a float's rounding
+    assert frame.index[0] == pd.Timestamp("1970-01-01 00:01:40")  # 100.0004 s, to the millisecond
+    assert (frame.index.asi8 % 1_000_000 == 0).all()
+    assert frame.attrs["bytes"] == ["gpu0 used", "host used"]
+    assert frame.tail(2).attrs["bytes"] == ["gpu0 used", "host used"]
+    assert history.frame(carry=0)["host used"].isna().sum() == 5  # nothing carried: the rows as read

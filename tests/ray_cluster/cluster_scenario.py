@@ -122,7 +122,7 @@ def main() -> dict:
     result["killed"] = raylet.name()
     victims = [raylet, *raylet.children(recursive=True)]
     before = {label: source.batches for label, source in watch.sources.items()}
-    frame_before = history.frame()
+    frame_before = history.readings()
     for process in victims:
         process.kill()
     result["lost_after"] = wait(lambda: watch.states()["node_c"].startswith("lost"), 60)
@@ -132,7 +132,7 @@ def main() -> dict:
                                    if state["node"]}
     after = {label: source.batches for label, source in watch.sources.items()}
     result["batches"] = {"before": before, "after": after}
-    frame_after = history.frame()
+    frame_after = history.readings()  # the rows as sampled: nothing carried forward past the loss
     result["rows_with_values_after_loss"] = {
         label: int(frame_after[f"{label} gpu0 (simulated) used"].loc[frame_after.index > frame_before.index[-1]]
                    .notna().sum()) for label in PRESETS}
