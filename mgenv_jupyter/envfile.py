@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 from dotenv.parser import parse_stream
 
 from .catalog.secrets import MASK, is_secret
-from .catalog.values import quoted
 from .errors import InvalidValueError
+from .quoting import quoted
 from .regular_files import read_text_file
 
 if TYPE_CHECKING:

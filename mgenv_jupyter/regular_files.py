@@ -11,8 +11,8 @@ import os
 import stat
 from pathlib import Path
 
-from .catalog.values import quoted
 from .errors import InvalidValueError
+from .quoting import quoted
 
 MAX_FILE_BYTES = 1024 * 1024
 # O_NONBLOCK: opening a pipe would otherwise wait for a writer; O_NOCTTY: a terminal never becomes the kernel's

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..errors import InvalidValueError
+from ..quoting import quoted
 from ..text import Text
-from .values import Parsed, ValueType, quoted
+from .values import Parsed, ValueType
 
 _TOKEN = re.compile(r"[,:\[\]]|[^,:\[\]]+")
 _DIGITS = re.compile(r"\+?\d+")

@@ -16,6 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, ClassVar
 
 from ..errors import InvalidValueError
+from ..quoting import quoted
 
 KiB = 1024
 MiB = 1024**2
@@ -41,25 +42,6 @@ def _as_text(raw: object) -> str:
     if isinstance(raw, (int, float, str)):
         return str(raw).strip()
     raise InvalidValueError(f"expected text or a number, got {type(raw).__name__}")
-
-
-_SHOWN_CHARACTERS = 60
-
-
-def truncated(text: str) -> str:
-    """User input as a display shows it: in full when short, else its start and its length (a message or a table
-    must stay readable whatever was pasted)."""
-    if len(text) <= _SHOWN_CHARACTERS:
-        return text
-    return f"{text[:40]}… ({len(text):,} characters)"
-
-
-def quoted(text: object) -> str:
-    """User input as a message quotes it: `repr` when short, else its start quoted and its length."""
-    text = text if isinstance(text, str) else repr(text)
-    if len(text) <= _SHOWN_CHARACTERS:
-        return repr(text)
-    return f"{text[:40] + '…'!r} ({len(text):,} characters)"
 
 
 def _bad(raw: object, allowed: str) -> InvalidValueError:

@@ -38,8 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..catalog.values import parse_size, quoted
+from ..catalog.values import parse_size
 from ..errors import InvalidValueError
+from ..quoting import quoted
 from ..regular_files import MAX_FILE_BYTES, read_text_file
 
 ENV = "MGENV_SIMULATE_GPU"

@@ -7,8 +7,8 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
-from ..catalog.values import quoted
 from ..markup import text_html
+from ..quoting import quoted
 from ..runtime import EnvSession, Status
 from ..text import Text, current_language
 from .details import Details, details

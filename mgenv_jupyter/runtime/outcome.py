@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..catalog.secrets import MASK, is_secret, shown
-from ..catalog.values import quoted, truncated
 from ..markup import TABLE_STYLE, text_html
+from ..quoting import quoted, truncated
 from .status import Message, Status
 
 __all__ = ["MASK", "Change", "SetReport", "is_secret", "now", "shown"]

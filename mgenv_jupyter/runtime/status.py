@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..catalog import Entry, ReadWhen
 from ..catalog.secrets import shown
-from ..catalog.values import quoted
+from ..quoting import quoted
 from ..text import Text
 from .import_watcher import ImportRecord
 
