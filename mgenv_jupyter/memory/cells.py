@@ -171,10 +171,15 @@ def per_cell(history: History, markers: Iterable[CellMarker]) -> pandas.DataFram
     """One row per finished cell and device: the device's headline series (the kernel's own memory when known, else
     the allocator's, else the device's), its value before and after the cell, the change and the peak during the
     cell. Before/after are the nearest samples outside the cell; for cells older than the recent window they come
-    from bucket maxima (approximate)."""
+    from bucket maxima (approximate).
+
+    Sizes are bytes as integers (pandas' nullable `Int64`: <NA> where the series has no reading there), `start` is
+    to the millisecond and `duration_s` in seconds to the millisecond; `attrs["bytes"]` names the size columns, which
+    the chart's `.per_cell()` shows in binary units."""
     import pandas
 
     columns = ["cell", "device", "series", "start", "duration_s", "before", "after", "delta", "peak", "ok"]
+    sizes = ["before", "after", "delta", "peak"]
     rows = []
     headlines = headline_series(history.series)
     for marker in markers:
@@ -185,12 +190,19 @@ def per_cell(history: History, markers: Iterable[CellMarker]) -> pandas.DataFram
             seen = [v for v in (marker.peak.get(key), before, after) if v is not None]
             rows.append({
                 "cell": marker.cell, "device": device, "series": key,
-                "start": pandas.to_datetime(marker.start, unit="s"), "duration_s": marker.duration,
+                "start": pandas.to_datetime(marker.start, unit="s").round("ms"),
+                "duration_s": None if marker.duration is None else round(marker.duration, 3),
                 "before": before, "after": after,
                 "delta": None if before is None or after is None else after - before,
                 "peak": max(seen) if seen else None, "ok": marker.ok,
             })
-    return pandas.DataFrame(rows, columns=columns)
+    frame = pandas.DataFrame(rows, columns=columns)
+    for column in sizes:  # whole bytes; through float only where a reading is missing, which Int64 keeps as <NA>
+        frame[column] = pandas.array([None if v is None else round(v) for v in frame[column].tolist()],
+                                     dtype="Int64")
+    frame["ok"] = frame["ok"].astype("boolean")
+    frame.attrs["bytes"] = sizes
+    return frame
 
 
 def headline_series(keys: Iterable[str]) -> dict[str, str]:

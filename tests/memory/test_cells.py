@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from mgenv_jupyter.memory.cells import CellMarker, CellTracker, per_cell
@@ -49,3 +50,14 @@ def test_a_cells_start_and_end_carry_its_own_number(ip):
             assert [(m.cell, m.end is None) for m in changed] == [(number, True), (number, False)]
     finally:
         tracker.unregister()
+
+
+def test_per_cell_sizes_are_integer_bytes_and_times_are_to_the_millisecond():
+    history = History()
+    history.append(100.0, {"gpu0 process": 3 * GiB + 1})
+    history.append(102.0, {"gpu0 process": 4 * GiB})
+    table = per_cell(history, [CellMarker(3, start=100.5004, end=101.7502, ok=True)])
+    assert all(str(table[column].dtype) == "Int64" for column in ("before", "after", "delta", "peak"))
+    assert table["before"].iloc[0] == 3 * GiB + 1 and table["delta"].iloc[0] == GiB - 1
+    assert table["start"].iloc[0] == pd.Timestamp(100.5, unit="s") and table["duration_s"].iloc[0] == 1.25
+    assert table.attrs["bytes"] == ["before", "after", "delta", "peak"]
