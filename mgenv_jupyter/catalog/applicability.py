@@ -1,4 +1,5 @@
 """The catalog's rules evaluated against values: does a variable apply now, and is a group on, off or partly on.
+Every layer above asks here (the memory overlays, the presentation, the widgets), so the rule is decided once.
 
 Values come from a lookup, so a widget can ask about the values being edited (not applied yet) and the sidebar about
 the kernel's; an unset variable counts as its default.
@@ -10,9 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from ..catalog import Catalog, Entry
-from ..catalog.rules import Group
 from ..errors import InvalidValueError
+from . import Catalog
+from .entry import Entry
+from .rules import Group
 
 Lookup = Callable[[str], "str | None"]
 GroupState = Literal["on", "off", "partly"]

@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..catalog.applicability import ALWAYS, Applicability, applicability
 from ..catalog.values import format_size
 from ..errors import InvalidValueError
 from ..imported import imported
-from ..presentation.rules import ALWAYS, Applicability, applicability
 from ..protocol import OverlayInfo, OverlayKind
 from ..runtime import EnvSession
 from ..runtime.frameworks import live_api

@@ -7,13 +7,13 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
+from ..catalog.applicability import ALWAYS, Applicability, Lookup, applicability
 from ..markup import text_html
 from ..quoting import quoted
 from ..runtime import EnvSession, Status
 from ..text import Text, current_language
 from .details import Details, details
 from .editor import EditorSpec, editor_spec
-from .rules import ALWAYS, Applicability, Lookup, applicability
 
 NOT_SET = Text("(not set)", "(未设置)")
 DEFAULT = Text("default", "默认值")

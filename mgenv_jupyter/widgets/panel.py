@@ -15,9 +15,9 @@ from pathlib import Path
 
 import ipywidgets as widgets
 
+from ..catalog.applicability import applicability
 from ..errors import AlreadyReadWarning, InvalidValueError
 from ..markup import text_html
-from ..presentation import applicability
 from ..runtime import EnvSession, SetReport, session
 from ..text import Text, current_language
 from ._link import SessionLink

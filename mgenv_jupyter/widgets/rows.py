@@ -16,12 +16,12 @@ import ipywidgets as widgets
 import traitlets
 
 from ..catalog import Entry
+from ..catalog.applicability import Applicability, effective_text, group_state
 from ..catalog.rules import Group
 from ..catalog.secrets import shown
 from ..errors import InvalidValueError
 from ..markup import text_html
-from ..presentation import Applicability, VariableView, default_text, present
-from ..presentation.rules import effective_text, group_state
+from ..presentation import VariableView, default_text, present
 from ..runtime import EnvSession
 from ..text import Text, current_language
 from .editors import Editor, editor_for
