@@ -1,6 +1,10 @@
 """`EnvTable`: what `%envlist` and `%envdiff` return. It is a pandas DataFrame for code (filter it, join it, export it),
 shown in a notebook as a compact HTML table that fits a notebook column: the columns that matter first, "not set"
 instead of NaN/NaT, times to the second, long texts cut with the whole text as a tooltip.
+
+`MemoryTable`: the memory chart's `.history` and `.per_cell()`. The data stay integer bytes; the notebook shows sizes
+in binary units as the chart writes them (`format_size`), times to the millisecond, and a long frame's first and last
+rows.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any
 
 import pandas
 
+from ..catalog.values import format_size
 from ..markup import TABLE_STYLE, text_html
 from ..text import Text
 
@@ -89,3 +94,84 @@ def _clock(moment: pandas.Timestamp) -> str:
     local = time.localtime(moment.timestamp())
     today = time.localtime()
     return time.strftime("%H:%M:%S" if local[:3] == today[:3] else "%Y-%m-%d %H:%M:%S", local)
+
+
+NO_READING = Text("no reading", "无读数")
+SIZES_NOTE = Text("sizes in binary units (1 GiB = 1024³ bytes); the DataFrame holds bytes",
+                  "大小以二进制单位显示(1 GiB = 1024³ 字节);DataFrame 中是字节数")
+SHOWN_ENDS = Text("the first and last {count} shown", "显示首尾各 {count} 行")
+UTC = Text("UTC", "UTC")
+_TEXT = " class='mgenv-text'"
+_MEMORY_STYLE = """<style>
+table.mgenv-memory-table { border-collapse: collapse; font-size: var(--jp-ui-font-size1, 12px); }
+table.mgenv-memory-table th, table.mgenv-memory-table td,
+.jp-RenderedHTMLCommon table.mgenv-memory-table th, .jp-RenderedHTMLCommon table.mgenv-memory-table td {
+  padding: 2px 8px; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums;
+  border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); }
+table.mgenv-memory-table th { font-weight: 600; }
+table.mgenv-memory-table .mgenv-text { text-align: left; }
+</style>"""
+
+
+class MemoryTable(pandas.DataFrame):
+    """A memory DataFrame (bytes as integers, `attrs["bytes"]` naming the size columns) whose notebook display
+    writes those sizes in binary units; what it holds, filters and exports stays bytes. `tail()`, `head()`, filters
+    keep the display (pandas carries `attrs` along)."""
+
+    @property
+    def _constructor(self) -> type[MemoryTable]:
+        return MemoryTable
+
+    def _repr_html_(self) -> str:
+        return render_memory_html(self)
+
+
+def memory_table(frame: pandas.DataFrame) -> MemoryTable:
+    table = MemoryTable(frame)
+    table.attrs.update(frame.attrs)
+    return table
+
+
+def render_memory_html(table: pandas.DataFrame, language: str | None = None) -> str:
+    """The compact table: the index (times, "UTC") then every column; at most pandas' `display.max_rows` rows, else
+    the first and last `display.min_rows // 2`."""
+    sizes = set(table.attrs.get("bytes", ()))
+    shown = table
+    ends = 0
+    if len(table) > (pandas.get_option("display.max_rows") or len(table)):
+        ends = max(1, (pandas.get_option("display.min_rows") or 10) // 2)
+        shown = pandas.concat([table.iloc[:ends], table.iloc[-ends:]])
+    index_name = str(table.index.name or "")
+    if isinstance(table.index, pandas.DatetimeIndex):
+        index_name = f"{index_name} ({UTC.get(language)})".strip()
+    head = [f"<th class='mgenv-text'>{html.escape(index_name)}</th>"] + [
+        f"<th>{html.escape(str(c))}</th>" for c in table.columns]
+    rows = []
+    for position, (label, row) in enumerate(zip(shown.index, shown.itertuples(index=False), strict=True)):
+        if ends and position == ends:
+            rows.append("<tr>" + "<td>…</td>" * len(head) + "</tr>")
+        cells = [f"<td class='mgenv-text'>{html.escape(_memory_cell(label, False, language))}</td>"]
+        cells += [f"<td{_TEXT if isinstance(value, str) else ''}>"
+                  f"{html.escape(_memory_cell(value, column in sizes, language))}</td>"
+                  for column, value in zip(table.columns, row, strict=True)]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    note = ROWS.get(language).format(count=len(table))
+    if ends:
+        note += " (" + SHOWN_ENDS.get(language).format(count=ends) + ")"
+    if sizes & set(table.columns):
+        note += " · " + SIZES_NOTE.get(language)
+    return (f"{_MEMORY_STYLE}<div class='mgenv-table-wrap'><table class='mgenv-memory-table'><thead><tr>"
+            f"{''.join(head)}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"<div class='mgenv-table-note'>{html.escape(note)}</div></div>")
+
+
+def _memory_cell(value: Any, is_size: bool, language: str | None) -> str:
+    if value is None or value is pandas.NA or value is pandas.NaT or (isinstance(value, float) and math.isnan(value)):
+        return NO_READING.get(language) if is_size else "–"
+    if is_size:
+        return format_size(int(value))
+    if isinstance(value, pandas.Timestamp):
+        return value.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)

@@ -78,12 +78,18 @@ class MemoryChart(anywidget.AnyWidget):
 
     @property
     def history(self) -> Any:
-        """Everything sampled so far as a pandas DataFrame (time index, one column per series, bytes)."""
-        return self.sampler.history.frame()
+        """Everything sampled so far as a pandas DataFrame: a time index (UTC) to the millisecond, one column per
+        series in integer bytes, a series sampled less often carried forward from its last reading (see
+        `History.frame`). A notebook shows the sizes in binary units (GiB, MiB); the data stay bytes."""
+        from ..presentation.tables import memory_table
+
+        return memory_table(self.sampler.history.frame())
 
     def per_cell(self) -> Any:
-        """Peak and delta per device for each executed cell, as a DataFrame."""
-        return self.sampler.per_cell()
+        """Peak and delta per device for each executed cell, as a DataFrame of integer bytes (shown in GiB, MiB)."""
+        from ..presentation.tables import memory_table
+
+        return memory_table(self.sampler.per_cell())
 
     def on_close(self, callback: Callable[[], None]) -> None:
         """Call `callback()` once when this chart closes (a cluster watch started for it ends with it)."""

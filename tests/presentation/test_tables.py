@@ -53,3 +53,31 @@ def test_what_the_user_typed_is_escaped():
 def test_in_chinese():
     shown = env_table(frame(), ["value"], "zh")._repr_html_()
     assert "未设置" in shown and "2 行" in shown and "DataFrame 中另有 2 列" in shown
+
+
+def test_memory_frames_show_binary_sizes_while_the_data_stay_integer_bytes():
+    """chart.history / chart.per_cell(): no 3.590324e+09 and no NaN on screen, GiB and MiB as the chart writes them."""
+    from mgenv_jupyter.memory.history import History
+    from mgenv_jupyter.presentation.tables import MemoryTable, memory_table
+
+    history = History()
+    for i in range(100):
+        history.append(100 + i / 10, {"gpu0 used": 3590324224 + i * 1024**2,
+                                      **({"host used": 7 * 1024**3} if i % 10 == 0 else {})})
+    table = memory_table(history.frame())
+    tail = table.tail()
+    assert isinstance(tail, MemoryTable) and tail["gpu0 used"].iloc[-1] == 3590324224 + 99 * 1024**2
+    shown = tail._repr_html_()
+    assert "<td>3.44 GiB</td>" in shown and "<td>7 GiB</td>" in shown and "00:01:49.900<" in shown
+    assert "e+09" not in shown and "NaN" not in shown and "time (UTC)" in shown
+    long = table._repr_html_()  # 100 rows, more than pandas' display.max_rows: the first and last five
+    assert long.count("<tr>") == 1 + 5 + 1 + 5 and "the first and last 5 shown" in long
+
+
+def test_a_memory_table_says_no_reading_where_a_series_has_none():
+    from mgenv_jupyter.presentation.tables import memory_table
+
+    frame = pandas.DataFrame({"gpu0 process": pandas.array([None, 2 * 1024**2], dtype="Int64")})
+    frame.attrs["bytes"] = ["gpu0 process"]
+    shown = memory_table(frame)._repr_html_()
+    assert "no reading" in shown and "2 MiB" in shown
