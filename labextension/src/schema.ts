@@ -367,6 +367,64 @@ export interface OomNotice {
   report: OomReportData;
 }
 
+export type GpuViewState = 'ok' | 'no_driver' | 'no_gpu' | 'error';
+
+export type PidNamespace = 'same' | 'foreign' | 'unknown';
+
+export type FigureSource = 'nvml' | 'unknown';
+
+/** One kernel of this server: its id and kernel spec name, the notebook paths of its sessions (none for a kernel started without one), its execution state and last activity (ISO 8601, UTC) as the server's kernel manager tracks them, how long it has been idle (seconds; null when busy or unknown), and whether its pid is known (a remote or non-local kernel has none, so none of its memory can be attributed). */
+export interface GpuKernelInfo {
+  id: string;
+  name: string;
+  notebooks: string[];
+  execution_state: string;
+  last_activity: string | null;
+  idle_seconds: number | null;
+  pid_known: boolean;
+}
+
+/** What one kernel's process tree holds on one device (bytes, or null when it cannot be attributed). */
+export interface GpuKernelShare {
+  kernel_id: string;
+  used: number | null;
+  figure: FigureSource;
+}
+
+/** A process on the device that belongs to no kernel of this server: its pid, user, name and bytes — never more (user and name are null when the process is not visible here). */
+export interface GpuOtherProcess {
+  pid: number;
+  user: string | null;
+  name: string | null;
+  used: number | null;
+}
+
+/** One GPU: its label (gpu<index>, "(simulated)" on the simulated device), model name, total and used bytes (NVML's device figures, exact), the kernels' shares largest first (kernels holding nothing are left out), the other processes largest first, the used bytes no listed process accounts for (`unlisted`: other containers, the driver), and a problem with the process list (MIG, permissions) in the driver's words, or null. */
+export interface GpuDeviceView {
+  index: number;
+  label: string;
+  name: string;
+  total: number;
+  used: number;
+  shares: GpuKernelShare[];
+  others: GpuOtherProcess[];
+  unlisted: number;
+  problem: string | null;
+}
+
+/** The whole view: the state code and its detail (the driver's words, or null), whether the simulated GPU answered (and its scenario), the pid namespace verdict, every kernel of the server (also those holding no GPU memory), the devices, and when it was read (seconds since the epoch). */
+export interface GpuServerView {
+  v: number;
+  state: GpuViewState;
+  detail: string | null;
+  simulated: boolean;
+  simulation: string | null;
+  namespace: PidNamespace;
+  kernels: GpuKernelInfo[];
+  devices: GpuDeviceView[];
+  read_at: number;
+}
+
 export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest;
 
 export type Reply = CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply;
@@ -379,6 +437,8 @@ export const MIN_INTERVAL = 0.01;
 export const MAX_INTERVAL = 60;
 export const OOM_MIME = 'application/vnd.mgenv-jupyter.oom+json';
 export const OOM_VERSION = 2;
+export const GPUS_PATH = 'mgenv-jupyter/gpus';
+export const GPUS_VERSION = 1;
 /** What every front end calls each status, in English and Chinese (Status.label). */
 export const STATUS_LABELS: Record<StatusCode, { en: string; zh: string }> = {
   "effective": {

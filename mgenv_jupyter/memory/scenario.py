@@ -16,7 +16,8 @@ Scenario file (JSON; sizes are bytes or strings such as "512MB", "40GB", 1024-ba
         "pid_namespace": "same",              # "foreign": our processes are listed under PIDs unknown here
         "kernel": {"start": "1.5GB", "step": "256MB", "max": "24GB", "wave": "1GB"},   # or a plain size
         "workers": [{"at": 3, "bytes": "300MB", "count": 2}],                          # real child processes
-        "other_processes": [{"pid": 1, "bytes": "5GB"}]                                # listed as given
+        "other_processes": [{"pid": 1, "bytes": "5GB"}],                               # listed as given
+        "notebooks": {"train.ipynb": "30GB"}  # served by a Jupyter server: its kernel of that notebook holds this
       }],
       "errors": [{"at": 20, "for": 3, "error": "UNKNOWN"}]   # NVML_ERROR_<error> for every call in that window
     }
@@ -25,7 +26,8 @@ Kernel memory at time t: min(max, start + step × ⌊t / step_seconds⌋) + wave
 
 Bounds (anything else is refused with a message naming the field): sizes up to 1 PiB (`total` at least 1 byte),
 times finite from 0 to 10⁹ s (`step_seconds` at least 1 ms, an error window's `for` above 0), at most 64 devices and
-64 error windows, 1024 other processes per device, and 16 worker processes in all. A scenario file is a regular file
+64 error windows, 1024 other processes and 1024 notebooks per device (paths up to 1024 characters), and 16 worker
+processes in all. A scenario file is a regular file
 of at most 1 MiB.
 """
 
@@ -52,6 +54,8 @@ MAX_DEVICES = 64
 MAX_ERROR_WINDOWS = 64
 MAX_OTHER_PROCESSES = 1024
 MAX_WORKERS = 16  # real processes: the whole scenario may start no more than this
+MAX_NOTEBOOKS = 1024
+MAX_NOTEBOOK_PATH = 1024
 _NAME_BYTES = 95  # NVML's name buffer is 96 bytes, its NUL included
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -128,6 +132,7 @@ class DeviceSpec:
     kernel: KernelUse | None = None
     workers: tuple[Workers, ...] = ()
     other_processes: tuple[tuple[int, int], ...] = ()
+    notebooks: tuple[tuple[str, int], ...] = ()  # (notebook path, bytes its kernel holds) under a server
 
 
 @dataclass(frozen=True)
@@ -198,7 +203,7 @@ class Scenario:
 
 _SCENARIO_FIELDS = ("name", "library", "driver", "step_seconds", "period", "devices", "errors")
 _DEVICE_FIELDS = ("name", "total", "others", "reserved", "mig", "process_memory", "pid_namespace", "kernel", "workers",
-                  "other_processes")
+                  "other_processes", "notebooks")
 _KERNEL_FIELDS = ("start", "step", "max", "wave")
 _MISSING = object()  # the default of a field that must be given
 _SIZES = "a size from {} to 1 PiB: bytes, or text such as \"512MB\" or \"40GB\""
@@ -319,7 +324,23 @@ def _device(data: object, where: str) -> DeviceSpec:
                       for i, item in enumerate(fields.items("workers", MAX_WORKERS))),
         other_processes=tuple(_other_process(item, f"{fields.path('other_processes')}[{i}]")
                               for i, item in enumerate(fields.items("other_processes", MAX_OTHER_PROCESSES))),
+        notebooks=_notebooks(fields.get("notebooks", {}), fields.path("notebooks")),
     )
+
+
+def _notebooks(data: object, where: str) -> tuple[tuple[str, int], ...]:
+    allowed = f"an object of at most {MAX_NOTEBOOKS} notebook paths, each to a size"
+    if not isinstance(data, Mapping):
+        raise _wrong(where, allowed, data)
+    if len(data) > MAX_NOTEBOOKS:
+        raise InvalidValueError(f"{where} has {len(data):,} notebooks; at most {MAX_NOTEBOOKS} are allowed")
+    shares = []
+    for path, size in data.items():
+        if not (isinstance(path, str) and path and path.isprintable() and len(path) <= MAX_NOTEBOOK_PATH):
+            raise InvalidValueError(f"{where} has a key that is not a notebook path: give non-empty printable text "
+                                    f"of at most {MAX_NOTEBOOK_PATH} characters")
+        shares.append((path, _size(size, f"{where}[{quoted(path)}]")))
+    return tuple(shares)
 
 
 def _kernel(data: object, where: str) -> KernelUse | None:

@@ -17,6 +17,11 @@ Presets (`MGENV_SIMULATE_GPU=training`):
 - `no-process-memory`: the driver lists processes but reports their memory as not available (as under WDDM).
 - `container`: the kernel's memory is listed under host PIDs that do not exist in this PID namespace.
 
+Served by a Jupyter server (`MGENV_SIMULATE_GPU` in the server's environment), the server extension passes
+`kernels`: then the device's processes are the server's real kernels instead of this process, each holding the
+scenario's kernel memory (a little more for each later kernel, so that they differ) or, for a kernel of a notebook
+the device's `notebooks` names, exactly that share.
+
 The scenario format, its bounds and the presets are in `scenario.py`.
 """
 
@@ -27,7 +32,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .fake_nvml import FakeDevice, FakeNvml, FakeProcess
@@ -38,6 +43,11 @@ __all__ = ["ENV", "PRESETS", "Scenario", "Simulation", "from_environment", "stop
 _SAME_MOMENT = 0.001  # seconds: NVML calls closer than this belong to one sample
 _RELIST_SECONDS = 1.0  # how often the simulation checks whether its worker processes are still alive
 _FOREIGN_PID_OFFSET = 1 << 22  # above Linux's largest pid_max: such a PID cannot exist in this namespace
+_KERNEL_STAGGER = 512 * 1024**2  # each later kernel of a server holds this much more than the one before (cycling)
+_STAGGER_CYCLE = 5
+
+# A server's kernels as the simulation sees them: (pid, the notebook paths of the kernel's sessions) each.
+KernelPids = Callable[[], Sequence[tuple[int, tuple[str, ...]]]]
 
 
 class Simulation:
@@ -46,9 +56,14 @@ class Simulation:
     Time starts at `install()`. `clock` (monotonic seconds) can be replaced in tests to step through the timeline.
     """
 
-    def __init__(self, scenario: Scenario | str, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, scenario: Scenario | str, clock: Callable[[], float] = time.monotonic,
+                 kernels: KernelPids | None = None) -> None:
         self.scenario = Scenario.load(scenario) if isinstance(scenario, str) else scenario
         self.clock = clock
+        # A server's kernels (see the module help); None: this process is the kernel. Its result is compared by
+        # identity: a new sequence means the kernels changed, and the devices are listed again at once.
+        self.kernels = kernels
+        self._listed_kernels: object = None
         self.fake = FakeNvml(
             [FakeDevice(name=d.name, total=d.total, others=d.others, reserved=d.reserved, mig=d.mig)
              for d in self.scenario.devices],
@@ -64,7 +79,9 @@ class Simulation:
         self._advanced_at = -1.0
         self._listed_at = -float("inf")
         self._next_spawn = float("inf")
-        self._kernels: list[tuple[DeviceSpec, FakeProcess]] = []  # the kernel's entry per device, updated in place
+        # Per device and kernel: its entry, updated in place, and its fixed share (a scenario's notebook) or the bytes
+        # it holds beyond the scenario's kernel memory.
+        self._kernels: list[tuple[DeviceSpec, FakeProcess, int | None, int]] = []
         self._lock = threading.Lock()
 
     @property
@@ -107,10 +124,17 @@ class Simulation:
             self._advanced_at = elapsed
             scenario = self.scenario
             t = elapsed % scenario.period if scenario.period > 0 else elapsed
-            if elapsed - self._listed_at >= _RELIST_SECONDS or elapsed >= self._next_spawn:
-                self._list_processes(elapsed)  # who is on each device: changes rarely, costs a syscall per worker
-            for spec, kernel in self._kernels:
-                kernel.used = spec.kernel.at(t, scenario.step_seconds) if spec.kernel and spec.process_memory else None
+            kernels = self.kernels() if self.kernels is not None else None
+            if (elapsed - self._listed_at >= _RELIST_SECONDS or elapsed >= self._next_spawn
+                    or kernels is not self._listed_kernels):
+                self._list_processes(elapsed, kernels)  # who is on each device: changes rarely
+            for spec, kernel, fixed, extra in self._kernels:
+                if not spec.process_memory:
+                    kernel.used = None
+                elif fixed is not None:
+                    kernel.used = fixed
+                else:
+                    kernel.used = spec.kernel.at(t, scenario.step_seconds) + extra if spec.kernel else 0
             failure = None
             for window in scenario.errors:
                 if window.at <= t < window.at + window.duration:
@@ -118,8 +142,10 @@ class Simulation:
                     break
             self.fake.failure = failure
 
-    def _list_processes(self, elapsed: float) -> None:
+    def _list_processes(self, elapsed: float,
+                        kernels: Sequence[tuple[int, tuple[str, ...]]] | None = None) -> None:
         self._listed_at = elapsed
+        self._listed_kernels = kernels
         self._kernels = []
         for index, (spec, device) in enumerate(zip(self.scenario.devices, self.fake.devices, strict=True)):
             def listed(pid: int, used: int | None, spec: DeviceSpec = spec) -> FakeProcess:
@@ -127,11 +153,20 @@ class Simulation:
                 return FakeProcess(pid, used if spec.process_memory else None)
 
             processes = []
-            if spec.kernel is not None:
+            if kernels is not None:  # a server's kernels; its worker processes would belong to no kernel: none
+                shares = dict(spec.notebooks)
+                for order, (pid, notebooks) in enumerate(kernels):
+                    fixed = next((shares[path] for path in notebooks if path in shares), None)
+                    if fixed is None and spec.kernel is None:
+                        continue
+                    kernel = listed(pid, None)
+                    self._kernels.append((spec, kernel, fixed, order % _STAGGER_CYCLE * _KERNEL_STAGGER))
+                    processes.append(kernel)
+            elif spec.kernel is not None:
                 kernel = listed(os.getpid(), None)
-                self._kernels.append((spec, kernel))
+                self._kernels.append((spec, kernel, None, 0))
                 processes.append(kernel)
-            for group, workers in enumerate(spec.workers):
+            for group, workers in enumerate(spec.workers if kernels is None else ()):
                 if elapsed >= workers.at and (index, group) not in self._spawned:
                     self._spawned.add((index, group))
                     self.workers.extend(_Worker(index, workers.bytes, _spawn_worker()) for _ in range(workers.count))
@@ -142,7 +177,8 @@ class Simulation:
             device.processes = processes
             device.process_error = self._no_permission if spec.mig else None
         waiting = [workers.at for index, spec in enumerate(self.scenario.devices)
-                   for group, workers in enumerate(spec.workers) if (index, group) not in self._spawned]
+                   for group, workers in enumerate(spec.workers)
+                   if kernels is None and (index, group) not in self._spawned]
         self._next_spawn = min(waiting, default=float("inf"))
 
 

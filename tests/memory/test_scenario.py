@@ -265,3 +265,21 @@ def test_any_scenario_file_gives_a_simulation_or_the_not_started_state(data, tmp
             source.close()
         simulation.stop_environment()
         del os.environ[simulation.ENV]
+
+
+def test_notebooks_give_each_named_notebooks_kernel_its_share():
+    scenario = Scenario.from_json({"devices": [{"notebooks": {"big.ipynb": "20GB", "sub/a.ipynb": 1024}}]})
+    assert scenario.devices[0].notebooks == (("big.ipynb", 20 * 1024**3), ("sub/a.ipynb", 1024))
+
+
+@pytest.mark.parametrize("notebooks, words", [
+    (["big.ipynb"], "devices[0].notebooks must be an object of at most 1024 notebook paths, each to a size"),
+    ({"": "1GB"}, "devices[0].notebooks has a key that is not a notebook path"),
+    ({"a\nb.ipynb": "1GB"}, "devices[0].notebooks has a key that is not a notebook path"),
+    ({"a.ipynb": "lots"}, "devices[0].notebooks['a.ipynb'] must be a size"),
+    ({f"{i}.ipynb": 1 for i in range(1025)}, "has 1,025 notebooks; at most 1024 are allowed"),
+])
+def test_bad_notebooks_are_refused_naming_the_field(notebooks, words):
+    with pytest.raises(InvalidValueError) as refused:
+        Scenario.from_json({"devices": [{"notebooks": notebooks}]})
+    assert words in str(refused.value)

@@ -1,0 +1,118 @@
+"""The server's one GPU reader: reads run on its own thread, never on the event loop; concurrent requests share one
+read and a fresh view is answered as it is; the simulated GPU lists the server's kernels (real processes here); a bad
+MGENV_SIMULATE_GPU is the view's error, not a crash. The kernel and session managers are small in-memory stand-ins
+holding data (the real server is tests/server/test_handlers.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from mgenv_jupyter.memory import fake_nvml
+from mgenv_jupyter.server import attribution
+from mgenv_jupyter.server.gpu_view import GpuView
+
+GiB = 1024**3
+
+
+class Kernels:
+    def __init__(self, pids: dict[str, int]) -> None:
+        self.kernels = {kid: SimpleNamespace(provisioner=SimpleNamespace(pid=pid), kernel_name="python3",
+                                             execution_state="idle", last_activity=datetime.now(timezone.utc))
+                        for kid, pid in pids.items()}
+
+    def list_kernel_ids(self) -> list[str]:
+        return list(self.kernels)
+
+    def get_kernel(self, kernel_id: str) -> Any:
+        return self.kernels[kernel_id]
+
+
+class Sessions:
+    def __init__(self, paths: dict[str, str]) -> None:
+        self.paths = paths
+
+    async def list_sessions(self) -> list[dict[str, Any]]:
+        return [{"path": path, "kernel": {"id": kid}} for kid, path in self.paths.items()]
+
+
+@pytest.fixture
+def kernel_processes() -> Iterator[list[int]]:
+    procs = [subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+             for _ in range(2)]
+    yield [p.pid for p in procs]
+    for p in procs:
+        assert p.stdin is not None
+        p.stdin.close()
+        p.wait(timeout=10)
+
+
+def make_view(monkeypatch, pids: list[int], spec: str) -> GpuView:
+    monkeypatch.setenv("MGENV_SIMULATE_GPU", spec)
+    return GpuView(Kernels({"ka": pids[0], "kb": pids[1]}), Sessions({"ka": "a.ipynb", "kb": "b.ipynb"}), min_age=60)
+
+
+def test_the_simulated_gpu_lists_the_servers_kernels_read_off_the_event_loop(monkeypatch, kernel_processes):
+    view = make_view(monkeypatch, kernel_processes, "a100-40gb")
+    threads: list[str] = []
+    real_attribute = attribution.attribute
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return real_attribute(*args, **kwargs)
+
+    monkeypatch.setattr("mgenv_jupyter.server.gpu_view.attribute", spy)
+    try:
+        result = asyncio.run(view.view())
+        assert fake_nvml.installed() is not None
+    finally:
+        view.close()
+    assert threads and all(name.startswith("mgenv-gpus") for name in threads)
+    assert result["simulated"] and result["simulation"] == "a100-40gb"
+    (device,) = result["devices"]
+    used = {s["kernel_id"]: s["used"] for s in device["shares"]}
+    # Every kernel holds some simulated memory, the later one a little more.
+    assert set(used) == {"ka", "kb"} and 0 < used["ka"] < used["kb"]  # type: ignore[operator]
+
+
+def test_concurrent_requests_share_one_read_and_a_fresh_view_is_not_read_again(monkeypatch, kernel_processes):
+    view = make_view(monkeypatch, kernel_processes, "a100-40gb")
+    reads = []
+    real_read = view._read
+
+    def counted(kernels: Any) -> Any:
+        reads.append(1)
+        return real_read(kernels)
+
+    monkeypatch.setattr(view, "_read", counted)
+
+    async def many() -> list[Any]:
+        first = await asyncio.gather(*(view.view() for _ in range(5)))
+        return [*first, await view.view()]
+
+    try:
+        results = asyncio.run(many())
+    finally:
+        view.close()
+    assert len(reads) == 1 and all(r is results[0] for r in results)
+
+
+def test_a_bad_simulation_spec_is_the_views_error(monkeypatch, kernel_processes, tmp_path):
+    view = make_view(monkeypatch, kernel_processes, str(tmp_path / "missing.json"))
+    try:
+        result = asyncio.run(view.view())
+    finally:
+        view.close()
+    assert result["state"] == "error" and result["devices"] == []
+    assert result["detail"] is not None and "MGENV_SIMULATE_GPU" in result["detail"]
+    assert [k["notebooks"] for k in result["kernels"]] == [["a.ipynb"], ["b.ipynb"]]
+    assert os.environ["MGENV_SIMULATE_GPU"].endswith("missing.json")
