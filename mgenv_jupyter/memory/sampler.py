@@ -361,13 +361,10 @@ class Sampler:
         """Everything still at full resolution in the history, with the series, states and overlays: the first
         message for a chart that opens while the sampler is already running."""
         with self._lock:
-            frame = self.history.readings()
-            recent = frame.attrs["full_resolution_from"]
-            if recent is not None:
-                frame = frame[frame.index >= recent]
-            times = (frame.index.asi8 / 1e9).round(3).tolist() if len(frame) else []
+            recent, values = self.history.window()  # plain lists: a chart opening imports neither numpy nor pandas
+            times = [round(t, 3) for t in recent]
             columns: dict[str, list[int | float | None]] = {
-                key: [None if v != v else int(v) for v in frame[key].tolist()] for key in frame.columns}
+                key: [None if v is None else int(v) for v in column] for key, column in values.items()}
             cells = [marker.to_json() for marker in self.cells.markers]
             self._refresh_states()
             return {"type": "memory.snapshot", "seq": self._seq, "interval": self._interval, "t": times,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import re
 import sys
-import threading
 from typing import Any
 
 from IPython.core.magic import Magics, line_magic, magics_class, no_var_expand
@@ -83,24 +82,9 @@ def install(shell: Any, interval: float | None = None) -> OomHook:
     shell.events.register("pre_run_cell", hook.before)
     shell.events.register("post_run_cell", hook)
     setattr(shell, _ATTRIBUTE, hook)
-    # Not a daemon: the interpreter waits for it at exit. A daemon thread still importing pandas when a short script
-    # ends made the process segfault during finalisation (5 of 10 runs of a MegEngine script on a loaded machine).
-    threading.Thread(target=_warm_up, name="mgenv-oom-warm-up", daemon=False).start()
+    # Nothing is imported ahead in the background: a report reads the history as plain lists (no pandas), so what it
+    # imports on the first failure takes tens of milliseconds, and no thread holds the GIL behind the user's cells.
     return hook
-
-
-def _warm_up() -> None:
-    """Import what a report needs (pandas for the history, the framework adapters, the view) once, off the user's
-    path: the first report then takes milliseconds, not the third of a second pandas' import alone costs."""
-    try:
-        import pandas  # noqa: F401
-
-        from ..presentation import oom  # noqa: F401
-        from ..runtime.frameworks import known_live_keys
-
-        known_live_keys()
-    except Exception:  # a missing optional piece shows when a report is made, not here
-        log.debug("out-of-memory warm-up incomplete", exc_info=True)
 
 
 def uninstall(shell: Any) -> None:

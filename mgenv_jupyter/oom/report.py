@@ -94,10 +94,10 @@ def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, n
         return Timeline()
     from ..memory.cells import headline_series
 
-    frame = sampler.history.readings()
-    if not len(frame):
+    history = sampler.history  # read as plain lists: a report imports neither numpy nor pandas, so it comes at once
+    if not len(history):
         return Timeline()
-    headlines = headline_series(frame.columns)
+    headlines = headline_series(history.series)
     device = state.gpu(event.gpu) if event.device == "gpu" else None
     wanted = device.device if device is not None else ("host" if event.device == "host" else None)
     series = headlines.get(wanted) if wanted is not None else None
@@ -105,10 +105,7 @@ def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, n
         series = headlines.get("host") or next(iter(headlines.values()), None)
     if series is None:
         return Timeline()
-    times = frame.index.asi8 / 1e9
-    keep = times >= now - TIMELINE_SECONDS
-    column = frame[series][keep]
-    pairs = [(float(t), int(v)) for t, v in zip(times[keep], column.tolist(), strict=True) if v == v]
+    pairs = [(t, int(v)) for t, v in history.points(series, since=now - TIMELINE_SECONDS)]
     markers = sampler.cells.markers
     running = sampler.cells.running
     failing = running if running is not None else (markers[-1] if markers else None)
@@ -118,7 +115,7 @@ def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, n
         # A cell shorter than a sampling interval saw no sample of its own: the value around it stands for it.
         peak = marker.peak.get(series)
         if peak is None:
-            peak = sampler.history.value_near(series, marker.end or marker.start, after=False)
+            peak = history.value_near(series, marker.end or marker.start, after=False)
         if peak is not None:
             peaks.append((marker.cell, int(peak)))
     return Timeline(series, tuple(t for t, _ in pairs), tuple(v for _, v in pairs),

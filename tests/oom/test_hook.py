@@ -242,19 +242,12 @@ def test_recording_pauses_for_a_cell_that_imports_a_framework_and_resumes_after(
     assert seen == [False, True]
 
 
-def test_the_warm_up_thread_is_waited_for_at_exit(ip, monkeypatch):
-    """The report's imports are warmed up on a thread; the interpreter must wait for it at exit: a daemon thread still
-    importing pandas when a short script ended made the process segfault in finalisation (seen in MegEngine's venv
-    under load, 5 runs of 10). The warm-up is held until the thread is looked at (with its modules already imported
-    it would end at once)."""
-    release = threading.Event()
-    monkeypatch.setattr(hook, "_warm_up", lambda: release.wait(60))
+def test_installing_starts_no_thread_but_the_kernel_samplers(ip):
+    """Nothing is imported ahead on a thread of our own any more (a daemon thread still importing pandas when a short
+    script ended once made the process segfault in finalisation); the recorder's sampler is the only thread."""
     hook.uninstall(ip)
+    close_kernel_sampler()
+    before = set(threading.enumerate())
     hook.install(ip)
-    try:
-        warm_ups = [t for t in threading.enumerate() if t.name == "mgenv-oom-warm-up" and t.is_alive()]
-        assert warm_ups and not any(t.daemon for t in warm_ups)
-    finally:
-        release.set()
-    for thread in warm_ups:
-        thread.join(60)
+    started = {t.name for t in set(threading.enumerate()) - before if t.is_alive()}
+    assert started == {"mgenv-memory-sampler"}
