@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
@@ -28,6 +28,9 @@ from .runtime.environ_limits import MAX_VARIABLE_BYTES
 from .runtime.outcome import SetReport
 from .shell_words import split_words
 from .text import current_language, set_language
+
+if TYPE_CHECKING:
+    from .oom.report import OomReport
 
 _COMPLETED_MAGICS = ("%envset", "%envget", "%envunset", "%%envset", "%envlist")
 
@@ -261,6 +264,20 @@ class EnvMagics(Magics):
 
     @no_var_expand
     @magic_arguments()
+    @line_magic
+    def oom(self, line: str) -> Any:
+        """Show the last out-of-memory report again (its `.report` is the data; `mgenv_jupyter.last_oom()` too)."""
+        from .oom.report import last_report
+        from .presentation.oom import OomView
+
+        _parse_args(self.oom, line)
+        report = last_report()
+        if report is None:
+            raise UsageError("no cell has run out of memory since mgenv_jupyter was loaded")
+        return OomView(report)
+
+    @no_var_expand
+    @magic_arguments()
     @argument("language", nargs="?", choices=("zh", "en", "auto"), help="auto: from MGENV_LANG or the locale")
     @line_magic
     def envlang(self, line: str) -> str:
@@ -304,8 +321,8 @@ def register(ipython: Any) -> None:
     ipython.register_magics(EnvMagics)
     from .oom import hook
 
-    ipython.register_magics(hook.OomMagics)
-    hook.install(ipython)
+    hook.install(ipython, show_oom_report)
+    _oom_report_display(ipython, on=True)
     from .comm import register_target
 
     register_target(ipython)
@@ -336,5 +353,35 @@ def unregister(ipython: Any) -> None:
     from .oom import hook
 
     hook.uninstall(ipython)
+    _oom_report_display(ipython, on=False)
     session().watcher.uninstall()
     ipython._mgenv_jupyter_loaded = False
+
+
+def show_oom_report(report: OomReport) -> None:
+    """The out-of-memory hook's display: the report under the failing cell, as every front end shows it."""
+    from IPython.display import display
+
+    from .presentation.oom import OomView
+
+    display(OomView(report))
+
+
+def _oom_report_display(ipython: Any, on: bool) -> None:
+    """How IPython shows an `OomReport` (what `mgenv_jupyter.last_oom()` returns): the presentation layer's view, in
+    text and HTML. The report is data and knows no view; this front end tells IPython which one to use."""
+    from .oom.report import OomReport
+
+    formatters = ipython.display_formatter.formatters
+    if not on:
+        for mime in ("text/plain", "text/html"):
+            formatters[mime].pop(OomReport, None)
+        return
+    formatters["text/plain"].for_type(OomReport, lambda report, printer, cycle: printer.text(repr(_oom_view(report))))
+    formatters["text/html"].for_type(OomReport, lambda report: _oom_view(report)._repr_html_())
+
+
+def _oom_view(report: OomReport) -> Any:
+    from .presentation.oom import OomView  # on first use: loading the extension stays cheap
+
+    return OomView(report)

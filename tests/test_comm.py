@@ -106,8 +106,8 @@ def test_every_open_sidebar_gets_the_out_of_memory_report_and_a_later_one_gets_i
     from mgenv_jupyter.oom import report as oom_report
     from mgenv_jupyter.oom.recognise import recognise
 
-    monkeypatch.setattr(oom_report, "_last", None)
-    monkeypatch.setattr(last_verify, "_last", None)  # a hello sends the last verify() result too: none here
+    monkeypatch.setattr(oom_report.LAST, "_value", None)
+    monkeypatch.setattr(last_verify.LAST, "_value", None)  # a hello sends the last verify() result too: none here
     early = RecordingComm()
     SidebarComm(early, fresh_session)
     early.on_message({"content": {"data": request("hello", language="zh")}})
@@ -149,8 +149,8 @@ def test_every_open_sidebar_gets_the_last_verify_result_and_a_later_one_gets_it_
     from mgenv_jupyter.comm import SidebarComm
     from mgenv_jupyter.oom import report
 
-    monkeypatch.setattr(last_verify, "_last", None)
-    monkeypatch.setattr(report, "_last", None)  # a hello sends the kernel's last OOM report too: none here
+    monkeypatch.setattr(last_verify.LAST, "_value", None)
+    monkeypatch.setattr(report.LAST, "_value", None)  # a hello sends the kernel's last OOM report too: none here
     early = RecordingComm()
     SidebarComm(early, fresh_session)
     early.on_message({"content": {"data": request("hello", language="en")}})

@@ -5,7 +5,7 @@ each node's workers actually see, and every node's memory in the kernel's histor
     ray.init(address="auto", runtime_env=cluster.runtime_env())   # the notebook's variables, normalised
     cluster.verify()                                              # every node's workers, variable by variable
     watch = cluster.watch(interval=0.1)                           # a series per node and GPU in the history
-    watch.chart()                                                 # inline; closing it ends the watch's actors
+    mgenv_jupyter.MemoryChart.for_cluster(watch)                  # inline; closing it ends the watch's actors
 
 Ray is imported only when a function here needs it, so without Ray installed `runtime_env()` still works and nothing
 else in mgenv_jupyter changes.

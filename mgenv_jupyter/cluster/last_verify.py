@@ -8,64 +8,56 @@ except secrets, which travel only as match or mismatch, never as a value or a ma
 
 from __future__ import annotations
 
-import logging
-import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..catalog.secrets import MASK, is_secret
+from ..last_result import LastResult
 from ..protocol.sidebar import PROTOCOL_VERSION, VerifyArrival, VerifyNodeInfo, VerifyNotice, VerifyVariableInfo
 from .verify import AT_START, MISSING
 
 if TYPE_CHECKING:
     from .verify import ClusterReport, Seen
 
-log = logging.getLogger(__name__)
-
 MAX_VALUE = 500  # characters of a value sent to the sidebar (it shows less; the rest is in the notebook's report)
 MAX_REASON = 300
 
-_lock = threading.Lock()
-_last: tuple[ClusterReport, float] | None = None
-_observers: list[Callable[[ClusterReport, float], None]] = []
+LAST: LastResult[tuple[ClusterReport, float]] = LastResult("verify() result")
+
+
+@dataclass(frozen=True)
+class _Told:
+    """An observer of (report, made) as LastResult tells it one value; equal for the same callback, so `unobserve`
+    finds it."""
+
+    callback: Callable[[ClusterReport, float], None]
+
+    def __call__(self, result: tuple[ClusterReport, float]) -> None:
+        self.callback(*result)
 
 
 def remember(report: ClusterReport) -> None:
     """Keep `report` as the last verify() result, made now, and hand it to every observer (the open sidebars)."""
-    global _last
-    made = time.time()
-    with _lock:
-        _last = (report, made)
-        observers = list(_observers)
-    for callback in observers:
-        try:
-            callback(report, made)
-        except Exception:  # a broken sidebar must not cost the user verify()'s answer
-            log.exception("a verify() result observer failed")
+    LAST.remember((report, time.time()))
 
 
 def last() -> tuple[ClusterReport, float] | None:
     """The last result and when it was made (epoch seconds), or None before the first verify() in this process."""
-    with _lock:
-        return _last
+    return LAST.get()
 
 
 def forget() -> None:
-    global _last
-    with _lock:
-        _last = None
+    LAST.forget()
 
 
 def observe(callback: Callable[[ClusterReport, float], None]) -> None:
-    with _lock:
-        _observers.append(callback)
+    LAST.observe(_Told(callback))
 
 
 def unobserve(callback: Callable[[ClusterReport, float], None]) -> None:
-    with _lock:
-        if callback in _observers:
-            _observers.remove(callback)
+    LAST.unobserve(_Told(callback))
 
 
 def notice(report: ClusterReport, made: float) -> VerifyNotice:

@@ -2,14 +2,15 @@
 sources as the kernel on that node's GPUs and streams its readings back (a Ray streaming generator).
 
     cluster = mgenv_jupyter.cluster.watch(interval=0.1)   # after ray.init(...)
-    cluster.chart()                                       # an inline chart; closing it ends the watch
+    MemoryChart.for_cluster(cluster)                      # an inline chart; closing it ends the watch
     kernel_sampler().history.frame()                      # "node_b gpu0 process", ... beside the kernel's own series
     cluster.states()                                      # per node: "ok", "lost: ...", "no data for 7 s"
     cluster.close()                                       # the actors go; the history stays
 
 When the actors end:
-- `close()`, or the last consumer it was bound to closing (`chart()`, `close_with(widget)`), or the kernel's sampler
-  closing (the extension unloaded): the actors are killed and each node's state says "ended", not "lost".
+- `close()`, or the last consumer it was bound to closing (`MemoryChart.for_cluster`, `close_with(widget)`), or the
+  kernel's sampler closing (the extension unloaded): the actors are killed and each node's state says "ended", not
+  "lost".
 - The kernel stops, even killed: the actors are not detached, so they belong to the kernel's Ray job and Ray ends
   them when their owner, the driver, is gone (tests/ray_cluster checks both a clean exit and SIGKILL).
 Each actor is named `ACTOR_PREFIX` + node label + the watch's id, so `live_watch_actors()` finds any left running.
@@ -37,7 +38,6 @@ from .remote_source import NodeBatch, NodeState, RemoteSource, first_line, start
 
 if TYPE_CHECKING:
     from ..memory.sampler import Sampler, Subscription
-    from ..widgets.memory_chart import MemoryChart
 
 log = logging.getLogger(__name__)
 
@@ -249,16 +249,6 @@ class ClusterMemory:
             last = self._bound <= 0
         if last:
             self.close()
-
-    def chart(self, **kwargs: Any) -> MemoryChart:
-        """An inline chart of the sampler this watch feeds (every node grouped under its label), at the watch's rate;
-        closing the chart ends the watch. `kwargs` go to `MemoryChart`."""
-        from ..widgets.memory_chart import MemoryChart
-
-        kwargs.setdefault("title", "Memory of the kernel and its Ray cluster")
-        chart = MemoryChart(self.sampler, interval=self.interval, **kwargs)
-        self.close_with(chart)
-        return chart
 
     def close(self) -> None:
         """End the actors and take the nodes' sources out of the sampler; their series stay in the history and each

@@ -5,6 +5,9 @@ Why `post_run_cell` and not `set_custom_exc`: a custom exception handler replace
 classes it names (the handler must print it again itself), and a shell holds only one, so installing ours would
 silently remove another extension's. `post_run_cell` runs after the traceback has been shown, receives the exception
 as `result.error_in_exec`, can have any number of listeners, and what it displays lands under the same cell.
+
+The hook makes the report and keeps it (`report.last_report()`); how it is shown is the front end's: `install` is
+given the function that displays it (the magics pass the presentation layer's view), so nothing here knows a view.
 """
 
 from __future__ import annotations
@@ -12,14 +15,12 @@ from __future__ import annotations
 import logging
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
-
-from IPython.core.magic import Magics, line_magic, magics_class, no_var_expand
-from IPython.core.magic_arguments import magic_arguments
 
 from .recognise import recognise
 from .recorder import Recorder
-from .report import OomReport, build_report, last_report, remember
+from .report import OomReport, build_report, remember
 
 log = logging.getLogger(__name__)
 
@@ -36,10 +37,12 @@ _NAMES = re.compile(r"\b(" + "|".join(FRAMEWORK_MODULES) + r")\b")
 
 
 class OomHook:
-    """The listeners before and after each cell, and the recorder they read from."""
+    """The listeners before and after each cell, the recorder they read from, and `show`, the front end's way to
+    display a report under the failing cell."""
 
-    def __init__(self, recorder: Recorder) -> None:
+    def __init__(self, recorder: Recorder, show: Callable[[OomReport], None]) -> None:
         self.recorder = recorder
+        self.show = show
 
     def before(self, info: Any) -> None:
         cell = getattr(info, "raw_cell", None) or ""
@@ -59,26 +62,19 @@ class OomHook:
 
             report = build_report(event, sampler, session())
             remember(report)
-            show(report)
+            self.show(report)
         except Exception:  # the user's cell already failed; the report must never add a second traceback
             log.exception("mgenv_jupyter could not explain an out-of-memory error")
 
 
-def show(report: OomReport) -> None:
-    from IPython.display import display
-
-    from ..presentation.oom import OomView
-
-    display(OomView(report))
-
-
-def install(shell: Any, interval: float | None = None) -> OomHook:
-    """Start the recorder and listen after every cell of `shell`; installing again keeps the one there."""
+def install(shell: Any, show: Callable[[OomReport], None], interval: float | None = None) -> OomHook:
+    """Start the recorder and listen after every cell of `shell`, displaying each report with `show` (the front
+    end's); installing again keeps the one there."""
     hook: OomHook | None = getattr(shell, _ATTRIBUTE, None)
     if hook is not None:
         return hook
     recorder = Recorder() if interval is None else Recorder(interval)
-    hook = OomHook(recorder.start())
+    hook = OomHook(recorder.start(), show)
     shell.events.register("pre_run_cell", hook.before)
     shell.events.register("post_run_cell", hook)
     setattr(shell, _ATTRIBUTE, hook)
@@ -107,22 +103,3 @@ def installed(shell: Any) -> int:
     before = sum(isinstance(getattr(callback, "__self__", None), OomHook)
                  for callback in shell.events.callbacks["pre_run_cell"])
     return min(after, before) if after == before else -1  # -1: one without the other
-
-
-@magics_class
-class OomMagics(Magics):
-    @no_var_expand
-    @magic_arguments()
-    @line_magic
-    def oom(self, line: str) -> Any:
-        """Show the last out-of-memory report again (its `.report` is the data; `mgenv_jupyter.last_oom()` too)."""
-        from IPython.core.error import UsageError
-
-        from ..magics import _parse_args
-        from ..presentation.oom import OomView
-
-        _parse_args(self.oom, line)
-        report = last_report()
-        if report is None:
-            raise UsageError("no cell has run out of memory since mgenv_jupyter was loaded")
-        return OomView(report)

@@ -1,17 +1,17 @@
 """`OomReport`: everything said about one out-of-memory failure, as data — the error, the numbers per device, the
 other processes, the timeline before the failure, the verdict and the remedies. `build_report` makes one;
-`last_report()` is the latest (what `%oom` shows and `mgenv_jupyter.last_oom()` returns).
+`last_report()` is the latest (what `%oom` shows and `mgenv_jupyter.last_oom()` returns). How a report looks is the
+presentation layer's (`presentation.oom.OomView`); the magics register it as the report's display in IPython.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..last_result import LastResult
 from .causes import Finding, diagnose
 from .recognise import OutOfMemory
 from .remedies import Remedy, remedies
@@ -20,8 +20,6 @@ from .state import MemoryState, read_state
 if TYPE_CHECKING:
     from ..memory.sampler import Sampler
     from ..runtime import EnvSession
-
-log = logging.getLogger(__name__)
 
 TIMELINE_SECONDS = 300.0  # of history before the failure kept in a report
 _EARLIER_CELLS = 10
@@ -78,15 +76,12 @@ class OomReport:
             "notes": list(self.notes),
         }
 
-    def _repr_html_(self) -> str:
-        from ..presentation.oom import OomView
-
-        return OomView(self)._repr_html_()
-
     def __repr__(self) -> str:
-        from ..presentation.oom import OomView
-
-        return repr(OomView(self))
+        """A short summary; IPython shows the whole report through the view the magics register for it."""
+        where = f"gpu{self.event.gpu}" if self.event.device == "gpu" and self.event.gpu is not None else (
+            self.event.device)
+        return (f"<OomReport: {where} {self.event.exception}, verdict {self.verdict.cause.value}, "
+                f"{len(self.remedies)} remedies>")
 
 
 def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, now: float) -> Timeline:
@@ -135,38 +130,22 @@ def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSessio
                      state.notes)
 
 
-_last: OomReport | None = None
-_lock = threading.Lock()
-
-
-_observers: list[Callable[[OomReport], None]] = []
+LAST: LastResult[OomReport] = LastResult("out-of-memory report")
 
 
 def remember(report: OomReport) -> None:
     """Keep `report` as the last one and hand it to every observer (the open sidebars)."""
-    global _last
-    with _lock:
-        _last = report
-        observers = list(_observers)
-    for callback in observers:
-        try:
-            callback(report)
-        except Exception:  # a broken observer must not cost the user the report under their cell
-            log.exception("an out-of-memory report observer failed")
+    LAST.remember(report)
 
 
 def observe(callback: Callable[[OomReport], None]) -> None:
-    with _lock:
-        _observers.append(callback)
+    LAST.observe(callback)
 
 
 def unobserve(callback: Callable[[OomReport], None]) -> None:
-    with _lock:
-        if callback in _observers:
-            _observers.remove(callback)
+    LAST.unobserve(callback)
 
 
 def last_report() -> OomReport | None:
     """The latest out-of-memory report of this kernel (None: no cell has run out of memory since loading)."""
-    with _lock:
-        return _last
+    return LAST.get()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anywidget
 import traitlets
@@ -18,6 +18,9 @@ import traitlets
 from ..memory import Sampler
 from ..memory.shared import kernel_sampler
 from ..protocol import Batch
+
+if TYPE_CHECKING:
+    from ..cluster.node_memory import ClusterMemory
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -75,6 +78,15 @@ class MemoryChart(anywidget.AnyWidget):
         self._subscription = self.sampler.subscribe(self._push, interval=interval)
         self.on_msg(self._on_front_end_message)
         self.sampler.start()
+
+    @classmethod
+    def for_cluster(cls, watch: ClusterMemory, **kwargs: Any) -> MemoryChart:
+        """An inline chart of the sampler a cluster watch feeds (`mgenv_jupyter.cluster.watch()`: every node grouped
+        under its label), at the watch's rate; closing the chart ends the watch. `kwargs` go to `MemoryChart`."""
+        kwargs.setdefault("title", "Memory of the kernel and its Ray cluster")
+        chart = cls(watch.sampler, interval=watch.interval, **kwargs)
+        watch.close_with(chart)
+        return chart
 
     @property
     def history(self) -> Any:

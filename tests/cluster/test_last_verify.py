@@ -75,13 +75,15 @@ def test_the_last_result_is_kept_and_handed_to_every_observer_until_it_unsubscri
         raise RuntimeError("a sidebar whose comm broke")
 
     last_verify.observe(broken)  # must not keep the result from the others
-    last_verify.observe(lambda result, made: got.append((result, made)))
+    def keep(result: ClusterReport, made: float) -> None:
+        got.append((result, made))
+
+    last_verify.observe(keep)
     first = report()
     last_verify.remember(first)
     stored = last_verify.last()
     assert stored is not None and stored[0] is first and got == [stored]
     last_verify.unobserve(broken)
-    for callback in list(last_verify._observers):
-        last_verify.unobserve(callback)
+    last_verify.unobserve(keep)
     last_verify.remember(ClusterReport([], []))
     assert len(got) == 1 and last_verify.last()[0].seen == []

@@ -12,5 +12,5 @@ from mgenv_jupyter.oom import report
 
 @pytest.fixture(autouse=True)
 def no_leftover_report(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(report, "_last", report._last)  # put back as it was when the test ends
+    monkeypatch.setattr(report.LAST, "_value", report.LAST.get())  # put back as it was when the test ends
     yield

@@ -21,6 +21,7 @@ from framework_stand_ins import TorchGpu, install, torch_modules
 from IPython.utils.capture import capture_output
 
 import mgenv_jupyter
+from mgenv_jupyter.magics import show_oom_report
 from mgenv_jupyter.memory import simulation
 from mgenv_jupyter.memory.shared import close_kernel_sampler
 from mgenv_jupyter.oom import Cause, hook
@@ -206,12 +207,12 @@ def test_oom_before_any_failure_is_a_usage_error(ip):
 
 def test_install_twice_keeps_one_listener_and_uninstall_removes_it_and_its_recording(ip):
     assert hook.installed(ip) == 1
-    first = hook.install(ip)
+    first = hook.install(ip, show_oom_report)
     assert hook.installed(ip) == 1 and first.recorder.recording
     hook.uninstall(ip)
     hook.uninstall(ip)
     assert hook.installed(ip) == 0 and not first.recorder.recording
-    hook.install(ip)
+    hook.install(ip, show_oom_report)
     assert hook.installed(ip) == 1
 
 
@@ -248,6 +249,6 @@ def test_installing_starts_no_thread_but_the_kernel_samplers(ip):
     hook.uninstall(ip)
     close_kernel_sampler()
     before = set(threading.enumerate())
-    hook.install(ip)
+    hook.install(ip, show_oom_report)
     started = {t.name for t in set(threading.enumerate()) - before if t.is_alive()}
     assert started == {"mgenv-memory-sampler"}

@@ -106,7 +106,7 @@ def main() -> dict:
 
     # Every node's memory in the kernel's history.
     watch = cluster.watch(0.1, node_env={label: {"MGENV_SIMULATE_GPU": preset} for label, preset in PRESETS.items()})
-    chart = watch.chart()  # closing it, at the end, ends the watch
+    chart = mgenv_jupyter.MemoryChart.for_cluster(watch)  # closing it, at the end, ends the watch
     result["streaming_after"] = wait(lambda: all(source.batches for source in watch.sources.values()), 60)
     result["states_before"] = watch.states()
     time.sleep(2)
