@@ -1,8 +1,9 @@
-"""House rules: ruff and mypy are clean (TypeScript's strict check runs in the front end's build)."""
+"""House rules: ruff and mypy are clean (TypeScript's strict check runs in the front end's build). Both tools are in
+the `[test]` extra, so a test environment without them is broken: the checks fail, they never skip."""
 
 from __future__ import annotations
 
-import shutil
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -16,15 +17,19 @@ def run(*command: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
+def installed(module: str) -> None:
+    assert importlib.util.find_spec(module) is not None, (
+        f"{module} is not installed in this environment: it is in the [test] extra (pip install -e '.[test]')")
+
+
 def test_ruff_is_clean():
-    if shutil.which("ruff", path=str(Path(sys.executable).parent)) is None:
-        pytest.skip("ruff is not installed in this environment (./dev setup installs it)")
+    installed("ruff")
     done = run(sys.executable, "-m", "ruff", "check", "mgenv_jupyter", "tests", "bench")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.mark.slow
 def test_mypy_is_clean():
-    pytest.importorskip("mypy", reason="mypy is not installed in this environment (./dev setup installs it)")
+    installed("mypy")
     done = run(sys.executable, "-m", "mypy", "mgenv_jupyter")
     assert done.returncode == 0, done.stdout + done.stderr
