@@ -4,7 +4,8 @@ notebooks, and watch GPU memory.
 `%load_ext mgenv_jupyter` loads the magics; `mgenv_jupyter.session()` is the kernel's EnvSession; `DTRWidget()`,
 `AllocatorWidget(framework=...)` and `ConfigWidget(...)` edit the same variables with ipywidgets; `MemoryChart()`
 (or `%memchart`) charts the kernel's GPU memory live; when a cell runs out of memory a report says why and which
-setting fixes it (`%oom` shows it again, `last_oom()` returns it).
+setting fixes it (`%oom` shows it again, `last_oom()` returns it); `%memfree` (`free_memory()`) gives back what a
+failed cell holds and `%memholders` (`memory_holders()`) says which variables hold the rest.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from .widgets import AllocatorWidget, ConfigWidget, DTRWidget, MemoryChart
 
 __all__ = ["AllocatorWidget", "AlreadyReadWarning", "ConfigWidget", "DTRWidget", "InvalidValueError",
-           "MayBeLatchedWarning", "MemoryChart", "__version__", "last_oom",
+           "MayBeLatchedWarning", "MemoryChart", "__version__", "free_memory", "last_oom", "memory_holders",
            "load_ipython_extension", "session", "set_language", "unload_ipython_extension"]
 
 # Widgets pull in ipywidgets, so they are imported on first use: `import mgenv_jupyter` stays cheap.
@@ -43,11 +44,29 @@ def last_oom() -> Any:
     return last_report()
 
 
+def memory_holders() -> Any:
+    """The notebook's variables holding framework tensors or arrays, largest first, with their size per device
+    (shared storage counted once; `%memholders` shows the same). `.holders` is the data."""
+    from .memory_magics import holders
+
+    return holders()
+
+
+def free_memory(outputs: bool = False) -> Any:
+    """Give back what the last failed cell holds without touching your variables (`%memfree`; `outputs=True` also
+    clears the output cache). Returns what was freed, before and after."""
+    from .memory_magics import free
+
+    return free(outputs=outputs)
+
+
 def load_ipython_extension(ipython: Any) -> None:
     """`%load_ext mgenv_jupyter`: register the magics and completers; loading twice is harmless."""
     from .magics import register
+    from .memory_magics import MemoryMagics
 
     register(ipython)
+    ipython.register_magics(MemoryMagics)  # %memfree, %memholders (they use the magics' line parser)
 
 
 def unload_ipython_extension(ipython: Any) -> None:

@@ -1,5 +1,5 @@
 """The magics: %envset, %%envset, %envget, %envunset, %envlist, %envdiff, %envexport, %envload, %envlang, %memchart,
-%oom.
+%oom, and %memfree and %memholders (memory_magics.py).
 
 Magics are a thin front end of `EnvSession`: they parse the line, call the session, and turn `InvalidValueError` into
 IPython's `UsageError` (a clean message, no traceback). They return values so a notebook shows them and a test can check
@@ -309,7 +309,8 @@ def complete(ipython: Any, event: Any) -> list[str]:
     return [name + suffix for name in known.names() if name.startswith(word)]
 
 
-MAGICS = ("envset", "envget", "envunset", "envlist", "envdiff", "envexport", "envload", "envlang", "memchart", "oom")
+MAGICS = ("envset", "envget", "envunset", "envlist", "envdiff", "envexport", "envload", "envlang", "memchart", "oom",
+          "memfree", "memholders")
 
 
 def register(ipython: Any) -> None:

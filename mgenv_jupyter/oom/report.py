@@ -19,6 +19,7 @@ from .state import MemoryState, read_state
 
 if TYPE_CHECKING:
     from ..memory.sampler import Sampler
+    from .free import FreeResult
     from ..runtime import EnvSession
 
 TIMELINE_SECONDS = 300.0  # of history before the failure kept in a report
@@ -61,6 +62,14 @@ class OomReport:
     @property
     def verdict(self) -> Finding:
         return self.findings[0]
+
+    def free(self, outputs: bool = False) -> FreeResult:
+        """Give back what the failed cell holds (oom/free.py: its traceback's frames, Python's and IPython's hold on
+        the error, garbage, the loaded frameworks' cached blocks), never the user's variables; `outputs=True` also
+        clears the output cache. `%memfree` does the same."""
+        from .free import free
+
+        return free(outputs=outputs)
 
     def to_json(self) -> dict[str, Any]:
         """The report as plain data (JSON-ready)."""

@@ -1,0 +1,388 @@
+"""Give back what a failed cell still holds, without a restart and without touching the user's variables.
+
+After an exception, Python and IPython keep the failed cell alive: `sys.last_type`, `sys.last_value`,
+`sys.last_traceback` and `sys.last_exc` (kept for `%debug` and `%tb`), IPython's traceback formatter
+(`InteractiveTB.tb`) and the cell's `ExecutionResult` keep the exception, whose traceback keeps every frame of the
+failed call and with them every local tensor (pytorch issues #27600 and #36874; fastai's `gpu_mem_restore` exists only
+for this). Then the frameworks' caching allocators keep what was freed reserved until asked to give it back.
+
+`free()` does, in order: reads the memory (host RSS, the kernel's NVML memory per GPU, each allocator's allocated and
+reserved, from the kernel's sampler); clears the frames of the last exception's traceback and of the exceptions
+chained to it (as `traceback.clear_frames` does) and drops the references listed above (so `%debug` has nothing left to open);
+clears the output cache (`Out`, `_`, `__`, `_N`) only when asked (`outputs=True`: it holds results a user may want, as
+`%reset out` does); collects garbage; asks each *loaded* framework's allocator to return its cached blocks through its
+own API (PyTorch `torch.cuda.empty_cache()` once CUDA is initialised, Paddle `paddle.device.cuda.empty_cache()` on a
+CUDA build, MXNet `Context.empty_cache()` for the host and the GPUs the kernel uses, MegEngine
+`coalesce_free_memory()`, CuPy's pools' `free_all_blocks()`, and glibc's `malloc_trim(0)` for the host heap); tells
+the simulated GPU, when one runs, that the kernel gave its cache back; reads the memory again.
+
+It never imports a framework and never deletes a user's variable. JAX and TensorFlow have no call that returns their
+pools without destroying live arrays (`jax.clear_backends()` invalidates every array), so they are not asked: JAX
+frees an array's buffer as soon as the array is collected, which the garbage collection does.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+import logging
+import sys
+import time
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from ..imported import imported
+from ..memory.sample import split_key
+from ..text import Text
+
+if TYPE_CHECKING:
+    from ..memory.sampler import Sampler
+
+log = logging.getLogger(__name__)
+
+_CHAIN = 16  # exceptions followed along __cause__ / __context__
+_SYS_NAMES = ("last_exc", "last_value", "last_traceback", "last_type")
+
+FRAMES = Text("the frames of the failed cell's traceback ({count}), and the local variables they kept",
+              "失败单元 traceback 中的帧({count} 个)及其保留的局部变量")
+SYS_LAST = Text("Python's record of the last error ({names})", "Python 对上一个错误的记录({names})")
+IPYTHON_TB = Text("IPython's traceback formatter's hold on it (for %debug)",
+                  "IPython traceback 格式化器对它的引用(供 %debug 使用)")
+OUTPUTS = Text("the output cache: {count} entries (Out, _, __, _N)", "输出缓存:{count} 项(Out、_、__、_N)")
+NOTHING_HELD = Text("no failed cell is held (no error since the last free)",
+                    "没有被保留的失败单元(上次释放后没有新错误)")
+COLLECTED = Text("garbage collection: {count} unreachable objects", "垃圾回收:{count} 个不可达对象")
+NOT_ASKED_JAX = Text("JAX: not asked (no call gives its pool back without deleting live arrays; an array's buffer is "
+                     "freed when the array is collected)",
+                     "JAX:未调用(没有在不删除现有数组的情况下归还内存池的接口;数组被回收时其缓冲区即释放)")
+NOT_ASKED_TF = Text("TensorFlow: not asked (it has no call that returns its pool)",
+                    "TensorFlow:未调用(没有归还内存池的接口)")
+
+
+def _say(text: Text, **fields: Any) -> Text:
+    return Text(text.en.format(**fields), text.zh.format(**fields))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Memory at one moment: the kernel process's host RSS, the kernel's memory per GPU as NVML reports it
+    (`gpus`: device label → bytes, "gpu0" or "gpu0 (simulated)"), and each framework allocator's allocated and
+    reserved (`allocators`: "torch gpu0" → (allocated, reserved), None where the framework does not say)."""
+
+    time: float
+    rss: int | None
+    gpus: dict[str, int] = field(default_factory=dict)
+    allocators: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"time": self.time, "rss": self.rss, "gpus": dict(self.gpus),
+                "allocators": {name: {"allocated": a, "reserved": r} for name, (a, r) in self.allocators.items()}}
+
+
+@dataclass(frozen=True)
+class FreeResult:
+    """What `free()` did and what it gave back: the readings before and after, the references cleared and the
+    allocator calls made (bilingual sentences and the calls as written), the objects the collector found, the
+    output-cache entries cleared (None: not asked), what failed, and how long it took (seconds)."""
+
+    before: Reading
+    after: Reading
+    cleared: tuple[Text, ...]
+    released: tuple[str, ...]
+    not_asked: tuple[Text, ...]
+    collected: int
+    outputs: int | None
+    problems: tuple[str, ...] = ()
+    took: float = 0.0
+    simulated: bool = False
+
+    @property
+    def rss_freed(self) -> int | None:
+        """Host RSS given back (negative: it grew)."""
+        if self.before.rss is None or self.after.rss is None:
+            return None
+        return self.before.rss - self.after.rss
+
+    @property
+    def gpus_freed(self) -> dict[str, int]:
+        """NVML memory given back per GPU."""
+        return {device: used - self.after.gpus[device] for device, used in self.before.gpus.items()
+                if device in self.after.gpus}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"before": self.before.to_json(), "after": self.after.to_json(), "rss_freed": self.rss_freed,
+                "gpus_freed": self.gpus_freed, "cleared": [t.en for t in self.cleared], "released": list(self.released),
+                "not_asked": [t.en for t in self.not_asked], "collected": self.collected, "outputs": self.outputs,
+                "problems": list(self.problems), "took": self.took, "simulated": self.simulated}
+
+
+def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = None) -> FreeResult:
+    """Give back what the failed cell holds (see the module's help); `outputs=True` clears the output cache too.
+    `sampler` is read before and after (the kernel's, by default); `shell` is IPython's (the running one)."""
+    started = time.perf_counter()
+    if shell is None:
+        shell = _shell()
+    if sampler is None:
+        sampler = _kernel_sampler()
+    before = read(sampler)
+    cleared, problems = drop_failed_cell(shell)
+    cleared_outputs = None
+    if outputs:
+        cleared_outputs = clear_outputs(shell)
+        cleared.append(_say(OUTPUTS, count=cleared_outputs))
+    collected = gc.collect()
+    released, not_asked, failed = release_caches(before)
+    problems.extend(failed)
+    simulated = _release_simulation()
+    after = read(sampler)
+    return FreeResult(before, after, tuple(cleared), tuple(released), tuple(not_asked), collected, cleared_outputs,
+                      tuple(problems), time.perf_counter() - started, simulated or _simulated(before))
+
+
+# ---- reading ------------------------------------------------------------------------------------------------------
+
+def read(sampler: Sampler | None) -> Reading:
+    """The memory now: one fresh sample of `sampler` (it lands in the history, so the charts see it) and the RSS."""
+    gpus: dict[str, int] = {}
+    allocators: dict[str, tuple[int | None, int | None]] = {}
+    if sampler is not None:
+        try:
+            row = sampler.sample_once()
+        except Exception:  # a failing memory source must not stop the free: the result says what it could read
+            log.debug("no sample for the free result", exc_info=True)
+            row = {}
+        by_device: dict[str, dict[str, int]] = {}
+        for key, value in row.items():
+            device, quantity = split_key(key)
+            by_device.setdefault(device, {})[quantity] = value
+        for device, values in by_device.items():
+            words = device.split()
+            if words[0].startswith("gpu") and "process" in values:
+                gpus[device] = values["process"]
+            elif len(words) > 1 and ("allocated" in values or "reserved" in values):
+                allocators[device] = (values.get("allocated"), values.get("reserved"))
+    return Reading(time.time(), _rss(), gpus, allocators)
+
+
+def _rss() -> int | None:
+    try:
+        import psutil
+
+        return int(psutil.Process().memory_info().rss)
+    except Exception:
+        return None
+
+
+def _simulated(reading: Reading) -> bool:
+    return any("simulated" in device for device in reading.gpus)
+
+
+# ---- references -----------------------------------------------------------------------------------------------------
+
+def drop_failed_cell(shell: Any) -> tuple[list[Text], list[str]]:
+    """Clear the frames of the last error's traceback (and of the errors chained to it) and drop the references
+    Python and IPython keep to it. The user's namespace is not touched."""
+    cleared: list[Text] = []
+    problems: list[str] = []
+    errors: list[BaseException] = []
+    tracebacks: list[TracebackType] = []
+    for name in ("last_exc", "last_value"):
+        value = getattr(sys, name, None)
+        if isinstance(value, BaseException):
+            errors.append(value)
+    last_tb = getattr(sys, "last_traceback", None)
+    if isinstance(last_tb, TracebackType):
+        tracebacks.append(last_tb)
+    result = getattr(shell, "last_execution_result", None) if shell is not None else None
+    error = getattr(result, "error_in_exec", None)
+    if isinstance(error, BaseException):
+        errors.append(error)
+    formatter = getattr(shell, "InteractiveTB", None) if shell is not None else None
+    formatter_tb = getattr(formatter, "tb", None)
+    if isinstance(formatter_tb, TracebackType):
+        tracebacks.append(formatter_tb)
+    frames = 0
+    seen: set[int] = set()
+    for error in _chain(errors):
+        tb = error.__traceback__
+        if tb is not None:
+            tracebacks.append(tb)
+        error.__traceback__ = None  # the frames of the failed call are held by this link
+    for tb in tracebacks:
+        frames += _clear(tb, seen)
+    if frames:
+        cleared.append(_say(FRAMES, count=frames))
+    held = [name for name in _SYS_NAMES if getattr(sys, name, None) is not None]
+    for name in held:
+        try:
+            delattr(sys, name)
+        except AttributeError:
+            pass
+    if held:
+        cleared.append(_say(SYS_LAST, names=", ".join(f"sys.{name}" for name in held)))
+    if formatter is not None and formatter_tb is not None:
+        try:
+            formatter.tb = None
+            cleared.append(IPYTHON_TB)
+        except Exception as exc:  # a formatter that will not let go: say so
+            problems.append(f"IPython's traceback formatter: {type(exc).__name__}: {exc}")
+    if not cleared:
+        cleared.append(NOTHING_HELD)
+    return cleared, problems
+
+
+def _chain(errors: list[BaseException]) -> list[BaseException]:
+    """The errors and those chained to them (`__cause__`, `__context__`), each once, at most `_CHAIN` per start."""
+    found: list[BaseException] = []
+    ids: set[int] = set()
+    for start in errors:
+        todo: list[BaseException] = [start]
+        steps = 0
+        while todo and steps < _CHAIN:
+            error = todo.pop()
+            steps += 1
+            if id(error) in ids:
+                continue
+            ids.add(id(error))
+            found.append(error)
+            todo.extend(e for e in (error.__cause__, error.__context__) if e is not None)
+    return found
+
+
+def _clear(tb: TracebackType, seen: set[int]) -> int:
+    """Clear every frame of `tb` not cleared yet (a frame still running is left alone); how many were cleared."""
+    count = 0
+    link: TracebackType | None = tb
+    while link is not None:
+        frame = link.tb_frame
+        if id(frame) not in seen:
+            seen.add(id(frame))
+            try:
+                frame.clear()
+                count += 1
+            except RuntimeError:  # still executing (the frame that called free): its locals are the caller's
+                pass
+        link = link.tb_next
+    return count
+
+
+def clear_outputs(shell: Any) -> int:
+    """Empty IPython's output cache (`Out`, `_`, `__`, `___`, `_N`), as `%reset out` does; how many entries it had."""
+    if shell is None:
+        return 0
+    hook = getattr(shell, "displayhook", None)
+    cache = shell.user_ns.get("_oh")
+    count = len(cache) if isinstance(cache, dict) else 0
+    if hook is not None and getattr(hook, "do_full_cache", False):
+        hook.flush()
+    return count
+
+
+# ---- allocators -----------------------------------------------------------------------------------------------------
+
+def release_caches(before: Reading) -> tuple[list[str], list[Text], list[str]]:
+    """Ask each loaded framework's allocator to give its cached blocks back: (the calls made, the frameworks not
+    asked and why, what failed)."""
+    released: list[str] = []
+    not_asked: list[Text] = []
+    problems: list[str] = []
+
+    def call(what: str, action: Any) -> None:
+        try:
+            action()
+            released.append(what)
+        except Exception as exc:  # one framework's failure must not stop the others
+            problems.append(f"{what}: {type(exc).__name__}: {str(exc)[:200]}")
+
+    torch = imported("torch")
+    if torch is not None:
+        cuda = getattr(torch, "cuda", None)
+        if cuda is not None and cuda.is_initialized():
+            call("torch.cuda.empty_cache()", cuda.empty_cache)
+    paddle = imported("paddle")
+    if paddle is not None and paddle.is_compiled_with_cuda():
+        call("paddle.device.cuda.empty_cache()", paddle.device.cuda.empty_cache)
+    mxnet = imported("mxnet")
+    if mxnet is not None:
+        call("mxnet.cpu().empty_cache()", lambda: mxnet.cpu().empty_cache())
+        for ordinal in _gpus_in_use(before):
+            call(f"mxnet.gpu({ordinal}).empty_cache()", lambda n=ordinal: mxnet.gpu(n).empty_cache())
+    megengine = imported("megengine")
+    if megengine is not None:
+        call("megengine.coalesce_free_memory()", megengine.coalesce_free_memory)
+    cupy = imported("cupy")
+    if cupy is not None:
+        call("cupy.get_default_memory_pool().free_all_blocks()",
+             lambda: cupy.get_default_memory_pool().free_all_blocks())
+        call("cupy.get_default_pinned_memory_pool().free_all_blocks()",
+             lambda: cupy.get_default_pinned_memory_pool().free_all_blocks())
+    if imported("jax") is not None:
+        not_asked.append(NOT_ASKED_JAX)
+    if imported("tensorflow") is not None:
+        not_asked.append(NOT_ASKED_TF)
+    trim = _malloc_trim()
+    if trim is not None:
+        call("malloc_trim(0)", lambda: trim(0))
+    return released, not_asked, problems
+
+
+def _gpus_in_use(reading: Reading) -> list[int]:
+    """CUDA ordinals of the GPUs NVML sees the kernel on: asking another GPU's pool would create a context there
+    (hundreds of MB) to free nothing."""
+    from ..memory.framework_sources import nvml_index
+
+    used = set()
+    for device, size in reading.gpus.items():
+        word = device.split()[0]
+        if size and word[3:].isdigit():
+            used.add(int(word[3:]))
+    return [ordinal for ordinal in range(8) if nvml_index(ordinal) in used]
+
+
+def _malloc_trim() -> Any:
+    """glibc's malloc_trim (return the free parts of the C heap to the system), where the C library is glibc."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):  # musl and others have none
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return trim
+
+
+def _release_simulation() -> bool:
+    """Tell the simulated GPU, if one runs in this kernel, that the kernel gave its cached memory back."""
+    from ..memory import simulation
+
+    running = getattr(simulation, "running", None)
+    current = running() if running is not None else None
+    if current is None:
+        return False
+    release = getattr(current, "release", None)
+    return bool(release()) if release is not None else False
+
+
+# ---- where from ---------------------------------------------------------------------------------------------------
+
+def _shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
+
+
+def _kernel_sampler() -> Sampler | None:
+    try:
+        from ..memory.shared import kernel_sampler
+
+        return kernel_sampler()
+    except Exception:  # no sampler: the result has the RSS only
+        log.debug("no kernel sampler for the free result", exc_info=True)
+        return None
+

@@ -1,0 +1,107 @@
+"""Giving back what a failed cell holds, in a real IPython shell: a cell's function allocates a large NumPy array and
+fails; the array stays alive through the traceback Python and IPython keep; `%memfree` (and `report.free()`) clears
+those references, the array is collected and the process's RSS drops, while the user's variables and (unless asked)
+the output cache stay. Real frameworks do the same in their venvs (tests/frameworks/test_free_real.py)."""
+
+from __future__ import annotations
+
+import gc
+import sys
+
+import psutil
+import pytest
+from IPython.core.error import UsageError
+
+import mgenv_jupyter
+from mgenv_jupyter.oom import free as free_module
+from mgenv_jupyter.presentation.freeing import FreeView
+from mgenv_jupyter.text import set_language
+
+MiB = 1024**2
+SIZE = 256 * MiB
+
+FAILING_CELL = f"""
+def step():
+    big = np.ones({SIZE}, dtype=np.uint8)  # touched: its pages are resident
+    refs.append(weakref.ref(big))
+    raise MemoryError("stand-in: the next allocation failed")
+step()
+"""
+
+
+def _fail(ip) -> None:
+    ip.run_cell("import numpy as np, weakref\nrefs = []\nkeep = np.arange(1000)\nkept_id = id(keep)")
+    ip.run_cell(FAILING_CELL)
+    ip.run_cell("21 * 2")  # a result in the output cache
+
+
+def test_memfree_gives_back_the_failed_cells_array_and_leaves_the_users_variables(ip):
+    _fail(ip)
+    gc.collect()
+    assert ip.user_ns["refs"][0]() is not None, "the failed call's local is kept alive by the traceback"
+    rss_before = psutil.Process().memory_info().rss
+    view = ip.run_line_magic("memfree", "")
+    assert isinstance(view, FreeView)
+    assert ip.user_ns["refs"][0]() is None
+    result = view.result
+    assert result.rss_freed is not None and result.rss_freed >= 0.8 * SIZE, result.rss_freed
+    assert rss_before - psutil.Process().memory_info().rss >= 0.8 * SIZE
+    assert id(ip.user_ns["keep"]) == ip.user_ns["kept_id"] and ip.user_ns["keep"].sum() == 499500
+    assert 42 in ip.user_ns["Out"].values(), "the output cache is kept unless asked"
+    assert result.outputs is None
+    assert not hasattr(sys, "last_traceback") and not hasattr(sys, "last_value")
+    said = repr(view)
+    assert "frames of the failed cell's traceback" in said and "sys.last_traceback" in said
+    assert "host RSS (this kernel)" in said and "gave back" in said
+    assert "malloc_trim(0)" in said  # glibc here: the host heap's free parts go back too
+    assert "Your variables were not touched" in said
+
+
+def test_report_free_and_the_output_cache_option(ip):
+    ip.run_cell("import numpy as np\nnp.ones(1000)")
+    ip.run_cell("raise MemoryError('stand-in')")
+    report = mgenv_jupyter.last_oom()
+    assert report is not None
+    assert len(ip.user_ns["Out"]) >= 1
+    result = report.free(outputs=True)
+    assert result.outputs is not None and result.outputs >= 1
+    assert ip.user_ns["Out"] == {}
+    assert "np" in ip.user_ns
+
+
+def test_nothing_held_is_said_and_the_second_free_changes_nothing(ip):
+    ip.run_cell("x = 1")
+    ip.run_line_magic("memfree", "")
+    again = ip.run_line_magic("memfree", "")
+    assert "no failed cell is held" in repr(again)
+    assert ip.user_ns["x"] == 1
+
+
+def test_bad_options_are_refused_and_nothing_is_freed(ip, monkeypatch):
+    called = []
+    monkeypatch.setattr(free_module, "drop_failed_cell", lambda shell: called.append(shell) or ([], []))
+    with pytest.raises(UsageError, match="unrecognized arguments"):
+        ip.run_line_magic("memfree", "--all")
+    with pytest.raises(UsageError):
+        ip.run_line_magic("memholders", "x")
+    assert not called
+
+
+def test_chinese(ip):
+    set_language("zh")
+    try:
+        said = repr(ip.run_line_magic("memfree", ""))
+    finally:
+        set_language(None)
+    assert "未改动你的变量" in said and "主机 RSS" in said
+
+
+def test_a_failing_allocator_call_is_reported_and_the_others_go_on(ip, monkeypatch):
+    """A framework whose empty-cache call raises: the result says so, the rest of the free still happens."""
+    broken = type(sys)("megengine")
+    broken.coalesce_free_memory = lambda: (_ for _ in ()).throw(RuntimeError("device lost"))  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "megengine", broken)
+    _fail(ip)
+    result = ip.run_line_magic("memfree", "").result
+    assert any("megengine.coalesce_free_memory(): RuntimeError: device lost" in p for p in result.problems)
+    assert ip.user_ns["refs"][0]() is None
