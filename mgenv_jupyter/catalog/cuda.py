@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from ..text import Text
 from .entry import EntryFactory, ReadWhen
+from .frameworks import GPU_MODULES
 from .values import Choice, DeviceList, Switch
 
-CUDA_READERS = ("megengine", "paddle", "mxnet", "torch", "tensorflow", "jax", "cupy")  # NVML ignores them
+CUDA_READERS = GPU_MODULES  # NVML ignores them
 DEVICES = Text("Device selection", "设备选择")
 _FIRST_CUDA_INIT = Text(
     "the first CUDA initialisation in this process (the first GPU operation of any framework)",

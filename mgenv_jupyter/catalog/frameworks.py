@@ -34,3 +34,8 @@ FRAMEWORKS = (
 )
 
 BY_KEY = {framework.key: framework for framework in FRAMEWORKS}
+
+# The top-level Python modules of the libraries that use the GPU through CUDA: the frameworks above but Ascend's (its
+# devices are NPUs), and CuPy, which reads the same CUDA variables. One list that the CUDA entries' readers, the
+# out-of-memory recorder's pause, the memory sources' names and the cluster's reserved label words all ask.
+GPU_MODULES = ("megengine", "paddle", "mxnet", "torch", "tensorflow", "jax", "cupy")

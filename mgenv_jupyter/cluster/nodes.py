@@ -17,13 +17,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..catalog.frameworks import BY_KEY, GPU_MODULES
+
 # Resources Ray defines for every node; anything else was given with `ray start --resources`.
 _RAY_RESOURCES = frozenset({"CPU", "GPU", "TPU", "memory", "object_store_memory"})
 _RAY_PREFIXES = ("node:", "accelerator_type:", "TPU-")
 _LABEL = re.compile(r"[A-Za-z0-9_.:/\[\]-]{1,64}")
 # First words of this machine's own device names (memory sources: "gpu0", "host", "torch gpu0", "jax cpu0", ...).
-_LOCAL_DEVICE_WORDS = re.compile(r"(?i:host|cupy|(?:gpu|cpu|tpu|xpu)\d*|" + "|".join(
-    ("megengine", "mxnet", "paddle", "torch", "jax", "tensorflow", "ascend", "cuda")) + ")")
+_LOCAL_DEVICE_WORDS = re.compile(r"(?i:host|(?:gpu|cpu|tpu|xpu)\d*|" + "|".join(sorted({*GPU_MODULES, *BY_KEY})) + ")")
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from ..catalog.frameworks import GPU_MODULES
 from .recognise import recognise
 from .recorder import Recorder
 from .report import OomReport, build_report, remember
@@ -32,8 +33,7 @@ _ATTRIBUTE = "_mgenv_jupyter_oom"  # the shell's attribute holding what install(
 # `import megengine` ("cannot import name 'set_option' from partially initialized module 'megengine.core'", seen in
 # the megengine venv). Until the sampler skips modules still initialising, the recorder pauses for a cell that names
 # a framework not imported yet.
-FRAMEWORK_MODULES = ("megengine", "paddle", "mxnet", "torch", "jax", "tensorflow", "cupy")
-_NAMES = re.compile(r"\b(" + "|".join(FRAMEWORK_MODULES) + r")\b")
+_NAMES = re.compile(r"\b(" + "|".join(GPU_MODULES) + r")\b")
 
 
 class OomHook:
