@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from .fake_nvml import FakeDevice, FakeNvml, FakeProcess
 from .scenario import ENV, PRESETS, DeviceSpec, Scenario, nvml_error
 
-__all__ = ["ENV", "PRESETS", "Scenario", "Simulation", "from_environment", "stop_environment"]
+__all__ = ["ENV", "PRESETS", "Scenario", "Simulation", "from_environment", "running", "stop_environment"]
 
 _SAME_MOMENT = 0.001  # seconds: NVML calls closer than this belong to one sample
 _RELIST_SECONDS = 1.0  # how often the simulation checks whether its worker processes are still alive
@@ -82,6 +82,7 @@ class Simulation:
         # Per device and kernel: its entry, updated in place, and its fixed share (a scenario's notebook) or the bytes
         # it holds beyond the scenario's kernel memory.
         self._kernels: list[tuple[DeviceSpec, FakeProcess, int | None, int]] = []
+        self._released = False  # this kernel gave its cached memory back (release())
         self._lock = threading.Lock()
 
     @property
@@ -134,13 +135,24 @@ class Simulation:
                 elif fixed is not None:
                     kernel.used = fixed
                 else:
-                    kernel.used = spec.kernel.at(t, scenario.step_seconds) + extra if spec.kernel else 0
+                    at = 0.0 if self._released and self.kernels is None else t  # given back: its start from then on
+                    kernel.used = spec.kernel.at(at, scenario.step_seconds) + extra if spec.kernel else 0
             failure = None
             for window in scenario.errors:
                 if window.at <= t < window.at + window.duration:
                     failure = window.code
                     break
             self.fake.failure = failure
+
+    def release(self) -> bool:
+        """This kernel gave its allocators' cached memory back (`oom.free`): from now on its process holds its
+        scenario's `start` on every device (what its live objects hold), as a real driver sees a process shrink after
+        `torch.cuda.empty_cache()`. The simulation has no allocations of its own to give back; this is its whole model
+        of a release. False when no device lists this kernel."""
+        with self._lock:
+            self._released = True
+            self._advanced_at = -1.0  # the next NVML call sees it
+            return any(spec.kernel is not None for spec in self.scenario.devices)
 
     def _list_processes(self, elapsed: float,
                         kernels: Sequence[tuple[int, tuple[str, ...]]] | None = None) -> None:
@@ -225,6 +237,12 @@ def from_environment() -> Simulation | None:
         if _from_environment is None:
             _from_environment = (spec, Simulation(spec).install())
         return _from_environment[1]
+
+
+def running() -> Simulation | None:
+    """The simulation `from_environment()` installed in this process, if any (never starts one)."""
+    with _environment_lock:
+        return _from_environment[1] if _from_environment is not None else None
 
 
 def stop_environment() -> None:

@@ -163,7 +163,44 @@ def read(sampler: Sampler | None) -> Reading:
                 gpus[device] = values["process"]
             elif len(words) > 1 and ("allocated" in values or "reserved" in values):
                 allocators[device] = (values.get("allocated"), values.get("reserved"))
+    # The sampler reads NVML's process list at most once a second; a before/after needs it now.
+    gpus.update(_nvml_process_memory())
     return Reading(time.time(), _rss(), gpus, allocators)
+
+
+def _nvml_process_memory() -> dict[str, int]:
+    """What the kernel's process tree holds on each GPU, from NVML's process list now ("gpu0", or "gpu0 (simulated)"
+    under the simulated GPU's fake NVML); empty without a driver."""
+    try:
+        import psutil
+        import pynvml
+    except ImportError:
+        return {}
+    from ..memory.fake_nvml import installed
+
+    suffix = " (simulated)" if installed() is not None else ""
+    try:
+        me = psutil.Process()
+        ours = {me.pid, *(child.pid for child in me.children(recursive=True))}
+        pynvml.nvmlInit()
+    except Exception:  # no driver, or no process table to read: the sampler's figures stand
+        return {}
+    found: dict[str, int] = {}
+    try:
+        for index in range(pynvml.nvmlDeviceGetCount()):
+            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+            listed = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
+            held = [p.usedGpuMemory for p in listed if p.pid in ours and p.usedGpuMemory is not None]
+            if held:
+                found[f"gpu{index}{suffix}"] = int(sum(held))
+    except Exception:  # MIG, no permission, a lost GPU: what was read so far
+        log.debug("NVML's process list for the free result", exc_info=True)
+    finally:
+        try:
+            pynvml.nvmlShutdown()
+        except Exception:
+            pass
+    return found
 
 
 def _rss() -> int | None:

@@ -105,3 +105,32 @@ def test_a_failing_allocator_call_is_reported_and_the_others_go_on(ip, monkeypat
     result = ip.run_line_magic("memfree", "").result
     assert any("megengine.coalesce_free_memory(): RuntimeError: device lost" in p for p in result.problems)
     assert ip.user_ns["refs"][0]() is None
+
+
+def test_on_the_simulated_gpu_the_kernels_nvml_memory_drops_when_it_frees(ip, monkeypatch):
+    """The fragmentation scenario climbs to 38 GiB of the kernel's on a simulated 40 GiB GPU; a free gives the cache
+    back, and the fake NVML's process list shows the kernel at the scenario's start (2 GiB) from then on."""
+    from pathlib import Path
+
+    from mgenv_jupyter.memory import simulation
+    from mgenv_jupyter.memory.shared import close_kernel_sampler
+
+    scenario = Path(__file__).parents[1] / "data" / "oom" / "fragmentation.json"
+    monkeypatch.setenv("MGENV_SIMULATE_GPU", str(scenario))
+    close_kernel_sampler()
+    try:
+        simulation.from_environment()  # its timeline starts now
+        ip.run_cell("import time\ntime.sleep(1.2)")  # the scenario reaches its 38 GiB
+        ip.run_cell("raise MemoryError('stand-in')")
+        result = ip.run_line_magic("memfree", "").result
+        assert result.simulated
+        (device, before), = result.before.gpus.items()
+        assert device == "gpu0 (simulated)" and before == 38 * 1024**3
+        assert result.after.gpus[device] == 2 * 1024**3
+        assert result.gpus_freed == {device: 36 * 1024**3}
+        said = repr(ip.run_line_magic("memfree", ""))
+        assert "gpu0 (simulated): this kernel (NVML): 2 GiB → 2 GiB (unchanged)" in said
+    finally:
+        monkeypatch.delenv("MGENV_SIMULATE_GPU")
+        close_kernel_sampler()
+        simulation.stop_environment()
