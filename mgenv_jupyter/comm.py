@@ -40,7 +40,7 @@ from .protocol.oom import OomNotice
 from .protocol.sidebar import VerifyNotice
 from .runtime import EnvSession, SetReport, profile, session
 from .runtime.profile_trust import ProfileTrust
-from .text import LANGUAGES, Text, current_language
+from .text import LANGUAGES, Text, current_language, learn_language
 
 if TYPE_CHECKING:
     from .cluster.verify import ClusterReport
@@ -182,6 +182,7 @@ class RequestHandler:
         if language not in LANGUAGES:
             raise BadRequest(f"unknown language {language[:20]!r}: use one of {', '.join(LANGUAGES)}")
         self.language = language
+        learn_language(language)  # the magics and reports under cells speak the user's JupyterLab language too
         return [self.catalog(request_id), self.state(request_id)]
 
     def oom(self, report: OomReport) -> OomNotice:

@@ -43,6 +43,15 @@ def restored_environ() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def no_leftover_front_end_language() -> Iterator[None]:
+    """A sidebar's or chart's hello in one test (language "zh") does not make the kernel speak Chinese in the next."""
+    from mgenv_jupyter import text
+
+    yield
+    text.learn_language(None)
+
+
+@pytest.fixture(autouse=True)
 def no_leftover_simulation(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Each test starts without a simulated GPU (whatever the shell exported, or an earlier test left running);
     tests that want one set MGENV_SIMULATE_GPU themselves."""

@@ -10,7 +10,7 @@ import pytest
 
 from mgenv_jupyter import text
 from mgenv_jupyter.errors import InvalidValueError
-from mgenv_jupyter.text import Text, current_language, set_language
+from mgenv_jupyter.text import Text, current_language, learn_language, set_language
 
 LOCALE_VARIABLES = ("MGENV_LANG", "LC_ALL", "LC_MESSAGES", "LANG")
 GREETING = Text("hello", "你好")
@@ -20,6 +20,8 @@ GREETING = Text("hello", "你好")
 def no_language_chosen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No language chosen, no locale variables: each test says what the user's machine has."""
     monkeypatch.setattr(text, "_language", None)
+    monkeypatch.setattr(text, "_front_end", None)
+    monkeypatch.setattr(text, "_locale", None)
     for name in LOCALE_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(locale, "getlocale", lambda *args: (None, None))
@@ -74,3 +76,21 @@ def test_a_language_other_than_chinese_or_english_is_refused_and_changes_nothing
 def test_a_text_can_be_asked_for_in_either_language_whatever_is_chosen():
     set_language("zh")
     assert (GREETING.get("en"), GREETING.get("zh"), GREETING.get()) == ("hello", "你好", "你好")
+
+
+def test_the_front_ends_language_counts_unless_the_user_chose_one(monkeypatch):
+    """A JupyterLab set to 中文 makes the kernel speak Chinese when its sidebar or a chart connects; %envlang and
+    MGENV_LANG are explicit choices and stay; an English JupyterLab keeps English."""
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    assert learn_language("zh") == "zh" and GREETING.get() == "你好"
+    assert learn_language("en") == "en"
+    learn_language("zh")
+    monkeypatch.setenv("MGENV_LANG", "en")
+    assert current_language() == "en"  # MGENV_LANG chose
+    monkeypatch.delenv("MGENV_LANG")
+    set_language("en")
+    assert current_language() == "en"  # %envlang en chose
+    assert set_language(None) == "zh"  # %envlang auto: the front end's again
+    with pytest.raises(InvalidValueError, match="unknown language"):
+        learn_language("fr")
+    assert current_language() == "zh"

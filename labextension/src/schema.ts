@@ -265,6 +265,7 @@ export interface SeriesInfo {
 export interface SourceState {
   name: string;
   state: string;
+  text: string;
   simulated: boolean;
   simulation: string | null;
   node: string | null;
@@ -324,9 +325,10 @@ export interface Snapshot {
   cells: CellInfo[];
 }
 
-/** Front end → kernel: a chart view opened and wants the snapshot. */
+/** Front end → kernel: a chart view opened and wants the snapshot. `language` is the front end's ("zh" or "en", from JupyterLab's): the kernel speaks it from then on, unless `%envlang` or MGENV_LANG chose one. */
 export interface MemoryHello {
   type: 'memory.hello';
+  language: string;
 }
 
 /** One remedy: the catalog variables it sets (name, value) in order, the `%envset` line that does the same, whether the kernel needs a restart for it to take effect, and its reason and caveat in the report's language. */

@@ -15,6 +15,7 @@ const series = (key: string, node: string | null): SeriesInfo => ({
 const source = (name: string, state: string, node: string | null): SourceState => ({
   name,
   state,
+  text: state,
   simulated: false,
   simulation: null,
   node
@@ -61,8 +62,8 @@ describe('the legend with a cluster', () => {
     const groups = legendGroups(allSeries, states);
     expect(groups).toEqual([
       { key: '', name: 'this kernel', state: null },
-      { key: 'node_a', name: 'node_a', state: 'ok' },
-      { key: 'node_b', name: 'node_b', state: 'lost: ConnectionError: raylet gone' }
+      { key: 'node_a', name: 'node_a', state: 'ok', stateText: 'ok' },
+      { key: 'node_b', name: 'node_b', state: 'lost: ConnectionError: raylet gone', stateText: 'lost: ConnectionError: raylet gone' }
     ]);
     const legend = new Legend(() => undefined);
     // The rows arrive in the order the series came, overlay lines last; the legend lists them node by node, a node's

@@ -1,9 +1,11 @@
 import { SourceState } from '../src/protocol';
 import { describe as describeSource, statusLine } from '../src/chart/status';
+import { chartText, seriesName } from '../src/chart/text';
 
 const state = (name: string, text: string, simulation: string | null = null): SourceState => ({
   name,
   state: text,
+  text: text.replace(/^ok: /, ''), // as the kernel words it in English (memory/state_words.py)
   simulated: simulation !== null,
   simulation,
   node: null
@@ -46,5 +48,36 @@ describe('the status line', () => {
     expect(describeSource(state('mxnet', 'mxnet sees no GPU'))).toBe('MXNet sees no GPU');
     expect(describeSource(state('tensorflow', 'tensorflow is not imported'))).toBe('TensorFlow is not imported');
     expect(describeSource(state('custom', 'ok'))).toBe('custom ok');
+  });
+});
+
+describe('the status line in Chinese', () => {
+  it('takes the kernel’s words for each state and its own for the rest', () => {
+    const zh = chartText('zh');
+    const chinese = (name: string, english: string, text: string, simulation: string | null = null): SourceState => ({
+      ...state(name, english, simulation),
+      text
+    });
+    const line = statusLine(
+      [
+        chinese('nvml (simulated)', 'ok', '正常', 'training'),
+        chinese('paddle', 'ok: paddle holds no GPU memory yet', 'paddle 尚未占用 GPU 显存'),
+        chinese('torch', 'torch is not imported', 'torch 未导入')
+      ],
+      true,
+      zh
+    );
+    expect(line.text).toBe('模拟 GPU(training) · NVML 正常 · Paddle 正常 (尚未占用 GPU 显存)');
+    expect(statusLine([chinese('nvml', 'no NVIDIA driver (the driver is not loaded)', '没有 NVIDIA 驱动(驱动未加载)')], false, zh).text).toBe(
+      '尚无数据 · NVML: 没有 NVIDIA 驱动(驱动未加载)'
+    );
+  });
+
+  it('names series in the chart’s words, device and framework names as they are', () => {
+    const zh = chartText('zh');
+    expect(seriesName('host used', zh)).toBe('主机 已用');
+    expect(seriesName('gpu0 (simulated) process', zh)).toBe('gpu0 (模拟) 进程');
+    expect(seriesName('megengine gpu0 allocated', zh)).toBe('megengine gpu0 已分配');
+    expect(seriesName('gpu0 (simulated) process', chartText('en'))).toBe('gpu0 (simulated) process');
   });
 });

@@ -17,6 +17,11 @@ class MarkingTranslation implements Translation {
     this.asked.push(msgid);
     return `«${msgid.replace(/%(\d+)/g, (_, n) => String(args[Number(n) - 1]))}»`;
   }
+  _p(context: string, msgid: string, ...args: any[]): string {
+    const marked = this.__(msgid, ...args);
+    this.asked[this.asked.length - 1] = `${context}\u0004${msgid}`; // as the catalog keys a text with a context
+    return marked;
+  }
 }
 
 const actions = {

@@ -25,10 +25,12 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import Batch, BatchMeta, SeriesInfo, Snapshot, SourceState, checked_interval
+from ..text import current_language
 from .cells import CellTracker, per_cell
 from .history import History
 from .overlays import Overlay, overlays
 from .sample import QUANTITIES, MemorySource, Sample, series_key
+from .state_words import state_text
 
 if TYPE_CHECKING:
     from ..runtime import EnvSession
@@ -301,11 +303,13 @@ class Sampler:
 
     def _refresh_states(self) -> None:
         # Read when a batch goes out or someone asks, not every tick: at 100 Hz the difference shows.
-        states: list[SourceState] = [
-            {"name": s.name, "state": self._errors.get(id(s), s.state), "simulated": bool(getattr(s, "simulated", 0)),
-             "simulation": getattr(s, "simulation", None), "node": getattr(s, "node", None)}
-            for s in self.sources
-        ]
+        language = current_language()
+        states: list[SourceState] = []
+        for s in self.sources:
+            state = self._errors.get(id(s), s.state)
+            states.append({"name": s.name, "state": state, "text": state_text(state, language),
+                           "simulated": bool(getattr(s, "simulated", 0)), "simulation": getattr(s, "simulation", None),
+                           "node": getattr(s, "node", None)})
         if states != self._states:
             self._states = states
             self._meta_version += 1

@@ -19,7 +19,8 @@ sample), at most `pushes_per_second` times a second:
       # only in a subscriber's first batch and whenever they change; complete lists replacing the previous ones:
       "series": [{"key": "gpu0 used", "device": "gpu0", "quantity": "used", "source": "nvml", "simulated": false,
                   "node": null}],
-      "sources": [{"name": "nvml", "state": "ok", "simulated": false, "simulation": null, "node": null}],
+      "sources": [{"name": "nvml", "state": "ok", "text": "ok", "simulated": false, "simulation": null,
+                   "node": null}],
       "overlays": [{"key": "total:gpu0", "kind": "total", "device": "gpu0", "bytes": 42949672960,
                     "label": "gpu0 total (40 GiB)", "short": "total", "note": "the device's memory"}],
       "started": 1732239000.25                # when the kernel's process started: the chart's time axis counts from it
@@ -60,7 +61,8 @@ class SeriesInfo(TypedDict):
 
 class SourceState(TypedDict):
     name: str
-    state: str
+    state: str  # in English words, which front ends match ("ok", "ok: ...", "... is not imported", "idle: ...")
+    text: str  # the state worded in the kernel's language for people (memory/state_words.py); "ok: X" gives X
     simulated: bool
     simulation: str | None
     node: str | None  # a cluster node's source: its state is the node's ("lost: ..."); None: a local source
@@ -133,6 +135,8 @@ def checked_interval(value: float) -> float:
 
 
 class MemoryHello(TypedDict):
-    """Front end → kernel: a chart view opened and wants the snapshot."""
+    """Front end → kernel: a chart view opened and wants the snapshot. `language` is the front end's ("zh" or "en",
+    from JupyterLab's): the kernel speaks it from then on, unless `%envlang` or MGENV_LANG chose one."""
 
     type: Literal["memory.hello"]
+    language: str

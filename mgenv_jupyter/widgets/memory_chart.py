@@ -18,6 +18,9 @@ import traitlets
 from ..memory import Sampler
 from ..memory.shared import kernel_sampler
 from ..protocol import Batch
+from ..text import LANGUAGES, Text, learn_language
+
+TITLE = Text("Memory of this kernel", "本内核的内存")
 
 if TYPE_CHECKING:
     from ..cluster.node_memory import ClusterMemory
@@ -69,8 +72,8 @@ class MemoryChart(anywidget.AnyWidget):
                 "from source with Node.js 18+ (pip install . builds it). The magics and the other widgets work "
                 "without it.")
         self._closed_callbacks: list[Callable[[], None]] = []
-        if title is not None:
-            kwargs["title"] = title
+        self._own_title = title is None  # ours follows the language the front end tells; the user's stays
+        kwargs["title"] = TITLE.get() if title is None else title
         super().__init__(**kwargs)
         self.sampler = sampler if sampler is not None else kernel_sampler()
         if shell is not None:
@@ -126,4 +129,9 @@ class MemoryChart(anywidget.AnyWidget):
 
     def _on_front_end_message(self, widget: Any, content: Any, buffers: Any) -> None:
         if isinstance(content, dict) and content.get("type") == "memory.hello":
+            language = content.get("language")
+            if language in LANGUAGES:  # anything else (an older front end sends none) leaves the language alone
+                learn_language(language)
+                if self._own_title:
+                    self.title = TITLE.get()
             self.send(self.sampler.snapshot())

@@ -80,8 +80,8 @@ def test_batches_are_columns_of_json_and_meta_comes_first_and_on_change(sampler)
     assert set(first["columns"]) == {"dev0 used", "dev0 total", "dev0 process"}
     assert all(len(column) == len(first["t"]) for column in first["columns"].values())
     assert [s["key"] for s in first["series"]] == ["dev0 used", "dev0 total", "dev0 process"]
-    assert first["sources"] == [{"name": "counting", "state": "ok", "simulated": False, "simulation": None,
-                                 "node": None}]
+    assert first["sources"] == [{"name": "counting", "state": "ok", "text": "ok", "simulated": False,
+                                 "simulation": None, "node": None}]
     assert abs(first["started"] - psutil.Process().create_time()) < 1  # the chart's time axis counts from it
     assert first["overlays"][0]["kind"] == "total" and first["overlays"][0]["bytes"] == 100
     assert all("series" not in b for b in batches[1:])  # unchanged: not repeated
@@ -256,7 +256,7 @@ def test_default_sampler_uses_the_simulated_gpu(monkeypatch):
     s.close()
     assert row["gpu0 (simulated) total"] == 40 * GiB
     assert "host process" not in row  # the host is only the fallback
-    assert {"name": "nvml (simulated)", "state": "ok", "simulated": True, "simulation": "a100-40gb",
+    assert {"name": "nvml (simulated)", "state": "ok", "text": "ok", "simulated": True, "simulation": "a100-40gb",
             "node": None} in s.states()
 
 

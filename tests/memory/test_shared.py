@@ -80,7 +80,8 @@ def test_a_notebook_that_sets_the_simulation_later_gets_it_from_the_running_samp
         assert kernel_sampler() is first  # the same sampler, now reading the simulated GPU
         row = first.sample_once()
         assert "gpu0 (simulated) process" in row
-        nvml = {"name": "nvml (simulated)", "state": "ok", "simulated": True, "simulation": "training", "node": None}
+        nvml = {"name": "nvml (simulated)", "state": "ok", "text": "ok", "simulated": True, "simulation": "training",
+                "node": None}
         assert nvml in first.states()
     finally:
         close_kernel_sampler()

@@ -11,6 +11,7 @@ import { formatBytes } from './format';
 import { LineStyle } from './legend';
 import { fitGutter, groupMarkers, Gutter, stackLabels } from './placement';
 import { ChartTheme } from './theme';
+import { ChartText, ENGLISH } from './text';
 import { formatClock, formatElapsed } from './timeAxis';
 
 /** Height of the strip above the plot that holds cell marker labels. */
@@ -33,7 +34,10 @@ export class Annotations {
   private _markerLabels: HTMLElement[] = [];
   private _cursor: HTMLElement;
 
-  constructor(plot: uPlot) {
+  constructor(
+    plot: uPlot,
+    private _text: ChartText = ENGLISH
+  ) {
     this._layer = div('mgenv-chart-annotations');
     this._cursor = div('mgenv-chart-cursor-time');
     this._cursor.hidden = true;
@@ -149,7 +153,7 @@ export class Annotations {
       return;
     }
     this._cursor.hidden = false;
-    setText(this._cursor, `${formatClock(time, true)} (${formatElapsed(time - origin, 0.1)} since start)`);
+    setText(this._cursor, this._text('cursorTime', formatClock(time, true), formatElapsed(time - origin, 0.1)));
     const box = cssBox(u);
     const width = this._cursor.offsetWidth;
     const left = Math.max(0, Math.min(box.left + u.cursor.left - width / 2, u.width - width));

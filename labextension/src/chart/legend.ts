@@ -8,6 +8,8 @@
  * colour with the reason in its tooltip, its rows then greyed.
  */
 
+import { ChartText, ENGLISH } from './text';
+
 export type LineStyle = 'solid' | 'dashed' | 'dotted';
 
 export interface LegendEntry {
@@ -29,6 +31,8 @@ export interface LegendGroup {
   name: string;
   /** The node's state in words ("ok", "starting", "lost: ConnectionError: ..."); null: none to show. */
   state: string | null;
+  /** The same state in the kernel's language, as shown (SourceState.text); `state` when absent. */
+  stateText?: string | null;
 }
 
 export interface LegendValues {
@@ -51,10 +55,13 @@ export class Legend {
   private _signature = '';
   private _heading: HTMLElement;
 
-  constructor(private _toggle: (entry: LegendEntry) => void) {
+  constructor(
+    private _toggle: (entry: LegendEntry) => void,
+    private _text: ChartText = ENGLISH
+  ) {
     this.node = el('div', 'mgenv-chart-legend');
     this.node.setAttribute('role', 'group');
-    this.node.setAttribute('aria-label', 'Legend: click a line to hide or show it');
+    this.node.setAttribute('aria-label', this._text('legendLabel'));
     this._heading = el('span', 'mgenv-chart-legend-now');
   }
 
@@ -75,7 +82,7 @@ export class Legend {
       const shown = this._groups.get(group.key);
       if (shown) {
         shown.group = group;
-        paintGroupState(shown.heading, shown.state, group);
+        paintGroupState(shown.heading, shown.state, group, this._text);
       }
     }
     const lost = new Set(groups.filter(g => isLost(g.state)).map(g => g.key));
@@ -110,7 +117,7 @@ export class Legend {
     if (entries.some(e => e.kind === 'series')) {
       const head = el('div', 'mgenv-chart-legend-head');
       const peak = el('span', 'mgenv-chart-legend-peak');
-      peak.textContent = 'peak';
+      peak.textContent = this._text('legendPeak');
       head.append(el('span', ''), el('span', ''), this._heading, peak);
       this.node.append(head);
     }
@@ -127,7 +134,7 @@ export class Legend {
       }
       const button = el('button', `mgenv-chart-legend-item mgenv-chart-legend-${entry.kind}`) as HTMLButtonElement;
       button.type = 'button';
-      button.title = (entry.note ? `${entry.name}: ${entry.note}\n` : '') + 'Click to hide or show this line';
+      button.title = (entry.note ? `${entry.name}: ${entry.note}\n` : '') + this._text('legendToggle');
       const swatch = el('span', 'mgenv-chart-swatch');
       const name = el('span', 'mgenv-chart-legend-name');
       name.textContent = entry.name;
@@ -160,13 +167,14 @@ function inGroupOrder(entries: LegendEntry[], groups: LegendGroup[]): LegendEntr
 }
 
 /** "lost" (its reason in the tooltip) in the error colour, another state as it is, cut with its tooltip. */
-function paintGroupState(heading: HTMLElement, node: HTMLElement, group: LegendGroup): void {
+function paintGroupState(heading: HTMLElement, node: HTMLElement, group: LegendGroup, text: ChartText): void {
   const state = group.state ?? '';
+  const shown = group.stateText ?? state;
   const lost = isLost(state);
   heading.classList.toggle('mgenv-chart-legend-group-lost', lost);
   heading.classList.toggle('mgenv-chart-legend-group-ok', state === 'ok');
-  setText(node, lost ? 'lost' : state);
-  const title = state ? `${group.name}: ${state}` : group.name;
+  setText(node, lost ? text('nodeLost') : state === 'ok' ? text('sourceOk') : shown);
+  const title = state ? `${group.name}: ${shown}` : group.name;
   if (heading.title !== title) {
     heading.title = title;
   }

@@ -3,6 +3,7 @@
  * NVML ok" — with every source's state, quiet ones included, in the tooltip.
  */
 import { SourceState } from '../protocol';
+import { ChartText, ENGLISH } from './text';
 
 export interface StatusLine {
   /** The line shown (in a narrow sidebar it wraps to a second line, no more; `title` has everything). */
@@ -18,7 +19,6 @@ export interface StatusLine {
 const SOURCE_NAMES: Record<string, string> = {
   nvml: 'NVML',
   'nvml (simulated)': 'NVML',
-  host: 'Host',
   megengine: 'MegEngine',
   paddle: 'Paddle',
   torch: 'PyTorch',
@@ -31,26 +31,33 @@ const SOURCE_NAMES: Record<string, string> = {
  * With data on screen, sources with nothing to say (a framework not imported, the host fallback while a GPU is
  * seen) stay out of the line; before any data they say why there is none.
  */
-export function statusLine(states: SourceState[], hasData: boolean): StatusLine {
+export function statusLine(states: SourceState[], hasData: boolean, text: ChartText = ENGLISH): StatusLine {
   const simulation = states.find(s => s.simulated);
   const quiet = (s: SourceState) => hasData && /not imported|^idle/.test(s.state);
-  const parts = states.filter(s => s.node === null && !quiet(s)).map(describe);
-  const nodes = nodesPart(states.filter(s => s.node !== null));
+  const parts = states.filter(s => s.node === null && !quiet(s)).map(s => describe(s, text));
+  const nodes = nodesPart(
+    states.filter(s => s.node !== null),
+    text
+  );
   if (nodes) {
     // Before the kernel's own sources: a lost node is the news, and a narrow sidebar cuts the line's end.
     parts.unshift(nodes);
   }
-  const named = simulation ? (simulation.simulation ? `Simulated GPU (${simulation.simulation})` : 'Simulated GPU') : null;
+  const named = simulation
+    ? simulation.simulation
+      ? text('simulatedGpuOf', simulation.simulation)
+      : text('simulatedGpu')
+    : null;
   if (named) {
     parts.unshift(named);
   }
   if (!hasData) {
-    parts.unshift('No data yet');
+    parts.unshift(text('noDataYet'));
   }
   return {
     text: parts.join(' · '),
     simulation: hasData ? named : null,
-    title: states.map(describe).join('\n'),
+    title: states.map(s => describe(s, text)).join('\n'),
     simulated: simulation !== undefined
   };
 }
@@ -59,34 +66,45 @@ export function statusLine(states: SourceState[], hasData: boolean): StatusLine 
  * A cluster's nodes in one part, each node's own state being in the legend: "3 nodes ok", "3 nodes: 2 ok, node_c
  * lost", "2 nodes: node_a starting, node_b no data for 7 s".
  */
-function nodesPart(nodes: SourceState[]): string | null {
+function nodesPart(nodes: SourceState[], text: ChartText): string | null {
   if (!nodes.length) {
     return null;
   }
-  const count = `${nodes.length} node${nodes.length === 1 ? '' : 's'}`;
+  const count = nodes.length === 1 ? text('oneNode') : text('manyNodes', nodes.length);
+  const okWord = text('sourceOk');
   const ok = nodes.filter(s => s.state === 'ok').length;
   if (ok === nodes.length) {
-    return `${count} ok`;
+    return `${count} ${okWord}`;
   }
-  const others = nodes.filter(s => s.state !== 'ok').map(s => `${s.node} ${/^lost\b/.test(s.state) ? 'lost' : s.state}`);
-  return `${count}: ${[...(ok ? [`${ok} ok`] : []), ...others].join(', ')}`;
+  const others = nodes
+    .filter(s => s.state !== 'ok')
+    .map(s => `${s.node} ${/^lost\b/.test(s.state) ? text('nodeLost') : shownState(s)}`);
+  return `${count}: ${[...(ok ? [`${ok} ${okWord}`] : []), ...others].join(', ')}`;
+}
+
+/** The state in the kernel's language (an older kernel sends only the English `state`). */
+function shownState(state: SourceState): string {
+  return state.text ?? state.state;
 }
 
 /** "NVML ok", "Paddle ok (holds no GPU memory yet)", "NVML error on gpu0: GPU is lost", "NVML: no NVIDIA driver"; a
  * cluster node's "node_c: lost: ConnectionError: …". */
-export function describe(state: SourceState): string {
+export function describe(state: SourceState, words: ChartText = ENGLISH): string {
   if (state.node !== null) {
-    return `${state.node}: ${state.state}`;
+    return `${state.node}: ${shownState(state)}`;
   }
-  const name = SOURCE_NAMES[state.name] ?? state.name;
-  const text = state.state;
-  if (text === 'ok') {
-    return `${name} ok`;
+  const name = state.name === 'host' ? words('hostSource') : SOURCE_NAMES[state.name] ?? state.name;
+  const okWord = words('sourceOk');
+  if (state.state === 'ok') {
+    return `${name} ${okWord}`;
   }
-  const ok = /^ok: (.*)$/.exec(text);
+  // The kernel words "ok: <detail>" as the detail alone (SourceState.text); an older kernel sent only `state`.
+  const ok = /^ok: (.*)$/.exec(state.state);
   if (ok) {
-    return `${name} ok (${ok[1].replace(new RegExp(`^${escape(sourceWord(state.name))} `, 'i'), '')})`;
+    const detail = state.text ?? ok[1];
+    return `${name} ${okWord} (${detail.replace(new RegExp(`^${escape(sourceWord(state.name))} `, 'i'), '')})`;
   }
+  const text = shownState(state);
   const own = sourceWord(state.name);
   if (text.toLowerCase().startsWith(own.toLowerCase() + ' ')) {
     return name + text.slice(own.length);

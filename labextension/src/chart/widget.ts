@@ -7,6 +7,7 @@ import './chart.css';
 
 import { MemoryHello, MemoryMessage } from '../protocol';
 import { MemoryChart } from './memoryChart';
+import { chartText, pageLanguage } from './text';
 
 interface Model {
   get(name: string): any;
@@ -16,7 +17,9 @@ interface Model {
 }
 
 function render({ model, el }: { model: Model; el: HTMLElement }): () => void {
-  const chart = new MemoryChart(el, { title: model.get('title'), height: model.get('height') });
+  // JupyterLab writes its UI language on the page; the chart's words and the kernel's follow it.
+  const language = pageLanguage();
+  const chart = new MemoryChart(el, { title: model.get('title'), height: model.get('height'), text: chartText(language) });
   const onTitle = () => chart.setTitle(model.get('title'));
   const onMessage = (message: MemoryMessage) => {
     if (message && (message.type === 'memory.batch' || message.type === 'memory.snapshot')) {
@@ -25,7 +28,7 @@ function render({ model, el }: { model: Model; el: HTMLElement }): () => void {
   };
   model.on('change:title', onTitle);
   model.on('msg:custom', onMessage);
-  const hello: MemoryHello = { type: 'memory.hello' };
+  const hello: MemoryHello = { type: 'memory.hello', language };
   model.send(hello);
   (el as any).mgenvChart = chart; // lets browser tests and benchmarks reach the live chart
   return () => {

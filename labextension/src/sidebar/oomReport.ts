@@ -71,7 +71,7 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
       }
       this.node.append(section);
     }
-    const timeline = timelineView(data.timeline);
+    const timeline = timelineView(data.timeline, undefined, this._options.t);
     this._chart = timeline.chart;
     this.node.append(timeline.node);
     const title = el('div', 'mgenv-oom-remedies-title');

@@ -6,6 +6,7 @@
  * more arrives after the snapshot.
  */
 import { MemoryChart, MemoryChartOptions } from '../chart/memoryChart';
+import { ChartText } from '../chart/text';
 import { OomTimeline } from '../protocol';
 import { el } from './dom';
 
@@ -28,7 +29,7 @@ export interface TimelineView {
 }
 
 /** The timeline's title, its chart (when there are samples) and its lines in words. */
-export function timelineView(timeline: OomTimeline, makeChart: ChartFactory = newChart): TimelineView {
+export function timelineView(timeline: OomTimeline, makeChart: ChartFactory = newChart, text?: ChartText): TimelineView {
   const node = el('div', 'mgenv-oom-section mgenv-oom-timeline');
   const title = el('div', 'mgenv-oom-line mgenv-oom-timeline-title');
   title.textContent = timeline.title;
@@ -38,7 +39,7 @@ export function timelineView(timeline: OomTimeline, makeChart: ChartFactory = ne
     const box = el('div', 'mgenv-oom-chart');
     node.append(box);
     // The title is the report's own line above; the chart's header keeps only its CSV button.
-    chart = makeChart(box, { title: '', height: TIMELINE_HEIGHT, points: true });
+    chart = makeChart(box, { title: '', height: TIMELINE_HEIGHT, points: true, text });
     chart.receive(timeline.chart);
     (box as any).mgenvChart = chart; // lets browser tests reach the chart, as the inline widget does
   }

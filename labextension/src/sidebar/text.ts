@@ -10,6 +10,8 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 
+import { CHART_CONTEXT, CHART_WORDS, ChartKey } from '../chart/text';
+
 export type Language = 'en' | 'zh';
 
 /** The gettext domain of the sidebar's texts (the Python package's name, as JupyterLab's locale lookup wants it). */
@@ -209,16 +211,20 @@ const WORDS = {
   noMatch: ['No variable matches.', '没有匹配的变量。']
 } as const;
 
-export type TextKey = keyof typeof WORDS;
+/** The panel's words and the memory chart's (chart/text.ts, translated in their own gettext context). */
+export type TextKey = keyof typeof WORDS | ChartKey;
 
 /** What the sidebar needs of a JupyterLab TranslationBundle. */
-export type Translation = Pick<TranslationBundle, '__'>;
+export type Translation = Pick<TranslationBundle, '__' | '_p'>;
 
 /** The panel's words: `t('title')` is `trans.__('Framework Env')` in the user's language. */
 export type Translate = (key: TextKey, ...args: (string | number)[]) => string;
 
 export function translate(trans: Translation): Translate {
-  return (key, ...args) => trans.__(WORDS[key][0], ...args);
+  return (key, ...args) =>
+    key in CHART_WORDS
+      ? trans._p(CHART_CONTEXT, CHART_WORDS[key as ChartKey][0], ...args)
+      : trans.__(WORDS[key as keyof typeof WORDS][0], ...args);
 }
 
 /** The gettext catalog of the Chinese column, in the Jed format JupyterLab's language packs ship (LC_MESSAGES/*.json). */
@@ -233,6 +239,9 @@ export function jedCatalog(version: string): JedCatalog {
   };
   for (const [english, chinese] of Object.values(WORDS)) {
     catalog[english] = [chinese];
+  }
+  for (const [english, chinese] of Object.values(CHART_WORDS)) {
+    catalog[`${CHART_CONTEXT}\u0004${english}`] = [chinese];
   }
   return catalog;
 }
