@@ -12,6 +12,7 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 import { addSidebarCommands, COMMAND_IDS } from './sidebar/commands';
+import { addGpuSection } from './sidebar/gpuSection';
 import { sidebarIcon } from './sidebar/icon';
 import { SidebarPanel } from './sidebar/panel';
 import { oomRendererFactory } from './sidebar/oomReport';
@@ -56,6 +57,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
     panel.title.icon = sidebarIcon;
     app.shell.add(panel, 'left', { rank: 650 });
     restorer?.add(panel, panel.id);
+    // Every notebook's GPU memory on this server (the server extension's view), as the panel's third section.
+    addGpuSection(app, panel, t);
     addSidebarCommands({ commands: app.commands, shell: app.shell, panel, t, askToRestart: askToRestart(t, language), palette });
     // Out-of-memory reports under failing cells: their remedies are buttons that ask this panel's kernel connection.
     const oom = oomRendererFactory({

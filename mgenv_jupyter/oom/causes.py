@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import enum
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..catalog.applicability import applicability, effective_text
 from ..text import Text
 from .recognise import OutOfMemory
 from .state import DeviceFigures, MemoryState
@@ -179,8 +181,15 @@ def _processes(state: MemoryState, event: OutOfMemory, f: Figures) -> list:
     return [p for p in state.processes if p.gpu == index]
 
 
+def jax_fraction_variable(get: Callable[[str], str | None]) -> str:
+    """Which of JAX's two names for its memory share is in use: XLA_CLIENT_MEM_FRACTION when set, else the older
+    XLA_PYTHON_CLIENT_MEM_FRACTION (the catalog refuses both at once; each defaults to the catalog's 0.75)."""
+    return "XLA_CLIENT_MEM_FRACTION" if get("XLA_CLIENT_MEM_FRACTION") else "XLA_PYTHON_CLIENT_MEM_FRACTION"
+
+
 def _cap(event: OutOfMemory, f: Figures, session: object) -> Finding | None:
     get = session.get  # type: ignore[attr-defined]
+    known = session.catalog  # type: ignore[attr-defined]
     allowed = event.facts.get("allowed")
     if event.framework == "torch" and allowed is not None:
         return Finding(Cause.CAP, 0.75, Text(
@@ -188,11 +197,11 @@ def _cap(event: OutOfMemory, f: Figures, session: object) -> Finding | None:
             "(torch.cuda.set_per_process_memory_fraction)",
             f"PyTorch 的单进程显存比例只允许 {size(allowed)}(torch.cuda.set_per_process_memory_fraction)"))
     if event.framework == "jax":
-        text = get("XLA_CLIENT_MEM_FRACTION") or get("XLA_PYTHON_CLIENT_MEM_FRACTION") or "0.75"
+        name = jax_fraction_variable(get)
         try:
-            fraction = float(text)
-        except ValueError:
-            fraction = 0.75
+            fraction = float(effective_text(known, name, get) or "")  # the catalog's default when unset
+        except ValueError:  # set outside the session to what JAX cannot read: its default
+            fraction = float(known.get(name).default)
         room = None if f.total is None else f.total - (f.others or 0)
         if room is not None and f.total and fraction * f.total < room * 0.95:
             return Finding(Cause.CAP, 0.75, Text(
@@ -200,7 +209,9 @@ def _cap(event: OutOfMemory, f: Figures, session: object) -> Finding | None:
                 f"{size(room)} is not held by other processes",
                 f"JAX 的分配器最多使用 GPU 的 {fraction:.0%}({size(int(fraction * f.total))});"
                 f"未被其他进程占用的显存有 {size(room)}"))
-    if event.framework == "paddle" and get("FLAGS_allocator_strategy") == "naive_best_fit":
+    pool = known.get("FLAGS_fraction_of_gpu_memory_to_use")  # applies only under naive_best_fit (catalog/paddle.py)
+    if event.framework == "paddle" and pool is not None and pool.applies_when is not None and applicability(
+            known, pool, get).applies:
         return Finding(Cause.CAP, 0.6, Text(
             "Paddle's naive_best_fit allocator sizes its pool from FLAGS_fraction_of_gpu_memory_to_use",
             "Paddle 的 naive_best_fit 分配器按 FLAGS_fraction_of_gpu_memory_to_use 确定显存池大小"))

@@ -23,8 +23,11 @@ import { Language, Translate } from './text';
 
 export const SIDEBAR_ID = 'mgenv-jupyter-sidebar';
 
-/** The sections' first sizes: the variables get most of the height, the chart what it needs below them. */
-const FIRST_SIZES = [0.6, 0.4];
+/**
+ * The sections' first sizes: the variables get most of the height, the chart what it needs below them, and the
+ * server's GPUs (a third section, added by gpuSection.ts) the rest.
+ */
+const FIRST_SIZES: Record<number, number[]> = { 2: [0.6, 0.4], 3: [0.5, 0.28, 0.22] };
 /** Below this (px, beyond the titles) the accordion is not laid out yet: the sections would share nothing. */
 const MIN_HEIGHT_TO_SHARE = 100;
 
@@ -101,7 +104,7 @@ export class SidebarPanel extends SidePanel {
       return;
     }
     this._sized = true;
-    this.accordion.setRelativeSizes(FIRST_SIZES);
+    this.accordion.setRelativeSizes(FIRST_SIZES[this.accordion.widgets.length] ?? []);
   }
 
   protected onBeforeHide(msg: Message): void {

@@ -10,6 +10,8 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 
+import { GPU_WORDS } from './gpuText';
+
 import { CHART_CONTEXT, CHART_WORDS, ChartKey } from '../chart/text';
 
 export type Language = 'en' | 'zh';
@@ -23,6 +25,7 @@ export function catalogLanguage(languageCode: string | undefined | null): Langua
 }
 
 const WORDS = {
+  ...GPU_WORDS,
   title: ['Framework Env', '框架环境变量'],
   noNotebook: ['Open a notebook to edit its kernel’s framework variables.', '打开一个笔记本以编辑其内核的框架变量。'],
   noKernel: ['This notebook has no kernel.', '此笔记本没有内核。'],

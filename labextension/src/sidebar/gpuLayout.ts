@@ -1,0 +1,178 @@
+/**
+ * What the "GPUs on this server" section shows, computed from the server's view without the DOM: per device the rows
+ * (each kernel's notebook, each other process, the memory no process accounts for) largest first, and the stacked
+ * bar's segments in the same order with the free memory last; the kernels holding nothing; and the words the
+ * confirmation names (the notebook, the memory it holds, on which GPU). The server decides every figure; this only
+ * orders and labels them.
+ */
+import { formatBytes } from '../chart/format';
+import { GpuDeviceView, GpuKernelInfo, GpuServerView } from '../protocol';
+import { Translate } from './text';
+
+/** Kernel colours cycle through this many CSS classes (mgenv-gpu-c0 …). */
+export const COLOURS = 6;
+
+export interface KernelRow {
+  kind: 'kernel';
+  key: string;
+  kernel: GpuKernelInfo;
+  title: string;
+  used: number | null;
+  colour: number;
+}
+
+export interface OtherRow {
+  kind: 'other';
+  key: string;
+  pid: number;
+  user: string | null;
+  name: string | null;
+  used: number | null;
+}
+
+export interface UnlistedRow {
+  kind: 'unlisted';
+  key: string;
+  used: number;
+}
+
+export type GpuRow = KernelRow | OtherRow | UnlistedRow;
+
+export interface Segment {
+  key: string;
+  kind: 'kernel' | 'other' | 'unlisted' | 'free';
+  /** Share of the device's total, 0 to 1. */
+  fraction: number;
+  colour: number;
+  title: string;
+}
+
+export interface DeviceLayout {
+  index: number;
+  label: string;
+  name: string;
+  total: number;
+  used: number;
+  free: number;
+  rows: GpuRow[];
+  segments: Segment[];
+  problem: string | null;
+}
+
+/** How a kernel is named: its notebooks, or its kernel name and short id when it has none. */
+export function kernelTitle(kernel: GpuKernelInfo, t: Translate): string {
+  return kernel.notebooks.length ? kernel.notebooks.join(', ') : t('gpusNoNotebook', `${kernel.name} ${kernel.id.slice(0, 8)}`);
+}
+
+/** "12 s", "5 min", "3 h", "2 d" (whole units, rounded down). */
+export function formatDuration(seconds: number, t: Translate): string {
+  if (seconds < 60) {
+    return t('gpusSeconds', Math.floor(seconds));
+  }
+  if (seconds < 3600) {
+    return t('gpusMinutes', Math.floor(seconds / 60));
+  }
+  if (seconds < 86400) {
+    return t('gpusHours', Math.floor(seconds / 3600));
+  }
+  return t('gpusDays', Math.floor(seconds / 86400));
+}
+
+/** The kernel's state in words: busy, starting, idle for how long, or the server's own word. */
+export function kernelState(kernel: GpuKernelInfo, t: Translate): string {
+  if (kernel.execution_state === 'idle' && kernel.idle_seconds !== null) {
+    return t('gpusIdleFor', formatDuration(kernel.idle_seconds, t));
+  }
+  if (kernel.execution_state === 'busy') {
+    return t('gpusBusy');
+  }
+  if (kernel.execution_state === 'starting') {
+    return t('gpusStarting');
+  }
+  return kernel.execution_state;
+}
+
+export function size(bytes: number | null, t: Translate): string {
+  return bytes === null ? t('gpusUnknown') : formatBytes(bytes);
+}
+
+export function deviceLayout(view: GpuServerView, device: GpuDeviceView, t: Translate): DeviceLayout {
+  const kernels = new Map(view.kernels.map((kernel, order) => [kernel.id, { kernel, colour: order % COLOURS }]));
+  const rows: GpuRow[] = [];
+  for (const share of device.shares) {
+    const known = kernels.get(share.kernel_id);
+    if (known) {
+      rows.push({
+        kind: 'kernel',
+        key: `k:${share.kernel_id}`,
+        kernel: known.kernel,
+        title: kernelTitle(known.kernel, t),
+        used: share.used,
+        colour: known.colour
+      });
+    }
+  }
+  for (const other of device.others) {
+    rows.push({ kind: 'other', key: `o:${other.pid}`, pid: other.pid, user: other.user, name: other.name, used: other.used });
+  }
+  // Largest first, kernels and other processes together; unknown figures after every known one.
+  rows.sort((a, b) => (b.used ?? -1) - (a.used ?? -1));
+  if (device.unlisted > 0) {
+    rows.push({ kind: 'unlisted', key: 'unlisted', used: device.unlisted });
+  }
+  const total = Math.max(device.total, 1);
+  const segments: Segment[] = [];
+  for (const row of rows) {
+    if (row.used === null || row.used <= 0) {
+      continue;
+    }
+    const title =
+      row.kind === 'kernel' ? row.title : row.kind === 'other' ? `${t('gpusOther')} ${row.pid}` : t('gpusUnlisted');
+    segments.push({
+      key: row.key,
+      kind: row.kind,
+      fraction: row.used / total,
+      colour: row.kind === 'kernel' ? row.colour : 0,
+      title: `${title}: ${formatBytes(row.used)}`
+    });
+  }
+  const free = Math.max(0, device.total - device.used);
+  segments.push({ key: 'free', kind: 'free', fraction: free / total, colour: 0, title: t('gpusFreeSize', formatBytes(free)) });
+  return {
+    index: device.index,
+    label: device.label,
+    name: device.name,
+    total: device.total,
+    used: device.used,
+    free,
+    rows,
+    segments,
+    problem: device.problem
+  };
+}
+
+/** The kernels that hold nothing on any device (they are listed apart, so that every kernel is seen). */
+export function idleKernels(view: GpuServerView): GpuKernelInfo[] {
+  const holding = new Set(view.devices.flatMap(device => device.shares.map(share => share.kernel_id)));
+  return view.kernels.filter(kernel => !holding.has(kernel.id));
+}
+
+/** What a kernel holds, as the confirmation says it: its size in all, and on which GPUs. */
+export function heldBy(view: GpuServerView, kernelId: string, t: Translate): { memory: string; devices: string } {
+  let bytes = 0;
+  let unknown = false;
+  const devices: string[] = [];
+  for (const device of view.devices) {
+    for (const share of device.shares) {
+      if (share.kernel_id === kernelId) {
+        devices.push(device.label);
+        if (share.used === null) {
+          unknown = true;
+        } else {
+          bytes += share.used;
+        }
+      }
+    }
+  }
+  return { memory: unknown ? t('gpusUnknown') : formatBytes(bytes), devices: devices.join(', ') || '—' };
+}

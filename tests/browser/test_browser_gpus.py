@@ -1,0 +1,207 @@
+"""Every notebook's GPU memory in real JupyterLab and Notebook 7, in real Chromium: the "GPUs on this server" section
+of the Framework Env panel, fed by the server extension with three real ipykernels on the simulated GPU
+(MGENV_SIMULATE_GPU in the server's environment) and a real process outside every kernel.
+
+Checked: the rows sorted by memory and the stacked bar in the same order; a notebook's name opens it; polling at
+least once a second while shown and none while hidden; Shut down asks first, naming the notebook and its memory,
+and after it the kernel is gone and its memory no longer counted; at 280 and 480 px, light and dark
+(test-artifacts/gpus-*.png); Notebook 7 lists the kernels."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from layout_checks import clipped_text, overlapping, set_theme, sticking_out
+
+from lab_server import (
+    TOKEN,
+    Lab,
+    chromium_page,
+    running_lab,
+    screenshot,
+    set_left_area_width,
+)
+
+GiB = 1024**3
+SECTION = ".mgenv-gpu"
+ROWS = f"{SECTION} .mgenv-gpu-device .mgenv-gpu-row"
+NOTEBOOKS = {"big.ipynb": 20, "medium.ipynb": 6, "small.ipynb": 1}  # GiB each kernel holds
+OTHER_GIB = 3
+CONFIG = {"ServerApp": {"jpserver_extensions": {"mgenv_jupyter.server": True}},
+          "JupyterNotebookApp": {"expose_app_in_browser": True}}
+
+
+def api(lab: Lab, method: str, path: str, body: dict | None = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(f"{lab.url}/{path}?token={TOKEN}", data=data, method=method)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        text = response.read()
+    return json.loads(text) if text else None
+
+
+@pytest.fixture(scope="module")
+def stranger() -> Iterator[subprocess.Popen[bytes]]:
+    proc = subprocess.Popen(["sleep", "900"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def start(tmp_path: Any, stranger: subprocess.Popen[bytes], app: str = "lab") -> Any:
+    scenario = tmp_path / "gpus.json"
+    scenario.write_text(json.dumps({"name": "three-notebooks", "devices": [{
+        "name": "NVIDIA A100-SXM4-40GB", "total": "40GB", "others": "512MB", "kernel": "1GB",
+        "notebooks": {name: f"{gib}GB" for name, gib in NOTEBOOKS.items()},
+        "other_processes": [{"pid": stranger.pid, "bytes": f"{OTHER_GIB}GB"}]}]}))
+    (tmp_path / "config").mkdir(exist_ok=True)
+    (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(CONFIG))
+    return running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(scenario)}, app=app)
+
+
+def start_kernels(lab: Lab) -> dict[str, str]:
+    """One session (a real ipykernel) per notebook, as open notebooks have; notebook → kernel id."""
+    kernels = {}
+    for name in NOTEBOOKS:
+        (lab.root / name).write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+        session = api(lab, "POST", "api/sessions", {"path": name, "type": "notebook", "name": name,
+                                                    "kernel": {"name": "python3"}})
+        kernels[name] = session["kernel"]["id"]
+    return kernels
+
+
+def row_texts(page: Any) -> list[dict[str, str]]:
+    return page.evaluate(f"""() => [...document.querySelectorAll('{ROWS}')].map(row => ({{
+        key: row.dataset.key, name: (row.querySelector('.mgenv-gpu-open, .mgenv-gpu-name')?.textContent ?? ''),
+        size: row.querySelector('.mgenv-gpu-size').textContent,
+        buttons: row.querySelectorAll('button.mgenv-gpu-action').length,
+        meta: row.querySelector('.mgenv-gpu-meta')?.textContent ?? ''}}))""")
+
+
+def bar_segments(page: Any) -> list[dict[str, Any]]:
+    segments = f"{SECTION} .mgenv-gpu-bar .mgenv-gpu-seg"
+    return page.evaluate(f"""() => [...document.querySelectorAll('{segments}')].map(s => ({{
+        key: s.dataset.key, width: s.getBoundingClientRect().width, title: s.title}}))""")
+
+
+def gpu_requests(page: Any, seconds: float) -> int:
+    seen: list[str] = []
+
+    def on_request(request: Any) -> None:
+        if "/mgenv-jupyter/gpus" in request.url:
+            seen.append(request.url)
+
+    page.on("request", on_request)
+    page.wait_for_timeout(seconds * 1000)  # Playwright delivers events while it waits, not during time.sleep
+    page.remove_listener("request", on_request)
+    return len(seen)
+
+
+def open_section(page: Any) -> None:
+    page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()
+    page.wait_for_function(f"() => document.querySelectorAll('{ROWS}').length >= 5", timeout=60_000)
+
+
+def layout_problems(page: Any) -> list[str]:
+    return [*clipped_text(page, SECTION), *overlapping(page, f"{ROWS} > *:not(.mgenv-gpu-meta)"),
+            *overlapping(page, f"{ROWS} .mgenv-gpu-meta > *"),
+            *sticking_out(page, f"{SECTION} .mgenv-gpu-bar, {SECTION} .mgenv-gpu-row button", SECTION)]
+
+
+def test_every_notebooks_gpu_memory_in_jupyterlab(tmp_path, stranger):
+    with start(tmp_path, stranger) as lab, chromium_page(1400, 1000) as page:
+        kernels = start_kernels(lab)
+        page.goto(lab.page_url("lab"))
+        page.wait_for_selector(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']", timeout=60_000)
+        open_section(page)
+        # Give the GPU section the panel's height: no notebook is open, so the variables and the chart say only that.
+        for title in ("Variables", "Live GPU memory"):
+            page.locator(f".mgenv-sb .jp-AccordionPanel-title:has-text('{title}')").click()
+
+        rows = row_texts(page)
+        assert [r["key"] for r in rows] == [f"k:{kernels['big.ipynb']}", f"k:{kernels['medium.ipynb']}",
+                                            f"o:{stranger.pid}", f"k:{kernels['small.ipynb']}", "unlisted"]
+        assert [r["name"] for r in rows] == ["big.ipynb", "medium.ipynb", "other process", "small.ipynb",
+                                             "not listed (driver, other containers)"]
+        assert [r["size"] for r in rows] == ["20 GiB", "6 GiB", "3 GiB", "1 GiB", "512 MiB"]
+        assert [r["buttons"] for r in rows] == [2, 2, 0, 2, 0]  # never an action for a process of no kernel
+        assert rows[2]["meta"].startswith(f"pid {stranger.pid} · sleep · ")
+        assert "python3" in rows[0]["meta"]
+        status = page.inner_text(f"{SECTION} .mgenv-gpu-status")
+        assert status == "simulated GPU (three-notebooks)"
+
+        # The stacked bar: the same order, widths in proportion (40 GiB across the bar), the free memory last.
+        segments = bar_segments(page)
+        assert [s["key"] for s in segments] == [r["key"] for r in rows] + ["free"]
+        per_gib = segments[0]["width"] / 20
+        for segment, gib in zip(segments, [20, 6, 3, 1, 0.5, 40 - 30.5], strict=True):
+            assert abs(segment["width"] - gib * per_gib) < 2, segments
+        assert segments[0]["title"] == "big.ipynb: 20 GiB"
+
+        # At least once a second while shown; nothing while the panel is closed.
+        assert gpu_requests(page, 3.2) >= 3
+        page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        page.wait_for_timeout(1200)  # a request already sent may still land
+        assert gpu_requests(page, 3.0) == 0
+        page.evaluate("() => window.jupyterapp.shell.expandLeft()")
+        assert gpu_requests(page, 2.2) >= 2
+
+        for width in (280, 480):
+            set_left_area_width(page, width)
+            for theme in ("light", "dark"):
+                set_theme(page, dark=theme == "dark")
+                page.wait_for_timeout(300)
+                page.locator("#jp-left-stack").screenshot(path=str(screenshot(page, f"gpus-lab-{width}-{theme}.png")))
+                assert layout_problems(page) == [], (width, theme)
+        set_theme(page, dark=False)
+
+        # Shut down asks first, naming the notebook and what it holds; Cancel changes nothing.
+        small = f"{ROWS}[data-key='k:{kernels['small.ipynb']}']"
+        page.locator(f"{small} .mgenv-gpu-shutdown").click()
+        dialog = page.locator(".jp-Dialog")
+        dialog.wait_for(timeout=10_000)
+        question = dialog.inner_text()
+        assert "Shut down the kernel of small.ipynb?" in question
+        assert "The kernel of small.ipynb holds 1 GiB on gpu0 (simulated)." in question
+        screenshot(page, "gpus-lab-shutdown-question.png")
+        dialog.get_by_role("button", name="Cancel").click()
+        time.sleep(1.5)
+        assert kernels["small.ipynb"] in {k["id"] for k in api(lab, "GET", "api/kernels")}
+        page.locator(f"{small} .mgenv-gpu-shutdown").click()
+        page.locator(".jp-Dialog").get_by_role("button", name="Shut down").click()
+        page.wait_for_selector(small, state="detached", timeout=5_000)
+        assert kernels["small.ipynb"] not in {k["id"] for k in api(lab, "GET", "api/kernels")}
+        page.wait_for_function(f"() => document.querySelector('{SECTION} .mgenv-gpu-device-usage').textContent"
+                               f".startsWith('29.5 GiB of 40 GiB')", timeout=5_000)
+        assert [r["size"] for r in row_texts(page)] == ["20 GiB", "6 GiB", "3 GiB", "512 MiB"]
+        screenshot(page, "gpus-lab-after-shutdown.png")
+
+        # A notebook's name opens it.
+        page.locator(f"{ROWS}[data-key='k:{kernels['big.ipynb']}'] .mgenv-gpu-open").click()
+        page.wait_for_function("() => window.jupyterapp.shell.currentWidget?.context?.path === 'big.ipynb'",
+                               timeout=30_000)
+
+
+def test_notebook_7_opens_the_view_and_lists_the_kernels(tmp_path, stranger):
+    pytest.importorskip("notebook", minversion="7", reason="Notebook 7 is not installed in this environment")
+    with start(tmp_path, stranger, app="notebook") as lab, chromium_page(1200, 1000) as page:
+        kernels = start_kernels(lab)
+        page.goto(lab.page_url("notebooks/big.ipynb"))
+        page.wait_for_selector(".jp-Notebook", timeout=60_000)
+        page.click("li.lm-MenuBar-item:has-text('View')")
+        page.locator(".lm-Menu-itemLabel:text-is('Framework Env')").click()
+        page.wait_for_function(f"() => document.querySelectorAll('{ROWS}').length >= 5", timeout=60_000)
+        for title in ("Variables", "Live GPU memory"):
+            page.locator(f".mgenv-sb .jp-AccordionPanel-title:has-text('{title}')").click()
+        names = [r["name"] for r in row_texts(page) if r["key"].startswith("k:")]
+        assert names == ["big.ipynb", "medium.ipynb", "small.ipynb"]
+        assert {r["key"][2:] for r in row_texts(page) if r["key"].startswith("k:")} == set(kernels.values())
+        page.wait_for_timeout(300)
+        screenshot(page, "gpus-notebook7.png")
+        assert re.fullmatch(r"\d+(\.\d+)? GiB of 40 GiB used", page.inner_text(f"{SECTION} .mgenv-gpu-device-usage"))
