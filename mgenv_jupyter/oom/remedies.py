@@ -17,11 +17,12 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..catalog.applicability import effective_text
 from ..catalog.dtr import DTR_PEAK_CAVEAT
 from ..errors import InvalidValueError
 from ..runtime.status import Status
 from ..text import Text
-from .causes import Cause, Figures, Finding, figures, size
+from .causes import Cause, Figures, Finding, figures, jax_fraction_variable, size
 from .recognise import OutOfMemory
 from .state import MemoryState
 
@@ -103,7 +104,11 @@ def _allocator_conf(session: EnvSession) -> tuple[str, str] | None:
     """PyTorch's allocator config with expandable_segments:True added to what is set (None: it already is)."""
     name = "PYTORCH_ALLOC_CONF" if session.get("PYTORCH_ALLOC_CONF") else "PYTORCH_CUDA_ALLOC_CONF"
     current = session.get(name) or ""
-    pairs = dict(part.split(":", 1) for part in current.split(",") if ":" in part)
+    config = session.catalog.get(name)
+    try:  # the catalog's own reading of the config (PyTorch's tokenizer's rules)
+        pairs = dict(config.type.split(current)) if config is not None and hasattr(config.type, "split") else {}
+    except InvalidValueError:  # set outside the session to what PyTorch cannot read: start afresh
+        pairs = {}
     if pairs.get("expandable_segments", "").lower() == "true":
         return None
     pairs["expandable_segments"] = "True"
@@ -127,7 +132,7 @@ def _plans(event: OutOfMemory, finding: Finding, f: Figures, state: MemoryState,
             plans.append(([("MXNET_GPU_MEM_POOL_TYPE", "Round")], Text(
                 "MXNet's pool rounds sizes, so freed blocks fit later requests", "MXNet 的显存池按取整后的大小复用,"
                 "释放的块可以满足之后的申请"), None))
-        if fw == "paddle" and (get("FLAGS_allocator_strategy") or "auto_growth") != "auto_growth":
+        if fw == "paddle" and effective_text(session.catalog, "FLAGS_allocator_strategy", get) != "auto_growth":
             plans.append(([("FLAGS_allocator_strategy", "auto_growth")], Text(
                 "Paddle's auto_growth allocator grows and splits its chunks as needed",
                 "Paddle 的 auto_growth 分配器按需增长并切分显存块"), None))
@@ -137,11 +142,14 @@ def _plans(event: OutOfMemory, finding: Finding, f: Figures, state: MemoryState,
                 "用 CUDA 自带的异步分配器代替 TensorFlow 的 BFC 显存池"), None))
     elif cause is Cause.CAP:
         if fw == "jax":
-            name = "XLA_CLIENT_MEM_FRACTION" if get("XLA_CLIENT_MEM_FRACTION") else "XLA_PYTHON_CLIENT_MEM_FRACTION"
+            name = jax_fraction_variable(get)
             room = 0.95 if not f.total else min(0.95, (f.total - (f.others or 0)) / f.total * 0.95)
             plans.append(([(name, f"{max(room, 0.05):.2f}")], Text(
                 "JAX's allocator may then take this share of the GPU", "JAX 的分配器可以使用 GPU 的这一比例"), None))
-            if (get("XLA_PYTHON_CLIENT_PREALLOCATE") or "true").lower() != "false":
+            # JAX's own reading: only "false", "False" and "0" turn it off (the catalog's caveat)
+            preallocate = get("XLA_PYTHON_CLIENT_PREALLOCATE") or session.catalog.get(
+                "XLA_PYTHON_CLIENT_PREALLOCATE").default
+            if preallocate.lower() != "false":
                 plans.append(([("XLA_PYTHON_CLIENT_PREALLOCATE", "false")], Text(
                     "JAX allocates as it goes instead of taking its whole share at the start",
                     "JAX 按需分配,而不是一开始就占满其份额"), None))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mgenv_jupyter.oom.causes import Cause, diagnose, dtr_enabled, size
 from mgenv_jupyter.oom.recognise import OutOfMemory
 from mgenv_jupyter.oom.state import DeviceFigures, MemoryState, OtherProcess
@@ -69,3 +71,16 @@ def test_host_memory_far_beyond_the_machine(fresh_session):
 def test_sizes_read_as_people_write_them():
     assert [size(n) for n in (None, 512, 2 * GiB, int(16.3 * GiB), 1 << 50)] == [
         "?", "512 B", "2 GiB", "16.3 GiB", "1 PiB"]
+
+
+def test_the_caps_come_from_the_catalog_jaxs_default_share_and_paddles_naive_best_fit(fresh_session, monkeypatch):
+    """The report asks the catalog instead of restating it: JAX's share is the catalog entry's default when unset, and
+    Paddle's pool is a cap only where the catalog says FLAGS_fraction_of_gpu_memory_to_use applies."""
+    name = "XLA_PYTHON_CLIENT_MEM_FRACTION"  # a catalog that says 0.5, restored when the test ends
+    monkeypatch.setitem(fresh_session.catalog._entries, name, replace(fresh_session.catalog.get(name), default="0.5"))
+    jax = diagnose(gpu_oom("jax", 12 * GiB), device(18 * GiB), fresh_session)
+    assert causes(jax)[0] is Cause.CAP and "50%" in jax[0].evidence.en
+    paddle = gpu_oom("paddle", cached_free=0)
+    assert Cause.CAP not in causes(diagnose(paddle, device(1 * GiB), fresh_session))  # auto_growth, the default
+    fresh_session.set({"FLAGS_allocator_strategy": "naive_best_fit"})
+    assert Cause.CAP in causes(diagnose(paddle, device(1 * GiB), fresh_session))

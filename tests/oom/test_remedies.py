@@ -164,3 +164,12 @@ def test_megengines_dtr_switches_apply_live_when_megengine_is_loaded(request, mo
         warnings.simplefilter("ignore")
         report = live.apply(session)
     assert {change.name: change.outcome for change in report} == statuses
+
+
+def test_the_allocator_config_is_read_as_the_catalog_reads_it_lists_included(fresh_session):
+    """The current config is split by the catalog's KeyValueConfig (PyTorch's tokenizer's rules), so a list value
+    with commas in it stays whole (a comma split cut it into pieces the session would then refuse)."""
+    fresh_session.set({"PYTORCH_CUDA_ALLOC_CONF": "roundup_power2_divisions:[256:1,512:2],max_split_size_mb:128"})
+    (remedy,) = for_cause(fresh_session, "torch", Cause.FRAGMENTATION)
+    config = dict(remedy.assignments)["PYTORCH_CUDA_ALLOC_CONF"]
+    assert "roundup_power2_divisions:[256:1,512:2]" in config and "expandable_segments:True" in config
