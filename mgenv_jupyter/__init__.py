@@ -14,18 +14,20 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .errors import AlreadyReadWarning, InvalidValueError, MayBeLatchedWarning
-from .runtime import session
 from .text import set_language
 
 if TYPE_CHECKING:
+    from .runtime import session
     from .widgets import AllocatorWidget, ConfigWidget, DTRWidget, MemoryChart
 
 __all__ = ["AllocatorWidget", "AlreadyReadWarning", "ConfigWidget", "DTRWidget", "InvalidValueError",
            "MayBeLatchedWarning", "MemoryChart", "__version__", "free_memory", "last_oom", "memory_holders",
            "load_ipython_extension", "session", "set_language", "unload_ipython_extension"]
 
-# Widgets pull in ipywidgets, so they are imported on first use: `import mgenv_jupyter` stays cheap.
-_LAZY = {"AllocatorWidget": "widgets", "ConfigWidget": "widgets", "DTRWidget": "widgets", "MemoryChart": "widgets"}
+# Imported on first use, so `import mgenv_jupyter` stays cheap: widgets pull in ipywidgets, and the session builds the
+# catalog (`%load_ext` needs it; a bare import does not).
+_LAZY = {"AllocatorWidget": "widgets", "ConfigWidget": "widgets", "DTRWidget": "widgets", "MemoryChart": "widgets",
+         "session": "runtime"}
 
 
 def __getattr__(name: str) -> Any:

@@ -20,7 +20,6 @@ from .oom import report as oom_report
 from .oom.report import OomReport
 from .presentation.wire import change_info, dependents, entry_info, framework_infos, variable_info
 from .protocol import (
-    COMM_TARGET,
     PROTOCOL_VERSION,
     REQUEST_TYPES,
     SIDEBAR_SOURCES,
@@ -38,7 +37,7 @@ from .protocol import (
 )
 from .protocol.oom import OomNotice
 from .protocol.sidebar import VerifyNotice
-from .runtime import EnvSession, SetReport, profile, session
+from .runtime import EnvSession, SetReport, profile
 from .runtime.profile_trust import ProfileTrust
 from .text import LANGUAGES, Text, current_language, learn_language
 
@@ -369,33 +368,3 @@ class SidebarComm:
         last_verify.unobserve(self._on_verified)
         self.memory.close()
 
-
-def _open(comm: Any, open_msg: Any) -> None:
-    SidebarComm(comm, session())
-
-
-def _comm_manager(ipython: Any) -> Any:
-    """The kernel's comm manager; None in a plain IPython shell (no kernel, no comms, and that is fine)."""
-    if getattr(ipython, "kernel", None) is None:
-        return None
-    try:
-        from comm import get_comm_manager
-
-        return get_comm_manager()
-    except ImportError:  # older ipykernel: the manager lives on the kernel
-        return ipython.kernel.comm_manager
-
-
-def register_target(ipython: Any) -> bool:
-    """Register the comm target in a kernel (registering again replaces it: there is only ever one)."""
-    manager = _comm_manager(ipython)
-    if manager is None:
-        return False
-    manager.register_target(COMM_TARGET, _open)
-    return True
-
-
-def unregister_target(ipython: Any) -> None:
-    manager = _comm_manager(ipython)
-    if manager is not None and COMM_TARGET in manager.targets:
-        manager.unregister_target(COMM_TARGET, _open)

@@ -21,16 +21,18 @@ from . import envfile, launchers
 from .catalog import FRAMEWORKS
 from .catalog.secrets import is_secret_value, redact
 from .errors import InvalidValueError
-from .presentation import VariableView, present
-from .regular_files import write_text_file
 from .runtime import session
 from .runtime.environ_limits import MAX_VARIABLE_BYTES
-from .runtime.outcome import SetReport
 from .shell_words import split_words
 from .text import current_language, set_language
 
 if TYPE_CHECKING:
     from .oom.report import OomReport
+    from .presentation import VariableView
+    from .runtime.outcome import SetReport
+
+# `%load_ext` imports only what `%envset` needs; the presentation layer, the comm's handler, the out-of-memory report
+# and its view are imported by the magics and events that use them, on first use.
 
 _COMPLETED_MAGICS = ("%envset", "%envget", "%envunset", "%%envset", "%envlist")
 
@@ -148,6 +150,8 @@ class EnvMagics(Magics):
         """Show a variable's value and what it means for this kernel (effective, takes effect at import, already
         read, ...), with its description, default, the live API and caveats."""
         args = _parse_args(self.envget, line)
+        from .presentation import present
+
         return present(session(), args.name)
 
     @no_var_expand
@@ -216,6 +220,8 @@ class EnvMagics(Magics):
         else:
             text = envfile.export(session(), fmt=args.format, everything=args.everything)
         if args.file:
+            from .regular_files import write_text_file
+
             try:
                 write_text_file(Path(os.path.expanduser(args.file)), text)
             except InvalidValueError as exc:
@@ -324,9 +330,7 @@ def register(ipython: Any) -> None:
 
     hook.install(ipython, show_oom_report)
     _oom_report_display(ipython, on=True)
-    from .comm import register_target
-
-    register_target(ipython)
+    _comm_target(ipython, on=True)
     for magic in _COMPLETED_MAGICS:
         ipython.set_hook("complete_command", complete, str_key=magic)
     ipython._mgenv_jupyter_loaded = True
@@ -348,9 +352,7 @@ def unregister(ipython: Any) -> None:
                            if getattr(hook, "__func__", hook) is not complete]
             if not chain.chain:
                 del chains[magic]
-    from .comm import unregister_target
-
-    unregister_target(ipython)
+    _comm_target(ipython, on=False)
     from .oom import hook
 
     hook.uninstall(ipython)
@@ -371,18 +373,43 @@ def show_oom_report(report: OomReport) -> None:
 def _oom_report_display(ipython: Any, on: bool) -> None:
     """How IPython shows an `OomReport` (what `mgenv_jupyter.last_oom()` returns): the presentation layer's view, in
     text and HTML. The report is data and knows no view; this front end tells IPython which one to use."""
-    from .oom.report import OomReport
-
     formatters = ipython.display_formatter.formatters
+    report_type = ("mgenv_jupyter.oom.report", "OomReport")  # by name: the report's module loads with the first one
     if not on:
         for mime in ("text/plain", "text/html"):
-            formatters[mime].pop(OomReport, None)
+            formatters[mime].pop(".".join(report_type), None)
         return
-    formatters["text/plain"].for_type(OomReport, lambda report, printer, cycle: printer.text(repr(_oom_view(report))))
-    formatters["text/html"].for_type(OomReport, lambda report: _oom_view(report)._repr_html_())
+    formatters["text/plain"].for_type_by_name(
+        *report_type, lambda report, printer, cycle: printer.text(repr(_oom_view(report))))
+    formatters["text/html"].for_type_by_name(*report_type, lambda report: _oom_view(report)._repr_html_())
 
 
 def _oom_view(report: OomReport) -> Any:
     from .presentation.oom import OomView  # on first use: loading the extension stays cheap
 
     return OomView(report)
+
+
+def _comm_target(ipython: Any, on: bool) -> None:
+    """Register (or remove) the sidebar's comm target; its handler, and all it imports, load when a sidebar connects.
+    A plain IPython shell has no comms, and that is fine."""
+    if getattr(ipython, "kernel", None) is None:
+        return
+    try:
+        from comm import get_comm_manager
+
+        manager = get_comm_manager()
+    except ImportError:  # older ipykernel: the manager lives on the kernel
+        manager = ipython.kernel.comm_manager
+    from .protocol import COMM_TARGET
+
+    if on:
+        manager.register_target(COMM_TARGET, _open_sidebar)
+    elif COMM_TARGET in manager.targets:
+        manager.unregister_target(COMM_TARGET, _open_sidebar)
+
+
+def _open_sidebar(comm: Any, open_msg: Any) -> None:
+    from .comm import SidebarComm
+
+    SidebarComm(comm, session())

@@ -134,8 +134,8 @@ class History:
     def nbytes(self) -> int:
         """Bytes held by the arrays (what grows with the run; it stops growing once the buckets are full)."""
         with self._lock:
-            arrays = (self._times, self._bucket_numbers, self._bucket_rows, *self._columns, *self._bucket_mins,
-                      *self._bucket_maxs)
+            arrays: tuple[array[Any], ...] = (self._times, self._bucket_numbers, self._bucket_rows, *self._columns,
+                                              *self._bucket_mins, *self._bucket_maxs)
             return sum(a.itemsize * len(a) for a in arrays)
 
     def __len__(self) -> int:
@@ -161,8 +161,9 @@ class History:
         where the series was not read in that row). What a chart's first message needs, without numpy."""
         with self._lock:
             rows = self._rows
+            columns = {key: self._columns[i][:rows].tolist() for key, i in self._index.items()}
             return self._times[:rows].tolist(), {
-                key: [None if v != v else v for v in self._columns[i][:rows].tolist()] for key, i in self._index.items()}
+                key: [None if v != v else v for v in values] for key, values in columns.items()}
 
     def points(self, key: str, since: float = -math.inf, older: str = "max") -> list[tuple[float, float]]:
         """`key`'s known values from `since` on, oldest first, as (time, value) pairs: one per bucket (at its start,
@@ -332,7 +333,7 @@ class History:
         self._put(numbers.tolist(), [mins[:, i].tolist() for i in range(mins.shape[1])],
                   [maxs[:, i].tolist() for i in range(maxs.shape[1])], counts.tolist())
 
-    def _put(self, numbers: list[int], mins: list[Sequence[float]], maxs: list[Sequence[float]],
+    def _put(self, numbers: list[int], mins: Sequence[Sequence[float]], maxs: Sequence[Sequence[float]],
              counts: list[int]) -> None:
         """Add folded runs as buckets (the first merges into the last bucket when they share a number); past
         `max_buckets` the width doubles."""
@@ -350,7 +351,7 @@ class History:
         while self._bucket_count > self.max_buckets:
             self._coarsen()
 
-    def _append_buckets(self, numbers: list[int], mins: list[Sequence[float]], maxs: list[Sequence[float]],
+    def _append_buckets(self, numbers: list[int], mins: Sequence[Sequence[float]], maxs: Sequence[Sequence[float]],
                         counts: list[int]) -> None:
         start, end = self._bucket_count, self._bucket_count + len(numbers)
         size = len(self._bucket_numbers)
@@ -448,7 +449,7 @@ def _integers(values: np.ndarray) -> Any:
     return pandas.arrays.IntegerArray(np.where(missing, 0, np.rint(values)).astype(np.int64), missing)
 
 
-def _runs(numbers: Sequence[int], mins: list[Sequence[float]], maxs: list[Sequence[float]] | None,
+def _runs(numbers: Sequence[int], mins: Sequence[Sequence[float]], maxs: Sequence[Sequence[float]] | None,
           counts: Sequence[int]) -> tuple[list[int], list[list[float]], list[list[float]], list[int]]:
     """Merge consecutive rows with the same bucket number: min of mins, max of maxes (NaN ignored), sum of counts.
     `maxs` None: the rows are samples, their minimum and maximum are the value itself."""

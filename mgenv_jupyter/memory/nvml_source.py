@@ -8,6 +8,7 @@ matches, and the source says so instead of showing 0. Device totals are shown in
 from __future__ import annotations
 
 import os
+import sys
 import time
 from typing import Any
 
@@ -16,6 +17,7 @@ from .process_tree import ProcessTree
 from .sample import OK, Sample
 
 UNAVAILABLE = "per-process memory unavailable (MIG or container PID namespace)"
+NO_LIBRARY = "no NVIDIA driver (libnvidia-ml.so.1 not found)"
 # The process list takes the driver's global lock and costs milliseconds on real GPUs (nvmlDeviceGetMemoryInfo costs
 # about 12 µs), so it is read at most this often, whatever the sampling rate; MGENV_PROCESS_LIST_SECONDS changes it.
 PROCESS_LIST_SECONDS = 1.0
@@ -100,6 +102,13 @@ class NvmlSource:
             self._next_try = 0.0  # the simulated GPU came or went: ask the NVML now in place at once, not after a retry
         self._simulated = fake is not None
         self._simulation = None if fake is None else fake.name
+        if fake is None and "pynvml" not in sys.modules:  # pynvml's import costs more than asking for its library
+            now = time.monotonic()
+            if now < self._next_try:
+                return []
+            if not _library_loads():
+                self._no_driver(NO_LIBRARY, now)
+                return []
         try:
             import pynvml
         except ImportError:
@@ -141,7 +150,7 @@ class NvmlSource:
         try:
             pynvml.nvmlInit()
         except pynvml.NVMLError_LibraryNotFound:
-            self._no_driver("no NVIDIA driver (libnvidia-ml.so.1 not found)", now)
+            self._no_driver(NO_LIBRARY, now)
             return False
         except pynvml.NVMLError_DriverNotLoaded:
             self._no_driver("no NVIDIA driver (the driver is not loaded)", now)
@@ -235,6 +244,20 @@ class NvmlSource:
             # Drivers older than 510 lack the _v3 entry point pynvml uses by default.
             self._process_query = "nvmlDeviceGetComputeRunningProcesses_v2"
             return pynvml.nvmlDeviceGetComputeRunningProcesses_v2(handle)
+
+
+def _library_loads() -> bool:
+    """Whether NVIDIA's library loads, asked the way pynvml loads it on Linux (elsewhere pynvml is asked). A machine
+    without a driver then never imports pynvml, whose import alone costs about ten milliseconds."""
+    if not sys.platform.startswith("linux"):
+        return True
+    import ctypes
+
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return False
+    return True
 
 
 def _mig_enabled(pynvml: Any, handle: Any) -> bool:

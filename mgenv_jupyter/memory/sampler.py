@@ -145,6 +145,11 @@ class Sampler:
         return self._thread is not None and self._thread.is_alive()
 
     def start(self) -> Sampler:
+        """Start sampling on the sampler's thread. The first sample is taken here, by the caller: what the sources
+        import on first use (psutil, NVML's binding) is imported before `start()` returns, never on the sampler's
+        thread behind the user's back."""
+        if not self.running and self.history.count == 0 and not self._closed:
+            self.sample_once()
         with self._lock:
             if self._closed:
                 raise RuntimeError("this Sampler is closed; create a new one")

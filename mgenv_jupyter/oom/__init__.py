@@ -8,11 +8,35 @@ a failing cell, under the normal traceback. `%oom` shows the last report again, 
 
 from __future__ import annotations
 
-from .causes import Cause, Finding
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Eager: a name that is also a submodule's must be bound here, or importing the submodule would shadow it.
 from .recognise import OutOfMemory, recognise
-from .recorder import Recorder
-from .remedies import Remedy
-from .report import OomReport, build_report, last_report
+
+if TYPE_CHECKING:
+    from .causes import Cause, Finding
+    from .recorder import Recorder
+    from .remedies import Remedy
+    from .report import OomReport, build_report, last_report
+
+# Names are imported on first use: `%load_ext` installs the hook and its recorder, and the rest (the recogniser, the
+# causes, the remedies) is imported when a cell first fails.
+_EXPORTS = {"Cause": "causes", "Finding": "causes", "Recorder": "recorder", "Remedy": "remedies",
+            "OomReport": "report", "build_report": "report", "last_report": "report"}
 
 __all__ = ["Cause", "Finding", "OomReport", "OutOfMemory", "Recorder", "Remedy", "build_report", "last_report",
            "recognise"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -16,12 +16,13 @@ import logging
 import re
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..catalog.frameworks import GPU_MODULES
-from .recognise import recognise
 from .recorder import Recorder
-from .report import OomReport, build_report, remember
+
+if TYPE_CHECKING:
+    from .report import OomReport
 
 log = logging.getLogger(__name__)
 
@@ -55,10 +56,15 @@ class OomHook:
         if error is None:
             return
         try:
+            # Imported on the first failure, not at `%load_ext`: tens of milliseconds, once, well within the report's
+            # 300 ms (bench/oom_bench.py measures it).
+            from .recognise import recognise
+
             event = recognise(error)
             if event is None:
                 return
             from ..runtime import session
+            from .report import build_report, remember
 
             report = build_report(event, sampler, session())
             remember(report)

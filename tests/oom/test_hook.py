@@ -220,7 +220,7 @@ def test_a_failing_report_never_reaches_the_users_cell(ip, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("report broken")
 
-    monkeypatch.setattr("mgenv_jupyter.oom.hook.build_report", broken)
+    monkeypatch.setattr("mgenv_jupyter.oom.report.build_report", broken)  # the hook imports it on use
     with capture_output() as captured:
         result = ip.run_cell("raise MemoryError()")
     assert isinstance(result.error_in_exec, MemoryError)
