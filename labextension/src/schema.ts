@@ -331,6 +331,43 @@ export interface MemoryHello {
   language: string;
 }
 
+/** One figure before and after a free, in bytes (null: not known), its label ("host RSS (this kernel)", "gpu0: this kernel (NVML)", "torch gpu0: reserved") and the change in words ("gave back 1.5 GiB"). */
+export interface FigureInfo {
+  label: string;
+  before: number | null;
+  after: number | null;
+  change: string;
+}
+
+/** What a free did: the headline, the figures before and after, the lines of what was cleared and asked (`sections`, each a title line then its lines), the footer, when it ended (seconds since the epoch: the chart's mark) and whether the GPU figures come from the simulated device. */
+export interface FreeResultData {
+  v: number;
+  language: string;
+  headline: string;
+  figures: FigureInfo[];
+  sections: string[][];
+  footer: string;
+  time: number;
+  simulated: boolean;
+}
+
+/** One variable holding memory: its name, what it is, the bytes counted for it, the sizes per device in words, and a note (what it shares and with whom, or that it is the output cache). */
+export interface HolderInfo {
+  name: string;
+  what: string;
+  bytes: number;
+  devices: string;
+  note: string;
+}
+
+/** The variables holding memory, largest first (`empty` says why there are none), and the notes: totals, what the walk's bounds left out, how to give memory back. */
+export interface HoldersData {
+  title: string;
+  rows: HolderInfo[];
+  empty: string | null;
+  notes: string[];
+}
+
 /** One remedy: the catalog variables it sets (name, value) in order, the `%envset` line that does the same, whether the kernel needs a restart for it to take effect, and its reason and caveat in the report's language. */
 export interface OomRemedyInfo {
   cause: string;
@@ -349,8 +386,25 @@ export interface OomTimeline {
   lines: string[];
 }
 
+/** The report's first remedy when the kernel decides it applies: "Free what the failed cell holds" (its title, why, the magic that does the same, the button's label and what it leaves alone, in the report's language). A click sends the comm's "free" request; the answer is a `FreeResultData` (protocol/freeing.py). */
+export interface OomFreeOffer {
+  title: string;
+  why: string;
+  magic: string;
+  button: string;
+  note: string;
+}
+
+/** Parts a report made before they existed lacks: the free offer (null: nothing to give back) and what holds memory now, by name. */
+export interface OomReportParts {
+  free?: OomFreeOffer | null;
+  holders?: HoldersData;
+}
+
 /** The report in the report's language: the headline, the lines of the verdict, numbers and other processes (`sections`, each a title line then its lines), the timeline, the remedies best first (or `no_remedy`), the footer. */
 export interface OomReportData {
+  free?: OomFreeOffer | null;
+  holders?: HoldersData;
   v: number;
   language: string;
   headline: string;

@@ -366,6 +366,13 @@ class Sampler:
         """Peak and delta per device for each finished cell, as a DataFrame (see `cells.per_cell`)."""
         return per_cell(self.history, self.cells.markers)
 
+    def series_info(self, key: str) -> SeriesInfo | None:
+        """What the sampler recorded of series `key` when it first saw it (device, quantity, source, simulated,
+        node), so a reader never has to parse it back out of the key; None for a series it never had."""
+        with self._lock:
+            info = self._series.get(key)
+            return None if info is None else {**info}
+
     def snapshot(self) -> Snapshot:
         """Everything still at full resolution in the history, with the series, states and overlays: the first
         message for a chart that opens while the sampler is already running."""

@@ -8,13 +8,13 @@ for this). Then the frameworks' caching allocators keep what was freed reserved 
 
 `free()` does, in order: reads the memory (host RSS, the kernel's NVML memory per GPU, each allocator's allocated and
 reserved, from the kernel's sampler); clears the frames of the last exception's traceback and of the exceptions
-chained to it (as `traceback.clear_frames` does) and drops the references listed above (so `%debug` has nothing left to open);
-clears the output cache (`Out`, `_`, `__`, `_N`) only when asked (`outputs=True`: it holds results a user may want, as
-`%reset out` does); collects garbage; asks each *loaded* framework's allocator to return its cached blocks through its
-own API (PyTorch `torch.cuda.empty_cache()` once CUDA is initialised, Paddle `paddle.device.cuda.empty_cache()` on a
-CUDA build, MXNet `Context.empty_cache()` for the host and the GPUs the kernel uses, MegEngine
-`coalesce_free_memory()`, CuPy's pools' `free_all_blocks()`, and glibc's `malloc_trim(0)` for the host heap); tells
-the simulated GPU, when one runs, that the kernel gave its cache back; reads the memory again.
+chained to it (as `traceback.clear_frames` does) and drops the references listed above (so `%debug` has nothing left
+to open); clears the output cache (`Out`, `_`, `__`, `_N`) only when asked (`outputs=True`: it holds results a user
+may want, as `%reset out` does); collects garbage; asks each *loaded* framework's allocator to return its cached
+blocks through its own API (PyTorch `torch.cuda.empty_cache()` once CUDA is initialised, Paddle
+`paddle.device.cuda.empty_cache()` on a CUDA build, MXNet `Context.empty_cache()` for the host and the GPUs the kernel
+uses, MegEngine `coalesce_free_memory()`, CuPy's pools' `free_all_blocks()`, and glibc's `malloc_trim(0)` for the host
+heap); tells the simulated GPU, when one runs, that the kernel gave its cache back; reads the memory again.
 
 It never imports a framework and never deletes a user's variable. JAX and TensorFlow have no call that returns their
 pools without destroying live arrays (`jax.clear_backends()` invalidates every array), so they are not asked: JAX
@@ -139,6 +139,61 @@ def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = Non
     after = read(sampler)
     return FreeResult(before, after, tuple(cleared), tuple(released), tuple(not_asked), collected, cleared_outputs,
                       tuple(problems), time.perf_counter() - started, simulated or _simulated(before))
+
+
+# ---- whether it applies ---------------------------------------------------------------------------------------------
+
+OFFER_WHY_HELD = Text("the failed call's frames still hold {held}", "失败调用的帧仍持有 {held}")
+OFFER_WHY_CACHED = Text("{device}'s allocator holds {size} reserved but unallocated",
+                        "{device} 的分配器持有 {size} 已预留但未分配的内存")
+_OFFER_NAMES = 3  # of the failed call's locals named in the offer
+
+
+@dataclass(frozen=True)
+class FreeOffer:
+    """Why "free what the failed cell holds" applies now: the failed call's locals still holding framework memory
+    (`held`: "big (in step)" → bytes, largest first) and allocators' cached memory (`cached`: device → bytes
+    reserved but unallocated). The report offers it when either is there."""
+
+    held: tuple[tuple[str, int], ...]
+    cached: tuple[tuple[str, int], ...]
+
+    def why(self, size: Any) -> Text:
+        """The reasons in words; `size` formats bytes."""
+        parts: list[Text] = []
+        if self.held:
+            held = ", ".join(f"{name} {size(n)}" for name, n in self.held[:_OFFER_NAMES])
+            parts.append(_say(OFFER_WHY_HELD, held=held))
+        parts.extend(_say(OFFER_WHY_CACHED, device=device, size=size(n)) for device, n in self.cached)
+        return Text("; ".join(p.en for p in parts), ";".join(p.zh for p in parts))
+
+
+def offer(cached: dict[str, int] | None = None) -> FreeOffer | None:
+    """Whether a free would give memory back now: the last error's traceback frames hold framework tensors or arrays
+    (by name and size, bounded as `memory_holders` is), or an allocator holds reserved but unallocated memory
+    (`cached`, device → bytes, from the report's figures). None: nothing to give back."""
+    from ..memory.holders import memory_holders
+
+    tb = getattr(sys, "last_traceback", None)
+    if tb is None:  # freed already (or no error since): the report's figures of the moment are history
+        return None
+    locals_: dict[str, Any] = {}
+    link = tb if isinstance(tb, TracebackType) else None
+    while link is not None and len(locals_) < 1000:
+        frame = link.tb_frame
+        # A cell's own level is the user's namespace, and IPython's frames hold the shell (all of it): neither is the
+        # failed call's.
+        module = str(frame.f_globals.get("__name__", ""))
+        if frame.f_code.co_name != "<module>" and not module.startswith(("IPython.", "ipykernel.")):
+            for name, value in frame.f_locals.items():
+                locals_.setdefault(f"{name} (in {frame.f_code.co_name})", value)
+        link = link.tb_next
+    held = memory_holders(locals_, max_seconds=0.2) if locals_ else None
+    found = tuple((h.name, h.bytes) for h in held.holders if h.bytes) if held is not None else ()
+    spare = tuple((device, n) for device, n in (cached or {}).items() if n > 0)
+    if not found and not spare:
+        return None
+    return FreeOffer(found, spare)
 
 
 # ---- reading ------------------------------------------------------------------------------------------------------

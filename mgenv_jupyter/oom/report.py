@@ -19,6 +19,7 @@ from .state import MemoryState, read_state
 
 if TYPE_CHECKING:
     from ..memory.sampler import Sampler
+    from ..protocol import SeriesInfo
     from .free import FreeResult
     from ..runtime import EnvSession
 
@@ -29,8 +30,8 @@ _EARLIER_CELLS = 10
 @dataclass(frozen=True)
 class Timeline:
     """The failing device's headline series (`series`, e.g. "gpu0 process"): its values over the last minutes
-    (`times` in seconds since the epoch, `values` in bytes), when the failing cell started, and the peaks of the
-    cells before it (cell number → bytes)."""
+    (`times` in seconds since the epoch, `values` in bytes), when the failing cell started, the peaks of the cells
+    before it (cell number → bytes), and `info`, what the sampler recorded of the series (device, quantity, source)."""
 
     series: str | None = None
     times: tuple[float, ...] = ()
@@ -38,6 +39,7 @@ class Timeline:
     cell: int | None = None
     cell_start: float | None = None
     earlier_peaks: tuple[tuple[int, int], ...] = ()
+    info: SeriesInfo | None = None
 
     def during_cell(self) -> tuple[int, ...]:
         if self.cell_start is None:
@@ -124,7 +126,7 @@ def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, n
             peaks.append((marker.cell, int(peak)))
     return Timeline(series, tuple(t for t, _ in pairs), tuple(v for _, v in pairs),
                     failing.cell if failing is not None else None, failing.start if failing is not None else None,
-                    tuple(peaks))
+                    tuple(peaks), sampler.series_info(series))
 
 
 def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSession) -> OomReport:

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..catalog.values import format_size
 from ..memory.holders import Holders
-from ..oom.free import FreeResult
+from ..oom.free import FreeOffer, FreeResult, offer
 from ..protocol.freeing import FREE_MIME, FREE_VERSION, FigureInfo, FreeResultData, HolderInfo, HoldersData
+from ..protocol.oom import OomFreeOffer
 from ..text import Text, current_language
+
+if TYPE_CHECKING:
+    from ..oom.report import OomReport
 
 T = Text
 FREED = T("Freed what the failed cell held", "已释放失败单元占用的内存")
@@ -54,6 +58,13 @@ NAME = T("variable", "变量")
 WHAT = T("what", "类型")
 SIZE = T("size", "大小")
 WHERE = T("per device", "各设备")
+
+
+OFFER_TITLE = T("Free what the failed cell holds", "释放失败单元占用的内存")
+OFFER_BUTTON = T("Free memory", "释放内存")
+OFFER_NOTE = T("never touches your variables; the output cache only with %memfree --outputs",
+               "不改动你的变量;输出缓存仅在 %memfree --outputs 时清除")
+REPORT_HOLDERS_SECONDS = 0.2  # of the report's making, at most, for what holds memory
 
 
 def _size(n: int | None) -> str:
@@ -164,6 +175,7 @@ class HoldersView:
     holders: Holders
     language: str | None = None
     limit: int = 20  # rows shown; the data keeps them all
+    timing: bool = True  # say how long the walk took (not in a report, whose data must read the same each time)
 
     @property
     def lang(self) -> str:
@@ -208,7 +220,8 @@ class HoldersView:
         if totals:
             notes.insert(0, f"{TOTAL.get(lang)}: {totals}")
         notes.append(HOLDERS_HINT.get(lang))
-        notes.append(LOOKED.get(lang).format(visited=self.holders.visited, ms=f"{self.holders.took * 1000:.0f}"))
+        if self.timing:
+            notes.append(LOOKED.get(lang).format(visited=self.holders.visited, ms=f"{self.holders.took * 1000:.0f}"))
         return notes
 
     def lines(self) -> list[str]:
@@ -244,3 +257,41 @@ class HoldersView:
         table = f"<div>{html.escape(empty)}</div>" if empty else f"<table><tr>{head}</tr>{body}</table>"
         notes = "".join(f"<div><small>{html.escape(note)}</small></div>" for note in self.notes())
         return f"<div class='mgenv-holders'><div><b>{html.escape(self.title())}</b></div>{table}{notes}</div>"
+
+
+# ---- in the out-of-memory report ------------------------------------------------------------------------------------
+
+def report_offer(report: OomReport) -> FreeOffer | None:
+    """Whether the report offers "Free what the failed cell holds", decided by the kernel (oom.free.offer): the
+    failed call's locals still hold framework memory, or the failing device's allocator held reserved but unallocated
+    memory at the failure (and the failed cell has not been freed since)."""
+    cached: dict[str, int] = {}
+    event = report.event
+    for device in report.state.devices:
+        spare = device.cached_free
+        if spare is None and device.gpu == event.gpu:
+            spare = event.facts.get("cached_free")
+        if spare:
+            cached[device.device] = spare
+    if not cached and event.facts.get("cached_free"):
+        where = f"gpu{event.gpu}" if event.gpu is not None else "the GPU"
+        cached[where] = event.facts["cached_free"]
+    return offer(cached)
+
+
+def offer_info(found: FreeOffer, language: str) -> OomFreeOffer:
+    return {"title": OFFER_TITLE.get(language), "why": found.why(format_size).get(language), "magic": "%memfree",
+            "button": OFFER_BUTTON.get(language), "note": OFFER_NOTE.get(language)}
+
+
+def offer_line(found: FreeOffer, language: str) -> str:
+    """The offer as the text report's first remedy (unnumbered: it sets nothing)."""
+    return (f"  • %memfree   — {OFFER_TITLE.get(language)}: {found.why(format_size).get(language)} "
+            f"({OFFER_NOTE.get(language)})")
+
+
+def report_holders(language: str) -> HoldersView:
+    """What holds memory now, for the report: the same walk as %memholders with a shorter time bound."""
+    from ..memory.holders import memory_holders
+
+    return HoldersView(memory_holders(max_seconds=REPORT_HOLDERS_SECONDS), language, limit=10, timing=False)

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..catalog.values import format_size
-from ..memory.sample import split_key
 from ..oom.causes import size
-from ..protocol import CellInfo, OverlayInfo, SeriesInfo, Snapshot
+from ..protocol import CellInfo, OverlayInfo, Snapshot
 from ..protocol.oom import OOM_MIME, OOM_VERSION, OomRemedyInfo, OomReportData, OomTimeline
 from ..text import Text, current_language
+from .freeing import offer_info, offer_line, report_holders, report_offer
 
 if TYPE_CHECKING:
     from ..oom.remedies import Remedy
@@ -85,7 +85,6 @@ CHART_CONTEXT = 10.0  # seconds of history before the failing cell shown with it
 CHART_MIN_POINTS = 6  # however short the cell, at least these many samples are drawn (1 Hz: the cell's lead-up)
 CHART_PEAK_LINES = 4  # earlier cells' peaks drawn as lines, the highest ones (the text lists them all)
 _AT_FAILURE_SECONDS = 0.5  # a sample this close to the report's time was taken at the failure
-_FRAMEWORK_SOURCES = ("torch", "jax", "tensorflow", "paddle", "megengine", "mxnet", "cupy")
 
 
 def sparkline(values: tuple[int, ...] | list[int], width: int = 48) -> str:
@@ -218,18 +217,12 @@ class OomView:
         marker, and overlay lines for the device's total, the earlier cells' peaks and what was held plus what was
         asked. None when nothing was recorded."""
         timeline, report = self.report.timeline, self.report
-        if not timeline.values or timeline.series is None:
+        if not timeline.values or timeline.series is None or timeline.info is None:
             return None
-        series = timeline.series
-        device, quantity = split_key(series)
+        series, info = timeline.series, timeline.info  # as the sampler recorded it: nothing parsed from the key
+        device = info["device"]
         _, first = self._chart_window()
         times, values = timeline.times[first:], timeline.values[first:]
-        simulated = "(simulated)" in device
-        word = device.split()[0]
-        source = word if word in _FRAMEWORK_SOURCES else "host" if word == "host" else (
-            "nvml (simulated)" if simulated else "nvml")
-        info: SeriesInfo = {"key": series, "device": device, "quantity": quantity, "source": source,
-                            "simulated": simulated, "node": None}
         overlays: list[OverlayInfo] = []
         figures = next((d for d in report.state.devices if d.device == device), None)
         total = figures.total if figures is not None else (report.state.host_total if device == "host" else None)
@@ -291,6 +284,9 @@ class OomView:
 
     def remedy_lines(self) -> list[str]:
         lines = [f"{REMEDIES.get(self.lang)}:"]
+        free = report_offer(self.report)
+        if free is not None:  # first, unnumbered: it sets nothing
+            lines.append(offer_line(free, self.lang))
         if not self.report.remedies:
             return lines + ["  " + NO_REMEDY.get(self.lang)]
         for number, remedy in enumerate(self.report.remedies, start=1):
@@ -302,7 +298,7 @@ class OomView:
 
     def lines(self) -> list[str]:
         return [self.headline(), *self.verdict_lines(), *self.number_lines(), *self.process_lines(),
-                *self.timeline_lines(), *self.remedy_lines(),
+                *self.timeline_lines(), *self.remedy_lines(), *report_holders(self.lang).lines(),
                 self._t(FOOTER, ms=f"{self.report.took * 1000:.0f}")]
 
     def __repr__(self) -> str:
@@ -326,7 +322,9 @@ class OomView:
                 "timeline": timeline,
                 "remedies": remedies, "remedies_title": REMEDIES.get(self.lang),
                 "no_remedy": None if remedies else NO_REMEDY.get(self.lang),
-                "footer": self._t(FOOTER, ms=f"{self.report.took * 1000:.0f}")}
+                "footer": self._t(FOOTER, ms=f"{self.report.took * 1000:.0f}"),
+                "free": offer_info(free, self.lang) if (free := report_offer(self.report)) else None,
+                "holders": report_holders(self.lang).data()}
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """The renderer's data; IPython adds text/plain and text/html from the methods below for other front ends."""
@@ -344,9 +342,12 @@ class OomView:
             + (f"<br><small>{html.escape(CAVEAT.get(self.lang))}: {html.escape(r.caveat.get(self.lang))}</small>"
                if r.caveat is not None else "") + "</li>"
             for r in self.report.remedies) or f"<li>{html.escape(NO_REMEDY.get(self.lang))}</li>"
+        if (free := report_offer(self.report)) is not None:
+            remedies = f"<li>{html.escape(offer_line(free, self.lang).strip().removeprefix('• '))}</li>" + remedies
         return (f"<div class='mgenv-oom'><div><b>{html.escape(self.headline())}</b></div>"
                 f"{block(self.verdict_lines())}{block(self.number_lines())}{block(self.process_lines())}"
                 f"{block(self.timeline_lines())}<div>{html.escape(REMEDIES.get(self.lang))}:</div><ol>{remedies}</ol>"
+                f"{report_holders(self.lang)._repr_html_()}"
                 f"<div><small>{html.escape(self._t(FOOTER, ms=f'{self.report.took * 1000:.0f}'))}</small></div></div>")
 
 

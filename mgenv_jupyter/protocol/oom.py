@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
+from .freeing import HoldersData
 from .memory import Snapshot
 
 OOM_MIME = "application/vnd.mgenv-jupyter.oom+json"
@@ -40,7 +41,27 @@ class OomTimeline(TypedDict):
     lines: list[str]
 
 
-class OomReportData(TypedDict):
+class OomFreeOffer(TypedDict):
+    """The report's first remedy when the kernel decides it applies: "Free what the failed cell holds" (its title,
+    why, the magic that does the same, the button's label and what it leaves alone, in the report's language). A
+    click sends the comm's "free" request; the answer is a `FreeResultData` (protocol/freeing.py)."""
+
+    title: str
+    why: str
+    magic: str
+    button: str
+    note: str
+
+
+class OomReportParts(TypedDict, total=False):
+    """Parts a report made before they existed lacks: the free offer (null: nothing to give back) and what holds
+    memory now, by name."""
+
+    free: OomFreeOffer | None
+    holders: HoldersData
+
+
+class OomReportData(OomReportParts):
     """The report in the report's language: the headline, the lines of the verdict, numbers and other processes
     (`sections`, each a title line then its lines), the timeline, the remedies best first (or `no_remedy`), the
     footer."""

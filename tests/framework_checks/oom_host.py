@@ -4,10 +4,13 @@ once and nothing is ever committed, whatever the framework does with the request
 
     python oom_host.py FRAMEWORK [VARIANT]
 
-TensorFlow's variants: "" (its default CPU allocator, oneDNN's BFC pool "mklcpu"), "cpu-allocator" (the plain CPU
-allocator, TF_ENABLE_ONEDNN_OPTS=0, asked for float32 so the size comes from the type) and "xla" (jit_compile=True,
-whose message names no device). What the process writes on its stderr during the cell (TensorFlow's BFC allocator
-logs its "ran out of memory" there, outside the exception) comes back as `logged`.
+TensorFlow's variants: "" (its default CPU allocator: oneDNN's BFC pool "mklcpu" where TensorFlow turns oneDNN on,
+the plain "cpu" allocator where it does not), "onednn=0" and "onednn=1" (the same cell with TF_ENABLE_ONEDNN_OPTS set),
+"cpu-allocator" (the plain CPU allocator, TF_ENABLE_ONEDNN_OPTS=0, asked for float32 so the size comes from the type)
+and "xla" (jit_compile=True, whose message names no device). `onednn` says what TensorFlow itself reports
+(IsMklEnabled): whether oneDNN is on depends on the CPU's instructions, not only on the variable. What the process
+writes on its stderr during the cell (TensorFlow's BFC allocator logs its "ran out of memory" there, outside the
+exception) comes back as `logged`.
 """
 
 import os
@@ -20,6 +23,9 @@ framework = sys.argv[1]
 variant = sys.argv[2] if len(sys.argv) > 2 else ""
 if variant == "cpu-allocator":
     os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
+elif variant.startswith("onednn="):
+    os.environ["TF_ENABLE_ONEDNN_OPTS"] = variant.removeprefix("onednn=")
+    variant = ""
 # MXNet refuses tensors of 2^31 elements or more, so its request is 16 GiB: under a 6 GiB cap it still fails at once.
 cap = (6 if framework == "mxnet" else 16) << 30
 resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
@@ -71,7 +77,13 @@ import mgenv_jupyter  # noqa: E402
 report = mgenv_jupyter.last_oom()
 shown = "".join(str(output.data.get("text/plain", "")) for output in captured.outputs)
 error = result.error_in_exec
+onednn = None
+if framework == "tensorflow":
+    from tensorflow.python.util import _pywrap_util_port  # noqa: E402
+
+    onednn = bool(_pywrap_util_port.IsMklEnabled())
 emit({
+    "onednn": onednn,
     "error": f"{type(error).__module__}.{type(error).__qualname__}" if error is not None else None,
     "message": str(error)[:2000] if error is not None else None,
     "traceback": captured.stdout,

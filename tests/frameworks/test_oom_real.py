@@ -47,22 +47,33 @@ def test_a_host_allocation_far_beyond_the_machine(framework, variant, error, req
         assert "far beyond the machine" in report["findings"][0]["evidence"]
 
 
-def test_tensorflow_on_the_cpu_raises_resource_exhausted_after_its_bfc_pool_waits_and_logs():
+@pytest.mark.parametrize("onednn", ["", "0", "1"], ids=["as-the-machine-has-it", "onednn-off", "onednn-on"])
+def test_tensorflow_on_the_cpu_raises_resource_exhausted_after_its_bfc_pool_waits_and_logs(onednn):
     """What TensorFlow 2.21 really does with an allocation past the machine on the CPU: no abort, no MemoryError, a
-    ResourceExhaustedError whose message is op_kernel.cc's (device, allocator, shape, type). Its default CPU allocator
-    is oneDNN's BFC pool ("mklcpu", sized to the machine's memory): it first waits up to 10 s for memory to be freed
+    ResourceExhaustedError whose message is op_kernel.cc's (device, allocator, shape, type). Which allocator depends on
+    oneDNN, which TensorFlow turns on by itself only on CPUs with the instructions it wants (AVX-512 VNNI or BF16,
+    AVX-VNNI, AMX; util.cc's IsMKLEnabled) and TF_ENABLE_ONEDNN_OPTS overrides. With oneDNN the allocator is its BFC
+    pool ("mklcpu", sized to the machine's memory): it first waits up to 10 s for memory to be freed
     (BFCAllocator::AllocateRawInternalWithRetry, kMaxMillisToWait), and logs its own "Allocator (mklcpu) ran out of
-    memory" with an allocation summary on stderr, outside the exception. The plain CPU allocator fails at once."""
-    pooled = run("tensorflow", "oom_host.py", "tensorflow")
+    memory" with an allocation summary on stderr, outside the exception. Without it the plain CPU allocator ("cpu")
+    fails at once. Each run asks TensorFlow which case applies and checks that one: as the machine has it, and with the
+    variable at 0 and at 1, so both cases run on any CPU where TensorFlow can turn oneDNN on."""
+    r = run("tensorflow", "oom_host.py", "tensorflow", *([f"onednn={onednn}"] if onednn else []))
+    if onednn == "0":
+        assert r["onednn"] is False
+    elif onednn == "1" and not r["onednn"]:
+        pytest.skip("TensorFlow keeps oneDNN off on this CPU even with TF_ENABLE_ONEDNN_OPTS=1")
+    allocator = "mklcpu" if r["onednn"] else "cpu"
     assert re.fullmatch(r"\{\{function_node __wrapped__Fill_device_/job:localhost/replica:0/task:0/device:CPU:0\}\} "
                         r"OOM when allocating tensor with shape\[1125899906842624\] and type uint8 on "
-                        r"/job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu \[Op:Fill\] name: ",
-                        pooled["message"]), pooled["message"]
-    assert any("Allocator (mklcpu) ran out of memory trying to allocate 1.00PiB" in line for line in pooled["logged"])
-    assert pooled["seconds"] >= 9  # the pool's retry wait
-    plain = run("tensorflow", "oom_host.py", "tensorflow", "cpu-allocator")
-    assert "and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu" in plain["message"]
-    assert plain["seconds"] < 9
+                        rf"/job:localhost/replica:0/task:0/device:CPU:0 by allocator {allocator} \[Op:Fill\] name: ",
+                        r["message"]), r["message"]
+    pooled = any("Allocator (mklcpu) ran out of memory trying to allocate 1.00PiB" in line for line in r["logged"])
+    assert pooled is r["onednn"], r["logged"]
+    if r["onednn"]:
+        assert r["seconds"] >= 9  # the pool's retry wait
+    else:
+        assert r["seconds"] < 9  # the plain allocator does not wait
 
 
 def _tensorflow_libraries() -> list[Path]:

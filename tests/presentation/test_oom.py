@@ -9,13 +9,21 @@ from mgenv_jupyter.oom.remedies import Remedy
 from mgenv_jupyter.oom.report import OomReport, Timeline
 from mgenv_jupyter.oom.state import DeviceFigures, MemoryState, OtherProcess
 from mgenv_jupyter.presentation.oom import CHART_MIN_POINTS, CHART_PEAK_LINES, OomView, sparkline
-from mgenv_jupyter.protocol import Snapshot
+from mgenv_jupyter.protocol import SeriesInfo, Snapshot
 from mgenv_jupyter.protocol.oom import OomReportData
 from mgenv_jupyter.text import Text
 
 from wire_check import check
 
 GiB = 1024**3
+# The series as the sampler records it when the simulated GPU's NVML source first reports it (Sampler.series_info):
+# the report carries it, so the view never parses the key.
+SERIES: SeriesInfo = {"key": "gpu0 (simulated) process", "device": "gpu0 (simulated)", "quantity": "process",
+                      "source": "nvml (simulated)", "simulated": True, "node": None}
+
+
+def gpu_timeline(*fields) -> Timeline:
+    return Timeline(SERIES["key"], *fields, info=SERIES)
 
 
 def report(timeline: Timeline | None = None, failed_at: float = 3.0) -> OomReport:
@@ -24,7 +32,7 @@ def report(timeline: Timeline | None = None, failed_at: float = 3.0) -> OomRepor
     state = MemoryState((DeviceFigures("gpu0 (simulated)", 0, 40 * GiB, 39 * GiB, 38 * GiB, simulated=True),),
                         (OtherProcess(0, 77, GiB, None, None),))
     if timeline is None:
-        timeline = Timeline("gpu0 (simulated) process", (1.0, 2.0, 3.0), (2 * GiB, 20 * GiB, 38 * GiB), 7, 2.0,
+        timeline = gpu_timeline((1.0, 2.0, 3.0), (2 * GiB, 20 * GiB, 38 * GiB), 7, 2.0,
                             ((5, 2 * GiB), (6, 3 * GiB)))
     finding = Finding(Cause.FRAGMENTATION, 0.9, Text("16 GiB reserved <unallocated>", "预留 16 GiB"))
     remedy = Remedy(Cause.FRAGMENTATION, (("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"),),
@@ -132,14 +140,14 @@ def test_the_timeline_is_the_charts_own_snapshot_with_the_earlier_peaks_as_lines
 def test_equal_earlier_peaks_share_a_line_and_only_the_highest_are_drawn():
     peaks = ((1, 2 * GiB), (2, 2 * GiB), (3, 2 * GiB), (4, 2 * GiB), (5, 5 * GiB), (6, 6 * GiB), (7, 7 * GiB),
              (8, 8 * GiB))
-    timeline = Timeline("gpu0 (simulated) process", (1.0, 2.0, 3.0), (2 * GiB, 20 * GiB, 38 * GiB), 9, 2.0, peaks)
+    timeline = gpu_timeline((1.0, 2.0, 3.0), (2 * GiB, 20 * GiB, 38 * GiB), 9, 2.0, peaks)
     view = OomView(report(timeline), "en")
     chart = view.timeline_chart()
     assert chart is not None
     lines = [o for o in chart["overlays"] if o["kind"] == "cell_peak"]
     assert len(lines) == CHART_PEAK_LINES
     assert [o["short"] for o in lines] == ["[8] peak", "[7] peak", "[6] peak", "[5] peak"]
-    few = OomView(report(Timeline(timeline.series, timeline.times, timeline.values, 9, 2.0, peaks[:4])), "en")
+    few = OomView(report(gpu_timeline(timeline.times, timeline.values, 9, 2.0, peaks[:4])), "en")
     [shared] = [o for o in few.timeline_chart()["overlays"] if o["kind"] == "cell_peak"]  # type: ignore[index]
     assert shared["short"] == "[1, 2, 3, …] peak" and shared["label"] == "cells [1], [2], [3], [4] peak (2 GiB)"
     assert "[1] 2 GiB, [2] 2 GiB, [3] 2 GiB, [4] 2 GiB" in repr(few)  # the text still lists every one
@@ -150,7 +158,7 @@ def test_the_chart_shows_the_failing_cell_and_its_lead_up_not_the_whole_history(
     the failure): the chart shows the 10 s before the cell and the cell, not five minutes squeezed."""
     times = tuple(float(t) for t in range(1000, 1300)) + (1300.2,)
     values = tuple(2 * GiB for _ in range(298)) + (30 * GiB, 38 * GiB, 38 * GiB)
-    timeline = Timeline("gpu0 (simulated) process", times, values, 4, 1298.7, ((3, 2 * GiB),))
+    timeline = gpu_timeline(times, values, 4, 1298.7, ((3, 2 * GiB),))
     view = OomView(report(timeline, failed_at=1300.2), "en")
     chart = view.timeline_chart()
     assert chart is not None
@@ -158,13 +166,13 @@ def test_the_chart_shows_the_failing_cell_and_its_lead_up_not_the_whole_history(
     assert len(chart["t"]) >= CHART_MIN_POINTS
     assert "samples while the cell ran: 1 (about 1 s apart), and one at the failure" in repr(view)
     # A cell the recorder saw nothing of (paused while it imported a framework) says so.
-    paused = Timeline(timeline.series, times[:-2] + (1300.2, 1300.201), values[:-2] + (38 * GiB, 38 * GiB), 4,
+    paused = gpu_timeline(times[:-2] + (1300.2, 1300.201), values[:-2] + (38 * GiB, 38 * GiB), 4,
                       1298.7, ())
     said = repr(OomView(report(paused, failed_at=1300.2), "en"))
     assert ("no sample while the cell ran (the recorder takes one a second, and pauses while a cell imports a "
             "framework for the first time), and one at the failure") in said
     # However short the history, a few samples: the chart never draws a lone dot when more was recorded.
-    short = Timeline(timeline.series, times[-3:], values[-3:], 4, 1300.1, ())
+    short = gpu_timeline(times[-3:], values[-3:], 4, 1300.1, ())
     assert len(OomView(report(short, failed_at=1300.2)).timeline_chart()["t"]) == 3  # type: ignore[index]
 
 
