@@ -1,48 +1,33 @@
-"""Kernel side of the sidebar's comm (target `mgenv_jupyter`): JSON requests in, JSON replies out.
+"""Kernel side of the sidebar's comm (target `mgenv_jupyter`): JSON requests in, JSON replies out. This module only
+routes: it checks each request field by field, asks the session, and sends what presentation/wire.py builds.
 
-Requests are checked field by field before anything happens; a malformed or unknown message gets an "error" reply and
-changes nothing. Names and values only ever reach `EnvSession.set`, never code. Every change to the session, whoever
-made it (a magic, a widget, the sidebar), is pushed to every open comm as a "changed" notice.
+Requests are checked before anything happens; a malformed or unknown message gets an "error" reply and changes
+nothing. Names and values only ever reach `EnvSession.set`, never code. Every change to the session, whoever made it
+(a magic, a widget, the sidebar), is pushed to every open comm as a "changed" notice.
 """
 
 from __future__ import annotations
 
 import logging
-import platform
 import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .catalog.secrets import redact
 from .errors import InvalidValueError
 from .oom import report as oom_report
 from .oom.report import OomReport
-from .presentation.wire import change_info, dependents, entry_info, framework_infos, variable_info
-from .protocol import (
-    PROTOCOL_VERSION,
-    REQUEST_TYPES,
-    SIDEBAR_SOURCES,
-    Batch,
-    CatalogReply,
-    ChangedNotice,
-    ErrorReply,
-    HistoryReply,
-    KernelInfo,
-    ProfileReply,
-    ResultReply,
-    Snapshot,
-    StateReply,
-    checked_interval,
-)
-from .protocol.oom import OomNotice
-from .protocol.sidebar import VerifyNotice
+from .presentation import wire
+from .protocol import PROTOCOL_VERSION, REQUEST_TYPES, SIDEBAR_SOURCES, checked_interval
+from .protocol.messages import KernelMessage, Reply
 from .runtime import EnvSession, SetReport, profile
 from .runtime.profile_trust import ProfileTrust
 from .text import LANGUAGES, Text, current_language, learn_language
 
 if TYPE_CHECKING:
-    from .cluster.verify import ClusterReport
+    from .cluster.verify_report import ClusterReport
+    from .protocol.oom import OomNotice
+    from .protocol.sidebar import ErrorReply, VerifyNotice
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +38,7 @@ STATE_HISTORY = 100  # changes sent with every "state"; older ones on request ("
 MAX_HISTORY_WINDOW = 500
 VERIFY_TIMEOUT = 30.0  # seconds a "verify" request waits for the nodes (the kernel is busy meanwhile, as in a cell)
 
-Reply = (CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply)
-Send = Callable[[Reply | Batch | Snapshot], None]
+Send = Callable[[KernelMessage], None]
 
 
 _NO_RAY = Text(
@@ -91,11 +75,6 @@ def _text(value: object, what: str) -> str:
     if not isinstance(value, str) or len(value) > MAX_TEXT:
         raise BadRequest(f"{what} must be text of at most {MAX_TEXT} characters")
     return value
-
-
-def kernel_info(env: EnvSession) -> KernelInfo:
-    return {"python": sys.executable, "version": platform.python_version(),
-            "imported": sorted(r.module for r in env.watcher.imported())}
 
 
 class RequestHandler:
@@ -141,38 +120,21 @@ class RequestHandler:
         replies: list[Reply] = getattr(self, f"_on_{kind}")(data, request_id)
         return replies
 
-    # ---- the messages, each built as its schema type ---------------------------------------------------------------
+    # ---- the messages, in this sidebar's language (built by presentation/wire.py) -------------------------------
 
     def error(self, message: str, reply_to: str | None) -> ErrorReply:
-        return {"v": PROTOCOL_VERSION, "type": "error", "reply_to": reply_to, "message": redact(message)}
+        return wire.error_reply(message, reply_to)
 
-    def state(self, reply_to: str | None) -> StateReply:
-        changes, total = self.env.history_window(limit=STATE_HISTORY)
-        return {
-            "v": PROTOCOL_VERSION,
-            "type": "state",
-            "reply_to": reply_to,
-            "variables": {entry.name: variable_info(self.env, entry.name, self.language) for entry in self.env.catalog},
-            "history": [change_info(c, self.language) for c in changes],
-            "history_total": total,
-            "kernel": kernel_info(self.env),
-        }
+    def changed(self, report: SetReport) -> Reply:
+        return wire.changed_notice(self.env, report, self.language)
 
-    def catalog(self, reply_to: str) -> CatalogReply:
-        return {"v": PROTOCOL_VERSION, "type": "catalog", "reply_to": reply_to, "language": self.language,
-                "entries": [entry_info(entry, self.language) for entry in self.env.catalog],
-                "frameworks": framework_infos(self.env.catalog, self.language)}
+    def oom(self, report: OomReport) -> OomNotice:
+        """The out-of-memory report for the panel, in this sidebar's language."""
+        return wire.oom_notice(report, self.language)
 
-    def changed(self, report: SetReport) -> ChangedNotice:
-        names = {change.name for change in report}
-        names |= dependents(self.env.catalog, names)  # a strategy change greys or un-greys the pool sizes
-        return {"v": PROTOCOL_VERSION, "type": "changed",
-                "changes": [change_info(c, self.language) for c in report],
-                "variables": {name: variable_info(self.env, name, self.language) for name in sorted(names)}}
-
-    def result(self, report: SetReport | None, reply_to: str) -> ResultReply:
-        return {"v": PROTOCOL_VERSION, "type": "result", "reply_to": reply_to,
-                "changes": [change_info(c, self.language) for c in report] if report is not None else []}
+    def verify(self, report: ClusterReport, made: float) -> VerifyNotice:
+        """The last cluster.verify() result for the panel (codes, labelled by the sidebar in its language)."""
+        return wire.verify_notice(report, made)
 
     # ---- requests ------------------------------------------------------------------------------------------------
 
@@ -182,20 +144,8 @@ class RequestHandler:
             raise BadRequest(f"unknown language {language[:20]!r}: use one of {', '.join(LANGUAGES)}")
         self.language = language
         learn_language(language)  # the magics and reports under cells speak the user's JupyterLab language too
-        return [self.catalog(request_id), self.state(request_id)]
-
-    def oom(self, report: OomReport) -> OomNotice:
-        """The out-of-memory report for the panel, in this sidebar's language."""
-        from .presentation.oom import OomView
-
-        return {"v": PROTOCOL_VERSION, "type": "oom", "report": OomView(report, self.language).data()}
-
-    def verify(self, report: ClusterReport, made: float) -> VerifyNotice:
-        """The last cluster.verify() result for the panel: per node what its workers hold (secrets only as match or
-        mismatch). Codes, not words: the sidebar labels them in its own language."""
-        from .cluster import last_verify  # not at load: the cluster package is needed once a sidebar opens
-
-        return last_verify.notice(report, made)
+        return [wire.catalog_reply(self.env, language, request_id),
+                wire.state_reply(self.env, language, request_id, STATE_HISTORY)]
 
     def _on_verify(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         """Run cluster.verify() with the session's variables; its result reaches every sidebar as a "verify" notice
@@ -209,10 +159,10 @@ class RequestHandler:
             verify(session=self.env, timeout=VERIFY_TIMEOUT)
         except Exception as exc:  # Ray's own failure (the cluster went away): say so instead of "internal error"
             raise BadRequest(f"verify() failed: {type(exc).__name__}: {exc}"[:500]) from exc
-        return [self.result(None, request_id)]
+        return [wire.result_reply(None, self.language, request_id)]
 
     def _on_refresh(self, data: dict[str, Any], request_id: str) -> list[Reply]:
-        return [self.state(request_id)]
+        return [wire.state_reply(self.env, self.language, request_id, STATE_HISTORY)]
 
     def _source(self, data: dict[str, Any]) -> str:
         source = _field(data, "source", str, "sidebar")
@@ -229,7 +179,7 @@ class RequestHandler:
         source = self._source(data)
         force = _field(data, "force", bool, False)
         live = not _field(data, "env_only", bool, False)
-        return [self.result(self.env.set(pairs, source=source, force=force, live=live), request_id)]
+        return [wire.result_reply(self.env.set(pairs, source=source, force=force, live=live), self.language, request_id)]
 
     def _on_history(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         before = _field(data, "before", (int, type(None)), None)
@@ -237,9 +187,7 @@ class RequestHandler:
         if not 1 <= limit <= MAX_HISTORY_WINDOW:
             raise BadRequest(f"'limit' must be from 1 to {MAX_HISTORY_WINDOW}")
         changes, total = self.env.history_window(before, limit)
-        reply: HistoryReply = {"v": PROTOCOL_VERSION, "type": "history", "reply_to": request_id,
-                               "changes": [change_info(c, self.language) for c in changes], "total": total}
-        return [reply]
+        return [wire.history_reply(changes, total, self.language, request_id)]
 
     def _on_profile(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         """Review a notebook profile; record the user's approval (`approve`); apply it (`apply`) only if this exact
@@ -258,19 +206,14 @@ class RequestHandler:
         approved = approve or trust.is_approved(digest)
         items = profile.review(self.env, chosen)
         report = profile.apply(self.env, chosen, items) if approved and wanted else None
-        reply: ProfileReply = {
-            "v": PROTOCOL_VERSION, "type": "profile", "reply_to": request_id, "digest": digest,
-            "approved": approved, "stored": stored, "applied": report is not None,
-            "items": [item.to_json() for item in items],
-            "changes": [change_info(c, self.language) for c in report] if report is not None else []}
-        return [reply]
+        return [wire.profile_reply(digest, approved, stored, items, report, self.language, request_id)]
 
     def _on_unset(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         names = _field(data, "names", list)
         if not names or len(names) > MAX_ITEMS:
             raise BadRequest(f"'names' must hold 1 to {MAX_ITEMS} names")
         checked = [_text(name, "a name") for name in names]
-        return [self.result(self.env.unset(checked, source=self._source(data)), request_id)]
+        return [wire.result_reply(self.env.unset(checked, source=self._source(data)), self.language, request_id)]
 
     def _on_memory(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         on = _field(data, "on", bool)
@@ -278,7 +221,7 @@ class RequestHandler:
         if self.memory is None:
             raise BadRequest("this comm has no memory stream")
         self.memory.switch(on, interval)
-        return [self.result(None, request_id)]
+        return [wire.result_reply(None, self.language, request_id)]
 
 
 class MemoryStream:
@@ -326,7 +269,7 @@ class SidebarComm:
 
         last_verify.observe(self._on_verified)
 
-    def _send(self, data: Reply | Batch | Snapshot | OomNotice | VerifyNotice) -> None:
+    def _send(self, data: KernelMessage) -> None:
         try:
             self.comm.send(data)
         except Exception:  # a closed or broken comm must not break the sampler or the user's cell

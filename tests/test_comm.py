@@ -201,7 +201,8 @@ def test_verify_request_runs_verify_only_where_ray_is_initialised(handler, fresh
     ray.is_initialized = lambda: True  # type: ignore[attr-defined]
     msg = request("verify")
     [reply] = handler.handle(msg)
-    assert reply == {"v": PROTOCOL_VERSION, "type": "result", "reply_to": msg["id"], "changes": []}
+    assert reply == {"v": PROTOCOL_VERSION, "type": "result", "reply_to": msg["id"], "changes": [],
+                     "status": None, "restart": False}
     assert calls == [{"session": fresh_session, "timeout": 30.0}]
 
     def lost(**kwargs):

@@ -3,7 +3,7 @@
 
 export type StatusCode = 'effective' | 'pending_import' | 'pending_first_use' | 'already_read' | 'applied_live' | 'may_be_latched' | 'no_longer_read' | 'option' | 'unset';
 
-export type EditorKind = 'choice' | 'switch' | 'presence' | 'fraction' | 'number' | 'size' | 'text';
+export type EditorKind = 'choice' | 'switch' | 'presence' | 'fraction' | 'number' | 'size' | 'text' | 'key_value';
 
 export type ReadingCode = 'import' | 'first_use' | 'per_object' | 'every_call' | 'not_read' | 'option';
 
@@ -11,16 +11,18 @@ export type ProfileAction = 'set' | 'unchanged' | 'refused';
 
 export type VerifyArrival = 'at_start' | 'after_start' | 'missing';
 
+export type VerifyVerdict = 'ok' | 'differs' | 'missing';
+
 export type VerifyNodeState = 'ok' | 'mismatch' | 'lost';
 
-export interface HelloRequest {
+export type HelloRequest = {
   v: number;
   id: string;
   type: 'hello';
   language: string;
-}
+};
 
-export interface SetRequest {
+export type SetRequest = {
   v: number;
   id: string;
   type: 'set';
@@ -28,56 +30,56 @@ export interface SetRequest {
   source: string;
   force: boolean;
   env_only: boolean;
-}
+};
 
-export interface UnsetRequest {
+export type UnsetRequest = {
   v: number;
   id: string;
   type: 'unset';
   names: string[];
   source: string;
-}
+};
 
-export interface RefreshRequest {
+export type RefreshRequest = {
   v: number;
   id: string;
   type: 'refresh';
-}
+};
 
-export interface MemoryRequest {
+export type MemoryRequest = {
   v: number;
   id: string;
   type: 'memory';
   on: boolean;
   interval: number;
-}
+};
 
-export interface HistoryRequest {
+export type HistoryRequest = {
   v: number;
   id: string;
   type: 'history';
   before: number | null;
   limit: number;
-}
+};
 
-export interface ProfileRequest {
+export type ProfileRequest = {
   v: number;
   id: string;
   type: 'profile';
   profile: Record<string, string>;
   approve: boolean;
   apply: boolean;
-}
+};
 
 /** Run cluster.verify() in the kernel (only when Ray is initialised there). No code travels: just this request. */
-export interface VerifyRequest {
+export type VerifyRequest = {
   v: number;
   id: string;
   type: 'verify';
-}
+};
 
-/** A variable's state now: its value (secrets masked), status and why, the live API written out with this value (or the default, then `live_example`), and whether it applies with the values chosen (and why not). */
-export interface VariableInfo {
+/** A variable's state now: its value (secrets masked), status and why, the live API written out with this value (or the default, then `live_example`), whether it applies with the values chosen (and why not), and for a `key:value` config its keys as the kernel parsed the value (`keys`; null for any other variable, when unset, or when the value does not parse), so the front end never splits it itself. */
+export type VariableInfo = {
   value: string | null;
   status: StatusCode;
   message: string;
@@ -85,15 +87,25 @@ export interface VariableInfo {
   live_example: boolean;
   applies: boolean;
   applies_reason: string | null;
-}
+  keys: Record<string, string> | null;
+};
 
-export interface UnitInfo {
+export type UnitInfo = {
   name: string;
   bytes: number;
-}
+};
 
-/** How to edit a variable (presentation/editor.py): the same editor kind and bounds in every front end. */
-export interface EditorInfo {
+/** One key of a `key:value` config (PyTorch's allocator config): its own editor (a choice, a switch, a number or text), the framework's value while the key is left out (`default`; null: off or unlimited), what it takes, in words, and what it does, in the catalog's language. */
+export type KeyInfo = {
+  name: string;
+  editor: EditorInfo;
+  default: string | null;
+  allowed: string;
+  description: string;
+};
+
+/** How to edit a variable (presentation/editor.py): the same editor kind and bounds in every front end. A "key_value" editor has one typed editor per key (`keys`, in the config's order; empty for every other kind): a key left at its default is left out of the joined value, which the kernel checks and sets as one value. */
+export type EditorInfo = {
   kind: EditorKind;
   choices: string[];
   optional: boolean;
@@ -105,10 +117,11 @@ export interface EditorInfo {
   on: string | null;
   off: string | null;
   placeholder: string;
-}
+  keys: KeyInfo[];
+};
 
 /** A catalog entry as front ends show it, in one language (presentation layer). */
-export interface EntryInfo {
+export type EntryInfo = {
   name: string;
   framework: string;
   category: string;
@@ -126,14 +139,14 @@ export interface EntryInfo {
   applies_when: string | null;
   extra: boolean;
   is_env: boolean;
-}
+};
 
-export interface FrameworkInfo {
+export type FrameworkInfo = {
   key: string;
   label: string;
-}
+};
 
-export interface ChangeInfo {
+export type ChangeInfo = {
   seq: number;
   time: number;
   name: string;
@@ -144,24 +157,24 @@ export interface ChangeInfo {
   message: string;
   effective: string | null;
   secret: boolean;
-}
+};
 
-export interface KernelInfo {
+export type KernelInfo = {
   python: string;
   version: string;
   imported: string[];
-}
+};
 
-export interface CatalogReply {
+export type CatalogReply = {
   v: number;
   type: 'catalog';
   reply_to: string | null;
   language: string;
   entries: EntryInfo[];
   frameworks: FrameworkInfo[];
-}
+};
 
-export interface StateReply {
+export type StateReply = {
   v: number;
   type: 'state';
   reply_to: string | null;
@@ -169,46 +182,49 @@ export interface StateReply {
   history: ChangeInfo[];
   history_total: number;
   kernel: KernelInfo;
-}
+};
 
-export interface ResultReply {
+/** A request succeeded: what it changed, the status that stands for the whole batch (of its changes', the one furthest from taking effect now; null when nothing changed) and whether that status needs a restart of the kernel (`Status.needs_restart`): decided in the kernel, the front end only says it. */
+export type ResultReply = {
   v: number;
   type: 'result';
   reply_to: string;
   changes: ChangeInfo[];
-}
+  status: StatusCode | null;
+  restart: boolean;
+};
 
-export interface ErrorReply {
+export type ErrorReply = {
   v: number;
   type: 'error';
   reply_to: string | null;
   message: string;
-}
+};
 
-export interface ChangedNotice {
+export type ChangedNotice = {
   v: number;
   type: 'changed';
   changes: ChangeInfo[];
   variables: Record<string, VariableInfo>;
-}
+};
 
-export interface HistoryReply {
+export type HistoryReply = {
   v: number;
   type: 'history';
   reply_to: string;
   changes: ChangeInfo[];
   total: number;
-}
+};
 
-export interface ProfileItemInfo {
+export type ProfileItemInfo = {
   name: string;
   value: string | null;
   current: string | null;
   action: ProfileAction;
   reason: string | null;
-}
+};
 
-export interface ProfileReply {
+export type ProfileReply = {
   v: number;
   type: 'profile';
   reply_to: string;
@@ -218,21 +234,22 @@ export interface ProfileReply {
   applied: boolean;
   items: ProfileItemInfo[];
   changes: ChangeInfo[];
-}
+};
 
-/** One variable on one node, as cluster.verify() found it: the session's value and what that node's workers hold (both null for a secret: the kernel compared it, and only `matches` says how that went), when it arrived in the worker ("at_start": in the environment the worker process started with, so a framework imported there reads it) and the framework modules that worker had already imported. */
-export interface VerifyVariableInfo {
+/** One variable on one node, as cluster.verify() found it: the session's value and what that node's workers hold (both null for a secret: the kernel compared it, and only `matches` says how that went), when it arrived in the worker ("at_start": in the environment the worker process started with, so a framework imported there reads it) and the framework modules that worker had already imported. `verdict` is the kernel's one verdict (cluster/seen.py), which every front end labels. */
+export type VerifyVariableInfo = {
   name: string;
   secret: boolean;
   expected: string | null;
   seen: string | null;
   matches: boolean;
+  verdict: VerifyVerdict;
   arrived: VerifyArrival;
   imported_before: string[];
-}
+};
 
 /** One node: "lost" when it did not answer (`reason` says why), "mismatch" when a variable differs or is missing there, and how many variables matched, differed and were missing. */
-export interface VerifyNodeInfo {
+export type VerifyNodeInfo = {
   node: string;
   state: VerifyNodeState;
   reason: string | null;
@@ -240,38 +257,38 @@ export interface VerifyNodeInfo {
   mismatch: number;
   missing: number;
   variables: VerifyVariableInfo[];
-}
+};
 
 /** Kernel → sidebar: the last cluster.verify() result, node by node (`time`: when it was made, epoch seconds). */
-export interface VerifyNotice {
+export type VerifyNotice = {
   v: number;
   type: 'verify';
   time: number;
   ok: boolean;
   nodes: VerifyNodeInfo[];
-}
+};
 
 export type OverlayKind = 'total' | 'dtr_threshold' | 'paddle_cap' | 'cell_peak' | 'oom_request';
 
-export interface SeriesInfo {
+export type SeriesInfo = {
   key: string;
   device: string;
   quantity: string;
   source: string;
   simulated: boolean;
   node: string | null;
-}
+};
 
-export interface SourceState {
+export type SourceState = {
   name: string;
   state: string;
   text: string;
   simulated: boolean;
   simulation: string | null;
   node: string | null;
-}
+};
 
-export interface OverlayInfo {
+export type OverlayInfo = {
   key: string;
   kind: OverlayKind;
   device: string | null;
@@ -279,26 +296,26 @@ export interface OverlayInfo {
   label: string;
   short: string;
   note: string;
-}
+};
 
-export interface CellInfo {
+export type CellInfo = {
   cell: number;
   start: number;
   end: number | null;
   duration: number | null;
   ok: boolean | null;
   peak: Record<string, number>;
-}
+};
 
 /** The parts of a batch sent only when they change. */
-export interface BatchMeta {
+export type BatchMeta = {
   series?: SeriesInfo[];
   sources?: SourceState[];
   overlays?: OverlayInfo[];
   started?: number;
-}
+};
 
-export interface Batch {
+export type Batch = {
   series?: SeriesInfo[];
   sources?: SourceState[];
   overlays?: OverlayInfo[];
@@ -309,10 +326,10 @@ export interface Batch {
   t: number[];
   columns: Record<string, (number | null)[]>;
   cells: CellInfo[];
-}
+};
 
 /** Everything still at full resolution, same shape as a batch, for a view that opens late; it replaces what the view had. */
-export interface Snapshot {
+export type Snapshot = {
   series?: SeriesInfo[];
   sources?: SourceState[];
   overlays?: OverlayInfo[];
@@ -323,24 +340,24 @@ export interface Snapshot {
   t: number[];
   columns: Record<string, (number | null)[]>;
   cells: CellInfo[];
-}
+};
 
 /** Front end → kernel: a chart view opened and wants the snapshot. `language` is the front end's ("zh" or "en", from JupyterLab's): the kernel speaks it from then on, unless `%envlang` or MGENV_LANG chose one. */
-export interface MemoryHello {
+export type MemoryHello = {
   type: 'memory.hello';
   language: string;
-}
+};
 
 /** One figure before and after a free, in bytes (null: not known), its label ("host RSS (this kernel)", "gpu0: this kernel (NVML)", "torch gpu0: reserved") and the change in words ("gave back 1.5 GiB"). */
-export interface FigureInfo {
+export type FigureInfo = {
   label: string;
   before: number | null;
   after: number | null;
   change: string;
-}
+};
 
 /** What a free did: the headline, the figures before and after, the lines of what was cleared and asked (`sections`, each a title line then its lines), the footer, when it ended (seconds since the epoch: the chart's mark) and whether the GPU figures come from the simulated device. */
-export interface FreeResultData {
+export type FreeResultData = {
   v: number;
   language: string;
   headline: string;
@@ -349,27 +366,27 @@ export interface FreeResultData {
   footer: string;
   time: number;
   simulated: boolean;
-}
+};
 
 /** One variable holding memory: its name, what it is, the bytes counted for it, the sizes per device in words, and a note (what it shares and with whom, or that it is the output cache). */
-export interface HolderInfo {
+export type HolderInfo = {
   name: string;
   what: string;
   bytes: number;
   devices: string;
   note: string;
-}
+};
 
 /** The variables holding memory, largest first (`empty` says why there are none), and the notes: totals, what the walk's bounds left out, how to give memory back. */
-export interface HoldersData {
+export type HoldersData = {
   title: string;
   rows: HolderInfo[];
   empty: string | null;
   notes: string[];
-}
+};
 
 /** One remedy: the catalog variables it sets (name, value) in order, the `%envset` line that does the same, whether the kernel needs a restart for it to take effect, and its reason and caveat in the report's language. */
-export interface OomRemedyInfo {
+export type OomRemedyInfo = {
   cause: string;
   assignments: string[][];
   envset: string;
@@ -377,34 +394,17 @@ export interface OomRemedyInfo {
   when: string;
   why: string;
   caveat: string | null;
-}
+};
 
 /** The timeline: its title line, the failing cell's memory curve as the chart component's own snapshot (the failing device's series from shortly before the cell to the failure, the cell's marker, and overlay lines for the device total, the earlier cells' peaks and what was held plus what was asked; null when nothing was recorded), and the same facts as text lines (what the text fallback says, without its sparkline). */
-export interface OomTimeline {
+export type OomTimeline = {
   title: string;
   chart: Snapshot | null;
   lines: string[];
-}
-
-/** The report's first remedy when the kernel decides it applies: "Free what the failed cell holds" (its title, why, the magic that does the same, the button's label and what it leaves alone, in the report's language). A click sends the comm's "free" request; the answer is a `FreeResultData` (protocol/freeing.py). */
-export interface OomFreeOffer {
-  title: string;
-  why: string;
-  magic: string;
-  button: string;
-  note: string;
-}
-
-/** Parts a report made before they existed lacks: the free offer (null: nothing to give back) and what holds memory now, by name. */
-export interface OomReportParts {
-  free?: OomFreeOffer | null;
-  holders?: HoldersData;
-}
+};
 
 /** The report in the report's language: the headline, the lines of the verdict, numbers and other processes (`sections`, each a title line then its lines), the timeline, the remedies best first (or `no_remedy`), the footer. */
-export interface OomReportData {
-  free?: OomFreeOffer | null;
-  holders?: HoldersData;
+export type OomReportData = {
   v: number;
   language: string;
   headline: string;
@@ -414,14 +414,14 @@ export interface OomReportData {
   remedies_title: string;
   no_remedy: string | null;
   footer: string;
-}
+};
 
 /** Kernel → sidebar, over its comm: a cell ran out of memory (sent to every open sidebar as the report is made, and after a sidebar's hello when the kernel has one), so the panel shows the last report. */
-export interface OomNotice {
+export type OomNotice = {
   v: number;
   type: 'oom';
   report: OomReportData;
-}
+};
 
 export type GpuViewState = 'ok' | 'no_driver' | 'no_gpu' | 'error';
 
@@ -430,7 +430,7 @@ export type PidNamespace = 'same' | 'foreign' | 'unknown';
 export type FigureSource = 'nvml' | 'unknown';
 
 /** One kernel of this server: its id and kernel spec name, the notebook paths of its sessions (none for a kernel started without one), its execution state and last activity (ISO 8601, UTC) as the server's kernel manager tracks them, how long it has been idle (seconds; null when busy or unknown), and whether its pid is known (a remote or non-local kernel has none, so none of its memory can be attributed). */
-export interface GpuKernelInfo {
+export type GpuKernelInfo = {
   id: string;
   name: string;
   notebooks: string[];
@@ -438,25 +438,25 @@ export interface GpuKernelInfo {
   last_activity: string | null;
   idle_seconds: number | null;
   pid_known: boolean;
-}
+};
 
 /** What one kernel's process tree holds on one device (bytes, or null when it cannot be attributed). */
-export interface GpuKernelShare {
+export type GpuKernelShare = {
   kernel_id: string;
   used: number | null;
   figure: FigureSource;
-}
+};
 
 /** A process on the device that belongs to no kernel of this server: its pid, user, name and bytes — never more (user and name are null when the process is not visible here). */
-export interface GpuOtherProcess {
+export type GpuOtherProcess = {
   pid: number;
   user: string | null;
   name: string | null;
   used: number | null;
-}
+};
 
 /** One GPU: its label (gpu<index>, "(simulated)" on the simulated device), model name, total and used bytes (NVML's device figures, exact), the kernels' shares largest first (kernels holding nothing are left out), the other processes largest first, the used bytes no listed process accounts for (`unlisted`: other containers, the driver), and a problem with the process list (MIG, permissions) in the driver's words, or null. */
-export interface GpuDeviceView {
+export type GpuDeviceView = {
   index: number;
   label: string;
   name: string;
@@ -466,10 +466,10 @@ export interface GpuDeviceView {
   others: GpuOtherProcess[];
   unlisted: number;
   problem: string | null;
-}
+};
 
 /** The whole view: the state code and its detail (the driver's words, or null), whether the simulated GPU answered (and its scenario), the pid namespace verdict, every kernel of the server (also those holding no GPU memory), the devices, and when it was read (seconds since the epoch). */
-export interface GpuServerView {
+export type GpuServerView = {
   v: number;
   state: GpuViewState;
   detail: string | null;
@@ -479,13 +479,21 @@ export interface GpuServerView {
   kernels: GpuKernelInfo[];
   devices: GpuDeviceView[];
   read_at: number;
-}
+};
 
 export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest;
 
+/** A request as the front end writes it; the client adds `v` and `id` as it sends it. */
+export type RequestBody<R extends Request = Request> = R extends Request ? Omit<R, 'v' | 'id'> : never;
+
 export type Reply = CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply;
 
+export type Notice = ChangedNotice | OomNotice | VerifyNotice;
+
 export type MemoryMessage = Batch | Snapshot;
+
+/** Everything the kernel sends over the sidebar's comm. */
+export type KernelMessage = Reply | Notice | MemoryMessage;
 
 export const PROTOCOL_VERSION = 1;
 export const COMM_TARGET = 'mgenv_jupyter';
@@ -493,6 +501,10 @@ export const MIN_INTERVAL = 0.01;
 export const MAX_INTERVAL = 60;
 export const OOM_MIME = 'application/vnd.mgenv-jupyter.oom+json';
 export const OOM_VERSION = 2;
+/** The choice an optional NPURunConfig keyword offers for "leave it to the framework". */
+export const NONE_CHOICE = 'None';
+/** The `type` of every message the kernel sends over the sidebar's comm (the client ignores any other). */
+export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = ['catalog', 'state', 'result', 'error', 'changed', 'history', 'profile', 'oom', 'verify', 'memory.batch', 'memory.snapshot'];
 export const GPUS_PATH = 'mgenv-jupyter/gpus';
 export const GPUS_VERSION = 1;
 /** What every front end calls each status, in English and Chinese (Status.label). */

@@ -2,7 +2,7 @@
 import type { Kernel } from '@jupyterlab/services';
 import { Signal } from '@lumino/signaling';
 
-import { EditorInfo, EditorKind, EntryInfo, StatusCode, UnitInfo, VariableInfo } from '../src/protocol';
+import { EditorInfo, EditorKind, EntryInfo, KeyInfo, StatusCode, UnitInfo, VariableInfo } from '../src/protocol';
 
 export class FakeComm {
   readonly targetName: string;
@@ -117,6 +117,18 @@ const SIZE_UNITS: UnitInfo[] = [
   { name: 'TB', bytes: 1024 ** 4 }
 ];
 
+/** Keys of a `key:value` config as the kernel sends them for PyTorch's allocator config (a choice, a switch, a number). */
+export const ALLOCATOR_KEYS: KeyInfo[] = [
+  { name: 'backend', default: 'native', allowed: 'native or cudaMallocAsync', description: 'the allocator',
+    editor: editorInfo('choice', { choices: ['native', 'cudaMallocAsync'] }) },
+  { name: 'expandable_segments', default: 'False', allowed: 'True or False', description: 'growable segments',
+    editor: editorInfo('switch', { on: 'True', off: 'False' }) },
+  { name: 'max_split_size_mb', default: null, allowed: 'an integer from 11', description: 'largest block split',
+    editor: editorInfo('number', { min: 11, max: null, integer: true }) },
+  { name: 'roundup_power2_divisions', default: null, allowed: 'a number or [size:divisions,...]',
+    description: 'rounding of sizes', editor: editorInfo('text', { placeholder: 'default' }) }
+];
+
 /** An editor spec as the kernel's presentation layer sends it for each kind (mgenv_jupyter/presentation/editor.py). */
 export function editorInfo(kind: EditorKind, extra: Partial<EditorInfo> = {}): EditorInfo {
   const byKind: Record<EditorKind, Partial<EditorInfo>> = {
@@ -126,11 +138,12 @@ export function editorInfo(kind: EditorKind, extra: Partial<EditorInfo> = {}): E
     fraction: { min: 0, max: 1 },
     number: { min: 1, max: 64, integer: true },
     size: { min: 0, units: SIZE_UNITS },
-    text: { placeholder: 'not set' }
+    text: { placeholder: 'not set' },
+    key_value: {}
   };
   return {
     kind, choices: [], optional: false, min: null, max: null, integer: false, unit_bytes: 1, units: [], on: null,
-    off: null, placeholder: '', ...byKind[kind], ...extra
+    off: null, placeholder: '', keys: kind === 'key_value' ? ALLOCATOR_KEYS : [], ...byKind[kind], ...extra
   };
 }
 
@@ -160,7 +173,7 @@ export function entry(name: string, kind: EditorKind, extra: Partial<EntryInfo> 
 /** A variable's state as "state" and "changed" carry it. */
 export function variable(value: string | null, status: StatusCode, extra: Partial<VariableInfo> = {}): VariableInfo {
   return {
-    value, status, message: `${status} message`, live: null, live_example: false, applies: true, applies_reason: null,
+    value, status, message: `${status} message`, live: null, live_example: false, applies: true, applies_reason: null, keys: null,
     ...extra
   };
 }

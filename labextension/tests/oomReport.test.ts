@@ -48,10 +48,12 @@ function setUp(answer: (assignments: Record<string, string>) => any) {
 }
 
 const model = (data: unknown) => ({ data: { [OOM_MIME]: data, 'text/plain': 'plain report' } }) as any;
-const result = (outcome: string) => ({
+/** The kernel's answer to a click: the change, and the kernel's verdict on it (status and restart), as it sends them. */
+const result = (outcome: string, restart = false) => ({
   v: 1, type: 'result', reply_to: 'x',
   changes: [{ seq: 1, time: 1, name: 'A', old: null, new: '1', source: 'oom_report', outcome, message: '',
-    effective: null, secret: false }]
+    effective: null, secret: false }],
+  status: outcome, restart
 });
 
 describe('OomReportView', () => {
@@ -88,7 +90,7 @@ describe('OomReportView', () => {
   it('says what the kernel says of the change (live, at first use), or offers a restart when it was already read', async () => {
     for (const [status, state] of [['applied_live', 'applied'], ['pending_first_use', 'applied'],
                                    ['already_read', 'restart']]) {
-      const { view } = setUp(() => result(status));
+      const { view } = setUp(() => result(status, state === 'restart'));
       await view.renderModel(model(REPORT));
       view.node.querySelectorAll<HTMLButtonElement>('.mgenv-oom-apply')[1].click();
       await flush();

@@ -103,7 +103,7 @@ describe('EnvModel', () => {
     const model = new EnvModel();
     model.receive({ v: 1, type: 'error', reply_to: 's1', message: "'5XB' is not allowed: expected a size" });
     expect(model.error).toContain('not allowed');
-    model.receive({ v: 1, type: 'result', reply_to: 's2', changes: [] });
+    model.receive({ v: 1, type: 'result', reply_to: 's2', changes: [], status: null, restart: false });
     expect(model.error).toBeNull();
   });
 
@@ -120,7 +120,7 @@ describe('EnvModel', () => {
     // A name the catalog does not have (a near miss) concerns no field of the panel.
     model.receive({ v: 1, type: 'error', reply_to: 's2', message: 'E_SIZ is not a known variable; did you mean E_SIZE?' });
     expect(model.error).toBe('E_SIZ is not a known variable; did you mean E_SIZE?');
-    model.receive({ v: 1, type: 'result', reply_to: 's3', changes: [] });
+    model.receive({ v: 1, type: 'result', reply_to: 's3', changes: [], status: null, restart: false });
     expect([model.error, model.fieldError]).toEqual([null, null]);
   });
 

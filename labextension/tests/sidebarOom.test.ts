@@ -36,7 +36,7 @@ describe('The panel’s copy of the last out-of-memory report', () => {
       loadHistory: jest.fn(async () => undefined),
       applyRemedyToFollowed: async (assignments: Record<string, string>) => {
         applied.push(assignments);
-        return { v: 1, type: 'result' as const, reply_to: 'x', changes: [] };
+        return { v: 1, type: 'result' as const, reply_to: 'x', changes: [], status: null, restart: false };
       }
     };
     const view = new ConfigView(model, actions, t);

@@ -21,21 +21,24 @@ const RESULT: VerifyNotice = {
     {
       node: 'node_a', state: 'ok', reason: null, ok: 2, mismatch: 0, missing: 0,
       variables: [
-        { name: DTR, secret: false, expected: '5368709120', seen: '5368709120', matches: true, arrived: 'at_start',
+        { name: DTR, secret: false, expected: '5368709120', seen: '5368709120', matches: true, verdict: 'ok',
+          arrived: 'at_start',
           imported_before: [] },
-        { name: 'WANDB_API_KEY', secret: true, expected: null, seen: null, matches: true, arrived: 'at_start',
+        { name: 'WANDB_API_KEY', secret: true, expected: null, seen: null, matches: true, verdict: 'ok', arrived: 'at_start',
           imported_before: [] }
       ]
     },
     {
       node: 'node_b', state: 'mismatch', reason: null, ok: 0, mismatch: 2, missing: 1,
       variables: [
-        { name: DTR, secret: false, expected: '5368709120', seen: '5', matches: false, arrived: 'after_start',
+        { name: DTR, secret: false, expected: '5368709120', seen: '5', matches: false, verdict: 'differs',
+          arrived: 'after_start',
           imported_before: ['megengine'] },
-        { name: 'WANDB_API_KEY', secret: true, expected: null, seen: null, matches: false, arrived: 'at_start',
+        { name: 'WANDB_API_KEY', secret: true, expected: null, seen: null, matches: false, verdict: 'differs',
+          arrived: 'at_start',
           imported_before: [] },
         { name: 'FLAGS_fraction_of_gpu_memory_to_use', secret: false, expected: '0.5', seen: null, matches: false,
-          arrived: 'missing', imported_before: [] }
+          verdict: 'missing', arrived: 'missing', imported_before: [] }
       ]
     },
     { node: 'node_c', state: 'lost', reason: 'ActorDiedError: the actor died', ok: 0, mismatch: 0, missing: 0,

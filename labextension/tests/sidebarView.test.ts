@@ -137,6 +137,45 @@ describe('ConfigView', () => {
     ]);
   });
 
+  it('edits a key:value config key by key, each key its own typed input, sending the joined value', async () => {
+    const conf = entry('PYTORCH_ALLOC_CONF', 'key_value', { framework: 'torch', category: 'GPU memory' });
+    const { model, edits } = view([conf]);
+    model.setConnection({ state: 'ready', kernel: 'Python 3' });
+    const group = editor('PYTORCH_ALLOC_CONF');
+    expect(group.getAttribute('role')).toBe('group'); // the variable's name names the group of its keys
+    expect(editor('PYTORCH_ALLOC_CONF backend').tagName).toBe('SELECT');
+    expect(editor('PYTORCH_ALLOC_CONF expandable_segments').type).toBe('checkbox');
+    const split = editor('PYTORCH_ALLOC_CONF max_split_size_mb');
+    expect([split.type, split.min, split.step]).toEqual(['number', '11', '1']);
+    const joined = () => row('PYTORCH_ALLOC_CONF').querySelector('.mgenv-sb-joined')!.textContent;
+    expect(joined()).toBe(t('keyAllDefault'));
+    expect(texts(row('PYTORCH_ALLOC_CONF'), '.mgenv-sb-key-mark:not([hidden])')).toEqual(
+      ['default: native', 'default: False', t('keyDefaultUnset'), t('keyDefaultUnset')]);
+    const segments = editor('PYTORCH_ALLOC_CONF expandable_segments');
+    segments.checked = true;
+    segments.dispatchEvent(new Event('change'));
+    type(split, '128');
+    await flush();
+    expect(edits).toEqual([['PYTORCH_ALLOC_CONF', 'expandable_segments:True'],
+      ['PYTORCH_ALLOC_CONF', 'expandable_segments:True,max_split_size_mb:128']]);
+    expect(joined()).toBe('joined: expandable_segments:True,max_split_size_mb:128');
+    // The kernel's value, shown from the keys it parsed (a value with commas inside a key stays whole).
+    model.receive(changed({ PYTORCH_ALLOC_CONF: variable('expandable_segments:False,roundup_power2_divisions:[256:1,512:2]',
+      'pending_first_use', { keys: { expandable_segments: 'False', roundup_power2_divisions: '[256:1,512:2]' } }) }));
+    expect(segments.checked).toBe(false);
+    expect(split.value).toBe('');
+    expect(editor('PYTORCH_ALLOC_CONF roundup_power2_divisions').value).toBe('[256:1,512:2]');
+    expect(joined()).toBe('joined: expandable_segments:False,roundup_power2_divisions:[256:1,512:2]');
+    const reset = (key: string) =>
+      row('PYTORCH_ALLOC_CONF').querySelector<HTMLButtonElement>(`.mgenv-sb-key[data-key="${key}"] .mgenv-sb-key-reset`)!;
+    expect(reset('backend').hidden).toBe(true); // a key left out has nothing to reset
+    reset('expandable_segments').click();
+    reset('roundup_power2_divisions').click();
+    await flush();
+    expect(edits.slice(2)).toEqual([['PYTORCH_ALLOC_CONF', 'roundup_power2_divisions:[256:1,512:2]'],
+      ['PYTORCH_ALLOC_CONF', null]]); // every key left out: the variable is unset
+  });
+
   it('round-trips a size: the kernel’s "5368709120" shows as 5 GB, and 5 GB is sent as "5GB"', async () => {
     const { model, edits } = view();
     model.receive(changed({ E_SIZE: variable('5368709120', 'pending_import'), E_SIZE_MB: variable('2048', 'pending_import') }));

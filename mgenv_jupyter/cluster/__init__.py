@@ -17,7 +17,9 @@ from .node_memory import ClusterMemory, NodeMemory, live_watch_actors, watch
 from .nodes import Node, alive_nodes
 from .remote_source import NodeBatch, RemoteSource
 from .runtime_env import NotCarriedWarning, runtime_env
-from .verify import ClusterReport, Seen, verify
+from .seen import Seen
+from .verify import verify
+from .verify_report import ClusterReport
 
 __all__ = ["ClusterMemory", "ClusterReport", "Node", "NodeBatch", "NodeMemory", "NotCarriedWarning", "RemoteSource",
            "Seen", "alive_nodes", "live_watch_actors", "runtime_env", "verify", "watch"]

@@ -25,21 +25,18 @@ import re
 import secrets
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..catalog.secrets import MASK, is_secret
 from ..runtime.environ_limits import MAX_VARIABLE_BYTES
-from .nodes import Node, alive_nodes, pinned
+from .last_verify import remember
+from .nodes import alive_nodes, pinned
+from .seen import AFTER_START, AT_START, MISSING, Seen
+from .verify_report import ClusterReport
 
 if TYPE_CHECKING:
-    import pandas
-
     from ..runtime import EnvSession
 
-AT_START = "at worker start"  # in the worker's start environment: every import there came after it
-AFTER_START = "after worker start"  # set while the worker ran: a reader imported before it did not see it
-MISSING = "missing"
 KEY_BYTES = 32  # the nonce that keys a verify() call's HMACs
 
 
@@ -71,67 +68,6 @@ def worker_view(names: list[str], readers: dict[str, list[str]], key: bytes) -> 
 
 def _digest(key: bytes, value: str) -> str:
     return hmac.new(key, value.encode("utf-8", "surrogateescape"), hashlib.sha256).hexdigest()
-
-
-@dataclass(frozen=True)
-class Seen:
-    """One variable on one node: what the session wants and what the worker holds (masked when secret)."""
-
-    node: str
-    name: str
-    expected: str | None
-    seen: str | None
-    matches: bool
-    arrived: str
-    imported_before: tuple[str, ...] = ()
-
-    @property
-    def takes_effect(self) -> bool:
-        """A framework imported in that worker reads it: it was there when the worker started."""
-        return self.arrived == AT_START
-
-
-@dataclass(frozen=True)
-class ClusterReport:
-    """`verify()`'s answer: a `Seen` per node and variable, and the nodes that did not answer (label → why)."""
-
-    nodes: list[Node]
-    seen: list[Seen]
-    unanswered: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return not self.unanswered and all(item.matches for item in self.seen)
-
-    def frame(self) -> pandas.DataFrame:
-        import pandas
-
-        return pandas.DataFrame([{"node": s.node, "name": s.name, "expected": s.expected, "seen": s.seen,
-                                  "matches": s.matches, "arrived": s.arrived,
-                                  "imported_before": ", ".join(s.imported_before)} for s in self.seen],
-                                columns=["node", "name", "expected", "seen", "matches", "arrived", "imported_before"])
-
-    def lines(self) -> list[str]:
-        out = []
-        for s in self.seen:
-            if s.arrived == MISSING:
-                out.append(f"{s.node}: {s.name} missing")
-                continue
-            verdict = "ok" if s.matches else f"differs (worker has {s.seen!r})"
-            effect = ("; a framework imported there reads it" if s.takes_effect
-                      else f"; already imported there: {', '.join(s.imported_before)}" if s.imported_before else "")
-            out.append(f"{s.node}: {s.name} {verdict}, {s.arrived}{effect}")
-        out += [f"{label}: no answer ({why})" for label, why in self.unanswered.items()]
-        return out
-
-    def __repr__(self) -> str:
-        return "\n".join(self.lines()) or "no variables to verify"
-
-    def _repr_html_(self) -> str:
-        """In a notebook: a table, node by node, of what the workers hold (see `verify_html`)."""
-        from .verify_html import report_html
-
-        return report_html(self)
 
 
 def verify(names: Iterable[str] | None = None, *, session: EnvSession | None = None,
@@ -173,8 +109,6 @@ def verify(names: Iterable[str] | None = None, *, session: EnvSession | None = N
             unanswered[label] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
     seen = compared(answers, wanted, expected, unanswered, key)
     report = ClusterReport(nodes, seen, unanswered)
-    from .last_verify import remember
-
     remember(report)  # the Framework Env sidebar shows the last result, node by node
     return report
 
@@ -234,3 +168,7 @@ def _compare(label: str, name: str, expected: str | None, view: dict[str, Any], 
         arrived = AT_START if view["at_start"] else AFTER_START
     return Seen(label, name, shown_expected, MASK if secret and value is not None else value, matches, arrived,
                 tuple(view["imported"]))
+
+
+__all__ = ["AFTER_START", "AT_START", "MISSING", "ClusterReport", "Seen", "compared", "new_key", "verify",
+           "worker_view"]

@@ -9,13 +9,10 @@ whole value as a tooltip. Everything quoted is escaped: a value is data, never m
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 from ..catalog.secrets import shown
-from .verify import MISSING
-
-if TYPE_CHECKING:
-    from .verify import ClusterReport, Seen
+from .seen import MISSING, Seen
 
 _LONGEST = 48  # characters of a value shown in the table; the whole value is its tooltip
 
@@ -40,43 +37,44 @@ _STYLE = """<style>
 </style>"""
 
 
-def report_html(report: ClusterReport) -> str:
-    """The report as an HTML table, one group of rows per node (a node that did not answer: one row saying why)."""
-    nodes = list(dict.fromkeys([*(s.node for s in report.seen), *report.unanswered]))
+def report_html(seen: Sequence[Seen], unanswered: Mapping[str, str], ok: bool) -> str:
+    """verify()'s report (what each node's workers hold, the nodes that did not answer and why, whether all is as the
+    session has it) as an HTML table, one group of rows per node (a node that did not answer: one row saying why)."""
+    nodes = list(dict.fromkeys([*(s.node for s in seen), *unanswered]))
     rows: list[str] = []
     for node in nodes:
-        items = [s for s in report.seen if s.node == node]
+        items = [s for s in seen if s.node == node]
         span = max(1, len(items))
         head = f"<td class='mgenv-verify-node' rowspan='{span}'>{_text(node)}</td>"
-        if node in report.unanswered:
+        if node in unanswered:
             rows.append(f"<tr>{head}<td colspan='4' class='mgenv-verify-missing'>no answer: "
-                        f"{_text(report.unanswered[node])}</td></tr>")
+                        f"{_text(unanswered[node])}</td></tr>")
             continue
         for index, item in enumerate(items):
             rows.append("<tr>" + (head if index == 0 else "") + _row(item) + "</tr>")
-    return (f"{_STYLE}<div class='mgenv-verify'>{_summary(report, nodes)}<table class='mgenv-verify-table'>"
+    return (f"{_STYLE}<div class='mgenv-verify'>{_summary(seen, unanswered, ok, nodes)}<table class='mgenv-verify-table'>"
             "<thead><tr><th>node</th><th>variable</th><th>its workers hold</th><th>matches the session</th>"
             "<th>arrived</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def _summary(report: ClusterReport, nodes: list[str]) -> str:
+def _summary(seen: Sequence[Seen], unanswered: Mapping[str, str], ok: bool, nodes: list[str]) -> str:
     count = f"{len(nodes)} node{'s' if len(nodes) != 1 else ''}"
     if not nodes:
         return "<div class='mgenv-verify-summary'>verify(): no node answered, none was asked</div>"
-    if report.ok:
-        text = (f"verify(): {count} answered; each holds the session's value of every variable" if report.seen
+    if ok:
+        text = (f"verify(): {count} answered; each holds the session's value of every variable" if seen
                 else f"verify(): {count}, no variables to verify")
         return f"<div class='mgenv-verify-summary'>{_text(text)}</div>"
-    wrong = sorted({s.node for s in report.seen if not s.matches} | set(report.unanswered))
+    wrong = sorted({s.node for s in seen if not s.matches} | set(unanswered))
     text = f"verify(): {count}; not as the session has it on {', '.join(wrong)}"
     return f"<div class='mgenv-verify-summary mgenv-verify-bad'>{_text(text)}</div>"
 
 
 def _row(item: Seen) -> str:
-    if item.arrived == MISSING:
+    if item.verdict == "missing":
         verdict = "<td class='mgenv-verify-missing'>missing</td>"
-    elif item.matches:
+    elif item.verdict == "ok":
         verdict = "<td class='mgenv-verify-ok'>✓ yes</td>"
     else:
         expected = "unset" if item.expected is None else _value(item.name, item.expected)
@@ -84,12 +82,12 @@ def _row(item: Seen) -> str:
     if item.arrived == MISSING:
         arrived = ""
     elif item.takes_effect:
-        arrived = f"{_text(item.arrived)} <span class='mgenv-verify-note'>(imports there read it)</span>"
+        arrived = f"{_text(item.arrived_text)} <span class='mgenv-verify-note'>(imports there read it)</span>"
     elif item.imported_before:
-        arrived = (f"{_text(item.arrived)} <span class='mgenv-verify-note'>(already imported: "
+        arrived = (f"{_text(item.arrived_text)} <span class='mgenv-verify-note'>(already imported: "
                    f"{_text(', '.join(item.imported_before))})</span>")
     else:
-        arrived = _text(item.arrived)
+        arrived = _text(item.arrived_text)
     value = "" if item.seen is None else _value(item.name, item.seen)
     # A long name wraps after an underscore, not inside a word.
     name = _text(item.name).replace("_", "_<wbr>")

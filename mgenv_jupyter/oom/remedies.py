@@ -17,10 +17,11 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..catalog.allocator_config import KeyValueConfig
 from ..catalog.applicability import effective_text
 from ..catalog.dtr import DTR_PEAK_CAVEAT
 from ..errors import InvalidValueError
-from ..runtime.status import Status
+from ..runtime.status import Status, furthest
 from ..text import Text
 from .causes import Cause, Figures, Finding, figures, jax_fraction_variable, size
 from .recognise import OutOfMemory
@@ -34,13 +35,6 @@ log = logging.getLogger(__name__)
 _DTR_SHARE = 0.8  # of the memory other processes leave: room above the trigger for what DTR cannot evict at once
 _GRAIN = 256 * 1024**2
 
-
-# What the Framework Env sidebar and the report's Restart and apply take as needing a restart (the labextension's
-# NEEDS_RESTART): read at import or fixed at a first use that has happened, or maybe so.
-NEEDS_RESTART = frozenset({Status.ALREADY_READ, Status.MAY_BE_LATCHED})
-# Of a remedy's variables, the one whose status stands for the whole remedy: the furthest from taking effect now.
-_FURTHEST = (Status.ALREADY_READ, Status.MAY_BE_LATCHED, Status.PENDING_IMPORT, Status.PENDING_FIRST_USE,
-             Status.APPLIED_LIVE, Status.EFFECTIVE)
 
 
 @dataclass(frozen=True)
@@ -61,10 +55,10 @@ class Remedy:
     def status(self) -> Status:
         """The remedy's status: of its variables', the one furthest from taking effect now (a remedy made without
         statuses says only what its `restart` says)."""
-        found = [status for _, status in self.statuses]
-        if not found:
+        found = furthest(status for _, status in self.statuses)
+        if found is None:
             return Status.ALREADY_READ if self.restart else Status.APPLIED_LIVE
-        return next((status for status in _FURTHEST if status in found), found[0])
+        return found
 
     @property
     def when(self) -> Text:
@@ -100,13 +94,20 @@ def status_after(session: EnvSession, assignments: tuple[tuple[str, str], ...]) 
     return session.status_after(assignments, source="oom_report")
 
 
+def _default(session: EnvSession, name: str) -> str:
+    """The catalog's default of `name` (what the framework reads when it is unset)."""
+    entry = session.catalog.get(name)
+    return entry.default if entry is not None and entry.default is not None else ""
+
+
 def _allocator_conf(session: EnvSession) -> tuple[str, str] | None:
     """PyTorch's allocator config with expandable_segments:True added to what is set (None: it already is)."""
     name = "PYTORCH_ALLOC_CONF" if session.get("PYTORCH_ALLOC_CONF") else "PYTORCH_CUDA_ALLOC_CONF"
     current = session.get(name) or ""
     config = session.catalog.get(name)
     try:  # the catalog's own reading of the config (PyTorch's tokenizer's rules)
-        pairs = dict(config.type.split(current)) if config is not None and hasattr(config.type, "split") else {}
+        pairs = dict(config.type.split(current)) if config is not None and isinstance(
+            config.type, KeyValueConfig) else {}
     except InvalidValueError:  # set outside the session to what PyTorch cannot read: start afresh
         pairs = {}
     if pairs.get("expandable_segments", "").lower() == "true":
@@ -147,9 +148,8 @@ def _plans(event: OutOfMemory, finding: Finding, f: Figures, state: MemoryState,
             plans.append(([(name, f"{max(room, 0.05):.2f}")], Text(
                 "JAX's allocator may then take this share of the GPU", "JAX 的分配器可以使用 GPU 的这一比例"), None))
             # JAX's own reading: only "false", "False" and "0" turn it off (the catalog's caveat)
-            preallocate = get("XLA_PYTHON_CLIENT_PREALLOCATE") or session.catalog.get(
-                "XLA_PYTHON_CLIENT_PREALLOCATE").default
-            if preallocate.lower() != "false":
+            if (get("XLA_PYTHON_CLIENT_PREALLOCATE") or _default(session, "XLA_PYTHON_CLIENT_PREALLOCATE")
+                    ).lower() != "false":
                 plans.append(([("XLA_PYTHON_CLIENT_PREALLOCATE", "false")], Text(
                     "JAX allocates as it goes instead of taking its whole share at the start",
                     "JAX 按需分配,而不是一开始就占满其份额"), None))
@@ -214,7 +214,7 @@ def remedies(event: OutOfMemory, findings: list[Finding], state: MemoryState, se
             if normalised in seen:
                 continue
             seen.add(normalised)
-            restart = any(status in NEEDS_RESTART for status in statuses.values())
+            restart = any(status.needs_restart for status in statuses.values())
             chosen.append(Remedy(finding.cause, normalised, why, restart, caveat, tuple(statuses.items())))
     return chosen
 

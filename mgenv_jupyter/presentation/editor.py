@@ -1,18 +1,17 @@
 """Which input a variable gets, decided once from its value type: every front end draws the same editor kind with the
-same bounds, choices and units (a dropdown, a switch, a slider, a number, a size with a unit, or text)."""
+same bounds, choices and units (a dropdown, a switch, a slider, a number, a size with a unit, text, or one typed
+input per key of a `key:value` config). presentation/wire.py writes the same spec as the sidebar's EditorInfo."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
 
 from ..catalog import Entry
 from ..catalog.allocator_config import KeyValueConfig
 from ..catalog.values import GiB, KiB, MiB, OptionalOf, TiB, ValueType
+from ..protocol.sidebar import NONE_CHOICE, EditorKind
 
-EditorKind = Literal["choice", "switch", "presence", "fraction", "number", "size", "text"]
 SIZE_UNITS = (("B", 1), ("KB", KiB), ("MB", MiB), ("GB", GiB), ("TB", TiB))
-NONE_CHOICE = "None"
 
 
 @dataclass(frozen=True)
@@ -23,7 +22,8 @@ class EditorSpec:
     - switch: on/off, written as `on` / `off`; presence: checked sets the variable, unchecked unsets it;
     - fraction: a number from `minimum` to `maximum`, drawn as a slider; number: an integer or real number box;
     - size: a number and a unit from `units` (1024-based), stored as a count of `unit_bytes`;
-    - text: checked by the value type when applied (`placeholder` says what an empty box means).
+    - text: checked by the value type when applied (`placeholder` says what an empty box means);
+    - key_value: one typed editor per key of a `key:value` config (`keys`), joined into one value.
     """
 
     kind: EditorKind
@@ -37,17 +37,14 @@ class EditorSpec:
     on: str | None = None
     off: str | None = None
     placeholder: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "choices": list(self.choices), "optional": self.optional, "min": self.minimum,
-                "max": self.maximum, "integer": self.integer, "unit_bytes": self.unit_bytes,
-                "units": [[name, factor] for name, factor in self.units], "on": self.on, "off": self.off,
-                "placeholder": self.placeholder}
+    keys: tuple[KeySpec, ...] = ()
 
 
-def editor_spec(entry: Entry) -> EditorSpec:
-    """The editor `entry`'s value type calls for."""
+def editor_spec(entry: Entry, language: str | None = None) -> EditorSpec:
+    """The editor `entry`'s value type calls for (a key's description in `language`; None: the session's)."""
     value_type: ValueType = entry.type
+    if isinstance(value_type, KeyValueConfig):
+        return EditorSpec("key_value", keys=key_specs(value_type, language), placeholder=entry.default or "")
     optional = isinstance(value_type, OptionalOf)
     inner = value_type.inner if isinstance(value_type, OptionalOf) else value_type
     described = inner.describe()
@@ -86,10 +83,6 @@ class KeySpec:
     default: str | None
     allowed: str
     description: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "editor": self.editor.to_json(), "default": self.default, "allowed": self.allowed,
-                "description": self.description}
 
 
 def key_specs(value_type: ValueType, language: str | None = None) -> tuple[KeySpec, ...]:

@@ -114,13 +114,17 @@ class VerifyRequest(TypedDict):
 
 StatusCode = Literal["effective", "pending_import", "pending_first_use", "already_read", "applied_live",
                      "may_be_latched", "no_longer_read", "option", "unset"]
-EditorKind = Literal["choice", "switch", "presence", "fraction", "number", "size", "text"]
+EditorKind = Literal["choice", "switch", "presence", "fraction", "number", "size", "text", "key_value"]
+# The choice an optional NPURunConfig keyword offers for "leave it to the framework" (presentation/editor.py).
+NONE_CHOICE = "None"
 ReadingCode = Literal["import", "first_use", "per_object", "every_call", "not_read", "option"]
 
 
 class VariableInfo(TypedDict):
     """A variable's state now: its value (secrets masked), status and why, the live API written out with this value
-    (or the default, then `live_example`), and whether it applies with the values chosen (and why not)."""
+    (or the default, then `live_example`), whether it applies with the values chosen (and why not), and for a
+    `key:value` config its keys as the kernel parsed the value (`keys`; null for any other variable, when unset, or
+    when the value does not parse), so the front end never splits it itself."""
 
     value: str | None
     status: StatusCode
@@ -129,6 +133,7 @@ class VariableInfo(TypedDict):
     live_example: bool
     applies: bool
     applies_reason: str | None
+    keys: dict[str, str] | None
 
 
 class UnitInfo(TypedDict):
@@ -136,8 +141,22 @@ class UnitInfo(TypedDict):
     bytes: int
 
 
+class KeyInfo(TypedDict):
+    """One key of a `key:value` config (PyTorch's allocator config): its own editor (a choice, a switch, a number or
+    text), the framework's value while the key is left out (`default`; null: off or unlimited), what it takes, in
+    words, and what it does, in the catalog's language."""
+
+    name: str
+    editor: EditorInfo
+    default: str | None
+    allowed: str
+    description: str
+
+
 class EditorInfo(TypedDict):
-    """How to edit a variable (presentation/editor.py): the same editor kind and bounds in every front end."""
+    """How to edit a variable (presentation/editor.py): the same editor kind and bounds in every front end. A
+    "key_value" editor has one typed editor per key (`keys`, in the config's order; empty for every other kind): a key
+    left at its default is left out of the joined value, which the kernel checks and sets as one value."""
 
     kind: EditorKind
     choices: list[str]
@@ -150,6 +169,7 @@ class EditorInfo(TypedDict):
     on: str | None
     off: str | None
     placeholder: str
+    keys: list[KeyInfo]
 
 
 class EntryInfo(TypedDict):
@@ -218,10 +238,16 @@ class StateReply(TypedDict):
 
 
 class ResultReply(TypedDict):
+    """A request succeeded: what it changed, the status that stands for the whole batch (of its changes', the one
+    furthest from taking effect now; null when nothing changed) and whether that status needs a restart of the kernel
+    (`Status.needs_restart`): decided in the kernel, the front end only says it."""
+
     v: int
     type: Literal["result"]
     reply_to: str
     changes: list[ChangeInfo]
+    status: StatusCode | None
+    restart: bool
 
 
 class ErrorReply(TypedDict):
@@ -270,6 +296,8 @@ class ProfileReply(TypedDict):
 
 
 VerifyArrival = Literal["at_start", "after_start", "missing"]
+# "ok": the worker holds the session's value; "missing": the session has a value the worker lacks; "differs": another.
+VerifyVerdict = Literal["ok", "differs", "missing"]
 VerifyNodeState = Literal["ok", "mismatch", "lost"]
 
 
@@ -277,13 +305,15 @@ class VerifyVariableInfo(TypedDict):
     """One variable on one node, as cluster.verify() found it: the session's value and what that node's workers hold
     (both null for a secret: the kernel compared it, and only `matches` says how that went), when it arrived in the
     worker ("at_start": in the environment the worker process started with, so a framework imported there reads it)
-    and the framework modules that worker had already imported."""
+    and the framework modules that worker had already imported. `verdict` is the kernel's one verdict (cluster/seen.py),
+    which every front end labels."""
 
     name: str
     secret: bool
     expected: str | None
     seen: str | None
     matches: bool
+    verdict: VerifyVerdict
     arrived: VerifyArrival
     imported_before: list[str]
 
@@ -309,9 +339,3 @@ class VerifyNotice(TypedDict):
     time: float
     ok: bool
     nodes: list[VerifyNodeInfo]
-
-
-# The messages each way, for the generated TypeScript unions.
-REQUESTS = (HelloRequest, SetRequest, UnsetRequest, RefreshRequest, MemoryRequest, HistoryRequest, ProfileRequest,
-            VerifyRequest)
-REPLIES = (CatalogReply, StateReply, ResultReply, ErrorReply, ChangedNotice, HistoryReply, ProfileReply)

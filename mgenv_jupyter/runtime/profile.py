@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..catalog.secrets import shown
 from ..errors import InvalidValueError
-from ..protocol import ProfileAction, ProfileItemInfo
+from ..protocol import ProfileAction
 from . import policy
 from .outcome import SetReport
 from .session import EnvSession
@@ -32,10 +32,6 @@ class ProfileItem:
     current: str | None
     action: Action
     reason: str | None = None
-
-    def to_json(self) -> ProfileItemInfo:
-        return {"name": self.name, "value": self.value, "current": self.current, "action": self.action,
-                "reason": self.reason}
 
 
 def review(session: EnvSession, profile: Mapping[str, str]) -> list[ProfileItem]:

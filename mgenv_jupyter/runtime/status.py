@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..catalog import Entry, ReadWhen
@@ -36,6 +37,25 @@ class Status(str, enum.Enum):
     def label(self) -> Text:
         """What every front end calls this status (the one bilingual table)."""
         return LABELS[self]
+
+    @property
+    def needs_restart(self) -> bool:
+        """The value reaches the framework only in a new kernel process: read at import, or fixed at a first use that
+        has happened (or maybe so). The one rule the report's remedies and every front end's "restart" follow."""
+        return self in (Status.ALREADY_READ, Status.MAY_BE_LATCHED)
+
+
+# Of a batch's statuses, the one that stands for the whole batch is the furthest from taking effect now.
+_FURTHEST = (Status.ALREADY_READ, Status.MAY_BE_LATCHED, Status.PENDING_IMPORT, Status.PENDING_FIRST_USE,
+             Status.APPLIED_LIVE, Status.EFFECTIVE)
+
+
+def furthest(statuses: Iterable[Status]) -> Status | None:
+    """The status standing for a batch of changes (a remedy's variables, a set request): of `statuses`, the one
+    furthest from taking effect now; any other status (no longer read, option, unset) only when there is nothing
+    else, the first of them; None for no statuses."""
+    found = list(statuses)
+    return next((status for status in _FURTHEST if status in found), found[0] if found else None)
 
 
 LABELS: dict[Status, Text] = {

@@ -6,8 +6,8 @@ Allocators read most of these once — at import, then fixed at the first alloca
 sizes outside `naive_best_fit`, a rule of the catalog) stay visible and editable, greyed with the reason.
 
 PyTorch, JAX and TensorFlow rows are the catalog's "GPU memory" variables of that framework. A `key:value` config
-(PyTorch's PYTORCH_ALLOC_CONF) gets one typed control per key, with the joined string shown; the session checks and
-applies it as one value.
+(PyTorch's PYTORCH_ALLOC_CONF) gets one typed control per key, with the joined string shown (the presentation layer's
+"key_value" editor, as in every front end); the session checks and applies it as one value.
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ import ipywidgets as widgets
 from ..catalog import Catalog, Entry
 from ..errors import InvalidValueError
 from ..markup import text_html
-from ..presentation import key_specs
-from ..runtime import EnvSession, session
+from ..runtime import session
 from ..text import Text, current_language
-from .editors import KeyValueEditor, key_value_editor
+from .editors import KeyValueEditor
 from .panel import EnvPanel
 from .rows import VariableRow
 
@@ -84,13 +83,6 @@ def allocator_entries(known: Catalog, framework: str) -> list[Entry]:
     return known.select(framework=framework, category=MEMORY_CATEGORY[framework])
 
 
-def _row(current: EnvSession, entry: Entry) -> VariableRow:
-    """A row for `entry`; a `key:value` config gets one control per key."""
-    if key_specs(entry.type):
-        return VariableRow(current, entry, key_value_editor(entry))
-    return VariableRow(current, entry)
-
-
 class AllocatorWidget(EnvPanel):
     """Allocator settings of one framework: `AllocatorWidget(framework="paddle" | "megengine" | "mxnet" | "torch" |
     "jax" | "tensorflow")`.
@@ -108,7 +100,7 @@ class AllocatorWidget(EnvPanel):
             raise InvalidValueError(f"unknown framework {framework!r}: use one of {', '.join(FRAMEWORKS)}")
         self.framework = framework
         current = session()
-        rows = [_row(current, entry) for entry in allocator_entries(current.catalog, framework)]
+        rows = [VariableRow(current, entry) for entry in allocator_entries(current.catalog, framework)]
         latching = widgets.HTML(text_html(LATCHING[framework].get(current_language())))
         latching.add_class("mgenv-intro")
         super().__init__(rows, [latching, *rows], TITLES[framework])

@@ -18,7 +18,7 @@ import ipywidgets as widgets
 
 from ..catalog import Entry
 from ..errors import InvalidValueError
-from ..presentation import EditorSpec, KeySpec, editor_spec, key_specs
+from ..presentation import EditorSpec, KeySpec, editor_spec
 from ..presentation.editor import NONE_CHOICE
 from ..text import Text
 
@@ -238,7 +238,7 @@ ALL_DEFAULT = Text("every key at its default (the variable is left unset)", "所
 
 class KeyValueEditor(Editor):
     """One typed control per key of a `key:value` config (PyTorch's allocator config), from the presentation layer's
-    `key_specs`: a checkbox, a number box, a dropdown or text. A key the user has not set is "default" and left out of
+    "key_value" spec (its `keys`): a checkbox, a number box, a dropdown or text. A key the user has not set is "default" and left out of
     the joined string, which is shown under the controls; `raw()` is that string (None when every key is default), so
     the session checks and applies it as one value.
 
@@ -247,7 +247,7 @@ class KeyValueEditor(Editor):
 
     def __init__(self, entry: Entry, spec: EditorSpec) -> None:
         super().__init__(entry, spec)
-        self.keys: tuple[KeySpec, ...] = key_specs(entry.type)
+        self.keys: tuple[KeySpec, ...] = spec.keys
         self.controls: dict[str, widgets.Widget] = {}
         self.is_set: dict[str, bool] = {key.name: False for key in self.keys}
         self.marks: dict[str, widgets.HTML] = {}
@@ -384,7 +384,7 @@ class KeyValueEditor(Editor):
 
 EDITORS: dict[str, type[Editor]] = {
     "choice": ChoiceEditor, "switch": SwitchEditor, "presence": PresenceEditor, "fraction": FractionEditor,
-    "number": NumberEditor, "size": SizeEditor, "text": TextEditor,
+    "number": NumberEditor, "size": SizeEditor, "text": TextEditor, "key_value": KeyValueEditor,
 }
 
 
@@ -396,6 +396,7 @@ def editor_for(entry: Entry) -> Editor:
 
 def key_value_editor(entry: Entry) -> KeyValueEditor:
     """The structured editor of a `key:value` config variable (PyTorch's allocator config): one control per key."""
-    if not key_specs(entry.type):
+    editor = editor_for(entry)
+    if not isinstance(editor, KeyValueEditor):
         raise InvalidValueError(f"{entry.name} is not a key:value config")
-    return KeyValueEditor(entry, editor_spec(entry))
+    return editor

@@ -29,7 +29,9 @@ def apply() -> dict:
 rows = widget.rows
 if framework == "torch":
     rows["OMP_NUM_THREADS"].editor.text.value = "1"
-    rows["PYTORCH_ALLOC_CONF"].editor.text.value = "expandable_segments:true, max_split_size_mb:128"
+    allocator = rows["PYTORCH_ALLOC_CONF"].editor  # key by key, as in every front end
+    allocator.controls["expandable_segments"].value = True
+    allocator.controls["max_split_size_mb"].value = 128
     result["before_import"] = apply()
     import torch
 

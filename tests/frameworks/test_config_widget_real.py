@@ -31,7 +31,7 @@ def test_torch_rows_reach_torch_before_import_and_apply_live_after():
     assert r["before_import"]["outcomes"] == {"PYTORCH_ALLOC_CONF": "pending_first_use",
                                               "OMP_NUM_THREADS": "pending_import"}
     assert r["threads_at_import"] == 1
-    # typed as "expandable_segments:true, max_split_size_mb:128": torch's allocator holds the normalised string
+    # edited key by key (expandable_segments on, max_split_size_mb 128): torch's allocator holds the joined string
     assert r["allocator_at_first_use"] == "expandable_segments:True,max_split_size_mb:128"
     assert r["after_import"]["outcomes"] == {"OMP_NUM_THREADS": "applied_live"} and r["threads_after"] == 2
     assert r["badges"] == {"PYTORCH_ALLOC_CONF": "effective", "OMP_NUM_THREADS": "applied live"}

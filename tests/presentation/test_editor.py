@@ -10,7 +10,6 @@ from mgenv_jupyter.presentation.editor import EditorSpec, editor_spec
 
 MiB, GiB, TiB = 1024**2, 1024**3, 1024**4
 
-
 def spec(name: str) -> EditorSpec:
     entry = catalog().get(name)
     assert entry is not None, name
@@ -74,13 +73,6 @@ def test_every_catalog_variable_gets_an_editor_whose_choices_its_type_accepts():
             assert entry.type.parse(editor.on).text == editor.on and entry.type.parse(editor.off).text == editor.off
 
 
-def test_the_json_form_carries_every_field_a_front_end_draws():
-    size = spec("FLAGS_initial_gpu_memory_in_mb").to_json()
-    assert size == {"kind": "size", "choices": [], "optional": False, "min": 0, "max": None, "integer": False,
-                    "unit_bytes": MiB, "units": [["MB", MiB], ["GB", GiB], ["TB", TiB]], "on": None, "off": None,
-                    "placeholder": ""}
-
-
 def test_a_key_value_config_gets_one_typed_control_per_key_in_its_order():
     from mgenv_jupyter.presentation.editor import key_specs
 
@@ -93,5 +85,12 @@ def test_a_key_value_config_gets_one_typed_control_per_key_in_its_order():
         == ("number", False)
     assert keys["backend"].editor.choices == ("native", "cudaMallocAsync") and keys["backend"].default == "native"
     assert keys["roundup_power2_divisions"].editor.kind == "text"
-    assert keys["expandable_segments"].to_json()["editor"]["kind"] == "switch"
     assert key_specs(catalog().get("FLAGS_allocator_strategy").type) == ()
+
+
+def test_a_key_value_config_is_edited_key_by_key_in_every_front_end():
+    """The kind is decided here, once: the widgets and the sidebar both get "key_value" with the keys above."""
+    for name in ("PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"):
+        conf = spec(name)
+        assert conf.kind == "key_value" and [key.name for key in conf.keys][:2] == ["backend", "expandable_segments"]
+    assert all(not spec(entry.name).keys for entry in catalog() if spec(entry.name).kind != "key_value")

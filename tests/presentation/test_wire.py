@@ -3,14 +3,59 @@
 from __future__ import annotations
 
 import re
+import warnings
+
+import pytest
+from framework_stand_ins import TorchGpu, install, torch_modules
 
 from mgenv_jupyter import protocol
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.presentation.wire import entry_info, framework_infos, variable_info
+from mgenv_jupyter.oom.causes import Cause, Finding
+from mgenv_jupyter.oom.recognise import OutOfMemory
+from mgenv_jupyter.oom.remedies import remedies
+from mgenv_jupyter.oom.state import DeviceFigures, MemoryState
+from mgenv_jupyter.presentation.wire import entry_info, framework_infos, result_reply, variable_info
+from mgenv_jupyter.text import Text
 
 from wire_check import check
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
+MiB, GiB, TiB = 1024**2, 1024**3, 1024**4
+
+
+def test_the_editor_the_sidebar_receives_carries_every_field_a_front_end_draws():
+    """The one JSON form of an editor (units as objects), as the sidebar receives it in the catalog."""
+    size = entry_info(catalog().get("FLAGS_initial_gpu_memory_in_mb"), "en")["editor"]
+    assert size == {"kind": "size", "choices": [], "optional": False, "min": 0, "max": None, "integer": False,
+                    "unit_bytes": MiB, "units": [{"name": "MB", "bytes": MiB}, {"name": "GB", "bytes": GiB},
+                                                 {"name": "TB", "bytes": TiB}], "on": None, "off": None,
+                    "placeholder": "", "keys": []}
+
+
+def test_a_key_value_configs_value_reaches_the_sidebar_with_its_keys_as_the_kernel_parsed_them(fresh_session):
+    fresh_session.set({"PYTORCH_ALLOC_CONF": "expandable_segments:true, roundup_power2_divisions:[256:1,512:2]"})
+    info = variable_info(fresh_session, "PYTORCH_ALLOC_CONF", "en")
+    check(info, protocol.VariableInfo)
+    assert info["keys"] == {"expandable_segments": "True", "roundup_power2_divisions": "[256:1,512:2]"}
+    assert variable_info(fresh_session, "FLAGS_allocator_strategy", "en")["keys"] is None  # not such a config
+    fresh_session.unset(["PYTORCH_ALLOC_CONF"])
+    assert variable_info(fresh_session, "PYTORCH_ALLOC_CONF", "en")["keys"] is None
+
+
+def test_a_key_value_config_reaches_the_sidebar_with_one_typed_editor_per_key_in_both_languages():
+    for language in ("en", "zh"):
+        editor = entry_info(catalog().get("PYTORCH_ALLOC_CONF"), language)["editor"]
+        check(editor, protocol.EditorInfo)
+        keys = {key["name"]: key for key in editor["keys"]}
+        assert editor["kind"] == "key_value" and list(keys)[:3] == ["backend", "expandable_segments",
+                                                                    "max_split_size_mb"]
+        assert keys["expandable_segments"]["editor"]["kind"] == "switch"
+        assert keys["expandable_segments"]["editor"]["on"] == "True"
+        assert (keys["max_split_size_mb"]["editor"]["kind"], keys["max_split_size_mb"]["editor"]["min"]) == ("number",
+                                                                                                           11)
+        assert keys["backend"]["editor"]["choices"] == ["native", "cudaMallocAsync"]
+        assert keys["backend"]["default"] == "native" and keys["max_split_size_mb"]["default"] is None
+        assert bool(CJK.search(keys["backend"]["description"])) == (language == "zh")
 
 
 def test_every_entry_in_both_languages_has_the_schemas_shape():
@@ -32,3 +77,24 @@ def test_a_variable_shows_its_live_call_with_the_value_in_effect(fresh_session):
     check(info, protocol.VariableInfo)
     assert info["live"] == "paddle.set_flags({'FLAGS_initial_gpu_memory_in_mb': 4096})" and not info["live_example"]
     assert info["applies"] is False and "auto_growth" in info["applies_reason"]
+
+
+@pytest.mark.parametrize("cuda_initialised, status, restart", [
+    (False, "pending_first_use", False), (True, "already_read", True)])
+def test_a_remedys_restart_verdict_and_the_kernels_answer_to_its_click_agree(request, monkeypatch, cuda_initialised,
+                                                                             status, restart):
+    """Decided once, in the kernel: the report's remedy says `restart`, and the "result" of the click that sets it
+    carries the same verdict and the status the sidebar then names (the labextension only labels them)."""
+    install(monkeypatch, torch_modules(TorchGpu(cuda_initialised=cuda_initialised)))
+    session = request.getfixturevalue("fresh_session")  # after the stand-in: the watcher sees torch as imported
+    event = OutOfMemory("torch", "gpu", "x.Error", "", 0, 2 * GiB)
+    state = MemoryState((DeviceFigures("gpu0", 0, 40 * GiB, 38 * GiB, 30 * GiB),
+                         DeviceFigures("gpu1", 1, 40 * GiB, 1 * GiB, 0)))
+    (move,) = remedies(event, [Finding(Cause.OTHER_PROCESS, 0.9, Text("", ""))], state, session)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reply = result_reply(session.set(list(move.assignments), source="oom_report"), "en", "request-1")
+    check(reply, protocol.ResultReply)
+    assert (reply["status"], reply["restart"]) == (status, restart) == (move.status.value, move.restart)
+    nothing = result_reply(None, "en", "request-2")
+    assert (nothing["status"], nothing["restart"], nothing["changes"]) == (None, False, [])

@@ -13,6 +13,7 @@ from mgenv_jupyter import protocol
 from mgenv_jupyter.catalog import ReadWhen
 from mgenv_jupyter.comm import RequestHandler
 from mgenv_jupyter.presentation.editor import EditorKind
+from mgenv_jupyter.protocol import messages as message_lists
 from mgenv_jupyter.protocol import sidebar
 from mgenv_jupyter.runtime.status import LABELS, Status
 
@@ -83,14 +84,14 @@ def literal_type(message: type) -> str:
 
 
 def test_each_request_and_reply_type_has_exactly_one_message_shape():
-    assert [literal_type(m) for m in sidebar.REQUESTS] == list(sidebar.REQUEST_TYPES)
-    assert [literal_type(m) for m in sidebar.REPLIES] == list(sidebar.REPLY_TYPES)
+    assert [literal_type(m) for m in message_lists.REQUESTS] == list(sidebar.REQUEST_TYPES)
+    assert [literal_type(m) for m in message_lists.REPLIES] == list(sidebar.REPLY_TYPES)
 
 
 def test_every_request_carries_the_version_and_an_id_and_every_answer_the_version():
-    for message in sidebar.REQUESTS:
+    for message in message_lists.REQUESTS:
         assert {"v": int, "id": str}.items() <= get_type_hints(message).items(), message.__name__
-    for message in sidebar.REPLIES:
+    for message in message_lists.REPLIES:
         hints = get_type_hints(message)
         assert hints["v"] is int and (message is sidebar.ChangedNotice or "reply_to" in hints), message.__name__
 

@@ -8,21 +8,21 @@
  * the user approved earlier is applied before any cell they run after the kernel (re)connects. A profile that is not
  * approved changes nothing in the kernel; asking the user is the follower's business.
  */
-import type { Kernel, KernelMessage } from '@jupyterlab/services';
+import type { Kernel, KernelMessage as KernelMessages } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import {
   COMM_TARGET,
   ErrorReply,
   HistoryReply,
+  KERNEL_MESSAGE_TYPES,
+  KernelMessage,
   MemoryMessage,
-  OomNotice,
   ProfileReply,
   PROTOCOL_VERSION,
-  Reply,
   Request,
-  ResultReply,
-  VerifyNotice
+  RequestBody,
+  ResultReply
 } from '../protocol';
 import { EnvModel } from './model';
 import { Profile } from './profile';
@@ -35,20 +35,19 @@ export const MEMORY_INTERVAL = 0.1;
 
 export type KernelLike = Pick<Kernel.IKernelConnection, 'requestExecute' | 'createComm' | 'iopubMessage'>;
 
-type RequestBody =
-  | { type: 'hello'; language: string }
-  | { type: 'set'; assignments: Record<string, string>; source: string; force: boolean; env_only: boolean }
-  | { type: 'unset'; names: string[]; source: string }
-  | { type: 'refresh' }
-  | { type: 'memory'; on: boolean; interval: number }
-  | { type: 'history'; before: number | null; limit: number }
-  | { type: 'profile'; profile: Profile; approve: boolean; apply: boolean }
-  | { type: 'verify' };
-
 export type Answer = ResultReply | ErrorReply | ProfileReply | HistoryReply;
 
-/** Everything the kernel sends over the sidebar's comm. */
-export type KernelMessageData = Reply | MemoryMessage | OomNotice | VerifyNotice;
+/** Everything the kernel sends over the sidebar's comm (the schema's union, generated from the Python protocol). */
+export type KernelMessageData = KernelMessage;
+
+/** Data from the comm that is shaped as one of the kernel's messages: an object whose `type` the schema knows. */
+export function isKernelMessage(data: unknown): data is KernelMessage {
+  if (typeof data !== 'object' || data === null || !('type' in data)) {
+    return false;
+  }
+  const { type } = data;
+  return typeof type === 'string' && (KERNEL_MESSAGE_TYPES as readonly string[]).includes(type);
+}
 
 /** The kernel's answer to the profile sent when the comm opened (its review, or why it could not review it). */
 export interface ProfileReviewed {
@@ -199,7 +198,7 @@ export class KernelClient {
   private _open(): void {
     const comm = this._kernel.createComm(COMM_TARGET);
     this._comm = comm;
-    comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => this.handle(msg.content.data as unknown as KernelMessageData);
+    comm.onMsg = (msg: KernelMessages.ICommMsgMsg) => this.handle(msg.content.data);
     comm.onClose = () => this._onClosed(comm);
     comm.open({});
     this._send(comm, { type: 'hello', language: this._language });
@@ -217,9 +216,9 @@ export class KernelClient {
     }
   }
 
-  /** One message from the kernel. Public so tests can drive the client without a kernel. */
-  handle(message: KernelMessageData): void {
-    if (this._disposed || typeof message !== 'object' || message === null) {
+  /** One message from the kernel (anything else is ignored). Public so tests can drive the client without a kernel. */
+  handle(message: unknown): void {
+    if (this._disposed || !isKernelMessage(message)) {
       return;
     }
     if (message.type === 'memory.batch' || message.type === 'memory.snapshot') {
@@ -253,11 +252,11 @@ export class KernelClient {
    * After every executed cell, ask for the state again: a cell may import a framework (which changes what each
    * variable's value means) or write os.environ directly, and neither is a change the kernel announces.
    */
-  private _onIopub(_: unknown, msg: KernelMessage.IIOPubMessage): void {
+  private _onIopub(_: unknown, msg: KernelMessages.IIOPubMessage): void {
     if (
       msg.header.msg_type === 'status' &&
-      (msg as KernelMessage.IStatusMsg).content.execution_state === 'idle' &&
-      (msg.parent_header as Partial<KernelMessage.IHeader>)?.msg_type === 'execute_request' &&
+      (msg as KernelMessages.IStatusMsg).content.execution_state === 'idle' &&
+      (msg.parent_header as Partial<KernelMessages.IHeader>)?.msg_type === 'execute_request' &&
       this._gotCatalog &&
       this._comm
     ) {
@@ -276,12 +275,12 @@ export class KernelClient {
 
   private _send(comm: Kernel.IComm, body: RequestBody): string {
     const id = `sidebar-${++counter}`;
-    const request = { v: PROTOCOL_VERSION, id, ...body } as Request;
-    comm.send(request as any);
+    const request: Request = { v: PROTOCOL_VERSION, id, ...body };
+    comm.send(request);
     return id;
   }
 
-  private _onLoaded(content: KernelMessage.IExecuteReplyMsg['content']): void {
+  private _onLoaded(content: KernelMessages.IExecuteReplyMsg['content']): void {
     if (this._disposed) {
       return;
     }

@@ -1,14 +1,14 @@
 /**
  * The input for each editor kind the kernel's presentation layer chose (EntryInfo.editor): a select, a checkbox, a
- * number with a slider, a number, a number with a unit, or text — the same kinds, choices, bounds and units the
- * magics and the ipywidgets use. The editor only shows the kernel's value and hands back what the user entered, as
+ * number with a slider, a number, a number with a unit, text, or one typed input per key of a `key:value` config —
+ * the same kinds, choices, bounds, units and keys the magics and the ipywidgets use. The editor only shows the kernel's value and hands back what the user entered, as
  * text the kernel takes ("5GB", "0.5", "naive_best_fit"); checking and normalising it is the kernel's job.
  *
  * Commits: Enter or leaving a typed field sends, a change of a select, checkbox or slider sends; `revert()` (the row
  * calls it on Escape) puts the kernel's value back. The input named after the variable (`input`) has exactly its
  * name as accessible name; the second input of a size is "<NAME> unit", of a fraction "<NAME> slider".
  */
-import { EditorInfo, EditorKind, EntryInfo } from '../protocol';
+import { EditorInfo, EditorKind, EntryInfo, KeyInfo, NONE_CHOICE } from '../protocol';
 import { el, option } from './dom';
 import { Translate } from './text';
 
@@ -17,14 +17,14 @@ export type Commit = (value: string | null) => void;
 
 type Control = HTMLInputElement | HTMLSelectElement;
 
-/** What an optional NPURunConfig keyword offers for "leave it to the framework" (presentation/editor.py). */
-export const NONE_CHOICE = 'None';
+export { NONE_CHOICE };
 
 export abstract class Editor {
   readonly entry: EntryInfo;
   readonly node: HTMLElement;
   private _commit: Commit;
   private _value: string | null = null; // the kernel's value
+  private _keys: Record<string, string> | null = null; // its keys, as the kernel parsed a key:value config
   private _shown: string | null = null; // what read() gave right after the kernel's value was shown
   private _sent: string | null | undefined = undefined; // what was sent, until the kernel answers
 
@@ -39,8 +39,8 @@ export abstract class Editor {
     return this.entry.editor.kind;
   }
 
-  /** The input whose accessible name is the variable's name. */
-  abstract get input(): Control;
+  /** The element whose accessible name is the variable's name: its input, or the group of a config's key inputs. */
+  abstract get input(): HTMLElement;
 
   /** Every input of this editor. */
   abstract get controls(): readonly Control[];
@@ -48,26 +48,35 @@ export abstract class Editor {
   /** What the inputs hold, as the kernel takes it; null means unset. */
   abstract read(): string | null;
 
-  /** Put `value` into the inputs; false when these inputs cannot show it (the kernel holds something odd). */
-  protected abstract _render(value: string | null): boolean;
+  /**
+   * Put `value` into the inputs (`keys`: a key:value config's keys as the kernel parsed them); false when these inputs
+   * cannot show it (the kernel holds something odd).
+   */
+  protected abstract _render(value: string | null, keys: Record<string, string> | null): boolean;
 
-  /** Show the kernel's value (null: not set); false when the inputs cannot show it. */
-  show(value: string | null): boolean {
+  /** Show the kernel's value (null: not set) and, for a key:value config, its parsed keys; false when it cannot. */
+  show(value: string | null, keys: Record<string, string> | null = null): boolean {
     this._value = value;
+    this._keys = keys;
     this._sent = undefined;
-    const shown = this._render(value);
+    const shown = this._render(value, keys);
     this._shown = this.read();
     return shown;
   }
 
   /** Put the kernel's value back (Escape, or a refused select or checkbox). */
   revert(): boolean {
-    return this.show(this._value);
+    return this.show(this._value, this._keys);
   }
 
   /** The kernel refused what was sent: it may be sent again once fixed. */
   refused(): void {
     this._sent = undefined;
+  }
+
+  /** A refused edit stays in the inputs to be fixed (typed fields); a select or checkbox shows the kernel's again. */
+  get keepsRefusedEdit(): boolean {
+    return this.input instanceof HTMLInputElement && this.input.type !== 'checkbox';
   }
 
   /** The inputs hold something other than the kernel's value. */
@@ -397,8 +406,194 @@ class TextEditor extends Editor {
   }
 }
 
+/**
+ * A `key:value` config (PyTorch's allocator config) key by key, as the widget draws it: each key its own typed input
+ * (a select, a checkbox, a number or text, from the kernel's `keys`), a key left out shows the framework's default
+ * beside it and ↺ leaves a given key out again; the joined value is shown under the keys and is what is sent, as one
+ * value the kernel checks and sets. The kernel's value is shown from the keys it parsed (VariableInfo.keys).
+ */
+class KeyValueEditor extends Editor {
+  private _t: Translate;
+  private _group = el('div', 'mgenv-sb-keys');
+  private _joined = el('div', 'mgenv-sb-joined');
+  private _inputs = new Map<string, Control>();
+  private _marks = new Map<string, HTMLElement>();
+  private _resets = new Map<string, HTMLButtonElement>();
+  private _given = new Map<string, boolean>();
+
+  constructor(entry: EntryInfo, commit: Commit, t: Translate) {
+    super(entry, commit);
+    this._t = t;
+    this._group.setAttribute('role', 'group');
+    this._group.setAttribute('aria-label', entry.name);
+    for (const key of entry.editor.keys) {
+      const line = el('div', 'mgenv-sb-key');
+      line.dataset.key = key.name;
+      const name = el('code', 'mgenv-sb-key-name');
+      name.textContent = key.name;
+      name.title = key.description;
+      const input = this._control(key);
+      input.setAttribute('aria-label', `${entry.name} ${key.name}`);
+      input.title = `${key.description} (${key.allowed})`;
+      const reset = el('button', 'jp-Button jp-mod-minimal jp-mod-small mgenv-sb-key-reset') as HTMLButtonElement;
+      reset.type = 'button';
+      reset.textContent = '↺';
+      reset.title = t('keyReset', key.name);
+      reset.setAttribute('aria-label', t('keyReset', `${entry.name} ${key.name}`));
+      reset.addEventListener('click', () => {
+        this._given.set(key.name, false);
+        this._put(key, null);
+        this._after(true);
+      });
+      const mark = el('span', 'mgenv-sb-key-mark');
+      mark.textContent = key.default !== null ? t('defaultIs', key.default) : t('keyDefaultUnset');
+      this._inputs.set(key.name, input);
+      this._marks.set(key.name, mark);
+      this._resets.set(key.name, reset);
+      const box = key.editor.kind === 'choice' ? selectBox(input as HTMLSelectElement) : input;
+      line.append(name, box, reset, mark);
+      this._group.append(line);
+    }
+    this.node.append(this._group, this._joined);
+  }
+
+  get input(): HTMLElement {
+    return this._group;
+  }
+
+  get controls(): readonly Control[] {
+    return [...this._inputs.values()];
+  }
+
+  get keepsRefusedEdit(): boolean {
+    return true;
+  }
+
+  setEnabled(enabled: boolean): void {
+    super.setEnabled(enabled);
+    for (const reset of this._resets.values()) {
+      reset.disabled = !enabled;
+    }
+  }
+
+  /** The keys given, in the config's order, joined as the kernel takes them; null when every key is left out. */
+  read(): string | null {
+    const parts = this.entry.editor.keys.flatMap(key => {
+      const text = this._given.get(key.name) ? this._keyText(key) : null;
+      return text === null ? [] : [`${key.name}:${text}`];
+    });
+    return parts.length ? parts.join(',') : null;
+  }
+
+  /** The kernel's value from the keys it parsed; false for a value it sent no keys for (it does not parse). */
+  protected _render(value: string | null, keys: Record<string, string> | null): boolean {
+    const given = value === null ? {} : keys;
+    for (const key of this.entry.editor.keys) {
+      const text = given?.[key.name] ?? null;
+      this._given.set(key.name, text !== null);
+      this._put(key, text);
+    }
+    this._after(false);
+    return value === null || keys !== null;
+  }
+
+  private _control(key: KeyInfo): Control {
+    const { kind, choices, min, max, integer, on } = key.editor;
+    let control: Control;
+    if (kind === 'choice') {
+      const select = styled<HTMLSelectElement>('select');
+      select.append(...choices.map(choice => option(choice)));
+      select.addEventListener('change', () => this._edited(key));
+      control = select;
+    } else if (kind === 'switch') {
+      const box = styled<HTMLInputElement>('input');
+      box.type = 'checkbox';
+      box.value = on ?? '';
+      box.addEventListener('change', () => this._edited(key));
+      control = box;
+    } else {
+      const input = styled<HTMLInputElement>('input', kind === 'number' ? 'mgenv-sb-number' : 'mgenv-sb-text');
+      input.type = kind === 'number' ? 'number' : 'text';
+      if (kind === 'number') {
+        setBound(input, 'min', min);
+        setBound(input, 'max', max);
+        input.step = integer ? '1' : 'any';
+      } else {
+        input.spellcheck = false;
+      }
+      input.placeholder = key.default ?? key.editor.placeholder;
+      input.addEventListener('keydown', event => {
+        if (event.key === 'Enter') {
+          event.preventDefault();
+          this._edited(key);
+        }
+      });
+      input.addEventListener('change', () => this._edited(key));
+      control = input;
+    }
+    return control;
+  }
+
+  /** A key's input changed: the key is given (an empty field leaves it out again), and the joined value is sent. */
+  private _edited(key: KeyInfo): void {
+    const input = this._inputs.get(key.name);
+    const typed = input instanceof HTMLInputElement && input.type !== 'checkbox' ? input.value.trim() : null;
+    this._given.set(key.name, typed !== '');
+    this._after(true);
+  }
+
+  /** Show `text` in the key's input; null: the framework's default. */
+  private _put(key: KeyInfo, text: string | null): void {
+    const input = this._inputs.get(key.name);
+    if (input instanceof HTMLSelectElement) {
+      const wanted = text ?? key.default ?? key.editor.choices[0] ?? '';
+      if (![...input.options].some(o => o.value === wanted)) {
+        input.append(option(wanted)); // a value set elsewhere, outside the choices: shown as it is
+      }
+      input.value = wanted;
+    } else if (input instanceof HTMLInputElement && input.type === 'checkbox') {
+      input.checked = (text ?? key.default) === key.editor.on;
+    } else if (input) {
+      input.value = text ?? '';
+    }
+  }
+
+  private _keyText(key: KeyInfo): string | null {
+    const input = this._inputs.get(key.name);
+    if (input instanceof HTMLInputElement && input.type === 'checkbox') {
+      return input.checked ? key.editor.on : key.editor.off;
+    }
+    const text = input?.value.trim() ?? '';
+    return text === '' ? null : text;
+  }
+
+  /** Marks and the joined line follow the keys; `send`: the user changed a key. */
+  private _after(send: boolean): void {
+    for (const key of this.entry.editor.keys) {
+      const given = this._given.get(key.name) ?? false;
+      this._marks.get(key.name)!.hidden = given;
+      this._resets.get(key.name)!.hidden = !given;
+    }
+    const joined = this.read();
+    this._joined.replaceChildren();
+    if (joined === null) {
+      this._joined.textContent = this._t('keyAllDefault');
+    } else {
+      const [before, after] = this._t('keyJoined', '\u0000').split('\u0000');
+      const code = el('code', '');
+      code.textContent = joined;
+      this._joined.append(before ?? '', code, after ?? '');
+    }
+    if (send) {
+      this._send();
+    }
+  }
+}
+
 export function editorFor(entry: EntryInfo, commit: Commit, t: Translate): Editor {
   switch (entry.editor.kind) {
+    case 'key_value':
+      return new KeyValueEditor(entry, commit, t);
     case 'choice':
       return new ChoiceEditor(entry, commit, t);
     case 'switch':

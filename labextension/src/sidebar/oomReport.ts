@@ -13,17 +13,12 @@ import type { NotebookPanel } from '@jupyterlab/notebook';
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
-import { OOM_MIME, OOM_VERSION, OomRemedyInfo, OomReportData, StatusCode } from '../protocol';
+import { OOM_MIME, OOM_VERSION, OomRemedyInfo, OomReportData } from '../protocol';
 import { Answer } from './client';
 import { el } from './dom';
 import { ChartLike, timelineView } from './oomTimeline';
 import { badgeFor } from './badges';
 import { Language, Translate } from './text';
-
-/** Statuses after which a value set now reaches the framework only in a new kernel process. */
-const NEEDS_RESTART: ReadonlySet<StatusCode> = new Set<StatusCode>(['already_read', 'may_be_latched']);
-/** Statuses of a change the framework already uses; any other (pending import or first use) is the one to say. */
-const LIVE_NOW: ReadonlySet<StatusCode> = new Set<StatusCode>(['applied_live', 'effective']);
 
 export interface OomReportOptions {
   t: Translate;
@@ -204,15 +199,15 @@ async function applyRemedy(
     button.disabled = false;
     return;
   }
-  const restart = remedy.restart || answer.changes.some(change => NEEDS_RESTART.has(change.outcome));
+  // The kernel's verdicts, labelled: the report's (made before the click) or the answer's says a restart is needed;
+  // otherwise the answer's status for the whole batch ("applied live", "takes effect at first use"...), in the
+  // report's language from the schema's one table; never "applies now" for a change that waits for a first use.
+  const restart = remedy.restart || answer.restart;
   outcome.dataset.state = restart ? 'restart' : 'applied';
   const said = el('span', 'mgenv-oom-said');
-  // Not a restart: say what the kernel says of the change ("applied live", "takes effect at first use"...), in the
-  // report's language, from the schema's one table; never "applies now" for a change that waits for a first use.
-  const furthest = answer.changes.find(change => !LIVE_NOW.has(change.outcome)) ?? answer.changes[0];
   said.textContent = restart
     ? t('oomSetRestart')
-    : t('oomSetWhen', furthest ? badgeFor(furthest.outcome, options.language ?? 'en').label : remedy.when);
+    : t('oomSetWhen', answer.status ? badgeFor(answer.status, options.language ?? 'en').label : remedy.when);
   outcome.append(said);
   button.textContent = t('oomApplied');
   if (restart && options.restart) {

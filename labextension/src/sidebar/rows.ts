@@ -125,7 +125,7 @@ export class VariableRow {
     this._refused = false;
     this._setInvalid(null);
     const value = this._info?.value ?? null;
-    const shown = this.editor.show(value);
+    const shown = this.editor.show(value, this._info?.keys ?? null);
     // An editor that cannot hold the value (text in a number box) still says what the kernel has.
     this._odd.textContent = shown || value === null ? '' : this._t('now', value);
     this._odd.hidden = shown || value === null;
@@ -134,7 +134,7 @@ export class VariableRow {
   /** The kernel refused the edit: a typed value stays so it can be fixed, and the kernel's reason is shown under it. */
   markInvalid(message: string): void {
     this.editor.refused();
-    if (!(this.editor.input instanceof HTMLInputElement) || this.editor.input.type === 'checkbox') {
+    if (!this.editor.keepsRefusedEdit) {
       this.editor.revert();
     }
     this._setInvalid(message);

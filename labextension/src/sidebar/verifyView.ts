@@ -8,7 +8,7 @@
  *
  * Plain DOM built with textContent, a block of the variables section (ConfigView), hidden until a result exists.
  */
-import { VerifyNodeInfo, VerifyNodeState, VerifyNotice, VerifyVariableInfo } from '../protocol';
+import { VerifyNodeInfo, VerifyNodeState, VerifyNotice, VerifyVariableInfo, VerifyVerdict } from '../protocol';
 import { Answer } from './client';
 import { code, el } from './dom';
 import { breakableName } from './rows';
@@ -18,6 +18,11 @@ import { TextKey, Translate } from './text';
 export const SHOWN_VALUE = 80;
 
 const STATE_WORD: Record<VerifyNodeState, TextKey> = { ok: 'verifyOk', mismatch: 'verifyMismatch', lost: 'verifyLost' };
+const VERDICT_WORD: Record<VerifyVerdict, TextKey> = {
+  ok: 'verifyMatches',
+  differs: 'verifyDiffers',
+  missing: 'verifyMissing'
+};
 
 export interface NodeCounts {
   nodes: number;
@@ -142,12 +147,8 @@ export class VerifyView {
     const name = el('code', 'mgenv-sb-verify-name');
     name.append(...breakableName(info.name)); // long names break after an underscore, as in the rows
     const verdict = el('span', `mgenv-sb-verify-verdict mgenv-sb-verify-${info.matches ? 'ok' : 'differs'}`);
-    // The same three words as the node's counts: a variable its workers lack is "missing", not "differs".
-    verdict.textContent = info.matches
-      ? t('verifyMatches')
-      : info.arrived === 'missing'
-        ? t('verifyMissing')
-        : t('verifyDiffers');
+    // The kernel's verdict (cluster/seen.py), labelled with the same three words as the node's counts.
+    verdict.textContent = t(VERDICT_WORD[info.verdict] ?? 'verifyDiffers');
     head.append(name, verdict);
     item.append(head);
     if (info.secret) {
