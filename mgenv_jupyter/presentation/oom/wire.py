@@ -1,0 +1,31 @@
+"""The report as the labextension's renderer receives it (protocol/oom.py, under OOM_MIME): the same words as the
+text, the timeline as the chart's snapshot, the remedies as data so each can be a button."""
+
+from __future__ import annotations
+
+from ...protocol.oom import OOM_VERSION, OomRemedyInfo, OomReportData, OomTimeline
+from ..freeing import offer_info, report_holders, report_offer
+from .text import OomText
+from .timeline import timeline_chart, timeline_title
+from .words import NO_REMEDY, REMEDIES
+
+
+def oom_data(view: OomText) -> OomReportData:
+    """The report for the labextension's renderer (protocol/oom.py): the same words as the text, the remedies as
+    data so each can be a button."""
+    remedies: list[OomRemedyInfo] = [
+        {"cause": r.cause.value, "assignments": [[name, value] for name, value in r.assignments],
+         "envset": r.envset, "restart": r.restart, "when": view.when(r),
+         "why": r.why.get(view.lang), "caveat": r.caveat.get(view.lang) if r.caveat is not None else None}
+        for r in view.report.remedies]
+    sections = [lines for lines in (view.verdict_lines(), view.number_lines(), view.process_lines()) if lines]
+    timeline: OomTimeline = {"title": timeline_title(view), "chart": timeline_chart(view),
+                             "lines": [line.strip() for line in view.timeline_lines(sparklines=False)]}
+    return {"v": OOM_VERSION, "language": view.lang, "headline": view.headline(), "sections": sections,
+            "timeline": timeline,
+            "remedies": remedies, "remedies_title": REMEDIES.get(view.lang),
+            "no_remedy": None if remedies else NO_REMEDY.get(view.lang),
+            "footer": view.footer(),
+            "free": offer_info(free, view.lang) if (free := report_offer(view.report)) else None,
+            "holders": report_holders(view.lang).data()}
+
