@@ -155,10 +155,6 @@ class FakeNvml:
                 _installed.remove(self)
             self._initialized = 0
 
-    @property
-    def is_installed(self) -> bool:
-        return self._saved is not None
-
     def __enter__(self) -> FakeNvml:
         return self.install()
 

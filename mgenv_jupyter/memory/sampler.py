@@ -63,9 +63,6 @@ class Subscription:
         if not self.closed:
             self.closed = True
             self._sampler._remove(self)
-
-    def __call__(self) -> None:  # the unsubscribe function of earlier versions
-        self.close()
 # Once a second: ask idle sources (framework not imported, host fallback unused) whether they still are, and redraw
 # the overlays (they read the session and the frameworks).
 _HOUSEKEEPING_SECONDS = 1.0
@@ -215,12 +212,6 @@ class Sampler:
         if self.on_demand:
             self.start()
         return subscription
-
-    def unsubscribe(self, callback: Subscriber) -> None:
-        with self._lock:
-            chosen = [s for s in self._subscriptions if s.callback is callback]
-        for subscription in chosen:
-            subscription.close()
 
     @property
     def subscriptions(self) -> list[Subscription]:

@@ -4,7 +4,6 @@ sqrt sampling — set before `import megengine` through the environment, and liv
 from __future__ import annotations
 
 import html
-import importlib
 from collections.abc import Callable
 
 import ipywidgets as widgets
@@ -52,10 +51,12 @@ TOO_LARGE = Text(
 
 
 def _memory_gpu_total() -> int | None:
-    """The GPU total from the memory package, once it offers `gpu_total_bytes()`; None until then or on failure."""
+    """The first visible GPU's total, as the memory sources read it (`memory.sources.gpu_total_bytes`); None without a
+    GPU or on failure."""
     try:
-        provider = getattr(importlib.import_module("mgenv_jupyter.memory"), "gpu_total_bytes", None)
-        total = provider() if callable(provider) else None
+        from ..memory import sources  # on first use: NVML's binding loads only when a threshold is shown as a share
+
+        total = sources.gpu_total_bytes()
         return int(total) if total is not None else None
     except Exception:  # a missing or failing memory source must not break the editor
         return None

@@ -130,10 +130,10 @@ def test_a_raising_subscriber_does_not_stop_the_others(sampler):
 
 def test_unsubscribe_stops_the_batches(sampler):
     received = []
-    unsubscribe = sampler.subscribe(received.append)
+    subscription = sampler.subscribe(received.append)
     sampler.sample_once()
     sampler.flush()
-    unsubscribe()
+    subscription.close()
     sampler.sample_once()
     sampler.flush()
     assert len(received) == 1

@@ -46,13 +46,13 @@ def test_dtr_threshold_near_or_above_the_gpu_is_flagged(ip, closing, set_size):
 
 
 def test_dtr_gpu_total_comes_from_the_memory_package_when_not_given(ip, closing, monkeypatch, set_size):
-    memory = importlib.import_module("mgenv_jupyter.memory")
-    monkeypatch.setattr(memory, "gpu_total_bytes", lambda: None, raising=False)
+    sources = importlib.import_module("mgenv_jupyter.memory.sources")
+    monkeypatch.setattr(sources, "gpu_total_bytes", lambda: None)
     unknown = DTRWidget()
     closing(unknown)
     set_size(unknown, THRESHOLD, 1, "GB")
     assert "gpu_total_bytes" in unknown.share.value and unknown.gpu_total() is None
-    monkeypatch.setattr(memory, "gpu_total_bytes", lambda: 4 * GiB)
+    monkeypatch.setattr(sources, "gpu_total_bytes", lambda: 4 * GiB)
     known = DTRWidget()
     closing(known)
     set_size(known, THRESHOLD, 1, "GB")
