@@ -19,6 +19,7 @@ from .oom import report as oom_report
 from .oom.report import OomReport
 from .presentation import wire
 from .protocol import PROTOCOL_VERSION, REQUEST_TYPES, SIDEBAR_SOURCES, checked_interval
+from .protocol.freeing import FreedReply
 from .protocol.messages import KernelMessage, Reply
 from .runtime import EnvSession, SetReport, profile
 from .runtime.profile_trust import ProfileTrust
@@ -160,6 +161,17 @@ class RequestHandler:
         except Exception as exc:  # Ray's own failure (the cluster went away): say so instead of "internal error"
             raise BadRequest(f"verify() failed: {type(exc).__name__}: {exc}"[:500]) from exc
         return [wire.result_reply(None, self.language, request_id)]
+
+    def _on_free(self, data: dict[str, Any], request_id: str) -> list[Reply]:
+        """Give back what the failed cell holds (the report's "Free what the failed cell holds"): what to clear is the
+        kernel's own decision (oom/free.py); the request says only whether the output cache goes too."""
+        outputs = _field(data, "outputs", bool, False)
+        from .oom.free import free
+        from .presentation.freeing import FreeView
+
+        reply: FreedReply = {"v": PROTOCOL_VERSION, "type": "freed", "reply_to": request_id,
+                             "result": FreeView(free(outputs=outputs), self.language).data()}
+        return [reply]
 
     def _on_refresh(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         return [wire.state_reply(self.env, self.language, request_id, STATE_HISTORY)]

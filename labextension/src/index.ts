@@ -15,12 +15,13 @@ import { addSidebarCommands, COMMAND_IDS } from './sidebar/commands';
 import { addGpuSection } from './sidebar/gpuSection';
 import { sidebarIcon } from './sidebar/icon';
 import { SidebarPanel } from './sidebar/panel';
+import { freeRendererFactory } from './sidebar/freeOffer';
 import { oomRendererFactory } from './sidebar/oomReport';
 import { askToApplyProfile } from './sidebar/profileDialog';
 import { askToRestart } from './sidebar/restartDialog';
 import { SidebarSettings } from './sidebar/settings';
 import { catalogLanguage, DOMAIN, translate } from './sidebar/text';
-import { OOM_MIME } from './protocol';
+import { FREE_MIME, OOM_MIME } from './protocol';
 
 const PLUGIN_ID = 'mgenv-jupyter:sidebar';
 
@@ -65,12 +66,16 @@ const plugin: JupyterFrontEndPlugin<void> = {
       t,
       notebookOf: node => notebooks.find(notebook => notebook.node.contains(node)) ?? null,
       apply: (notebook, assignments) => panel.follower.applyRemedy(notebook, assignments),
-      restart: () => app.commands.execute(COMMAND_IDS.restart)
+      restart: () => app.commands.execute(COMMAND_IDS.restart),
+      free: notebook => panel.follower.free(notebook)
     });
     const addRenderer = (notebook: NotebookPanel): void => {
       const registry = notebook.content.rendermime;
       if (!registry.getFactory(OOM_MIME)) {
         registry.addFactory(oom, oom.defaultRank);
+      }
+      if (!registry.getFactory(FREE_MIME)) {
+        registry.addFactory(freeRendererFactory, freeRendererFactory.defaultRank);
       }
     };
     notebooks.forEach(addRenderer);

@@ -385,6 +385,22 @@ export type HoldersData = {
   notes: string[];
 };
 
+/** Front end → kernel, over the sidebar's comm: give back what the failed cell holds (the report's "Free what the failed cell holds"); `outputs` also clears the output cache. Answered by "freed", or "error". */
+export type FreeRequest = {
+  v: number;
+  id: string;
+  type: 'free';
+  outputs: boolean;
+};
+
+/** Kernel → front end: what the free did, with the memory before and after, in the sidebar's language. */
+export type FreedReply = {
+  v: number;
+  type: 'freed';
+  reply_to: string;
+  result: FreeResultData;
+};
+
 /** One remedy: the catalog variables it sets (name, value) in order, the `%envset` line that does the same, whether the kernel needs a restart for it to take effect, and its reason and caveat in the report's language. */
 export type OomRemedyInfo = {
   cause: string;
@@ -403,8 +419,25 @@ export type OomTimeline = {
   lines: string[];
 };
 
+/** The report's first remedy when the kernel decides it applies: "Free what the failed cell holds" (its title, why, the magic that does the same, the button's label and what it leaves alone, in the report's language). A click sends the comm's "free" request; the answer is a `FreeResultData` (protocol/freeing.py). */
+export type OomFreeOffer = {
+  title: string;
+  why: string;
+  magic: string;
+  button: string;
+  note: string;
+};
+
+/** Parts a report made before they existed lacks: the free offer (null: nothing to give back) and what holds memory now, by name. */
+export type OomReportParts = {
+  free?: OomFreeOffer | null;
+  holders?: HoldersData;
+};
+
 /** The report in the report's language: the headline, the lines of the verdict, numbers and other processes (`sections`, each a title line then its lines), the timeline, the remedies best first (or `no_remedy`), the footer. */
 export type OomReportData = {
+  free?: OomFreeOffer | null;
+  holders?: HoldersData;
   v: number;
   language: string;
   headline: string;
@@ -481,12 +514,12 @@ export type GpuServerView = {
   read_at: number;
 };
 
-export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest;
+export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest;
 
 /** A request as the front end writes it; the client adds `v` and `id` as it sends it. */
 export type RequestBody<R extends Request = Request> = R extends Request ? Omit<R, 'v' | 'id'> : never;
 
-export type Reply = CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply;
+export type Reply = CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply | FreedReply;
 
 export type Notice = ChangedNotice | OomNotice | VerifyNotice;
 
@@ -501,10 +534,12 @@ export const MIN_INTERVAL = 0.01;
 export const MAX_INTERVAL = 60;
 export const OOM_MIME = 'application/vnd.mgenv-jupyter.oom+json';
 export const OOM_VERSION = 2;
+export const FREE_MIME = 'application/vnd.mgenv-jupyter.free+json';
+export const FREE_VERSION = 1;
 /** The choice an optional NPURunConfig keyword offers for "leave it to the framework". */
 export const NONE_CHOICE = 'None';
 /** The `type` of every message the kernel sends over the sidebar's comm (the client ignores any other). */
-export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = ['catalog', 'state', 'result', 'error', 'changed', 'history', 'profile', 'oom', 'verify', 'memory.batch', 'memory.snapshot'];
+export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = ['catalog', 'state', 'result', 'error', 'changed', 'history', 'profile', 'freed', 'oom', 'verify', 'memory.batch', 'memory.snapshot'];
 export const GPUS_PATH = 'mgenv-jupyter/gpus';
 export const GPUS_VERSION = 1;
 /** What every front end calls each status, in English and Chinese (Status.label). */

@@ -6,7 +6,7 @@ lays them out and decides nothing.
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Literal, TypedDict
 
 FREE_MIME = "application/vnd.mgenv-jupyter.free+json"
 FREE_VERSION = 1
@@ -56,3 +56,22 @@ class HoldersData(TypedDict):
     rows: list[HolderInfo]
     empty: str | None
     notes: list[str]
+
+
+class FreeRequest(TypedDict):
+    """Front end → kernel, over the sidebar's comm: give back what the failed cell holds (the report's "Free what the
+    failed cell holds"); `outputs` also clears the output cache. Answered by "freed", or "error"."""
+
+    v: int
+    id: str
+    type: Literal["free"]
+    outputs: bool
+
+
+class FreedReply(TypedDict):
+    """Kernel → front end: what the free did, with the memory before and after, in the sidebar's language."""
+
+    v: int
+    type: Literal["freed"]
+    reply_to: str
+    result: FreeResultData

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import get_args, get_type_hints
 
+from .freeing import FreedReply, FreeRequest
 from .memory import Batch, Snapshot
 from .oom import OomNotice
 from .sidebar import (
@@ -30,12 +31,13 @@ from .sidebar import (
 )
 
 REQUESTS = (HelloRequest, SetRequest, UnsetRequest, RefreshRequest, MemoryRequest, HistoryRequest, ProfileRequest,
-            VerifyRequest)
-REPLIES = (CatalogReply, StateReply, ResultReply, ErrorReply, ChangedNotice, HistoryReply, ProfileReply)
+            VerifyRequest, FreeRequest)
+REPLIES = (CatalogReply, StateReply, ResultReply, ErrorReply, ChangedNotice, HistoryReply, ProfileReply, FreedReply)
 NOTICES = (ChangedNotice, OomNotice, VerifyNotice)
 MEMORY = (Batch, Snapshot)
 
-Reply = CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply
+Reply = (CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply
+         | FreedReply)
 Notice = ChangedNotice | OomNotice | VerifyNotice
 # Everything the kernel sends over the comm.
 KernelMessage = Reply | OomNotice | VerifyNotice | Batch | Snapshot

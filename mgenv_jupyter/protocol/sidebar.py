@@ -16,6 +16,9 @@ Front end → kernel:
                                                                      → "profile" (and "changed" if applied)
     {"v": 1, "id": "…", "type": "verify"}    → runs cluster.verify() when Ray is initialised in the kernel: "result",
                                                then a "verify" notice to every sidebar (else "error", saying why)
+    {"v": 1, "id": "…", "type": "free", "outputs": false}
+                                             → gives back what the failed cell holds (protocol/freeing.py): "freed",
+                                               with the memory before and after
 
 Kernel → front end:
     "catalog"  every entry (EntryInfo: description, editor, details) in the requested language, and the frameworks
@@ -41,8 +44,8 @@ from typing import Literal, TypedDict
 PROTOCOL_VERSION = 1
 COMM_TARGET = "mgenv_jupyter"
 
-REQUEST_TYPES = ("hello", "set", "unset", "refresh", "memory", "history", "profile", "verify")
-REPLY_TYPES = ("catalog", "state", "result", "error", "changed", "history", "profile")
+REQUEST_TYPES = ("hello", "set", "unset", "refresh", "memory", "history", "profile", "verify", "free")
+REPLY_TYPES = ("catalog", "state", "result", "error", "changed", "history", "profile", "freed")
 # A notebook profile is applied only through a "profile" request, after the user approved that exact profile.
 # "oom_report": a click on a remedy of an out-of-memory report (protocol/oom.py), sent by the same front end.
 SIDEBAR_SOURCES = ("sidebar", "oom_report")

@@ -113,6 +113,8 @@ def _constants() -> str:
         f"export const MAX_INTERVAL = {memory.MAX_INTERVAL:g};",
         f"export const OOM_MIME = {json.dumps(oom.OOM_MIME)};".replace('"', "'"),
         f"export const OOM_VERSION = {oom.OOM_VERSION};",
+        f"export const FREE_MIME = {json.dumps(freeing.FREE_MIME)};".replace('"', "'"),
+        f"export const FREE_VERSION = {freeing.FREE_VERSION};",
         "/** The choice an optional NPURunConfig keyword offers for \"leave it to the framework\". */",
         f"export const NONE_CHOICE = {_text(sidebar.NONE_CHOICE)};",
         "/** The `type` of every message the kernel sends over the sidebar's comm (the client ignores any other). */",

@@ -14,6 +14,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 import {
   COMM_TARGET,
   ErrorReply,
+  FreedReply,
   HistoryReply,
   KERNEL_MESSAGE_TYPES,
   KernelMessage,
@@ -35,7 +36,7 @@ export const MEMORY_INTERVAL = 0.1;
 
 export type KernelLike = Pick<Kernel.IKernelConnection, 'requestExecute' | 'createComm' | 'iopubMessage'>;
 
-export type Answer = ResultReply | ErrorReply | ProfileReply | HistoryReply;
+export type Answer = ResultReply | ErrorReply | ProfileReply | HistoryReply | FreedReply;
 
 /** Everything the kernel sends over the sidebar's comm (the schema's union, generated from the Python protocol). */
 export type KernelMessageData = KernelMessage;
@@ -142,6 +143,14 @@ export class KernelClient {
     return this._request({ type: 'verify' });
   }
 
+  /**
+   * Ask the kernel to give back what the failed cell holds (the report's "Free what the failed cell holds"): it
+   * decides what to clear and answers "freed" with the memory before and after; `outputs` clears the output cache too.
+   */
+  free(outputs = false): Promise<Answer> {
+    return this._request({ type: 'free', outputs });
+  }
+
   refresh(): void {
     void this._request({ type: 'refresh' });
   }
@@ -238,7 +247,7 @@ export class KernelClient {
     }
     this._model.receive(message);
     const answers = message.type === 'result' || message.type === 'error' || message.type === 'profile' ||
-      message.type === 'history';
+      message.type === 'history' || message.type === 'freed';
     if (answers && message.reply_to) {
       const resolve = this._pending.get(message.reply_to);
       if (resolve) {

@@ -158,6 +158,17 @@ export class NotebookFollower {
     return answer;
   }
 
+  /** Give back what the failed cell holds in `panel`'s kernel (null: not the followed notebook, or no kernel). */
+  async free(panel: NotebookPanel): Promise<Answer | null> {
+    if (panel !== this._panel || panel.isDisposed) {
+      return null;
+    }
+    if (!this._client && this._kernel && !this._kernel.isDisposed) {
+      this._connect(this._kernel);
+    }
+    return this._client ? this._client.free() : null;
+  }
+
   /** A remedy clicked in the panel's copy of the last out-of-memory report: for the followed notebook. */
   applyRemedyToFollowed(assignments: Record<string, string>): Promise<Answer | null> {
     return this._panel ? this.applyRemedy(this._panel, assignments) : Promise.resolve(null);

@@ -13,9 +13,10 @@ import type { NotebookPanel } from '@jupyterlab/notebook';
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
-import { OOM_MIME, OOM_VERSION, OomRemedyInfo, OomReportData } from '../protocol';
+import { OOM_MIME, OOM_VERSION, OomFreeOffer, OomRemedyInfo, OomReportData } from '../protocol';
 import { Answer } from './client';
 import { el } from './dom';
+import { freeOfferItem } from './freeOffer';
 import { ChartLike, timelineView } from './oomTimeline';
 import { badgeFor } from './badges';
 import { Language, Translate } from './text';
@@ -28,6 +29,8 @@ export interface OomReportOptions {
   apply: (panel: NotebookPanel, assignments: Record<string, string>) => Promise<Answer | null>;
   /** Run the sidebar's "Restart and apply" command. */
   restart: () => Promise<unknown>;
+  /** Ask that notebook's kernel to give back what the failed cell holds (null: no kernel followed there). */
+  free?: (panel: NotebookPanel) => Promise<Answer | null>;
 }
 
 export class OomReportView extends Widget implements IRenderMime.IRenderer {
@@ -73,6 +76,9 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
     title.textContent = `${data.remedies_title}:`;
     this.node.append(title);
     const list = el('ol', 'mgenv-oom-remedies');
+    if (data.free) {
+      list.append(this._freeOffer(data.free));
+    }
     for (const remedy of data.remedies) {
       list.append(this._remedy(remedy));
     }
@@ -96,6 +102,21 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
   private _destroyChart(): void {
     this._chart?.destroy();
     this._chart = null;
+  }
+
+  private _freeOffer(offer: OomFreeOffer): HTMLElement {
+    const { t, notebookOf, free } = this._options;
+    return freeOfferItem(offer, {
+      noKernel: t('oomNoKernel'),
+      busy: t('oomApplying'),
+      free: async () => {
+        const panel = notebookOf(this.node);
+        const answer = panel && free ? await free(panel) : null;
+        return answer === null || answer.type === 'freed' || answer.type === 'error'
+          ? answer
+          : { type: 'error', message: answer.type };
+      }
+    });
   }
 
   private _remedy(remedy: OomRemedyInfo): HTMLElement {

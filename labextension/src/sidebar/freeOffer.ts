@@ -1,0 +1,141 @@
+/**
+ * "Free what the failed cell holds": the out-of-memory report's first remedy when the kernel offers it
+ * (`OomFreeOffer`), and what a free did (`FreeResultData`: the answer to its button, and `%memfree`'s output). A click
+ * sends the comm's JSON "free" request; the kernel decides what to clear and answers with the memory before and
+ * after, in its own words. Nothing here decides: it lays out what the kernel said. The DOM is built with textContent
+ * only.
+ */
+import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
+import { Widget } from '@lumino/widgets';
+
+import { formatBytes } from '../chart/format';
+import { FREE_MIME, FREE_VERSION, FreedReply, FreeResultData, OomFreeOffer } from '../protocol';
+import { el } from './dom';
+
+/** What the button's click gets back: the kernel's answer, an error to show, or null (no kernel to ask). */
+export type FreeAnswer = FreedReply | { type: 'error'; message: string } | null;
+
+export interface FreeOfferOptions {
+  /** Ask the kernel to free (the follower's comm). */
+  free: () => Promise<FreeAnswer>;
+  /** Said when there is no kernel to ask (the report's language). */
+  noKernel: string;
+  /** Said while the kernel works. */
+  busy: string;
+}
+
+/** The offer as the report's first remedy: its button, what the magic does the same, why, and the outcome. */
+export function freeOfferItem(offer: OomFreeOffer, options: FreeOfferOptions): HTMLElement {
+  const item = el('li', 'mgenv-oom-remedy mgenv-oom-free');
+  const head = el('div', 'mgenv-oom-remedy-head');
+  const button = el('button', 'jp-Button mgenv-oom-apply mgenv-oom-free-button') as HTMLButtonElement;
+  button.type = 'button';
+  button.textContent = offer.button;
+  button.title = `${offer.title} (${offer.magic})`;
+  const title = el('b', 'mgenv-oom-free-title');
+  title.textContent = offer.title;
+  const magic = el('code', 'mgenv-oom-envset');
+  magic.textContent = offer.magic;
+  head.append(button, title, magic);
+  const why = el('div', 'mgenv-oom-why');
+  why.textContent = `${offer.why}; ${offer.note}`;
+  const outcome = el('div', 'mgenv-oom-outcome mgenv-oom-free-outcome');
+  outcome.setAttribute('role', 'status');
+  item.append(head, why, outcome);
+  button.addEventListener('click', () => void runFree(options, button, outcome));
+  return item;
+}
+
+async function runFree(options: FreeOfferOptions, button: HTMLButtonElement, outcome: HTMLElement): Promise<void> {
+  button.disabled = true;
+  outcome.dataset.state = 'busy';
+  outcome.textContent = options.busy;
+  let answer: FreeAnswer = null;
+  try {
+    answer = await options.free();
+  } catch (reason) {
+    console.warn('mgenv_jupyter: the free request could not be sent', reason);
+  }
+  outcome.replaceChildren();
+  if (answer === null || answer.type === 'error') {
+    outcome.dataset.state = 'error';
+    outcome.textContent = answer === null ? options.noKernel : answer.message;
+    button.disabled = false;
+    return;
+  }
+  outcome.dataset.state = 'applied';
+  outcome.append(freeResultView(answer.result));
+}
+
+/** What a free did: the headline, the figures before → after as a table, the lines of what was cleared and asked. */
+export function freeResultView(result: FreeResultData): HTMLElement {
+  const box = el('div', 'mgenv-free');
+  box.lang = result.language === 'zh' ? 'zh-CN' : 'en';
+  const headline = el('div', 'mgenv-free-headline');
+  headline.textContent = result.headline;
+  const table = el('table', 'mgenv-free-figures');
+  for (const figure of result.figures) {
+    const row = el('tr', '');
+    for (const [text, className] of [
+      [figure.label, 'mgenv-free-label'],
+      [sizeText(figure.before), 'mgenv-free-size'],
+      ['→', 'mgenv-free-arrow'],
+      [sizeText(figure.after), 'mgenv-free-size'],
+      [figure.change, 'mgenv-free-change']
+    ] as const) {
+      const cell = el('td', className);
+      cell.textContent = text;
+      row.append(cell);
+    }
+    table.append(row);
+  }
+  box.append(headline, table);
+  // The figures' section is the table; the others (cleared, asked, not asked, your variables) as lines.
+  for (const lines of result.sections.slice(1)) {
+    const section = el('div', 'mgenv-free-section');
+    for (const line of lines) {
+      const row = el('div', 'mgenv-oom-line');
+      row.textContent = line;
+      section.append(row);
+    }
+    box.append(section);
+  }
+  const footer = el('div', 'mgenv-oom-footer');
+  footer.textContent = result.footer;
+  box.append(footer);
+  return box;
+}
+
+/** Bytes as the kernel and the chart write them ("1.5 GiB"); "?" where not known. */
+function sizeText(bytes: number | null): string {
+  return bytes === null ? '?' : formatBytes(bytes);
+}
+
+/** `%memfree`'s output (FREE_MIME): the same view as the report's outcome. */
+export class FreeResultRenderer extends Widget implements IRenderMime.IRenderer {
+  constructor() {
+    super();
+    this.addClass('mgenv-free-output');
+  }
+
+  renderModel(model: IRenderMime.IMimeModel): Promise<void> {
+    const data = model.data[FREE_MIME] as unknown as FreeResultData | undefined;
+    this.node.replaceChildren();
+    if (!data || data.v !== FREE_VERSION) {
+      const fallback = el('pre', '');
+      const text = model.data['text/plain'];
+      fallback.textContent = typeof text === 'string' ? text : '';
+      this.node.append(fallback);
+    } else {
+      this.node.append(freeResultView(data));
+    }
+    return Promise.resolve();
+  }
+}
+
+export const freeRendererFactory: IRenderMime.IRendererFactory = {
+  safe: true, // text only, no buttons
+  mimeTypes: [FREE_MIME],
+  defaultRank: 10,
+  createRenderer: () => new FreeResultRenderer()
+};
