@@ -1,6 +1,7 @@
 """OMP_NUM_THREADS is read when `import torch` loads the OpenMP runtime: set before, torch.get_num_threads() reports
 it; set after, only the environment changes (a warning says so) unless it is applied live with torch.set_num_threads.
-above_cores: more threads than cores before import are capped at the core count by MKL (MKL_DYNAMIC), while
+above_cores: more threads than CPUs before import (`asked`) are capped at the core count by MKL (MKL_DYNAMIC; its count
+of cores is torch's default, which is physical cores where os.cpu_count() counts two per core), while
 torch.set_num_threads takes them as given.
 Usage: torch_threads.py before_import | after_import | above_cores"""
 
@@ -10,14 +11,14 @@ import sys
 from _shell import emit, envset, shell
 
 ip = shell()
-result = {"cores": os.cpu_count()}
+result: dict = {}
 if sys.argv[1] == "before_import":
     result["set"] = envset(ip, "OMP_NUM_THREADS=1")
     import torch
 
     result["threads"] = torch.get_num_threads()
 elif sys.argv[1] == "above_cores":
-    above = os.cpu_count() + 1
+    above = result["asked"] = os.cpu_count() + 1
     result["set"] = envset(ip, f"OMP_NUM_THREADS={above}")
     import torch
 
