@@ -12,13 +12,12 @@ import os
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
-from .entry import Entry, EntryFactory, ReadWhen
+from .entry import Entry, ReadWhen
 from .frameworks import FRAMEWORKS as FRAMEWORK_INFO
-from .rules import Condition, Conflict, Group
-from .values import Parsed, ValueType
+from .rules import Conflict, Group
+from .values import Parsed
 
-__all__ = ["Catalog", "Condition", "Conflict", "Entry", "EntryFactory", "Group", "Parsed", "ReadWhen", "ValueType",
-           "catalog"]
+__all__ = ["Catalog", "Entry", "Group", "Parsed", "ReadWhen", "catalog"]
 
 # One data module per framework; order is the order front ends list them in.
 DATA_MODULES = ("megengine", "dtr", "mxnet", "paddle", "torch", "jax", "tensorflow", "ascend", "cuda")

@@ -1,9 +1,10 @@
 """Out-of-memory forensics: when a cell runs out of memory, say why and offer the catalog setting that fixes it.
 
 `recognise` tells an out-of-memory error of any supported framework (and where it failed, and what it asked for);
-the `Recorder` keeps the kernel's one sampler going at a low rate so the memory before the failure is known;
-`build_report` weighs the likely causes and picks the remedies; the IPython hook (`hook.install`) does all of it after
-a failing cell, under the normal traceback. `%oom` shows the last report again, `mgenv_jupyter.last_oom()` returns it.
+the `Recorder` (recorder.py) keeps the kernel's one sampler going at a low rate so the memory before the failure is
+known; `report.build_report` weighs the likely causes and picks the remedies; the IPython hook (`hook.install`) does all
+of it after a failing cell, under the normal traceback. `%oom` shows the last report again, `mgenv_jupyter.last_oom()`
+returns it.
 """
 
 from __future__ import annotations
@@ -16,17 +17,17 @@ from .recognise import OutOfMemory, recognise
 
 if TYPE_CHECKING:
     from .causes import Cause, Finding
-    from .recorder import Recorder
     from .remedies import Remedy
-    from .report import OomReport, build_report, last_report
+    from .report import OomReport, last_report
 
 # Names are imported on first use: `%load_ext` installs the hook and its recorder, and the rest (the recogniser, the
 # causes, the remedies) is imported when a cell first fails.
-_EXPORTS = {"Cause": "causes", "Finding": "causes", "Recorder": "recorder", "Remedy": "remedies",
-            "OomReport": "report", "build_report": "report", "last_report": "report"}
+# What a user reads in a report (its types) and the two ways in; the recorder, the hook and how a report is built
+# are imported from their modules.
+_EXPORTS = {"Cause": "causes", "Finding": "causes", "Remedy": "remedies", "OomReport": "report",
+            "last_report": "report"}
 
-__all__ = ["Cause", "Finding", "OomReport", "OutOfMemory", "Recorder", "Remedy", "build_report", "last_report",
-           "recognise"]
+__all__ = ["Cause", "Finding", "OomReport", "OutOfMemory", "Remedy", "last_report", "recognise"]
 
 
 def __getattr__(name: str) -> Any:

@@ -5,9 +5,8 @@ nothing themselves."""
 
 from __future__ import annotations
 
-from .details import Details, default_text, details, reading
-from .editor import EditorSpec, KeySpec, editor_spec, key_specs
+from .details import default_text, details
+from .editor import EditorSpec, KeySpec, editor_spec
 from .view import VariableView, present
 
-__all__ = ["Details", "EditorSpec", "KeySpec", "VariableView", "default_text", "details", "editor_spec", "key_specs",
-           "present", "reading"]
+__all__ = ["EditorSpec", "KeySpec", "VariableView", "default_text", "details", "editor_spec", "present"]

@@ -7,10 +7,9 @@ import threading
 from .import_watcher import ImportRecord, ImportWatcher
 from .outcome import Change, SetReport
 from .session import EnvSession, VariableState
-from .status import Message, Status
+from .status import Status
 
-__all__ = ["Change", "EnvSession", "ImportRecord", "ImportWatcher", "Message", "SetReport", "Status", "VariableState",
-           "session"]
+__all__ = ["Change", "EnvSession", "ImportRecord", "ImportWatcher", "SetReport", "Status", "VariableState", "session"]
 
 _session: EnvSession | None = None
 _lock = threading.Lock()
