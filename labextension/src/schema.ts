@@ -514,6 +514,18 @@ export type GpuServerView = {
   read_at: number;
 };
 
+/** One process asked about: the kernel of this server whose process tree holds it, or null (not a kernel's). */
+export type GpuOwner = {
+  pid: number;
+  kernel: GpuKernelInfo | null;
+};
+
+/** The answer to `OWNERS_PATH`: one entry per pid asked, in the order asked. */
+export type GpuOwnersReply = {
+  v: number;
+  owners: GpuOwner[];
+};
+
 export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest;
 
 /** A request as the front end writes it; the client adds `v` and `id` as it sends it. */

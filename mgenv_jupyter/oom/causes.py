@@ -138,12 +138,19 @@ def diagnose(event: OutOfMemory, state: MemoryState, session: object) -> list[Fi
                 f"本内核占用的 {size(f.kernel)} 中有 {size(f.cached_free)} 已预留但未分配")))
     if f.others and f.total:
         top = next((p for p in _processes(state, event, f) if p.bytes), None)
-        who = ""
-        if top is not None:
+        who = zh_who = ""
+        if top is not None and top.owner is not None and top.owner.notebooks:
+            # Another kernel of this Jupyter server, as its extension says: name its notebook and how long it idles.
+            notebook = ", ".join(top.owner.notebooks)
+            idle = top.owner.idle_seconds
+            who = (f"; the largest, pid {top.pid}, is the kernel of notebook {notebook} on this server"
+                   f"{f', idle for {_duration(idle)}' if idle is not None else f', {top.owner.execution_state}'}, "
+                   f"holding {size(top.bytes)}")
+            zh_who = (f";最大的是 pid {top.pid},即本服务器上笔记本 {notebook} 的内核"
+                      f"{f',已空闲 {_duration(idle, zh=True)}' if idle is not None else ''},占用 {size(top.bytes)}")
+        elif top is not None:
             named = ", ".join(x for x in (top.user, top.name) if x) or "not visible here"
             who = f"; the largest, pid {top.pid} ({named}), holds {size(top.bytes)}"
-        zh_who = ""
-        if top is not None:
             zh_named = ", ".join(x for x in (top.user, top.name) if x) or "在此不可见"
             zh_who = f";最大的是 pid {top.pid}({zh_named}),占用 {size(top.bytes)}"
         fits_without = req is not None and f.kernel is not None and f.kernel + req <= f.total
@@ -185,6 +192,14 @@ def jax_fraction_variable(get: Callable[[str], str | None]) -> str:
     """Which of JAX's two names for its memory share is in use: XLA_CLIENT_MEM_FRACTION when set, else the older
     XLA_PYTHON_CLIENT_MEM_FRACTION (the catalog refuses both at once; each defaults to the catalog's 0.75)."""
     return "XLA_CLIENT_MEM_FRACTION" if get("XLA_CLIENT_MEM_FRACTION") else "XLA_PYTHON_CLIENT_MEM_FRACTION"
+
+
+def _duration(seconds: float, zh: bool = False) -> str:
+    """12 s, 5 min, 3 h, 2 d (whole units, rounded down)."""
+    for unit, en, cn in ((86400, "d", "天"), (3600, "h", "小时"), (60, "min", "分钟")):
+        if seconds >= unit:
+            return f"{int(seconds // unit)} {cn if zh else en}"
+    return f"{int(seconds)} {'秒' if zh else 's'}"
 
 
 def _cap(event: OutOfMemory, f: Figures, session: object) -> Finding | None:

@@ -10,10 +10,11 @@ does not keep per process.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..memory.sample import split_key
+from ..memory.server_owners import NotebookOwner, notebook_owners
 
 if TYPE_CHECKING:
     from ..memory.sampler import Sampler
@@ -24,13 +25,15 @@ _GPU_LABEL = re.compile(r"(?:^|\s)gpu(\d+)\b")
 @dataclass(frozen=True)
 class OtherProcess:
     """A process outside the kernel's tree that holds GPU memory: NVML's pid and bytes, the user and the name from
-    psutil (None where the process is not visible here, e.g. another PID namespace)."""
+    psutil (None where the process is not visible here, e.g. another PID namespace), and, when it is another kernel
+    of this kernel's Jupyter server, that kernel as the server's extension describes it (memory/server_owners.py)."""
 
     gpu: int
     pid: int
     bytes: int | None
     user: str | None = None
     name: str | None = None
+    owner: NotebookOwner | None = None
 
 
 @dataclass(frozen=True)
@@ -185,7 +188,15 @@ def other_processes(sampler: Sampler | None) -> tuple[list[OtherProcess], str]:
         except Exception:
             pass
     found.sort(key=lambda p: -(p.bytes or 0))
-    return found, ""
+    return _with_owners(found), ""
+
+
+def _with_owners(found: list[OtherProcess]) -> list[OtherProcess]:
+    """The processes, each that is another kernel of this server with its notebook (one request to the server)."""
+    if not found:
+        return found
+    owners = notebook_owners([p.pid for p in found])
+    return [replace(p, owner=owners[p.pid]) if p.pid in owners else p for p in found]
 
 
 def _who(pid: int) -> tuple[str | None, str | None]:

@@ -17,6 +17,10 @@ from __future__ import annotations
 from typing import Literal, TypedDict
 
 GPUS_PATH = "mgenv-jupyter/gpus"
+# `GET <base_url>mgenv-jupyter/gpus/owners?pid=<pid>&pid=…` (at most MAX_OWNER_PIDS): which kernel of this server holds
+# each process, as a kernel's out-of-memory report asks about the processes NVML lists beside it.
+OWNERS_PATH = "mgenv-jupyter/gpus/owners"
+MAX_OWNER_PIDS = 64
 GPUS_VERSION = 1
 
 # ok: devices read. no_driver: no NVIDIA library or driver. no_gpu: NVML sees none. error: NVML failed (`detail`).
@@ -92,3 +96,17 @@ class GpuServerView(TypedDict):
     kernels: list[GpuKernelInfo]
     devices: list[GpuDeviceView]
     read_at: float
+
+
+class GpuOwner(TypedDict):
+    """One process asked about: the kernel of this server whose process tree holds it, or null (not a kernel's)."""
+
+    pid: int
+    kernel: GpuKernelInfo | None
+
+
+class GpuOwnersReply(TypedDict):
+    """The answer to `OWNERS_PATH`: one entry per pid asked, in the order asked."""
+
+    v: int
+    owners: list[GpuOwner]

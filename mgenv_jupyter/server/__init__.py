@@ -18,13 +18,15 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     from jupyter_server.utils import url_path_join
 
-    from ..protocol.gpus import GPUS_PATH
+    from ..protocol.gpus import GPUS_PATH, OWNERS_PATH
     from .gpu_view import GpuView
-    from .handlers import VIEW_SETTING, GpusHandler
+    from .handlers import VIEW_SETTING, GpusHandler, OwnersHandler
 
     web_app = serverapp.web_app
     view = GpuView(serverapp.kernel_manager, serverapp.session_manager)
     web_app.settings[VIEW_SETTING] = view
-    web_app.add_handlers(".*$", [(url_path_join(web_app.settings["base_url"], GPUS_PATH), GpusHandler)])
+    base = web_app.settings["base_url"]
+    web_app.add_handlers(".*$", [(url_path_join(base, GPUS_PATH), GpusHandler),
+                                 (url_path_join(base, OWNERS_PATH), OwnersHandler)])
     serverapp.log.info("mgenv_jupyter: every notebook's GPU memory at /%s%s", GPUS_PATH,
                        " (simulated GPU)" if view.simulated else "")

@@ -115,7 +115,7 @@ def attribute(reading: GpuReading, kernels: Sequence[KernelEntry], now: datetime
         simulated=reading.simulated,
         simulation=reading.simulation,
         namespace=namespace,
-        kernels=[_kernel_info(k, now) for k in kernels],
+        kernels=[kernel_info(k, now) for k in kernels],
         devices=[_device(d, reading.simulated, kernels, kernel_pids, namespace, table) for d in reading.devices],
         read_at=reading.time,
     )
@@ -131,7 +131,7 @@ def _state(reading: GpuReading) -> tuple[GpuViewState, str | None]:
     return "error", reading.state
 
 
-def _kernel_info(kernel: KernelEntry, now: datetime) -> GpuKernelInfo:
+def kernel_info(kernel: KernelEntry, now: datetime) -> GpuKernelInfo:
     idle = None
     if kernel.execution_state == "idle" and kernel.last_activity is not None:
         idle = max(0.0, (now - kernel.last_activity).total_seconds())

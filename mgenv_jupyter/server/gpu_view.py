@@ -22,8 +22,8 @@ from ..errors import InvalidValueError
 from ..memory.gpu_processes import GpuProcessReader, GpuReading
 from ..memory.scenario import ENV
 from ..memory.simulation import Simulation
-from ..protocol.gpus import GpuServerView
-from .attribution import KernelEntry, attribute
+from ..protocol.gpus import GPUS_VERSION, GpuOwner, GpuOwnersReply, GpuServerView
+from .attribution import KernelEntry, LiveProcessTable, attribute, kernel_info, owner
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +99,12 @@ class GpuView:
             reading = self._reader.read()
         return attribute(reading, kernels, datetime.now(timezone.utc))
 
+    async def owners(self, pids: list[int]) -> GpuOwnersReply:
+        """Which kernel of this server holds each process (the process walk on the reader's thread)."""
+        kernels = await self.kernels()
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, _owners, pids, kernels)
+
     async def kernels(self) -> list[KernelEntry]:
         """The server's kernels, each with its sessions' notebook paths (the session manager's view)."""
         notebooks: dict[str, list[str]] = {}
@@ -123,6 +129,18 @@ class GpuView:
                 last_activity=_utc(getattr(kernel, "last_activity", None)),
             ))
         return entries
+
+
+def _owners(pids: list[int], kernels: list[KernelEntry]) -> GpuOwnersReply:
+    table = LiveProcessTable()
+    by_pid = {k.pid: k.id for k in kernels if k.pid is not None}
+    by_id = {k.id: k for k in kernels}
+    now = datetime.now(timezone.utc)
+    found: list[GpuOwner] = []
+    for pid in pids:
+        kernel_id = owner(pid, by_pid, table)
+        found.append(GpuOwner(pid=pid, kernel=None if kernel_id is None else kernel_info(by_id[kernel_id], now)))
+    return GpuOwnersReply(v=GPUS_VERSION, owners=found)
 
 
 def _utc(moment: object) -> datetime | None:

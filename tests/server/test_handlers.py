@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mgenv_jupyter.protocol.gpus import GPUS_PATH, GpuServerView
+from mgenv_jupyter.protocol.gpus import GPUS_PATH, MAX_OWNER_PIDS, OWNERS_PATH, GpuOwnersReply, GpuServerView
 
 from lab_server import TOKEN, Lab, running_lab
 from wire_check import check
@@ -130,3 +130,44 @@ def test_a_kernel_shut_down_through_the_server_disappears_within_two_seconds(ser
     assert took < 2.0, f"took {took:.2f} s"
     assert set(shares_by_notebook(after)) == {"big.ipynb", "sub/medium.ipynb"}
     assert after["devices"][0]["used"] == (20 + 6 + 3) * GiB + 400 * 1024**2  # its memory is no longer counted
+
+
+def kernel_pids(kernel_ids: set[str]) -> dict[str, int]:
+    import psutil
+
+    found = {}
+    for process in psutil.process_iter(["cmdline"]):
+        for kernel_id in kernel_ids:
+            if any(f"kernel-{kernel_id}.json" in part for part in process.info["cmdline"] or ()):
+                found[kernel_id] = process.pid
+    return found
+
+
+def test_owners_names_the_kernel_of_each_process_and_nothing_for_a_stranger(server, stranger):
+    view, _ = wait_for(server, lambda v: len(v["kernels"]) >= 2, timeout=60)
+    notebooks = {k["id"]: k["notebooks"] for k in view["kernels"]}
+    pids = kernel_pids(set(notebooks))
+    query = "&".join(f"pid={pid}" for pid in [*pids.values(), stranger.pid])
+    request = urllib.request.Request(f"{server.url}/{OWNERS_PATH}?{query}&token={TOKEN}")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        reply = json.load(response)
+    check(reply, GpuOwnersReply)
+    owners = {o["pid"]: o["kernel"] for o in reply["owners"]}
+    for kernel_id, pid in pids.items():
+        assert owners[pid] is not None and owners[pid]["id"] == kernel_id
+        assert owners[pid]["notebooks"] == notebooks[kernel_id]
+    assert owners[stranger.pid] is None
+
+
+@pytest.mark.parametrize("query", ["", "pid=abc", "pid=0", "pid=4294967296", "pid=-3",
+                                   "&".join(["pid=1"] * (MAX_OWNER_PIDS + 1))])
+def test_owners_refuses_what_is_not_a_list_of_pids(server, query):
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"{server.url}/{OWNERS_PATH}?{query}&token={TOKEN}", timeout=10)
+    assert refused.value.code == 400
+
+
+def test_owners_without_a_token_gets_403(server, stranger):
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"{server.url}/{OWNERS_PATH}?pid={stranger.pid}", timeout=10)
+    assert refused.value.code == 403 and b"owners" not in refused.value.read()

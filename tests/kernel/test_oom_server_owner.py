@@ -1,0 +1,116 @@
+"""The out-of-memory report names the notebook: in kernel A an out-of-memory error while kernel B of the same real
+`jupyter server` holds most of the simulated GPU. Kernel A asks the server's extension which kernel holds the
+process NVML lists beside it (memory/server_owners.py), and the verdict names B's notebook and how long B has been
+idle; a process of no kernel keeps its pid, user and name."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import psutil
+from jupyter_client import BlockingKernelClient
+
+from lab_server import TOKEN, Lab, running_lab
+
+MESSAGE = (
+    "CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 512.00 MiB is "
+    "free. Including non-PyTorch memory, this process has 9.00 GiB memory in use. Of the allocated memory 8.80 GiB is "
+    "allocated by PyTorch, and 100.00 MiB is reserved by PyTorch but unallocated.")
+CONFIG = {"ServerApp": {"jpserver_extensions": {"mgenv_jupyter.server": True}}}
+
+
+def scenario(holders: list[tuple[int, str]]) -> dict[str, Any]:
+    return {"name": "oom-server", "step_seconds": 0.05, "devices": [{
+        "name": "NVIDIA A100-SXM4-40GB", "total": "40GB", "reserved": "512MB",
+        "kernel": {"start": "1GB", "step": "1GB", "max": "9GB"},
+        "other_processes": [{"pid": pid, "bytes": size} for pid, size in holders]}]}
+
+
+def start_session(lab: Lab, path: str) -> str:
+    body = json.dumps({"path": path, "type": "notebook", "name": path, "kernel": {"name": "python3"}}).encode()
+    request = urllib.request.Request(f"{lab.url}/api/sessions?token={TOKEN}", data=body, method="POST")
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return str(json.load(response)["kernel"]["id"])
+
+
+def kernel_pid(kernel_id: str) -> int:
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        for process in psutil.process_iter(["cmdline"]):
+            if any(f"kernel-{kernel_id}.json" in part for part in process.info["cmdline"] or ()):
+                return int(process.pid)
+        time.sleep(0.2)
+    raise AssertionError(f"no process for kernel {kernel_id}")
+
+
+def client(lab: Lab, kernel_id: str) -> BlockingKernelClient:
+    kc = BlockingKernelClient()
+    kc.load_connection_file(str(lab.root.parent / "runtime" / f"kernel-{kernel_id}.json"))
+    kc.start_channels(hb=False)  # the server watches the heartbeat; without one here wait_for_ready trusts replies
+    kc.wait_for_ready(timeout=60)
+    return kc
+
+
+def run(kc: BlockingKernelClient, code: str) -> str:
+    texts: list[str] = []
+
+    def hook(message: dict[str, Any]) -> None:
+        content = message["content"]
+        if message["msg_type"] in ("display_data", "execute_result"):
+            texts.append(content["data"].get("text/plain", ""))
+        elif message["msg_type"] == "stream":
+            texts.append(content["text"])
+
+    kc.execute_interactive(code, timeout=120, output_hook=hook)
+    return "\n".join(texts)
+
+
+def test_the_verdict_names_the_notebook_of_the_kernel_holding_most_of_the_gpu(tmp_path: Path):
+    gpu = tmp_path / "gpu.json"
+    gpu.write_text(json.dumps(scenario([])))
+    stranger = subprocess.Popen(["sleep", "300"])
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(CONFIG))
+    try:
+        with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(gpu)}, app="server") as lab:
+            holder, failing = start_session(lab, "train/big.ipynb"), start_session(lab, "a.ipynb")
+            held_by = client(lab, holder)
+            run(held_by, "x = 1")  # the server has seen it busy, then idle
+            held_by.stop_channels()
+            # What NVML lists beside kernel A: kernel B's process with 30 GiB, as on a shared GPU.
+            gpu.write_text(json.dumps(scenario([(kernel_pid(holder), "30GB")])))
+            kc = client(lab, failing)
+            run(kc, "%load_ext mgenv_jupyter")
+            run(kc, "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})")
+            report = run(kc, f"raise OutOfMemoryError({MESSAGE!r})")
+            # Without an owner the report keeps today's words: a process of no kernel of this server.
+            stranger_gpu = tmp_path / "stranger.json"
+            stranger_gpu.write_text(json.dumps(scenario([(stranger.pid, "30GB")])))
+            run(kc, f"import os\nos.environ['MGENV_SIMULATE_GPU'] = {str(stranger_gpu)!r}\n"
+                    "from mgenv_jupyter.memory.simulation import from_environment\nfrom_environment()")
+            other = run(kc, f"raise OutOfMemoryError({MESSAGE!r})")
+            kc.stop_channels()
+    finally:
+        stranger.kill()
+        stranger.wait()
+    assert "Verdict: another process holds the memory" in report, report
+    pid = kernel_pid_in(report)
+    assert (f"the largest, pid {pid}, is the kernel of notebook train/big.ipynb on this server, idle for "
+            in report), report
+    assert re.search(r"idle for \d+ s, holding 30 GiB", report), report
+    assert f"the largest, pid {stranger.pid} (" in other and "sleep), holds 30 GiB" in other, other
+    assert "notebook" not in other.split("Verdict", 1)[1].split("\n")[0], other
+
+
+def kernel_pid_in(report: str) -> int:
+    match = re.search(r"the largest, pid (\d+), is the kernel", report)
+    assert match, report
+    return int(match.group(1))
+
+
