@@ -270,6 +270,8 @@ export type VerifyNotice = {
 
 export type OverlayKind = 'total' | 'dtr_threshold' | 'paddle_cap' | 'cell_peak' | 'oom_request';
 
+export type MarkKind = 'freed';
+
 export type SeriesInfo = {
   key: string;
   device: string;
@@ -298,6 +300,14 @@ export type OverlayInfo = {
   note: string;
 };
 
+/** A moment on the chart's time axis, drawn like a cell marker: what happened (`kind`), when (seconds since the epoch), its short label and its note (in the kernel's language: "freed 36 GiB"). */
+export type MarkInfo = {
+  kind: MarkKind;
+  time: number;
+  label: string;
+  note: string;
+};
+
 export type CellInfo = {
   cell: number;
   start: number;
@@ -313,6 +323,7 @@ export type BatchMeta = {
   sources?: SourceState[];
   overlays?: OverlayInfo[];
   started?: number;
+  marks?: MarkInfo[];
 };
 
 export type Batch = {
@@ -320,6 +331,7 @@ export type Batch = {
   sources?: SourceState[];
   overlays?: OverlayInfo[];
   started?: number;
+  marks?: MarkInfo[];
   type: 'memory.batch';
   seq: number;
   interval: number;
@@ -334,6 +346,7 @@ export type Snapshot = {
   sources?: SourceState[];
   overlays?: OverlayInfo[];
   started?: number;
+  marks?: MarkInfo[];
   type: 'memory.snapshot';
   seq: number;
   interval: number;
@@ -512,18 +525,6 @@ export type GpuServerView = {
   kernels: GpuKernelInfo[];
   devices: GpuDeviceView[];
   read_at: number;
-};
-
-/** One process asked about: the kernel of this server whose process tree holds it, or null (not a kernel's). */
-export type GpuOwner = {
-  pid: number;
-  kernel: GpuKernelInfo | null;
-};
-
-/** The answer to `OWNERS_PATH`: one entry per pid asked, in the order asked. */
-export type GpuOwnersReply = {
-  v: number;
-  owners: GpuOwner[];
 };
 
 export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest;

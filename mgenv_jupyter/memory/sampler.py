@@ -21,10 +21,12 @@ import logging
 import threading
 import time
 import weakref
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import Batch, BatchMeta, SeriesInfo, Snapshot, SourceState, checked_interval
+from ..protocol.memory import MarkInfo, MarkKind
 from ..text import current_language
 from .cells import CellTracker, per_cell
 from .history import History
@@ -66,6 +68,7 @@ class Subscription:
 # Once a second: ask idle sources (framework not imported, host fallback unused) whether they still are, and redraw
 # the overlays (they read the session and the frameworks).
 _HOUSEKEEPING_SECONDS = 1.0
+_MARKS = 100  # moments kept for the charts (frees); older ones drop off
 _JOIN_SECONDS = 5.0
 _PLAIN_SLEEP_SECONDS = 0.05
 
@@ -111,6 +114,7 @@ class Sampler:
         self._totals: dict[str, int] = {}
         self._gpu_totals: dict[str, int] = {}
         self._meta_version = 0
+        self._marks: deque[MarkInfo] = deque(maxlen=_MARKS)
         self._created = time.time()
         self._started: float | None = None  # read on first use: psutil is not imported with the package
         self._seq = 0
@@ -399,7 +403,23 @@ class Sampler:
 
     def _meta(self) -> BatchMeta:
         return {"series": list(self._series.values()), "sources": list(self._states),
-                "overlays": [line.to_json() for line in self._overlays], "started": self.started}
+                "overlays": [line.to_json() for line in self._overlays], "started": self.started,
+                "marks": list(self._marks)}
+
+    def mark(self, kind: MarkKind, label: str, note: str, at: float | None = None) -> MarkInfo:
+        """Mark a moment on the chart (drawn like a cell marker): every chart gets it with its next batch, and a chart
+        opened later with its snapshot. The last `_MARKS` are kept."""
+        info: MarkInfo = {"kind": kind, "time": round(time.time() if at is None else at, 3), "label": label,
+                          "note": note}
+        with self._lock:
+            self._marks.append(info)
+            self._meta_version += 1
+        return info
+
+    @property
+    def marks(self) -> list[MarkInfo]:
+        with self._lock:
+            return list(self._marks)
 
     def _due(self) -> bool:
         return time.monotonic() - self._last_flush >= 1.0 / self.pushes_per_second

@@ -137,8 +137,33 @@ def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = Non
     problems.extend(failed)
     simulated = _release_simulation()
     after = read(sampler)
-    return FreeResult(before, after, tuple(cleared), tuple(released), tuple(not_asked), collected, cleared_outputs,
-                      tuple(problems), time.perf_counter() - started, simulated or _simulated(before))
+    result = FreeResult(before, after, tuple(cleared), tuple(released), tuple(not_asked), collected, cleared_outputs,
+                        tuple(problems), time.perf_counter() - started, simulated or _simulated(before))
+    if sampler is not None:
+        _mark(sampler, result)
+    return result
+
+
+MARK_LABEL = Text("freed {size}", "释放 {size}")
+MARK_NOTE = Text("memory given back (%memfree): {figures}", "归还内存(%memfree):{figures}")
+
+
+def _mark(sampler: Sampler, result: FreeResult) -> None:
+    """Mark the moment on the live chart: what came back, the most of any figure (a GPU's, or the host's RSS)."""
+    from ..catalog.values import format_size
+    from ..text import current_language
+
+    pairs = [(device, result.before.gpus[device], result.after.gpus[device]) for device in result.gpus_freed]
+    if result.before.rss is not None and result.after.rss is not None:
+        pairs.append(("host RSS", result.before.rss, result.after.rss))
+    freed = max((before - after for _, before, after in pairs), default=0)
+    figures = "; ".join(f"{name} {format_size(before)} → {format_size(after)}" for name, before, after in pairs)
+    language = current_language()
+    try:
+        sampler.mark("freed", MARK_LABEL.get(language).format(size=format_size(max(freed, 0))),
+                     MARK_NOTE.get(language).format(figures=figures), result.after.time)
+    except Exception:  # a chart that cannot be told must not cost the user the free
+        log.debug("could not mark the free on the chart", exc_info=True)
 
 
 # ---- whether it applies ---------------------------------------------------------------------------------------------

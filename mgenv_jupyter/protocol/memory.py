@@ -23,7 +23,8 @@ sample), at most `pushes_per_second` times a second:
                    "node": null}],
       "overlays": [{"key": "total:gpu0", "kind": "total", "device": "gpu0", "bytes": 42949672960,
                     "label": "gpu0 total (40 GiB)", "short": "total", "note": "the device's memory"}],
-      "started": 1732239000.25                # when the kernel's process started: the chart's time axis counts from it
+      "started": 1732239000.25,               # when the kernel's process started: the chart's time axis counts from it
+      "marks": [{"kind": "freed", "time": 1732240003.5, "label": "freed 36 GiB", "note": "..."}]  # moments, not cells
     }
 
 A series key is "<device> <quantity>"; quantities are used, total, process (the kernel's process tree), allocated,
@@ -83,6 +84,20 @@ class OverlayInfo(TypedDict):
     note: str
 
 
+# A moment marked on the chart that is not a cell: "freed", memory given back (oom/free.py).
+MarkKind = Literal["freed"]
+
+
+class MarkInfo(TypedDict):
+    """A moment on the chart's time axis, drawn like a cell marker: what happened (`kind`), when (seconds since the
+    epoch), its short label and its note (in the kernel's language: "freed 36 GiB")."""
+
+    kind: MarkKind
+    time: float
+    label: str
+    note: str
+
+
 class CellInfo(TypedDict):
     cell: int
     start: float
@@ -99,6 +114,7 @@ class BatchMeta(TypedDict, total=False):
     sources: list[SourceState]
     overlays: list[OverlayInfo]
     started: float
+    marks: list[MarkInfo]
 
 
 class Batch(BatchMeta):

@@ -113,7 +113,7 @@ def test_on_the_simulated_gpu_the_kernels_nvml_memory_drops_when_it_frees(ip, mo
     from pathlib import Path
 
     from mgenv_jupyter.memory import simulation
-    from mgenv_jupyter.memory.shared import close_kernel_sampler
+    from mgenv_jupyter.memory.shared import close_kernel_sampler, kernel_sampler
 
     scenario = Path(__file__).parents[1] / "data" / "oom" / "fragmentation.json"
     monkeypatch.setenv("MGENV_SIMULATE_GPU", str(scenario))
@@ -128,6 +128,10 @@ def test_on_the_simulated_gpu_the_kernels_nvml_memory_drops_when_it_frees(ip, mo
         assert device == "gpu0 (simulated)" and before == 38 * 1024**3
         assert result.after.gpus[device] == 2 * 1024**3
         assert result.gpus_freed == {device: 36 * 1024**3}
+        sampler = kernel_sampler()
+        mark = sampler.marks[-1]
+        assert (mark["kind"], mark["label"]) == ("freed", "freed 36 GiB") and "38 GiB → 2 GiB" in mark["note"]
+        assert sampler.snapshot()["marks"][-1] == mark  # a chart opened later draws it too
         said = repr(ip.run_line_magic("memfree", ""))
         assert "gpu0 (simulated): this kernel (NVML): 2 GiB → 2 GiB (unchanged)" in said
     finally:

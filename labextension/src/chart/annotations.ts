@@ -6,7 +6,7 @@
  */
 import uPlot from 'uplot';
 
-import { CellInfo, OverlayInfo, OverlayKind } from '../protocol';
+import { CellInfo, MarkInfo, OverlayInfo, OverlayKind } from '../protocol';
 import { formatBytes } from './format';
 import { LineStyle } from './legend';
 import { fitGutter, groupMarkers, Gutter, stackLabels } from './placement';
@@ -32,6 +32,7 @@ export class Annotations {
   private _layer: HTMLElement;
   private _overlayLabels = new Map<string, HTMLElement>();
   private _markerLabels: HTMLElement[] = [];
+  private _markLabels: HTMLElement[] = [];
   private _cursor: HTMLElement;
 
   constructor(
@@ -50,7 +51,14 @@ export class Annotations {
    * Draw the overlay lines and cell markers on the canvas and place their labels (uPlot's draw hook); `gutter` is
    * what `overlayGutter` gave for these overlays.
    */
-  draw(u: uPlot, overlays: OverlayInfo[], markers: CellInfo[], theme: ChartTheme, gutter: Gutter): void {
+  draw(
+    u: uPlot,
+    overlays: OverlayInfo[],
+    markers: CellInfo[],
+    theme: ChartTheme,
+    gutter: Gutter,
+    marks: MarkInfo[] = []
+  ): void {
     // CSS pixels from uPlot's own numbers: reading the DOM's boxes here would force a layout on every redraw.
     const ratio = uPlot.pxRatio;
     const { left: plotLeft, top: plotTop, width: plotWidth, height: plotHeight } = cssBox(u);
@@ -143,6 +151,7 @@ export class Annotations {
     for (const label of this._markerLabels.splice(groups.length)) {
       label.remove();
     }
+    this._drawMarks(u, marks, theme, groups, { plotLeft, plotTop, plotWidth, plotHeight });
     ctx.restore();
   }
 
@@ -177,6 +186,58 @@ export class Annotations {
     setText(name, overlay.short);
     setText(value, formatBytes(overlay.bytes));
     label.title = `${overlay.label}: ${overlay.note}`;
+    return label;
+  }
+
+  /**
+   * Moments that are not cells (memory given back): a dashed line across the plot in the mark's colour, its label in
+   * the strip above, after the cell labels it would touch; one that fits nowhere keeps its line and its tooltip.
+   */
+  private _drawMarks(
+    u: uPlot,
+    marks: MarkInfo[],
+    theme: ChartTheme,
+    taken: { left: number; width: number }[],
+    box: { plotLeft: number; plotTop: number; plotWidth: number; plotHeight: number }
+  ): void {
+    const ratio = uPlot.pxRatio;
+    const ctx = u.ctx;
+    const placed = taken.map(group => ({ left: group.left, width: group.width }));
+    const shown = marks
+      .map(mark => ({ mark, x: u.valToPos(mark.time, 'x') }))
+      .filter(({ x }) => isFinite(x) && x >= 0 && x <= box.plotWidth);
+    shown.forEach(({ mark, x }, i) => {
+      const at = crisp((box.plotLeft + x) * ratio);
+      ctx.strokeStyle = theme.marks[mark.kind];
+      ctx.setLineDash([4 * ratio, 2 * ratio]);
+      ctx.beginPath();
+      ctx.moveTo(at, (box.plotTop - 3) * ratio);
+      ctx.lineTo(at, (box.plotTop + box.plotHeight) * ratio);
+      ctx.stroke();
+      const label = this._markLabels[i] ?? this._newMarkLabel();
+      setText(label, mark.label);
+      label.title = `${mark.note} (${formatClock(mark.time)})`;
+      label.style.color = theme.marks[mark.kind];
+      const width = textWidth(mark.label, theme.font) + LABEL_PADDING * 2;
+      let left = Math.max(0, Math.min(box.plotLeft + x + 3, u.width - width));
+      for (const other of [...placed].sort((a, b) => a.left - b.left)) {
+        if (left < other.left + other.width + 4 && other.left < left + width + 4) {
+          left = other.left + other.width + 4;
+        }
+      }
+      label.hidden = left + width > u.width;
+      placed.push({ left, width });
+      place_(label, left, Math.max(0, box.plotTop - MARKER_STRIP), width, MARKER_STRIP - 3);
+    });
+    for (const label of this._markLabels.splice(shown.length)) {
+      label.remove();
+    }
+  }
+
+  private _newMarkLabel(): HTMLElement {
+    const label = div('mgenv-chart-mark-label');
+    this._markLabels.push(label);
+    this._layer.append(label);
     return label;
   }
 

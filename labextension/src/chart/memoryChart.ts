@@ -1,6 +1,6 @@
 import uPlot from 'uplot';
 
-import { CellInfo, MemoryMessage, OverlayInfo, SeriesInfo, SourceState } from '../protocol';
+import { CellInfo, MarkInfo, MemoryMessage, OverlayInfo, SeriesInfo, SourceState } from '../protocol';
 import { Annotations, MARKER_STRIP, OVERLAY_STYLE, overlayGutter, textWidth } from './annotations';
 import { BYTE_INCRS, formatBytes, formatByteTicks, toCSV } from './format';
 import { isLost, Legend, LegendEntry, LegendGroup, LegendValues } from './legend';
@@ -48,6 +48,7 @@ export class MemoryChart {
   private _annotations: Annotations | null = null;
   private _overlays: OverlayInfo[] = [];
   private _markers: CellInfo[] = [];
+  private _marks: MarkInfo[] = [];
   private _states: SourceState[] = [];
   private _origin: number | null = null;
   private _hidden = new Set<string>();
@@ -114,6 +115,10 @@ export class MemoryChart {
     if (message.overlays) {
       this.setOverlays(message.overlays);
     }
+    if (message.marks) {
+      this._marks = message.marks.slice(-MAX_MARKERS);
+      this.scheduleRedraw();
+    }
     if (message.type === 'memory.snapshot') {
       this._markers = [];
       this.replace(message);
@@ -147,6 +152,11 @@ export class MemoryChart {
 
   get overlays(): OverlayInfo[] {
     return this._overlays;
+  }
+
+  /** Moments that are not cells, as the kernel marked them (memory given back). */
+  get marks(): MarkInfo[] {
+    return this._marks;
   }
 
   /** Seconds since the epoch at which the time axis starts: the kernel's start when the kernel said it. */
@@ -343,7 +353,9 @@ export class MemoryChart {
         }))
       ],
       hooks: {
-        draw: [u => this._annotations?.draw(u, this._visibleOverlays(), this._markers, this.theme, this._gutter)],
+        draw: [
+          u => this._annotations?.draw(u, this._visibleOverlays(), this._markers, this.theme, this._gutter, this._marks)
+        ],
         setCursor: [u => this._onCursor(u)],
         setScale: [
           (u, key) => {

@@ -3,7 +3,7 @@
  * light, dark and high-contrast themes like the HTML around it does. Outside JupyterLab (another anywidget front
  * end) the variables are missing and the fallbacks, JupyterLab Light's values, apply.
  */
-import { OverlayKind } from '../protocol';
+import { MarkKind, OverlayKind } from '../protocol';
 
 export interface ChartTheme {
   font: string;
@@ -14,6 +14,8 @@ export interface ChartTheme {
   series: string[];
   overlays: Record<OverlayKind, string>;
   marker: string;
+  /** Marks of moments that are not cells ("freed": memory given back). */
+  marks: Record<MarkKind, string>;
 }
 
 /** Series colours: JupyterLab's named colours first, distinct from the overlays' red, orange and grey. */
@@ -47,7 +49,8 @@ export function readTheme(element: Element): ChartTheme {
       cell_peak: read('--jp-success-color1', '#388e3c'),
       oom_request: read('--jp-error-color1', '#d32f2f')
     },
-    marker: read('--jp-ui-font-color3', 'rgba(0, 0, 0, 0.38)')
+    marker: read('--jp-ui-font-color3', 'rgba(0, 0, 0, 0.38)'),
+    marks: { freed: read('--jp-success-color1', '#388e3c') }
   };
 }
 
