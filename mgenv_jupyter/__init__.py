@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .errors import AlreadyReadWarning, InvalidValueError, MayBeLatchedWarning
+from .lazy_names import lazy_names
 from .text import set_language
 
 if TYPE_CHECKING:
@@ -30,12 +31,7 @@ _LAZY = {"AllocatorWidget": "widgets", "ConfigWidget": "widgets", "DTRWidget": "
          "session": "runtime"}
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 
 
 def last_oom() -> Any:

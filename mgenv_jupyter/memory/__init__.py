@@ -16,8 +16,9 @@ Names are imported on first use, so `import mgenv_jupyter.memory` loads neither 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from .history import History
@@ -39,14 +40,4 @@ _EXPORTS = {
 __all__ = ["History", "MemorySource", "Sample", "Sampler", "default_sources", "gpu_total_bytes", "kernel_sampler"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_names(__name__, _EXPORTS, globals())

@@ -9,8 +9,9 @@ returns it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy_names import lazy_names
 
 # Eager: a name that is also a submodule's must be bound here, or importing the submodule would shadow it.
 from .recognise import OutOfMemory, recognise
@@ -30,14 +31,4 @@ _EXPORTS = {"Cause": "causes", "Finding": "causes", "Remedy": "remedies", "OomRe
 __all__ = ["Cause", "Finding", "OomReport", "OutOfMemory", "Remedy", "last_report", "recognise"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_names(__name__, _EXPORTS, globals())

@@ -119,7 +119,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-_LAYER_LINE = re.compile(r"^(?P<layer>[^│`]+?)\s*│\s*(?P<names>.+)$")
+_LAYER_LINE = re.compile(r"^(?P<layer>[^│`]*?)\s*│\s*(?P<names>.+)$")
 
 
 def layers(text: str) -> list[tuple[str, list[str]]]:
@@ -129,7 +129,11 @@ def layers(text: str) -> list[tuple[str, list[str]]]:
     for line in picture.splitlines():
         match = _LAYER_LINE.match(line.strip())
         if match:
-            found.append((match["layer"].strip(), [n.strip() for n in match["names"].split(",") if n.strip()]))
+            names = [n.strip() for n in match["names"].split(",") if n.strip()]
+            if match["layer"].strip():
+                found.append((match["layer"].strip(), names))
+            else:  # a line with nothing before its │ goes on with the layer above it
+                found[-1][1].extend(names)
     return found[::-1]
 
 

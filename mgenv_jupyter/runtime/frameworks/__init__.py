@@ -108,26 +108,26 @@ def group_api(key: str | None) -> GroupApi | None:
 _LIVE: dict[str, LiveApi] | None = None
 
 
-def live_api(entry: Entry) -> LiveApi | None:
-    """The live API for `entry` if it has one and its framework is loaded now."""
+def _api_of(entry: Entry) -> LiveApi | None:
+    """The adapter the catalog names for `entry` (loaded or not); None when it names none."""
     global _LIVE
     if entry.live_api is None:
         return None
     if _LIVE is None:
         _LIVE = _registry()
-    api = _LIVE.get(entry.live_api)
+    return _LIVE.get(entry.live_api)
+
+
+def live_api(entry: Entry) -> LiveApi | None:
+    """The live API for `entry` if it has one and its framework is loaded now."""
+    api = _api_of(entry)
     return api if api is not None and api.available() else None
 
 
 def live_call(entry: Entry, value: Any) -> str | None:
     """The framework call that sets `entry` to `value` (a parsed, typed value), as Python text; None when the entry
     has no live API. Works whether or not the framework is loaded: it only writes the call out."""
-    global _LIVE
-    if entry.live_api is None:
-        return None
-    if _LIVE is None:
-        _LIVE = _registry()
-    api = _LIVE.get(entry.live_api)
+    api = _api_of(entry)
     return api.call(entry, value) if api is not None else None
 
 
