@@ -332,8 +332,8 @@ class EnvSession:
         """Refuse a batch after which variables the framework cannot take together would all be set."""
         changed = {plan.name: plan.parsed is not None for plan in plans}
         errors = []
-        for conflict in self.catalog.conflicts:
-            if all(changed.get(name, self.get(name) is not None) for name in conflict.names):
+        for conflict in self.catalog.conflicts:  # a name the batch does not touch is asked only when it matters
+            if all(changed[name] if name in changed else self.get(name) is not None for name in conflict.names):
                 errors.append(f"{' and '.join(conflict.names)} cannot both be set: {conflict.because.get('en')} "
                               "Unset one of them")
         return errors

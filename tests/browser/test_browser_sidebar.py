@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from layout_checks import clipped_text, overlapping, set_theme, unusable_inputs
 
 from lab_server import (
     PROFILE_QUESTION,
@@ -26,6 +27,7 @@ from lab_server import (
     run_cell,
     running_lab,
     screenshot,
+    set_left_area_width,
     wait_for_saved_profile,
     write_notebook,
 )
@@ -101,6 +103,74 @@ def test_sidebar_sets_a_variable_the_kernel_sees_and_the_notebook_keeps(tmp_path
     assert f"{THRESHOLD}=2147483648" in profile
     assert saved["metadata"]["mgenv_jupyter"] == {"profile": {THRESHOLD: "2147483648"}}
     assert "mgenv_jupyter" not in saved["cells"][0]["source"]  # nothing was written into the user's cells
+
+
+ALLOC_CONF = "PYTORCH_ALLOC_CONF"
+
+
+def test_sidebar_edits_a_key_value_config_key_by_key_as_the_widget_does(tmp_path):
+    """PYTORCH_ALLOC_CONF as the AllocatorWidget draws it: one typed input per key (the kernel's "key_value" editor),
+    the joined value under them; each key edit is the sidebar's one "set" request with the joined value, and the
+    kernel's os.environ has it. A key the kernel refuses keeps what was typed, with the reason under it. Screenshots
+    at a narrow and a wide panel, light and dark: test-artifacts/sidebar-key-value-<width>-<theme>.png."""
+    row = f".mgenv-sb-row[data-name='{ALLOC_CONF}']"
+    with running_lab(tmp_path) as lab:
+        name = write_notebook(lab, "keys.ipynb", [
+            f"import os\nprint('kernel sees', repr(os.environ.get('{ALLOC_CONF}')))"])
+        with chromium_page(width=1400, height=900) as page:
+            open_notebook(page, lab, name)
+            open_sidebar(page)
+            page.get_by_label("Search variables").fill(ALLOC_CONF)
+            group = editor(page, ALLOC_CONF)
+            role = group.get_attribute("role")
+            keys = page.eval_on_selector_all(f"{row} .mgenv-sb-key", "lines => lines.map(l => l.dataset.key)")
+            kinds = {key: page.eval_on_selector(f"{row} [aria-label='{ALLOC_CONF} {key}']",
+                                                "el => el.tagName === 'SELECT' ? 'select' : el.type")
+                     for key in ("backend", "expandable_segments", "max_split_size_mb")}
+            all_default = page.inner_text(f"{row} .mgenv-sb-joined")
+            editor(page, f"{ALLOC_CONF} expandable_segments").check()
+            page.wait_for_selector(f"{row}.mgenv-sb-set", timeout=30_000)  # the kernel holds it
+            split = editor(page, f"{ALLOC_CONF} max_split_size_mb")
+            split.fill("5")  # below the allocator's 11 MB: the kernel refuses it
+            split.press("Enter")
+            page.wait_for_selector(f"{row} .mgenv-sb-row-error:not([hidden])", timeout=30_000)
+            refusal = page.inner_text(f"{row} .mgenv-sb-row-error")
+            kept = split.input_value()
+            split.fill("128")
+            split.press("Enter")
+            page.wait_for_selector(f"{row} .mgenv-sb-row-error[hidden]", state="attached", timeout=30_000)
+            page.wait_for_function(
+                """row => document.querySelector(`${row} .mgenv-sb-joined code`)?.textContent
+                    === 'expandable_segments:True,max_split_size_mb:128'""", arg=row, timeout=30_000)
+            status = badge(page, ALLOC_CONF).inner_text()
+            run_cell(page, 0)
+            page.wait_for_selector("text=kernel sees 'expandable_segments:True,max_split_size_mb:128'",
+                                   timeout=30_000)
+            problems: dict[str, list[str]] = {}
+            for width in (280, 480):
+                set_left_area_width(page, width)
+                for theme in ("light", "dark"):
+                    set_theme(page, dark=theme == "dark")
+                    problems[f"{width}-{theme}"] = [
+                        *unusable_inputs(page, row), *clipped_text(page, row),
+                        *overlapping(page, f"{row} .mgenv-sb-key:not([hidden]) > :not([hidden])")]
+                    page.evaluate("row => document.querySelector(row).scrollIntoView({block: 'start'})", row)
+                    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+                    screenshot(page, f"sidebar-key-value-{width}-{theme}.png")  # the first keys
+                    page.locator(f"{row} .mgenv-sb-joined").scroll_into_view_if_needed()
+                    screenshot(page, f"sidebar-key-value-{width}-{theme}-joined.png")  # the last keys, the value
+            set_theme(page, dark=False)
+            page.keyboard.press("Control+s")
+            saved = wait_for_saved_profile(lab.root / name)
+    assert role == "group"  # the variable's name names the group of its key inputs
+    assert keys[:3] == ["backend", "expandable_segments", "max_split_size_mb"]
+    assert kinds == {"backend": "select", "expandable_segments": "checkbox", "max_split_size_mb": "number"}
+    assert all_default == "every key at its default (the variable is left unset)"
+    assert "max_split_size_mb" in refusal and kept == "5"
+    assert status == "takes effect at first use"  # no torch in this kernel: its allocator reads it at first use
+    assert problems == {"280-light": [], "280-dark": [], "480-light": [], "480-dark": []}
+    assert saved["metadata"]["mgenv_jupyter"] == {
+        "profile": {ALLOC_CONF: "expandable_segments:True,max_split_size_mb:128"}}
 
 
 def test_envset_in_a_cell_shows_up_in_the_panel_at_once(tmp_path):

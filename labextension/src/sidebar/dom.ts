@@ -42,3 +42,9 @@ export function withCode(text: string): (string | HTMLElement)[] {
     })
     .filter(part => part !== '');
 }
+
+/** A variable's name as text that breaks only after its underscores (MGE_DEFAULT_ / DEVICE, never MGE_DEF / AULT). */
+export function breakableName(name: string): (string | HTMLElement)[] {
+  const parts = name.split(/(?<=_)/);
+  return parts.flatMap((part, i) => (i < parts.length - 1 ? [part, document.createElement('wbr')] : [part]));
+}

@@ -9,7 +9,7 @@
  * name as accessible name; the second input of a size is "<NAME> unit", of a fraction "<NAME> slider".
  */
 import { EditorInfo, EditorKind, EntryInfo, KeyInfo, NONE_CHOICE } from '../protocol';
-import { el, option } from './dom';
+import { breakableName, el, option } from './dom';
 import { Translate } from './text';
 
 /** Set (text) or unset (null) the variable. */
@@ -430,7 +430,7 @@ class KeyValueEditor extends Editor {
       const line = el('div', 'mgenv-sb-key');
       line.dataset.key = key.name;
       const name = el('code', 'mgenv-sb-key-name');
-      name.textContent = key.name;
+      name.append(...breakableName(key.name)); // a long key breaks after an underscore, as variable names do
       name.title = key.description;
       const input = this._control(key);
       input.setAttribute('aria-label', `${entry.name} ${key.name}`);

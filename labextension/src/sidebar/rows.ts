@@ -7,7 +7,7 @@
  */
 import { EntryInfo, VariableInfo } from '../protocol';
 import { Badge, badgeClass } from './badges';
-import { el, withCode } from './dom';
+import { breakableName, el, withCode } from './dom';
 import { Editor, editorFor } from './editors';
 import { Translate } from './text';
 
@@ -213,11 +213,7 @@ export class VariableRow {
   }
 }
 
-/** A variable's name as text that breaks only after its underscores (MGE_DEFAULT_ / DEVICE, never MGE_DEF / AULT). */
-export function breakableName(name: string): (string | HTMLElement)[] {
-  const parts = name.split(/(?<=_)/);
-  return parts.flatMap((part, i) => (i < parts.length - 1 ? [part, document.createElement('wbr')] : [part]));
-}
+export { breakableName };
 
 /**
  * A framework call as text that breaks after its dots and opening brackets (megengine.set_default_device( / 'gpu1')),
