@@ -68,19 +68,23 @@ def _parse_args(magic: Any, line: str) -> Any:
     """The one way every magic reads its line: the argparse parser its `magic_arguments` declare, over the words as a
     POSIX shell splits them (IPython's own splitting keeps quotes, so 'two words' would be two). Errors never quote
     the line, which may hold a secret: unbalanced quotes are said as such, and argparse's messages are redacted."""
+    try:
+        return magic.parser.parse_args(_words(line))
+    except UsageError as exc:
+        raise UsageError(redact(str(exc))) from None
+
+
+def _words(line: str) -> list[str]:
+    """The line's words as a POSIX shell splits them, or a UsageError for a line too long or unbalanced quotes."""
     if len(line) > MAX_LINE_CHARS:
         raise UsageError(f"the line is {len(line):,} characters long, more than the {MAX_LINE_CHARS:,} a magic line "
                          "may have (no environment variable holds more than "
                          f"{MAX_VARIABLE_BYTES:,} bytes); nothing was changed")
     try:
-        words = split_words(line)  # shlex.split(posix=True)'s words, in linear time
+        return split_words(line)  # shlex.split(posix=True)'s words, in linear time
     except ValueError as exc:
         raise UsageError(f"cannot read the line: {str(exc).lower()}; close every quote you open (\"...\" or '...')"
                          ) from None
-    try:
-        return magic.parser.parse_args(words)
-    except UsageError as exc:
-        raise UsageError(redact(str(exc))) from None
 
 
 def parse_cell(cell: str) -> list[tuple[str, str]]:
@@ -123,11 +127,16 @@ class EnvMagics(Magics):
         AlreadyReadWarning says so and how to get out; variables with a run-time API are applied live. The line is
         taken literally: no $name or {expression} expansion.
         """
-        args = _parse_args(self.envset, line)
-        pairs = _split_assignments(args.assignments)
+        words = _words(line)
+        if any(word.startswith("-") for word in words):
+            args = _parse_args(self.envset, line)
+            words, force, live = args.assignments, args.force, not args.env_only
+        else:  # no option: argparse would only collect the words, at a third of the magic's own cost
+            force, live = False, True
+        pairs = _split_assignments(words)
         if not pairs:
             raise UsageError("usage: %envset [--force] [--env-only] NAME=VALUE [NAME=VALUE ...]")
-        return self._run(lambda: session().set(pairs, source="magic", force=args.force, live=not args.env_only))
+        return self._run(lambda: session().set(pairs, source="magic", force=force, live=live))
 
     @no_var_expand
     @magic_arguments()

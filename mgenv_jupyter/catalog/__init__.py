@@ -41,6 +41,9 @@ class Catalog:
         self._by_length: dict[int, list[tuple[str, str]]] = {}
         for name in self._entries:
             self._by_length.setdefault(len(name), []).append((name.upper(), name))
+        # Every %envset of a name outside the catalog asks for its near miss: milliseconds of edit distances, so the
+        # answers are kept (the catalog never changes); bounded, as the names come from users.
+        self._near_misses: dict[str, str | None] = {}
 
     def __contains__(self, name: object) -> bool:
         return name in self._entries
@@ -105,6 +108,13 @@ class Catalog:
         """
         if name in self._entries:
             return None
+        if name not in self._near_misses:
+            if len(self._near_misses) >= _NEAR_MISSES_KEPT:
+                self._near_misses.clear()
+            self._near_misses[name] = self._near_miss(name)
+        return self._near_misses[name]
+
+    def _near_miss(self, name: str) -> str | None:
         folded = name.upper()
         if folded in self._folded:
             return self._folded[folded]
@@ -121,6 +131,7 @@ class Catalog:
 
 
 _TWO_TYPOS_FROM = 14  # names at least this long may carry two typos and still be near misses
+_NEAR_MISSES_KEPT = 4096
 
 
 def _within(a: str, b: str, limit: int) -> bool:

@@ -7,6 +7,7 @@ None of them is ever taken from a notebook profile. From a file or a comm messag
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 
 from ..text import Text
@@ -73,6 +74,7 @@ RULES = (
 )
 
 
+@lru_cache(maxsize=1024)  # asked twice per variable each %envset; the rules never change
 def code_loading_rule(name: str) -> CodeLoadingRule | None:
     """The rule `name` falls under, or None for a variable that loads no code."""
     for rule in RULES:
