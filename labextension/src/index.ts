@@ -12,7 +12,7 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 import { addSidebarCommands, COMMAND_IDS } from './sidebar/commands';
-import { addGpuSection } from './sidebar/gpuSection';
+import { addGpuSection, shutdownKernelHolder } from './sidebar/gpuSection';
 import { sidebarIcon } from './sidebar/icon';
 import { SidebarPanel } from './sidebar/panel';
 import { freeRendererFactory } from './sidebar/freeOffer';
@@ -67,7 +67,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
       notebookOf: node => notebooks.find(notebook => notebook.node.contains(node)) ?? null,
       apply: (notebook, assignments) => panel.follower.applyRemedy(notebook, assignments),
       restart: () => app.commands.execute(COMMAND_IDS.restart),
-      free: notebook => panel.follower.free(notebook)
+      free: notebook => panel.follower.free(notebook),
+      shutdownHolder: shutdownKernelHolder(app, t)
     });
     const addRenderer = (notebook: NotebookPanel): void => {
       const registry = notebook.content.rendermime;

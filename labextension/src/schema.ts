@@ -441,15 +441,26 @@ export type OomFreeOffer = {
   note: string;
 };
 
-/** Parts a report made before they existed lacks: the free offer (null: nothing to give back) and what holds memory now, by name. */
+/** Another kernel of this Jupyter server holds most of the failing GPU (its server extension said so, memory/server_owners.py): its kernel id, notebooks, the bytes NVML lists for it on the GPU, the GPU's index and how long it has been idle (null: busy or unknown). The front end offers to shut it down through the server's kernel API after the user confirms, and takes the notebook and memory it names from the server again: this is data for a button, never consent. */
+export type OomKernelHolder = {
+  kernel_id: string;
+  notebooks: string[];
+  bytes: number | null;
+  gpu: number;
+  idle_seconds: number | null;
+};
+
+/** Parts a report made before they existed lacks: the free offer (null: nothing to give back), another kernel of this server holding most of the GPU (null: none, or the server has no extension) and what holds memory now, by name. */
 export type OomReportParts = {
   free?: OomFreeOffer | null;
+  kernel_holder?: OomKernelHolder | null;
   holders?: HoldersData;
 };
 
 /** The report in the report's language: the headline, the lines of the verdict, numbers and other processes (`sections`, each a title line then its lines), the timeline, the remedies best first (or `no_remedy`), the footer. */
 export type OomReportData = {
   free?: OomFreeOffer | null;
+  kernel_holder?: OomKernelHolder | null;
   holders?: HoldersData;
   v: number;
   language: string;
@@ -525,6 +536,18 @@ export type GpuServerView = {
   kernels: GpuKernelInfo[];
   devices: GpuDeviceView[];
   read_at: number;
+};
+
+/** One process asked about: the kernel of this server whose process tree holds it, or null (not a kernel's). */
+export type GpuOwner = {
+  pid: number;
+  kernel: GpuKernelInfo | null;
+};
+
+/** The answer to `OWNERS_PATH`: one entry per pid asked, in the order asked. */
+export type GpuOwnersReply = {
+  v: number;
+  owners: GpuOwner[];
 };
 
 export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest;

@@ -4,6 +4,7 @@ import { Widget } from '@lumino/widgets';
 import { GPUS_VERSION, GpuServerView } from '../src/protocol';
 import { deviceLayout, formatDuration, heldBy, idleKernels } from '../src/sidebar/gpuLayout';
 import { GpuActions, GpuView } from '../src/sidebar/gpuView';
+import { kernelHolderItem } from '../src/sidebar/oomHolder';
 import { GpuResponse, ServerGpus } from '../src/sidebar/serverGpus';
 import { DOMAIN, translate } from '../src/sidebar/text';
 import { chineseTranslation } from './translation';
@@ -190,5 +191,44 @@ describe('GpuView', () => {
     expect(view.node.querySelector('.mgenv-gpu-interrupt')!.textContent).toBe('中断');
     expect(view.node.querySelector('.mgenv-gpu-shutdown')!.textContent).toBe('关闭');
     expect(view.node.querySelector('.mgenv-gpu-device-usage')!.textContent).toBe('已用 30 GiB / 共 40 GiB');
+  });
+});
+
+describe('the out-of-memory report’s offer to shut the holding kernel down', () => {
+  const holder = { kernel_id: 'k-big', notebooks: ['big.ipynb'], bytes: 30 * GiB, gpu: 0, idle_seconds: 7200 };
+
+  it('names the notebook, its memory and idle time, and says what the click came to', async () => {
+    const asked: string[] = [];
+    const item = kernelHolderItem(holder, t, async h => {
+      asked.push(h.kernel_id);
+      return { state: 'done', message: 'The kernel of big.ipynb is shut down: its memory is free. Run the cell again.' };
+    });
+    expect(item.querySelector('.mgenv-oom-holder-text')!.textContent).toBe(
+      'Shut down the kernel of big.ipynb on this server: it holds 30 GiB of this GPU (idle for 2 h)'
+    );
+    const button = item.querySelector<HTMLButtonElement>('.mgenv-oom-holder-shutdown')!;
+    button.click();
+    await new Promise(resolve => setTimeout(resolve, 0));
+    expect(asked).toEqual(['k-big']);
+    expect(item.querySelector<HTMLElement>('.mgenv-oom-outcome')!.dataset.state).toBe('done');
+    expect(button.disabled).toBe(true);
+  });
+
+  it('can be clicked again after a no, and says so when the server fails', async () => {
+    const answers = [{ state: 'declined' as const, message: '' }];
+    const item = kernelHolderItem(holder, t, async () => {
+      const answer = answers.shift();
+      if (!answer) {
+        throw new Error('HTTP 500');
+      }
+      return answer;
+    });
+    const button = item.querySelector<HTMLButtonElement>('.mgenv-oom-holder-shutdown')!;
+    button.click();
+    await new Promise(resolve => setTimeout(resolve, 0));
+    expect(button.disabled).toBe(false);
+    button.click();
+    await new Promise(resolve => setTimeout(resolve, 0));
+    expect(item.querySelector('.mgenv-oom-outcome')!.textContent).toBe('The server could not be asked: HTTP 500');
   });
 });

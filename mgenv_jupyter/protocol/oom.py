@@ -53,11 +53,27 @@ class OomFreeOffer(TypedDict):
     note: str
 
 
+class OomKernelHolder(TypedDict):
+    """Another kernel of this Jupyter server holds most of the failing GPU (its server extension said so,
+    memory/server_owners.py): its kernel id, notebooks, the bytes NVML lists for it on the GPU, the GPU's index and
+    how long it has been idle (null: busy or unknown). The front end offers to shut it down through the server's
+    kernel API after the user confirms, and takes the notebook and memory it names from the server again: this is
+    data for a button, never consent."""
+
+    kernel_id: str
+    notebooks: list[str]
+    bytes: int | None
+    gpu: int
+    idle_seconds: float | None
+
+
 class OomReportParts(TypedDict, total=False):
-    """Parts a report made before they existed lacks: the free offer (null: nothing to give back) and what holds
-    memory now, by name."""
+    """Parts a report made before they existed lacks: the free offer (null: nothing to give back), another kernel of
+    this server holding most of the GPU (null: none, or the server has no extension) and what holds memory now, by
+    name."""
 
     free: OomFreeOffer | None
+    kernel_holder: OomKernelHolder | None
     holders: HoldersData
 
 

@@ -21,12 +21,16 @@ import pytest
 from layout_checks import clipped_text, overlapping, set_theme, sticking_out
 
 from lab_server import (
+    ARTIFACTS,
     TOKEN,
     Lab,
     chromium_page,
+    execute_command,
+    open_notebook,
     running_lab,
     screenshot,
     set_left_area_width,
+    write_notebook,
 )
 
 GiB = 1024**3
@@ -158,6 +162,13 @@ def test_every_notebooks_gpu_memory_in_jupyterlab(tmp_path, stranger):
                 set_theme(page, dark=theme == "dark")
                 page.wait_for_timeout(300)
                 page.locator("#jp-left-stack").screenshot(path=str(screenshot(page, f"gpus-lab-{width}-{theme}.png")))
+                if width == 480:  # the README's picture: the panel down to the section's last line
+                    box = page.locator("#jp-left-stack").bounding_box()
+                    bottom = page.locator(f"{SECTION} .mgenv-gpu-note").bounding_box()
+                    ARTIFACTS.mkdir(exist_ok=True)
+                    page.screenshot(path=str(ARTIFACTS / f"gpus-readme-{theme}.png"), clip={
+                        "x": box["x"], "y": box["y"], "width": box["width"],
+                        "height": bottom["y"] + bottom["height"] + 10 - box["y"]})
                 assert layout_problems(page) == [], (width, theme)
         set_theme(page, dark=False)
 
@@ -205,3 +216,71 @@ def test_notebook_7_opens_the_view_and_lists_the_kernels(tmp_path, stranger):
         page.wait_for_timeout(300)
         screenshot(page, "gpus-notebook7.png")
         assert re.fullmatch(r"\d+(\.\d+)? GiB of 40 GiB used", page.inner_text(f"{SECTION} .mgenv-gpu-device-usage"))
+
+
+OOM_MESSAGE = (
+    "CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 512.00 MiB is "
+    "free. Including non-PyTorch memory, this process has 9.00 GiB memory in use. Of the allocated memory 8.80 GiB is "
+    "allocated by PyTorch, and 100.00 MiB is reserved by PyTorch but unallocated.")
+
+
+def oom_scenario(holders: list[tuple[int, str]]) -> str:
+    return json.dumps({"name": "oom-server", "step_seconds": 0.05, "devices": [{
+        "name": "NVIDIA A100-SXM4-40GB", "total": "40GB", "reserved": "512MB",
+        "kernel": {"start": "1GB", "step": "1GB", "max": "9GB"},
+        "other_processes": [{"pid": pid, "bytes": size} for pid, size in holders]}]})
+
+
+def kernel_pid(kernel_id: str) -> int:
+    import psutil
+
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        for process in psutil.process_iter(["cmdline"]):
+            if any(f"kernel-{kernel_id}.json" in part for part in process.info["cmdline"] or ()):
+                return int(process.pid)
+        time.sleep(0.2)
+    raise AssertionError(f"no process for kernel {kernel_id}")
+
+
+def test_the_oom_report_names_the_holding_notebook_and_shuts_it_down_after_asking(tmp_path):
+    """In kernel A an out-of-memory error while kernel B (another notebook of the same server) holds most of the
+    simulated GPU: the report names B's notebook, and its Shut down asks first and then B is gone."""
+    gpu = tmp_path / "oom-gpu.json"
+    gpu.write_text(oom_scenario([]))
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(CONFIG))
+    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(gpu)}) as lab, chromium_page(1400, 1000) as page:
+        (lab.root / "b.ipynb").write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4,
+                                                      "nbformat_minor": 5}))
+        holder = api(lab, "POST", "api/sessions", {"path": "b.ipynb", "type": "notebook", "name": "b.ipynb",
+                                                   "kernel": {"name": "python3"}})["kernel"]["id"]
+        # What NVML lists beside kernel A: kernel B's process with 30 GiB, as on a shared GPU.
+        gpu.write_text(oom_scenario([(kernel_pid(holder), "30GB")]))
+        name = write_notebook(lab, "a.ipynb", [
+            "%load_ext mgenv_jupyter",
+            "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})",
+            f"raise OutOfMemoryError({OOM_MESSAGE!r})"])
+        open_notebook(page, lab, name)
+        execute_command(page, "notebook:run-all-cells")
+        offer = page.locator(".jp-Notebook .mgenv-oom .mgenv-oom-holder")
+        offer.wait_for(timeout=90_000)
+        report = page.inner_text(".jp-Notebook .mgenv-oom")
+        assert "is the kernel of notebook b.ipynb on this server" in report, report
+        assert offer.inner_text().startswith("Shut down…"), offer.inner_text()
+        assert "Shut down the kernel of b.ipynb on this server: it holds 30 GiB of this GPU" in offer.inner_text()
+        page.locator(".jp-Notebook .mgenv-oom").scroll_into_view_if_needed()
+        screenshot(page, "gpus-oom-report.png")
+        offer.locator(".mgenv-oom-holder-shutdown").click()
+        dialog = page.locator(".jp-Dialog")
+        dialog.wait_for(timeout=10_000)
+        question = dialog.inner_text()
+        assert "Shut down the kernel of b.ipynb?" in question, question
+        # The memory the server reports for B now (its kernel memory and the 30 GiB listed for its pid).
+        assert re.search(r"The kernel of b\.ipynb holds 3\d(\.\d+)? GiB on gpu0 \(simulated\)", question), question
+        screenshot(page, "gpus-oom-question.png")
+        dialog.get_by_role("button", name="Shut down").click()
+        page.wait_for_selector(".jp-Notebook .mgenv-oom-holder .mgenv-oom-outcome[data-state='done']", timeout=30_000)
+        assert holder not in {k["id"] for k in api(lab, "GET", "api/kernels")}
+        assert "The kernel of b.ipynb is shut down" in offer.inner_text()
+        screenshot(page, "gpus-oom-after.png")

@@ -8,9 +8,11 @@ import { JupyterFrontEnd } from '@jupyterlab/application';
 import { KernelAPI, ServerConnection } from '@jupyterlab/services';
 import { SidePanel } from '@jupyterlab/ui-components';
 
-import { GPUS_PATH } from '../protocol';
+import { GPUS_PATH, GpuServerView } from '../protocol';
 import { askBeforeKernelAction } from './gpuDialog';
+import { heldBy, kernelTitle } from './gpuLayout';
 import { GpuView } from './gpuView';
+import { ShutdownHolder } from './oomHolder';
 import { ServerGpus } from './serverGpus';
 import { Translate } from './text';
 
@@ -26,4 +28,31 @@ export function addGpuSection(app: JupyterFrontEnd, panel: SidePanel, t: Transla
   view.title.label = t('gpusTitle');
   panel.addWidget(view);
   return view;
+}
+
+/**
+ * The out-of-memory report's Shut down: the kernel the report names is looked up in the server's view again, the
+ * question names the notebook and the memory the server reports now, and only a yes shuts it down.
+ */
+export function shutdownKernelHolder(app: JupyterFrontEnd, t: Translate): ShutdownHolder {
+  const settings = app.serviceManager.serverSettings;
+  const confirm = askBeforeKernelAction(t);
+  return async holder => {
+    const response = await ServerConnection.makeRequest(settings.baseUrl + GPUS_PATH, {}, settings);
+    if (!response.ok) {
+      return { state: 'error', message: t('oomHolderFailed', `HTTP ${response.status}`) };
+    }
+    const view = (await response.json()) as GpuServerView;
+    const kernel = view.kernels.find(k => k.id === holder.kernel_id);
+    if (!kernel) {
+      return { state: 'gone', message: t('oomHolderGone') };
+    }
+    const notebook = kernelTitle(kernel, t);
+    const { memory, devices } = heldBy(view, kernel.id, t);
+    if (!(await confirm('shutdown', notebook, memory, devices))) {
+      return { state: 'declined', message: '' };
+    }
+    await app.serviceManager.kernels.shutdown(kernel.id);
+    return { state: 'done', message: t('oomHolderDone', notebook) };
+  };
 }

@@ -61,5 +61,20 @@ export const GPU_WORDS = {
     '%1 的内核在 %3 上占用 %2。中断会停止它正在运行的单元格;其变量和显存保留。'
   ],
   gpusIdleKernels: ['Kernels holding no GPU memory', '未占用 GPU 显存的内核'],
-  gpusActionFailed: ['The server refused: %1', '服务器拒绝了:%1']
+  gpusActionFailed: ['The server refused: %1', '服务器拒绝了:%1'],
+  oomHolderText: [
+    'Shut down the kernel of %1 on this server: it holds %2 of this GPU',
+    '关闭本服务器上 %1 的内核:它占用此 GPU 的 %2'
+  ],
+  oomHolderButton: ['Shut down…', '关闭…'],
+  oomHolderTitle: [
+    'Asks first, then shuts the kernel down through the server’s kernel API',
+    '先确认,再通过服务器的内核接口关闭该内核'
+  ],
+  oomHolderDone: [
+    'The kernel of %1 is shut down: its memory is free. Run the cell again.',
+    '%1 的内核已关闭,其显存已释放。请重新运行该单元格。'
+  ],
+  oomHolderGone: ['That kernel is no longer running on this server.', '该内核已不在此服务器上运行。'],
+  oomHolderFailed: ['The server could not be asked: %1', '无法询问服务器:%1']
 } satisfies Record<string, [string, string]>;

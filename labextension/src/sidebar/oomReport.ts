@@ -17,6 +17,7 @@ import { OOM_MIME, OOM_VERSION, OomFreeOffer, OomRemedyInfo, OomReportData } fro
 import { Answer } from './client';
 import { el } from './dom';
 import { freeOfferItem } from './freeOffer';
+import { kernelHolderItem, ShutdownHolder } from './oomHolder';
 import { ChartLike, timelineView } from './oomTimeline';
 import { badgeFor } from './badges';
 import { Language, Translate } from './text';
@@ -31,6 +32,8 @@ export interface OomReportOptions {
   restart: () => Promise<unknown>;
   /** Ask that notebook's kernel to give back what the failed cell holds (null: no kernel followed there). */
   free?: (panel: NotebookPanel) => Promise<Answer | null>;
+  /** Shut down another kernel of this server that holds most of the GPU, after asking (oomHolder.ts). */
+  shutdownHolder?: ShutdownHolder;
 }
 
 export class OomReportView extends Widget implements IRenderMime.IRenderer {
@@ -76,6 +79,9 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
     title.textContent = `${data.remedies_title}:`;
     this.node.append(title);
     const list = el('ol', 'mgenv-oom-remedies');
+    if (data.kernel_holder && this._options.shutdownHolder) {
+      list.append(kernelHolderItem(data.kernel_holder, this._options.t, this._options.shutdownHolder));
+    }
     if (data.free) {
       list.append(this._freeOffer(data.free));
     }

@@ -3,7 +3,8 @@ text, the timeline as the chart's snapshot, the remedies as data so each can be 
 
 from __future__ import annotations
 
-from ...protocol.oom import OOM_VERSION, OomRemedyInfo, OomReportData, OomTimeline
+from ...oom.holder import kernel_holder
+from ...protocol.oom import OOM_VERSION, OomKernelHolder, OomRemedyInfo, OomReportData, OomTimeline
 from ..freeing import offer_info, report_holders, report_offer
 from .text import OomText
 from .timeline import timeline_chart, timeline_title
@@ -27,5 +28,17 @@ def oom_data(view: OomText) -> OomReportData:
             "no_remedy": None if remedies else NO_REMEDY.get(view.lang),
             "footer": view.footer(),
             "free": offer_info(free, view.lang) if (free := report_offer(view.report)) else None,
-            "holders": report_holders(view.lang).data()}
+            "holders": report_holders(view.lang).data(),
+            "kernel_holder": _kernel_holder(view)}
+
+
+def _kernel_holder(view: OomText) -> OomKernelHolder | None:
+    """Another kernel of this server holding most of the GPU, for the renderer's Shut down offer (oom/holder.py)."""
+    report = view.report
+    holder = kernel_holder(report.findings, report.state, report.event)
+    if holder is None or holder.owner is None:
+        return None
+    owner = holder.owner
+    return {"kernel_id": owner.kernel_id, "notebooks": list(owner.notebooks), "bytes": holder.bytes,
+            "gpu": holder.gpu, "idle_seconds": owner.idle_seconds}
 

@@ -1,0 +1,52 @@
+/**
+ * The out-of-memory report's offer to shut down the other kernel of this server that holds most of the GPU
+ * (OomReportData.kernel_holder, decided by the kernel from the server extension's answer). The kernel's data only
+ * names which kernel to ask about: a click asks the server again for that kernel, confirms with the notebook and the
+ * memory the server reports now (gpuDialog.ts), and shuts it down through the server's kernel API
+ * (gpuSection.ts shutdownKernelHolder). Nothing happens without the user's yes.
+ */
+import { formatBytes } from '../chart/format';
+import { OomKernelHolder } from '../protocol';
+import { el } from './dom';
+import { formatDuration } from './gpuLayout';
+import { Translate } from './text';
+
+/** What a click came to: shut down, declined at the question, the kernel already gone, or the server failed. */
+export interface HolderOutcome {
+  state: 'done' | 'declined' | 'gone' | 'error';
+  message: string;
+}
+
+export type ShutdownHolder = (holder: OomKernelHolder) => Promise<HolderOutcome>;
+
+export function kernelHolderItem(holder: OomKernelHolder, t: Translate, shutdown: ShutdownHolder): HTMLElement {
+  const item = el('li', 'mgenv-oom-remedy mgenv-oom-holder');
+  const head = el('div', 'mgenv-oom-remedy-head');
+  const button = el('button', 'jp-Button mgenv-oom-apply mgenv-oom-holder-shutdown') as HTMLButtonElement;
+  button.type = 'button';
+  button.textContent = t('oomHolderButton');
+  button.title = t('oomHolderTitle');
+  const text = el('span', 'mgenv-oom-holder-text');
+  const notebook = holder.notebooks.join(', ') || holder.kernel_id.slice(0, 8);
+  text.textContent =
+    t('oomHolderText', notebook, formatBytes(holder.bytes)) +
+    (holder.idle_seconds === null ? '' : ` (${t('gpusIdleFor', formatDuration(holder.idle_seconds, t))})`);
+  head.append(button, text);
+  const outcome = el('div', 'mgenv-oom-outcome');
+  outcome.setAttribute('role', 'status');
+  item.append(head, outcome);
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    outcome.dataset.state = 'busy';
+    let result: HolderOutcome;
+    try {
+      result = await shutdown(holder);
+    } catch (reason) {
+      result = { state: 'error', message: t('oomHolderFailed', reason instanceof Error ? reason.message : String(reason)) };
+    }
+    outcome.dataset.state = result.state;
+    outcome.textContent = result.message;
+    button.disabled = result.state === 'done' || result.state === 'gone';
+  });
+  return item;
+}
