@@ -6,12 +6,23 @@ import platform
 import time
 from pathlib import Path
 
-from . import chart_bench, cluster_bench, env_bench, memory_bench, oom_bench, sampler_bench, sidebar_bench
+from . import (
+    chart_bench,
+    cluster_bench,
+    env_bench,
+    footprint_bench,
+    gil_bench,
+    memory_bench,
+    oom_bench,
+    sampler_bench,
+    sidebar_bench,
+)
 
 
 def main() -> None:
     sections = [env_bench.report(), memory_bench.report(), chart_bench.report(), sidebar_bench.report(),
-                sampler_bench.report(), oom_bench.report(), cluster_bench.report()]
+                sampler_bench.report(), oom_bench.report(), cluster_bench.report(), footprint_bench.report(),
+                gil_bench.report()]
     header = (f"# Benchmark results\n\nRecorded {time.strftime('%Y-%m-%d')} by `./dev bench` on {platform.machine()}, "
               f"{platform.python_implementation()} {platform.python_version()}, "
               f"{len(__import__('os').sched_getaffinity(0))} cores. Ratios are measured side by side in one run.\n")
