@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._version import __version__
 from .errors import AlreadyReadWarning, InvalidValueError, MayBeLatchedWarning
 from .lazy_names import lazy_names
 from .text import set_language
 
 if TYPE_CHECKING:
+    from ._version import __version__
     from .runtime import session
     from .widgets import AllocatorWidget, ConfigWidget, DTRWidget, MemoryChart
 
@@ -28,7 +28,7 @@ __all__ = ["AllocatorWidget", "AlreadyReadWarning", "ConfigWidget", "DTRWidget",
 # Imported on first use, so `import mgenv_jupyter` stays cheap: widgets pull in ipywidgets, and the session builds the
 # catalog (`%load_ext` needs it; a bare import does not).
 _LAZY = {"AllocatorWidget": "widgets", "ConfigWidget": "widgets", "DTRWidget": "widgets", "MemoryChart": "widgets",
-         "session": "runtime"}
+         "session": "runtime", "__version__": "_version"}  # the version is read from the installed metadata
 
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
