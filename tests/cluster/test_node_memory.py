@@ -152,6 +152,21 @@ def test_closing_a_memory_chart_ends_the_watch_it_was_bound_to():
     sampler.close()
 
 
+def test_the_chart_of_a_watch_draws_its_sampler_at_its_rate_and_closing_it_ends_the_watch():
+    """The widget composes the watch (`MemoryChart.for_cluster`): the cluster layer imports no widget."""
+    from mgenv_jupyter.memory.sampler import Sampler
+    from mgenv_jupyter.widgets.memory_chart import MemoryChart
+
+    sampler = Sampler([], interval=0.5)
+    watch = ClusterMemory(interval=0.25, sampler=sampler)
+    chart = MemoryChart.for_cluster(watch)
+    assert chart.sampler is sampler and chart.title == "Memory of the kernel and its Ray cluster"
+    assert [s.interval for s in sampler.subscriptions] == [0.25]
+    chart.close()
+    assert watch.closed
+    sampler.close()
+
+
 def test_the_watch_starts_an_actor_for_each_node_that_joins_once_and_stops_looking_when_closed(
         monkeypatch: pytest.MonkeyPatch):
     # Ray's part (listing nodes, starting an actor) replaced: what is checked is which nodes get one, and when.
