@@ -118,3 +118,25 @@ test("the report lists the kernel's offer first and sends its click to that note
   await view.renderModel({ data: { [OOM_MIME]: { ...report, free: null } }, metadata: {}, trusted: true } as never);
   expect(view.node.querySelector('.mgenv-oom-free')).toBeNull();
 });
+
+test('what holds memory is a table of the kernel rows, or its reason for none, then its notes', async () => {
+  const { holdersView } = await import('../src/sidebar/freeOffer');
+  const node = holdersView({
+    title: 'What holds memory now, largest first',
+    rows: [
+      { name: 'weights', what: 'numpy.ndarray', bytes: 64 * 1024 ** 2, devices: 'host 64 MiB', note: '' },
+      { name: 'view', what: 'torch.Tensor', bytes: 0, devices: '', note: 'shares 8 MiB with b' }
+    ],
+    empty: null,
+    notes: ['total: host 64 MiB']
+  });
+  const rows = [...node.querySelectorAll('tr')].map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent));
+  expect(rows).toEqual([
+    ['weights', '64 MiB', 'numpy.ndarray', 'host 64 MiB'],
+    ['view', '0', 'torch.Tensor', 'shares 8 MiB with b']
+  ]);
+  expect(node.querySelector('.mgenv-oom-footer')!.textContent).toBe('total: host 64 MiB');
+  const empty = holdersView({ title: 'What holds memory now', rows: [], empty: 'no framework or NumPy is loaded', notes: [] });
+  expect(empty.querySelector('table')).toBeNull();
+  expect(empty.textContent).toContain('no framework or NumPy is loaded');
+});

@@ -9,7 +9,7 @@ import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
 import { formatBytes } from '../chart/format';
-import { FREE_MIME, FREE_VERSION, FreedReply, FreeResultData, OomFreeOffer } from '../protocol';
+import { FREE_MIME, FREE_VERSION, FreedReply, FreeResultData, HoldersData, OomFreeOffer } from '../protocol';
 import { el } from './dom';
 
 /** What the button's click gets back: the kernel's answer, an error to show, or null (no kernel to ask). */
@@ -109,6 +109,46 @@ export function freeResultView(result: FreeResultData): HTMLElement {
 /** Bytes as the kernel and the chart write them ("1.5 GiB"); "?" where not known. */
 function sizeText(bytes: number | null): string {
   return bytes === null ? '?' : formatBytes(bytes);
+}
+
+/**
+ * What holds memory now, by name (the report's last part, `HoldersData`): one row per variable, largest first, its
+ * size, what it is, per device and what it shares; then the kernel's notes (totals, what the walk left out).
+ */
+export function holdersView(data: HoldersData): HTMLElement {
+  const box = el('div', 'mgenv-holders');
+  const title = el('div', 'mgenv-oom-remedies-title');
+  title.textContent = `${data.title}:`;
+  box.append(title);
+  if (data.empty) {
+    const empty = el('div', 'mgenv-oom-line');
+    empty.textContent = data.empty;
+    box.append(empty);
+  } else {
+    const table = el('table', 'mgenv-holders-table');
+    for (const row of data.rows) {
+      const tr = el('tr', '');
+      const name = el('td', 'mgenv-holders-name');
+      const code = el('code', '');
+      code.textContent = row.name;
+      name.append(code);
+      const size = el('td', 'mgenv-free-size');
+      size.textContent = row.bytes ? formatBytes(row.bytes) : '0';
+      const what = el('td', 'mgenv-holders-what');
+      what.textContent = row.what;
+      const where = el('td', 'mgenv-holders-where');
+      where.textContent = [row.devices, row.note].filter(Boolean).join('; ');
+      tr.append(name, size, what, where);
+      table.append(tr);
+    }
+    box.append(table);
+  }
+  for (const note of data.notes) {
+    const line = el('div', 'mgenv-oom-footer');
+    line.textContent = note;
+    box.append(line);
+  }
+  return box;
 }
 
 /** `%memfree`'s output (FREE_MIME): the same view as the report's outcome. */

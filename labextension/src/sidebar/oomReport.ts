@@ -16,7 +16,7 @@ import { Widget } from '@lumino/widgets';
 import { OOM_MIME, OOM_VERSION, OomFreeOffer, OomRemedyInfo, OomReportData } from '../protocol';
 import { Answer } from './client';
 import { el } from './dom';
-import { freeOfferItem } from './freeOffer';
+import { freeOfferItem, holdersView } from './freeOffer';
 import { kernelHolderItem, ShutdownHolder } from './oomHolder';
 import { ChartLike, timelineView } from './oomTimeline';
 import { badgeFor } from './badges';
@@ -94,6 +94,9 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
       list.append(none);
     }
     this.node.append(list);
+    if (data.holders) {
+      this.node.append(holdersView(data.holders));
+    }
     const footer = el('div', 'mgenv-oom-footer');
     footer.textContent = data.footer;
     this.node.append(footer);
