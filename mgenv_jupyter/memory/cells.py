@@ -198,7 +198,8 @@ def per_cell(history: History, markers: Iterable[CellMarker]) -> pandas.DataFram
             })
     frame = pandas.DataFrame(rows, columns=columns)
     for column in sizes:  # whole bytes; through float only where a reading is missing, which Int64 keeps as <NA>
-        frame[column] = pandas.array([None if v is None else round(v) for v in frame[column].tolist()],
+        # pandas keeps a missing reading (None) of a float column as NaN: missing either way.
+        frame[column] = pandas.array([None if v is None or v != v else round(v) for v in frame[column].tolist()],
                                      dtype="Int64")
     frame["ok"] = frame["ok"].astype("boolean")
     frame.attrs["bytes"] = sizes

@@ -117,3 +117,13 @@ def test_memory_chart_section_shows_memory_moving_on_a_simulated_gpu(executed):
     assert "gpu0 (simulated) process" in output_of(executed, "chart.history.tail()")  # no GPU here: simulated
     # The training steps' cell: the simulated GPU's memory grew while it ran.
     assert max(facts(executed)["simulated_deltas"]) > 0, facts(executed)
+
+
+def test_after_an_out_of_memory_error_the_memory_comes_back_and_the_holders_are_named(executed):
+    assert "Traceback MemoryError: stand-in" in output_of(executed, "import weakref\n\nimport numpy as np")
+    freed = output_of(executed, "print('the failed call still holds its array:'")
+    assert "the failed call still holds its array: True" in freed and "gave back" in freed, freed
+    assert "Your variables were not touched" in freed
+    holders = output_of(executed, "print('after %memfree it is gone:'")
+    assert "after %memfree it is gone: True" in holders, holders
+    assert "weights  64 MiB  numpy.ndarray  [host 64 MiB]" in holders, holders
