@@ -1,7 +1,8 @@
 """The GIL figure (issue 21): does the kernel's memory sampler at 10 Hz slow a pure-Python loop by 1%?
 
 Wall time cannot say on a shared machine: other processes move it by tens of percent (bench/RESULTS.md, issue 14).
-So each pair runs the same loop with the sampler off and at 10 Hz, in alternating order, and compares
+So each round runs the same loop with the sampler off, at 10 Hz, and beside a bare thread waking at 10 Hz (the
+floor), in rotating order, and compares
 
 - the loop's own CPU time (`time.thread_time()` of the loop's thread): what the loop itself spent, including the cost
   of handing the GIL over and refilling caches after the sampler ran, but not the time it waited, descheduled, for
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import random
 import statistics
+import threading
 import time
 from typing import Any
 
@@ -46,15 +48,19 @@ def _loop() -> tuple[float, float]:
 
 
 def measure(pairs: int = PAIRS, interval: float = 0.1) -> dict[str, list[float]]:
-    """Per pair: the loop's CPU and wall time with the sampler off and on, and the sampler thread's CPU while on."""
+    """Per round, the loop's CPU and wall time with the sampler off, on, and with only a bare thread waking at the
+    same rate (the floor: what any thread waking 10 times a second costs the loop on this machine), in rotating order;
+    and the sampler thread's CPU while on."""
     from mgenv_jupyter.memory.shared import close_kernel_sampler, kernel_sampler
 
-    result: dict[str, list[float]] = {"cpu_off": [], "cpu_on": [], "wall_off": [], "wall_on": [], "held": []}
+    states = ("off", "on", "floor")
+    result: dict[str, list[float]] = {f"{kind}_{state}": [] for kind in ("cpu", "wall") for state in states}
+    result["held"] = []
     with sampler_bench.simulated(1):
         sampler = kernel_sampler()
         _loop()  # warm
         for index in range(pairs):
-            for state in ("off", "on") if index % 2 == 0 else ("on", "off"):
+            for state in states[index % 3:] + states[:index % 3]:
                 if state == "on":
                     subscription = sampler.subscribe(_send, interval=interval)
                     time.sleep(SETTLE_SECONDS)
@@ -63,6 +69,14 @@ def measure(pairs: int = PAIRS, interval: float = 0.1) -> dict[str, list[float]]
                     cpu, wall = _loop()
                     result["held"].append((time.clock_gettime(clock) - held) / wall)
                     subscription.close()
+                elif state == "floor":
+                    stop = threading.Event()
+                    waker = threading.Thread(target=_wake, args=(stop, interval), daemon=True)
+                    waker.start()
+                    time.sleep(SETTLE_SECONDS)
+                    cpu, wall = _loop()
+                    stop.set()
+                    waker.join()
                 else:
                     time.sleep(SETTLE_SECONDS)
                     cpu, wall = _loop()
@@ -70,6 +84,11 @@ def measure(pairs: int = PAIRS, interval: float = 0.1) -> dict[str, list[float]]
                 result[f"wall_{state}"].append(wall)
         close_kernel_sampler()
     return result
+
+
+def _wake(stop: threading.Event, interval: float) -> None:
+    while not stop.wait(interval):
+        pass
 
 
 def median_with_interval(values: list[float], resamples: int = RESAMPLES, confidence: float = CONFIDENCE,
@@ -83,9 +102,11 @@ def median_with_interval(values: list[float], resamples: int = RESAMPLES, confid
 
 def slowdowns(result: dict[str, list[float]]) -> dict[str, tuple[float, float, float]]:
     """Per measure, the median slowdown in % with its interval: CPU and wall from the pairs' ratios, held as is."""
-    cpu = [100 * (on / off - 1) for on, off in zip(result["cpu_on"], result["cpu_off"], strict=True)]
-    wall = [100 * (on / off - 1) for on, off in zip(result["wall_on"], result["wall_off"], strict=True)]
-    return {"cpu": median_with_interval(cpu), "wall": median_with_interval(wall),
+    def ratios(kind: str, state: str) -> list[float]:
+        return [100 * (a / b - 1) for a, b in zip(result[f"{kind}_{state}"], result[f"{kind}_off"], strict=True)]
+
+    return {"cpu": median_with_interval(ratios("cpu", "on")), "wall": median_with_interval(ratios("wall", "on")),
+            "floor": median_with_interval(ratios("cpu", "floor")),
             "held": median_with_interval([100 * share for share in result["held"]])}
 
 
@@ -101,11 +122,14 @@ def report() -> str:
     return "\n".join([
         "| the GIL figure (issue 21) | median slowdown | side by side | target |",
         "|---|---|---|---|",
-        f"| pure-Python loop, its own CPU time, sampler at 10 Hz vs off ({len(result['cpu_on'])} alternating pairs) "
+        f"| pure-Python loop, its own CPU time, sampler at 10 Hz vs off ({len(result['cpu_on'])} rounds, rotating "
+        "order) "
         f"| {shown('cpu')} | loop {loop_ms:.0f} ms of CPU with the sampler off | ≤ 1% |",
         f"| … the sampler thread's CPU while the loop ran, over the loop's wall time (the most it can have held the "
         f"GIL) | {shown('held')} | — | ≤ 1% |",
         f"| … the loop's wall time (what other processes on the machine also move) | {shown('wall')} | — | — |",
+        f"| floor: the loop's own CPU time beside a bare thread that only wakes 10 times a second | {shown('floor')} "
+        "| — | — |",
     ])
 
 

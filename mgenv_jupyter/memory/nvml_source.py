@@ -106,7 +106,7 @@ class NvmlSource:
             now = time.monotonic()
             if now < self._next_try:
                 return []
-            if not _library_loads():
+            if not nvml_library_loads():
                 self._no_driver(NO_LIBRARY, now)
                 return []
         try:
@@ -246,7 +246,7 @@ class NvmlSource:
             return pynvml.nvmlDeviceGetComputeRunningProcesses_v2(handle)
 
 
-def _library_loads() -> bool:
+def nvml_library_loads() -> bool:
     """Whether NVIDIA's library loads, asked the way pynvml loads it on Linux (elsewhere pynvml is asked). A machine
     without a driver then never imports pynvml, whose import alone costs about ten milliseconds."""
     if not sys.platform.startswith("linux"):

@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +68,12 @@ def notebook_owners(pids: Sequence[int], server: tuple[str, str] | None = None,
     if server is None:
         return {}
     url, token = server
+    # Imported here, not with the module: urllib.request brings http.client, email and ssl (tens of milliseconds),
+    # and the out-of-memory report that asks this must come at once.
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
     query = urllib.parse.urlencode([("pid", pid) for pid in wanted])
     request = urllib.request.Request(f"{url}{OWNERS_PATH}?{query}", headers={"Authorization": f"token {token}"})
     try:

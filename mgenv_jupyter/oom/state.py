@@ -10,6 +10,7 @@ does not keep per process.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -157,6 +158,11 @@ def _tree(sampler: Sampler | None) -> frozenset[int]:
 def other_processes(sampler: Sampler | None) -> tuple[list[OtherProcess], str]:
     """Every process on every GPU outside the kernel's tree, biggest first, and the problem in words if NVML could
     not say. NVML is the fake one under `MGENV_SIMULATE_GPU`, installed behind pynvml, as for the sampler."""
+    from ..memory.fake_nvml import installed
+    from ..memory.nvml_source import nvml_library_loads
+
+    if installed() is None and "pynvml" not in sys.modules and not nvml_library_loads():
+        return [], ""  # no driver: nothing to list, and pynvml's import is not worth it
     try:
         import pynvml
     except ImportError:
