@@ -35,7 +35,7 @@ DTR_LABEL = Text("DTR eviction threshold ({size})", "DTR 释放阈值({size})")
 DTR_FROM_LIVE = Text("megengine's live option dtr_eviction_threshold", "megengine 的实时选项 dtr_eviction_threshold")
 DTR_FROM_ENV = Text("{name} in the environment; megengine reads it at import", "环境变量 {name};megengine 在导入时读取")
 DTR_NOTE = Text("from {origin}; compares with MegEngine's live tensor memory (megengine allocated)",
-                "来自{origin};与 MegEngine 实时的 tensor 显存(megengine allocated)比较")
+                "来自{origin};与 MegEngine 实时的 tensor 显存(megengine 已分配)比较")
 DTR_OFF = Text("; DTR auto drop is off, so nothing is evicted at this line yet",
                ";DTR 自动释放已关闭,到达此线时尚不会释放")
 PADDLE_LABEL = Text("Paddle first chunk ({size})", "Paddle 首块显存({size})")
@@ -46,7 +46,7 @@ PADDLE_SHARE = Text("FLAGS_fraction_of_gpu_memory_to_use={fraction} × total; Pa
 PADDLE_NOTE = Text("{reason}: {how}; when the chunk is used up Paddle requests another",
                    "{reason}:{how};这块用完后 Paddle 会再申请一块")
 DRAWN = Text("drawn", "已绘出")
-SIMULATED = Text(" (simulated)", "(模拟)")
+SIMULATED = Text("(simulated)", "(模拟)")
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,7 @@ def paddle_cap_applies(session: EnvSession, flags: Mapping[str, Any], name: str,
 
 
 def _shown(device: str, language: str) -> str:
-    """A device's label in the chart's words: "gpu0 (simulated)" is "gpu0(模拟)" in Chinese."""
+    """A device's label in the chart's words: "gpu0 (simulated)" is "gpu0 (模拟)" in Chinese."""
     return device.replace(SIMULATED.en, SIMULATED.get(language)) if language != "en" else device
 
 

@@ -95,7 +95,7 @@ def test_the_labextension_gets_the_report_as_data_beside_text_and_html():
     assert data["sections"][0][0].startswith("结论: 显存碎片")
     assert data["sections"][-1][0].startswith("GPU 上的其他进程")
     timeline = data["timeline"]
-    assert timeline["title"] == "gpu0 (simulated) process 的时间线:单元 [7] 直到失败,对比之前各单元的峰值"
+    assert timeline["title"] == "gpu0 (模拟) 进程 的时间线:单元 [7] 直到失败,对比之前各单元的峰值"
     assert timeline["lines"][0] == "单元 [7] 从 20 GiB 升至 38 GiB(峰值 38 GiB)"  # no sparkline beside the chart
     assert not any(bar in line for line in timeline["lines"] for bar in "▁▂▃▄▅▆▇█")
     assert [o["label"] for o in timeline["chart"]["overlays"]] == [

@@ -141,8 +141,9 @@ export class Annotations {
       label.title = group.cells
         .map(cell => {
           const marker = visible.find(v => v.cell === cell)!.marker;
-          const took = marker.duration !== null ? `, ${marker.duration.toFixed(1)} s` : ', running';
-          return `cell [${cell}] at ${formatClock(marker.start)}${took}${marker.ok === false ? ', failed' : ''}`;
+          const words = this._text;
+          const took = marker.duration !== null ? words('cellTook', marker.duration.toFixed(1)) : words('cellRunning');
+          return words('cellAt', cell, formatClock(marker.start)) + took + (marker.ok === false ? words('cellFailed') : '');
         })
         .join('\n');
       label.style.color = theme.muted;

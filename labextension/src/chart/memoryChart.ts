@@ -507,7 +507,7 @@ export class MemoryChart {
         entries.push({
           key: s.key,
           kind: 'series',
-          name: seriesName(name, this._text) + (s.simulated && !s.key.includes('simulated') ? ' ' + this._text('simulatedMark') : ''),
+          name: seriesName(name + (s.simulated && !s.key.includes('simulated') ? ' (simulated)' : ''), this._text),
           color: this._color(i),
           style: s.quantity === 'reserved' ? 'dashed' : 'solid',
           shown: !this._hidden.has(s.key),

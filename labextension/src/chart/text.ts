@@ -41,7 +41,11 @@ export const CHART_WORDS = {
   quantityProcess: ['process', '进程'],
   quantityAllocated: ['allocated', '已分配'],
   quantityReserved: ['reserved', '已保留'],
-  quantityPeak: ['peak', '峰值']
+  quantityPeak: ['peak', '峰值'],
+  cellAt: ['cell [%1] at %2', '单元 [%1] 于 %2'],
+  cellTook: [', %1 s', ',%1 秒'],
+  cellRunning: [', running', ',运行中'],
+  cellFailed: [', failed', ',出错']
 } as const;
 
 export type ChartKey = keyof typeof CHART_WORDS;

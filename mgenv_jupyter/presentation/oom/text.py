@@ -8,6 +8,7 @@ import statistics
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ...memory.state_words import series_name
 from ...oom.causes import size
 from ...text import Text, current_language
 from ..freeing import offer_line, report_holders, report_offer
@@ -125,7 +126,8 @@ class OomText:
         if not timeline.values:
             return [NO_TIMELINE.get(self.lang)]
         minutes = max(1, round((timeline.times[-1] - timeline.times[0]) / 60)) if len(timeline.times) > 1 else 1
-        lines = [f"{self.say(TIMELINE, series=timeline.series, minutes=minutes)}: {sparkline(timeline.values)}"]
+        series = series_name(timeline.series, self.lang)
+        lines = [f"{self.say(TIMELINE, series=series, minutes=minutes)}: {sparkline(timeline.values)}"]
         if not sparklines:
             lines = []
         during = timeline.during_cell()

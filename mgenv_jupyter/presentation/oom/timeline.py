@@ -7,6 +7,7 @@ from __future__ import annotations
 import statistics
 
 from ...catalog.values import format_size
+from ...memory.state_words import series_name
 from ...protocol import CellInfo, OverlayInfo, Snapshot
 from .text import OomText
 from .words import (
@@ -36,9 +37,9 @@ def timeline_title(view: OomText) -> str:
     if not timeline.values:
         return NO_TIMELINE.get(view.lang)
     if timeline.cell is not None and timeline.cell_start is not None:
-        return view.say(CHART_TITLE, series=timeline.series, cell=timeline.cell)
+        return view.say(CHART_TITLE, series=series_name(timeline.series, view.lang), cell=timeline.cell)
     seconds = round(max(timeline.times[-1], view.report.time) - chart_window(view)[0])
-    return view.say(CHART_TITLE_NO_CELL, series=timeline.series, seconds=seconds)
+    return view.say(CHART_TITLE_NO_CELL, series=series_name(timeline.series, view.lang), seconds=seconds)
 
 
 def chart_window(view: OomText) -> tuple[float, int]:
