@@ -21,6 +21,7 @@ from .presentation import wire
 from .protocol import PROTOCOL_VERSION, REQUEST_TYPES, SIDEBAR_SOURCES, checked_interval
 from .protocol.freeing import FreedReply
 from .protocol.messages import KernelMessage, Reply
+from .protocol.sidebar import MAX_HISTORY_WINDOW
 from .runtime import EnvSession, SetReport, profile
 from .runtime.profile_trust import ProfileTrust
 from .text import LANGUAGES, Text, current_language, learn_language
@@ -36,7 +37,6 @@ MAX_ID = 200
 MAX_ITEMS = 1000
 MAX_TEXT = 100_000
 STATE_HISTORY = 100  # changes sent with every "state"; older ones on request ("history")
-MAX_HISTORY_WINDOW = 500
 VERIFY_TIMEOUT = 30.0  # seconds a "verify" request waits for the nodes (the kernel is busy meanwhile, as in a cell)
 
 Send = Callable[[KernelMessage], None]

@@ -572,6 +572,10 @@ export const OOM_MIME = 'application/vnd.mgenv-jupyter.oom+json';
 export const OOM_VERSION = 2;
 export const FREE_MIME = 'application/vnd.mgenv-jupyter.free+json';
 export const FREE_VERSION = 1;
+/** Changes a history request may ask for at once, and the most a sidebar holds. */
+export const MAX_HISTORY_WINDOW = 500;
+/** Statuses of a value that reaches the framework only in a new kernel process (Status.needs_restart). */
+export const RESTART_STATUSES: readonly StatusCode[] = ['already_read', 'may_be_latched'];
 /** The choice an optional NPURunConfig keyword offers for "leave it to the framework". */
 export const NONE_CHOICE = 'None';
 /** The `type` of every message the kernel sends over the sidebar's comm (the client ignores any other). */

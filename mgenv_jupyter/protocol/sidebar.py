@@ -118,6 +118,8 @@ class VerifyRequest(TypedDict):
 StatusCode = Literal["effective", "pending_import", "pending_first_use", "already_read", "applied_live",
                      "may_be_latched", "no_longer_read", "option", "unset"]
 EditorKind = Literal["choice", "switch", "presence", "fraction", "number", "size", "text", "key_value"]
+# Changes a "history" request may ask for at once, and the most a sidebar holds.
+MAX_HISTORY_WINDOW = 500
 # The choice an optional NPURunConfig keyword offers for "leave it to the framework" (presentation/editor.py).
 NONE_CHOICE = "None"
 ReadingCode = Literal["import", "first_use", "per_object", "every_call", "not_read", "option"]

@@ -1,23 +1,23 @@
 /**
  * Follows the active notebook and its kernel: a notebook becoming current, its kernel changing, restarting (by the
  * user, by "Restart and apply", or automatically after a crash), dying or shutting down, and the notebook closing —
- * all without a page reload. Each fresh kernel process gets a KernelClient that hands the notebook profile to the
- * kernel before any cell the user runs next: applied at once if the user approved this exact profile before, and
- * otherwise changing nothing until the user has answered the question (ProfileQuestion) the follower asks.
- *
- * The profile comes with the file, so its content is someone else's until the user approves it. What the user sets
- * in the sidebar is their own: the profile it produces is recorded as approved, but only when the profile it
- * started from was approved too, so an edit never launders content the user declined.
+ * all without a page reload. Each fresh kernel process gets a KernelClient that hands it the notebook profile before
+ * any cell the user runs next; whether that profile applies, and asking the user, is the profile-trust protocol's
+ * business (profileConsent.ts). The sidebar's edits and the remedies clicked go to the followed kernel through here,
+ * and join the notebook profile once the kernel accepts them.
  */
 import type { NotebookPanel } from '@jupyterlab/notebook';
 import type { Kernel, Session } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { MemoryMessage, ProfileReply, ResultReply } from '../protocol';
+import { MemoryMessage, ResultReply } from '../protocol';
 import { Answer, KernelClient, MEMORY_INTERVAL, ProfileReviewed } from './client';
-import { EnvModel, ProfileReview } from './model';
-import { isSecret, Profile, readProfile, updateProfile } from './profile';
+import { EnvModel } from './model';
+import { isSecret, readProfile, updateProfile } from './profile';
+import { NEVER, ProfileConsent } from './profileConsent';
 import { ProfileQuestion } from './profileReview';
+
+export { profileKey } from './profileConsent';
 
 /** What the follower needs from INotebookTracker. */
 export interface NotebookSource {
@@ -32,13 +32,10 @@ function stored(answer: ResultReply, name: string, value: string | null): string
   return value === null || secret ? null : (change?.new ?? value);
 }
 
-/** Without a way to ask, a profile that is not approved is never applied. */
-const NEVER: ProfileQuestion = async () => false;
-
 export class NotebookFollower {
   private _source: NotebookSource;
   private _model: EnvModel;
-  private _ask: ProfileQuestion;
+  private _consent: ProfileConsent;
   private _panel: NotebookPanel | null = null;
   private _kernel: Kernel.IKernelConnection | null = null;
   private _client: KernelClient | null = null;
@@ -46,12 +43,6 @@ export class NotebookFollower {
   private _memoryInterval = MEMORY_INTERVAL;
   private _active = false;
   private _reattachScheduled = false;
-  // Kernel id → what became of the profile in its current process; present once the process has been sent it.
-  private _outcomes = new Map<string, ProfileReview>();
-  // Per notebook: the profile content the kernel last reported (or recorded) as approved, as profileKey() spells it.
-  private _approved = new WeakMap<NotebookPanel, string>();
-  // The question on screen, so a kernel restarting meanwhile waits for the same answer instead of asking twice.
-  private _question: { panel: NotebookPanel; key: string; answer: Promise<boolean> } | null = null;
   private _disposed = false;
   private _memoryReceived = new Signal<this, MemoryMessage>(this);
   private _clientChanged = new Signal<this, KernelClient | null>(this);
@@ -59,7 +50,7 @@ export class NotebookFollower {
   constructor(source: NotebookSource, model: EnvModel, ask: ProfileQuestion = NEVER) {
     this._source = source;
     this._model = model;
-    this._ask = ask;
+    this._consent = new ProfileConsent(model, ask, { kernel: () => this._kernel, client: () => this._client });
     source.currentChanged.connect(this._onCurrentChanged, this);
     this._follow(source.currentWidget);
   }
@@ -195,13 +186,7 @@ export class NotebookFollower {
     if (!client || !panel || !kernel || panel.isDisposed) {
       return;
     }
-    const profile = readProfile(panel.context.model);
-    if (!Object.keys(profile).length) {
-      return;
-    }
-    this._setOutcome(kernel, { status: 'checking', items: [] });
-    const answer = await client.reviewProfile(profile, { approve: false, apply: true });
-    await this._onReview(client, panel, kernel, profile, answer);
+    await this._consent.reviewAgain(client, panel, kernel);
   }
 
   refresh(): void {
@@ -222,7 +207,7 @@ export class NotebookFollower {
     }
     this._disposed = true;
     this._follow(null);
-    this._question = null;
+    this._consent.dispose();
     this._source.currentChanged.disconnect(this._onCurrentChanged, this);
     Signal.clearData(this);
   }
@@ -289,7 +274,7 @@ export class NotebookFollower {
       if (this._reattachScheduled || !this._kernel) {
         return;
       }
-      this._outcomes.delete(this._kernel.id); // a new process: it gets the profile again
+      this._consent.restarted(this._kernel); // a new process: it gets the profile again
       if (!this._client && !this._wanted()) {
         return; // not connected, nothing to apply: the panel connects when it is shown
       }
@@ -344,14 +329,7 @@ export class NotebookFollower {
     if (!panel) {
       return;
     }
-    // The profile goes to each kernel process once (start, restart, or a kernel this page has not seen yet), not
-    // each time the user comes back to the notebook: that would undo what they changed since with %envset. A process
-    // whose review was cut short (the notebook left before the kernel or the user answered) is sent it again.
-    const outcome = this._outcomes.get(kernel.id);
-    const fresh = !outcome || outcome.status === 'checking' || outcome.status === 'asking';
-    const profile = fresh ? readProfile(panel.context.model) : {};
-    const sent = Object.keys(profile).length > 0;
-    this._setOutcome(kernel, sent ? { status: 'checking', items: [] } : fresh ? NO_PROFILE : outcome);
+    const profile = this._consent.profileFor(kernel, panel); // once per kernel process
     const client = new KernelClient(kernel, this._model, {
       language: this._model.language,
       profile,
@@ -369,78 +347,11 @@ export class NotebookFollower {
     const panel = this._panel;
     const kernel = this._kernel;
     if (client === this._client && panel && kernel) {
-      void this._onReview(client, panel, kernel, profile, answer);
+      void this._consent.reviewed(client, panel, kernel, profile, answer);
     }
   }
 
-  /**
-   * The kernel reviewed `profile`: approved (now or earlier) means applied, so nothing to ask; otherwise nothing was
-   * changed, and the user is asked. Only their yes sends the approval, and the kernel applies the profile then.
-   */
-  private async _onReview(
-    client: KernelClient,
-    panel: NotebookPanel,
-    kernel: Kernel.IKernelConnection,
-    profile: Profile,
-    answer: Answer
-  ): Promise<void> {
-    if (answer.type !== 'profile') {
-      // The model shows the kernel's error; a local one (the comm went away) leaves the review to the next client.
-      if (answer.type === 'error' && answer.reply_to !== null && this._client === client) {
-        this._setOutcome(kernel, { status: 'failed', items: [] });
-      }
-      return;
-    }
-    if (answer.approved) {
-      this._approved.set(panel, profileKey(profile));
-      this._setOutcome(kernel, { status: 'applied', items: answer.items });
-      return;
-    }
-    this._setOutcome(kernel, { status: 'asking', items: answer.items });
-    const accepted = await this._askOnce(panel, profile, answer);
-    // The kernel restarted or the notebook was left while the question was open: the client that follows now
-    // (if any) waits for the same answer and acts on it.
-    if (client !== this._client || client.isDisposed) {
-      return;
-    }
-    if (!accepted) {
-      this._setOutcome(kernel, { status: 'declined', items: answer.items });
-      return;
-    }
-    this._setOutcome(kernel, { status: 'checking', items: answer.items });
-    const approval = await client.reviewProfile(profile, { approve: true, apply: true });
-    if (client !== this._client) {
-      return;
-    }
-    if (approval.type === 'profile' && approval.approved) {
-      this._approved.set(panel, profileKey(profile));
-      this._setOutcome(kernel, { status: 'applied', items: approval.items });
-    } else {
-      this._setOutcome(kernel, { status: 'failed', items: answer.items });
-    }
-  }
-
-  private _askOnce(panel: NotebookPanel, profile: Profile, review: ProfileReply): Promise<boolean> {
-    const key = profileKey(profile);
-    const open = this._question;
-    if (open && open.panel === panel && open.key === key) {
-      return open.answer;
-    }
-    const answer = this._ask({ notebook: panel.context.localPath, items: review.items })
-      .catch(() => false) // a question that could not be asked is a no
-      .finally(() => {
-        if (this._question?.answer === answer) {
-          this._question = null;
-        }
-      });
-    this._question = { panel, key, answer };
-    return answer;
-  }
-
-  /**
-   * Write the user's own change into the notebook profile. The new content is theirs: it is recorded as approved
-   * (not applied: the kernel already has the change) when the profile it replaces was approved, or empty.
-   */
+  /** Write the user's own change into the notebook profile; the consent records the new content as theirs. */
   private _updateProfile(panel: NotebookPanel, changes: [string, string | null][]): void {
     const before = readProfile(panel.context.model);
     let after = before;
@@ -448,21 +359,7 @@ export class NotebookFollower {
       after = updateProfile(panel.context.model, name, value);
     }
     this._model.setProfile(after);
-    const key = profileKey(after);
-    const trusted = !Object.keys(before).length || this._approved.get(panel) === profileKey(before);
-    const client = this._client;
-    if (!client || !trusted || key === profileKey(before) || !Object.keys(after).length) {
-      return;
-    }
-    this._approved.set(panel, key);
-    void client.reviewProfile(after, { approve: true, apply: false });
-  }
-
-  private _setOutcome(kernel: Kernel.IKernelConnection, review: ProfileReview): void {
-    this._outcomes.set(kernel.id, review);
-    if (kernel === this._kernel) {
-      this._model.setProfileReview(review);
-    }
+    this._consent.edited(panel, before, after);
   }
 
   private _disconnect(): void {
@@ -476,11 +373,4 @@ export class NotebookFollower {
   private _onMemory(_: KernelClient, message: MemoryMessage): void {
     this._memoryReceived.emit(message);
   }
-}
-
-const NO_PROFILE: ProfileReview = { status: 'none', items: [] };
-
-/** One spelling per profile content, whatever the order of its names (as the kernel's digest sees it). */
-export function profileKey(profile: Profile): string {
-  return JSON.stringify(Object.keys(profile).sort().map(name => [name, profile[name]]));
 }

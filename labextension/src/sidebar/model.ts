@@ -7,6 +7,7 @@
 import { ISignal, Signal } from '@lumino/signaling';
 
 import {
+  MAX_HISTORY_WINDOW,
   ChangeInfo,
   EntryInfo,
   KernelInfo,
@@ -86,8 +87,8 @@ export interface FrameworkGroup {
   categories: CategoryGroup[];
 }
 
-/** Changes kept, and the most one "history" request asks for (the kernel's window, comm.MAX_HISTORY_WINDOW). */
-export const HISTORY_LIMIT = 500;
+/** Changes kept, and the most one "history" request asks for (the kernel's window, generated from the protocol). */
+export const HISTORY_LIMIT = MAX_HISTORY_WINDOW;
 
 export class EnvModel {
   private _language: Language;

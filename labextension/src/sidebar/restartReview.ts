@@ -5,15 +5,16 @@
  * the question (restartDialog.ts, JupyterLab's dialog) lists every variable, says where the profile is kept and
  * whether the notebook still has to be saved for it to last.
  */
-import { MASK } from '../protocol';
+import { MASK, RESTART_STATUSES, StatusCode } from '../protocol';
 import { badgeClass, badgeFor } from './badges';
 import { code, el } from './dom';
 import { EnvModel } from './model';
 import { isSecret } from './profile';
 import { Language, TextKey, Translate } from './text';
 
-/** Statuses of a value that is set but not what the framework uses: only a new process reads it again. */
-const READ_TOO_EARLY = new Set(['already_read', 'may_be_latched']);
+/** Statuses of a value that is set but not what the framework uses: only a new process reads it again (the
+ * kernel's rule, Status.needs_restart, generated into the schema). */
+const READ_TOO_EARLY: ReadonlySet<StatusCode> = new Set(RESTART_STATUSES);
 
 export interface RestartItem {
   name: string;

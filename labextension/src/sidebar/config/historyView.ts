@@ -1,0 +1,114 @@
+/**
+ * The change history: the latest changes, as many as the settings say, each labelled with the kernel's outcome, and
+ * older ones page by page on request (asked of the kernel once the model has no more). One part of the variables
+ * section (ConfigView).
+ */
+import { ChangeInfo, MASK } from '../../protocol';
+import { badgeClass, badgeFor } from '../badges';
+import { el } from '../dom';
+import { EnvModel, HISTORY_LIMIT } from '../model';
+import { isSecret } from '../profile';
+import { DEFAULT_OPTIONS } from '../settings';
+import { Translate } from '../text';
+import { button } from './buttons';
+
+export class HistoryView {
+  readonly node: HTMLElement;
+  private _model: EnvModel;
+  private _t: Translate;
+  private _load: (before: number, limit: number) => Promise<void>;
+  private _list: HTMLElement;
+  private _count: HTMLElement;
+  private _older: HTMLButtonElement;
+  private _historyShown: number = DEFAULT_OPTIONS.historyShown;
+  private _shown = this._historyShown; // how many changes the list shows now ("Show older" adds a page)
+  private _loading = false;
+
+  /** `load` asks the kernel for at most `limit` changes older than number `before`; they arrive through the model. */
+  constructor(model: EnvModel, t: Translate, load: (before: number, limit: number) => Promise<void>) {
+    this._model = model;
+    this._t = t;
+    this._load = load;
+    this.node = el('details', 'mgenv-sb-history');
+    const summary = el('summary', '');
+    summary.textContent = t('history');
+    this._list = el('ol', 'mgenv-sb-history-list');
+    this._count = el('div', 'mgenv-sb-history-count');
+    this._older = button(t('historyOlder'), t('historyOlder'), 'mgenv-sb-history-older');
+    this._older.addEventListener('click', () => void this._showOlder());
+    this.node.append(summary, this._list, this._count, this._older);
+  }
+
+  /** How many of the latest changes the list shows (a setting); older pages stay shown once asked for. */
+  setShown(count: number): void {
+    this._shown = Math.max(count, this._shown === this._historyShown ? count : this._shown);
+    this._historyShown = count;
+    this.render();
+    void this.fill();
+  }
+
+  render(): void {
+    const history = this._model.history;
+    this._list.replaceChildren();
+    if (!history.length) {
+      const empty = el('li', 'mgenv-sb-history-empty');
+      empty.textContent = this._t('historyEmpty');
+      this._list.append(empty);
+    }
+    for (const change of history.slice(-this._shown).reverse()) {
+      this._list.append(this._item(change));
+    }
+    this.renderFooter();
+  }
+
+  renderFooter(): void {
+    const shown = Math.min(this._shown, this._model.history.length);
+    const total = this._model.historyTotal;
+    this._count.textContent = this._t('historyCount', shown, total);
+    this._count.hidden = shown === 0 || shown >= total;
+    const more = this._model.history.length > this._shown || this._model.olderAvailable;
+    this._older.hidden = !more || this._shown >= HISTORY_LIMIT;
+    this._older.disabled = this._loading || this._model.connection.state !== 'ready';
+  }
+
+  /** Ask the kernel for older changes while the list should show more than the model holds. */
+  async fill(): Promise<void> {
+    const history = this._model.history;
+    const missing = Math.min(this._shown, HISTORY_LIMIT) - history.length;
+    if (this._loading || missing <= 0 || !this._model.olderAvailable || this._model.connection.state !== 'ready') {
+      return;
+    }
+    const oldest = history[0]?.seq ?? this._model.historyTotal + 1;
+    this._loading = true;
+    this.renderFooter();
+    try {
+      await this._load(oldest, missing);
+    } finally {
+      this._loading = false;
+      this.renderFooter();
+    }
+  }
+
+  /** One more page of older changes: those already here first, then the kernel's. */
+  private async _showOlder(): Promise<void> {
+    this._shown = Math.min(HISTORY_LIMIT, this._shown + this._historyShown);
+    this.render();
+    await this.fill();
+  }
+
+  private _item(change: ChangeInfo): HTMLElement {
+    const t = this._t;
+    const item = el('li', 'mgenv-sb-history-item');
+    const time = new Date(change.time * 1000).toLocaleTimeString();
+    // The kernel masks a secret's values itself (`secret`); masking by name as well costs nothing.
+    const masked = change.secret || isSecret(change.name);
+    const value = (v: string | null) => (v === null ? t('unsetValue') : masked ? MASK : v);
+    const outcome = badgeFor(change.outcome, this._model.language);
+    const label = el('span', `${badgeClass(outcome)} mgenv-sb-history-outcome`);
+    label.textContent = outcome.label;
+    item.append(`${time} ${change.name}: ${value(change.old)} → ${value(change.new)} [${change.source}] `, label);
+    item.dataset.outcome = change.outcome;
+    item.title = change.message + (change.effective ? ` (${t('effectiveValue', change.effective)})` : '');
+    return item;
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * The followed kernel's last out-of-memory report, in short: its headline, its verdict and its remedies, each with an
+ * Apply button (oomReport.ts remedyItem); a remedy whose values the kernel holds reads "Applied". One part of the
+ * variables section (ConfigView), hidden while the kernel has no report.
+ */
+import { OomRemedyInfo } from '../../protocol';
+import { Answer } from '../client';
+import { el } from '../dom';
+import { EnvModel } from '../model';
+import { markApplied, remedyItem } from '../oomReport';
+import { Translate } from '../text';
+
+export class OomSection {
+  readonly node: HTMLElement;
+  private _model: EnvModel;
+  private _t: Translate;
+  private _apply: (assignments: Record<string, string>) => Promise<Answer | null>;
+  private _items: [OomRemedyInfo, HTMLElement][] = [];
+
+  /** `apply` sets a remedy in the followed kernel and keeps it in the notebook profile (null: no kernel). */
+  constructor(model: EnvModel, t: Translate, apply: (assignments: Record<string, string>) => Promise<Answer | null>) {
+    this._model = model;
+    this._t = t;
+    this._apply = apply;
+    this.node = el('section', 'mgenv-oom mgenv-sb-oom');
+  }
+
+  render(): void {
+    const report = this._model.lastOom;
+    const t = this._t;
+    this.node.replaceChildren();
+    this._items = [];
+    this.node.hidden = report === null;
+    if (!report) {
+      return;
+    }
+    const title = el('div', 'mgenv-sb-oom-title');
+    title.textContent = t('oomLast');
+    const headline = el('div', 'mgenv-oom-headline');
+    headline.textContent = report.headline;
+    const verdict = el('div', 'mgenv-sb-oom-verdict');
+    verdict.textContent = report.sections[0]?.[0] ?? '';
+    const list = el('ol', 'mgenv-oom-remedies');
+    for (const remedy of report.remedies) {
+      const item = remedyItem(remedy, { t, apply: this._apply, brief: true, language: this._model.language });
+      this._items.push([remedy, item]);
+      list.append(item);
+    }
+    if (report.no_remedy) {
+      const none = el('li', 'mgenv-oom-no-remedy');
+      none.textContent = report.no_remedy;
+      list.append(none);
+    }
+    this.node.append(title, headline, verdict, list);
+    this.markApplied();
+  }
+
+  /** A remedy whose values the kernel holds now reads "Applied" (set from the notebook's report, or by %envset). */
+  markApplied(): void {
+    for (const [remedy, item] of this._items) {
+      const held = remedy.assignments.every(([name, value]) => this._model.variable(name)?.value === value);
+      markApplied(item, held, this._t);
+    }
+  }
+}
