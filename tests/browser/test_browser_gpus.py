@@ -108,7 +108,13 @@ def gpu_requests(page: Any, seconds: float) -> int:
 
 
 def open_section(page: Any) -> None:
+    """Open the panel; the GPU section starts folded, with nothing asked of the server: unfold it."""
     page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()
+    gpu_title = page.locator(".mgenv-sb .jp-AccordionPanel-title:has-text('GPUs on this server')")
+    gpu_title.wait_for(timeout=60_000)
+    assert gpu_title.get_attribute("aria-expanded") == "false"
+    assert gpu_requests(page, 1.5) == 0
+    gpu_title.click()
     page.wait_for_function(f"() => document.querySelectorAll('{ROWS}').length >= 5", timeout=60_000)
 
 
@@ -207,6 +213,7 @@ def test_notebook_7_opens_the_view_and_lists_the_kernels(tmp_path, stranger):
         page.wait_for_selector(".jp-Notebook", timeout=60_000)
         page.click("li.lm-MenuBar-item:has-text('View')")
         page.locator(".lm-Menu-itemLabel:text-is('Framework Env')").click()
+        page.locator(".mgenv-sb .jp-AccordionPanel-title:has-text('GPUs on this server')").click()
         page.wait_for_function(f"() => document.querySelectorAll('{ROWS}').length >= 5", timeout=60_000)
         for title in ("Variables", "Live GPU memory"):
             page.locator(f".mgenv-sb .jp-AccordionPanel-title:has-text('{title}')").click()

@@ -7,6 +7,7 @@
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { KernelAPI, ServerConnection } from '@jupyterlab/services';
 import { SidePanel } from '@jupyterlab/ui-components';
+import { AccordionPanel } from '@lumino/widgets';
 
 import { GPUS_PATH, GpuServerView } from '../protocol';
 import { askBeforeKernelAction } from './gpuDialog';
@@ -27,6 +28,9 @@ export function addGpuSection(app: JupyterFrontEnd, panel: SidePanel, t: Transla
   });
   view.title.label = t('gpusTitle');
   panel.addWidget(view);
+  // Folded at first: the variables and the chart keep their heights, and nothing is asked of the server until the
+  // user opens the section (its title stays in view under the other two).
+  (panel.content as AccordionPanel).collapse(panel.widgets.length - 1);
   return view;
 }
 

@@ -24,10 +24,10 @@ import { Language, Translate } from './text';
 export const SIDEBAR_ID = 'mgenv-jupyter-sidebar';
 
 /**
- * The sections' first sizes: the variables get most of the height, the chart what it needs below them, and the
- * server's GPUs (a third section, added by gpuSection.ts) the rest.
+ * The sections' first sizes: the variables get most of the height, the chart what it needs below them; the server's
+ * GPUs (a third section, added by gpuSection.ts) open folded, and take their share when the user unfolds them.
  */
-const FIRST_SIZES: Record<number, number[]> = { 2: [0.6, 0.4], 3: [0.5, 0.28, 0.22] };
+const FIRST_SIZES: Record<number, number[]> = { 2: [0.6, 0.4], 3: [0.6, 0.4, 0.4] };
 /** Below this (px, beyond the titles) the accordion is not laid out yet: the sections would share nothing. */
 const MIN_HEIGHT_TO_SHARE = 100;
 
