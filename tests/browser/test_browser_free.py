@@ -75,7 +75,8 @@ def shoot(page, name: str) -> None:
 def test_the_reports_free_button_gives_the_memory_back_and_the_chart_marks_it(tmp_path):
     with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(SCENARIO)}) as lab:
         name = write_notebook(lab, "free.ipynb", [
-            "%load_ext mgenv_jupyter\nimport numpy as np\nkeep = 'user global'\nweights = np.ones(64 << 20, dtype=np.uint8)",
+            "%load_ext mgenv_jupyter\nimport numpy as np\nkeep = 'user global'\n"
+            "weights = np.ones(64 << 20, dtype=np.uint8)",
             "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})",
             f"import time\ntime.sleep(1.5)\nraise OutOfMemoryError({MESSAGE!r})",
             "%memchart",
@@ -126,7 +127,8 @@ def test_the_reports_free_button_gives_the_memory_back_and_the_chart_marks_it(tm
     assert "gpu0 (simulated)'s allocator holds 16.3 GiB reserved but unallocated" in offer, offer
     assert before["highest"] == 38 * GiB and not before["marks"], before
     # The report names what holds the rest: the user's array, with its size.
-    assert holders.startswith("What holds memory now, largest first:") and "weights\t64 MiB\tnumpy.ndarray" in holders, holders
+    assert holders.startswith("What holds memory now, largest first:"), holders
+    assert "weights\t64 MiB\tnumpy.ndarray" in holders, holders
     nvml = next(row for row in rows if row[0] == "gpu0 (simulated): this kernel (NVML)")
     assert nvml == ["gpu0 (simulated): this kernel (NVML)", "38 GiB", "→", "2 GiB", "gave back 36 GiB"], rows
     assert any(row[0] == "host RSS (this kernel)" for row in rows), rows

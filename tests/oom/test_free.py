@@ -9,13 +9,9 @@ import gc
 import sys
 
 import psutil
-import pytest
-from IPython.core.error import UsageError
 
 import mgenv_jupyter
-from mgenv_jupyter.oom import free as free_module
 from mgenv_jupyter.presentation.freeing import FreeView
-from mgenv_jupyter.text import set_language
 
 MiB = 1024**2
 SIZE = 256 * MiB
@@ -75,25 +71,6 @@ def test_nothing_held_is_said_and_the_second_free_changes_nothing(ip):
     again = ip.run_line_magic("memfree", "")
     assert "no failed cell is held" in repr(again)
     assert ip.user_ns["x"] == 1
-
-
-def test_bad_options_are_refused_and_nothing_is_freed(ip, monkeypatch):
-    called = []
-    monkeypatch.setattr(free_module, "drop_failed_cell", lambda shell: called.append(shell) or ([], []))
-    with pytest.raises(UsageError, match="unrecognized arguments"):
-        ip.run_line_magic("memfree", "--all")
-    with pytest.raises(UsageError):
-        ip.run_line_magic("memholders", "x")
-    assert not called
-
-
-def test_chinese(ip):
-    set_language("zh")
-    try:
-        said = repr(ip.run_line_magic("memfree", ""))
-    finally:
-        set_language(None)
-    assert "未改动你的变量" in said and "主机 RSS" in said
 
 
 def test_a_failing_allocator_call_is_reported_and_the_others_go_on(ip, monkeypatch):

@@ -11,8 +11,9 @@ import pytest
 
 from mgenv_jupyter.comm import RequestHandler
 from mgenv_jupyter.oom import free as free_module
-from mgenv_jupyter.protocol.freeing import FreedReply, FreeResultData, HoldersData
 from mgenv_jupyter.presentation.freeing import report_holders
+from mgenv_jupyter.protocol.freeing import FreedReply, FreeResultData, HoldersData
+
 from wire_check import check
 
 

@@ -1,0 +1,51 @@
+"""%memfree and %memholders in a real IPython shell: their options, bad input refused before anything is freed, and
+the Chinese texts; mgenv_jupyter.free_memory() and memory_holders() return the same views. (What a free gives back
+is tested in tests/oom/test_free.py, and with real frameworks in tests/frameworks/test_free_real.py.)"""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.error import UsageError
+
+import mgenv_jupyter
+from mgenv_jupyter.oom import free as free_module
+from mgenv_jupyter.presentation.freeing import FreeView, HoldersView
+from mgenv_jupyter.text import set_language
+
+
+def test_bad_options_are_refused_and_nothing_is_freed(ip, monkeypatch):
+    called = []
+    monkeypatch.setattr(free_module, "drop_failed_cell", lambda shell: called.append(shell) or ([], []))
+    with pytest.raises(UsageError, match="unrecognized arguments"):
+        ip.run_line_magic("memfree", "--all")
+    with pytest.raises(UsageError):
+        ip.run_line_magic("memholders", "x")
+    assert not called
+
+
+def test_chinese(ip):
+    set_language("zh")
+    try:
+        said = repr(ip.run_line_magic("memfree", ""))
+    finally:
+        set_language(None)
+    assert "未改动你的变量" in said and "主机 RSS" in said
+
+
+def test_the_python_api_returns_the_magics_views(ip):
+    assert isinstance(mgenv_jupyter.free_memory(), FreeView)
+    assert isinstance(mgenv_jupyter.memory_holders(), HoldersView)
+    assert "memfree" in ip.magics_manager.magics["line"] and "memholders" in ip.magics_manager.magics["line"]
+
+
+def test_help_says_what_it_never_touches(ip):
+    assert "never" in ip.magics_manager.magics["line"]["memfree"].__doc__
+    with pytest.raises(UsageError, match="too long|characters"):
+        ip.run_line_magic("memfree", "x" * 200_000)
+
+
+def test_unloading_removes_them(ip):
+    ip.run_line_magic("unload_ext", "mgenv_jupyter")
+    assert "memfree" not in ip.magics_manager.magics["line"]
+    ip.run_line_magic("load_ext", "mgenv_jupyter")
+    assert "memholders" in ip.magics_manager.magics["line"]
