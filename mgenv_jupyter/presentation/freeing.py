@@ -219,7 +219,8 @@ class HoldersView:
         totals = ", ".join(f"{device} {format_size(size)}" for device, size in self.holders.totals.items())
         if totals:
             notes.insert(0, f"{TOTAL.get(lang)}: {totals}")
-        notes.append(HOLDERS_HINT.get(lang))
+        if self.holders.holders:  # how to read the rows: nothing to say without any
+            notes.append(HOLDERS_HINT.get(lang))
         if self.timing:
             notes.append(LOOKED.get(lang).format(visited=self.holders.visited, ms=f"{self.holders.took * 1000:.0f}"))
         return notes

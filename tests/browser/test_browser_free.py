@@ -138,3 +138,38 @@ def test_the_reports_free_button_gives_the_memory_back_and_the_chart_marks_it(tm
     assert after["last"] == 2 * GiB, after
     assert kept.strip().endswith("kept: user global"), kept
     assert problems == {key: [] for key in problems}, problems
+
+
+def test_the_free_button_in_notebook_7(tmp_path):
+    """Notebook 7 renders the same offer, and a click frees there too, with the sidebar never opened."""
+    import pytest
+
+    pytest.importorskip("notebook", minversion="7", reason="Notebook 7 is not installed in this environment")
+    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(SCENARIO)}, app="notebook") as lab:
+        name = write_notebook(lab, "free7.ipynb", [
+            "%load_ext mgenv_jupyter\nimport time\ntime.sleep(1.5)",
+            "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})\n"
+            f"raise OutOfMemoryError({MESSAGE!r})",
+        ])
+        with chromium_page(width=1000) as page:
+            page.goto(lab.page_url(f"notebooks/{name}"))
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+            page.wait_for_function("""() => {
+                const kernel = window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel;
+                return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
+            }""", timeout=120_000)
+            run_cell(page, 0)
+            run_cell(page, 1)
+            report = ".jp-Cell:nth-child(2) .mgenv-oom"
+            button = f"{report} .mgenv-oom-free-button"
+            page.wait_for_selector(button, timeout=60_000)
+            page.locator(button).click()
+            outcome = f"{report} .mgenv-oom-free-outcome[data-state='applied'] .mgenv-free-figures"
+            page.wait_for_selector(outcome, timeout=60_000)
+            rows = page.evaluate("""selector => [...document.querySelectorAll(selector + ' tr')]
+                .map(row => [...row.querySelectorAll('td')].map(cell => cell.textContent))""", outcome)
+            page.locator(outcome).scroll_into_view_if_needed()
+            problems = unusable_inputs(page, report) + clipped_text(page, report)
+            screenshot(page, "free-notebook7.png")
+    assert ["gpu0 (simulated): this kernel (NVML)", "38 GiB", "→", "2 GiB", "gave back 36 GiB"] in rows, rows
+    assert problems == []
