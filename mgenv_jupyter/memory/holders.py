@@ -61,10 +61,11 @@ SKIPPED_FAILED = Text("{name}: could not be measured ({error})", "{name}:无法�
 class Holder:
     """One variable of the namespace and the memory it holds.
 
-    `name`: the variable (`Out[3]` for an output-cache entry); `what`: what it is ("torch.Tensor",
-    "torch.nn.Module: 4 parameters, 1 buffer", "list: 3 torch.Tensor"); `devices`: bytes per device ("host", "gpu0")
-    counted for this variable; `shared`: bytes it also holds that are counted for another variable, and `shares_with`
-    those variables' names; `output_cache`: the entry is IPython's output cache (`%memfree --outputs` clears it)."""
+    `name`: the variable (`Out[3]` for an output-cache entry); `what`: what it is ("torch.Tensor", "Linear (torch)",
+    "3 × torch.Tensor"), and for a module its `parameters` and `buffers` (None: not a module); `devices`: bytes per
+    device ("host", "gpu0") counted for this variable; `shared`: bytes it also holds that are counted for another
+    variable, and `shares_with` those variables' names; `output_cache`: the entry is IPython's output cache
+    (`%memfree --outputs` clears it)."""
 
     name: str
     what: str
@@ -72,6 +73,8 @@ class Holder:
     shared: int = 0
     shares_with: tuple[str, ...] = ()
     output_cache: bool = False
+    parameters: int | None = None
+    buffers: int | None = None
 
     @property
     def bytes(self) -> int:
@@ -79,7 +82,8 @@ class Holder:
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "what": self.what, "bytes": self.bytes, "devices": dict(self.devices),
-                "shared": self.shared, "shares_with": list(self.shares_with), "output_cache": self.output_cache}
+                "shared": self.shared, "shares_with": list(self.shares_with), "output_cache": self.output_cache,
+                "parameters": self.parameters, "buffers": self.buffers}
 
 
 @dataclass(frozen=True)
@@ -128,7 +132,7 @@ class _Found:
     output_cache: bool
     storages: list[_Storage] = field(default_factory=list)
     kinds: dict[str, int] = field(default_factory=dict)  # what was found in it: type name → count
-    module: str | None = None  # the variable itself is a module/layer/block: its description
+    module: tuple[str, int, int] | None = None  # the variable itself is a module/layer/block: kind, parameters, buffers
 
 
 class _Budget(Exception):
@@ -348,7 +352,7 @@ class _Walk:
         if storage is not None:
             entry.storages.append(storage)
 
-    def _module(self, entry: _Found, module: Any) -> str:
+    def _module(self, entry: _Found, module: Any) -> tuple[str, int, int]:
         """Count a module's parameters and buffers (each tensor once, as the framework lists them); its description."""
         types = self.types
         kind = f"{type(module).__qualname__} ({type(module).__module__.split('.')[0]})"
@@ -370,14 +374,7 @@ class _Walk:
                 buffers += 1
             self._array(entry, tensor, counted=False)  # the module's, not loose tensors
         self._count(entry, kind)
-        return _module_text(kind, parameters, buffers)
-
-
-def _module_text(kind: str, parameters: int, buffers: int) -> str:
-    parts = [f"{parameters} parameter{'s' if parameters != 1 else ''}"]
-    if buffers:
-        parts.append(f"{buffers} buffer{'s' if buffers != 1 else ''}")
-    return f"{kind}: {', '.join(parts)}"
+        return kind, parameters, buffers
 
 
 def _mxnet_parameter_arrays(parameter: Any) -> list[Any]:
@@ -505,9 +502,9 @@ def _assign(found: list[_Found]) -> list[Holder]:
                     others.append(owner)
         if not devices and not shared:
             continue
-        holders.append(Holder(entry.name, entry.module or _what(entry.kinds),
-                              tuple(sorted(devices.items(), key=lambda item: -item[1])), shared, tuple(others),
-                              entry.output_cache))
+        kind, parameters, buffers = entry.module if entry.module is not None else (_what(entry.kinds), None, None)
+        holders.append(Holder(entry.name, kind, tuple(sorted(devices.items(), key=lambda item: -item[1])), shared,
+                              tuple(others), entry.output_cache, parameters, buffers))
     holders.sort(key=lambda h: (-h.bytes, -h.shared, h.name))
     return holders
 

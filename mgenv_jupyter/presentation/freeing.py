@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..catalog.values import format_size
-from ..memory.holders import Holders
+from ..memory.holders import Holder, Holders
 from ..oom.free import FreeOffer, FreeResult, offer
 from ..protocol.freeing import FREE_MIME, FREE_VERSION, FigureInfo, FreeResultData, HolderInfo, HoldersData
 from ..protocol.oom import OomFreeOffer
@@ -47,6 +47,10 @@ HOLDERS_NONE = T("no variable holds a framework tensor or array ({frameworks} lo
                  "没有变量持有框架的张量或数组(查找了 {frameworks})")
 NO_FRAMEWORK = T("no framework or NumPy is loaded", "未加载任何框架或 NumPy")
 SHARED = T("shares {size} with {names}", "与 {names} 共享 {size}")
+PARAMETERS = T("{count} parameters", "{count} 个参数")
+ONE_PARAMETER = T("1 parameter", "1 个参数")
+BUFFERS = T("{count} buffers", "{count} 个缓冲区")
+ONE_BUFFER = T("1 buffer", "1 个缓冲区")
 OUTPUT_CACHE = T("output cache", "输出缓存")
 TOTAL = T("total", "合计")
 LOOKED = T("{visited:,} objects looked at in {ms} ms", "查看了 {visited:,} 个对象,用时 {ms} 毫秒")
@@ -198,9 +202,22 @@ class HoldersView:
                                                      names=", ".join(holder.shares_with)))
             if holder.output_cache:
                 notes.append(OUTPUT_CACHE.get(lang))
-            rows.append({"name": holder.name, "what": holder.what, "bytes": holder.bytes, "devices": where,
+            rows.append({"name": holder.name, "what": self._what(holder), "bytes": holder.bytes, "devices": where,
                          "note": "; ".join(notes)})
         return rows
+
+    def _what(self, holder: Holder) -> str:
+        """What a variable is; for a module, with its parameters and buffers counted, in the view's language."""
+        if holder.parameters is None:
+            return holder.what
+        lang = self.lang
+        parts = [ONE_PARAMETER.get(lang) if holder.parameters == 1 else
+                 PARAMETERS.get(lang).format(count=holder.parameters)]
+        if holder.buffers:
+            parts.append(ONE_BUFFER.get(lang) if holder.buffers == 1
+                         else BUFFERS.get(lang).format(count=holder.buffers))
+        separator = "," if lang == "zh" else ", "
+        return f"{holder.what}{':' if lang == 'zh' else ': '}{separator.join(parts)}"
 
     def title(self) -> str:
         return HOLDERS.get(self.lang)

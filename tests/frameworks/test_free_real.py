@@ -57,9 +57,9 @@ def test_what_holds_memory_names_each_variable_with_its_size_and_counts_shared_s
     if framework != "jax":  # JAX has no module objects of its own
         buffer = 4000 if framework == "torch" else 0
         assert rows["model"]["bytes"] == parameters + buffer, rows["model"]
-        assert "2 parameters" in rows["model"]["what"]
+        assert rows["model"]["parameters"] == 2 and rows["model"]["buffers"] == (1 if framework == "torch" else 0)
         if framework == "torch":
-            assert rows["model"]["what"] == "Linear (torch): 2 parameters, 1 buffer"
+            assert "model  1 MiB  Linear (torch): 2 parameters, 1 buffer  [host 1 MiB]" in r["shown"], r["shown"]
     total = 24 * MiB + 4000 + (parameters + (4000 if framework == "torch" else 0) if framework != "jax" else 0)
     assert r["totals"] == {"host": total}
     assert not r["skipped"]

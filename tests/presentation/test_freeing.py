@@ -59,17 +59,18 @@ def test_a_figure_that_grew_or_is_unknown_says_so():
 
 
 def test_holders_rows_notes_and_their_wire_shape():
-    holders = Holders((Holder("model", "Linear (torch): 2 parameters", (("gpu0", GiB),)),
+    holders = Holders((Holder("model", "Linear (torch)", (("gpu0", GiB),), parameters=2, buffers=1),
                        Holder("view", "torch.Tensor", (), shared=MiB, shares_with=("b",)),
                        Holder("Out[3]", "numpy.ndarray", (("host", MiB),), output_cache=True)),
                       visited=12, took=0.001, skipped=(Text("x: skipped", "x:跳过"),), frameworks=("torch",))
     view = HoldersView(holders, "en")
     lines = repr(view).splitlines()
-    assert lines[1] == "  model  1 GiB  Linear (torch): 2 parameters  [gpu0 1 GiB]"
+    assert lines[1] == "  model  1 GiB  Linear (torch): 2 parameters, 1 buffer  [gpu0 1 GiB]"
     assert "  view  0  torch.Tensor  (shares 1 MiB with b)" in lines and "output cache" in lines[3]
     assert "  Not looked at: x: skipped" in lines and lines[-1] == "  12 objects looked at in 1 ms"
     check(view.data(), HoldersData)
     assert "跳过" in repr(HoldersView(holders, "zh"))
+    assert "Linear (torch):2 个参数,1 个缓冲区" in repr(HoldersView(holders, "zh"))
     assert "objects looked at" not in repr(HoldersView(holders, "en", timing=False))
 
 
