@@ -44,8 +44,9 @@ from ..catalog.values import parse_size
 from ..errors import InvalidValueError
 from ..quoting import quoted
 from ..regular_files import MAX_FILE_BYTES, read_text_file
+from .sample import SIMULATION_ENV
 
-ENV = "MGENV_SIMULATE_GPU"
+ENV = SIMULATION_ENV
 MiB = 1024**2
 MAX_BYTES = 1024**5  # 1 PiB: more than any GPU, and sums of such sizes stay within NVML's 64-bit fields
 MAX_SECONDS = 1e9

@@ -3,13 +3,16 @@ memory as the fallback when no GPU is visible."""
 
 from __future__ import annotations
 
+import os
+import sys
+
 from ..errors import InvalidValueError
 from .framework_sources import framework_sources, nvml_index
 from .host_source import HostSource
 from .nvml_source import NvmlSource
 from .process_tree import ProcessTree
+from .sample import SIMULATION_ENV as ENV
 from .sample import MemorySource, Sample
-from .simulation import ENV, from_environment
 
 
 class UnavailableSource:
@@ -47,13 +50,22 @@ class HostFallback(HostSource):
         return super().sample()
 
 
+def _follow_environment() -> None:
+    """Start (or stop) the simulated GPU as `MGENV_SIMULATE_GPU` says. With none asked for and none running, the
+    simulation's modules are not imported at all: a kernel without it never pays for them."""
+    if os.environ.get(ENV, "").strip() or f"{__package__}.simulation" in sys.modules:
+        from .simulation import from_environment
+
+        from_environment()
+
+
 def default_sources() -> list[MemorySource]:
     """NVML (the simulated GPU instead when `MGENV_SIMULATE_GPU` is set), MegEngine, Paddle, PyTorch, JAX, TensorFlow
     and MXNet allocators (idle until imported), and host memory while no GPU is visible. One process-tree walk is
     shared."""
     sources: list[MemorySource] = []
     try:
-        from_environment()
+        _follow_environment()
     except InvalidValueError as exc:
         sources.append(UnavailableSource("nvml (simulated)", f"simulated GPU not started: {exc}"))
     tree = ProcessTree()
@@ -75,7 +87,7 @@ def gpu_total_bytes() -> int | None:
     """Memory of the first visible GPU (the simulated one when `MGENV_SIMULATE_GPU` is set), or None when no GPU
     answers. One NVML read; the DTR widget uses it to show its threshold as a share of the GPU."""
     try:
-        from_environment()
+        _follow_environment()
     except InvalidValueError:
         return None
     source = NvmlSource(ProcessTree())
