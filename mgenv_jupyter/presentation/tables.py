@@ -136,24 +136,28 @@ def render_memory_html(table: pandas.DataFrame, language: str | None = None) -> 
     """The compact table: the index (times, "UTC") then every column; at most pandas' `display.max_rows` rows, else
     the first and last `display.min_rows // 2`."""
     sizes = set(table.attrs.get("bytes", ()))
-    shown = table
+    columns = [c for c in table.attrs.get("shown", ()) if c in table.columns]  # what to read first, then the rest
+    columns += [c for c in table.columns if c not in columns]
+    shown = table[columns]
     ends = 0
     if len(table) > (pandas.get_option("display.max_rows") or len(table)):
         ends = max(1, (pandas.get_option("display.min_rows") or 10) // 2)
-        shown = pandas.concat([table.iloc[:ends], table.iloc[-ends:]])
+        shown = pandas.concat([shown.iloc[:ends], shown.iloc[-ends:]])
+    # A default 0, 1, 2... index says nothing a reader needs: only a named one (the time) is shown.
+    with_index = not isinstance(table.index, pandas.RangeIndex) or table.index.name is not None
     index_name = str(table.index.name or "")
     if isinstance(table.index, pandas.DatetimeIndex):
         index_name = f"{index_name} ({UTC.get(language)})".strip()
-    head = [f"<th class='mgenv-text'>{html.escape(index_name)}</th>"] + [
-        f"<th>{html.escape(str(c))}</th>" for c in table.columns]
+    head = ([f"<th class='mgenv-text'>{html.escape(index_name)}</th>"] if with_index else []) + [
+        f"<th>{html.escape(str(c))}</th>" for c in columns]
     rows = []
     for position, (label, row) in enumerate(zip(shown.index, shown.itertuples(index=False), strict=True)):
         if ends and position == ends:
             rows.append("<tr>" + "<td>…</td>" * len(head) + "</tr>")
-        cells = [f"<td class='mgenv-text'>{html.escape(_memory_cell(label, False, language))}</td>"]
+        cells = [f"<td{_TEXT}>{html.escape(_memory_cell(label, False, language))}</td>"] if with_index else []
         cells += [f"<td{_TEXT if isinstance(value, str) else ''}>"
                   f"{html.escape(_memory_cell(value, column in sizes, language))}</td>"
-                  for column, value in zip(table.columns, row, strict=True)]
+                  for column, value in zip(columns, row, strict=True)]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     note = ROWS.get(language).format(count=len(table))
     if ends:
