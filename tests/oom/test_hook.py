@@ -26,6 +26,7 @@ from mgenv_jupyter.memory import simulation
 from mgenv_jupyter.memory.shared import close_kernel_sampler
 from mgenv_jupyter.oom import Cause, hook
 from mgenv_jupyter.oom.report import remember
+from mgenv_jupyter.presentation.oom import OomView
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "oom"
 GiB = 1024**3
@@ -195,6 +196,23 @@ def test_a_memory_error_is_reported_under_its_traceback_and_oom_shows_it_again(i
     again = ip.run_line_magic("oom", "")
     assert repr(again) == captured.outputs[0].data["text/plain"]
     assert mgenv_jupyter.last_oom().to_json()["findings"][0]["cause"] == "host"
+
+
+def test_the_report_as_data_is_shown_as_the_view_while_the_extension_is_loaded(ip, monkeypatch):
+    """`last_oom()` is data (the oom layer knows no view); the magics tell IPython to show it as the presentation's
+    view, the same text and HTML as under the failing cell, and take that back when the extension is unloaded."""
+    with capture_output() as captured:
+        ip.run_cell("raise MemoryError()")
+    report = mgenv_jupyter.last_oom()
+    formatters = ip.display_formatter.formatters
+    monkeypatch.setattr(formatters["text/html"], "enabled", True)  # as in a notebook (this test shell: text only)
+    assert formatters["text/plain"](report) == captured.outputs[0].data["text/plain"]
+    assert formatters["text/html"](report) == OomView(report)._repr_html_() and "mgenv-oom" in OomView(
+        report)._repr_html_()
+    ip.run_line_magic("unload_ext", "mgenv_jupyter")
+    assert formatters["text/html"](report) is None
+    assert formatters["text/plain"](report).startswith("<OomReport: host builtins.MemoryError")
+    ip.run_line_magic("load_ext", "mgenv_jupyter")
 
 
 def test_oom_before_any_failure_is_a_usage_error(ip):
