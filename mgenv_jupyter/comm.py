@@ -191,7 +191,8 @@ class RequestHandler:
         source = self._source(data)
         force = _field(data, "force", bool, False)
         live = not _field(data, "env_only", bool, False)
-        return [wire.result_reply(self.env.set(pairs, source=source, force=force, live=live), self.language, request_id)]
+        report = self.env.set(pairs, source=source, force=force, live=live)
+        return [wire.result_reply(report, self.language, request_id)]
 
     def _on_history(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         before = _field(data, "before", (int, type(None)), None)

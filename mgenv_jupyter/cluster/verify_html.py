@@ -52,7 +52,8 @@ def report_html(seen: Sequence[Seen], unanswered: Mapping[str, str], ok: bool) -
             continue
         for index, item in enumerate(items):
             rows.append("<tr>" + (head if index == 0 else "") + _row(item) + "</tr>")
-    return (f"{_STYLE}<div class='mgenv-verify'>{_summary(seen, unanswered, ok, nodes)}<table class='mgenv-verify-table'>"
+    return (f"{_STYLE}<div class='mgenv-verify'>{_summary(seen, unanswered, ok, nodes)}"
+            "<table class='mgenv-verify-table'>"
             "<thead><tr><th>node</th><th>variable</th><th>its workers hold</th><th>matches the session</th>"
             "<th>arrived</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table></div>")

@@ -29,8 +29,8 @@ def typescript() -> str:
         parts.extend(_module(module))
     parts.append(_union("Request", messages.REQUESTS))
     parts.append("/** A request as the front end writes it; the client adds `v` and `id` as it sends it. */\n"
-                 "export type RequestBody<R extends Request = Request> = R extends Request ? Omit<R, 'v' | 'id'> : never;"
-                 "\n")
+                 "export type RequestBody<R extends Request = Request> = "
+                 "R extends Request ? Omit<R, 'v' | 'id'> : never;\n")
     parts.append(_union("Reply", messages.REPLIES))
     parts.append(_union("Notice", messages.NOTICES))
     parts.append(_union("MemoryMessage", messages.MEMORY))
@@ -123,7 +123,8 @@ def _constants() -> str:
         "/** The choice an optional NPURunConfig keyword offers for \"leave it to the framework\". */",
         f"export const NONE_CHOICE = {_text(sidebar.NONE_CHOICE)};",
         "/** The `type` of every message the kernel sends over the sidebar's comm (the client ignores any other). */",
-        f"export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = {_text(list(messages.message_types()))};",
+        "export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = "
+        + _text(list(messages.message_types())) + ";",
         f"export const GPUS_PATH = {json.dumps(gpus.GPUS_PATH)};".replace('"', "'"),
         f"export const GPUS_VERSION = {gpus.GPUS_VERSION};",
         "/** What every front end calls each status, in English and Chinese (Status.label). */",

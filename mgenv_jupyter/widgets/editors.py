@@ -238,9 +238,9 @@ ALL_DEFAULT = Text("every key at its default (the variable is left unset)", "所
 
 class KeyValueEditor(Editor):
     """One typed control per key of a `key:value` config (PyTorch's allocator config), from the presentation layer's
-    "key_value" spec (its `keys`): a checkbox, a number box, a dropdown or text. A key the user has not set is "default" and left out of
-    the joined string, which is shown under the controls; `raw()` is that string (None when every key is default), so
-    the session checks and applies it as one value.
+    "key_value" spec (its `keys`): a checkbox, a number box, a dropdown or text. A key the user has not set is
+    "default" and left out of the joined string, which is shown under the controls; `raw()` is that string (None when
+    every key is default), so the session checks and applies it as one value.
 
     `controls` maps each key to its input, `is_set` says which keys are given; `reset_key(name)` makes a key default.
     """
