@@ -31,6 +31,8 @@ def run(framework: str, script: str, *args: str) -> dict[str, Any]:
         pytest.skip(f"{framework} venv not set up (./dev setup)")
     env = {k: v for k, v in os.environ.items() if not k.startswith(INHERITED_PREFIXES)}
     env["PYTHONPATH"] = str(CHECKS)
+    # The scenarios' expected texts are English: a machine whose locale is Chinese must not change what they print.
+    env["MGENV_LANG"] = "en"
     done = subprocess.run([str(python), str(CHECKS / script), *args], capture_output=True, text=True, env=env,
                           timeout=300, cwd=CHECKS)
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
