@@ -49,6 +49,13 @@ _NO_RAY = Text(
     "runtime_env=mgenv_jupyter.cluster.runtime_env())),然后再次验证各节点。")
 
 
+_OUTPUTS_FROM_A_CELL = Text(
+    "a 'free' request never clears the output cache (Out, _, __): it holds results, so only %memfree --outputs in a "
+    "cell does; nothing was freed",
+    "'free' 请求从不清除输出缓存(Out、_、__):其中保存着结果,只有在单元中运行 %memfree --outputs 才会清除;"
+    "未释放任何内存")
+
+
 class BadRequest(ValueError):
     """A message that does not follow the protocol; its text goes back in the error reply."""
 
@@ -164,13 +171,15 @@ class RequestHandler:
 
     def _on_free(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         """Give back what the failed cell holds (the report's "Free what the failed cell holds"): what to clear is the
-        kernel's own decision (oom/free.py); the request says only whether the output cache goes too."""
-        outputs = _field(data, "outputs", bool, False)
+        kernel's own decision (oom/free.py). Never the output cache: it holds results, and a message is not the user's
+        consent to drop them; `%memfree --outputs` in a cell is."""
+        if "outputs" in data:
+            raise BadRequest(_OUTPUTS_FROM_A_CELL.get(self.language))
         from .oom.free import free
         from .presentation.freeing import FreeView
 
         reply: FreedReply = {"v": PROTOCOL_VERSION, "type": "freed", "reply_to": request_id,
-                             "result": FreeView(free(outputs=outputs), self.language).data()}
+                             "result": FreeView(free(), self.language).data()}
         return [reply]
 
     def _on_refresh(self, data: dict[str, Any], request_id: str) -> list[Reply]:

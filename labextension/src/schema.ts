@@ -398,12 +398,11 @@ export type HoldersData = {
   notes: string[];
 };
 
-/** Front end → kernel, over the sidebar's comm: give back what the failed cell holds (the report's "Free what the failed cell holds"); `outputs` also clears the output cache. Answered by "freed", or "error". */
+/** Front end → kernel, over the sidebar's comm: give back what the failed cell holds (the report's "Free what the failed cell holds"). Never the output cache: only `%memfree --outputs` in a cell clears it, and a request that asks ("outputs") is refused. Answered by "freed", or "error". */
 export type FreeRequest = {
   v: number;
   id: string;
   type: 'free';
-  outputs: boolean;
 };
 
 /** Kernel → front end: what the free did, with the memory before and after, in the sidebar's language. */

@@ -60,12 +60,12 @@ class HoldersData(TypedDict):
 
 class FreeRequest(TypedDict):
     """Front end → kernel, over the sidebar's comm: give back what the failed cell holds (the report's "Free what the
-    failed cell holds"); `outputs` also clears the output cache. Answered by "freed", or "error"."""
+    failed cell holds"). Never the output cache: only `%memfree --outputs` in a cell clears it, and a request that
+    asks ("outputs") is refused. Answered by "freed", or "error"."""
 
     v: int
     id: str
     type: Literal["free"]
-    outputs: bool
 
 
 class FreedReply(TypedDict):

@@ -16,7 +16,7 @@ Front end → kernel:
                                                                      → "profile" (and "changed" if applied)
     {"v": 1, "id": "…", "type": "verify"}    → runs cluster.verify() when Ray is initialised in the kernel: "result",
                                                then a "verify" notice to every sidebar (else "error", saying why)
-    {"v": 1, "id": "…", "type": "free", "outputs": false}
+    {"v": 1, "id": "…", "type": "free"}
                                              → gives back what the failed cell holds (protocol/freeing.py): "freed",
                                                with the memory before and after
 

@@ -1,6 +1,7 @@
 """Giving memory back over the sidebar's comm: the "free" request (the report's "Free what the failed cell holds")
-is answered by "freed" with exactly the schema's shape, in the sidebar's language; a malformed one is refused and
-frees nothing. And the report's free offer and what-holds-memory part have the schema's shape."""
+is answered by "freed" with exactly the schema's shape, in the sidebar's language; a malformed one, or one asking to
+clear the output cache (a message is not the user's consent to drop results), is refused and frees nothing. And the
+report's free offer and what-holds-memory part have the schema's shape."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def test_a_free_request_is_answered_with_what_was_freed(fresh_session):
         raise MemoryError("stand-in")
     except MemoryError as exc:
         sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, exc.__traceback__
-    (reply,) = handler.handle({"v": 1, "id": "f1", "type": "free", "outputs": False})
+    (reply,) = handler.handle({"v": 1, "id": "f1", "type": "free"})
     check(reply, FreedReply)
     check(reply["result"], FreeResultData)
     assert reply["reply_to"] == "f1" and reply["result"]["language"] == "zh"
@@ -33,7 +34,8 @@ def test_a_free_request_is_answered_with_what_was_freed(fresh_session):
 
 
 @pytest.mark.parametrize("request_, said", [
-    ({"v": 1, "id": "f2", "type": "free", "outputs": "yes"}, "outputs"),
+    ({"v": 1, "id": "f2", "type": "free", "outputs": True}, "never clears the output cache"),
+    ({"v": 1, "id": "f4", "type": "free", "outputs": False}, "only %memfree --outputs in a cell"),
     ({"v": 1, "id": "f3", "type": "fre"}, "unknown request type"),
 ])
 def test_a_malformed_free_request_is_refused_and_frees_nothing(fresh_session, monkeypatch, request_, said):

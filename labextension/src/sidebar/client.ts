@@ -145,10 +145,10 @@ export class KernelClient {
 
   /**
    * Ask the kernel to give back what the failed cell holds (the report's "Free what the failed cell holds"): it
-   * decides what to clear and answers "freed" with the memory before and after; `outputs` clears the output cache too.
+   * decides what to clear (never the output cache) and answers "freed" with the memory before and after.
    */
-  free(outputs = false): Promise<Answer> {
-    return this._request({ type: 'free', outputs });
+  free(): Promise<Answer> {
+    return this._request({ type: 'free' });
   }
 
   refresh(): void {
