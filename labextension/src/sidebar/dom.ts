@@ -43,6 +43,20 @@ export function withCode(text: string): (string | HTMLElement)[] {
     .filter(part => part !== '');
 }
 
+/** A table's head: one column header a label (`scope="col"`, so a screen reader names each cell by its column). */
+export function tableHead(labels: readonly string[]): HTMLElement {
+  const head = el('thead', '');
+  const row = el('tr', '');
+  for (const label of labels) {
+    const cell = el('th', '');
+    cell.setAttribute('scope', 'col');
+    cell.textContent = label;
+    row.append(cell);
+  }
+  head.append(row);
+  return head;
+}
+
 /** A variable's name as text that breaks only after its underscores (MGE_DEFAULT_ / DEVICE, never MGE_DEF / AULT). */
 export function breakableName(name: string): (string | HTMLElement)[] {
   const parts = name.split(/(?<=_)/);

@@ -5,7 +5,7 @@
  * a table; asking the question itself is profileDialog.ts (JupyterLab's dialog).
  */
 import { ProfileItemInfo } from '../protocol';
-import { code, el } from './dom';
+import { code, el, tableHead } from './dom';
 import { TextKey, Translate } from './text';
 
 /** What the question is about. */
@@ -61,16 +61,8 @@ function table(items: readonly ProfileItemInfo[], t: Translate, refused: boolean
   // The caption names the table for assistive technology; the heading above says the same on screen.
   const caption = el('caption', `${REVIEW_CLASS}-caption`);
   caption.textContent = t(refused ? 'askRefused' : 'askWillSet');
-  const head = el('thead', '');
   const columns: TextKey[] = ['askVariable', 'askValue', 'askNow', ...(refused ? (['askWhy'] as const) : [])];
-  const headRow = el('tr', '');
-  for (const column of columns) {
-    const cell = el('th', '');
-    cell.setAttribute('scope', 'col');
-    cell.textContent = t(column);
-    headRow.append(cell);
-  }
-  head.append(headRow);
+  const head = tableHead(columns.map(column => t(column)));
   const rows = el('tbody', '');
   for (const item of items) {
     const row = el('tr', `${REVIEW_CLASS}-${item.action}`);

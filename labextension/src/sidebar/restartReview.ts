@@ -7,7 +7,7 @@
  */
 import { MASK, RESTART_STATUSES, StatusCode } from '../protocol';
 import { badgeClass, badgeFor } from './badges';
-import { code, el } from './dom';
+import { code, el, tableHead } from './dom';
 import { EnvModel } from './model';
 import { isSecret } from './profile';
 import { Language, TextKey, Translate } from './text';
@@ -92,15 +92,8 @@ function table(items: readonly RestartItem[], t: Translate, language: Language):
   const node = el('table', `${RESTART_CLASS}-table`) as HTMLTableElement;
   const caption = el('caption', `${RESTART_CLASS}-caption`);
   caption.textContent = t('restartTitle');
-  const head = el('thead', '');
-  const headRow = el('tr', '');
-  for (const column of ['askVariable', 'askValue', 'askNow', 'restartWhy'] as TextKey[]) {
-    const cell = el('th', '');
-    cell.setAttribute('scope', 'col');
-    cell.textContent = t(column);
-    headRow.append(cell);
-  }
-  head.append(headRow);
+  const columns: TextKey[] = ['askVariable', 'askValue', 'askNow', 'restartWhy'];
+  const head = tableHead(columns.map(column => t(column)));
   const rows = el('tbody', '');
   for (const item of items) {
     const row = el('tr', item.needed ? `${RESTART_CLASS}-needed` : '');
