@@ -45,7 +45,8 @@ warnings.filterwarnings("always", category=CodeLoadingWarning)
 
 SOURCES = policy.SOURCES
 # %envdiff's words for where a change came from and whether %envexport carries it by default.
-OUTSIDE = Text("outside mgenv_jupyter (the kernel's start-up or other code)", "mgenv_jupyter 之外(内核启动或其他代码)")
+# Short: it fills the "source" column beside "magic", "widget", "sidebar"; %envdiff's help says the rest.
+OUTSIDE = Text("kernel start-up or other code", "内核启动或其他代码")
 EXPORTED = Text("yes", "是")
 EXPORTED_WITH_ALL = Text("only with --all", "仅在 --all 时")
 HISTORY_LIMIT = 10_000  # changes kept; older ones are dropped (the sidebar asks for a window of them)
