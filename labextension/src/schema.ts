@@ -483,7 +483,7 @@ export type GpuViewState = 'ok' | 'no_driver' | 'no_gpu' | 'error';
 
 export type PidNamespace = 'same' | 'foreign' | 'unknown';
 
-export type FigureSource = 'nvml' | 'unknown';
+export type FigureSource = 'nvml' | 'kernel_report' | 'unknown';
 
 /** One kernel of this server: its id and kernel spec name, the notebook paths of its sessions (none for a kernel started without one), its execution state and last activity (ISO 8601, UTC) as the server's kernel manager tracks them, how long it has been idle (seconds; null when busy or unknown), and whether its pid is known (a remote or non-local kernel has none, so none of its memory can be attributed). */
 export type GpuKernelInfo = {

@@ -232,3 +232,33 @@ describe('the out-of-memory report’s offer to shut the holding kernel down', (
     expect(item.querySelector('.mgenv-oom-outcome')!.textContent).toBe('The server could not be asked: HTTP 500');
   });
 });
+
+describe('inside a container', () => {
+  it('marks a kernel’s own report as such and an unknown figure as unknown, never 0', async () => {
+    const view = serverView();
+    view.namespace = 'foreign';
+    view.devices[0].shares = [
+      { kernel_id: 'k-big', used: 3 * GiB, figure: 'kernel_report' },
+      { kernel_id: 'k-mid', used: null, figure: 'unknown' }
+    ];
+    const section = new GpuView(new ServerGpus(async () => response(200, view)), t, {} as GpuActions);
+    await section.model.refresh();
+    const size = (key: string) => section.node.querySelector(`.mgenv-gpu-row[data-key="${key}"] .mgenv-gpu-size`)!;
+    expect(size('k:k-big').textContent).toBe('3 GiB (own report)');
+    expect((size('k:k-big') as HTMLElement).title).toContain('framework’s allocator reserved');
+    expect(size('k:k-mid').textContent).toBe('unknown');
+    expect(section.node.querySelector('.mgenv-gpu-status')!.textContent).toContain('marked “own report”');
+  });
+});
+
+describe('the bar inside a container', () => {
+  it('keeps to NVML’s figures: a kernel’s own report is not drawn beside the unattributed processes', () => {
+    const view = serverView();
+    view.namespace = 'foreign';
+    view.devices[0].shares = [{ kernel_id: 'k-big', used: 3 * GiB, figure: 'kernel_report' }];
+    view.devices[0].others = [{ pid: 4206097, user: null, name: null, used: 5 * GiB }];
+    const layout = deviceLayout(view, view.devices[0], t);
+    expect(layout.rows.map(r => r.key)).toEqual(['o:4206097', 'k:k-big', 'unlisted']);
+    expect(layout.segments.map(s => s.key)).toEqual(['o:4206097', 'unlisted', 'free']);
+  });
+});

@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..memory.self_report import NAMESPACE_PROBLEM, SelfReport
+
 if TYPE_CHECKING:
     from ..memory.sampler import Sampler, Subscription
 
@@ -40,6 +42,8 @@ class Recorder:
         self._subscription: Subscription | None = None
         self._sampler: Sampler | None = None
         self._lock = threading.Lock()
+        self._self_report = SelfReport()
+        self._reporting: Subscription | None = None
 
     @property
     def interval(self) -> float:
@@ -79,10 +83,26 @@ class Recorder:
         """Recording again if the sampler was closed under us (only while started); the sampler."""
         if self._subscription is not None and self._subscription.closed:
             self.start()
+        self._report_if_unattributed()
         return self._sampler
+
+    def _report_if_unattributed(self) -> None:
+        """While NVML cannot find this kernel's processes (a container's own pid namespace), tell the Jupyter server
+        what the kernel holds by its own account (memory/self_report.py), at the recorder's rate. Batches are built
+        for that only then: otherwise the recorder takes none."""
+        sampler = self._sampler
+        if sampler is None or not self.recording or (self._reporting is not None and not self._reporting.closed):
+            return
+        if any(getattr(source, "name", "").startswith("nvml") and NAMESPACE_PROBLEM in getattr(source, "state", "")
+               for source in sampler.sources):
+            self._reporting = sampler.subscribe(self._self_report, interval=self.interval)
 
     def stop(self) -> None:
         with self._lock:
             subscription, self._subscription = self._subscription, None
+            reporting, self._reporting = self._reporting, None
         if subscription is not None:
             subscription.close()
+        if reporting is not None:
+            reporting.close()
+            self._self_report.remove()

@@ -8,8 +8,9 @@ kernel of this server is listed as "other" with its pid, user and name only, and
 
 Figures: a kernel's `used` on a device is what NVML lists for the kernel's process tree (`figure` "nvml": exact, as
 exact as the driver); when NVML's pids are not this server's (a container with its own pid namespace, `namespace`
-"foreign") no process can be attributed, so every share is null (`figure` "unknown") instead of 0, and the view says
-why. State codes cross the wire; the front end labels them.
+"foreign") no process can be attributed: a kernel's share is then what the kernel itself reports of its framework's
+allocator (`figure` "kernel_report"), or null (`figure` "unknown") instead of 0, and the view says why. State codes
+cross the wire; the front end labels them.
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ GpuViewState = Literal["ok", "no_driver", "no_gpu", "error"]
 # same: NVML's pids are this server's, so processes are attributed. foreign: none of them exists here (a container
 # with its own pid namespace). unknown: nothing listed, nothing to tell.
 PidNamespace = Literal["same", "foreign", "unknown"]
-# nvml: the share is NVML's per-process figure for the kernel's process tree. unknown: it cannot be attributed.
-FigureSource = Literal["nvml", "unknown"]
+# nvml: the share is NVML's per-process figure for the kernel's process tree (exact). kernel_report: NVML cannot
+# attribute it (a container's pid namespace) and the kernel reported what its framework's allocator reserved
+# (memory/self_report.py). unknown: neither.
+FigureSource = Literal["nvml", "kernel_report", "unknown"]
 
 
 class GpuKernelInfo(TypedDict):

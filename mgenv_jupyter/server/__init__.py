@@ -23,7 +23,7 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     from .handlers import VIEW_SETTING, GpusHandler, OwnersHandler
 
     web_app = serverapp.web_app
-    view = GpuView(serverapp.kernel_manager, serverapp.session_manager)
+    view = GpuView(serverapp.kernel_manager, serverapp.session_manager, runtime_dir=serverapp.runtime_dir)
     web_app.settings[VIEW_SETTING] = view
     base = web_app.settings["base_url"]
     web_app.add_handlers(".*$", [(url_path_join(base, GPUS_PATH), GpusHandler),

@@ -9,7 +9,7 @@ operating system through psutil.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -97,9 +97,14 @@ def owner(pid: int, kernel_pids: dict[int, str], table: ProcessTable) -> str | N
     return None
 
 
+# A kernel's own report by its pid (GPU index → bytes), or None: memory/self_report.py read_report.
+KernelReports = Callable[[int], "dict[int, int] | None"]
+
+
 def attribute(reading: GpuReading, kernels: Sequence[KernelEntry], now: datetime,
-              table: ProcessTable | None = None) -> GpuServerView:
-    """The server's GPU view (protocol/gpus.py) from one NVML reading and the server's kernels at `now` (UTC)."""
+              table: ProcessTable | None = None, reports: KernelReports | None = None) -> GpuServerView:
+    """The server's GPU view (protocol/gpus.py) from one NVML reading and the server's kernels at `now` (UTC).
+    `reports` gives each kernel's own figures, used only where NVML's pids are another namespace's."""
     table = table if table is not None else LiveProcessTable()
     kernel_pids = {k.pid: k.id for k in kernels if k.pid is not None}
     listed = [p.pid for d in reading.devices for p in d.processes or ()]
@@ -108,6 +113,9 @@ def attribute(reading: GpuReading, kernels: Sequence[KernelEntry], now: datetime
         here = any(pid in kernel_pids or table.parent(pid) is not None for pid in listed)
         namespace = "same" if here else "foreign"
     state, detail = _state(reading)
+    own: dict[str, dict[int, int] | None] = {}
+    if namespace == "foreign" and reports is not None:
+        own = {k.id: reports(k.pid) for k in kernels if k.pid is not None}
     return GpuServerView(
         v=GPUS_VERSION,
         state=state,
@@ -116,7 +124,7 @@ def attribute(reading: GpuReading, kernels: Sequence[KernelEntry], now: datetime
         simulation=reading.simulation,
         namespace=namespace,
         kernels=[kernel_info(k, now) for k in kernels],
-        devices=[_device(d, reading.simulated, kernels, kernel_pids, namespace, table) for d in reading.devices],
+        devices=[_device(d, reading.simulated, kernels, kernel_pids, namespace, table, own) for d in reading.devices],
         read_at=reading.time,
     )
 
@@ -147,13 +155,20 @@ def kernel_info(kernel: KernelEntry, now: datetime) -> GpuKernelInfo:
 
 
 def _device(device: DeviceReading, simulated: bool, kernels: Sequence[KernelEntry], kernel_pids: dict[int, str],
-            namespace: PidNamespace, table: ProcessTable) -> GpuDeviceView:
+            namespace: PidNamespace, table: ProcessTable, own: dict[str, dict[int, int] | None]) -> GpuDeviceView:
     shares: dict[str, int | None] = {}
+    reported: set[str] = set()
     others: list[GpuOtherProcess] = []
     processes = device.processes or ()
     if namespace == "foreign" and device.processes is not None:
-        # NVML's pids are another namespace's: nothing can be attributed, and a share of 0 would be a lie.
-        shares = {k.id: None for k in kernels if k.pid is not None}
+        # NVML's pids are another namespace's: nothing can be attributed by pid, and a share of 0 would be a lie; a
+        # kernel's own report of its allocator stands in where there is one, labelled as such.
+        for k in kernels:
+            if k.pid is not None:
+                held = (own.get(k.id) or {}).get(device.index)
+                shares[k.id] = held
+                if held is not None:
+                    reported.add(k.id)
         others = [GpuOtherProcess(pid=p.pid, user=None, name=None, used=p.used) for p in processes]
     else:
         for process in processes:
@@ -166,7 +181,8 @@ def _device(device: DeviceReading, simulated: bool, kernels: Sequence[KernelEntr
             else:
                 shares[kernel] = shares.get(kernel, 0) + process.used  # type: ignore[operator]
     figure: FigureSource = "unknown" if namespace == "foreign" else "nvml"
-    share_list = [GpuKernelShare(kernel_id=kernel, used=used, figure="unknown" if used is None else figure)
+    share_list = [GpuKernelShare(kernel_id=kernel, used=used, figure="unknown" if used is None else
+                                 "kernel_report" if kernel in reported else figure)
                   for kernel, used in shares.items() if used is None or used > 0]
     share_list.sort(key=lambda s: -(s["used"] or 0))
     others.sort(key=lambda o: -(o["used"] or 0))

@@ -21,6 +21,7 @@ from typing import Any
 from ..errors import InvalidValueError
 from ..memory.gpu_processes import GpuProcessReader, GpuReading
 from ..memory.scenario import ENV
+from ..memory.self_report import read_report
 from ..memory.simulation import Simulation
 from ..protocol.gpus import GPUS_VERSION, GpuOwner, GpuOwnersReply, GpuServerView
 from .attribution import KernelEntry, LiveProcessTable, attribute, kernel_info, owner
@@ -31,9 +32,12 @@ log = logging.getLogger(__name__)
 class GpuView:
     """One NVML reader for the whole server (`view()` gives protocol/gpus.py's GpuServerView)."""
 
-    def __init__(self, kernel_manager: Any, session_manager: Any, min_age: float = 0.5) -> None:
+    def __init__(self, kernel_manager: Any, session_manager: Any, min_age: float = 0.5,
+                 runtime_dir: str | None = None) -> None:
         self.kernel_manager = kernel_manager
         self.session_manager = session_manager
+        # Where kernels report their own figures when NVML cannot attribute them (memory/self_report.py).
+        self.runtime_dir = runtime_dir
         self.min_age = min_age
         self._reader = GpuProcessReader()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mgenv-gpus")
@@ -97,7 +101,9 @@ class GpuView:
             reading = GpuReading(datetime.now(timezone.utc).timestamp(), (), self._simulation_problem, True, None)
         else:
             reading = self._reader.read()
-        return attribute(reading, kernels, datetime.now(timezone.utc))
+        runtime_dir = self.runtime_dir
+        reports = None if runtime_dir is None else (lambda pid: read_report(runtime_dir, pid))
+        return attribute(reading, kernels, datetime.now(timezone.utc), reports=reports)
 
     async def owners(self, pids: list[int]) -> GpuOwnersReply:
         """Which kernel of this server holds each process (the process walk on the reader's thread)."""

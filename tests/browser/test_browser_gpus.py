@@ -291,3 +291,50 @@ def test_the_oom_report_names_the_holding_notebook_and_shuts_it_down_after_askin
         assert holder not in {k["id"] for k in api(lab, "GET", "api/kernels")}
         assert "The kernel of b.ipynb is shut down" in offer.inner_text()
         screenshot(page, "gpus-oom-after.png")
+
+
+def test_inside_a_container_the_section_says_so_and_marks_each_kernels_own_report(tmp_path):
+    """The simulated "container" GPU: NVML's pids exist nowhere here. A kernel with a framework allocator (PyTorch's
+    stand-in) reports what it holds, shown as its own report; the other kernel's figure is unknown, never 0."""
+    from jupyter_client import BlockingKernelClient
+
+    from lab_server import ROOT
+
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(CONFIG))
+    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": "container"}) as lab, chromium_page(1400, 1000) as page:
+        ids = {}
+        for name in ("torch.ipynb", "quiet.ipynb"):
+            (lab.root / name).write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4,
+                                                     "nbformat_minor": 5}))
+            ids[name] = api(lab, "POST", "api/sessions", {"path": name, "type": "notebook", "name": name,
+                                                          "kernel": {"name": "python3"}})["kernel"]["id"]
+        kc = BlockingKernelClient()
+        kc.load_connection_file(str(lab.root.parent / "runtime" / f"kernel-{ids['torch.ipynb']}.json"))
+        kc.start_channels(hb=False)
+        kc.wait_for_ready(timeout=60)
+        for code in (f"import sys\nsys.path.insert(0, {str(ROOT / 'tests')!r})\n"
+                     "from framework_stand_ins import TorchGpu, torch_modules\n"
+                     f"sys.modules.update(torch_modules(TorchGpu(devices=[({2 * GiB}, {3 * GiB}, {3 * GiB})], "
+                     "cuda_initialised=True)))\nimport torch", "%load_ext mgenv_jupyter", "x = 1", "y = 2"):
+            kc.execute_interactive(code, timeout=120)
+        kc.stop_channels()
+        page.goto(lab.page_url("lab"))
+        page.wait_for_selector(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']", timeout=60_000)
+        page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()
+        page.locator(".mgenv-sb .jp-AccordionPanel-title:has-text('GPUs on this server')").click()
+        for title in ("Variables", "Live GPU memory"):
+            page.locator(f".mgenv-sb .jp-AccordionPanel-title:has-text('{title}')").click()
+        torch_row = f"{ROWS}[data-key='k:{ids['torch.ipynb']}']"
+        page.wait_for_function(f"() => document.querySelector(\"{torch_row} .mgenv-gpu-size\")?.textContent"
+                               " === '3 GiB (own report)'", timeout=60_000)
+        quiet = page.inner_text(f"{ROWS}[data-key='k:{ids['quiet.ipynb']}'] .mgenv-gpu-size")
+        status = page.inner_text(f"{SECTION} .mgenv-gpu-status")
+        set_left_area_width(page, 280)
+        for theme in ("light", "dark"):
+            set_theme(page, dark=theme == "dark")
+            page.wait_for_timeout(300)
+            page.locator("#jp-left-stack").screenshot(path=str(screenshot(page, f"gpus-container-280-{theme}.png")))
+            assert layout_problems(page) == [], theme
+    assert quiet == "unknown"
+    assert "its own pid namespace" in status and "marked “own report”" in status, status

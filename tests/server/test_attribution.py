@@ -117,3 +117,19 @@ def test_the_ancestor_walk_stops_at_init_and_for_processes_that_do_not_exist(ker
     assert owner(os.getpid(), {kernel: "k"}, table) is None
     assert owner((1 << 22) + 5, {kernel: "k"}, table) is None
     assert table.user_and_name((1 << 22) + 5) == (None, None)
+
+
+def test_in_a_foreign_namespace_a_kernels_own_report_stands_in_labelled_as_such(kernel_tree):
+    kernel, _, _ = kernel_tree
+    foreign = (1 << 22) + 21
+    devices = [DeviceReading(i, "A100", 40 * GiB, 9 * GiB, (GpuProcess(foreign, 4 * GiB),)) for i in (0, 1)]
+    reports = {kernel: {0: 3 * GiB}}
+    view = attribute(reading(*devices), [entry("a", kernel), entry("b", None)], NOW, reports=reports.get)
+    assert view["namespace"] == "foreign"
+    assert view["devices"][0]["shares"] == [{"kernel_id": "a", "used": 3 * GiB, "figure": "kernel_report"}]
+    assert view["devices"][1]["shares"] == [{"kernel_id": "a", "used": None, "figure": "unknown"}]
+    # In the same namespace NVML's figure is used and a report is never asked for.
+    same = DeviceReading(0, "A100", 40 * GiB, 9 * GiB, (GpuProcess(kernel, 2 * GiB),))
+    asked: list[int] = []
+    view = attribute(reading(same), [entry("a", kernel)], NOW, reports=lambda pid: asked.append(pid) or None)
+    assert view["devices"][0]["shares"] == [{"kernel_id": "a", "used": 2 * GiB, "figure": "nvml"}] and asked == []

@@ -6,7 +6,7 @@
  * orders and labels them.
  */
 import { formatBytes } from '../chart/format';
-import { GpuDeviceView, GpuKernelInfo, GpuServerView } from '../protocol';
+import { GpuDeviceView, GpuKernelInfo, GpuKernelShare, GpuServerView } from '../protocol';
 import { Translate } from './text';
 
 /** Kernel colours cycle through this many CSS classes (mgenv-gpu-c0 …). */
@@ -18,6 +18,8 @@ export interface KernelRow {
   kernel: GpuKernelInfo;
   title: string;
   used: number | null;
+  /** Where the figure comes from: NVML (exact), the kernel's own report, or unknown. */
+  figure: GpuKernelShare['figure'];
   colour: number;
 }
 
@@ -108,6 +110,7 @@ export function deviceLayout(view: GpuServerView, device: GpuDeviceView, t: Tran
         kernel: known.kernel,
         title: kernelTitle(known.kernel, t),
         used: share.used,
+        figure: share.figure,
         colour: known.colour
       });
     }
@@ -123,7 +126,9 @@ export function deviceLayout(view: GpuServerView, device: GpuDeviceView, t: Tran
   const total = Math.max(device.total, 1);
   const segments: Segment[] = [];
   for (const row of rows) {
-    if (row.used === null || row.used <= 0) {
+    // In a foreign pid namespace the other processes listed are the kernels' own, unattributed: a kernel's own report
+    // drawn beside them would count its memory twice. Its row says it; the bar keeps to NVML's figures.
+    if (row.used === null || row.used <= 0 || (row.kind === 'kernel' && row.figure === 'kernel_report')) {
       continue;
     }
     const title =

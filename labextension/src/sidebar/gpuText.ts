@@ -20,9 +20,15 @@ export const GPU_WORDS = {
   gpusError: ['NVML error on the server: %1', '服务器上的 NVML 错误:%1'],
   gpusForeign: [
     'NVML lists its processes under pids that do not exist here: the server runs in a container with its own pid ' +
-      'namespace, so no memory can be attributed to a notebook. The device figures are exact.',
-    'NVML 列出的进程 ID 在此处不存在:服务器运行在拥有独立 PID 命名空间的容器中,因此无法把显存归属到笔记本。' +
-      '设备的数值是准确的。'
+      'namespace, so NVML’s figures cannot be attributed to a notebook. A figure marked “own report” is what the ' +
+      'kernel says its framework’s allocator reserved; the device figures are exact.',
+    'NVML 列出的进程 ID 在此处不存在:服务器运行在拥有独立 PID 命名空间的容器中,因此无法把 NVML 的数值归属到笔记本。' +
+      '标有“自报”的数值是内核报告的其框架分配器预留的显存;设备的数值是准确的。'
+  ],
+  gpusOwnReport: ['own report', '自报'],
+  gpusOwnReportTitle: [
+    'What the kernel says its framework’s allocator reserved on this GPU (NVML cannot attribute memory here)',
+    '内核报告的其框架分配器在此 GPU 上预留的显存(此处 NVML 无法按进程归属显存)'
   ],
   gpusFigures: [
     'Each notebook’s figure is NVML’s memory of its kernel’s processes; the device’s used and total are NVML’s own.',
@@ -33,6 +39,7 @@ export const GPU_WORDS = {
   gpusFreeSize: ['%1 free', '空闲 %1'],
   gpusOther: ['other process', '其他进程'],
   gpusOtherMeta: ['pid %1 · %2 · %3', 'pid %1 · %2 · %3'],
+  gpusOtherHidden: ['pid %1 · not visible here', 'pid %1 · 在此不可见'],
   gpusOtherTitle: [
     'A process that belongs to no kernel of this server: shown, never acted on.',
     '不属于此服务器任何内核的进程:仅显示,不可操作。'

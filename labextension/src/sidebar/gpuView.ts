@@ -116,7 +116,15 @@ export class GpuView extends Widget {
     } else if (view) {
       status.push(...viewStatus(view, t));
     }
-    this._status.replaceChildren(...status);
+    this._status.replaceChildren(
+      ...(view && connection === 'ready'
+        ? status.map(line => {
+            const block = el('div', 'mgenv-gpu-status-line');
+            block.append(line);
+            return block;
+          })
+        : status)
+    );
     this._status.hidden = status.length === 0;
     this._renderDevices(view);
     this._renderIdle(view);
@@ -229,7 +237,12 @@ export class GpuView extends Widget {
         setText(bytes, size(current.used, t));
         if (current.kind === 'other') {
           setText(name, t('gpusOther'));
-          setText(meta, t('gpusOtherMeta', current.pid, current.name ?? '?', current.user ?? '?'));
+          setText(
+            meta,
+            current.name === null && current.user === null
+              ? t('gpusOtherHidden', current.pid)
+              : t('gpusOtherMeta', current.pid, current.name ?? '?', current.user ?? '?')
+          );
         } else if (current.kind === 'unlisted') {
           setText(name, t('gpusUnlisted'));
           name.title = t('gpusUnlisted');
@@ -279,7 +292,9 @@ export class GpuView extends Widget {
         setText(open, title);
         open.title = kernel.notebooks.length ? t('gpusOpenTitle', kernel.notebooks[0]) : title;
         open.disabled = kernel.notebooks.length === 0;
-        setText(bytes, row && row.kind === 'kernel' ? size(row.used, t) : '');
+        const own = row?.kind === 'kernel' && row.figure === 'kernel_report';
+        setText(bytes, row && row.kind === 'kernel' ? size(row.used, t) + (own ? ` (${t('gpusOwnReport')})` : '') : '');
+        bytes.title = own ? t('gpusOwnReportTitle') : '';
         setText(state, `${kernelState(kernel, t)} · ${kernel.name}`);
       }
     };
@@ -321,7 +336,7 @@ function viewStatus(view: GpuServerView, t: Translate): string[] {
   if (view.simulated && view.simulation) {
     lines.push(t('gpusSimulated', view.simulation));
   }
-  return [lines.join(' ')].filter(Boolean);
+  return lines;
 }
 
 function button(className: string, label: string): HTMLButtonElement {
