@@ -24,12 +24,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .catalog.code_loading import code_loading_rule
+from .catalog.code_loading import code_effect
 from .catalog.secrets import is_secret
 from .envfile import is_unicode
 from .errors import InvalidValueError
 
 if TYPE_CHECKING:
+    from .catalog import Entry
     from .runtime import EnvSession
 
 FORMATS = ("torchrun", "mpirun", "slurm", "deepspeed", "k8s", "ray")
@@ -95,7 +96,7 @@ def carried(session: EnvSession, *, everything: bool = False, include: Iterable[
     left_out: dict[str, str] = {}
     for name in sorted(names):
         value = session.environ.get(name)
-        why = _why_left_out(name, value, name in asked, secrets)
+        why = _why_left_out(name, value, name in asked, secrets, session.catalog.get(name))
         if why is not None:
             left_out[_shown_name(name)] = why
         elif value is None:
@@ -106,7 +107,8 @@ def carried(session: EnvSession, *, everything: bool = False, include: Iterable[
     return Carried(values, tuple(unset), left_out)
 
 
-def _why_left_out(name: str, value: str | None, asked: bool, secrets: bool) -> str | None:
+def _why_left_out(name: str, value: str | None, asked: bool, secrets: bool,
+                  entry: Entry | None = None) -> str | None:
     if not _NAME.fullmatch(name):
         return "its name is not a shell name (letters, digits and underscores)"
     if value is None:
@@ -117,9 +119,9 @@ def _why_left_out(name: str, value: str | None, asked: bool, secrets: bool) -> s
         if secrets:
             return "it is a secret: it is carried only when asked for by name"
         return "it is a secret and is never exported in clear"
-    rule = code_loading_rule(name)
-    if rule is not None and not asked:
-        return (f"it {rule.effect.get()}, on every machine the job runs on; it is carried only when asked for by "
+    effect = code_effect(name, entry, value)  # the catalog entry's decision, the families, the flags of the value
+    if effect is not None and not asked:
+        return (f"it {effect.get()}, on every machine the job runs on; it is carried only when asked for by "
                 "name")
     if not is_unicode(value):
         return "its value is not valid Unicode text (bytes that are not UTF-8)"

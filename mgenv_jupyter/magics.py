@@ -247,7 +247,8 @@ class EnvMagics(Magics):
     @line_magic
     def envload(self, line: str) -> SetReport:
         """Set the variables of a dotenv file (NAME=VALUE lines), validated, all or nothing. A file is data: a
-        variable that loads code is set only with --force."""
+        variable that can load code, or one outside the catalog whose value is not plainly data (a number, or letters,
+        digits and _ - + , : = @ %), is set only with --force."""
         args = _parse_args(self.envload, line)
         try:
             pairs = envfile.read_dotenv(Path(os.path.expanduser(args.file)))

@@ -68,8 +68,8 @@ def test_code_loading_variables_need_force_from_the_sidebar(handler, fresh_sessi
 
 
 def test_a_remedy_clicked_in_an_oom_report_is_a_set_request_with_its_own_source(handler, fresh_session):
-    """The report's buttons send the sidebar's "set" with source "oom_report": recorded as such, and held to the
-    sidebar's rules (a code-loading variable needs force, which the report never sends)."""
+    """The report's buttons send the sidebar's "set" with source "oom_report": recorded as such, and held to stricter
+    rules than the sidebar's: catalog variables only, never one that loads code, never with force (issue 19)."""
     [result] = handler.handle(request("set", assignments={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
                                       source="oom_report"))
     assert result["type"] == "result" and result["changes"][0]["source"] == "oom_report"
@@ -77,8 +77,15 @@ def test_a_remedy_clicked_in_an_oom_report_is_a_set_request_with_its_own_source(
     assert fresh_session.history[-1].source == "oom_report"
     before = dict(os.environ)
     [reply] = handler.handle(request("set", assignments={"LD_PRELOAD": "/tmp/evil.so"}, source="oom_report"))
-    assert reply["type"] == "error" and '"force": true' in reply["message"]
-    assert "out-of-memory report's button" in reply["message"]
+    assert reply["type"] == "error" and "out-of-memory report's button never sets it" in reply["message"]
+    for assignments, force, words in (
+        ({"LD_PRELOAD": "/tmp/evil.so"}, True, "never forces a change"),
+        ({"MY_SETTING": "1"}, False, "sets catalog variables only"),
+        ({"XLA_FLAGS": "--xla_gpu_cuda_data_dir=/shared/cuda"}, False, "never sets it"),
+        ({"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:False"}, True, "never forces a change"),
+    ):
+        [reply] = handler.handle(request("set", assignments=assignments, source="oom_report", force=force))
+        assert reply["type"] == "error" and words in reply["message"], (assignments, reply["message"])
     assert dict(os.environ) == before
 
 

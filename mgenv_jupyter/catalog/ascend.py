@@ -9,6 +9,7 @@ whose default is None are optional (None leaves the choice to GE). Ascend has no
 from __future__ import annotations
 
 from ..text import Text
+from .code_loading import LOADS_COMPILED_CODE, WRITES_FILES
 from .entry import Entry, EntryFactory, ReadWhen
 from .values import (
     Choice,
@@ -90,10 +91,12 @@ def _option(
     caveats: tuple[Text, ...] = (),
     replaced_by: str | None = None,
     extra: bool = False,
+    *,
+    loads_code: Text | None,
 ) -> Entry:
     """An NPURunConfig keyword: read when the config object is built, never from the environment."""
     return _keyword(name, category=category, type=value_type, default=default, description=description,
-                    caveats=caveats, replaced_by=replaced_by, extra=extra)
+                    caveats=caveats, replaced_by=replaced_by, extra=extra, loads_code=loads_code)
 
 
 ENTRIES = (
@@ -109,6 +112,7 @@ ENTRIES = (
             "图执行模式:0 为在线推理,1 为训练(默认)。设为 0 时会强制打开 enable_small_channel。",
         ),
         caveats=(_GE_INIT_ONCE,),
+        loads_code=None,
     ),
     _option(
         "session_device_id",
@@ -122,6 +126,7 @@ ENTRIES = (
             "ASCEND_DEVICE_ID。",
         ),
         caveats=(_DEVICE_PRIORITY,),
+        loads_code=None,
     ),
     _option(
         "distribute",
@@ -134,6 +139,7 @@ ENTRIES = (
             "传入 ParameterServerStrategy 对象,用于 PS-Worker 架构的分布式训练。",
         ),
         caveats=(_OBJECT,),
+        loads_code=None,
     ),
     _option(
         "deterministic",
@@ -147,6 +153,7 @@ ENTRIES = (
             "还需固定随机数种子。",
         ),
         caveats=(_GE_INIT_ONCE,),
+        loads_code=None,
     ),
     # Memory management
     _option(
@@ -160,6 +167,7 @@ ENTRIES = (
             "传入 MemoryConfig 对象,配置系统内存的使用方式(atomic 清零策略、静态内存策略、大页内存等)。",
         ),
         caveats=(_OBJECT,),
+        loads_code=None,
     ),
     _option(
         "external_weight",
@@ -171,6 +179,7 @@ ENTRIES = (
             "networks with very large weights can still compile and load where memory is limited.",
             "把 Const/Constant 节点的权重放到模型外部文件中,使权重很大的网络在内存受限的环境中也能编译和加载。",
         ),
+        loads_code=None,
     ),
     # Mixed computing
     _option(
@@ -185,6 +194,7 @@ ENTRIES = (
             "混合计算:无法下沉到设备的算子留在主机侧由 TensorFlow 执行,其余在 NPU 上执行;False 表示整图下沉。"
             "必须是 bool 类型,且开启时 iterations_per_loop 必须为 1。",
         ),
+        loads_code=None,
     ),
     # Debugging
     _option(
@@ -198,6 +208,7 @@ ENTRIES = (
             "将出错算子的输入输出 dump 到脚本执行目录:0 关闭,1 完整异常 dump,2 轻量异常 dump(默认)。",
         ),
         caveats=(_GE_INIT_ONCE,),
+        loads_code=None,
     ),
     _option(
         "op_debug_config",
@@ -211,6 +222,7 @@ ENTRIES = (
             "(如 ccec_O0,ccec_g,oom)。",
         ),
         caveats=(_GE_INIT_ONCE,),
+        loads_code=None,
     ),
     _option(
         "debug_dir",
@@ -223,6 +235,7 @@ ENTRIES = (
             "保存算子编译时生成的调试文件(.o、.json、.cce 等)的目录;默认为脚本执行目录。",
         ),
         caveats=(_GE_INIT_ONCE,),
+        loads_code=WRITES_FILES,
     ),
     # Accuracy tuning
     _option(
@@ -259,6 +272,7 @@ ENTRIES = (
             ),
             _GE_INIT_ONCE,
         ),
+        loads_code=None,
     ),
     _option(
         "precision_mode_v2",
@@ -284,6 +298,7 @@ ENTRIES = (
             ),
             _GE_INIT_ONCE,
         ),
+        loads_code=None,
     ),
     _option(
         "modify_mixlist",
@@ -296,6 +311,7 @@ ENTRIES = (
             "JSON 文件,用于调整混合精度黑、白、灰名单中的算子;仅在 precision_mode 或 precision_mode_v2 选择混合精度"
             "模式时生效。",
         ),
+        loads_code=None,
     ),
     _option(
         "enable_reduce_precision",
@@ -307,6 +323,7 @@ ENTRIES = (
             "保留的降精度计算开关。",
         ),
         caveats=(_UNSUPPORTED,),
+        loads_code=None,
     ),
     _option(
         "customize_dtypes",
@@ -320,6 +337,7 @@ ENTRIES = (
             "must_keep_origin_dtype 时不生效。",
         ),
         caveats=(_GE_INIT_ONCE,),
+        loads_code=None,
     ),
     # Accuracy comparison
     _option(
@@ -332,6 +350,7 @@ ENTRIES = (
             "传入 DumpConfig 对象,开启数据 dump 并配置 dump 内容。",
         ),
         caveats=(_OBJECT,),
+        loads_code=WRITES_FILES,
     ),
     _option(
         "fusion_switch_file",
@@ -343,6 +362,7 @@ ENTRIES = (
             "default), or all of them at once.",
             "配置文件,用于关闭指定的图融合和 UB 融合规则(内置规则默认全部开启),也可一键全部关闭。",
         ),
+        loads_code=None,
     ),
     _option(
         "buffer_optimize",
@@ -354,6 +374,7 @@ ENTRIES = (
             "缓存优化开关:l2_optimize(默认)或 off_optimize。",
         ),
         caveats=(_UNSUPPORTED,),
+        loads_code=None,
     ),
     # Performance tuning
     _option(
@@ -368,6 +389,7 @@ ENTRIES = (
             "每次 session.run 在 NPU 上连续执行的训练迭代次数,可减少主机与设备间的交互;训练总步数必须是它的整数倍,"
             "混合计算模式下必须为 1。",
         ),
+        loads_code=None,
     ),
     _option(
         "hcom_parallel",
@@ -379,6 +401,7 @@ ENTRIES = (
             "computation; small networks such as ResNet-18 may do better with False.",
             "分布式训练时让 AllReduce 梯度更新与前后向计算并行执行;ResNet-18 等小网络可设为 False。",
         ),
+        loads_code=None,
     ),
     _option(
         "op_precision_mode",
@@ -391,6 +414,7 @@ ENTRIES = (
             "一个 .ini 文件,按算子类型或节点名称为算子选择高精度或高性能实现(节点名称优先);会覆盖 "
             "op_select_implmode 和 optypelist_for_implmode。",
         ),
+        loads_code=None,
     ),
     _option(
         "enable_scope_fusion_passes",
@@ -402,6 +426,7 @@ ENTRIES = (
             "编译时要启用的已注册 Scope 融合规则名称(内置或自定义),多个以英文逗号分隔。",
         ),
         caveats=(_GE_INIT_ONCE,),
+        loads_code=None,
     ),
     _option(
         "stream_max_parallel_num",
@@ -419,6 +444,7 @@ ENTRIES = (
             "at most the number of AI Cores).",
             "仅适用于 NMT 网络:按引擎指定 AICPU/AICORE 算子的并行度(默认 1,不能超过 AI Core 的最大核数)。",
         ),
+        loads_code=None,
     ),
     _option(
         "is_tailing_optimization",
@@ -431,6 +457,7 @@ ENTRIES = (
             "仅用于 BERT 网络的分布式训练:让不依赖最后一个 AllReduce 的计算与之并行,以缩短通信拖尾;必须与 "
             "NPUOptimizer 中的 is_tailing_optimization 一致。",
         ),
+        loads_code=None,
     ),
     _option(
         "enable_small_channel",
@@ -442,6 +469,7 @@ ENTRIES = (
             "小通道优化开关(0 关闭,1 开启);graph_run_mode=0 时会自动开启。",
         ),
         caveats=(_UNSUPPORTED,),
+        loads_code=None,
     ),
     _option(
         "variable_placement",
@@ -460,6 +488,7 @@ ENTRIES = (
                 "必须是字符串 'Device' 或 'Host'(源码只接受这两种拼写);文档示例中的 Device 漏写了引号。",
             ),
         ),
+        loads_code=None,
     ),
     _option(
         "input_fusion_size",
@@ -480,6 +509,7 @@ ENTRIES = (
             ),
         ),
         extra=True,
+        loads_code=None,
     ),
     # Profiling
     _option(
@@ -492,6 +522,7 @@ ENTRIES = (
             "传入 ProfilingConfig 对象,开启 profiling 并配置采集内容。",
         ),
         caveats=(_OBJECT,),
+        loads_code=WRITES_FILES,
     ),
     # AOE
     _option(
@@ -517,6 +548,7 @@ ENTRIES = (
             ),
             _GE_INIT_ONCE,
         ),
+        loads_code=None,
     ),
     _option(
         "work_path",
@@ -530,6 +562,7 @@ ENTRIES = (
             "时使用。",
         ),
         caveats=(_GE_INIT_ONCE,),
+        loads_code=WRITES_FILES,
     ),
     _option(
         "aoe_config_file",
@@ -542,6 +575,7 @@ ENTRIES = (
             "配置文件,列出需要 AOE 调优的算子(按名称或类型),适用于只调优部分低性能算子的场景。",
         ),
         caveats=(_GE_INIT_ONCE,),
+        loads_code=None,
     ),
     # Operator and graph compilation
     _option(
@@ -561,6 +595,7 @@ ENTRIES = (
             ),
             _GE_INIT_ONCE,
         ),
+        loads_code=None,
     ),
     _option(
         "op_compiler_cache_dir",
@@ -573,6 +608,7 @@ ENTRIES = (
             "算子编译磁盘缓存的目录,会在其中创建 kernel_cache 子目录(目录不存在时自动创建)。默认 $HOME/atc_data。",
         ),
         caveats=(_GE_INIT_ONCE,),
+        loads_code=LOADS_COMPILED_CODE,
     ),
     # Data augmentation
     _option(
@@ -586,6 +622,7 @@ ENTRIES = (
             "用于推荐网络的数据并行:指定本服务器内负责去重与预处理数据、再分发给其他设备的主进程的 rank 编号"
             "(可通过 get_local_rank_id() 获取)。",
         ),
+        loads_code=None,
     ),
     _option(
         "local_device_list",
@@ -596,6 +633,7 @@ ENTRIES = (
             "Used with local_rank_id: the devices the main process sends preprocessed data to, such as '0,1'.",
             "与 local_rank_id 配合使用:主进程把预处理后的数据发送给哪些设备,例如 '0,1'。",
         ),
+        loads_code=None,
     ),
     # Exception remedy
     _option(
@@ -616,6 +654,7 @@ ENTRIES = (
                 "并向下取整为 68 秒的整数倍。",
             ),
         ),
+        loads_code=None,
     ),
     _option(
         "op_wait_timeout",
@@ -627,6 +666,7 @@ ENTRIES = (
             "算子等待超时时间(秒,文档默认 120)。",
         ),
         caveats=(_GE_INIT_ONCE,),
+        loads_code=None,
     ),
     _option(
         "op_execute_timeout",
@@ -638,6 +678,7 @@ ENTRIES = (
             "算子执行超时时间(秒)。",
         ),
         caveats=(_GE_INIT_ONCE,),
+        loads_code=None,
     ),
     _option(
         "stream_sync_timeout",
@@ -651,6 +692,7 @@ ENTRIES = (
             "hccl_timeout 或 HCCL_EXEC_TIMEOUT。",
         ),
         caveats=(_GE_INIT_ONCE,),
+        loads_code=None,
     ),
     _option(
         "event_sync_timeout",
@@ -663,6 +705,7 @@ ENTRIES = (
             "图执行时 event 同步等待的超时时间(毫秒);-1(默认)表示一直等待且不报错。",
         ),
         caveats=(_GE_INIT_ONCE,),
+        loads_code=None,
     ),
     # Model compression
     _option(
@@ -675,6 +718,7 @@ ENTRIES = (
             "对整个网络的权重进行压缩的开关。",
         ),
         caveats=(_UNSUPPORTED,),
+        loads_code=None,
     ),
     _option(
         "compress_weight_conf",
@@ -694,6 +738,7 @@ ENTRIES = (
                 "检查。",
             ),
         ),
+        loads_code=None,
     ),
     # Experiment parameters
     _option(
@@ -714,6 +759,7 @@ ENTRIES = (
                 "必须是字符串 'true'、'false' 或 'auto':传入 bool 时 NPURunConfig 会抛出 TypeError。",
             ),
         ),
+        loads_code=None,
     ),
     # Deprecated in later versions
     _option(
@@ -727,6 +773,7 @@ ENTRIES = (
             "是否将 GetNext 算子下沉到 NPU 执行;它是训练迭代循环下沉的前提。",
         ),
         caveats=(_DEPRECATED,),
+        loads_code=None,
     ),
     _option(
         "variable_format_optimize",
@@ -739,6 +786,7 @@ ENTRIES = (
             "在变量初始化时把变量转换为更适合 NPU 的数据格式;None 表示不配置。",
         ),
         caveats=(_DEPRECATED,),
+        loads_code=None,
     ),
     _option(
         "op_debug_level",
@@ -752,6 +800,7 @@ ENTRIES = (
         ),
         caveats=(_DEPRECATED, _GE_INIT_ONCE),
         replaced_by="op_debug_config",
+        loads_code=None,
     ),
     _option(
         "op_select_implmode",
@@ -766,6 +815,7 @@ ENTRIES = (
         ),
         caveats=(_DEPRECATED,),
         replaced_by="op_precision_mode",
+        loads_code=None,
     ),
     _option(
         "optypelist_for_implmode",
@@ -780,6 +830,7 @@ ENTRIES = (
         ),
         caveats=(_DEPRECATED,),
         replaced_by="op_precision_mode",
+        loads_code=None,
     ),
     _option(
         "dynamic_input",
@@ -798,6 +849,7 @@ ENTRIES = (
                 "文档建议改用 set_graph_exec_config 支持动态输入,因为此配置只针对单张图。",
             ),
         ),
+        loads_code=None,
     ),
     _option(
         "dynamic_graph_execute_mode",
@@ -817,6 +869,7 @@ ENTRIES = (
                 "文档只列出 dynamic_execute,源码还接受 lazy_recompile。",
             ),
         ),
+        loads_code=None,
     ),
     _option(
         "dynamic_inputs_shape_range",
@@ -828,6 +881,7 @@ ENTRIES = (
             "动态输入的 shape 范围,例如 'getnext:[128,3~5,2~128,-1];data:[128,3~5,2~128,-1]'。",
         ),
         caveats=(_DEPRECATED,),
+        loads_code=None,
     ),
     _option(
         "graph_memory_max_size",
@@ -845,6 +899,7 @@ ENTRIES = (
                 "文档说明它已不再生效,尽管适配器仍会把它传给 GE。",
             ),
         ),
+        loads_code=None,
     ),
     _option(
         "variable_memory_max_size",
@@ -861,6 +916,7 @@ ENTRIES = (
                 "文档说明它已不再生效,尽管适配器仍会把它传给 GE。",
             ),
         ),
+        loads_code=None,
     ),
     # Environment variables
     _variable(
@@ -877,6 +933,7 @@ ENTRIES = (
         ),
         caveats=(_DEVICE_PRIORITY,),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "DEVICE_ID",
@@ -893,6 +950,7 @@ ENTRIES = (
         ),
         caveats=(_DEVICE_PRIORITY,),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "AOE_MODE",
@@ -913,6 +971,7 @@ ENTRIES = (
             ),
         ),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "HCCL_EXEC_TIMEOUT",
@@ -934,6 +993,7 @@ ENTRIES = (
             ),
         ),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "RANK_ID",
@@ -948,6 +1008,7 @@ ENTRIES = (
             "本进程在分布式训练任务中的 rank 编号。",
         ),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "RANK_SIZE",
@@ -962,5 +1023,6 @@ ENTRIES = (
             "参与分布式训练任务的进程(设备)总数。",
         ),
         extra=True,
+        loads_code=None,
     ),
 )

@@ -36,6 +36,7 @@ ENTRIES = (
         ),
         caveats=(_LATCH,),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "CUDA_DEVICE_ORDER",
@@ -51,6 +52,7 @@ ENTRIES = (
         ),
         caveats=(_LATCH,),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "CUDA_LAUNCH_BLOCKING",
@@ -66,5 +68,6 @@ ENTRIES = (
         ),
         caveats=(_LATCH,),
         extra=True,
+        loads_code=None,
     ),
 )

@@ -93,6 +93,7 @@ ENTRIES = (
             ),
         ),
         replaced_by="megengine.dtr.enable()",
+        loads_code=None,
     ),
     _variable(
         "MEGENGINE_ENABLE_DROP",
@@ -105,6 +106,7 @@ ENTRIES = (
         ),
         live_api="megengine.option:enable_drop",
         caveats=(_DTR_ENABLE_SETS, _TRACED_GRAPHS, INTEGERS_ONLY_CAVEAT, RELEASE_BUILD_CAVEAT),
+        loads_code=None,
     ),
     _variable(
         "MEGENGINE_DTR_AUTO_DROP",
@@ -118,6 +120,7 @@ ENTRIES = (
         ),
         live_api="megengine.option:enable_dtr_auto_drop",
         caveats=(_DTR_ENABLE_SETS, _TRACED_GRAPHS, INTEGERS_ONLY_CAVEAT, RELEASE_BUILD_CAVEAT),
+        loads_code=None,
     ),
     _variable(
         "MEGENGINE_DTR_EVICTION_THRESHOLD",
@@ -147,6 +150,7 @@ ENTRIES = (
             _TRACED_GRAPHS,
             RELEASE_BUILD_CAVEAT,
         ),
+        loads_code=None,
     ),
     _variable(
         "MEGENGINE_DTR_EVICTEE_MINIMUM_SIZE",
@@ -168,6 +172,7 @@ ENTRIES = (
             _PYTHON_CACHE_GETTER,
             RELEASE_BUILD_CAVEAT,
         ),
+        loads_code=None,
     ),
     _variable(
         "MEGENGINE_DTR_SQRT_SAMPLING",
@@ -190,5 +195,6 @@ ENTRIES = (
             RELEASE_BUILD_CAVEAT,
         ),
         extra=True,
+        loads_code=None,
     ),
 )

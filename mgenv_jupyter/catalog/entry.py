@@ -22,6 +22,16 @@ class ReadWhen(str, enum.Enum):
     OPTION = "option"  # not an environment variable: a keyword argument of a config object (NPURunConfig)
 
 
+class Undecided(enum.Enum):
+    """The `loads_code` of an entry that did not say; only tests build such entries (see `EntryFactory`)."""
+
+    UNDECIDED = "undecided"
+
+
+UNDECIDED_EFFECT = Text("is not classified as data by its catalog entry, so it is treated as able to load code",
+                        "在目录条目中未被归为数据,因此按可加载代码对待")
+
+
 @dataclass(frozen=True)
 class Entry:
     """A variable (or NPURunConfig option) with its type, default, reading moment, live API and descriptions.
@@ -33,6 +43,12 @@ class Entry:
     tell where the docs and the source disagree; `replaced_by` says what to
     use instead of a dead variable; `applies_when` says when the variable matters at all (Paddle's pool sizes only
     under naive_best_fit).
+
+    `loads_code` is decided by every entry the catalog declares (`EntryFactory` refuses one without it): what the
+    variable can make a program load or run (a library, a program, a directory of either, a place compiled code is
+    read back from), or None for plain data. A flag string's flags are judged one by one on top of it
+    (`code_loading.loading_flags`). An entry built directly without deciding is treated as loading code unless its
+    type is closed (numbers, switches, a fixed set of words: `ValueType.closed`).
     """
 
     name: str
@@ -51,6 +67,14 @@ class Entry:
     extra: bool = False  # not in the seeds; added because the source shows it matters
     applies_when: Condition | None = None
     latch: str | None = None  # a probe the adapters implement: has the moment that fixes this value passed?
+    loads_code: Text | None | Undecided = Undecided.UNDECIDED
+
+    @property
+    def code_effect(self) -> Text | None:
+        """What this variable can make a program load or run, or None for plain data."""
+        if isinstance(self.loads_code, Undecided):
+            return None if self.type.closed else UNDECIDED_EFFECT
+        return self.loads_code
 
     @property
     def is_env(self) -> bool:
@@ -67,7 +91,10 @@ class EntryFactory:
     once here, so each entry states only what is its own.
 
         variable = EntryFactory("paddle", readers=("paddle",), read_at=BOOTSTRAP, live_api="paddle.set_flags")
-        variable("FLAGS_allocator_strategy", category=MEMORY, type=Choice(...), default="auto_growth", ...)
+        variable("FLAGS_allocator_strategy", category=MEMORY, type=Choice(...), default="auto_growth",
+                 loads_code=None, ...)
+
+    Every entry says `loads_code` itself (None for data): a variable that can load code cannot be added unnoticed.
     """
 
     framework: str
@@ -82,7 +109,7 @@ class EntryFactory:
             if fields.get(shared) is None and getattr(self, shared) is not None:
                 fields[shared] = getattr(self, shared)
         fields.setdefault("readers", self.readers)
-        missing = [f for f in ("read_at", "when") if f not in fields]
+        missing = [f for f in ("read_at", "when", "loads_code") if f not in fields]
         if missing:
             raise TypeError(f"catalog entry {name} needs {' and '.join(missing)}")
         return Entry(name=name, framework=self.framework, **fields)

@@ -57,6 +57,7 @@ ENTRIES = (
             "false here.",
             '只有 "false"、"False"、"0" 会关闭预分配:"no"、"off"、"FALSE" 都会让它保持开启。这里统一写成 false。')),
         extra=True,
+        loads_code=None,
     ),
     _client(
         "XLA_CLIENT_MEM_FRACTION",
@@ -70,6 +71,7 @@ ENTRIES = (
         ),
         caveats=(_GPU_ONLY, _BOTH_FRACTIONS),
         extra=True,
+        loads_code=None,
     ),
     _client(
         "XLA_PYTHON_CLIENT_MEM_FRACTION",
@@ -83,6 +85,7 @@ ENTRIES = (
         ),
         caveats=(_GPU_ONLY, _BOTH_FRACTIONS),
         extra=True,
+        loads_code=None,
     ),
     _client(
         "XLA_PYTHON_CLIENT_ALLOCATOR",
@@ -100,6 +103,7 @@ ENTRIES = (
             "Any other value makes the backend's initialisation fail with ValueError.",
             "其他取值会让后端初始化抛出 ValueError。")),
         extra=True,
+        loads_code=None,
     ),
     # ---- Backend and devices ------------------------------------------------------------------------------------
     _client(
@@ -126,6 +130,7 @@ ENTRIES = (
             "未知参数会在后端初始化时让整个进程中止(\"Unknown flag in XLA_FLAGS\"),内核随之退出。这里只检查格式,"
             "不检查参数名。"),),
         extra=True,
+        loads_code=None,
     ),
     _option(
         "JAX_PLATFORMS",
@@ -149,6 +154,7 @@ ENTRIES = (
             "has no effect, so it is not applied live then.",
             "后端初始化之后,jax.config.update('jax_platforms', ...) 不会报错,但也不起作用,因此那时不再实时应用。"),),
         extra=True,
+        loads_code=None,
     ),
     _option(
         "JAX_NUM_CPU_DEVICES",
@@ -168,6 +174,7 @@ ENTRIES = (
             "jax.config.update raises RuntimeError once the backend is initialised.",
             "后端初始化之后 jax.config.update 会抛出 RuntimeError。"),),
         extra=True,
+        loads_code=None,
     ),
     # ---- jax.config options -------------------------------------------------------------------------------------
     _option(
@@ -184,6 +191,7 @@ ENTRIES = (
             "JAX accepts 1/0, true/false, yes/no, on/off, y/n, t/f in any case; anything else makes `import jax` fail.",
             "JAX 接受任意大小写的 1/0、true/false、yes/no、on/off、y/n、t/f;其他取值会让 `import jax` 失败。"),),
         extra=True,
+        loads_code=None,
     ),
     _option(
         "JAX_DEBUG_NANS",
@@ -196,6 +204,7 @@ ENTRIES = (
             "检查每个运算的输出是否有 NaN,并在第一次出现处抛出异常(会变慢)。",
         ),
         extra=True,
+        loads_code=None,
     ),
     _option(
         "JAX_DISABLE_JIT",
@@ -208,6 +217,7 @@ ENTRIES = (
             "让 jit 修饰的函数逐个算子 eager 运行(便于用 print 和 pdb 调试)。",
         ),
         extra=True,
+        loads_code=None,
     ),
     _option(
         "JAX_DEFAULT_MATMUL_PRECISION",
@@ -225,6 +235,7 @@ ENTRIES = (
             "here.",
             "JAX 还接受显式算法名(BF16_BF16_F32、TF32_TF32_F32 等),这里未列出。"),),
         extra=True,
+        loads_code=None,
     ),
     _option(
         "JAX_LOG_COMPILES",
@@ -237,6 +248,7 @@ ENTRIES = (
             "每次 jit 编译函数时记录一条消息(含 Python 代码位置)。",
         ),
         extra=True,
+        loads_code=None,
     ),
 )
 

@@ -6,6 +6,7 @@ Where the official docs and the source disagree, the entry follows the source an
 from __future__ import annotations
 
 from ..text import Text
+from .code_loading import LOADS_COMPILED_CODE, RUNS_PROGRAMS
 from .entry import EntryFactory, ReadWhen
 from .values import Choice, FileSystemPath, GiB, Integer, MiB, Number, Pattern, Presence, ReserveMemory, Size, Switch
 
@@ -87,6 +88,7 @@ ENTRIES = (
                 "取值不合法时,`import megengine` 本身就会抛出 AssertionError。",
             ),
         ),
+        loads_code=None,
     ),
     _variable(
         "MEGENGINE_HOST_COMPUTE",
@@ -102,6 +104,7 @@ ENTRIES = (
         ),
         live_api="megengine.option:enable_host_compute",
         caveats=(INTEGERS_ONLY_CAVEAT, RELEASE_BUILD_CAVEAT),
+        loads_code=None,
     ),
     # ---- Logging ------------------------------------------------------------------------------------------------
     _variable(
@@ -139,6 +142,7 @@ ENTRIES = (
                 "megengine.set_log_level() 只修改 Python 日志器;C++ 端请用 megengine.logger.set_mgb_log_level()。",
             ),
         ),
+        loads_code=None,
     ),
     _variable(
         "RUNTIME_OVERRIDE_LOG_LEVEL",
@@ -172,6 +176,7 @@ ENTRIES = (
                 "只认数字(std::stoi);环境中写成 ERROR 这样的单词会导致库加载失败。这里输入的名字会自动换成对应数字。",
             ),
         ),
+        loads_code=None,
     ),
     _variable(
         "MGB_DEBUG_VAR_SANITY_CHECK_LOG",
@@ -187,6 +192,7 @@ ENTRIES = (
             "每个 VarSanityCheck 插件(即每个开启检查的计算图)创建时都会重新读取。",
         ),
         caveats=(RELEASE_BUILD_CAVEAT,),
+        loads_code=None,
     ),
     _variable(
         "MGB_LOG_TRT_MEM_ALLOC",
@@ -211,6 +217,7 @@ ENTRIES = (
                 '只要设置就会开启,"0" 也一样。',
             ),
         ),
+        loads_code=None,
     ),
     # ---- Distributed and data loading ---------------------------------------------------------------------------
     _variable(
@@ -235,6 +242,7 @@ ENTRIES = (
                 "且 0 没有任何特殊含义。",
             ),
         ),
+        loads_code=None,
     ),
     _variable(
         "MGE_DATALOADER_PLASMA_DEBUG",
@@ -256,6 +264,7 @@ ENTRIES = (
                 "而且它只在共享内存服务启动时读取一次。",
             ),
         ),
+        loads_code=None,
     ),
     _variable(
         "MGE_MM_OPR_DEBUG",
@@ -277,6 +286,7 @@ ENTRIES = (
             ),
             RELEASE_BUILD_CAVEAT,
         ),
+        loads_code=None,
     ),
     # ---- GPU memory ---------------------------------------------------------------------------------------------
     _variable(
@@ -300,6 +310,7 @@ ENTRIES = (
                 "trace 会沿用创建时读到的值;修改后需重新创建 trace。",
             ),
         ),
+        loads_code=None,
     ),
     _variable(
         "MGB_CUDA_RESERVE_MEMORY",
@@ -319,6 +330,7 @@ ENTRIES = (
             "其他任何取值都会占用几乎全部空闲显存。",
         ),
         caveats=(_RESERVE_ZERO_IS_ON, RELEASE_BUILD_CAVEAT),
+        loads_code=None,
     ),
     _variable(
         "MGB_ROCM_RESERVE_MEMORY",
@@ -338,6 +350,7 @@ ENTRIES = (
             "作用于 AMD ROCm 设备:b:<字节数> 精确预留,其他任何取值都会占用几乎全部空闲显存。",
         ),
         caveats=(_RESERVE_ZERO_IS_ON, RELEASE_BUILD_CAVEAT),
+        loads_code=None,
     ),
     # ---- Sublinear memory ---------------------------------------------------------------------------------------
     _variable(
@@ -353,6 +366,7 @@ ENTRIES = (
             "亚线性显存优化在当前范围内搜索时采样的阈值个数;每次编译开启亚线性优化的 trace 计算图时都会重新读取。",
         ),
         caveats=(_SUBLINEAR_OVERRIDES, _NO_COMP_GRAPH_OPT, RELEASE_BUILD_CAVEAT),
+        loads_code=None,
     ),
     _variable(
         "MGB_SUBLINEAR_MEMORY_GENETIC_NR_ITER",
@@ -368,6 +382,7 @@ ENTRIES = (
             "每次编译开启亚线性优化的 trace 计算图时都会重新读取。",
         ),
         caveats=(_SUBLINEAR_OVERRIDES, _NO_COMP_GRAPH_OPT, RELEASE_BUILD_CAVEAT),
+        loads_code=None,
     ),
     _variable(
         "MGB_SUBLINEAR_MEMORY_GENETIC_POOL_SIZE",
@@ -382,6 +397,7 @@ ENTRIES = (
             "遗传搜索做交叉(crossover)时所用候选池的大小;每次编译开启亚线性优化的 trace 计算图时都会重新读取。",
         ),
         caveats=(_SUBLINEAR_OVERRIDES, _NO_COMP_GRAPH_OPT, RELEASE_BUILD_CAVEAT),
+        loads_code=None,
     ),
     _variable(
         "MGB_SUBLINEAR_MEMORY_LOWER_BOUND_MB",
@@ -397,6 +413,7 @@ ENTRIES = (
             "每次编译开启亚线性优化的 trace 计算图时都会重新读取。",
         ),
         caveats=(_SUBLINEAR_OVERRIDES, _NO_COMP_GRAPH_OPT, RELEASE_BUILD_CAVEAT),
+        loads_code=None,
     ),
     _variable(
         "MGB_SUBLINEAR_MEMORY_WORKERS",
@@ -419,6 +436,7 @@ ENTRIES = (
             _SUBLINEAR_OVERRIDES,
             RELEASE_BUILD_CAVEAT,
         ),
+        loads_code=None,
     ),
     _variable(
         "MEGENGINE_INPUT_NODE_USE_STATIC_SHAPE",
@@ -440,6 +458,7 @@ ENTRIES = (
                 '文档称 "0" 表示关闭,但源码只检查变量是否存在:任何取值(包括 "0")都会开启。',
             ),
         ),
+        loads_code=None,
     ),
     # ---- Graph and interpreter ----------------------------------------------------------------------------------
     _variable(
@@ -464,6 +483,7 @@ ENTRIES = (
         ),
         live_api="megengine.config.async_level",
         caveats=(INTEGERS_ONLY_CAVEAT, RELEASE_BUILD_CAVEAT),
+        loads_code=None,
     ),
     _variable(
         "MEGENGINE_ASYNC_QUEUE_SIZE",
@@ -485,6 +505,7 @@ ENTRIES = (
             RELEASE_BUILD_CAVEAT,
         ),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "MEGENGINE_CATCH_WORKER_EXEC",
@@ -500,6 +521,7 @@ ENTRIES = (
         ),
         live_api="megengine.option:catch_worker_execption",
         caveats=(INTEGERS_ONLY_CAVEAT, RELEASE_BUILD_CAVEAT),
+        loads_code=None,
     ),
     _variable(
         "MEGENGINE_COMMAND_BUFFER_LENGTH",
@@ -519,6 +541,7 @@ ENTRIES = (
             ),
         ),
         replaced_by="nothing: the interpreter no longer buffers commands, so there is no setting to replace it",
+        loads_code=None,
     ),
     _variable(
         "MEGENGINE_RECORD_COMPUTING_PATH",
@@ -543,6 +566,7 @@ ENTRIES = (
             INTEGERS_ONLY_CAVEAT,
             RELEASE_BUILD_CAVEAT,
         ),
+        loads_code=None,
     ),
     # ---- Kernel selection, profiling and dumping ----------------------------------------------------------------
     _variable(
@@ -575,6 +599,7 @@ ENTRIES = (
         ),
         replaced_by="megengine.functional.debug_param.set_execution_strategy, "
         "or megengine.config.benchmark_kernel / deterministic_kernel",
+        loads_code=None,
     ),
     _variable(
         "MGB_CONV_PROFILING_TIMEOUT",
@@ -595,6 +620,7 @@ ENTRIES = (
             ),
             RELEASE_BUILD_CAVEAT,
         ),
+        loads_code=None,
     ),
     _variable(
         "MGB_PROFILE_ONLY_WAIT",
@@ -615,6 +641,7 @@ ENTRIES = (
             Text('Any value turns it on, "0" included.', '只要设置就会开启,"0" 也一样。'),
             RELEASE_BUILD_CAVEAT,
         ),
+        loads_code=None,
     ),
     _variable(
         "MGB_DUMP_INPUT",
@@ -637,6 +664,7 @@ ENTRIES = (
             ),
             RELEASE_BUILD_CAVEAT,
         ),
+        loads_code=None,
     ),
     # ---- JIT kernel fusion --------------------------------------------------------------------------------------
     _variable(
@@ -666,6 +694,7 @@ ENTRIES = (
                 "NVRTC 后端在第一次编译时缓存该值;MLIR 后端每次编译都会重新读取。",
             ),
         ),
+        loads_code=RUNS_PROGRAMS,
     ),
     _variable(
         "MGB_JIT_BACKEND",
@@ -688,6 +717,7 @@ ENTRIES = (
                 "环境变量的优先级高于计算图选项中指定的后端。文档中没有列出 TINYOPENCL。",
             ),
         ),
+        loads_code=None,
     ),
     _variable(
         "MGB_JIT_KEEP_INTERM",
@@ -705,6 +735,7 @@ ENTRIES = (
             Text('Any value turns it on, "0" included.', '只要设置就会开启,"0" 也一样。'),
             RELEASE_BUILD_CAVEAT,
         ),
+        loads_code=None,
     ),
     _variable(
         "MGB_JIT_WORKDIR",
@@ -727,5 +758,6 @@ ENTRIES = (
             ),
             RELEASE_BUILD_CAVEAT,
         ),
+        loads_code=LOADS_COMPILED_CODE,
     ),
 )

@@ -48,6 +48,7 @@ ENTRIES = (
             "每块 GPU 上执行计算任务的线程数上限。",
         ),
         caveats=(_PERDEVICE_ONLY, _WINDOWS),
+        loads_code=None,
     ),
     _variable(
         "MXNET_GPU_COPY_NTHREADS",
@@ -69,6 +70,7 @@ ENTRIES = (
             _PERDEVICE_ONLY,
             _WINDOWS,
         ),
+        loads_code=None,
     ),
     _variable(
         "MXNET_CPU_WORKER_NTHREADS",
@@ -90,6 +92,7 @@ ENTRIES = (
                 "MXNET_MP_WORKER_NTHREADS。",
             ),
         ),
+        loads_code=None,
     ),
     _variable(
         "MXNET_CPU_PRIORITY_NTHREADS",
@@ -104,6 +107,7 @@ ENTRIES = (
             "专门处理高优先级 CPU 任务的线程数。",
         ),
         caveats=(_PERDEVICE_ONLY, _WINDOWS),
+        loads_code=None,
     ),
     _variable(
         "MXNET_MP_WORKER_NTHREADS",
@@ -126,6 +130,7 @@ ENTRIES = (
             ),
         ),
         extra=True,
+        loads_code=None,
     ),
     # Memory options
     _variable(
@@ -145,6 +150,7 @@ ENTRIES = (
                 "文档仍列出此变量(默认 true),但 MXNet 1.9.1 中已没有代码读取它,设置后没有任何效果。",
             ),
         ),
+        loads_code=None,
     ),
     _variable(
         "MXNET_EXEC_MATCH_RANGE",
@@ -164,6 +170,7 @@ ENTRIES = (
             ),
         ),
         replaced_by="NNVM_EXEC_MATCH_RANGE",
+        loads_code=None,
     ),
     _variable(
         "MXNET_EXEC_NUM_TEMP",
@@ -185,6 +192,7 @@ ENTRIES = (
             ),
         ),
         replaced_by="NNVM_EXEC_NUM_TEMP",
+        loads_code=None,
     ),
     _variable(
         "NNVM_EXEC_MATCH_RANGE",
@@ -209,6 +217,7 @@ ENTRIES = (
             _WINDOWS,
         ),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "NNVM_AUTO_SEARCH_MATCH_RANGE",
@@ -224,6 +233,7 @@ ENTRIES = (
         ),
         caveats=(_WINDOWS,),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "NNVM_EXEC_NUM_TEMP",
@@ -239,6 +249,7 @@ ENTRIES = (
         ),
         caveats=(_WINDOWS,),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "MXNET_GPU_MEM_POOL_RESERVE",
@@ -255,6 +266,7 @@ ENTRIES = (
             "可调大此值。",
         ),
         caveats=(_WINDOWS,),
+        loads_code=None,
     ),
     _variable(
         "MXNET_GPU_MEM_POOL_TYPE",
@@ -271,6 +283,7 @@ ENTRIES = (
         ),
         caveats=(_WINDOWS,),
         extra=True,
+        loads_code=None,
     ),
     # Engine type
     _variable(
@@ -297,6 +310,7 @@ ENTRIES = (
             ),
             _WINDOWS,
         ),
+        loads_code=None,
     ),
     # Data communication
     _variable(
@@ -318,6 +332,7 @@ ENTRIES = (
             ),
             _WINDOWS,
         ),
+        loads_code=None,
     ),
     _variable(
         "MXNET_KVSTORE_BIGARRAY_BOUND",
@@ -333,6 +348,7 @@ ENTRIES = (
             "拆分到多个 server。",
         ),
         caveats=(_WINDOWS,),
+        loads_code=None,
     ),
     _variable(
         "MXNET_ENABLE_GPU_P2P",
@@ -346,6 +362,7 @@ ENTRIES = (
             "允许 'device' 类型的 kvstore 在硬件支持时使用 GPU 之间的点对点(P2P)直接通信。",
         ),
         caveats=(_WINDOWS,),
+        loads_code=None,
     ),
     # Memonger
     _variable(
@@ -369,6 +386,7 @@ ENTRIES = (
             ),
             _WINDOWS,
         ),
+        loads_code=None,
     ),
     # Other
     _variable(
@@ -400,5 +418,6 @@ ENTRIES = (
             ),
             _WINDOWS,
         ),
+        loads_code=None,
     ),
 )

@@ -74,6 +74,7 @@ ENTRIES = (
                 "文档只列出 naive_best_fit 和 auto_growth,源码还接受 thread_local。",
             ),
         ),
+        loads_code=None,
     ),
     _variable(
         "FLAGS_eager_delete_scope",
@@ -88,6 +89,7 @@ ENTRIES = (
             "同步删除子作用域,可降低显存占用,但销毁变量会略慢(约 1% 的性能损失)。",
         ),
         caveats=(_STATIC_ONLY,),
+        loads_code=None,
     ),
     _variable(
         "FLAGS_eager_delete_tensor_gb",
@@ -102,6 +104,7 @@ ENTRIES = (
             "垃圾回收阈值(单位 GB):无用张量累计到该大小时才释放;0 表示一出现就立即释放,负数表示关闭垃圾回收。",
         ),
         caveats=(_STATIC_ONLY,),
+        loads_code=None,
     ),
     _variable(
         "FLAGS_fast_eager_deletion_mode",
@@ -116,6 +119,7 @@ ENTRIES = (
             "快速垃圾回收:不等使用该显存的 CUDA kernel 结束就释放显存;仅在开启垃圾回收时有效。",
         ),
         caveats=(_STATIC_ONLY,),
+        loads_code=None,
     ),
     _variable(
         "FLAGS_fraction_of_cpu_memory_to_use",
@@ -136,6 +140,7 @@ ENTRIES = (
             "第一次通过 buddy 分配器分配 CPU 内存时",
         ),
         caveats=(_CPU_UNUSED,),
+        loads_code=None,
     ),
     _variable(
         "FLAGS_fraction_of_cuda_pinned_memory_to_use",
@@ -158,6 +163,7 @@ ENTRIES = (
                 "只有 FLAGS_use_auto_growth_pinned_allocator 为 false 时才使用;大小在第一次分配锁页内存时确定。",
             ),
         ),
+        loads_code=None,
     ),
     _variable(
         "FLAGS_fraction_of_gpu_memory_to_use",
@@ -183,6 +189,7 @@ ENTRIES = (
                 "FLAGS_reallocate_gpu_memory_in_mb 为 0 时生效。",
             ),
         ),
+        loads_code=None,
     ),
     _variable(
         "FLAGS_fuse_parameter_groups_size",
@@ -203,6 +210,7 @@ ENTRIES = (
             ),
             _STATIC_ONLY,
         ),
+        loads_code=None,
     ),
     _variable(
         "FLAGS_fuse_parameter_memory_size",
@@ -217,6 +225,7 @@ ENTRIES = (
             "单次通信调用(如 NCCL AllReduce)中融合的梯度大小上限,单位 MB;-1 表示不按大小分组。",
         ),
         caveats=(_STATIC_ONLY,),
+        loads_code=None,
     ),
     _variable(
         "FLAGS_init_allocated_mem",
@@ -238,6 +247,7 @@ ENTRIES = (
                 "策略下的显存分配不会被填充。",
             ),
         ),
+        loads_code=None,
     ),
     _variable(
         "FLAGS_initial_cpu_memory_in_mb",
@@ -259,6 +269,7 @@ ENTRIES = (
             "第一次通过 buddy 分配器分配 CPU 内存时",
         ),
         caveats=(_CPU_UNUSED,),
+        loads_code=None,
     ),
     _variable(
         "FLAGS_initial_gpu_memory_in_mb",
@@ -275,6 +286,7 @@ ENTRIES = (
         ),
         first_use=_FIRST_GPU_ALLOC,
         caveats=(_NAIVE_ONLY,),
+        loads_code=None,
     ),
     _variable(
         "FLAGS_memory_fraction_of_eager_deletion",
@@ -295,6 +307,7 @@ ENTRIES = (
                 "只有旧的数据并行 CompiledProgram 路径使用它;其他执行器和动态图会忽略。",
             ),
         ),
+        loads_code=None,
     ),
     _variable(
         "FLAGS_reallocate_gpu_memory_in_mb",
@@ -311,5 +324,6 @@ ENTRIES = (
             "为 0 时改用该比例。",
         ),
         caveats=(_NAIVE_ONLY,),
+        loads_code=None,
     ),
 )

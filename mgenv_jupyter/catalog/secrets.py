@@ -2,13 +2,16 @@
 
 A value is a secret when its name says so (OPENAI_API_KEY, DB_PASSWORD, GITHUB_PAT) or when the value itself has the
 shape of a credential: a URL with a password in it, or one of the well-known token forms (GitHub, OpenAI/Anthropic,
-Hugging Face, AWS, Slack, GitLab, Google, Stripe, JWTs, PEM private keys). Secrets are never shown, stored, exported or
+Hugging Face, AWS, Slack tokens and webhook URLs, GitLab, Google, Stripe, JWTs, PEM private keys, Azure connection
+strings' AccountKey= and SAS signatures). Secrets are never shown, stored, exported or
 echoed in clear; `redact` is the last line of defence for any text that might carry one.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterable
 
 MASK = "********"
 
@@ -16,30 +19,63 @@ MASK = "********"
 # labextension/src/schema.ts (protocol/typescript.py), with `is_secret_name` written out there as `isSecretName`.
 # The value patterns below stay in the kernel: a front end learns of a secret by value from the kernel (`secret` on a
 # change, MASK as the value), never by matching values itself.
-# Substrings of the upper-cased name that mark a secret wherever they appear (API_KEY, MYTOKEN, DB_PASSWD).
-NAME_SUBSTRINGS = ("KEY", "TOKEN", "SECRET", "PASSW", "PASSPHRASE", "CREDENTIAL", "PRIVATE", "COOKIE")
+# Substrings of the upper-cased name that mark a secret wherever they appear (API_KEY, MYTOKEN, DB_PASSWD, MYSQL_PWD;
+# "_PWD" and not "PWD", which would take the shell's working directory, PWD, for a password).
+NAME_SUBSTRINGS = ("KEY", "TOKEN", "SECRET", "PASSW", "PASSPHRASE", "CREDENTIAL", "PRIVATE", "COOKIE", "_PWD")
 # Whole words of the upper-cased name (split at NAME_SEPARATOR) that mark a secret; as substrings they would catch
 # innocent names ("enable_scope_fusion_passes", "GIT_AUTHOR_NAME").
 NAME_WORDS = frozenset({"PAT", "AUTH", "DSN", "PASS", "APIKEY", "BEARER"})
 NAME_SEPARATOR = "_"
 
+# Token shapes. Each pattern starts with a literal (or, for JWTs, at the start of a run of token characters, so a long
+# run is tried once and not from each of its positions) and then takes a run greedily: a search is linear in the
+# text's length. tests/catalog/test_regex_linear.py pumps every pattern of the package to show it.
 _VALUE_PATTERNS = (
-    # A URL with a password (postgres://user:pw@host). Bounded parts and a start that no scheme character precedes
-    # keep the search linear in the value's length.
-    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://[^/\s:@]{0,256}:[^/\s@]{1,256}@",
     r"\bgh[pousr]_[A-Za-z0-9]{20,}",  # GitHub tokens
     r"\bgithub_pat_[A-Za-z0-9_]{20,}",
     r"\bsk-[A-Za-z0-9_-]{16,}",  # OpenAI, Anthropic (sk-proj-…, sk-ant-…)
     r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe
     r"\bhf_[A-Za-z0-9]{20,}",  # Hugging Face
     r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",  # AWS access key ids
-    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",  # Slack
+    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",  # Slack tokens
+    r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+",  # Slack webhook URLs
     r"\bglpat-[A-Za-z0-9_-]{20,}",  # GitLab
     r"\bAIza[0-9A-Za-z_-]{35}",  # Google API keys
-    r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",  # JWTs
+    r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",  # JWTs
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----",
+    # Azure storage and service-bus connection strings (AccountKey=…;), SAS tokens (sig=…)
+    r"(?i:\b(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)=)[^;&\s]+",
 )
 _VALUE_RE = re.compile("|".join(f"(?:{p})" for p in _VALUE_PATTERNS))
+_SCHEME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-")
+_MAX_SCHEME = 32
+
+
+def _url_credentials(text: str) -> list[tuple[int, int]]:
+    """Where `text` holds `scheme://user:password@` (a password may hold `/` and be of any length): (start, end) of
+    each, from the scheme to the `@`.
+
+    Read without a regular expression, in one pass: for each `@`, the last `://` since the previous `@` is the only
+    URL whose user part can end there, so every character is looked at a bounded number of times.
+    """
+    found = []
+    previous = 0
+    at = text.find("@")
+    while at >= 0:
+        separator = text.rfind("://", previous, at)
+        if separator > 0:
+            userinfo = text[separator + 3:at]
+            user, colon, password = userinfo.partition(":")
+            start = separator
+            while start > 0 and separator - start < _MAX_SCHEME and text[start - 1] in _SCHEME_CHARACTERS:
+                start -= 1
+            port = password.partition("/")[0]  # host:8080/path@x is a port and a path, not a password
+            if (colon and "/" not in user and start < separator and text[start].isalpha()
+                    and not ("/" in password and port.isdigit()) and not any(c.isspace() for c in userinfo)):
+                found.append((start, at + 1))
+        previous = at + 1
+        at = text.find("@", previous)
+    return found
 
 
 def is_secret_name(name: str) -> bool:
@@ -52,7 +88,7 @@ def is_secret_name(name: str) -> bool:
 
 def is_secret_value(value: str) -> bool:
     """True for values shaped like a credential (a URL with a password, a well-known token form)."""
-    return bool(_VALUE_RE.search(value))
+    return bool(_VALUE_RE.search(value)) or bool(_url_credentials(value))
 
 
 def is_secret(name: str, value: str | None = None) -> bool:
@@ -67,6 +103,18 @@ def shown(name: str, value: str | None) -> str | None:
     return MASK
 
 
-def redact(text: str) -> str:
-    """`text` with every credential-shaped part masked: the safety net for messages that quote user input."""
+def redact(text: str, known: Iterable[str | None] = ()) -> str:
+    """`text` with every credential-shaped part masked, and every one of the `known` secret values (and, for a path,
+    what `~` expands it to): the safety net for messages, notes and errors that quote user input."""
+    for value in known:
+        if value:
+            for spelling in dict.fromkeys((value, os.path.expanduser(value))):
+                text = text.replace(spelling, MASK)
+    spans = _url_credentials(text)
+    if spans:
+        parts, last = [], 0
+        for start, end in spans:
+            parts += [text[last:start], MASK]
+            last = end
+        text = "".join(parts) + text[last:]
     return _VALUE_RE.sub(MASK, text)

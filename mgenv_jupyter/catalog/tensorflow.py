@@ -57,6 +57,7 @@ ENTRIES = (
             "as true or false here.",
             '只读取 "true" 和 "false";其他取值(1、yes)会记一条错误日志并被忽略。这里统一写成 true 或 false。')),
         extra=True,
+        loads_code=None,
     ),
     _gpu(
         "TF_GPU_ALLOCATOR",
@@ -71,6 +72,7 @@ ENTRIES = (
         ),
         caveats=(_GPU_ONLY,),
         extra=True,
+        loads_code=None,
     ),
     _gpu(
         "TF_GPU_HOST_MEM_LIMIT_IN_MB",
@@ -85,6 +87,7 @@ ENTRIES = (
         ),
         caveats=(_GPU_ONLY,),
         extra=True,
+        loads_code=None,
     ),
     # ---- CPU threads --------------------------------------------------------------------------------------------
     _threads(
@@ -102,6 +105,7 @@ ENTRIES = (
         ),
         caveats=(_THREADING_RAISES,),
         extra=True,
+        loads_code=None,
     ),
     _threads(
         "TF_NUM_INTEROP_THREADS",
@@ -118,6 +122,7 @@ ENTRIES = (
         ),
         caveats=(_THREADING_RAISES,),
         extra=True,
+        loads_code=None,
     ),
     # ---- Logging and CPU kernels --------------------------------------------------------------------------------
     _variable(
@@ -139,6 +144,7 @@ ENTRIES = (
             "实际上在 `import tensorflow` 时读取:之后再设置不会隐藏任何日志(已在 2.21.0 中验证)。即使在导入前设置,"
             "也隐藏不了 oneDNN 提示,因为 2.21.0 在日志系统初始化之前就输出了它。"),),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "TF_ENABLE_ONEDNN_OPTS",
@@ -156,5 +162,6 @@ ENTRIES = (
             "Fixed at import: set afterwards, IsMklEnabled() keeps the value it read (checked with 2.21.0).",
             "在导入时固定:之后再设置,IsMklEnabled() 仍保持导入时读到的值(已在 2.21.0 中验证)。"),),
         extra=True,
+        loads_code=None,
     ),
 )

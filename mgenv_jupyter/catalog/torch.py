@@ -163,6 +163,7 @@ ENTRIES = (
         ),
         caveats=(_BACKEND_AT_LOAD, _WHICH_NAME_WINS, _STRICTER, _SEGMENT_PERSISTS),
         extra=True,
+        loads_code=None,
     ),
     _allocator(
         "PYTORCH_CUDA_ALLOC_CONF",
@@ -179,6 +180,7 @@ ENTRIES = (
         ),
         caveats=(_WHICH_NAME_WINS, _BACKEND_AT_LOAD, _STRICTER, _SEGMENT_PERSISTS),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "PYTORCH_NO_CUDA_MEMORY_CACHING",
@@ -198,6 +200,7 @@ ENTRIES = (
             "turns caching OFF too.",
             '文档说"设为 1";源码只检查变量是否存在,所以 PYTORCH_NO_CUDA_MEMORY_CACHING=0 同样会关闭缓存。'),),
         extra=True,
+        loads_code=None,
     ),
     # ---- CPU threads --------------------------------------------------------------------------------------------
     _variable(
@@ -228,6 +231,7 @@ ENTRIES = (
             "torch.get_num_threads() == 2;torch.set_num_threads(3) 则得到 3(已在 2.13.0 CPU wheel 中验证)。"),
         ),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "MKL_NUM_THREADS",
@@ -242,6 +246,7 @@ ENTRIES = (
             "PyTorch 的 CPU 运算中 Intel MKL 使用的线程数;torch.set_num_threads 也会设置它。",
         ),
         extra=True,
+        loads_code=None,
     ),
     # ---- Debugging ----------------------------------------------------------------------------------------------
     _variable(
@@ -263,6 +268,7 @@ ENTRIES = (
             "After import, torch._logging.set_logs(...) changes the logs (its keywords are the same names).",
             "导入之后可用 torch._logging.set_logs(...) 修改(关键字即这些名字)。"),),
         extra=True,
+        loads_code=None,
     ),
     _variable(
         "TORCH_SHOW_CPP_STACKTRACES",
@@ -277,6 +283,7 @@ ENTRIES = (
             "在 PyTorch C++ 代码抛出的错误中附上 C++ 调用栈。",
         ),
         extra=True,
+        loads_code=None,
     ),
     # ---- torch.compile ------------------------------------------------------------------------------------------
     _inductor(
@@ -292,6 +299,7 @@ ENTRIES = (
         ),
         caveats=(_ONLY_1, _COMPILED_KEEP),
         extra=True,
+        loads_code=None,
     ),
     _inductor(
         "TORCHINDUCTOR_MAX_AUTOTUNE_GEMM",
@@ -303,6 +311,7 @@ ENTRIES = (
         description=Text("Autotune only matrix multiplications and convolutions.", "只对矩阵乘和卷积做自动调优。"),
         caveats=(_ONLY_1, _COMPILED_KEEP),
         extra=True,
+        loads_code=None,
     ),
     _inductor(
         "TORCHINDUCTOR_FREEZING",
@@ -317,6 +326,7 @@ ENTRIES = (
         ),
         caveats=(_ONLY_1, _COMPILED_KEEP),
         extra=True,
+        loads_code=None,
     ),
     _inductor(
         "TORCHINDUCTOR_FX_GRAPH_CACHE",
@@ -337,6 +347,7 @@ ENTRIES = (
             '这里统一写成 1 或 0。'),
             _COMPILED_KEEP),
         extra=True,
+        loads_code=None,
     ),
     _inductor(
         "TORCHINDUCTOR_COMPILE_THREADS",
@@ -352,6 +363,7 @@ ENTRIES = (
         ),
         caveats=(_COMPILED_KEEP,),
         extra=True,
+        loads_code=None,
     ),
     _dynamo(
         "TORCH_COMPILE_DISABLE",
@@ -366,6 +378,7 @@ ENTRIES = (
         ),
         caveats=(_ONLY_1,),
         extra=True,
+        loads_code=None,
     ),
     _dynamo(
         "TORCHDYNAMO_VERBOSE",
@@ -380,6 +393,7 @@ ENTRIES = (
         ),
         caveats=(_ONLY_1,),
         extra=True,
+        loads_code=None,
     ),
     _dynamo(
         "TORCHDYNAMO_SUPPRESS_ERRORS",
@@ -396,6 +410,7 @@ ENTRIES = (
             "Read as bool(text): any non-empty value, \"0\" and \"false\" included, turns it ON.",
             "按 bool(文本) 读取:任何非空取值(包括 \"0\" 和 \"false\")都会开启。"),),
         extra=True,
+        loads_code=None,
     ),
 )
 

@@ -11,6 +11,7 @@ import difflib
 import math
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, ClassVar
@@ -52,6 +53,9 @@ class ValueType:
     """Base of all value types. `kind` names the editor a front end should draw."""
 
     kind: ClassVar[str] = "text"
+    # True for a type whose values are numbers, switches or a fixed set of words: nothing that can name a file or a
+    # program (what an entry that did not decide `loads_code` is judged by).
+    closed: ClassVar[bool] = False
 
     def parse(self, raw: object) -> Parsed:
         raise NotImplementedError
@@ -72,6 +76,7 @@ class ValueType:
 @dataclass(frozen=True)
 class Switch(ValueType):
     """A 0/1 switch. Accepts 0/1, true/false, on/off, yes/no; writes `on`/`off` as the framework spells them."""
+    closed: ClassVar[bool] = True
 
     on: str = "1"
     off: str = "0"
@@ -99,6 +104,7 @@ class Switch(ValueType):
 @dataclass(frozen=True)
 class Presence(ValueType):
     """A flag the framework treats as ON whenever the variable exists, whatever its value ("0" included)."""
+    closed: ClassVar[bool] = True
 
     empty_is_off: bool = False
     kind: ClassVar[str] = "presence"
@@ -122,7 +128,9 @@ class Presence(ValueType):
         return ("1",)
 
 
-_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt](?:i?b)?|b)?\s*$", re.IGNORECASE)
+# Matched in full against stripped text: blanks around a size are stripped first, since `\s*…\s*$` around an
+# optional unit backtracks quadratically over a run of blanks.
+_SIZE_RE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)\s*([kmgt](?:i?b)?|b)?", re.IGNORECASE)
 _SIZE_UNITS = {"b": 1, "k": KiB, "m": MiB, "g": GiB, "t": TiB}
 _UNIT_NAMES = {1: "bytes", KiB: "KiB", MiB: "MiB", GiB: "GiB"}
 _SIZE_HELP = "a size such as 1048576, 512MB, 5GB or 1.5 gb (units B, KB, MB, GB, TB; 1024-based)"
@@ -136,7 +144,7 @@ def _split_size(raw: object) -> tuple[float, int | None]:
         if not math.isfinite(raw):
             raise _bad(raw, _SIZE_HELP)
         return float(raw), None
-    match = _SIZE_RE.match(_as_text(raw))
+    match = _SIZE_RE.fullmatch(_as_text(raw))
     if not match:
         raise _bad(raw, _SIZE_HELP)
     number, unit = match.groups()
@@ -172,6 +180,7 @@ def format_size(n: int) -> str:
 @dataclass(frozen=True)
 class Size(ValueType):
     """A size the framework reads as a plain integer in `unit` (bytes by default). Units in input are converted."""
+    closed: ClassVar[bool] = True
 
     unit: int = 1
     minimum: int = 0
@@ -206,6 +215,7 @@ class Size(ValueType):
 class ReserveMemory(ValueType):
     """MegEngine's `MGB_*_RESERVE_MEMORY`: `b:<bytes>` reserves exactly that; any other value reserves all free
     memory."""
+    closed: ClassVar[bool] = True
 
     kind: ClassVar[str] = "reserve"
 
@@ -238,6 +248,7 @@ class ReserveMemory(ValueType):
 @dataclass(frozen=True)
 class Choice(ValueType):
     """One of the framework's own spellings. Case-insensitive input is normalised; aliases map other names to values."""
+    closed: ClassVar[bool] = True
 
     values: tuple[str, ...]
     aliases: tuple[tuple[str, str], ...] = ()
@@ -268,6 +279,7 @@ class Choice(ValueType):
 @dataclass(frozen=True)
 class Integer(ValueType):
     """A whole number in [minimum, maximum]."""
+    closed: ClassVar[bool] = True
 
     minimum: int | None = None
     maximum: int | None = None
@@ -294,6 +306,7 @@ class Integer(ValueType):
 @dataclass(frozen=True)
 class Number(ValueType):
     """A finite real number in [minimum, maximum]."""
+    closed: ClassVar[bool] = True
 
     minimum: float | None = None
     maximum: float | None = None
@@ -358,6 +371,15 @@ class Pattern(ValueType):
         return {**super().describe(), "regex": self.regex}
 
 
+def flag_tokens(text: str) -> Iterator[tuple[str, str | None]]:
+    """The flags of a flag string (XLA_FLAGS, TF_XLA_FLAGS, LIBTPU_INIT_ARGS): each whitespace-separated word that
+    starts with `-`, as (name without its dashes, value after the first `=` or None). Other words are not flags."""
+    for word in text.split():
+        if word.startswith("-"):
+            flag, equals, value = word.lstrip("-").partition("=")
+            yield flag, value if equals else None
+
+
 @dataclass(frozen=True)
 class FileSystemPath(ValueType):
     """A file-system path; `~` is expanded. A missing path is allowed (it may be created later) but noted."""
@@ -400,6 +422,7 @@ class FreeText(ValueType):
 @dataclass(frozen=True)
 class DeviceList(ValueType):
     """`CUDA_VISIBLE_DEVICES`-style lists: comma-separated indices or GPU UUIDs; empty hides every device."""
+    closed: ClassVar[bool] = True
 
     kind: ClassVar[str] = "devices"
     _item: ClassVar[re.Pattern[str]] = re.compile(r"^(\d+|(GPU|MIG)-[0-9A-Za-z/-]+)$")
@@ -427,6 +450,10 @@ class OptionalOf(ValueType):
 
     inner: ValueType = field(default_factory=FreeText)
     kind: ClassVar[str] = "optional"
+
+    @property
+    def closed(self) -> bool:  # type: ignore[override]
+        return self.inner.closed
 
     def parse(self, raw: object) -> Parsed:
         if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("", "none")):

@@ -33,6 +33,11 @@ _MESSAGE_CHARS = 2000  # of each message kept in the report
 # huge message could take seconds after the user's cell, and a credential cut at this bound could only reach the kept
 # part if masking had shortened the 64 Ki characters before it to less than 2000.
 _REDACTED_CHARS = 64 * 1024
+# Of a message, the part the patterns are searched in: every framework states the failure at the start of its text,
+# and a crafted message of megabytes must cost no more than this (every pattern below is also linear in the text).
+_SEARCHED_CHARS = 64 * 1024
+# The most text between two facts of one PyTorch message (its lines about other processes using the GPU).
+_GAP = 4096
 _GPU_DIGITS = 6  # a GPU index longer than this is no GPU's (and int() refuses over 4300 digits)
 
 
@@ -78,7 +83,9 @@ class OutOfMemory:
 class _Pattern:
     """Classes (any of them in the MRO) and a message pattern (None: any message) that make an out-of-memory error;
     `facts` reads the sizes out of the match; `where`, for a framework whose messages do not always name the device,
-    decides it (device, GPU index) from the match and the whole message instead of `device`."""
+    decides it (device, GPU index) from the match and the whole message instead of `device`. With `after`, the
+    pattern is searched only past the first occurrence of that text (none: no match), so "A, then later B" is a
+    linear search for B from a position rather than a pattern `A.*B`, which is quadratic in a text repeating A."""
 
     framework: str
     device: str
@@ -86,6 +93,18 @@ class _Pattern:
     message: re.Pattern[str] | None
     facts: Callable[[re.Match[str] | None], dict[str, int]] = lambda match: {}
     where: Callable[[re.Match[str] | None, str], tuple[str, int | None]] | None = None
+    after: str = ""
+
+    def search(self, text: str) -> re.Match[str] | None:
+        if self.message is None:
+            return None
+        start = 0
+        if self.after:
+            found = text.find(self.after)
+            if found < 0:
+                return None
+            start = found + len(self.after)
+        return self.message.search(text, start)
 
 
 def _sizes(**groups: str) -> Callable[[re.Match[str] | None], dict[str, int]]:
@@ -181,16 +200,29 @@ def _tf_gpu_where(match: re.Match[str] | None, text: str) -> tuple[str, int | No
 _TORCH_GPU = re.compile(
     # c10/cuda/CUDACachingAllocator.cpp, as PyTorch 2.11 wrote it on an H100 (tests/data/cuda_facts_h100.json)
     rf"out of memory\. Tried to allocate (?P<requested>{_SIZE})\. GPU (?P<gpu>\d+) has a total capacity of "
-    rf"(?P<total>{_SIZE}) of which (?P<free>{_SIZE}) is free\."
-    rf"(?:.*?this process has (?P<in_use>{_SIZE}) memory in use\.)?"
-    rf"(?:\s*(?P<allowed>{_SIZE}) allowed;)?"
-    rf"(?:.*?Of the allocated memory (?P<allocated>{_SIZE}) is allocated by PyTorch, and (?P<cached_free>{_SIZE}) "
-    r"is reserved by PyTorch but unallocated)?", re.S)
+    rf"(?P<total>{_SIZE}) of which (?P<free>{_SIZE}) is free\.")
+# The message's later figures, each searched for in the _GAP characters after the head above: one search each from
+# one place, where optional parts `(?:.*?X)?` of one pattern would scan on from every repeat of the head.
+_TORCH_LATER = (
+    re.compile(rf"this process has (?P<in_use>{_SIZE}) memory in use\.(?:\s*(?P<allowed>{_SIZE}) allowed;)?"),
+    re.compile(rf"Of the allocated memory (?P<allocated>{_SIZE}) is allocated by PyTorch, and (?P<cached_free>{_SIZE}) "
+               r"is reserved by PyTorch but unallocated"),
+)
+
+
+def _torch_gpu(match: re.Match[str] | None) -> dict[str, int]:
+    facts = _both(_sizes(requested="requested", total="total", free="free"), _gpu_index)(match)
+    if match is not None:
+        later = match.string[match.end():match.end() + _GAP]
+        for pattern in _TORCH_LATER:
+            found = pattern.search(later)
+            facts.update(_sizes(**{name: name for name in pattern.groupindex})(found) if found else {})
+    return facts
+
+
 _TORCH_GPU_SHORT = re.compile(rf"out of memory\. Tried to allocate (?P<requested>{_SIZE})")
 PATTERNS: tuple[_Pattern, ...] = (
-    _Pattern("torch", "gpu", ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError"), _TORCH_GPU,
-             _both(_sizes(requested="requested", total="total", free="free", in_use="in_use", allowed="allowed",
-                          allocated="allocated", cached_free="cached_free"), _gpu_index)),
+    _Pattern("torch", "gpu", ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError"), _TORCH_GPU, _torch_gpu),
     _Pattern("torch", "gpu", ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError"), _TORCH_GPU_SHORT,
              _sizes(requested="requested")),
     _Pattern("torch", "gpu", ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError"), None),
@@ -213,7 +245,7 @@ PATTERNS: tuple[_Pattern, ...] = (
              _sizes(requested="requested")),
     _Pattern("jax", "gpu", ("jax.errors.JaxRuntimeError", "jaxlib.xla_extension.XlaRuntimeError",
                             "jax._src.lib.xla_extension.XlaRuntimeError"),
-             re.compile(r"RESOURCE_EXHAUSTED:.*(?:out of memory|GPU_(?P<gpu>\d+)_bfc)", re.I | re.S), _gpu_index),
+             re.compile(r"out of memory|GPU_(?P<gpu>\d+)_bfc", re.I), _gpu_index, after="RESOURCE_EXHAUSTED:"),
     # TensorFlow (tests/data/oom/tensorflow_messages.json: the texts, their source and the version): every one is a
     # tensorflow.python.framework.errors_impl.ResourceExhaustedError, a class TensorFlow also raises for quotas and
     # full disks, so the message decides. tensorflow/core/framework/op_kernel.cc OpKernelContext::allocate_tensor
@@ -307,10 +339,11 @@ def recognise(exc: BaseException) -> OutOfMemory | None:
     for link in _chain(exc):
         names = _class_names(link)
         text = _message(link)
+        searched = text[:_SEARCHED_CHARS]
         for pattern in PATTERNS:
             if not names.intersection(pattern.classes):
                 continue
-            match = pattern.message.search(text) if pattern.message is not None else None
+            match = pattern.search(searched)
             if pattern.message is not None and match is None:
                 continue
             facts = pattern.facts(match)
@@ -318,7 +351,7 @@ def recognise(exc: BaseException) -> OutOfMemory | None:
             requested = facts.pop("requested", None)
             device = pattern.device
             if pattern.where is not None:
-                device, gpu = pattern.where(match, text)
+                device, gpu = pattern.where(match, searched)
             cls = type(link)
             return OutOfMemory(pattern.framework, device, f"{cls.__module__}.{cls.__qualname__}",
                                redact(text[:_REDACTED_CHARS])[:_MESSAGE_CHARS], gpu, requested, facts)

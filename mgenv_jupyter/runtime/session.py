@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import Catalog, Entry, Group, Parsed, catalog
-from ..catalog.secrets import is_secret
+from ..catalog.secrets import is_secret, redact
 from ..catalog.values import FreeText
 from ..errors import (
     AlreadyReadWarning,
@@ -291,7 +291,8 @@ class EnvSession:
         if not errors:
             errors = self._conflict_errors(plans) or self._environment_size_errors(plans)
         if errors:
-            raise InvalidValueError("; ".join(errors) + ("" if len(pairs) == 1 else " (nothing was changed)"))
+            # Errors quote values (a path a type refused): they pass through the same redaction as values.
+            raise InvalidValueError(redact("; ".join(errors)) + ("" if len(pairs) == 1 else " (nothing was changed)"))
         return plans
 
     def _plan_one(self, name: object, value: object, source: str, force: bool) -> _Plan:
@@ -518,12 +519,14 @@ class EnvSession:
                 warnings.warn(warning.get(), AlreadyReadWarning, stacklevel=5)
             else:
                 warnings.warn(may_be_latched_warning(entry, read, new, call).get(), MayBeLatchedWarning, stacklevel=5)
-        danger = policy.warning(name) if new is not None else None
+        danger = policy.warning(name, entry, new) if new is not None else None
         if danger is not None:
             warnings.warn(danger, CodeLoadingWarning, stacklevel=5)
             notes = (*notes, danger)
         effective = applied.effective if applied is not None else None
         secret = any(value is not None and is_secret(name, value) for value in (plan.old, new, effective))
+        # Notes quote the value (a path "expanded to" another): they pass through the same redaction as values.
+        notes = tuple(redact(note, (plan.old, new, effective) if secret else ()) for note in notes)
         return Change(now(), name, shown(name, plan.old), shown(name, new), source, status, reason, notes,
                       shown(name, effective), seq=next(self._sequence), secret=secret)
 

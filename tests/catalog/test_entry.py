@@ -17,7 +17,7 @@ T = Text("probe", "探针")
 def test_the_factory_fills_what_a_frameworks_entries_share():
     variable = EntryFactory("probe", readers=("probe",), read_at="probe/init.py", when=ReadWhen.IMPORT,
                             live_api="probe.set")
-    entry = variable("PROBE_FLAG", category=T, type=Switch(), default="0", description=T)
+    entry = variable("PROBE_FLAG", category=T, type=Switch(), default="0", description=T, loads_code=None)
     assert (entry.framework, entry.readers, entry.read_at, entry.when, entry.live_api) == (
         "probe", ("probe",), "probe/init.py", ReadWhen.IMPORT, "probe.set")
 
@@ -25,7 +25,7 @@ def test_the_factory_fills_what_a_frameworks_entries_share():
 def test_an_entrys_own_fields_win_over_the_factorys():
     variable = EntryFactory("probe", readers=("probe",), read_at="probe/init.py", when=ReadWhen.IMPORT)
     entry = variable("PROBE_OLD", category=T, type=Switch(), default=None, description=T, when=ReadWhen.NOT_READ,
-                     read_at="probe/init.py (removed in 2.0)", readers=("probe", "probe_ext"))
+                     read_at="probe/init.py (removed in 2.0)", readers=("probe", "probe_ext"), loads_code=None)
     assert entry.when is ReadWhen.NOT_READ and entry.read_at == "probe/init.py (removed in 2.0)"
     assert entry.readers == ("probe", "probe_ext")
 
@@ -38,7 +38,7 @@ def test_an_entrys_own_fields_win_over_the_factorys():
 def test_an_entry_that_does_not_say_where_and_when_it_is_read_is_refused(shared, missing):
     variable = EntryFactory("probe", readers=("probe",), **shared)
     with pytest.raises(TypeError, match=f"catalog entry PROBE_FLAG {missing}"):
-        variable("PROBE_FLAG", category=T, type=Switch(), default="0", description=T)
+        variable("PROBE_FLAG", category=T, type=Switch(), default="0", description=T, loads_code=None)
 
 
 def test_only_npu_run_config_options_are_not_environment_variables():
