@@ -126,7 +126,7 @@ class OomText:
         if not timeline.values:
             return [NO_TIMELINE.get(self.lang)]
         minutes = max(1, round((timeline.times[-1] - timeline.times[0]) / 60)) if len(timeline.times) > 1 else 1
-        series = series_name(timeline.series, self.lang)
+        series = series_name(timeline.series or "", self.lang)
         lines = [f"{self.say(TIMELINE, series=series, minutes=minutes)}: {sparkline(timeline.values)}"]
         if not sparklines:
             lines = []

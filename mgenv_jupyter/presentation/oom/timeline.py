@@ -37,9 +37,9 @@ def timeline_title(view: OomText) -> str:
     if not timeline.values:
         return NO_TIMELINE.get(view.lang)
     if timeline.cell is not None and timeline.cell_start is not None:
-        return view.say(CHART_TITLE, series=series_name(timeline.series, view.lang), cell=timeline.cell)
+        return view.say(CHART_TITLE, series=series_name(timeline.series or "", view.lang), cell=timeline.cell)
     seconds = round(max(timeline.times[-1], view.report.time) - chart_window(view)[0])
-    return view.say(CHART_TITLE_NO_CELL, series=series_name(timeline.series, view.lang), seconds=seconds)
+    return view.say(CHART_TITLE_NO_CELL, series=series_name(timeline.series or "", view.lang), seconds=seconds)
 
 
 def chart_window(view: OomText) -> tuple[float, int]:
