@@ -20,8 +20,8 @@ from .state import MemoryState, read_state
 if TYPE_CHECKING:
     from ..memory.sampler import Sampler
     from ..protocol import SeriesInfo
-    from .free import FreeResult
     from ..runtime import EnvSession
+    from .free import FreeResult
 
 TIMELINE_SECONDS = 300.0  # of history before the failure kept in a report
 _EARLIER_CELLS = 10
