@@ -200,6 +200,8 @@ class RequestHandler:
         source = self._source(data)
         force = _field(data, "force", bool, False)
         live = not _field(data, "env_only", bool, False)
+        if source == "oom_report":  # only a remedy this kernel made, as its own record has it (issue 19)
+            pairs = _made_remedy(pairs)
         report = self.env.set(pairs, source=source, force=force, live=live)
         return [wire.result_reply(report, self.language, request_id)]
 
@@ -333,3 +335,14 @@ class SidebarComm:
         last_verify.unobserve(self._on_verified)
         self.memory.close()
 
+
+def _made_remedy(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The assignments of the remedy of this kernel's last out-of-memory report that `pairs` names, from the report's
+    own record: a button carries only a remedy the kernel made, whatever a crafted output shows or sends."""
+    last = oom_report.last_report()
+    wanted = dict(pairs)
+    for remedy in last.remedies if last is not None else ():
+        if dict(remedy.assignments) == wanted:
+            return list(remedy.assignments)
+    raise BadRequest("an out-of-memory report's button sets only a remedy of this kernel's last out-of-memory "
+                     "report, and this is none of them; nothing was changed")

@@ -67,25 +67,56 @@ def test_code_loading_variables_need_force_from_the_sidebar(handler, fresh_sessi
     assert reply["type"] == "result" and os.environ["PIP_INDEX_URL"] == "https://mirror.example/simple"
 
 
-def test_a_remedy_clicked_in_an_oom_report_is_a_set_request_with_its_own_source(handler, fresh_session):
+def test_a_remedy_clicked_in_an_oom_report_is_a_set_request_with_its_own_source(handler, fresh_session, monkeypatch):
     """The report's buttons send the sidebar's "set" with source "oom_report": recorded as such, and held to stricter
-    rules than the sidebar's: catalog variables only, never one that loads code, never with force (issue 19)."""
-    [result] = handler.handle(request("set", assignments={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
-                                      source="oom_report"))
-    assert result["type"] == "result" and result["changes"][0]["source"] == "oom_report"
-    assert os.environ["PYTORCH_CUDA_ALLOC_CONF"] == "expandable_segments:True"
-    assert fresh_session.history[-1].source == "oom_report"
+    rules than the sidebar's (issue 19): only a remedy of this kernel's own last report, as its record has it, catalog
+    variables only, never one that loads code, never with force."""
+    import dataclasses
+
+    from mgenv_jupyter.oom import report as oom_report
+    from mgenv_jupyter.oom.causes import Cause
+    from mgenv_jupyter.oom.recognise import recognise
+    from mgenv_jupyter.oom.remedies import Remedy
+    from mgenv_jupyter.text import Text
+
+    monkeypatch.setattr(oom_report.LAST, "_value", None)
+    remedy = Remedy(Cause.FRAGMENTATION, (("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"),),
+                    Text("why", "why"), restart=False)
     before = dict(os.environ)
-    [reply] = handler.handle(request("set", assignments={"LD_PRELOAD": "/tmp/evil.so"}, source="oom_report"))
-    assert reply["type"] == "error" and "out-of-memory report's button never sets it" in reply["message"]
+    [reply] = handler.handle(request("set", assignments=dict(remedy.assignments), source="oom_report"))
+    assert reply["type"] == "error" and "only a remedy of this kernel's last out-of-memory report" in reply["message"]
+    made = oom_report.build_report(recognise(MemoryError()), None, fresh_session)
+    oom_report.remember(dataclasses.replace(made, remedies=(remedy,)))
     for assignments, force, words in (
-        ({"LD_PRELOAD": "/tmp/evil.so"}, True, "never forces a change"),
-        ({"MY_SETTING": "1"}, False, "sets catalog variables only"),
-        ({"XLA_FLAGS": "--xla_gpu_cuda_data_dir=/shared/cuda"}, False, "never sets it"),
-        ({"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:False"}, True, "never forces a change"),
+        ({"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:False"}, False, "this is none of them"),  # not what it made
+        ({"LD_PRELOAD": "/tmp/evil.so"}, False, "this is none of them"),
+        ({"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True", "MY_SETTING": "1"}, False, "this is none of them"),
+        (dict(remedy.assignments), True, "never forces a change"),
     ):
         [reply] = handler.handle(request("set", assignments=assignments, source="oom_report", force=force))
         assert reply["type"] == "error" and words in reply["message"], (assignments, reply["message"])
+    assert dict(os.environ) == before
+    [result] = handler.handle(request("set", assignments=dict(remedy.assignments), source="oom_report"))
+    assert result["type"] == "result" and result["changes"][0]["source"] == "oom_report"
+    assert os.environ["PYTORCH_CUDA_ALLOC_CONF"] == "expandable_segments:True"
+    assert fresh_session.history[-1].source == "oom_report"
+
+
+@pytest.mark.parametrize(("assignments", "words"), [
+    ({"LD_PRELOAD": "/tmp/evil.so"}, "out-of-memory report's button never sets it"),
+    ({"MY_SETTING": "1"}, "sets catalog variables only"),
+    ({"XLA_FLAGS": "--xla_gpu_cuda_data_dir=/shared/cuda"}, "never sets it"),
+    ({"OPENSSL_CONF": "/tmp/evil.cnf"}, "never sets it"),
+])
+def test_the_report_source_is_held_to_catalog_data_by_the_session_too(fresh_session, assignments, words):
+    """Below the comm, the session's own rule for source "oom_report": whatever reached it, never more than data."""
+    from mgenv_jupyter.errors import InvalidValueError
+
+    before = dict(os.environ)
+    with pytest.raises(InvalidValueError, match=words):
+        fresh_session.set(assignments, source="oom_report")
+    with pytest.raises(InvalidValueError):
+        fresh_session.set(assignments, source="oom_report", force=True)
     assert dict(os.environ) == before
 
 
