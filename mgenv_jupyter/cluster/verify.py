@@ -27,7 +27,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..catalog.secrets import MASK, is_secret
+from ..catalog.secrets import MASK, is_secret, redact
 from ..runtime.environ_limits import MAX_VARIABLE_BYTES
 from .last_verify import remember
 from .nodes import alive_nodes, pinned
@@ -106,11 +106,19 @@ def verify(names: Iterable[str] | None = None, *, session: EnvSession | None = N
         try:
             answers[label] = ray.get(ref)
         except Exception as exc:  # the node died meanwhile: say so, keep the others
-            unanswered[label] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
+            unanswered[label] = why_unanswered(exc)
     seen = compared(answers, wanted, expected, unanswered, key)
     report = ClusterReport(nodes, seen, unanswered)
     remember(report)  # the Framework Env sidebar shows the last result, node by node
     return report
+
+
+def why_unanswered(exc: BaseException) -> str:
+    """A node's error as the report shows it (HTML, repr, the sidebar's notice): its class and first line, with every
+    credential-shaped part masked before it is cut to 200 characters (a worker's error can quote a value)."""
+    text = str(exc)
+    first = text[:4096].splitlines()[0] if text else ""
+    return redact(f"{type(exc).__name__}: {first}")[:200]
 
 
 def compared(answers: dict[str, Any], wanted: list[str], expected: Mapping[str, str | None],
