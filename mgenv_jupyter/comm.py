@@ -19,7 +19,6 @@ from .oom import report as oom_report
 from .oom.report import OomReport
 from .presentation import wire
 from .protocol import PROTOCOL_VERSION, REQUEST_TYPES, SIDEBAR_SOURCES, checked_interval
-from .protocol.freeing import FreedReply
 from .protocol.messages import KernelMessage, Reply
 from .protocol.sidebar import MAX_HISTORY_WINDOW
 from .runtime import EnvSession, SetReport, profile
@@ -176,11 +175,8 @@ class RequestHandler:
         if "outputs" in data:
             raise BadRequest(_OUTPUTS_FROM_A_CELL.get(self.language))
         from .oom.free import free
-        from .presentation.freeing import FreeView
 
-        reply: FreedReply = {"v": PROTOCOL_VERSION, "type": "freed", "reply_to": request_id,
-                             "result": FreeView(free(), self.language).data()}
-        return [reply]
+        return [wire.freed_reply(free(), self.language, request_id)]
 
     def _on_refresh(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         return [wire.state_reply(self.env, self.language, request_id, STATE_HISTORY)]

@@ -33,18 +33,21 @@ from ..protocol import (
     StateReply,
     VariableInfo,
 )
+from ..protocol.freeing import FreedReply
 from ..protocol.oom import OomNotice
 from ..protocol.sidebar import KeyInfo, VerifyNodeInfo, VerifyNotice, VerifyVariableInfo
 from ..runtime import Change, EnvSession, SetReport
 from ..runtime.status import furthest
 from .details import details
 from .editor import EditorSpec, KeySpec, editor_spec
+from .freeing import FreeView
 from .oom import OomView
 from .view import present
 
 if TYPE_CHECKING:
     from ..cluster.seen import Seen
     from ..cluster.verify_report import ClusterReport
+    from ..oom.free import FreeResult
     from ..oom.report import OomReport
     from ..runtime.profile import ProfileItem
 
@@ -166,6 +169,11 @@ def result_reply(report: SetReport | None, language: str, reply_to: str) -> Resu
             "changes": [change_info(c, language) for c in changes],
             "status": status.value if status is not None else None,
             "restart": status is not None and status.needs_restart}
+
+
+def freed_reply(result: FreeResult, language: str, reply_to: str) -> FreedReply:
+    """What a "free" request gave back (the memory before and after, what was cleared), in the sidebar's language."""
+    return {"v": PROTOCOL_VERSION, "type": "freed", "reply_to": reply_to, "result": FreeView(result, language).data()}
 
 
 def history_reply(changes: Iterable[Change], total: int, language: str, reply_to: str) -> HistoryReply:
