@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..imported import imported
 from ..memory.sample import split_key
+from ..memory.state_words import series_name
 from ..text import Text
 
 if TYPE_CHECKING:
@@ -189,7 +190,9 @@ class FreeOffer:
         if self.held:
             held = ", ".join(f"{name} {size(n)}" for name, n in self.held[:_OFFER_NAMES])
             parts.append(_say(OFFER_WHY_HELD, held=held))
-        parts.extend(_say(OFFER_WHY_CACHED, device=device, size=size(n)) for device, n in self.cached)
+        parts.extend(Text(OFFER_WHY_CACHED.en.format(device=device, size=size(n)),  # "gpu0 (模拟)" in Chinese
+                          OFFER_WHY_CACHED.zh.format(device=series_name(device, "zh"), size=size(n)))
+                     for device, n in self.cached)
         return Text("; ".join(p.en for p in parts), ";".join(p.zh for p in parts))
 
 

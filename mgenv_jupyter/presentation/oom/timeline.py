@@ -73,7 +73,7 @@ def timeline_chart(view: OomText) -> Snapshot | None:
     total = figures.total if figures is not None else (report.state.host_total if device == "host" else None)
     if total:
         overlays.append({"key": f"total:{device}", "kind": "total", "device": device, "bytes": int(total),
-                         "label": view.say(TOTAL_LINE, device=device, size=format_size(total)),
+                         "label": view.say(TOTAL_LINE, device=series_name(device, view.lang), size=format_size(total)),
                          "short": TOTAL_SHORT.get(view.lang), "note": TOTAL_NOTE.get(view.lang)})
     event = report.event
     same_device = (event.device == "host") == (device == "host") and (
