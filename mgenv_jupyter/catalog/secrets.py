@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 MASK = "********"
 
@@ -80,6 +81,19 @@ def _url_credentials(text: str) -> list[tuple[int, int]]:
 
 def is_secret_name(name: str) -> bool:
     """True for names that say they hold a secret: KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL, … in the name."""
+    # Asked several times for every variable of every %envset: a real variable's answer is kept.
+    return _secret_name(name) if len(name) <= _KEPT_NAME_CHARS else _judged_secret_name(name)
+
+
+_KEPT_NAME_CHARS = 256  # longer names are judged each time, so that the kept answers stay small
+
+
+@lru_cache(maxsize=1024)
+def _secret_name(name: str) -> bool:
+    return _judged_secret_name(name)
+
+
+def _judged_secret_name(name: str) -> bool:
     upper = name.upper()
     if any(marker in upper for marker in NAME_SUBSTRINGS):
         return True
