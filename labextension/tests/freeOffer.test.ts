@@ -108,12 +108,16 @@ test("the report lists the kernel's offer first and sends its click to that note
     remedies_title: 'Remedies', no_remedy: null, footer: 'f', free: OFFER
   };
   await view.renderModel({ data: { [OOM_MIME]: report }, metadata: {}, trusted: true } as never);
-  const items = [...view.node.querySelectorAll('.mgenv-oom-remedies > li')];
-  expect(items.map(li => li.classList.contains('mgenv-oom-free'))).toEqual([true, false]);
-  items[0].querySelector('button')!.click();
+  // First, above the numbered settings (it sets nothing); the settings' list and buttons are as before.
+  const offer = view.node.querySelector('.mgenv-oom-free')!;
+  const list = view.node.querySelector('.mgenv-oom-remedies')!;
+  expect(offer.compareDocumentPosition(list) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  expect([...list.querySelectorAll('li')].length).toBe(1);
+  expect([...view.node.querySelectorAll('.mgenv-oom-apply')].map(b => b.textContent)).toEqual(['Apply']);
+  offer.querySelector('button')!.click();
   await flush();
   expect(freed).toEqual([panel]);
-  expect(items[0].querySelector('.mgenv-free-headline')!.textContent).toBe(RESULT.headline);
+  expect(offer.querySelector('.mgenv-free-headline')!.textContent).toBe(RESULT.headline);
   // A report without the offer (made before it existed, or nothing to give back) has none.
   await view.renderModel({ data: { [OOM_MIME]: { ...report, free: null } }, metadata: {}, trusted: true } as never);
   expect(view.node.querySelector('.mgenv-oom-free')).toBeNull();

@@ -22,7 +22,7 @@ MESSAGE = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total ca
            "21.00 GiB is allocated by PyTorch, and 16.30 GiB is reserved by PyTorch but unallocated.")
 
 REPORT = ".jp-Cell:nth-child(3) .mgenv-oom"
-OFFER = f"{REPORT} .mgenv-oom-remedies > li:first-child"
+OFFER = f"{REPORT} .mgenv-oom-free"
 BUTTON = f"{OFFER} .mgenv-oom-free-button"
 OUTCOME = f"{OFFER} .mgenv-oom-free-outcome"
 LIVE = ".jp-Cell:nth-child(4) .mgenv-chart"

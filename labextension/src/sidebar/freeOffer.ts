@@ -24,11 +24,14 @@ export interface FreeOfferOptions {
   busy: string;
 }
 
-/** The offer as the report's first remedy: its button, what the magic does the same, why, and the outcome. */
+/**
+ * The offer as the report's first remedy, above the numbered settings (it sets nothing, as the text report shows it
+ * unnumbered): its button, the magic that does the same, why, and the outcome.
+ */
 export function freeOfferItem(offer: OomFreeOffer, options: FreeOfferOptions): HTMLElement {
-  const item = el('li', 'mgenv-oom-remedy mgenv-oom-free');
+  const item = el('div', 'mgenv-oom-free');
   const head = el('div', 'mgenv-oom-remedy-head');
-  const button = el('button', 'jp-Button mgenv-oom-apply mgenv-oom-free-button') as HTMLButtonElement;
+  const button = el('button', 'jp-Button mgenv-oom-free-button') as HTMLButtonElement;
   button.type = 'button';
   button.textContent = offer.button;
   button.title = `${offer.title} (${offer.magic})`;

@@ -78,12 +78,13 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
     const title = el('div', 'mgenv-oom-remedies-title');
     title.textContent = `${data.remedies_title}:`;
     this.node.append(title);
+    if (data.free) {
+      // First, above the numbered settings: it sets nothing (the text report lists it unnumbered too).
+      this.node.append(this._freeOffer(data.free));
+    }
     const list = el('ol', 'mgenv-oom-remedies');
     if (data.kernel_holder && this._options.shutdownHolder) {
       list.append(kernelHolderItem(data.kernel_holder, this._options.t, this._options.shutdownHolder));
-    }
-    if (data.free) {
-      list.append(this._freeOffer(data.free));
     }
     for (const remedy of data.remedies) {
       list.append(this._remedy(remedy));
