@@ -82,9 +82,11 @@ def report_latency(reports: int = REPORTS) -> dict[str, list[float]]:
         ip = InteractiveShell.instance()
         marks: dict[str, float] = {}
         # listeners run in the order they were registered: one before ours and one after time what ours take
-        ip.events.register("post_run_cell", lambda result: marks.__setitem__("before", time.perf_counter()))
+        ip.events.register("post_run_cell", lambda result: marks.update(before=time.perf_counter(),
+                                                                         cpu_before=time.thread_time()))
         ip.run_line_magic("load_ext", "mgenv_jupyter")
-        ip.events.register("post_run_cell", lambda result: marks.__setitem__("after", time.perf_counter()))
+        ip.events.register("post_run_cell", lambda result: marks.update(after=time.perf_counter(),
+                                                                         cpu_after=time.thread_time()))
         for _ in range(3):  # cells before the failure, each with its peak; the recorder has history
             ip.run_cell("import time; time.sleep(0.7)", store_history=True)
         # A stand-in named as PyTorch's class (tests/data/cuda_facts_h100.json), PyTorch's wording.
@@ -93,6 +95,7 @@ def report_latency(reports: int = REPORTS) -> dict[str, list[float]]:
         latencies: list[float] = []
         made: list[float] = []
         listeners: list[float] = []
+        listeners_cpu: list[float] = []
         timeline: list[float] = []
         peaks: list[float] = []
         for _ in range(reports):
@@ -104,12 +107,14 @@ def report_latency(reports: int = REPORTS) -> dict[str, list[float]]:
             latencies.append(1000 * (done - ip.user_ns["_raised"]))
             made.append(1000 * report.took)
             listeners.append(1000 * (marks["after"] - marks["before"]))
+            listeners_cpu.append(1000 * (marks["cpu_after"] - marks["cpu_before"]))
             # the first failure also imports what a report needs (nothing is imported ahead on a thread)
             timeline.append(float(len(report.timeline.values)))
             peaks.append(float(len(report.timeline.earlier_peaks)))
             time.sleep(0.2)
         ip.run_line_magic("unload_ext", "mgenv_jupyter")
-    return {"latency": latencies, "made": made, "listeners": listeners, "timeline": timeline, "peaks": peaks}
+    return {"latency": latencies, "made": made, "listeners": listeners, "listeners_cpu": listeners_cpu,
+            "timeline": timeline, "peaks": peaks}
 
 
 def report() -> str:
@@ -134,7 +139,8 @@ def report() -> str:
         f"({len(latency['latency'])} failures) | the report's own making {median(latency['made']):.1f} ms median, "
         f"{max(latency['made']):.1f} ms at most | ≤ {TARGET_LATENCY:.0f} ms |",
         f"| … the first failure, which imports what a report needs (no thread imports it ahead) | "
-        f"{latency['latency'][0]:.0f} ms, {latency['listeners'][0]:.0f} ms of it ours (after IPython's traceback); "
+        f"{latency['latency'][0]:.0f} ms, {latency['listeners'][0]:.0f} ms of it ours (after IPython's traceback; "
+        f"{latency['listeners_cpu'][0]:.0f} ms of CPU); "
         f"its timeline {latency['timeline'][0]:.0f} points, the peaks of {latency['peaks'][0]:.0f} earlier cells "
         f"| the later ones {median(latency['latency'][1:]):.0f} ms median, "
         f"{median(latency['listeners'][1:]):.0f} ms of it ours "
