@@ -19,6 +19,7 @@ from .oom import report as oom_report
 from .oom.report import OomReport
 from .presentation import wire
 from .protocol import PROTOCOL_VERSION, REQUEST_TYPES, SIDEBAR_SOURCES, checked_interval
+from .protocol.memory import DEFAULT_INTERVAL
 from .protocol.messages import KernelMessage, Reply
 from .protocol.sidebar import MAX_HISTORY_WINDOW
 from .runtime import EnvSession, SetReport, profile
@@ -237,7 +238,7 @@ class RequestHandler:
 
     def _on_memory(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         on = _field(data, "on", bool)
-        interval = checked_interval(_field(data, "interval", (int, float), 0.1))
+        interval = checked_interval(_field(data, "interval", (int, float), DEFAULT_INTERVAL))
         if self.memory is None:
             raise BadRequest("this comm has no memory stream")
         self.memory.switch(on, interval)

@@ -567,6 +567,8 @@ export const PROTOCOL_VERSION = 1;
 export const COMM_TARGET = 'mgenv_jupyter';
 export const MIN_INTERVAL = 0.01;
 export const MAX_INTERVAL = 60;
+/** Seconds between the memory panel's samples unless its settings say otherwise. */
+export const DEFAULT_INTERVAL = 0.1;
 export const OOM_MIME = 'application/vnd.mgenv-jupyter.oom+json';
 export const OOM_VERSION = 2;
 export const FREE_MIME = 'application/vnd.mgenv-jupyter.free+json';

@@ -49,6 +49,8 @@ from ..errors import InvalidValueError
 # The sampling intervals offered anywhere (magics, the chart, the sidebar): 100 Hz down to one sample a minute.
 MIN_INTERVAL = 0.01
 MAX_INTERVAL = 60.0
+# The sidebar's memory panel samples at 10 Hz unless its settings (or a "memory" request) say otherwise.
+DEFAULT_INTERVAL = 0.1
 
 
 class SeriesInfo(TypedDict):

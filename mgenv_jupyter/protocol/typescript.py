@@ -111,6 +111,8 @@ def _constants() -> str:
         f"export const COMM_TARGET = {json.dumps(sidebar.COMM_TARGET)};".replace('"', "'"),
         f"export const MIN_INTERVAL = {memory.MIN_INTERVAL};",
         f"export const MAX_INTERVAL = {memory.MAX_INTERVAL:g};",
+        "/** Seconds between the memory panel's samples unless its settings say otherwise. */",
+        f"export const DEFAULT_INTERVAL = {memory.DEFAULT_INTERVAL};",
         f"export const OOM_MIME = {json.dumps(oom.OOM_MIME)};".replace('"', "'"),
         f"export const OOM_VERSION = {oom.OOM_VERSION};",
         f"export const FREE_MIME = {json.dumps(freeing.FREE_MIME)};".replace('"', "'"),

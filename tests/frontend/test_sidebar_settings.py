@@ -14,6 +14,7 @@ import pytest
 
 from mgenv_jupyter.comm import MAX_HISTORY_WINDOW
 from mgenv_jupyter.protocol import MAX_INTERVAL, MIN_INTERVAL
+from mgenv_jupyter.protocol.memory import DEFAULT_INTERVAL
 
 ROOT = Path(__file__).resolve().parents[2]
 LABEXTENSION = ROOT / "labextension"
@@ -32,6 +33,7 @@ def test_memory_interval_bounds_are_the_wire_schemas(schema):
     interval = schema["properties"]["memoryInterval"]
     assert (interval["minimum"], interval["maximum"]) == (MIN_INTERVAL, MAX_INTERVAL)
     assert MIN_INTERVAL <= interval["default"] <= MAX_INTERVAL
+    assert interval["default"] == DEFAULT_INTERVAL  # what the kernel and the panel use without a setting
 
 
 def test_history_shown_is_at_most_one_history_window(schema):

@@ -13,6 +13,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 
 import {
   COMM_TARGET,
+  DEFAULT_INTERVAL,
   ErrorReply,
   FreedReply,
   HistoryReply,
@@ -31,8 +32,9 @@ import { Language } from './text';
 
 /** The constant the panel runs in a kernel that may not have loaded the extension; loading twice is harmless. */
 export const LOAD_CODE = '%load_ext mgenv_jupyter';
-/** Seconds between memory samples unless the settings say otherwise (schema/sidebar.json: memoryInterval). */
-export const MEMORY_INTERVAL = 0.1;
+/** Seconds between memory samples unless the settings say otherwise (the kernel's default, as in the settings'
+ * schema, schema/sidebar.json: memoryInterval). */
+export const MEMORY_INTERVAL = DEFAULT_INTERVAL;
 
 export type KernelLike = Pick<Kernel.IKernelConnection, 'requestExecute' | 'createComm' | 'iopubMessage'>;
 
