@@ -625,7 +625,7 @@ export const STATUS_LABELS: Record<StatusCode, { en: string; zh: string }> = {
 /** How the kernel writes a secret's value wherever one would be shown (catalog/secrets.py MASK). */
 export const MASK = '********';
 /** Parts of the upper-cased name that mark a secret wherever they appear (catalog/secrets.py). */
-export const SECRET_NAME_SUBSTRINGS: readonly string[] = ['KEY', 'TOKEN', 'SECRET', 'PASSW', 'PASSPHRASE', 'CREDENTIAL', 'PRIVATE', 'COOKIE'];
+export const SECRET_NAME_SUBSTRINGS: readonly string[] = ['KEY', 'TOKEN', 'SECRET', 'PASSW', 'PASSPHRASE', 'CREDENTIAL', 'PRIVATE', 'COOKIE', '_PWD', 'CONNECTION_STRING', 'WEBHOOK'];
 /** Whole words of the upper-cased name that mark a secret (as mere substrings they would catch innocent names). */
 export const SECRET_NAME_WORDS: readonly string[] = ['APIKEY', 'AUTH', 'BEARER', 'DSN', 'PASS', 'PAT'];
 /**

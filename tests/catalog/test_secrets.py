@@ -73,3 +73,38 @@ def test_recognising_is_linear_in_the_value_length():
     for unit in ("x", "a://", "a://b:c ", "gh" + "p_"):
         small, large = cost(unit * 2_000), cost(unit * 16_000)
         assert large < 8 * small * 4, (unit, small, large)  # 8× the input, room for load: half the 64× of quadratic
+
+
+@pytest.mark.parametrize(("kind", "value"), [
+    ("url password with a slash", "postgres://app:pa55/w0rd@db.example:5432/app"),
+    ("url password over 256 characters", "https://u:" + "p" * 300 + "@host/x"),
+    ("azure connection string",
+     "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=Zm9vYmFy+/==;EndpointSuffix=x"),
+    ("azure sas signature", "https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=abcDEF%2B123%3D&se=2030"),
+    ("slack webhook", "https://hooks.slack.com/services/T0123ABCD/B0123ABCD/abcdefghijklmnopqrstuvwx"),
+])
+def test_the_shapes_issue_19_found_unrecognised_are_secrets(kind, value):
+    assert is_secret_value(value), kind
+    assert redact(f"using {value} now").startswith("using ") and MASK in redact(value)
+
+
+@pytest.mark.parametrize("name", ["MYSQL_PWD", "DB_PWD", "AZURE_STORAGE_CONNECTION_STRING", "SLACK_WEBHOOK_URL"])
+def test_the_names_issue_19_found_unrecognised_hide_their_values(name):
+    assert is_secret_name(name) and shown(name, "plain-looking-value") == MASK
+
+
+def test_a_value_of_jwt_like_runs_costs_linear_time():
+    """Issue 19, finding 3: the JWT pattern took 4.2 s on one 100 K value of `eyJ-` runs; a profile is reviewed when
+    a kernel starts, so a downloaded notebook could hold the kernel before its dialog appeared."""
+    def cost(text: str) -> float:
+        best = float("inf")
+        for _ in range(5):
+            start = time.perf_counter()
+            is_secret_value(text)
+            redact(text)
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    for unit in ("eyJ-", "eyJaaaaaaaa.", "eyJaaaaaaaa.eyJ-"):
+        small, large = cost(unit * 2_000), cost(unit * 16_000)
+        assert large < 8 * small * 4, (unit, small, large)  # 8× the input: half the 64× of quadratic

@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import json
 import re
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -289,3 +290,44 @@ def test_a_huge_message_is_recognised_quickly_and_kept_bounded():
     event = recognise(RuntimeError("out of memory while requesting 8 bytes " + "ghp_" * 1_500_000))
     assert time.perf_counter() - started < 1.0
     assert event is not None and len(event.message) <= 2000
+
+
+def _best_of(run, times: int = 5) -> float:
+    import gc
+    import time
+
+    best = float("inf")
+    gc.disable()
+    try:
+        for _ in range(times):
+            start = time.perf_counter()
+            run()
+            best = min(best, time.perf_counter() - start)
+    finally:
+        gc.enable()
+    return best
+
+
+def test_a_crafted_message_costs_linear_time_at_most():
+    """Issue 19, finding 3: `RESOURCE_EXHAUSTED:.*(?:out of memory|GPU_(\\d+)_bfc)` took 3.9 s on a crafted 57 KB JAX
+    error (1 MB: about 20 minutes), as did PyTorch's pattern on repeats of its head; a message 8× longer must cost
+    less than a quadratic 64× more, and a crafted megabyte must still be recognised."""
+    jax_error = stand_in("jax.errors.JaxRuntimeError", ["x", "builtins.RuntimeError"])
+    torch_error = stand_in("torch.OutOfMemoryError", ["x", "builtins.RuntimeError"])
+    head = ("out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 3.06 MiB "
+            "is free. ")
+    crafted = {
+        "jax": lambda n: jax_error("RESOURCE_EXHAUSTED: " * (n // 20)),
+        "torch": lambda n: torch_error(head * (n // len(head))),
+    }
+    for framework, make in crafted.items():
+        small, large = make(8_000), make(64_000)
+        assert _best_of(partial(recognise, large)) < 32 * _best_of(partial(recognise, small)), framework
+    # A crafted megabyte: recognised from its start, as every framework writes its cause first; one that hides the
+    # cause past the first 64 Ki characters is not taken for an out-of-memory error (the bound on the work).
+    huge = jax_error("RESOURCE_EXHAUSTED: GPU_3_bfc ran out of memory; " + "RESOURCE_EXHAUSTED: " * 50_000)
+    event = recognise(huge)
+    assert event is not None and event.framework == "jax" and event.gpu == 3 and len(event.message) <= 2000
+    assert recognise(jax_error("RESOURCE_EXHAUSTED: " * 50_000 + "GPU_3_bfc ran out of memory")) is None
+    told = recognise(jax_error("RESOURCE_EXHAUSTED: while running; GPU_3_bfc ran out of memory"))
+    assert told is not None and told.gpu == 3
