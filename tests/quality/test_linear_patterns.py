@@ -45,6 +45,7 @@ _RE_FUNCTIONS = {"compile", "search", "match", "fullmatch", "sub", "subn", "find
 NON_LITERAL_SITES = {
     "catalog/code_loading.py": "CodeLoadingRule.pattern: every rule is in RULES, collected below",
     "catalog/values.py": "Pattern.regex: every Pattern value type is in a catalog entry, collected below",
+    "memory/state_words.py": "_SENTENCES: compiled at import from a literal table, collected from the module's data",
 }
 
 
