@@ -216,7 +216,7 @@ def offer(cached: dict[str, int] | None = None) -> FreeOffer | None:
             for name, value in frame.f_locals.items():
                 locals_.setdefault(f"{name} (in {frame.f_code.co_name})", value)
         link = link.tb_next
-    held = memory_holders(locals_, max_seconds=0.2) if locals_ else None
+    held = memory_holders(locals_, max_seconds=0.1) if locals_ else None
     found = tuple((h.name, h.bytes) for h in held.holders if h.bytes) if held is not None else ()
     spare = tuple((device, n) for device, n in (cached or {}).items() if n > 0)
     if not found and not spare:

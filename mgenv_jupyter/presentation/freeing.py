@@ -7,6 +7,8 @@ every front end, HTML for notebooks, and the wire's data for the labextension (p
 from __future__ import annotations
 
 import html
+import sys
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -68,7 +70,8 @@ OFFER_TITLE = T("Free what the failed cell holds", "释放失败单元占用的�
 OFFER_BUTTON = T("Free memory", "释放内存")
 OFFER_NOTE = T("never touches your variables; the output cache only with %memfree --outputs",
                "不改动你的变量;输出缓存仅在 %memfree --outputs 时清除")
-REPORT_HOLDERS_SECONDS = 0.2  # of the report's making, at most, for what holds memory
+REPORT_HOLDERS_SECONDS = 0.1  # of the report's making, at most, for what holds memory
+_REUSE_SECONDS = 2.0  # the report's text, HTML and data are made one after the other: one walk serves them all
 
 
 def _size(n: int | None) -> str:
@@ -279,10 +282,26 @@ class HoldersView:
 
 # ---- in the out-of-memory report ------------------------------------------------------------------------------------
 
+_recent_offer: tuple[float, int, FreeOffer | None] | None = None
+_recent_holders: tuple[float, Holders] | None = None
+
+
 def report_offer(report: OomReport) -> FreeOffer | None:
     """Whether the report offers "Free what the failed cell holds", decided by the kernel (oom.free.offer): the
     failed call's locals still hold framework memory, or the failing device's allocator held reserved but unallocated
-    memory at the failure (and the failed cell has not been freed since)."""
+    memory at the failure (and the failed cell has not been freed since). Asked again within a moment for the same
+    report (its text, HTML and data), the same answer."""
+    global _recent_offer
+    now = time.monotonic()
+    if (_recent_offer is not None and _recent_offer[1] == id(report) and now - _recent_offer[0] < _REUSE_SECONDS
+            and (_recent_offer[2] is None or getattr(sys, "last_traceback", None) is not None)):
+        return _recent_offer[2]
+    found = _report_offer(report)
+    _recent_offer = (now, id(report), found)
+    return found
+
+
+def _report_offer(report: OomReport) -> FreeOffer | None:
     cached: dict[str, int] = {}
     event = report.event
     for device in report.state.devices:
@@ -309,7 +328,12 @@ def offer_line(found: FreeOffer, language: str) -> str:
 
 
 def report_holders(language: str) -> HoldersView:
-    """What holds memory now, for the report: the same walk as %memholders with a shorter time bound."""
+    """What holds memory now, for the report: the same walk as %memholders with a shorter time bound, made once for
+    the report's text, HTML and data (one after the other)."""
+    global _recent_holders
     from ..memory.holders import memory_holders
 
-    return HoldersView(memory_holders(max_seconds=REPORT_HOLDERS_SECONDS), language, limit=10, timing=False)
+    now = time.monotonic()
+    if _recent_holders is None or now - _recent_holders[0] >= _REUSE_SECONDS:
+        _recent_holders = (now, memory_holders(max_seconds=REPORT_HOLDERS_SECONDS))
+    return HoldersView(_recent_holders[1], language, limit=10, timing=False)
