@@ -46,3 +46,19 @@ def test_ascend_widget_gives_validated_npu_run_config_kwargs(ip, closing):
     widget.rows["session_device_id"].editor.text.value = "None"
     widget.apply_button.click()
     assert "session_device_id" not in widget.npu_run_config_kwargs()
+
+
+def test_a_key_value_config_is_edited_key_by_key_here_as_in_the_allocator_widget_and_the_sidebar(ip, closing):
+    """The editor kind is the presentation layer's ("key_value"), so every front end edits PyTorch's allocator config
+    key by key, not only AllocatorWidget; the joined value is what the session sets."""
+    from mgenv_jupyter.widgets.editors import KeyValueEditor
+
+    widget = ConfigWidget(framework="torch")
+    closing(widget)
+    editor = widget.rows["PYTORCH_ALLOC_CONF"].editor
+    assert isinstance(editor, KeyValueEditor) and isinstance(widget.rows["PYTORCH_CUDA_ALLOC_CONF"].editor,
+                                                             KeyValueEditor)
+    editor.controls["expandable_segments"].value = True
+    editor.controls["max_split_size_mb"].value = 128
+    widget.apply()
+    assert os.environ["PYTORCH_ALLOC_CONF"] == "expandable_segments:True,max_split_size_mb:128"
