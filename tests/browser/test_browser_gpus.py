@@ -178,6 +178,21 @@ def test_every_notebooks_gpu_memory_in_jupyterlab(tmp_path, stranger):
                 assert layout_problems(page) == [], (width, theme)
         set_theme(page, dark=False)
 
+        # Interrupt asks too, then goes through the server's kernel API (its log says so); the kernel stays.
+        medium = f"{ROWS}[data-key='k:{kernels['medium.ipynb']}']"
+        page.locator(f"{medium} .mgenv-gpu-interrupt").click()
+        asked = page.locator(".jp-Dialog")
+        asked.wait_for(timeout=10_000)
+        assert "Interrupt the kernel of medium.ipynb?" in asked.inner_text()
+        assert "holds 6 GiB on gpu0 (simulated)" in asked.inner_text()
+        asked.get_by_role("button", name="Interrupt").click()
+        deadline = time.time() + 10
+        while f"Kernel interrupted: {kernels['medium.ipynb']}" not in lab.log.read_text():
+            assert time.time() < deadline, "the server was not asked to interrupt the kernel"
+            time.sleep(0.2)
+        assert kernels["medium.ipynb"] in {k["id"] for k in api(lab, "GET", "api/kernels")}
+        assert page.inner_text(f"{SECTION} .mgenv-gpu-outcome") == ""
+
         # Shut down asks first, naming the notebook and what it holds; Cancel changes nothing.
         small = f"{ROWS}[data-key='k:{kernels['small.ipynb']}']"
         page.locator(f"{small} .mgenv-gpu-shutdown").click()
