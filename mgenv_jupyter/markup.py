@@ -4,8 +4,6 @@ the backticks themselves."""
 
 from __future__ import annotations
 
-import html
-
 # The magics' tables and %envset's report, laid out for a notebook column: left-aligned (JupyterLab right-aligns
 # table cells, with a selector the second one here outranks), compact, in the theme's colours.
 TABLE_STYLE = """<style>
@@ -30,6 +28,8 @@ table.mgenv-table td:last-child { min-width: 28em; }  /* a narrow column scrolls
 
 def text_html(text: str) -> str:
     """`text` escaped for HTML, each backtick-marked span as <code>; a text with an unpaired backtick stays as is."""
+    import html  # on first use: the module holds every named entity, about 5 ms of every %load_ext otherwise
+
     parts = text.split("`")
     if len(parts) % 2 == 0:
         return html.escape(text)

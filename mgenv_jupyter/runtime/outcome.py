@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -82,6 +81,8 @@ class SetReport:
     def _repr_html_(self) -> str:
         """One block per change, its name, value and status on the first line and why under it: reads the same in a
         narrow notebook column as in a wide one (a four-column table squeezed its reasons into tall thin cells)."""
+        import html  # on first use, as in markup.text_html
+
         blocks = []
         for c in self.changes:
             value = "(unset)" if c.new is None else truncated(c.new)
