@@ -6,6 +6,7 @@ from __future__ import annotations
 from mgenv_jupyter.protocol import gpus
 from mgenv_jupyter.protocol.typescript import typescript
 
+
 def test_the_path_is_relative_to_the_base_url():
     assert not gpus.GPUS_PATH.startswith("/") and gpus.GPUS_PATH.startswith("mgenv-jupyter/")
 
