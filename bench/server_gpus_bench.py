@@ -165,6 +165,15 @@ class RefreshCost:
     theirs_all_cpu_ms: float
 
 
+def resource_usage_available(directory: str | None) -> bool:
+    """Whether jupyter-resource-usage can be enabled in the bench's servers (installed, or in `directory`)."""
+    import importlib.util
+
+    if directory:
+        return (Path(directory) / "jupyter_resource_usage").is_dir()
+    return importlib.util.find_spec("jupyter_resource_usage") is not None
+
+
 def refresh_cost(server: Server, rounds: int = REFRESH_ROUNDS) -> RefreshCost:
     """Median wall times and mean CPU times (the CPU clock ticks in 10 ms steps: a mean over the rounds resolves less
     than a tick), the two handlers alternating, each call ≥ 0.6 s after the last (our view is kept 0.5 s)."""
@@ -238,14 +247,17 @@ def server_read_ms(kernels: int = 50, rounds: int = 200) -> float:
 
 
 def report() -> str:
-    resource_usage = os.environ.get("MGENV_BENCH_RESOURCE_USAGE", "")
+    resource_usage: str | None = os.environ.get("MGENV_BENCH_RESOURCE_USAGE", "")
+    side_by_side = resource_usage_available(resource_usage)
+    if not side_by_side:
+        resource_usage = None
     rows = []
     cpu: dict[int, tuple[float, float]] = {}
     costs: dict[int, RefreshCost] = {}
     for kernels in (1, 10, 50):
         with running_server(kernels, resource_usage) as server:
             cpu[kernels] = cpu_at_1hz(server)
-            if kernels in (10, 50):
+            if kernels in (10, 50) and side_by_side:
                 costs[kernels] = refresh_cost(server)
     per_kernel = in_kernel_read_ms()
     server_read = server_read_ms(50)
@@ -258,6 +270,9 @@ def report() -> str:
                     f"{c.ours_cpu_ms:.1f} ms CPU | jupyter-resource-usage, one call per kernel: {c.theirs_all_ms:.0f} "
                     f"ms, {c.theirs_all_cpu_ms:.0f} ms CPU (×{c.theirs_all_cpu_ms / max(c.ours_cpu_ms, 1e-3):.1f}); "
                     f"one kernel's call: {c.theirs_ms:.1f} ms, {c.theirs_cpu_ms:.1f} ms CPU | — |")
+    if not side_by_side:
+        rows.append("| one refresh against jupyter-resource-usage | not measured: jupyter-resource-usage is not "
+                    "installed (`pip install jupyter-resource-usage`, or MGENV_BENCH_RESOURCE_USAGE=DIR) | — | — |")
     rows.append(f"| the server's one GPU read with 50 kernels (NVML, the walk to each kernel, the view) against 10 "
                 f"kernels each reading NVML for itself | {server_read:.2f} ms CPU | 10 × {per_kernel:.2f} ms = "
                 f"{10 * per_kernel:.2f} ms CPU (×{10 * per_kernel / max(server_read, 1e-6):.1f}) | no dearer |")
