@@ -17,8 +17,6 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dotenv.parser import parse_stream
-
 from .catalog.secrets import MASK, is_secret
 from .errors import InvalidValueError
 from .quoting import quoted
@@ -65,6 +63,8 @@ def parse_dotenv(text: str, origin: str = "file") -> list[tuple[str, str]]:
             number = text.count("\n", 0, blanks.start()) + 1
             raise InvalidValueError(f"{origin} line {number} has over {MAX_BLANK_RUN} blanks (spaces, tabs) in a row, "
                                     "more than a dotenv file is read with; nothing was changed")
+    from dotenv.parser import parse_stream  # on first use: `%load_ext` does not need python-dotenv
+
     pairs = []
     for count, binding in enumerate(parse_stream(io.StringIO(text)), start=1):
         if count > MAX_ENTRIES:
