@@ -13,6 +13,7 @@ is cut to a bounded length first: states carry exception messages from outside.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..text import Text
 
@@ -92,6 +93,7 @@ _OK_DETAIL = re.compile(r"ok: (.*)")
 _DEVICE_PREFIX = re.compile(r"(gpu\d+): (.*)")
 
 
+@lru_cache(maxsize=256)  # states change seldom, and the sampler words them with every batch it sends
 def state_text(state: str, language: str) -> str:
     """`state` worded in `language` ("zh" or "en"). "ok: <detail>" becomes the detail alone (the front end writes
     "<source> ok (<detail>)"); English comes back as the source wrote it."""
