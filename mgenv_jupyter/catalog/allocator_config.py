@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from ..errors import InvalidValueError
 from ..quoting import quoted
 from ..text import Text
-from .values import Parsed, ValueType
+from .values import NORMALISED, Parsed, ValueType
 
 _TOKEN = re.compile(r"[,:\[\]]|[^,:\[\]]+")
 _DIGITS = re.compile(r"\+?\d+")
@@ -45,7 +45,7 @@ class ConfigValue(ValueType):
     def parse(self, raw: object) -> Parsed:
         text = str(raw).strip() if not isinstance(raw, bool) else ("True" if raw else "False")
         canonical, value = self.check(text.replace(" ", ""))
-        notes = (f"{quoted(text)} normalised to {quoted(canonical)}",) if canonical != text else ()
+        notes = (NORMALISED.get().format(given=quoted(text), shown=quoted(canonical)),) if canonical != text else ()
         return Parsed(canonical, value, notes)
 
     def check(self, text: str) -> tuple[str, Any]:
@@ -222,7 +222,7 @@ class KeyValueConfig(ValueType):
         result = self.join(dict(items))
         notes = list(result.notes)
         if result.text != text.strip():
-            notes.insert(0, f"{quoted(text)} normalised to {quoted(result.text)}")
+            notes.insert(0, NORMALISED.get().format(given=quoted(text), shown=quoted(result.text)))
         return Parsed(result.text, result.value, tuple(dict.fromkeys(notes)))
 
     def split(self, text: str) -> list[tuple[str, str]]:

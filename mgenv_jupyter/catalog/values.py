@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from ..errors import InvalidValueError
 from ..quoting import quoted
+from ..text import Text
 
 KiB = 1024
 MiB = 1024**2
@@ -91,7 +92,8 @@ class Switch(ValueType):
         else:
             raise _bad(raw, self.allowed())
         if text not in (self.on.lower(), self.off.lower()):
-            return Parsed(result.text, result.value, (f"{quoted(text)} normalised to {quoted(result.text)}",))
+            return Parsed(result.text, result.value,
+                          (NORMALISED.get().format(given=quoted(text), shown=quoted(result.text)),))
         return result
 
     def allowed(self) -> str:
@@ -133,6 +135,13 @@ class Presence(ValueType):
 _SIZE_RE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)\s*([kmgt](?:i?b)?|b)?", re.IGNORECASE)
 _SIZE_UNITS = {"b": 1, "k": KiB, "m": MiB, "g": GiB, "t": TiB}
 _UNIT_NAMES = {1: "bytes", KiB: "KiB", MiB: "MiB", GiB: "GiB"}
+
+# What a value became, said under %envset and in the sidebar in the language of the moment.
+NORMALISED = Text("{given} normalised to {shown}", "{given} 已规范为 {shown}")
+NORMALISED_SIZE = Text("{given} normalised to {count} {unit} ({size}), the plain number the framework reads",
+                       "{given} 已换算为 {count} {unit}({size}),即框架读取的纯数字")
+EXPANDED = Text("{given} expanded to {shown}", "{given} 已展开为 {shown}")
+BYTES = Text("bytes", "字节")
 _SIZE_HELP = "a size such as 1048576, 512MB, 5GB or 1.5 gb (units B, KB, MB, GB, TB; 1024-based)"
 
 
@@ -198,8 +207,9 @@ class Size(ValueType):
             raise _bad(raw, self.allowed())
         notes: tuple[str, ...] = ()
         if unit is not None or str(raw).strip() != str(count):
-            notes = (f"{quoted(str(raw).strip())} normalised to {count} {unit_name} ({format_size(int(nbytes))}),"
-                     " the plain number the framework reads",)
+            unit_words = BYTES.get() if self.unit == 1 else unit_name
+            notes = (NORMALISED_SIZE.get().format(given=quoted(str(raw).strip()), count=count, unit=unit_words,
+                                                  size=format_size(int(nbytes))),)
         return Parsed(str(count), count, notes)
 
     def allowed(self) -> str:
@@ -235,7 +245,8 @@ class ReserveMemory(ValueType):
             nbytes = parse_size(text)
         except InvalidValueError:
             raise _bad(raw, self.allowed()) from None
-        return Parsed(f"b:{nbytes}", nbytes, (f"{quoted(text)} normalised to 'b:{nbytes}' ({format_size(nbytes)})",))
+        return Parsed(f"b:{nbytes}", nbytes, (NORMALISED.get().format(
+            given=quoted(text), shown=f"'b:{nbytes}' ({format_size(nbytes)})"),))
 
     def allowed(self) -> str:
         return ("a size to reserve exactly (b:<bytes>, or 2GB which becomes b:2147483648), "
@@ -265,7 +276,7 @@ class Choice(ValueType):
             close = difflib.get_close_matches(text, list(self.values), n=1, cutoff=0.6) if len(text) <= 100 else []
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise InvalidValueError(f"{quoted(text)} is not allowed{hint}: expected one of {', '.join(self.values)}")
-        notes = [f"{quoted(text)} normalised to {quoted(canonical)}"] if canonical != text else []
+        notes = [NORMALISED.get().format(given=quoted(text), shown=quoted(canonical))] if canonical != text else []
         notes += [note for value, note in self.value_notes if value == canonical]
         return Parsed(canonical, self.python_type(canonical), tuple(notes))
 
@@ -294,7 +305,8 @@ class Integer(ValueType):
         number = int(text)
         if (self.minimum is not None and number < self.minimum) or (self.maximum is not None and number > self.maximum):
             raise _bad(raw, self.allowed())
-        return Parsed(str(number), number, (f"{quoted(text)} normalised to {number}",) if str(number) != text else ())
+        return Parsed(str(number), number, (NORMALISED.get().format(given=quoted(text), shown=number),)
+                      if str(number) != text else ())
 
     def allowed(self) -> str:
         return "a whole number" + _range_words(self.minimum, self.maximum)
@@ -358,7 +370,7 @@ class Pattern(ValueType):
         candidate = text.lower() if self.lower else text
         if not re.fullmatch(self.regex, candidate):
             raise _bad(raw, self.allowed())
-        notes = (f"{quoted(text)} normalised to {quoted(candidate)}",) if candidate != text else ()
+        notes = (NORMALISED.get().format(given=quoted(text), shown=quoted(candidate)),) if candidate != text else ()
         return Parsed(candidate, candidate, notes)
 
     def allowed(self) -> str:
@@ -392,7 +404,7 @@ class FileSystemPath(ValueType):
         if not text or "\x00" in text:
             raise _bad(raw, self.allowed())
         expanded = os.path.expanduser(text)
-        notes = [f"{quoted(text)} expanded to {quoted(expanded)}"] if expanded != text else []
+        notes = [EXPANDED.get().format(given=quoted(text), shown=quoted(expanded))] if expanded != text else []
         if not os.path.exists(expanded):
             notes.append(f"{expanded} does not exist yet")
         elif self.directory and not os.path.isdir(expanded):
@@ -437,7 +449,7 @@ class DeviceList(ValueType):
         normalised = ",".join(items)
         if len(set(items)) != len(items):
             raise InvalidValueError(f"{quoted(text)} names a device twice: each device may appear once")
-        notes = (f"{quoted(text)} normalised to {quoted(normalised)}",) if normalised != text else ()
+        notes = (NORMALISED.get().format(given=quoted(text), shown=quoted(normalised)),) if normalised != text else ()
         return Parsed(normalised, items, notes)
 
     def allowed(self) -> str:

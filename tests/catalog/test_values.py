@@ -137,3 +137,20 @@ def test_device_list_and_free_text_and_optional():
 def test_sizes_are_written_in_binary_units_as_the_chart_writes_them(nbytes, text):
     # The same cases as labextension/tests/chartFormat.test.ts: a line's label and the chart's axis agree.
     assert format_size(nbytes) == text
+
+
+def test_what_a_value_became_is_said_in_the_language_of_the_moment():
+    """%envset's note under a normalised value follows the kernel's language (a Chinese JupyterLab's, or %envlang)."""
+    from mgenv_jupyter.catalog.values import GiB, Size
+    from mgenv_jupyter.text import set_language
+
+    size = Size()
+    try:
+        set_language("zh")
+        assert size.parse("5GB").notes == ("'5GB' 已换算为 5368709120 字节(5 GiB),即框架读取的纯数字",)
+        set_language("en")
+        assert size.parse("5GB").notes == ("'5GB' normalised to 5368709120 bytes (5 GiB), the plain number the "
+                                           "framework reads",)
+    finally:
+        set_language(None)
+    assert size.parse("5GB").value == 5 * GiB
