@@ -97,7 +97,7 @@ class Switch(ValueType):
         return result
 
     def allowed(self) -> str:
-        return f"{self.on} (on) or {self.off} (off); true/false, on/off, yes/no are accepted"
+        return ALLOWED_SWITCH.get().format(on=self.on, off=self.off)
 
     def choices(self) -> tuple[str, ...]:
         return (self.on, self.off)
@@ -124,7 +124,7 @@ class Presence(ValueType):
         return Parsed(text, True)
 
     def allowed(self) -> str:
-        return "any value turns it ON (even 0); unset the variable to turn it off"
+        return ALLOWED_PRESENCE.get()
 
     def choices(self) -> tuple[str, ...]:
         return ("1",)
@@ -142,6 +142,29 @@ NORMALISED_SIZE = Text("{given} normalised to {count} {unit} ({size}), the plain
                        "{given} 已换算为 {count} {unit}({size}),即框架读取的纯数字")
 EXPANDED = Text("{given} expanded to {shown}", "{given} 已展开为 {shown}")
 BYTES = Text("bytes", "字节")
+# What a value type allows, in the language of the moment (%envset's errors, the sidebar's "allowed" line).
+ALLOWED_SWITCH = Text("{on} (on) or {off} (off); true/false, on/off, yes/no are accepted",
+                      "{on}(开)或 {off}(关);也接受 true/false、on/off、yes/no")
+ALLOWED_PRESENCE = Text("any value turns it ON (even 0); unset the variable to turn it off",
+                        "任何值都会开启(即使是 0);删除该变量才会关闭")
+ALLOWED_SIZE = Text("a whole number of {unit}{limits}, or a size with a unit such as 512MB or 5GB",
+                    "{unit}数的整数{limits},或带单位的大小,如 512MB 或 5GB")
+ALLOWED_RESERVE = Text("a size to reserve exactly (b:<bytes>, or 2GB which becomes b:2147483648), "
+                       "or 1/all to reserve all free memory",
+                       "要精确预留的大小(b:<字节数>,或 2GB,会变为 b:2147483648),或 1/all 预留全部空闲显存")
+ALLOWED_CHOICE = Text("one of {values}", "以下之一:{values}")
+ALLOWED_INTEGER = Text("a whole number{limits}", "整数{limits}")
+ALLOWED_NUMBER = Text("a number{limits}", "数字{limits}")
+ALLOWED_DIRECTORY = Text("a directory path", "目录路径")
+ALLOWED_FILE = Text("a file path", "文件路径")
+ALLOWED_TEXT = Text("any text", "任意文本")
+ALLOWED_DEVICES = Text("comma-separated device indices or UUIDs such as 0,1 or GPU-8f3…; empty hides all devices",
+                       "以逗号分隔的设备序号或 UUID,如 0,1 或 GPU-8f3…;为空则隐藏所有设备")
+RANGE_BOTH = Text(" from {low} to {high}", ",从 {low} 到 {high}")
+RANGE_LOW = Text(" ≥ {low}", ",≥ {low}")
+RANGE_FROM = Text(" from {low}", ",从 {low} 起")
+ALLOWED_OPTIONAL = Text("None (framework default) or {inner}", "None(框架默认)或{inner}")
+RANGE_HIGH = Text(" ≤ {high}", ",≤ {high}")
 _SIZE_HELP = "a size such as 1048576, 512MB, 5GB or 1.5 gb (units B, KB, MB, GB, TB; 1024-based)"
 
 
@@ -213,9 +236,8 @@ class Size(ValueType):
         return Parsed(str(count), count, notes)
 
     def allowed(self) -> str:
-        unit = _UNIT_NAMES.get(self.unit, "units")
-        limits = f" from {self.minimum}" + (f" to {self.maximum}" if self.maximum is not None else "")
-        return f"a whole number of {unit}{limits}, or a size with a unit such as 512MB or 5GB"
+        unit = BYTES.get() if self.unit == 1 else _UNIT_NAMES.get(self.unit, "units")
+        return ALLOWED_SIZE.get().format(unit=unit, limits=_range_words(self.minimum, self.maximum, bounded=True))
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "unit_bytes": self.unit, "min": self.minimum, "max": self.maximum}
@@ -249,8 +271,7 @@ class ReserveMemory(ValueType):
             given=quoted(text), shown=f"'b:{nbytes}' ({format_size(nbytes)})"),))
 
     def allowed(self) -> str:
-        return ("a size to reserve exactly (b:<bytes>, or 2GB which becomes b:2147483648), "
-                "or 1/all to reserve all free memory")
+        return ALLOWED_RESERVE.get()
 
     def choices(self) -> tuple[str, ...]:
         return ("1", "b:")
@@ -281,7 +302,7 @@ class Choice(ValueType):
         return Parsed(canonical, self.python_type(canonical), tuple(notes))
 
     def allowed(self) -> str:
-        return "one of " + ", ".join(self.values)
+        return ALLOWED_CHOICE.get().format(values=", ".join(self.values))
 
     def choices(self) -> tuple[str, ...]:
         return self.values
@@ -309,7 +330,7 @@ class Integer(ValueType):
                       if str(number) != text else ())
 
     def allowed(self) -> str:
-        return "a whole number" + _range_words(self.minimum, self.maximum)
+        return ALLOWED_INTEGER.get().format(limits=_range_words(self.minimum, self.maximum))
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "min": self.minimum, "max": self.maximum}
@@ -339,19 +360,20 @@ class Number(ValueType):
         return Parsed(text if isinstance(raw, str) else repr(number), number)
 
     def allowed(self) -> str:
-        return "a number" + _range_words(self.minimum, self.maximum)
+        return ALLOWED_NUMBER.get().format(limits=_range_words(self.minimum, self.maximum))
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "min": self.minimum, "max": self.maximum}
 
 
-def _range_words(low: float | None, high: float | None) -> str:
+def _range_words(low: float | None, high: float | None, bounded: bool = False) -> str:
+    """" from 1 to 8", " ≥ 0"...; `bounded`: a lower bound alone is said "from 1" (a size's count)."""
     if low is not None and high is not None:
-        return f" from {low} to {high}"
+        return RANGE_BOTH.get().format(low=low, high=high)
     if low is not None:
-        return f" ≥ {low}"
+        return (RANGE_FROM if bounded else RANGE_LOW).get().format(low=low)
     if high is not None:
-        return f" ≤ {high}"
+        return RANGE_HIGH.get().format(high=high)
     return ""
 
 
@@ -412,7 +434,7 @@ class FileSystemPath(ValueType):
         return Parsed(expanded, expanded, tuple(notes))
 
     def allowed(self) -> str:
-        return "a directory path" if self.directory else "a file path"
+        return (ALLOWED_DIRECTORY if self.directory else ALLOWED_FILE).get()
 
 
 @dataclass(frozen=True)
@@ -428,7 +450,7 @@ class FreeText(ValueType):
         return Parsed(text, text)
 
     def allowed(self) -> str:
-        return "any text"
+        return ALLOWED_TEXT.get()
 
 
 @dataclass(frozen=True)
@@ -453,7 +475,7 @@ class DeviceList(ValueType):
         return Parsed(normalised, items, notes)
 
     def allowed(self) -> str:
-        return "comma-separated device indices or UUIDs such as 0,1 or GPU-8f3…; empty hides all devices"
+        return ALLOWED_DEVICES.get()
 
 
 @dataclass(frozen=True)
@@ -473,7 +495,7 @@ class OptionalOf(ValueType):
         return self.inner.parse(raw)
 
     def allowed(self) -> str:
-        return f"None (framework default) or {self.inner.allowed()}"
+        return ALLOWED_OPTIONAL.get().format(inner=self.inner.allowed())
 
     def choices(self) -> tuple[str, ...]:
         return self.inner.choices()
