@@ -6,10 +6,12 @@ language when the panel or a chart connects. An English JupyterLab stays English
 panel at 280 px) are kept under test-artifacts/; Chinese glyphs need a CJK font (Debian's fonts-noto-cjk), or
 Chromium draws boxes.
 
-The check for English left over: no ordinary English word of our own label tables (the sidebar's and the chart's
-gettext catalog, the kernel's words for source states and chart lines, the catalog's status labels) appears in our
-parts of the page. Names stay names in every language (MegEngine, NVML, GPU, GiB, variable names, the PyTorch
-message quoted in the report), and are not words of those tables."""
+The check for English left over: no phrase of our own label tables (the sidebar's and the chart's gettext catalog,
+the kernel's words for source states and chart lines, the status labels) appears in our parts of the page, and on the
+charts, which show no values, not even a single word of them. Names stay names in every language (MegEngine, NVML,
+GPU, GiB, variable names and values, the PyTorch message quoted in the report). Not covered, and still English: the
+catalog's own data beside the descriptions (a Pattern value's description of what it allows, caveats, notes on
+traps) that the panel and %envset show."""
 
 from __future__ import annotations
 
@@ -192,6 +194,7 @@ def test_with_jupyterlab_in_chinese_everything_of_ours_on_the_screen_is_chinese(
     assert "自内核启动" in texts["inline"] and "自内核启动" in texts["panel_chart"]  # "since kernel start"
     assert "DTR 释放阈值" in texts["inline"] or "DTR" in texts["inline"]
     assert "导入时生效" in texts["envset"]  # "takes effect at import"
+    assert "已换算为 5368709120 字节" in texts["envset"] and "normalised" not in texts["envset"]
     assert "框架环境变量" in texts["panel"]
     assert texts["clipped"] == []
 
