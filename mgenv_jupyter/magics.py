@@ -294,7 +294,9 @@ class EnvMagics(Magics):
 
     @no_var_expand
     @magic_arguments()
-    @argument("language", nargs="?", choices=("zh", "en", "auto"), help="auto: from MGENV_LANG or the locale")
+    @argument("language", nargs="?", choices=("zh", "en", "auto"),
+              help="auto: from MGENV_LANG, else the language of the JupyterLab whose sidebar or chart connected, "
+              "else the locale")
     @line_magic
     def envlang(self, line: str) -> str:
         """Show or choose the language of descriptions, statuses and messages."""
