@@ -10,9 +10,9 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 
-import { GPU_WORDS } from './gpuText';
-
 import { CHART_CONTEXT, CHART_WORDS, ChartKey } from '../chart/text';
+
+import { GPU_WORDS } from './gpuText';
 
 export type Language = 'en' | 'zh';
 
