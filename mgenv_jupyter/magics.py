@@ -87,6 +87,13 @@ def _words(line: str) -> list[str]:
                          ) from None
 
 
+def _file_path(name: str) -> Path:
+    """A file named on a magic's line, `~` expanded; a name no file can have is a UsageError, not a traceback."""
+    if "\x00" in name:
+        raise UsageError("the file name contains a NUL character, which no file name can hold; nothing was done")
+    return Path(os.path.expanduser(name))
+
+
 def parse_cell(cell: str) -> list[tuple[str, str]]:
     """`NAME=VALUE` per line; blank lines and lines starting with # are skipped; quotes around a value are removed."""
     pairs = []
@@ -232,7 +239,7 @@ class EnvMagics(Magics):
             from .regular_files import write_text_file
 
             try:
-                write_text_file(Path(os.path.expanduser(args.file)), text)
+                write_text_file(_file_path(args.file), text)
             except InvalidValueError as exc:
                 raise UsageError(str(exc)) from None
             return f"wrote {len(text.splitlines())} lines to {args.file}"
@@ -251,7 +258,7 @@ class EnvMagics(Magics):
         digits and _ - + , : = @ %), is set only with --force."""
         args = _parse_args(self.envload, line)
         try:
-            pairs = envfile.read_dotenv(Path(os.path.expanduser(args.file)))
+            pairs = envfile.read_dotenv(_file_path(args.file))
         except InvalidValueError as exc:
             raise UsageError(str(exc)) from None
         return self._run(lambda: session().set(pairs, source="file", force=args.force, live=not args.env_only))
