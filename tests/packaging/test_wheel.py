@@ -46,6 +46,12 @@ def test_a_fresh_environment_with_the_wheel_has_the_extension_and_the_widgets(bu
                             text=True, timeout=300)
     output = re.sub(r"\x1b\[[0-9;]*m", "", listed.stdout + listed.stderr)  # without the colours
     assert "mgenv-jupyter v0.1.0 enabled OK (python, mgenv_jupyter)" in output, output
+    # The server extension (every notebook's GPU memory) is enabled by the wheel's jupyter-config file.
+    servers = subprocess.run([str(python.with_name("jupyter")), "server", "extension", "list"], capture_output=True,
+                             text=True, timeout=300)
+    server_output = re.sub(r"\x1b\[[0-9;]*m", "", servers.stdout + servers.stderr)
+    assert "mgenv_jupyter.server enabled" in server_output, server_output
+    assert re.search(r"mgenv_jupyter\.server\s+OK", server_output), server_output
     made = subprocess.run([str(python), "-c", (
         "import mgenv_jupyter\n"
         "dtr = mgenv_jupyter.DTRWidget(gpu_total_bytes=16 * 1024**3)\n"
