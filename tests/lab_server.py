@@ -55,9 +55,11 @@ SETTINGS = {
 
 @contextmanager
 def running_lab(
-    workdir: Path, env: dict[str, str] | None = None, limit_s: int = 900, app: str = "lab"
+    workdir: Path, env: dict[str, str] | None = None, limit_s: int = 900, app: str = "lab",
+    jupyter: Path | None = None,
 ) -> Iterator[Lab]:
-    """JupyterLab (or, with app="notebook", Notebook 7, which takes the same options) serving workdir/notebooks."""
+    """JupyterLab (or, with app="notebook", Notebook 7, which takes the same options) serving workdir/notebooks;
+    `jupyter`: the `jupyter` command of another environment (default: this Python's), whose kernel it starts."""
     port = _free_port()
     dirs = {name: workdir / name for name in ("config", "runtime", "workspaces", "settings", "notebooks", "data")}
     for d in dirs.values():
@@ -71,7 +73,7 @@ def running_lab(
     if not server_config.exists():
         server_config.write_text(json.dumps({"JupyterNotebookApp": {"expose_app_in_browser": True}}))
     log = workdir / "lab.log"
-    jupyter = Path(sys.executable).with_name("jupyter")
+    jupyter = jupyter or Path(sys.executable).with_name("jupyter")
     # Kernels inherit the server's environment, so the data dir keeps what they write out of the user's home too.
     child_env = {**os.environ, "JUPYTER_DATA_DIR": str(dirs["data"]), **(env or {}),
                  "JUPYTER_CONFIG_DIR": str(dirs["config"]), "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
