@@ -43,7 +43,8 @@ def test_memfree_gives_back_the_failed_cells_array_and_leaves_the_users_variable
     assert result.rss_freed is not None and result.rss_freed >= 0.8 * SIZE, result.rss_freed
     assert rss_before - psutil.Process().memory_info().rss >= 0.8 * SIZE
     assert id(ip.user_ns["keep"]) == ip.user_ns["kept_id"] and ip.user_ns["keep"].sum() == 499500
-    assert 42 in ip.user_ns["Out"].values(), "the output cache is kept unless asked"
+    # By type first: an earlier test's array in the shared shell's cache would make `==` ambiguous.
+    assert any(type(v) is int and v == 42 for v in ip.user_ns["Out"].values()), "the output cache is kept unless asked"
     assert result.outputs is None
     assert not hasattr(sys, "last_traceback") and not hasattr(sys, "last_value")
     said = repr(view)
