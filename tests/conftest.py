@@ -16,6 +16,11 @@ from mgenv_jupyter.runtime import EnvSession, ImportWatcher
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The suite's expected texts are in English, the product's language where the locale does not say Chinese: a machine
+# whose locale is Chinese must not change them. The kernels, servers and scenarios the tests start inherit it; tests of
+# the language choice set these variables themselves, and a front end's language still counts before the locale.
+os.environ["LC_ALL"] = "C.UTF-8"
+
 
 # Tier directories whose tests are marked with the tier's marker and `slow` (the tier conftests say what each holds):
 # `pytest -m "not slow"` leaves them out, `pytest -m browser` runs one alone.
