@@ -37,8 +37,8 @@ MISSED_BEFORE = ("OPENSSL_CONF", "OPENSSL_MODULES", "CUDA_INJECTION64_PATH", "NV
 # The next ones, by family rather than by name: none of these names is written anywhere in the package.
 FAMILY_MEMBERS = ("ROCPROFILER_PRELOAD", "HSA_TOOLS_INJECTION_PATH", "NEWLIB_LIBRARY_PATHS", "GST_PLUGIN_PATH",
                   "FOO_PLUGIN_DIR", "XYZ_PTXAS_PATH", "MY_COMPILER", "HIP_CLANG_PATH", "KRB5_CONFIG",
-                  "LIBVA_DRIVERS_PATH", "VK_ICD_FILENAMES", "SLURM_EPILOG", "SOMETOOL_CMD", "ALLOW_PICKLE", "FOO_CACHE_DIR", "MY_CONF",
-                  "TPU_LIBRARY_PATH", "X" * 300)
+                  "LIBVA_DRIVERS_PATH", "VK_ICD_FILENAMES", "SLURM_EPILOG", "SOMETOOL_CMD", "ALLOW_PICKLE",
+                  "FOO_CACHE_DIR", "MY_CONF", "TPU_LIBRARY_PATH", "X" * 300)
 # Catalog entries that load code, each decided in its own entry.
 CODE_LOADING_ENTRIES = {"CUDA_BIN_PATH", "MGB_JIT_WORKDIR", "debug_dir", "dump_config", "profiling_config", "work_path",
                         "op_compiler_cache_dir"}
