@@ -54,6 +54,12 @@ _OUTPUTS_FROM_A_CELL = Text(
     "cell does; nothing was freed",
     "'free' 请求从不清除输出缓存(Out、_、__):其中保存着结果,只有在单元中运行 %memfree --outputs 才会清除;"
     "未释放任何内存")
+_NOT_A_REMEDY = Text(
+    "this button's remedy is not one of this kernel's last out-of-memory report (the report is from an earlier "
+    "failure or another kernel, or the id is unknown): only a remedy of the latest report can be applied from its "
+    "button; nothing was changed",
+    "此按钮的补救措施不属于本内核最近一次内存不足报告(报告来自更早的失败或其他内核,或 id 未知):只能通过按钮应用"
+    "最新报告中的补救措施;未做任何更改")
 
 
 class BadRequest(ValueError):
@@ -197,9 +203,18 @@ class RequestHandler:
         source = self._source(data)
         force = _field(data, "force", bool, False)
         live = not _field(data, "env_only", bool, False)
-        if source == "oom_report":  # only a remedy this kernel made, as its own record has it (issue 19)
-            pairs = _made_remedy(pairs)
         report = self.env.set(pairs, source=source, force=force, live=live)
+        return [wire.result_reply(report, self.language, request_id)]
+
+    def _on_remedy(self, data: dict[str, Any], request_id: str) -> list[Reply]:
+        """A click on an out-of-memory report's button: the remedy its id names in this kernel's own last report, set
+        through the session as that report has it (source "oom_report": catalog variables only, never force). An
+        unknown or stale id changes nothing."""
+        remedy = oom_report.made_remedy(_text(_field(data, "report_id", str), "'report_id'"),
+                                        _text(_field(data, "remedy_id", str), "'remedy_id'"))
+        if remedy is None:
+            raise BadRequest(_NOT_A_REMEDY.get(self.language))
+        report = self.env.set(list(remedy.assignments), source="oom_report", force=False, live=True)
         return [wire.result_reply(report, self.language, request_id)]
 
     def _on_history(self, data: dict[str, Any], request_id: str) -> list[Reply]:
@@ -331,15 +346,3 @@ class SidebarComm:
 
         last_verify.unobserve(self._on_verified)
         self.memory.close()
-
-
-def _made_remedy(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The assignments of the remedy of this kernel's last out-of-memory report that `pairs` names, from the report's
-    own record: a button carries only a remedy the kernel made, whatever a crafted output shows or sends."""
-    last = oom_report.last_report()
-    wanted = dict(pairs)
-    for remedy in last.remedies if last is not None else ():
-        if dict(remedy.assignments) == wanted:
-            return list(remedy.assignments)
-    raise BadRequest("an out-of-memory report's button sets only a remedy of this kernel's last out-of-memory "
-                     "report, and this is none of them; nothing was changed")

@@ -67,39 +67,60 @@ def test_code_loading_variables_need_force_from_the_sidebar(handler, fresh_sessi
     assert reply["type"] == "result" and os.environ["PIP_INDEX_URL"] == "https://mirror.example/simple"
 
 
-def test_a_remedy_clicked_in_an_oom_report_is_a_set_request_with_its_own_source(handler, fresh_session, monkeypatch):
-    """The report's buttons send the sidebar's "set" with source "oom_report": recorded as such, and held to stricter
-    rules than the sidebar's (issue 19): only a remedy of this kernel's own last report, as its record has it, catalog
-    variables only, never one that loads code, never with force."""
+def test_a_remedy_clicked_in_an_oom_report_names_only_the_kernels_own_remedy(handler, fresh_session, monkeypatch):
+    """The report's buttons send a "remedy" request naming the kernel's ids, nothing else (issue 19): the kernel sets
+    the remedy its own last report holds (source "oom_report": catalog variables only, never force). A forged id, an
+    id of an earlier report, an old-style "set" with source "oom_report" (whatever it carries) and extra fields are
+    refused and change nothing."""
     import dataclasses
 
     from mgenv_jupyter.oom import report as oom_report
     from mgenv_jupyter.oom.causes import Cause
     from mgenv_jupyter.oom.recognise import recognise
     from mgenv_jupyter.oom.remedies import Remedy
+    from mgenv_jupyter.presentation.oom.text import OomText
+    from mgenv_jupyter.presentation.oom.wire import oom_data
     from mgenv_jupyter.text import Text
 
     monkeypatch.setattr(oom_report.LAST, "_value", None)
     remedy = Remedy(Cause.FRAGMENTATION, (("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"),),
                     Text("why", "why"), restart=False)
-    before = dict(os.environ)
-    [reply] = handler.handle(request("set", assignments=dict(remedy.assignments), source="oom_report"))
-    assert reply["type"] == "error" and "only a remedy of this kernel's last out-of-memory report" in reply["message"]
+    before, history = dict(os.environ), len(fresh_session.history)
+
+    def refused(message: dict, words: str) -> None:
+        [reply] = handler.handle(message)
+        assert reply["type"] == "error" and words in reply["message"], (message, reply["message"])
+        assert dict(os.environ) == before and len(fresh_session.history) == history
+
+    refused(request("remedy", report_id="0" * 16, remedy_id="0" * 16 + "-0"), "nothing was changed")  # no report yet
     made = oom_report.build_report(recognise(MemoryError()), None, fresh_session)
-    oom_report.remember(dataclasses.replace(made, remedies=(remedy,)))
-    for assignments, force, words in (
-        ({"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:False"}, False, "this is none of them"),  # not what it made
-        ({"LD_PRELOAD": "/tmp/evil.so"}, False, "this is none of them"),
-        ({"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True", "MY_SETTING": "1"}, False, "this is none of them"),
-        (dict(remedy.assignments), True, "never forces a change"),
+    earlier = dataclasses.replace(made, remedies=(remedy,), key="e" * 16)
+    oom_report.remember(earlier)
+    report = dataclasses.replace(made, remedies=(remedy,))
+    oom_report.remember(report)
+    [shown] = oom_data(OomText(report, "en"))["remedies"]  # what the button shows and sends back
+    assert shown["envset"] == remedy.envset and shown["assignments"] == [list(p) for p in remedy.assignments]
+    assert shown["id"] == report.remedy_id(0) and oom_data(OomText(report, "en"))["id"] == report.key
+    for report_id, remedy_id in (
+        (report.key, report.key + "-1"),  # no such remedy in the report
+        (report.key, "forged"),
+        ("forged", report.remedy_id(0)),
+        (earlier.key, earlier.remedy_id(0)),  # a stale report's button
+        (report.key, earlier.remedy_id(0)),
     ):
-        [reply] = handler.handle(request("set", assignments=assignments, source="oom_report", force=force))
-        assert reply["type"] == "error" and words in reply["message"], (assignments, reply["message"])
-    assert dict(os.environ) == before
-    [result] = handler.handle(request("set", assignments=dict(remedy.assignments), source="oom_report"))
+        refused(request("remedy", report_id=report_id, remedy_id=remedy_id),
+                "not one of this kernel's last out-of-memory report")
+    refused(request("remedy", report_id=report.key), "'remedy_id'")
+    refused(request("remedy", report_id=report.key, remedy_id=["x"]), "'remedy_id'")
+    for assignments, force in ((dict(remedy.assignments), False), (dict(remedy.assignments), True),
+                               ({"LD_PRELOAD": "/tmp/evil.so"}, False)):  # the old path, even with a real remedy
+        refused(request("set", assignments=assignments, source="oom_report", force=force), "source must be one of")
+    refused(request("unset", names=["PYTORCH_CUDA_ALLOC_CONF"], source="oom_report"), "source must be one of")
+    [result] = handler.handle(request("remedy", report_id=report.key, remedy_id=shown["id"],
+                                      assignments={"LD_PRELOAD": "/tmp/evil.so"}, force=True))  # extra fields: ignored
     assert result["type"] == "result" and result["changes"][0]["source"] == "oom_report"
-    assert os.environ["PYTORCH_CUDA_ALLOC_CONF"] == "expandable_segments:True"
-    assert fresh_session.history[-1].source == "oom_report"
+    assert os.environ["PYTORCH_CUDA_ALLOC_CONF"] == "expandable_segments:True" and "LD_PRELOAD" not in os.environ
+    assert fresh_session.history[-1].source == "oom_report" and len(fresh_session.history) == history + 1
 
 
 @pytest.mark.parametrize(("assignments", "words"), [

@@ -65,7 +65,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     const oom = oomRendererFactory({
       t,
       notebookOf: node => notebooks.find(notebook => notebook.node.contains(node)) ?? null,
-      apply: (notebook, assignments) => panel.follower.applyRemedy(notebook, assignments),
+      apply: (notebook, choice) => panel.follower.applyRemedy(notebook, choice),
       restart: () => app.commands.execute(COMMAND_IDS.restart),
       free: notebook => panel.follower.free(notebook),
       shutdownHolder: shutdownKernelHolder(app, t)

@@ -413,8 +413,9 @@ export type FreedReply = {
   result: FreeResultData;
 };
 
-/** One remedy: the catalog variables it sets (name, value) in order, the `%envset` line that does the same, whether the kernel needs a restart for it to take effect, and its reason and caveat in the report's language. */
+/** One remedy: its id (made by the kernel, stable within its report: what a click sends back), the catalog variables it sets (name, value) in order, the `%envset` line made from the same record, whether the kernel needs a restart for it to take effect, and its reason and caveat in the report's language. */
 export type OomRemedyInfo = {
+  id: string;
   cause: string;
   assignments: string[][];
   envset: string;
@@ -462,6 +463,7 @@ export type OomReportData = {
   kernel_holder?: OomKernelHolder | null;
   holders?: HoldersData;
   v: number;
+  id: string;
   language: string;
   headline: string;
   sections: string[][];
@@ -470,6 +472,15 @@ export type OomReportData = {
   remedies_title: string;
   no_remedy: string | null;
   footer: string;
+};
+
+/** Front end → kernel, over the sidebar's comm: apply the remedy `remedy_id` of the report `report_id`, a click on its button. No names, values or force travel: the kernel resolves the id against its own last report and refuses an unknown or stale one, changing nothing. Answered by "result", or "error". */
+export type RemedyRequest = {
+  v: number;
+  id: string;
+  type: 'remedy';
+  report_id: string;
+  remedy_id: string;
 };
 
 /** Kernel → sidebar, over its comm: a cell ran out of memory (sent to every open sidebar as the report is made, and after a sidebar's hello when the kernel has one), so the panel shows the last report. */
@@ -549,7 +560,7 @@ export type GpuOwnersReply = {
   owners: GpuOwner[];
 };
 
-export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest;
+export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest | RemedyRequest;
 
 /** A request as the front end writes it; the client adds `v` and `id` as it sends it. */
 export type RequestBody<R extends Request = Request> = R extends Request ? Omit<R, 'v' | 'id'> : never;

@@ -1,5 +1,6 @@
 import { nullTranslator } from '@jupyterlab/translation';
 
+import { RemedyChoice } from '../src/sidebar/client';
 import { OomReportView, oomRendererFactory } from '../src/sidebar/oomReport';
 import { DOMAIN, translate } from '../src/sidebar/text';
 import { OOM_MIME, OOM_VERSION, OomReportData, STATUS_LABELS, StatusCode } from '../src/protocol';
@@ -9,6 +10,7 @@ const t = translate(nullTranslator.load(DOMAIN));
 
 const REPORT: OomReportData = {
   v: OOM_VERSION,
+  id: 'r1',
   language: 'en',
   headline: 'Out of memory on gpu0 (torch.OutOfMemoryError): 2 GiB asked for',
   sections: [['Verdict: fragmentation — <b>16 GiB</b> reserved'], ['Numbers:']],
@@ -16,12 +18,12 @@ const REPORT: OomReportData = {
   timeline: { title: 'Timeline of gpu0 process', chart: null, lines: ['cell [3] went from 2 GiB to 38 GiB'] },
   remedies: [
     {
-      cause: 'fragmentation', assignments: [['PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True']],
+      id: 'r1-0', cause: 'fragmentation', assignments: [['PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True']],
       envset: '%envset PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True', restart: true, when: 'needs a restart',
       why: 'growable segments', caveat: null
     },
     {
-      cause: 'cap', assignments: [['A', '1'], ['B', '2']], envset: '%envset A=1 B=2', restart: false,
+      id: 'r1-1', cause: 'cap', assignments: [['A', '1'], ['B', '2']], envset: '%envset A=1 B=2', restart: false,
       when: 'applies live', why: 'two at once', caveat: 'a caveat'
     }
   ],
@@ -30,17 +32,17 @@ const REPORT: OomReportData = {
   footer: 'Report made in 3 ms.'
 };
 
-function setUp(answer: (assignments: Record<string, string>) => any) {
-  const calls: Record<string, string>[] = [];
+function setUp(answer: (choice: RemedyChoice) => any) {
+  const calls: RemedyChoice[] = [];
   const restarts: number[] = [];
   const panel = {} as any;
   const view = new OomReportView({
     t,
     notebookOf: () => panel,
-    apply: async (notebook, assignments) => {
+    apply: async (notebook, choice) => {
       expect(notebook).toBe(panel);
-      calls.push(assignments);
-      return answer(assignments);
+      calls.push(choice);
+      return answer(choice);
     },
     restart: async () => restarts.push(1)
   });
@@ -71,14 +73,16 @@ describe('OomReportView', () => {
     expect(timeline.querySelector('.mgenv-oom-chart')).toBeNull(); // nothing recorded: no empty chart
   });
 
-  it('sends the remedy’s assignments, then offers Restart and apply when it needs a restart', async () => {
+  it('names the kernel’s report and remedy ids (the variables only for the profile), then offers Restart and apply when it needs a restart', async () => {
     const { view, calls, restarts } = setUp(() => result('pending_first_use'));
     await view.renderModel(model(REPORT));
     const [first] = view.node.querySelectorAll<HTMLButtonElement>('.mgenv-oom-apply');
     first.click();
     expect(first.disabled).toBe(true);
     await flush();
-    expect(calls).toEqual([{ PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' }]);
+    expect(calls).toEqual([
+      { reportId: 'r1', remedyId: 'r1-0', assignments: { PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' } }
+    ]);
     const outcome = view.node.querySelector<HTMLElement>('.mgenv-oom-remedy .mgenv-oom-outcome')!;
     expect(outcome.dataset.state).toBe('restart');
     expect(first.textContent).toBe('Applied');

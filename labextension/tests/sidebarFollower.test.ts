@@ -260,7 +260,7 @@ describe('NotebookFollower', () => {
 });
 
 describe('NotebookFollower and a remedy clicked in an out-of-memory report', () => {
-  it('connects a kernel on standby, sends one "set" with source oom_report, and keeps the accepted values', async () => {
+  it('connects a kernel on standby, sends one "remedy" naming only the ids, and keeps the accepted values', async () => {
     const tracker = new FakeTracker();
     const model = new EnvModel('en');
     const follower = new NotebookFollower(tracker, model); // the panel was never shown
@@ -268,12 +268,13 @@ describe('NotebookFollower and a remedy clicked in an out-of-memory report', () 
     tracker.show(a as any);
     await flush();
     expect(model.connection.state).toBe('standby');
-    const remedy = { MEGENGINE_ENABLE_DROP: '1', MEGENGINE_DTR_EVICTION_THRESHOLD: '16GB' };
-    const applied = follower.applyRemedy(a as any, remedy);
+    const assignments = { MEGENGINE_ENABLE_DROP: '1', MEGENGINE_DTR_EVICTION_THRESHOLD: '16GB' };
+    const applied = follower.applyRemedy(a as any, { reportId: 'r9', remedyId: 'r9-1', assignments });
     const comm = a.kernel!.comm;
     const request = comm.sent[comm.sent.length - 1];
-    expect(types(a.kernel!)).toEqual(['hello', 'set oom_report MEGENGINE_ENABLE_DROP,MEGENGINE_DTR_EVICTION_THRESHOLD']);
-    expect(request).toMatchObject({ type: 'set', source: 'oom_report', assignments: remedy, force: false });
+    expect(types(a.kernel!)).toEqual(['hello', 'remedy']);
+    // Only the kernel's ids travel: no names, values, source or force for the kernel to trust.
+    expect(request).toEqual({ v: 1, id: request.id, type: 'remedy', report_id: 'r9', remedy_id: 'r9-1' });
     comm.deliver({
       v: 1, type: 'result', reply_to: request.id,
       changes: [change('MEGENGINE_ENABLE_DROP', '1'), change('MEGENGINE_DTR_EVICTION_THRESHOLD', '17179869184')]
@@ -288,9 +289,10 @@ describe('NotebookFollower and a remedy clicked in an out-of-memory report', () 
     const { tracker, follower, a, b } = await setUp();
     tracker.show(a as any);
     await flush();
-    expect(await follower.applyRemedy(b as any, { MGB_ENABLE_DTR: '1' })).toBeNull();
+    const choice = (assignments: Record<string, string>) => ({ reportId: 'r9', remedyId: 'r9-0', assignments });
+    expect(await follower.applyRemedy(b as any, choice({ MGB_ENABLE_DTR: '1' }))).toBeNull();
     const comm = a.kernel!.comm;
-    const refused = follower.applyRemedy(a as any, { MGE_DEFAULT_DEVICE: 'nowhere' });
+    const refused = follower.applyRemedy(a as any, choice({ MGE_DEFAULT_DEVICE: 'nowhere' }));
     comm.deliver({ v: 1, type: 'error', reply_to: comm.sent[comm.sent.length - 1].id, message: 'not a device' });
     expect((await refused)?.type).toBe('error');
     expect(a.metadata.mgenv_jupyter).toEqual({ profile: { MGB_ENABLE_DTR: '1' } });

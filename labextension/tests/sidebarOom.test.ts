@@ -1,6 +1,6 @@
 import { nullTranslator } from '@jupyterlab/translation';
 
-import { KernelClient } from '../src/sidebar/client';
+import { KernelClient, RemedyChoice } from '../src/sidebar/client';
 import { ConfigView } from '../src/sidebar/configView';
 import { EnvModel } from '../src/sidebar/model';
 import { DOMAIN, translate } from '../src/sidebar/text';
@@ -11,12 +11,13 @@ const t = translate(nullTranslator.load(DOMAIN));
 
 const REPORT: OomReportData = {
   v: 1,
+  id: 'k7',
   language: 'en',
   headline: 'Out of memory on gpu0 (torch.OutOfMemoryError): 2 GiB asked for',
   sections: [['Verdict: fragmentation — 16.3 GiB reserved but unallocated'], ['Numbers:']],
   timeline: { title: 'Timeline of gpu0 process', chart: null, lines: [] },
   remedies: [{
-    cause: 'fragmentation', assignments: [['PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True']],
+    id: 'k7-0', cause: 'fragmentation', assignments: [['PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True']],
     envset: '%envset PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True', restart: true, when: 'needs a restart',
     why: 'growable segments', caveat: null
   }],
@@ -28,14 +29,14 @@ const REPORT: OomReportData = {
 describe('The panel’s copy of the last out-of-memory report', () => {
   it('appears when the kernel says a cell ran out of memory, sets a remedy, and goes with the kernel', async () => {
     const model = new EnvModel('en');
-    const applied: Record<string, string>[] = [];
+    const applied: RemedyChoice[] = [];
     const actions = {
       edit: async () => null,
       forget: jest.fn(),
       reviewProfile: jest.fn(async () => undefined),
       loadHistory: jest.fn(async () => undefined),
-      applyRemedyToFollowed: async (assignments: Record<string, string>) => {
-        applied.push(assignments);
+      applyRemedyToFollowed: async (choice: RemedyChoice) => {
+        applied.push(choice);
         return { v: 1, type: 'result' as const, reply_to: 'x', changes: [], status: null, restart: false };
       }
     };
@@ -53,7 +54,9 @@ describe('The panel’s copy of the last out-of-memory report', () => {
 
     section.querySelector<HTMLButtonElement>('.mgenv-oom-apply')!.click();
     await flush();
-    expect(applied).toEqual([{ PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' }]);
+    expect(applied).toEqual([
+      { reportId: 'k7', remedyId: 'k7-0', assignments: { PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' } }
+    ]);
     const outcome = section.querySelector<HTMLElement>('.mgenv-oom-outcome')!;
     expect(outcome.dataset.state).toBe('restart');
     expect(outcome.textContent).toBe(t('oomSetRestart')); // the toolbar's Restart and apply is right above

@@ -6,6 +6,7 @@ presentation layer's (`presentation.oom.OomView`); the magics register it as the
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -60,10 +61,16 @@ class OomReport:
     remedies: tuple[Remedy, ...]
     took: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # The report's id: a random token, so a remedy id (`remedy_id`) names one remedy of this report and no other.
+    key: str = field(default_factory=lambda: secrets.token_hex(8))
 
     @property
     def verdict(self) -> Finding:
         return self.findings[0]
+
+    def remedy_id(self, index: int) -> str:
+        """The id of the remedy at `index` (what its button sends back): the report's id and the remedy's place."""
+        return f"{self.key}-{index}"
 
     def free(self, outputs: bool = False) -> FreeResult:
         """Give back what the failed cell holds (oom/free.py: its traceback's frames, Python's and IPython's hold on
@@ -155,6 +162,18 @@ def observe(callback: Callable[[OomReport], None]) -> None:
 
 def unobserve(callback: Callable[[OomReport], None]) -> None:
     LAST.unobserve(callback)
+
+
+def made_remedy(report_id: str, remedy_id: str) -> Remedy | None:
+    """The remedy that a report's button names, from this kernel's own last report (None: no such report, a stale
+    one, or no such remedy in it). Only the kernel's own record is applied, never what a message carries."""
+    last = last_report()
+    if last is None or report_id != last.key:
+        return None
+    for index, remedy in enumerate(last.remedies):
+        if remedy_id == last.remedy_id(index):
+            return remedy
+    return None
 
 
 def last_report() -> OomReport | None:

@@ -10,7 +10,7 @@ from typing import get_args, get_type_hints
 
 from .freeing import FreedReply, FreeRequest
 from .memory import Batch, Snapshot
-from .oom import OomNotice
+from .oom import OomNotice, RemedyRequest
 from .sidebar import (
     CatalogReply,
     ChangedNotice,
@@ -31,7 +31,7 @@ from .sidebar import (
 )
 
 REQUESTS = (HelloRequest, SetRequest, UnsetRequest, RefreshRequest, MemoryRequest, HistoryRequest, ProfileRequest,
-            VerifyRequest, FreeRequest)
+            VerifyRequest, FreeRequest, RemedyRequest)
 REPLIES = (CatalogReply, StateReply, ResultReply, ErrorReply, ChangedNotice, HistoryReply, ProfileReply, FreedReply)
 NOTICES = (ChangedNotice, OomNotice, VerifyNotice)
 MEMORY = (Batch, Snapshot)

@@ -1,9 +1,10 @@
 """The out-of-memory report as the front end receives it: a display output under the failing cell whose bundle holds,
 beside text/plain and text/html, `OOM_MIME` with an `OomReportData`. The labextension renders that one with a button
-per remedy, and the Framework Env panel shows the last report, sent over its comm as an `OomNotice`. A click sends the
-remedy's assignments as the sidebar's own "set" request over the comm (source "oom_report"), so the kernel validates
-it like any sidebar edit and the notebook profile keeps it. Nothing in it is executed: names and values are data, and
-the kernel checks them again when they come back.
+per remedy, and the Framework Env panel shows the last report, sent over its comm as an `OomNotice`. A click sends
+only the remedy's id (and the report's) as a "remedy" request over the comm (`RemedyRequest`): the kernel looks the
+id up in its own last report and sets that remedy's assignments through the session (source "oom_report": catalog
+variables only, never force), so what is applied is the record the shown `%envset` text was made from, whatever the
+output's data says. Nothing in it is executed: names and values are data for display.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ OOM_VERSION = 2  # 2: the timeline became its own part, drawn by the memory char
 
 
 class OomRemedyInfo(TypedDict):
-    """One remedy: the catalog variables it sets (name, value) in order, the `%envset` line that does the same, whether
-    the kernel needs a restart for it to take effect, and its reason and caveat in the report's language."""
+    """One remedy: its id (made by the kernel, stable within its report: what a click sends back), the catalog
+    variables it sets (name, value) in order, the `%envset` line made from the same record, whether the kernel needs a
+    restart for it to take effect, and its reason and caveat in the report's language."""
 
+    id: str
     cause: str
     assignments: list[list[str]]
     envset: str
@@ -83,6 +86,7 @@ class OomReportData(OomReportParts):
     footer."""
 
     v: int
+    id: str
     language: str
     headline: str
     sections: list[list[str]]
@@ -91,6 +95,18 @@ class OomReportData(OomReportParts):
     remedies_title: str
     no_remedy: str | None
     footer: str
+
+
+class RemedyRequest(TypedDict):
+    """Front end → kernel, over the sidebar's comm: apply the remedy `remedy_id` of the report `report_id`, a click
+    on its button. No names, values or force travel: the kernel resolves the id against its own last report and
+    refuses an unknown or stale one, changing nothing. Answered by "result", or "error"."""
+
+    v: int
+    id: str
+    type: Literal["remedy"]
+    report_id: str
+    remedy_id: str
 
 
 class OomNotice(TypedDict):

@@ -19,6 +19,9 @@ Front end → kernel:
     {"v": 1, "id": "…", "type": "free"}
                                              → gives back what the failed cell holds (protocol/freeing.py): "freed",
                                                with the memory before and after
+    {"v": 1, "id": "…", "type": "remedy", "report_id": "…", "remedy_id": "…"}
+                                             → applies that remedy of the kernel's own last out-of-memory report
+                                               (protocol/oom.py): "result", or "error" for an unknown or stale id
 
 Kernel → front end:
     "catalog"  every entry (EntryInfo: description, editor, details) in the requested language, and the frameworks
@@ -44,11 +47,12 @@ from typing import Literal, TypedDict
 PROTOCOL_VERSION = 1
 COMM_TARGET = "mgenv_jupyter"
 
-REQUEST_TYPES = ("hello", "set", "unset", "refresh", "memory", "history", "profile", "verify", "free")
+REQUEST_TYPES = ("hello", "set", "unset", "refresh", "memory", "history", "profile", "verify", "free", "remedy")
 REPLY_TYPES = ("catalog", "state", "result", "error", "changed", "history", "profile", "freed")
 # A notebook profile is applied only through a "profile" request, after the user approved that exact profile.
-# "oom_report": a click on a remedy of an out-of-memory report (protocol/oom.py), sent by the same front end.
-SIDEBAR_SOURCES = ("sidebar", "oom_report")
+# An out-of-memory report's button sends a "remedy" request naming the kernel's own remedy (protocol/oom.py), never
+# a "set": the source "oom_report" is the kernel's own, and a set or unset that claims it is refused.
+SIDEBAR_SOURCES = ("sidebar",)
 
 
 class HelloRequest(TypedDict):

@@ -6,8 +6,8 @@
   (`--force`, `"force": true`), only what cannot load code: a catalog variable whose entry says it loads none and whose
   flags name no program, directory or file, or a name outside the catalog that is in no code-loading family and whose
   value is plainly data (`code_loading.is_plain_data`).
-- An out-of-memory report's button (`source="oom_report"`) carries a remedy the kernel made: catalog variables only,
-  never one that can load code, never with force.
+- An out-of-memory report's button (`source="oom_report"`) names a remedy by the kernel's id, and the kernel sets that
+  remedy of its own last report (comm.py): catalog variables only, never one that can load code, never with force.
 - The user's own code (`%envset`, widgets, the API) may set anything; a code-loading variable is set with a
   `CodeLoadingWarning` that says what it can do.
 """

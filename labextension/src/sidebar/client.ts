@@ -40,6 +40,16 @@ export type KernelLike = Pick<Kernel.IKernelConnection, 'requestExecute' | 'crea
 
 export type Answer = ResultReply | ErrorReply | ProfileReply | HistoryReply | FreedReply;
 
+/**
+ * A remedy of an out-of-memory report as a click names it: the kernel's ids for the report and the remedy (all that
+ * is sent) and the variables the report shows for it (kept in the notebook profile once the kernel has set them).
+ */
+export interface RemedyChoice {
+  reportId: string;
+  remedyId: string;
+  assignments: Record<string, string>;
+}
+
 /** Everything the kernel sends over the sidebar's comm (the schema's union, generated from the Python protocol). */
 export type KernelMessageData = KernelMessage;
 
@@ -123,6 +133,14 @@ export class KernelClient {
   /** Set variables; the promise resolves with the kernel's "result" or "error" for this request. */
   set(assignments: Record<string, string>, source = 'sidebar'): Promise<Answer> {
     return this._request({ type: 'set', assignments, source, force: false, env_only: false });
+  }
+
+  /**
+   * Apply a remedy of the kernel's last out-of-memory report: only its ids travel, the kernel sets the remedy as its
+   * own report has it (catalog variables only, never force) and refuses an id that is not of its last report.
+   */
+  applyRemedy(reportId: string, remedyId: string): Promise<Answer> {
+    return this._request({ type: 'remedy', report_id: reportId, remedy_id: remedyId });
   }
 
   unset(names: string[], source = 'sidebar'): Promise<Answer> {

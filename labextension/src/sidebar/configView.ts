@@ -9,7 +9,7 @@
  */
 import { Widget } from '@lumino/widgets';
 
-import { Answer } from './client';
+import { Answer, RemedyChoice } from './client';
 import { CatalogView } from './config/catalogView';
 import { ConnectionView } from './config/connectionView';
 import { HistoryView } from './config/historyView';
@@ -29,7 +29,7 @@ export interface ConfigActions {
   /** Ask the kernel for at most `limit` changes older than number `before`; they arrive through the model. */
   loadHistory(before: number, limit: number): Promise<void>;
   /** Set a remedy of the last out-of-memory report in the followed kernel, kept in the notebook profile. */
-  applyRemedyToFollowed?(assignments: Record<string, string>): Promise<Answer | null>;
+  applyRemedyToFollowed?(choice: RemedyChoice): Promise<Answer | null>;
   /** Run cluster.verify() in the followed kernel; the result arrives through the model. */
   verifyNodes?(): Promise<Answer | null>;
 }
@@ -48,8 +48,8 @@ export class ConfigView extends Widget {
     this._model = model;
     this.addClass('mgenv-sb-config');
     this._connection = new ConnectionView(model, t);
-    this._oom = new OomSection(model, t, assignments =>
-      actions.applyRemedyToFollowed?.(assignments) ?? Promise.resolve(null));
+    this._oom = new OomSection(model, t, choice =>
+      actions.applyRemedyToFollowed?.(choice) ?? Promise.resolve(null));
     this._verify = new VerifyView(t, () => actions.verifyNodes?.() ?? Promise.resolve(null));
     this._profile = new ProfileSection(model, actions, t);
     this._catalog = new CatalogView(model, t, (name, value) => actions.edit(name, value));

@@ -11,7 +11,7 @@ import type { Kernel, Session } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import { MemoryMessage, ResultReply } from '../protocol';
-import { Answer, KernelClient, MEMORY_INTERVAL, ProfileReviewed } from './client';
+import { Answer, KernelClient, MEMORY_INTERVAL, ProfileReviewed, RemedyChoice } from './client';
 import { EnvModel } from './model';
 import { isSecret, readProfile, updateProfile } from './profile';
 import { NEVER, ProfileConsent } from './profileConsent';
@@ -122,13 +122,13 @@ export class NotebookFollower {
   }
 
   /**
-   * A remedy clicked in an out-of-memory report shown in `panel`: its variables go to that notebook's kernel as one
-   * "set" request (source "oom_report"; the kernel validates it like a sidebar edit, all or nothing) and, once
-   * accepted, join the notebook profile like a sidebar edit, so "Restart and apply" brings them into a new kernel.
+   * A remedy clicked in an out-of-memory report shown in `panel`: its ids go to that notebook's kernel as a "remedy"
+   * request (the kernel sets the remedy its own last report holds, catalog variables only, all or nothing, and
+   * refuses a stale id) and, once accepted, its variables join the notebook profile like a sidebar edit, so "Restart and apply" brings them into a new kernel.
    * Connects to the kernel first when the sidebar was on standby. Null: `panel` is not the followed notebook, or it
    * has no kernel.
    */
-  async applyRemedy(panel: NotebookPanel, assignments: Record<string, string>): Promise<Answer | null> {
+  async applyRemedy(panel: NotebookPanel, choice: RemedyChoice): Promise<Answer | null> {
     if (panel !== this._panel || panel.isDisposed) {
       return null;
     }
@@ -139,11 +139,11 @@ export class NotebookFollower {
     if (!client) {
       return null;
     }
-    const answer = await client.set(assignments, 'oom_report');
+    const answer = await client.applyRemedy(choice.reportId, choice.remedyId);
     if (answer.type === 'result' && panel === this._panel && !panel.isDisposed) {
       this._updateProfile(
         panel,
-        Object.entries(assignments).map(([name, value]) => [name, stored(answer, name, value)])
+        Object.entries(choice.assignments).map(([name, value]) => [name, stored(answer, name, value)])
       );
     }
     return answer;
@@ -161,8 +161,8 @@ export class NotebookFollower {
   }
 
   /** A remedy clicked in the panel's copy of the last out-of-memory report: for the followed notebook. */
-  applyRemedyToFollowed(assignments: Record<string, string>): Promise<Answer | null> {
-    return this._panel ? this.applyRemedy(this._panel, assignments) : Promise.resolve(null);
+  applyRemedyToFollowed(choice: RemedyChoice): Promise<Answer | null> {
+    return this._panel ? this.applyRemedy(this._panel, choice) : Promise.resolve(null);
   }
 
   /** Run cluster.verify() in the followed kernel (null: no kernel to ask). Its result comes as a "verify" notice. */

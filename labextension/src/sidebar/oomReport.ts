@@ -1,8 +1,8 @@
 /**
  * The out-of-memory report under a failing cell (the kernel's OOM_MIME output, protocol/oom.py), with one button per
- * remedy. A click asks the kernel over the sidebar's comm — the same JSON "set" request as a sidebar edit, source
- * "oom_report" — and never builds code: the kernel validates the names and values against its catalog and refuses
- * what it refuses, all or nothing. Accepted, the variables join the notebook profile (NotebookFollower.applyRemedy);
+ * remedy. A click asks the kernel over the sidebar's comm with a JSON "remedy" request naming only the kernel's ids
+ * for the report and the remedy — no names, values or force, and never code: the kernel sets the remedy as its own
+ * last report holds it (catalog variables only, all or nothing) and refuses an id of any other report. Accepted, the variables join the notebook profile (NotebookFollower.applyRemedy);
  * a remedy the kernel can only take in at start says so and offers "Restart and apply". The timeline is drawn by the
  * memory chart (oomTimeline.ts).
  *
@@ -14,7 +14,7 @@ import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
 import { OOM_MIME, OOM_VERSION, OomFreeOffer, OomRemedyInfo, OomReportData } from '../protocol';
-import { Answer } from './client';
+import { Answer, RemedyChoice } from './client';
 import { el } from './dom';
 import { freeOfferItem, holdersView } from './freeOffer';
 import { kernelHolderItem, ShutdownHolder } from './oomHolder';
@@ -27,7 +27,7 @@ export interface OomReportOptions {
   /** The notebook showing `node` (the report's cell output), if any. */
   notebookOf: (node: HTMLElement) => NotebookPanel | null;
   /** Set the remedy in that notebook's kernel and keep it in its profile (null: no kernel followed there). */
-  apply: (panel: NotebookPanel, assignments: Record<string, string>) => Promise<Answer | null>;
+  apply: (panel: NotebookPanel, choice: RemedyChoice) => Promise<Answer | null>;
   /** Run the sidebar's "Restart and apply" command. */
   restart: () => Promise<unknown>;
   /** Ask that notebook's kernel to give back what the failed cell holds (null: no kernel followed there). */
@@ -40,6 +40,7 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
   private _options: OomReportOptions;
   private _chart: ChartLike | null = null;
   private _language: Language = 'en';
+  private _reportId = '';
 
   constructor(options: OomReportOptions) {
     super();
@@ -60,6 +61,7 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
     }
     this.node.lang = data.language === 'zh' ? 'zh-CN' : 'en';
     this._language = data.language === 'zh' ? 'zh' : 'en';
+    this._reportId = data.id;
     const headline = el('div', 'mgenv-oom-headline');
     headline.textContent = data.headline;
     this.node.append(headline);
@@ -134,9 +136,10 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
     return remedyItem(remedy, {
       t,
       language: this._language,
-      apply: assignments => {
+      reportId: this._reportId,
+      apply: choice => {
         const panel = notebookOf(this.node);
-        return panel ? apply(panel, assignments) : Promise.resolve(null);
+        return panel ? apply(panel, choice) : Promise.resolve(null);
       },
       restart
     });
@@ -145,8 +148,10 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
 
 export interface RemedyOptions {
   t: Translate;
+  /** The kernel's id of the report the remedy belongs to (sent back with the remedy's id on a click). */
+  reportId: string;
   /** Set the remedy in the kernel and keep it in the notebook profile (null: no kernel to set it in). */
-  apply: (assignments: Record<string, string>) => Promise<Answer | null>;
+  apply: (choice: RemedyChoice) => Promise<Answer | null>;
   /** Run "Restart and apply"; without it (the sidebar, whose toolbar has the button) the outcome only says so. */
   restart?: () => Promise<unknown>;
   /** Say only when it takes effect, the reason and caveat in a tooltip (the narrow sidebar). */
@@ -212,7 +217,11 @@ async function applyRemedy(
   outcome.textContent = t('oomApplying');
   let answer: Answer | null = null;
   try {
-    answer = await options.apply(Object.fromEntries(remedy.assignments));
+    answer = await options.apply({
+      reportId: options.reportId,
+      remedyId: remedy.id,
+      assignments: Object.fromEntries(remedy.assignments)
+    });
   } catch (reason) {
     answer = null;
     console.warn('mgenv_jupyter: the remedy could not be sent', reason);

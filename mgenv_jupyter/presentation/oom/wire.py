@@ -13,16 +13,20 @@ from .words import NO_REMEDY, REMEDIES
 
 def oom_data(view: OomText) -> OomReportData:
     """The report for the labextension's renderer (protocol/oom.py): the same words as the text, the remedies as
-    data so each can be a button."""
+    data so each can be a button, each with the id the kernel resolves a click against (its envset text and
+    assignments come from that same remedy)."""
+    report = view.report
     remedies: list[OomRemedyInfo] = [
-        {"cause": r.cause.value, "assignments": [[name, value] for name, value in r.assignments],
+        {"id": report.remedy_id(index), "cause": r.cause.value,
+         "assignments": [[name, value] for name, value in r.assignments],
          "envset": r.envset, "restart": r.restart, "when": view.when(r),
          "why": r.why.get(view.lang), "caveat": r.caveat.get(view.lang) if r.caveat is not None else None}
-        for r in view.report.remedies]
+        for index, r in enumerate(report.remedies)]
     sections = [lines for lines in (view.verdict_lines(), view.number_lines(), view.process_lines()) if lines]
     timeline: OomTimeline = {"title": timeline_title(view), "chart": timeline_chart(view),
                              "lines": [line.strip() for line in view.timeline_lines(sparklines=False)]}
-    return {"v": OOM_VERSION, "language": view.lang, "headline": view.headline(), "sections": sections,
+    return {"v": OOM_VERSION, "id": report.key, "language": view.lang, "headline": view.headline(),
+            "sections": sections,
             "timeline": timeline,
             "remedies": remedies, "remedies_title": REMEDIES.get(view.lang),
             "no_remedy": None if remedies else NO_REMEDY.get(view.lang),

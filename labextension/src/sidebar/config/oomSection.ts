@@ -4,7 +4,7 @@
  * variables section (ConfigView), hidden while the kernel has no report.
  */
 import { OomRemedyInfo } from '../../protocol';
-import { Answer } from '../client';
+import { Answer, RemedyChoice } from '../client';
 import { el } from '../dom';
 import { EnvModel } from '../model';
 import { markApplied, remedyItem } from '../oomReport';
@@ -14,11 +14,11 @@ export class OomSection {
   readonly node: HTMLElement;
   private _model: EnvModel;
   private _t: Translate;
-  private _apply: (assignments: Record<string, string>) => Promise<Answer | null>;
+  private _apply: (choice: RemedyChoice) => Promise<Answer | null>;
   private _items: [OomRemedyInfo, HTMLElement][] = [];
 
   /** `apply` sets a remedy in the followed kernel and keeps it in the notebook profile (null: no kernel). */
-  constructor(model: EnvModel, t: Translate, apply: (assignments: Record<string, string>) => Promise<Answer | null>) {
+  constructor(model: EnvModel, t: Translate, apply: (choice: RemedyChoice) => Promise<Answer | null>) {
     this._model = model;
     this._t = t;
     this._apply = apply;
@@ -42,7 +42,9 @@ export class OomSection {
     verdict.textContent = report.sections[0]?.[0] ?? '';
     const list = el('ol', 'mgenv-oom-remedies');
     for (const remedy of report.remedies) {
-      const item = remedyItem(remedy, { t, apply: this._apply, brief: true, language: this._model.language });
+      const item = remedyItem(remedy, {
+        t, reportId: report.id, apply: this._apply, brief: true, language: this._model.language
+      });
       this._items.push([remedy, item]);
       list.append(item);
     }
