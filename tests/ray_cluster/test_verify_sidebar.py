@@ -27,7 +27,7 @@ def test_a_real_verify_is_what_the_sidebar_is_sent_node_by_node(scenario: dict[s
         assert node["ok"] == len(node["variables"]) == sum(1 for where, _ in rows if where == node["node"])
         dtr = next(v for v in node["variables"] if v["name"] == DTR)
         assert dtr == {"name": DTR, "secret": False, "expected": "5368709120", "seen": "5368709120", "matches": True,
-                       "arrived": "at_start", "imported_before": []}, dtr
+                       "verdict": "ok", "arrived": "at_start", "imported_before": []}, dtr
         for variable in node["variables"]:  # the same answers as the notebook's report
             row = rows[(node["node"], variable["name"])]
             assert (variable["matches"], variable["arrived"] == "at_start") == (row["matches"], True), variable
@@ -47,5 +47,6 @@ def test_a_secret_reaches_the_sidebar_only_as_a_match(scenario: dict[str, Any]):
     assert sorted(node["node"] for node in notice["nodes"]) == NODES
     for node in notice["nodes"]:
         assert node["variables"] == [{"name": "MY_API_TOKEN", "secret": True, "expected": None, "seen": None,
-                                      "matches": True, "arrived": "at_start", "imported_before": []}], node
+                                      "matches": True, "verdict": "ok", "arrived": "at_start",
+                                      "imported_before": []}], node
     assert "tok-123" not in json.dumps(notice)
