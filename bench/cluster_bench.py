@@ -34,7 +34,7 @@ def driver() -> dict[str, Any]:
     import ray
 
     from mgenv_jupyter import cluster
-    from mgenv_jupyter.memory.sampler import Sampler
+    from mgenv_jupyter.memory._sampler import Sampler
 
     ray.init(address=os.environ["RAY_ADDRESS"], log_to_driver=False)
     me = psutil.Process()

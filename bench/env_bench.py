@@ -81,7 +81,7 @@ def import_watcher_overhead() -> dict[str, float]:
     """In one process, alternately with and without the watcher installed, import 1,000 fresh modules (dropped from
     sys.modules between rounds, bytecode cached) and compare the medians."""
     from mgenv_jupyter.catalog import catalog
-    from mgenv_jupyter.runtime.import_watcher import ImportWatcher
+    from mgenv_jupyter.runtime._import_watcher import ImportWatcher
 
     watcher = ImportWatcher({module for entry in catalog() for module in entry.readers})  # as session() makes it
     names = [f"bench_mod_{i}" for i in range(1000)]

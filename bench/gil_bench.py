@@ -51,7 +51,7 @@ def measure(pairs: int = PAIRS, interval: float = 0.1) -> dict[str, list[float]]
     """Per round, the loop's CPU and wall time with the sampler off, on, and with only a bare thread waking at the
     same rate (the floor: what any thread waking 10 times a second costs the loop on this machine), in rotating order;
     and the sampler thread's CPU while on."""
-    from mgenv_jupyter.memory.shared import close_kernel_sampler, kernel_sampler
+    from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
 
     states = ("off", "on", "floor")
     result: dict[str, list[float]] = {f"{kind}_{state}": [] for kind in ("cpu", "wall") for state in states}

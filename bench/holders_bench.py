@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 
 try:
-    from mgenv_jupyter.memory.holders import MAX_SECONDS, memory_holders
+    from mgenv_jupyter.memory._holders import MAX_SECONDS, memory_holders
 except ImportError:  # run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from mgenv_jupyter.memory.holders import MAX_SECONDS, memory_holders
+    from mgenv_jupyter.memory._holders import MAX_SECONDS, memory_holders
 
 RUNS = 5
 UNBOUNDED = 10**9

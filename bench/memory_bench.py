@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mgenv_jupyter.memory import History, Sampler, default_sources, simulation
+from mgenv_jupyter.memory import History, Sampler, default_sources
+from mgenv_jupyter.memory import _simulation as simulation
 
 REPEATS = 3
 TARGETS = {10.0: 0.5, 100.0: 3.0}  # % of one core, for one GPU
@@ -131,7 +132,7 @@ def history_memory(samples: int, series: int, chunk: int = 100_000) -> dict[str,
 def source_cost(preset: str, calls: int = 2000) -> float:
     """Microseconds per NvmlSource.sample() against the fake library (process-tree walk cached, as in use)."""
     with simulation.Simulation(preset):
-        from mgenv_jupyter.memory.nvml_source import NvmlSource
+        from mgenv_jupyter.memory._nvml_source import NvmlSource
 
         source = NvmlSource()
         source.sample()

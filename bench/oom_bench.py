@@ -36,8 +36,8 @@ def _thread_share(seconds: float) -> float:
 
 def recorder_cost(windows: int = WINDOWS, seconds: float = WINDOW_SECONDS) -> dict[str, list[float]]:
     """% of one core used by the sampler thread: the recorder alone; a 10 Hz chart alone; the chart and the recorder."""
-    from mgenv_jupyter.memory.shared import close_kernel_sampler, kernel_sampler
-    from mgenv_jupyter.oom.recorder import Recorder
+    from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
+    from mgenv_jupyter.oom._recorder import Recorder
 
     shares: dict[str, list[float]] = {"recorder alone": [], "chart": [], "chart + recorder": []}
     with sampler_bench.simulated(1):

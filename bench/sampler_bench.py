@@ -35,7 +35,7 @@ LOOP_ADDITIONS = 10_000_000  # about half a second here: 5 samples at 10 Hz per 
 @contextmanager
 def simulated(devices: int = 1) -> Iterator[object]:
     """A simulated machine with `devices` GPUs (the kernel holding memory on each), through the fake NVML library."""
-    from mgenv_jupyter.memory import simulation
+    from mgenv_jupyter.memory import _simulation as simulation
 
     scenario = {"name": f"bench-{devices}", "step_seconds": 0.5, "devices": [
         {"name": "NVIDIA H100 80GB HBM3", "total": "80GB", "others": "1GB",
@@ -137,7 +137,7 @@ def shared_sampler_cpu(windows: int = 5, seconds: float = 4.0, machine: Machine 
     other work by more than the figure itself."""
     import threading
 
-    from mgenv_jupyter.memory.shared import close_kernel_sampler, kernel_sampler
+    from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
 
     with (machine or simulated)(1):
         sampler = kernel_sampler()
@@ -172,7 +172,7 @@ def gil_slowdown(rounds: int = LOOP_ROUNDS, machine: Machine = None) -> dict[str
     against the loop with the sampler off, pairs in alternating order (`wall`, %); and the sampler thread's CPU time
     during the loop as a share of the loop's time (`held`, %), an upper bound of the time it held the GIL that other
     processes on the machine cannot inflate, unlike wall time."""
-    from mgenv_jupyter.memory.shared import close_kernel_sampler, kernel_sampler
+    from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
 
     def loop() -> float:
         start = time.perf_counter()
@@ -227,8 +227,8 @@ def cost_growth() -> dict[str, float]:
 
 def process_list_rate(seconds: float = 6.0) -> dict[str, float]:
     """Process-list calls per second into the fake library, with the sampler at 10 Hz and 100 Hz."""
-    from mgenv_jupyter.memory.fake_nvml import installed
-    from mgenv_jupyter.memory.shared import close_kernel_sampler, kernel_sampler
+    from mgenv_jupyter.memory._fake_nvml import installed
+    from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
 
     rates = {}
     with simulated(1):

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 import time
 
-from mgenv_jupyter.catalog.secrets import is_secret_value, redact
-from mgenv_jupyter.oom.recognise import recognise
+from mgenv_jupyter.catalog._secrets import is_secret_value, redact
+from mgenv_jupyter.oom._recognise import recognise
 
 OLD_JAX = re.compile(r"RESOURCE_EXHAUSTED:.*(?:out of memory|GPU_(?P<gpu>\d+)_bfc)", re.I | re.S)
 OLD_JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import AlreadyReadWarning, InvalidValueError, MayBeLatchedWarning
-from .lazy_names import lazy_names
-from .text import set_language
+from ._errors import AlreadyReadWarning, InvalidValueError, MayBeLatchedWarning
+from ._lazy_names import lazy_names
+from ._text import set_language
 
 if TYPE_CHECKING:
     from ._version import __version__
@@ -45,7 +45,7 @@ def last_oom() -> Any:
 def memory_holders() -> Any:
     """The notebook's variables holding framework tensors or arrays, largest first, with their size per device
     (shared storage counted once; `%memholders` shows the same). `.holders` is the data."""
-    from .memory_magics import holders
+    from ._memory_magics import holders
 
     return holders()
 
@@ -53,21 +53,21 @@ def memory_holders() -> Any:
 def free_memory(outputs: bool = False) -> Any:
     """Give back what the last failed cell holds without touching your variables (`%memfree`; `outputs=True` also
     clears the output cache). Returns what was freed, before and after."""
-    from .memory_magics import free
+    from ._memory_magics import free
 
     return free(outputs=outputs)
 
 
 def load_ipython_extension(ipython: Any) -> None:
     """`%load_ext mgenv_jupyter`: register the magics and completers; loading twice is harmless."""
-    from .magics import register
-    from .memory_magics import MemoryMagics
+    from ._magics import register
+    from ._memory_magics import MemoryMagics
 
     register(ipython)
     ipython.register_magics(MemoryMagics)  # %memfree, %memholders (they use the magics' line parser)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
-    from .magics import unregister
+    from ._magics import unregister
 
     unregister(ipython)

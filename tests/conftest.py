@@ -50,7 +50,7 @@ def restored_environ() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def no_leftover_front_end_language() -> Iterator[None]:
     """A sidebar's or chart's hello in one test (language "zh") does not make the kernel speak Chinese in the next."""
-    from mgenv_jupyter import text
+    from mgenv_jupyter import _text as text
 
     yield
     text.learn_language(None)
@@ -60,7 +60,7 @@ def no_leftover_front_end_language() -> Iterator[None]:
 def no_leftover_simulation(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Each test starts without a simulated GPU (whatever the shell exported, or an earlier test left running);
     tests that want one set MGENV_SIMULATE_GPU themselves."""
-    from mgenv_jupyter.memory import simulation
+    from mgenv_jupyter.memory import _simulation as simulation
 
     monkeypatch.delenv(simulation.ENV, raising=False)
     simulation.stop_environment()
@@ -72,19 +72,19 @@ def no_leftover_simulation(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def no_leftover_session() -> Iterator[None]:
     """A test that makes the process-wide session (a widget or a chart built without `fresh_session`) does not hand
     it, nor its import watcher on sys.meta_path, to the tests after it: no test may depend on the order they run in."""
-    before = runtime._session
+    before = runtime._kernel_session
     watchers = [finder for finder in sys.meta_path if isinstance(finder, ImportWatcher)]
     yield
     for finder in [f for f in sys.meta_path if isinstance(f, ImportWatcher) and f not in watchers]:
         finder.uninstall()
-    runtime._session = before
+    runtime._kernel_session = before
 
 
 @pytest.fixture(autouse=True)
 def no_leftover_sampler() -> Iterator[None]:
     """Each test's charts, sidebar streams and out-of-memory recorder start from a new kernel sampler: its history
     (series of frameworks an earlier test faked) is not handed to the tests after it."""
-    from mgenv_jupyter.memory.shared import close_kernel_sampler
+    from mgenv_jupyter.memory._shared import close_kernel_sampler
 
     yield
     close_kernel_sampler()
@@ -97,7 +97,7 @@ def fresh_session(monkeypatch: pytest.MonkeyPatch) -> Iterator[EnvSession]:
     watcher = ImportWatcher(readers)
     watcher.install()
     session = EnvSession(watcher)
-    monkeypatch.setattr(runtime, "_session", session)
+    monkeypatch.setattr(runtime, "_kernel_session", session)
     yield session
     watcher.uninstall()
 

@@ -3,13 +3,13 @@ its timeline built as the sampler records the series."""
 
 from __future__ import annotations
 
-from mgenv_jupyter.oom.causes import Cause, Finding
-from mgenv_jupyter.oom.recognise import OutOfMemory
-from mgenv_jupyter.oom.remedies import Remedy
-from mgenv_jupyter.oom.report import OomReport, Timeline
-from mgenv_jupyter.oom.state import DeviceFigures, MemoryState, OtherProcess
+from mgenv_jupyter._text import Text
+from mgenv_jupyter.oom._causes import Cause, Finding
+from mgenv_jupyter.oom._recognise import OutOfMemory
+from mgenv_jupyter.oom._remedies import Remedy
+from mgenv_jupyter.oom._report import OomReport, Timeline
+from mgenv_jupyter.oom._state import DeviceFigures, MemoryState, OtherProcess
 from mgenv_jupyter.protocol import SeriesInfo
-from mgenv_jupyter.text import Text
 
 GiB = 1024**3
 # The series as the sampler records it when the simulated GPU's NVML source first reports it (Sampler.series_info):

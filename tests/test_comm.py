@@ -10,8 +10,8 @@ import uuid
 
 import pytest
 
-from mgenv_jupyter.comm import RequestHandler
-from mgenv_jupyter.errors import CodeLoadingWarning
+from mgenv_jupyter._comm import RequestHandler
+from mgenv_jupyter._errors import CodeLoadingWarning
 from mgenv_jupyter.protocol import PROTOCOL_VERSION
 
 
@@ -74,13 +74,13 @@ def test_a_remedy_clicked_in_an_oom_report_names_only_the_kernels_own_remedy(han
     refused and change nothing."""
     import dataclasses
 
-    from mgenv_jupyter.oom import report as oom_report
-    from mgenv_jupyter.oom.causes import Cause
-    from mgenv_jupyter.oom.recognise import recognise
-    from mgenv_jupyter.oom.remedies import Remedy
-    from mgenv_jupyter.presentation.oom.text import OomText
-    from mgenv_jupyter.presentation.oom.wire import oom_data
-    from mgenv_jupyter.text import Text
+    from mgenv_jupyter._text import Text
+    from mgenv_jupyter.oom import _report as oom_report
+    from mgenv_jupyter.oom._causes import Cause
+    from mgenv_jupyter.oom._recognise import recognise
+    from mgenv_jupyter.oom._remedies import Remedy
+    from mgenv_jupyter.presentation.oom._text import OomText
+    from mgenv_jupyter.presentation.oom._wire import oom_data
 
     monkeypatch.setattr(oom_report.LAST, "_value", None)
     remedy = Remedy(Cause.FRAGMENTATION, (("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"),),
@@ -131,7 +131,7 @@ def test_a_remedy_clicked_in_an_oom_report_names_only_the_kernels_own_remedy(han
 ])
 def test_the_report_source_is_held_to_catalog_data_by_the_session_too(fresh_session, assignments, words):
     """Below the comm, the session's own rule for source "oom_report": whatever reached it, never more than data."""
-    from mgenv_jupyter.errors import InvalidValueError
+    from mgenv_jupyter._errors import InvalidValueError
 
     before = dict(os.environ)
     with pytest.raises(InvalidValueError, match=words):
@@ -160,10 +160,10 @@ class RecordingComm:
 
 def test_every_open_sidebar_gets_the_out_of_memory_report_and_a_later_one_gets_it_after_hello(fresh_session,
                                                                                                monkeypatch):
-    from mgenv_jupyter.cluster import last_verify
-    from mgenv_jupyter.comm import SidebarComm
-    from mgenv_jupyter.oom import report as oom_report
-    from mgenv_jupyter.oom.recognise import recognise
+    from mgenv_jupyter._comm import SidebarComm
+    from mgenv_jupyter.cluster import _last_verify as last_verify
+    from mgenv_jupyter.oom import _report as oom_report
+    from mgenv_jupyter.oom._recognise import recognise
 
     monkeypatch.setattr(oom_report.LAST, "_value", None)
     monkeypatch.setattr(last_verify.LAST, "_value", None)  # a hello sends the last verify() result too: none here
@@ -190,8 +190,8 @@ def test_every_open_sidebar_gets_the_out_of_memory_report_and_a_later_one_gets_i
 def verify_report():
     """A verify() result as the kernel builds it, from data (no Ray here): node_b's worker holds another value and a
     secret that differs, node_c did not answer."""
-    from mgenv_jupyter.catalog.secrets import MASK
-    from mgenv_jupyter.cluster.verify import AFTER_START, AT_START, ClusterReport, Seen
+    from mgenv_jupyter.catalog._secrets import MASK
+    from mgenv_jupyter.cluster._verify import AFTER_START, AT_START, ClusterReport, Seen
 
     dtr = "MEGENGINE_DTR_EVICTION_THRESHOLD"
     return ClusterReport([], [
@@ -204,9 +204,9 @@ def verify_report():
 
 def test_every_open_sidebar_gets_the_last_verify_result_and_a_later_one_gets_it_after_hello(fresh_session,
                                                                                             monkeypatch):
-    from mgenv_jupyter.cluster import last_verify
-    from mgenv_jupyter.comm import SidebarComm
-    from mgenv_jupyter.oom import report
+    from mgenv_jupyter._comm import SidebarComm
+    from mgenv_jupyter.cluster import _last_verify as last_verify
+    from mgenv_jupyter.oom import _report as report
 
     monkeypatch.setattr(last_verify.LAST, "_value", None)
     monkeypatch.setattr(report.LAST, "_value", None)  # a hello sends the kernel's last OOM report too: none here
@@ -245,7 +245,7 @@ def test_verify_request_runs_verify_only_where_ray_is_initialised(handler, fresh
     import sys
     import types
 
-    verify_module = importlib.import_module("mgenv_jupyter.cluster.verify")  # the package exports the function
+    verify_module = importlib.import_module("mgenv_jupyter.cluster._verify")  # the package exports the function
     calls: list[dict] = []
     monkeypatch.setattr(verify_module, "verify", lambda **kwargs: calls.append(kwargs))
     monkeypatch.delitem(sys.modules, "ray", raising=False)

@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from IPython.core.error import UsageError
 
-from mgenv_jupyter import envfile
-from mgenv_jupyter.catalog.secrets import MASK, is_secret
-from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter import _envfile as envfile
+from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.catalog._secrets import MASK, is_secret
 from mgenv_jupyter.runtime import EnvSession
 
 SHELLS = ("bash", "dash")

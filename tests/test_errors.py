@@ -1,4 +1,4 @@
-"""The exceptions and warnings users see (errors.py): bad input raises InvalidValueError from every layer, and each
+"""The exceptions and warnings users see (_errors.py): bad input raises InvalidValueError from every layer, and each
 warning is its own category, so a user can silence one without the others."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import warnings
 import pytest
 
 import mgenv_jupyter
+from mgenv_jupyter._errors import AlreadyReadWarning, CodeLoadingWarning, EnvironmentSizeWarning, InvalidValueError
+from mgenv_jupyter._text import set_language
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.errors import AlreadyReadWarning, CodeLoadingWarning, EnvironmentSizeWarning, InvalidValueError
 from mgenv_jupyter.protocol import checked_interval
-from mgenv_jupyter.text import set_language
 
 WARNINGS = (AlreadyReadWarning, CodeLoadingWarning, EnvironmentSizeWarning)
 

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from mgenv_jupyter.imported import imported
-from mgenv_jupyter.memory.framework_sources import FrameworkSource
+from mgenv_jupyter._imported import imported
+from mgenv_jupyter.memory._framework_sources import FrameworkSource
 from mgenv_jupyter.runtime.frameworks import LiveApi
 
 SLOW_PACKAGE = '''

@@ -1,4 +1,4 @@
-"""`LastResult` (last_result.py): the last out-of-memory report or verify() result, kept and handed to observers."""
+"""`LastResult` (_last_result.py): the last out-of-memory report or verify() result, kept and handed to observers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from mgenv_jupyter.last_result import LastResult
+from mgenv_jupyter._last_result import LastResult
 
 
 def test_the_last_value_is_kept_and_every_observer_is_told_until_it_leaves():
@@ -34,7 +34,7 @@ def test_a_failing_observer_is_logged_and_the_others_are_still_told(caplog: pyte
 
     last.observe(broken)
     last.observe(seen.append)
-    with caplog.at_level(logging.ERROR, logger="mgenv_jupyter.last_result"):
+    with caplog.at_level(logging.ERROR, logger="mgenv_jupyter._last_result"):
         last.remember(7)
     assert seen == [7] and last.get() == 7
     assert "an observer of the last report failed" in caplog.text

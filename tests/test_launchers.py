@@ -21,8 +21,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mgenv_jupyter import launchers
-from mgenv_jupyter.errors import CodeLoadingWarning, InvalidValueError
+from mgenv_jupyter import _launchers as launchers
+from mgenv_jupyter._errors import CodeLoadingWarning, InvalidValueError
 from mgenv_jupyter.runtime import EnvSession
 
 SHELLS = ("bash", "dash")

@@ -1,4 +1,4 @@
-"""Names imported on first use (lazy_names.py), as the packages use it: importing mgenv_jupyter or its memory package
+"""Names imported on first use (_lazy_names.py), as the packages use it: importing mgenv_jupyter or its memory package
 stays cheap, and each name comes from its module when first asked for."""
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ import time
 
 import pytest
 
-from mgenv_jupyter.lazy_names import lazy_names
+from mgenv_jupyter._lazy_names import lazy_names
 
 
 def test_a_name_is_imported_when_first_asked_for_and_kept():
     namespace: dict[str, object] = {}
-    getattr_, dir_ = lazy_names("mgenv_jupyter", {"quoted": "quoting"}, namespace)
+    getattr_, dir_ = lazy_names("mgenv_jupyter", {"quoted": "_quoting"}, namespace)
     assert "quoted" in dir_() and namespace == {}
-    from mgenv_jupyter.quoting import quoted
+    from mgenv_jupyter._quoting import quoted
 
     assert getattr_("quoted") is quoted and namespace == {"quoted": quoted}
     with pytest.raises(AttributeError, match="module 'mgenv_jupyter' has no attribute 'other'"):
@@ -34,7 +34,8 @@ def test_importing_the_package_loads_no_heavy_module():
 
 def test_every_name_the_package_exports_comes_from_its_module():
     from mgenv_jupyter import memory
-    from mgenv_jupyter.memory import sampler, sources
+    from mgenv_jupyter.memory import _sampler as sampler
+    from mgenv_jupyter.memory import _sources as sources
 
     assert [name for name in memory.__all__ if not hasattr(memory, name)] == []
     assert memory.Sampler is sampler.Sampler

@@ -1,13 +1,13 @@
-"""The catalog as a DataFrame (listing.py), what %envlist shows: one row per variable with its value and status,
+"""The catalog as a DataFrame (_listing.py), what %envlist shows: one row per variable with its value and status,
 filtered by framework, by category in English or Chinese, or to what is set."""
 
 from __future__ import annotations
 
 import pandas
 
+from mgenv_jupyter._listing import COLUMNS, catalog_frame
+from mgenv_jupyter._text import set_language
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.listing import COLUMNS, catalog_frame
-from mgenv_jupyter.text import set_language
 
 
 def test_every_catalog_variable_is_a_row_indexed_by_name(fresh_session):

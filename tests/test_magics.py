@@ -288,9 +288,9 @@ def _count_of_everything(ip) -> tuple[int, int, int, int, int]:
     recording subscriptions on the kernel's sampler)."""
     import sys
 
-    from mgenv_jupyter.magics import MAGICS, complete
-    from mgenv_jupyter.memory.shared import kernel_sampler
-    from mgenv_jupyter.oom.hook import installed
+    from mgenv_jupyter._magics import MAGICS, complete
+    from mgenv_jupyter.memory._shared import kernel_sampler
+    from mgenv_jupyter.oom._hook import installed
     from mgenv_jupyter.runtime import ImportWatcher
 
     watchers = sum(isinstance(finder, ImportWatcher) for finder in sys.meta_path)
@@ -319,7 +319,7 @@ def test_unloading_removes_what_loading_installed_and_reloading_gives_one_of_eac
 
 def test_every_magic_reads_its_options_the_same_way(ip):
     """One parser: argparse declared with magic_arguments, over POSIX shell words; unknown options are refused."""
-    from mgenv_jupyter.magics import MAGICS
+    from mgenv_jupyter._magics import MAGICS
 
     for name in MAGICS:
         method = ip.magics_manager.magics["line"][name]
@@ -429,7 +429,7 @@ def test_other_magics_only_raise_usage_errors(ip, line, magic, tmp_path):
     finally:
         os.chdir(cwd)
         restore(environ)
-        from mgenv_jupyter.text import set_language
+        from mgenv_jupyter._text import set_language
 
         set_language("en")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mgenv_jupyter import AllocatorWidget, DTRWidget
-from mgenv_jupyter.markup import text_html
+from mgenv_jupyter._markup import text_html
 
 
 def test_backticks_become_code_and_the_rest_is_escaped():

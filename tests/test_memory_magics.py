@@ -8,9 +8,9 @@ import pytest
 from IPython.core.error import UsageError
 
 import mgenv_jupyter
-from mgenv_jupyter.oom import free as free_module
-from mgenv_jupyter.presentation.freeing import FreeView, HoldersView
-from mgenv_jupyter.text import set_language
+from mgenv_jupyter._text import set_language
+from mgenv_jupyter.oom import _free as free_module
+from mgenv_jupyter.presentation._freeing import FreeView, HoldersView
 
 
 def test_bad_options_are_refused_and_nothing_is_freed(ip, monkeypatch):

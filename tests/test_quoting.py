@@ -1,8 +1,8 @@
-"""How messages and displays quote user input (quoting.py): whole when short, else its start and its length."""
+"""How messages and displays quote user input (_quoting.py): whole when short, else its start and its length."""
 
 from __future__ import annotations
 
-from mgenv_jupyter.quoting import quoted, truncated
+from mgenv_jupyter._quoting import quoted, truncated
 
 
 def test_short_input_is_shown_whole_and_quoted_as_python_would():

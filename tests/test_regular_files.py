@@ -1,4 +1,4 @@
-"""Files named by users (regular_files.py): only regular files are read or written, a pipe or a device is refused at
+"""Files named by users (_regular_files.py): only regular files are read or written, a pipe or a device is refused at
 once instead of waited on, a file larger than the limit or not UTF-8 is refused, and the message names the file and
 the problem, never its content. Shown through %envload and %envexport, as a user meets it."""
 
@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from IPython.core.error import UsageError
 
-from mgenv_jupyter import envfile, regular_files
+from mgenv_jupyter import _envfile as envfile
+from mgenv_jupyter import _regular_files as regular_files
 
 
 def refused(ip, path: Path | str) -> str:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mgenv_jupyter.shell_words import split_words
+from mgenv_jupyter._shell_words import split_words
 
 
 def shlex_words(line: str) -> list[str] | str:

@@ -1,4 +1,4 @@
-"""The language of every description (text.py): Chinese or English, from `set_language()` (%envlang), else MGENV_LANG,
+"""The language of every description (_text.py): Chinese or English, from `set_language()` (%envlang), else MGENV_LANG,
 else the language of the JupyterLab whose sidebar or chart connected, else the locale; anything but "zh" or "en" is
 refused."""
 
@@ -11,11 +11,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from mgenv_jupyter import text
-from mgenv_jupyter.comm import RequestHandler
-from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter import _text as text
+from mgenv_jupyter._comm import RequestHandler
+from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter._text import Text, current_language, learn_language, set_language
 from mgenv_jupyter.protocol import PROTOCOL_VERSION
-from mgenv_jupyter.text import Text, current_language, learn_language, set_language
 
 LOCALE_VARIABLES = ("MGENV_LANG", "LC_ALL", "LC_MESSAGES", "LANG")
 GREETING = Text("hello", "你好")
@@ -160,8 +160,8 @@ def test_a_charts_hello_tells_its_language_and_the_sources_states_follow(monkeyp
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_overlay_labels_come_in_the_kernels_language(fresh_session, language, monkeypatch):
-    from mgenv_jupyter.memory.overlays import overlays
-    from mgenv_jupyter.text import set_language
+    from mgenv_jupyter._text import set_language
+    from mgenv_jupyter.memory._overlays import overlays
 
     fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "8GB"}, source="api")
     set_language(language)

@@ -104,7 +104,7 @@ export type KeyInfo = {
   description: string;
 };
 
-/** How to edit a variable (presentation/editor.py): the same editor kind and bounds in every front end. A "key_value" editor has one typed editor per key (`keys`, in the config's order; empty for every other kind): a key left at its default is left out of the joined value, which the kernel checks and sets as one value. */
+/** How to edit a variable (presentation/_editor.py): the same editor kind and bounds in every front end. A "key_value" editor has one typed editor per key (`keys`, in the config's order; empty for every other kind): a key left at its default is left out of the joined value, which the kernel checks and sets as one value. */
 export type EditorInfo = {
   kind: EditorKind;
   choices: string[];
@@ -236,7 +236,7 @@ export type ProfileReply = {
   changes: ChangeInfo[];
 };
 
-/** One variable on one node, as cluster.verify() found it: the session's value and what that node's workers hold (both null for a secret: the kernel compared it, and only `matches` says how that went), when it arrived in the worker ("at_start": in the environment the worker process started with, so a framework imported there reads it) and the framework modules that worker had already imported. `verdict` is the kernel's one verdict (cluster/seen.py), which every front end labels. */
+/** One variable on one node, as cluster.verify() found it: the session's value and what that node's workers hold (both null for a secret: the kernel compared it, and only `matches` says how that went), when it arrived in the worker ("at_start": in the environment the worker process started with, so a framework imported there reads it) and the framework modules that worker had already imported. `verdict` is the kernel's one verdict (cluster/_seen.py), which every front end labels. */
 export type VerifyVariableInfo = {
   name: string;
   secret: boolean;
@@ -432,7 +432,7 @@ export type OomTimeline = {
   lines: string[];
 };
 
-/** The report's first remedy when the kernel decides it applies: "Free what the failed cell holds" (its title, why, the magic that does the same, the button's label and what it leaves alone, in the report's language). A click sends the comm's "free" request; the answer is a `FreeResultData` (protocol/freeing.py). */
+/** The report's first remedy when the kernel decides it applies: "Free what the failed cell holds" (its title, why, the magic that does the same, the button's label and what it leaves alone, in the report's language). A click sends the comm's "free" request; the answer is a `FreeResultData` (protocol/_freeing.py). */
 export type OomFreeOffer = {
   title: string;
   why: string;
@@ -441,7 +441,7 @@ export type OomFreeOffer = {
   note: string;
 };
 
-/** Another kernel of this Jupyter server holds most of the failing GPU (its server extension said so, memory/server_owners.py): its kernel id, notebooks, the bytes NVML lists for it on the GPU, the GPU's index and how long it has been idle (null: busy or unknown). The front end offers to shut it down through the server's kernel API after the user confirms, and takes the notebook and memory it names from the server again: this is data for a button, never consent. */
+/** Another kernel of this Jupyter server holds most of the failing GPU (its server extension said so, memory/_server_owners.py): its kernel id, notebooks, the bytes NVML lists for it on the GPU, the GPU's index and how long it has been idle (null: busy or unknown). The front end offers to shut it down through the server's kernel API after the user confirms, and takes the notebook and memory it names from the server again: this is data for a button, never consent. */
 export type OomKernelHolder = {
   kernel_id: string;
   notebooks: string[];
@@ -633,14 +633,14 @@ export const STATUS_LABELS: Record<StatusCode, { en: string; zh: string }> = {
     "zh": "未设置"
   }
 };
-/** How the kernel writes a secret's value wherever one would be shown (catalog/secrets.py MASK). */
+/** How the kernel writes a secret's value wherever one would be shown (catalog/_secrets.py MASK). */
 export const MASK = '********';
-/** Parts of the upper-cased name that mark a secret wherever they appear (catalog/secrets.py). */
+/** Parts of the upper-cased name that mark a secret wherever they appear (catalog/_secrets.py). */
 export const SECRET_NAME_SUBSTRINGS: readonly string[] = ['KEY', 'TOKEN', 'SECRET', 'PASSW', 'PASSPHRASE', 'CREDENTIAL', 'PRIVATE', 'COOKIE', '_PWD', 'CONNECTION_STRING', 'WEBHOOK'];
 /** Whole words of the upper-cased name that mark a secret (as mere substrings they would catch innocent names). */
 export const SECRET_NAME_WORDS: readonly string[] = ['APIKEY', 'AUTH', 'BEARER', 'DSN', 'PASS', 'PAT'];
 /**
- * A name that says it holds a secret, by catalog/secrets.py is_secret_name's rule: one of
+ * A name that says it holds a secret, by catalog/_secrets.py is_secret_name's rule: one of
  * SECRET_NAME_SUBSTRINGS anywhere in the upper-cased name, or one of SECRET_NAME_WORDS between '_'s.
  * A value shaped like a credential is recognised by the kernel alone, which says so (`secret: true`, MASK as
  * the value).

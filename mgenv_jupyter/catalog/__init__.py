@@ -12,15 +12,15 @@ import os
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
-from .entry import Entry, ReadWhen
-from .frameworks import FRAMEWORKS as FRAMEWORK_INFO
-from .rules import Conflict, Group
-from .values import Parsed
+from ._entry import Entry, ReadWhen
+from ._frameworks import FRAMEWORKS as FRAMEWORK_INFO
+from ._rules import Conflict, Group
+from ._values import Parsed
 
 __all__ = ["Catalog", "Entry", "Group", "Parsed", "ReadWhen", "catalog"]
 
 # One data module per framework; order is the order front ends list them in.
-DATA_MODULES = ("megengine", "dtr", "mxnet", "paddle", "torch", "jax", "tensorflow", "ascend", "cuda")
+DATA_MODULES = ("_megengine", "_dtr", "_mxnet", "_paddle", "_torch", "_jax", "_tensorflow", "_ascend", "_cuda")
 FRAMEWORKS = tuple(framework.key for framework in FRAMEWORK_INFO)
 
 
@@ -76,7 +76,7 @@ class Catalog:
     ) -> list[Entry]:
         """Entries matching every filter given: a framework; a category, matched by substring in English or Chinese;
         names, kept in the order given. Raises `InvalidValueError` for an unknown framework or name."""
-        from ..errors import InvalidValueError
+        from .._errors import InvalidValueError
 
         if framework is not None and framework not in self.frameworks():
             raise InvalidValueError(f"unknown framework {framework!r}: use one of {', '.join(self.frameworks())}")

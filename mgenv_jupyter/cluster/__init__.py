@@ -13,13 +13,13 @@ else in mgenv_jupyter changes.
 
 from __future__ import annotations
 
-from .node_memory import ClusterMemory, NodeMemory, live_watch_actors, watch
-from .nodes import Node, alive_nodes
-from .remote_source import NodeBatch, RemoteSource
-from .runtime_env import NotCarriedWarning, runtime_env
-from .seen import Seen
-from .verify import verify
-from .verify_report import ClusterReport
+from ._node_memory import ClusterMemory, NodeMemory, live_watch_actors, watch
+from ._nodes import Node, alive_nodes
+from ._remote_source import NodeBatch, RemoteSource
+from ._runtime_env import NotCarriedWarning, runtime_env
+from ._seen import Seen
+from ._verify import verify
+from ._verify_report import ClusterReport
 
 __all__ = ["ClusterMemory", "ClusterReport", "Node", "NodeBatch", "NodeMemory", "NotCarriedWarning", "RemoteSource",
            "Seen", "alive_nodes", "live_watch_actors", "runtime_env", "verify", "watch"]

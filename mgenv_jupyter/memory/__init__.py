@@ -18,23 +18,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy_names import lazy_names
+from .._lazy_names import lazy_names
 
 if TYPE_CHECKING:
-    from .history import History
-    from .sample import MemorySource, Sample
-    from .sampler import Sampler
-    from .shared import kernel_sampler
-    from .sources import default_sources, gpu_total_bytes
+    from ._history import History
+    from ._sample import MemorySource, Sample
+    from ._sampler import Sampler
+    from ._shared import kernel_sampler
+    from ._sources import default_sources, gpu_total_bytes
 
 # What users and the other layers use; the rest (the sources, the cell tracker, the simulation and its test double,
 # the fake NVML library) is imported from its module.
 _EXPORTS = {
-    "History": "history",
-    "MemorySource": "sample", "Sample": "sample",
-    "Sampler": "sampler",
-    "default_sources": "sources", "gpu_total_bytes": "sources",
-    "kernel_sampler": "shared",
+    "History": "_history",
+    "MemorySource": "_sample", "Sample": "_sample",
+    "Sampler": "_sampler",
+    "default_sources": "_sources", "gpu_total_bytes": "_sources",
+    "kernel_sampler": "_shared",
 }
 
 __all__ = ["History", "MemorySource", "Sample", "Sampler", "default_sources", "gpu_total_bytes", "kernel_sampler"]

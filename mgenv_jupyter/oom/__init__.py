@@ -11,22 +11,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy_names import lazy_names
+from .._lazy_names import lazy_names
 
 # Eager: a name that is also a submodule's must be bound here, or importing the submodule would shadow it.
-from .recognise import OutOfMemory, recognise
+from ._recognise import OutOfMemory, recognise
 
 if TYPE_CHECKING:
-    from .causes import Cause, Finding
-    from .remedies import Remedy
-    from .report import OomReport, last_report
+    from ._causes import Cause, Finding
+    from ._remedies import Remedy
+    from ._report import OomReport, last_report
 
 # Names are imported on first use: `%load_ext` installs the hook and its recorder, and the rest (the recogniser, the
 # causes, the remedies) is imported when a cell first fails.
 # What a user reads in a report (its types) and the two ways in; the recorder, the hook and how a report is built
 # are imported from their modules.
-_EXPORTS = {"Cause": "causes", "Finding": "causes", "Remedy": "remedies", "OomReport": "report",
-            "last_report": "report"}
+_EXPORTS = {"Cause": "_causes", "Finding": "_causes", "Remedy": "_remedies", "OomReport": "_report",
+            "last_report": "_report"}
 
 __all__ = ["Cause", "Finding", "OomReport", "OutOfMemory", "Remedy", "last_report", "recognise"]
 

@@ -5,8 +5,8 @@ nothing themselves."""
 
 from __future__ import annotations
 
-from .details import default_text, details
-from .editor import EditorSpec, KeySpec, editor_spec
-from .view import VariableView, present
+from ._details import default_text, details
+from ._editor import EditorSpec, KeySpec, editor_spec
+from ._view import VariableView, present
 
 __all__ = ["EditorSpec", "KeySpec", "VariableView", "default_text", "details", "editor_spec", "present"]

@@ -5,7 +5,7 @@ test fails when either side changes alone. Nothing in a message is ever executed
 
 from __future__ import annotations
 
-from .memory import (
+from ._memory import (
     MAX_INTERVAL,
     MIN_INTERVAL,
     Batch,
@@ -19,7 +19,7 @@ from .memory import (
     SourceState,
     checked_interval,
 )
-from .sidebar import (
+from ._sidebar import (
     COMM_TARGET,
     PROTOCOL_VERSION,
     REPLY_TYPES,

@@ -1,5 +1,5 @@
 """`python -m mgenv_jupyter.protocol`: print the wire schema as TypeScript (labextension/src/schema.ts)."""
 
-from .typescript import typescript
+from ._typescript import typescript
 
 print(typescript(), end="")

@@ -3,7 +3,7 @@
 Enabled on `pip install` by jupyter-config/jupyter_server_config.d/mgenv_jupyter.json (`jupyter server extension
 list` shows `mgenv_jupyter.server`). It owns one NVML reader for the whole server (gpu_view.py), attributes every GPU
 process to the kernel whose process tree holds it and each kernel to its notebooks (attribution.py), and answers
-through an authorised handler (handlers.py). The wire format is protocol/gpus.py.
+through an authorised handler (handlers.py). The wire format is protocol/_gpus.py.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     from jupyter_server.utils import url_path_join
 
-    from ..protocol.gpus import GPUS_PATH, OWNERS_PATH
-    from .gpu_view import GpuView
-    from .handlers import VIEW_SETTING, GpusHandler, OwnersHandler
+    from ..protocol._gpus import GPUS_PATH, OWNERS_PATH
+    from ._gpu_view import GpuView
+    from ._handlers import VIEW_SETTING, GpusHandler, OwnersHandler
 
     web_app = serverapp.web_app
     view = GpuView(serverapp.kernel_manager, serverapp.session_manager, runtime_dir=serverapp.runtime_dir)

@@ -4,9 +4,9 @@ memory chart (an anywidget)."""
 
 from __future__ import annotations
 
-from .allocator import AllocatorWidget
-from .config import ConfigWidget
-from .dtr import DTRWidget
-from .memory_chart import MemoryChart
+from ._allocator import AllocatorWidget
+from ._config import ConfigWidget
+from ._dtr import DTRWidget
+from ._memory_chart import MemoryChart
 
 __all__ = ["AllocatorWidget", "ConfigWidget", "DTRWidget", "MemoryChart"]

@@ -120,7 +120,7 @@ def test_a_click_on_the_first_remedy_sets_it_in_the_kernel_the_sidebar_and_the_p
         name = write_notebook(lab, "oom.ipynb", [
             "%load_ext mgenv_jupyter\nmarker = 'old kernel'",
             # The stand-in class is made a cell before: a cell naming a framework not imported yet pauses the
-            # recorder (oom/hook.py), and the failing cell is to be recorded as a user's would be.
+            # recorder (oom/_hook.py), and the failing cell is to be recorded as a user's would be.
             "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})",
             f"import time\ntime.sleep(3.5)\nraise OutOfMemoryError({MESSAGE!r})",
             "%envdiff",

@@ -31,9 +31,9 @@ from lab_server import (
 
 TOKEN = "sk-proj-abcdefghijklmnopqrstuvwx"  # shaped like a credential, under a name that does not say so
 RECORD = f"""\
-from mgenv_jupyter.catalog.secrets import MASK
-from mgenv_jupyter.cluster.last_verify import remember
-from mgenv_jupyter.cluster.verify import AFTER_START, AT_START, MISSING, ClusterReport, Seen
+from mgenv_jupyter.catalog._secrets import MASK
+from mgenv_jupyter.cluster._last_verify import remember
+from mgenv_jupyter.cluster._verify import AFTER_START, AT_START, MISSING, ClusterReport, Seen
 
 DTR, FLAG, KEY = "MEGENGINE_DTR_EVICTION_THRESHOLD", "FLAGS_fraction_of_gpu_memory_to_use", "WANDB_API_KEY"
 remember(ClusterReport([], [

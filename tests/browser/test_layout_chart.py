@@ -206,9 +206,9 @@ def test_legend_rows_toggle_lines_and_hover_gives_the_wall_clock(lab_page):
 CLUSTER_NODES = """\
 import itertools, math, time
 from mgenv_jupyter.cluster import RemoteSource
-from mgenv_jupyter.cluster.remote_source import first_line, start_reader
-from mgenv_jupyter.memory.sample import Sample
-from mgenv_jupyter.memory.shared import kernel_sampler
+from mgenv_jupyter.cluster._remote_source import first_line, start_reader
+from mgenv_jupyter.memory._sample import Sample
+from mgenv_jupyter.memory._shared import kernel_sampler
 
 GiB = 1024**3
 
@@ -234,7 +234,7 @@ kernel_sampler().sources.extend(nodes)
 """
 # verify()'s report of such a cluster, as the kernel builds it from the workers' answers (cluster.verify._compare).
 VERIFY_REPORT = """\
-from mgenv_jupyter.cluster.verify import ClusterReport, _compare, _digest, new_key
+from mgenv_jupyter.cluster._verify import ClusterReport, _compare, _digest, new_key
 
 KEY = new_key()
 

@@ -1,4 +1,4 @@
-"""PyTorch's allocator config as a typed key:value grammar (catalog/allocator_config.py, keys in catalog/torch.py):
+"""PyTorch's allocator config as a typed key:value grammar (catalog/_allocator_config.py, keys in catalog/_torch.py):
 what torch 2.13.0's parser accepts is accepted and written back normalised, and what it refuses — or would misread —
 is refused with what is allowed. The differential check against torch's own parser is in tests/frameworks/."""
 
@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from mgenv_jupyter.catalog.torch import ALLOCATOR_CONFIG
-from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.catalog._torch import ALLOCATOR_CONFIG
 
 
 @pytest.mark.parametrize(("raw", "text"), [

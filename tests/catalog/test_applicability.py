@@ -1,11 +1,11 @@
-"""The catalog's rules evaluated against values (catalog/applicability.py): whether a variable applies with the values
+"""The catalog's rules evaluated against values (catalog/_applicability.py): whether a variable applies with the values
 chosen (edited or applied; an unset one counts as its default), and whether a group is on, off or partly on."""
 
 from __future__ import annotations
 
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.catalog.applicability import ALWAYS, applicability, effective_text, group_state
-from mgenv_jupyter.catalog.dtr import DTR_SWITCH
+from mgenv_jupyter.catalog._applicability import ALWAYS, applicability, effective_text, group_state
+from mgenv_jupyter.catalog._dtr import DTR_SWITCH
 
 POOL = "FLAGS_initial_gpu_memory_in_mb"
 

@@ -1,4 +1,4 @@
-"""The Ascend catalog data (catalog/ascend.py): the seed NPURunConfig keywords (options, not environment
+"""The Ascend catalog data (catalog/_ascend.py): the seed NPURunConfig keywords (options, not environment
 variables) and the environment variables beside them, caveats where the docs call a keyword unsupported, Python
 literal defaults, values parsed as NPURunConfig takes them, and bilingual descriptions."""
 
@@ -9,8 +9,9 @@ import re
 
 import pytest
 
-from mgenv_jupyter.catalog import Catalog, ReadWhen, ascend
-from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.catalog import Catalog, ReadWhen
+from mgenv_jupyter.catalog import _ascend as ascend
 
 CATALOG = Catalog(ascend.ENTRIES)
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -8,10 +8,10 @@ import re
 
 import pytest
 
+from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter._text import Text
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen, catalog
-from mgenv_jupyter.catalog.values import Switch
-from mgenv_jupyter.errors import InvalidValueError
-from mgenv_jupyter.text import Text
+from mgenv_jupyter.catalog._values import Switch
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -1,4 +1,4 @@
-"""Which variables make programs load or run code (catalog/code_loading.py): the ones a hostile notebook profile
+"""Which variables make programs load or run code (catalog/_code_loading.py): the ones a hostile notebook profile
 would set are all recognised; every catalog entry decides for itself; names outside the catalog are judged by named
 variables and families; flag strings flag by flag; and "plainly data" is what it says."""
 
@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from mgenv_jupyter._text import Text
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.catalog.code_loading import code_effect, is_code_loading, is_plain_data, loading_flags
-from mgenv_jupyter.catalog.entry import EntryFactory, ReadWhen
-from mgenv_jupyter.catalog.values import Switch
-from mgenv_jupyter.text import Text
+from mgenv_jupyter.catalog._code_loading import code_effect, is_code_loading, is_plain_data, loading_flags
+from mgenv_jupyter.catalog._entry import EntryFactory, ReadWhen
+from mgenv_jupyter.catalog._values import Switch
 
 # Each of these ran code or hijacked a tool when a downloaded notebook's profile set it.
 ATTACKS = {

@@ -1,12 +1,13 @@
-"""The CUDA variables every GPU framework reads at its first CUDA initialisation (catalog/cuda.py): a change after
+"""The CUDA variables every GPU framework reads at its first CUDA initialisation (catalog/_cuda.py): a change after
 that is ignored until restart, and the values are what the CUDA driver accepts."""
 
 from __future__ import annotations
 
 import pytest
 
-from mgenv_jupyter.catalog import ReadWhen, catalog, cuda
-from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.catalog import ReadWhen, catalog
+from mgenv_jupyter.catalog import _cuda as cuda
 from mgenv_jupyter.runtime import Status
 
 

@@ -1,4 +1,4 @@
-"""One catalog entry and the per-framework factory that declares entries (catalog/entry.py): what a framework's
+"""One catalog entry and the per-framework factory that declares entries (catalog/_entry.py): what a framework's
 entries share is said once, an entry's own fields win, and an entry that does not say where and when it is read is
 refused."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from mgenv_jupyter._text import Text
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.catalog.entry import Entry, EntryFactory, ReadWhen
-from mgenv_jupyter.catalog.values import OptionalOf, Switch
-from mgenv_jupyter.text import Text
+from mgenv_jupyter.catalog._entry import Entry, EntryFactory, ReadWhen
+from mgenv_jupyter.catalog._values import OptionalOf, Switch
 
 T = Text("probe", "探针")
 

@@ -1,4 +1,4 @@
-"""The frameworks the catalog covers (catalog/frameworks.py): each is named in English and Chinese, listed in one
+"""The frameworks the catalog covers (catalog/_frameworks.py): each is named in English and Chinese, listed in one
 order, and the wheel the catalog says was checked is the one ./dev installs for the real-framework tests."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.catalog.frameworks import BY_KEY, FRAMEWORKS
+from mgenv_jupyter.catalog._frameworks import BY_KEY, FRAMEWORKS
 
 DEV = Path(__file__).resolve().parents[2] / "dev"
 

@@ -1,4 +1,4 @@
-"""The JAX catalog data (catalog/jax.py): `JAX_*` options read into jax.config at import and changed live with
+"""The JAX catalog data (catalog/_jax.py): `JAX_*` options read into jax.config at import and changed live with
 jax.config.update; XLA_FLAGS and the XLA client's memory settings read when the backend initialises; values as
 jaxlib reads them."""
 
@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from mgenv_jupyter.catalog import Catalog, ReadWhen, jax
-from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.catalog import Catalog, ReadWhen
+from mgenv_jupyter.catalog import _jax as jax
 from mgenv_jupyter.runtime import EnvSession
 
 CATALOG = Catalog(jax.ENTRIES)

@@ -6,8 +6,10 @@ import re
 
 import pytest
 
-from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen, dtr, megengine
-from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
+from mgenv_jupyter.catalog import _dtr as dtr
+from mgenv_jupyter.catalog import _megengine as megengine
 from mgenv_jupyter.runtime.frameworks import live_call
 
 SEED_NAMES = {

@@ -1,4 +1,4 @@
-"""The MXNet catalog data (catalog/mxnet.py): the seed names and the extra ones the source reads, the variables
+"""The MXNet catalog data (catalog/_mxnet.py): the seed names and the extra ones the source reads, the variables
 no code reads any more and what replaced them, reading moments and defaults as the source has them, values parsed
 as MXNet reads them, and bilingual descriptions."""
 
@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from mgenv_jupyter.catalog import Catalog, ReadWhen, mxnet
-from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.catalog import Catalog, ReadWhen
+from mgenv_jupyter.catalog import _mxnet as mxnet
 
 CATALOG = Catalog(mxnet.ENTRIES)
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -1,4 +1,4 @@
-"""The Paddle catalog data (catalog/paddle.py): the seed flags, read at `import paddle` and set live with
+"""The Paddle catalog data (catalog/_paddle.py): the seed flags, read at `import paddle` and set live with
 `paddle.set_flags`, values parsed as Paddle reads them, and bilingual descriptions."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ import re
 
 import pytest
 
-from mgenv_jupyter.catalog import Catalog, ReadWhen, paddle
-from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.catalog import Catalog, ReadWhen
+from mgenv_jupyter.catalog import _paddle as paddle
 from mgenv_jupyter.runtime.frameworks import live_call
 
 CATALOG = Catalog(paddle.ENTRIES)

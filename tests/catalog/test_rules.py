@@ -1,11 +1,11 @@
-"""Rules that tie variables together, as catalog data (catalog/rules.py): a condition holds for the values it names,
+"""Rules that tie variables together, as catalog data (catalog/_rules.py): a condition holds for the values it names,
 and every condition and group in the catalog names real variables and values their types accept."""
 
 from __future__ import annotations
 
+from mgenv_jupyter._text import Text
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.catalog.rules import Condition
-from mgenv_jupyter.text import Text
+from mgenv_jupyter.catalog._rules import Condition
 
 NAIVE_ONLY = Condition("FLAGS_allocator_strategy", ("naive_best_fit",), because=Text("b", "b"),
                        otherwise=Text("not with {value}", "{value} 下不起作用"))

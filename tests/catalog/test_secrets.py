@@ -7,7 +7,7 @@ import time
 import pytest
 
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.catalog.secrets import MASK, is_secret, is_secret_name, is_secret_value, redact, shown
+from mgenv_jupyter.catalog._secrets import MASK, is_secret, is_secret_name, is_secret_value, redact, shown
 
 TOKENS = {
     "url with password": "postgres://user:hunter2@db.example.com:5432/app",

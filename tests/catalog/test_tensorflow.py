@@ -1,4 +1,4 @@
-"""The TensorFlow catalog data (catalog/tensorflow.py): logging and oneDNN read at import, thread pools at the eager
+"""The TensorFlow catalog data (catalog/_tensorflow.py): logging and oneDNN read at import, thread pools at the eager
 context's initialisation (live through tf.config.threading until then), GPU allocator settings at each GPU's first
 use."""
 
@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from mgenv_jupyter.catalog import Catalog, ReadWhen, tensorflow
+from mgenv_jupyter.catalog import Catalog, ReadWhen
+from mgenv_jupyter.catalog import _tensorflow as tensorflow
 
 CATALOG = Catalog(tensorflow.ENTRIES)
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -1,4 +1,4 @@
-"""The PyTorch catalog data (catalog/torch.py): every entry traced to where torch 2.13 reads it, the reading moments
+"""The PyTorch catalog data (catalog/_torch.py): every entry traced to where torch 2.13 reads it, the reading moments
 (import, first use of the allocator settings, import of the compiler's config modules), values as torch reads them,
 and the two allocator-config names refused together."""
 
@@ -8,9 +8,10 @@ import re
 
 import pytest
 
-from mgenv_jupyter.catalog import Catalog, ReadWhen, catalog, torch
-from mgenv_jupyter.catalog.code_loading import is_code_loading
-from mgenv_jupyter.errors import InvalidValueError
+from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.catalog import Catalog, ReadWhen, catalog
+from mgenv_jupyter.catalog import _torch as torch
+from mgenv_jupyter.catalog._code_loading import is_code_loading
 from mgenv_jupyter.runtime import EnvSession
 
 CATALOG = Catalog(torch.ENTRIES)

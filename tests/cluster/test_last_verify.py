@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mgenv_jupyter.catalog.secrets import MASK
-from mgenv_jupyter.cluster import last_verify
-from mgenv_jupyter.cluster.seen import AFTER_START, AT_START, MISSING, Seen
-from mgenv_jupyter.cluster.verify_report import ClusterReport
+from mgenv_jupyter.catalog._secrets import MASK
+from mgenv_jupyter.cluster import _last_verify as last_verify
+from mgenv_jupyter.cluster._seen import AFTER_START, AT_START, MISSING, Seen
+from mgenv_jupyter.cluster._verify_report import ClusterReport
 
 DTR = "MEGENGINE_DTR_EVICTION_THRESHOLD"
 FLAG = "FLAGS_fraction_of_gpu_memory_to_use"

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from mgenv_jupyter.cluster.node_memory import ClusterMemory, NodeMemory
+from mgenv_jupyter.cluster._node_memory import ClusterMemory, NodeMemory
 
 
 def test_node_memory_streams_the_nodes_gpus_at_the_rate_asked(monkeypatch: pytest.MonkeyPatch):
@@ -39,7 +39,7 @@ def test_stop_ends_the_stream():
 
 
 def test_cluster_memory_checks_its_interval_before_touching_ray():
-    from mgenv_jupyter.errors import InvalidValueError
+    from mgenv_jupyter._errors import InvalidValueError
 
     with pytest.raises(InvalidValueError):
         ClusterMemory(interval=0)
@@ -55,10 +55,10 @@ def _batch(samples: list, states: list | None = None) -> dict:
 
 
 def test_a_nodes_nonsense_readings_are_refused_and_the_kernels_own_series_go_on():
-    from mgenv_jupyter.cluster.node_memory import MAX_DEVICES, checked_batch
-    from mgenv_jupyter.cluster.remote_source import RemoteSource
-    from mgenv_jupyter.memory.sample import Sample
-    from mgenv_jupyter.memory.sampler import Sampler
+    from mgenv_jupyter.cluster._node_memory import MAX_DEVICES, checked_batch
+    from mgenv_jupyter.cluster._remote_source import RemoteSource
+    from mgenv_jupyter.memory._sample import Sample
+    from mgenv_jupyter.memory._sampler import Sampler
 
     class Local:  # the kernel's own source
         name, state = "host", "ok"
@@ -90,7 +90,7 @@ def test_a_nodes_nonsense_readings_are_refused_and_the_kernels_own_series_go_on(
 
 
 def test_a_nodes_states_are_short_single_lines_and_a_batch_that_is_no_dict_is_said():
-    from mgenv_jupyter.cluster.node_memory import checked_batch
+    from mgenv_jupyter.cluster._node_memory import checked_batch
 
     states = [{"name": "n" * 10_000, "state": "line\nbreak\x1b[31m\u2028" + "s" * 10_000, "idle": "yes",
                "simulated": 1, "simulation": "<b>" * 5000}, "not a state", {"name": 3, "state": "ok"}] * 100
@@ -134,8 +134,8 @@ def test_a_watch_bound_to_consumers_ends_when_the_last_of_them_closes():
 
 
 def test_closing_a_memory_chart_ends_the_watch_it_was_bound_to():
-    from mgenv_jupyter.memory.sampler import Sampler
-    from mgenv_jupyter.widgets.memory_chart import MemoryChart
+    from mgenv_jupyter.memory._sampler import Sampler
+    from mgenv_jupyter.widgets._memory_chart import MemoryChart
 
     sampler = Sampler([], interval=0.5)
     watch = ClusterMemory(interval=0.5, sampler=sampler)
@@ -154,8 +154,8 @@ def test_closing_a_memory_chart_ends_the_watch_it_was_bound_to():
 
 def test_the_chart_of_a_watch_draws_its_sampler_at_its_rate_and_closing_it_ends_the_watch():
     """The widget composes the watch (`MemoryChart.for_cluster`): the cluster layer imports no widget."""
-    from mgenv_jupyter.memory.sampler import Sampler
-    from mgenv_jupyter.widgets.memory_chart import MemoryChart
+    from mgenv_jupyter.memory._sampler import Sampler
+    from mgenv_jupyter.widgets._memory_chart import MemoryChart
 
     sampler = Sampler([], interval=0.5)
     watch = ClusterMemory(interval=0.25, sampler=sampler)
@@ -170,10 +170,10 @@ def test_the_chart_of_a_watch_draws_its_sampler_at_its_rate_and_closing_it_ends_
 def test_the_watch_starts_an_actor_for_each_node_that_joins_once_and_stops_looking_when_closed(
         monkeypatch: pytest.MonkeyPatch):
     # Ray's part (listing nodes, starting an actor) replaced: what is checked is which nodes get one, and when.
-    from mgenv_jupyter.cluster import node_memory
-    from mgenv_jupyter.cluster.nodes import Node
-    from mgenv_jupyter.cluster.remote_source import RemoteSource
-    from mgenv_jupyter.memory.sampler import Sampler
+    from mgenv_jupyter.cluster import _node_memory as node_memory
+    from mgenv_jupyter.cluster._nodes import Node
+    from mgenv_jupyter.cluster._remote_source import RemoteSource
+    from mgenv_jupyter.memory._sampler import Sampler
 
     alive = [Node("id-a", "node_a", "127.0.0.1")]
     monkeypatch.setattr(node_memory, "alive_nodes", lambda: list(alive))
@@ -207,7 +207,7 @@ def test_the_watch_starts_an_actor_for_each_node_that_joins_once_and_stops_looki
 
 
 def test_rescan_seconds_is_checked():
-    from mgenv_jupyter.errors import InvalidValueError
+    from mgenv_jupyter._errors import InvalidValueError
 
     for bad in (0, -1, "5", float("nan")):
         with pytest.raises(InvalidValueError):
@@ -217,10 +217,10 @@ def test_rescan_seconds_is_checked():
 
 def test_the_kernels_sampler_closing_ends_the_watch(monkeypatch: pytest.MonkeyPatch):
     # As when the extension is unloaded: the sampler closes its sources, and a watch's sources end the watch.
-    from mgenv_jupyter.cluster import node_memory
-    from mgenv_jupyter.cluster.nodes import Node
-    from mgenv_jupyter.cluster.remote_source import RemoteSource
-    from mgenv_jupyter.memory.sampler import Sampler
+    from mgenv_jupyter.cluster import _node_memory as node_memory
+    from mgenv_jupyter.cluster._nodes import Node
+    from mgenv_jupyter.cluster._remote_source import RemoteSource
+    from mgenv_jupyter.memory._sampler import Sampler
 
     monkeypatch.setattr(node_memory, "alive_nodes", lambda: [Node("id-a", "node_a", "127.0.0.1")])
     sampler = Sampler([], interval=0.5)

@@ -3,7 +3,7 @@ ones): a node's own custom resource, else its address, else the address and the 
 
 from __future__ import annotations
 
-from mgenv_jupyter.cluster.nodes import custom_resources, labelled
+from mgenv_jupyter.cluster._nodes import custom_resources, labelled
 
 
 def record(node_id: str, address: str, alive: bool = True, **extra: float) -> dict:

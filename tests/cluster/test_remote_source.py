@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import time
 
-from mgenv_jupyter.cluster.remote_source import NodeBatch, RemoteSource, consume, start_reader
-from mgenv_jupyter.memory.sample import Sample
-from mgenv_jupyter.memory.sampler import Sampler
+from mgenv_jupyter.cluster._remote_source import NodeBatch, RemoteSource, consume, start_reader
+from mgenv_jupyter.memory._sample import Sample
+from mgenv_jupyter.memory._sampler import Sampler
 
 
 def batch(used: int, device: str = "gpu0", state: str = "ok", idle: bool = False) -> NodeBatch:

@@ -1,9 +1,9 @@
-"""One variable on one node (cluster/seen.py): the verdict is decided here once, as a code, and every form of the
+"""One variable on one node (cluster/_seen.py): the verdict is decided here once, as a code, and every form of the
 report (text, notebook HTML, the sidebar's notice) labels it."""
 
 from __future__ import annotations
 
-from mgenv_jupyter.cluster.seen import AFTER_START, ARRIVED_TEXT, AT_START, MISSING, Seen
+from mgenv_jupyter.cluster._seen import AFTER_START, ARRIVED_TEXT, AT_START, MISSING, Seen
 
 
 def test_the_verdict_is_ok_differs_or_missing_and_a_variable_unset_on_both_sides_is_ok():

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from mgenv_jupyter.catalog.secrets import MASK
-from mgenv_jupyter.cluster.verify import (
+from mgenv_jupyter.catalog._secrets import MASK
+from mgenv_jupyter.cluster._verify import (
     AFTER_START,
     AT_START,
     MISSING,
@@ -37,7 +37,7 @@ def test_a_value_set_while_the_process_runs_did_not_arrive_at_its_start():
 
 def test_a_value_in_the_start_environment_arrived_at_start_and_a_secret_comes_back_only_as_a_keyed_hmac():
     # The worker runs in another process, as on a node; the key travels to it as a task's argument does.
-    code = ("import json, sys; from mgenv_jupyter.cluster.verify import worker_view; "
+    code = ("import json, sys; from mgenv_jupyter.cluster._verify import worker_view; "
             "key = bytes.fromhex(sys.argv[1]); "
             "print(json.dumps([worker_view(['MEGENGINE_X', 'MY_TOKEN'], {}, key), "
             "worker_view(['MY_TOKEN'], {}, bytes.fromhex(sys.argv[2]))]))")
@@ -81,7 +81,7 @@ def test_report_says_what_differs_and_what_is_missing():
 
 
 def test_a_secret_a_node_sends_in_clear_is_masked_here_and_a_malformed_answer_is_not_used():
-    from mgenv_jupyter.cluster.verify import compared
+    from mgenv_jupyter.cluster._verify import compared
 
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2"
     # A node with an older mgenv_jupyter (fewer secret names) sends DB_PASSWD, or a token under a plain name, in clear.

@@ -6,8 +6,8 @@ from __future__ import annotations
 import html
 from html.parser import HTMLParser
 
-from mgenv_jupyter.catalog.secrets import MASK
-from mgenv_jupyter.cluster.verify import ClusterReport, _compare, _digest, new_key
+from mgenv_jupyter.catalog._secrets import MASK
+from mgenv_jupyter.cluster._verify import ClusterReport, _compare, _digest, new_key
 
 KEY = new_key()
 

@@ -1,10 +1,10 @@
-"""verify()'s answer as a table, text and HTML (cluster/verify_report.py), built from data: every form labels the
-same verdicts (cluster/seen.py)."""
+"""verify()'s answer as a table, text and HTML (cluster/_verify_report.py), built from data: every form labels the
+same verdicts (cluster/_seen.py)."""
 
 from __future__ import annotations
 
-from mgenv_jupyter.cluster.seen import AFTER_START, AT_START, MISSING, Seen
-from mgenv_jupyter.cluster.verify_report import ClusterReport
+from mgenv_jupyter.cluster._seen import AFTER_START, AT_START, MISSING, Seen
+from mgenv_jupyter.cluster._verify_report import ClusterReport
 
 SEEN = [Seen("node_a", "A", "1", "1", True, AT_START), Seen("node_b", "A", "1", "2", False, AFTER_START, ("paddle",)),
         Seen("node_c", "A", "1", None, False, MISSING), Seen("node_c", "B", None, None, True, MISSING)]

@@ -12,8 +12,8 @@ if framework == "paddle":
     os.environ["FLAGS_allocator_strategy"] = "naive_best_fit"  # read at import: the cap overlay needs it
 
 from mgenv_jupyter.memory import Sampler  # noqa: E402
-from mgenv_jupyter.memory.framework_sources import framework_sources  # noqa: E402
-from mgenv_jupyter.memory.overlays import overlays  # noqa: E402
+from mgenv_jupyter.memory._framework_sources import framework_sources  # noqa: E402
+from mgenv_jupyter.memory._overlays import overlays  # noqa: E402
 from mgenv_jupyter.runtime import session  # noqa: E402
 
 sources = {s.name: s for s in framework_sources()}

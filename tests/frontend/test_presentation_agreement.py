@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from mgenv_jupyter import ConfigWidget
-from mgenv_jupyter.comm import RequestHandler
-from mgenv_jupyter.widgets.editors import EDITORS
+from mgenv_jupyter._comm import RequestHandler
+from mgenv_jupyter.widgets._editors import EDITORS
 
 LABEXTENSION = Path(__file__).resolve().parents[2] / "labextension"
 PADDLE_POOL = ("FLAGS_fraction_of_gpu_memory_to_use", "FLAGS_initial_gpu_memory_in_mb",

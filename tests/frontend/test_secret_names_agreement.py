@@ -1,5 +1,5 @@
 """The sidebar recognises a secret's name exactly as the kernel does: the name rule and its markers are defined once
-(catalog/secrets.py) and generated into labextension/src/schema.ts; jest runs the front end's real `isSecret`
+(catalog/_secrets.py) and generated into labextension/src/schema.ts; jest runs the front end's real `isSecret`
 (profile.ts) over a table of names whose verdicts come from `is_secret_name` (labextension/tests/secretNames.test.ts),
 and both sides must say the same for every name. A secret by value is the kernel's alone and is not in the table."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.catalog.secrets import NAME_SEPARATOR, NAME_SUBSTRINGS, NAME_WORDS, is_secret_name
+from mgenv_jupyter.catalog._secrets import NAME_SEPARATOR, NAME_SUBSTRINGS, NAME_WORDS, is_secret_name
 
 LABEXTENSION = Path(__file__).resolve().parents[2] / "labextension"
 NAMES = (

@@ -11,9 +11,9 @@ import uuid
 import pytest
 from IPython.core.error import UsageError
 
-from mgenv_jupyter import launchers
-from mgenv_jupyter.catalog.secrets import is_secret
-from mgenv_jupyter.comm import RequestHandler
+from mgenv_jupyter import _launchers as launchers
+from mgenv_jupyter._comm import RequestHandler
+from mgenv_jupyter.catalog._secrets import is_secret
 from mgenv_jupyter.protocol import PROTOCOL_VERSION
 
 GITHUB = "ghp_" + "A1b2C3d4E5" * 4  # 44 characters: 4 + 40
@@ -102,9 +102,9 @@ def test_a_path_holding_a_token_is_masked_in_its_notes_too(ip, shape):
 def test_a_nodes_error_in_a_verify_report_is_redacted_everywhere():
     """cluster.verify(): a node whose task failed is reported with its error's first line, in the text, the repr,
     the HTML and the sidebar's notice; a credential in that line is masked in all of them."""
-    from mgenv_jupyter.cluster.verify import why_unanswered
-    from mgenv_jupyter.cluster.verify_report import ClusterReport
-    from mgenv_jupyter.presentation.wire import verify_notice
+    from mgenv_jupyter.cluster._verify import why_unanswered
+    from mgenv_jupyter.cluster._verify_report import ClusterReport
+    from mgenv_jupyter.presentation._wire import verify_notice
 
     for _, value, hidden in SHAPES.values():
         if not is_secret("A_VALUE", value):

@@ -12,9 +12,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from mgenv_jupyter.comm import MAX_HISTORY_WINDOW
+from mgenv_jupyter._comm import MAX_HISTORY_WINDOW
 from mgenv_jupyter.protocol import MAX_INTERVAL, MIN_INTERVAL
-from mgenv_jupyter.protocol.memory import DEFAULT_INTERVAL
+from mgenv_jupyter.protocol._memory import DEFAULT_INTERVAL
 
 ROOT = Path(__file__).resolve().parents[2]
 LABEXTENSION = ROOT / "labextension"

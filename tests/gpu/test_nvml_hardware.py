@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from mgenv_jupyter.memory import Sampler
-from mgenv_jupyter.memory.nvml_source import NvmlSource
-from mgenv_jupyter.memory.sample import OK
+from mgenv_jupyter.memory._nvml_source import NvmlSource
+from mgenv_jupyter.memory._sample import OK
 
 MiB, GiB = 1024**2, 1024**3
 HOLD = """

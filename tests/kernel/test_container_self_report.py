@@ -13,7 +13,7 @@ from typing import Any
 
 from jupyter_client import BlockingKernelClient
 
-from mgenv_jupyter.protocol.gpus import GPUS_PATH
+from mgenv_jupyter.protocol._gpus import GPUS_PATH
 
 from lab_server import ROOT, TOKEN, Lab, running_lab
 

@@ -1,6 +1,6 @@
 """The out-of-memory report names the notebook: in kernel A an out-of-memory error while kernel B of the same real
 `jupyter server` holds most of the simulated GPU. Kernel A asks the server's extension which kernel holds the
-process NVML lists beside it (memory/server_owners.py), and the verdict names B's notebook and how long B has been
+process NVML lists beside it (memory/_server_owners.py), and the verdict names B's notebook and how long B has been
 idle; a process of no kernel keeps its pid, user and name."""
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def test_the_verdict_names_the_notebook_of_the_kernel_holding_most_of_the_gpu(tm
             stranger_gpu = tmp_path / "stranger.json"
             stranger_gpu.write_text(json.dumps(scenario([(stranger.pid, "30GB")])))
             run(kc, f"import os\nos.environ['MGENV_SIMULATE_GPU'] = {str(stranger_gpu)!r}\n"
-                    "from mgenv_jupyter.memory.simulation import from_environment\nfrom_environment()")
+                    "from mgenv_jupyter.memory._simulation import from_environment\nfrom_environment()")
             other = run(kc, f"raise OutOfMemoryError({MESSAGE!r})")
             kc.stop_channels()
     finally:

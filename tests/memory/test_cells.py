@@ -1,12 +1,12 @@
-"""Cell markers and the per-cell table (mgenv_jupyter/memory/cells.py)."""
+"""Cell markers and the per-cell table (mgenv_jupyter/memory/_cells.py)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from mgenv_jupyter.memory.cells import CellMarker, CellTracker, per_cell
-from mgenv_jupyter.memory.history import History
+from mgenv_jupyter.memory._cells import CellMarker, CellTracker, per_cell
+from mgenv_jupyter.memory._history import History
 
 GiB = 1024**3
 

@@ -1,4 +1,4 @@
-"""Framework allocator sources (memory/framework_sources.py): the GPU code paths, run against stand-in modules with
+"""Framework allocator sources (memory/_framework_sources.py): the GPU code paths, run against stand-in modules with
 the frameworks' API shapes (PyTorch's, JAX's and TensorFlow's from tests/framework_stand_ins.py, whose parameters are
 checked against the wheels). The real CPU wheels are checked in tests/frameworks/test_memory_frameworks.py."""
 
@@ -20,7 +20,7 @@ from framework_stand_ins import (
     torch_modules,
 )
 
-from mgenv_jupyter.memory.framework_sources import (
+from mgenv_jupyter.memory._framework_sources import (
     JaxSource,
     MegEngineSource,
     MXNetSource,

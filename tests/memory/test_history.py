@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mgenv_jupyter.memory.history import History
+from mgenv_jupyter.memory._history import History
 
 GiB = 1024**3
 

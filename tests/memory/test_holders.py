@@ -1,4 +1,4 @@
-"""What holds memory, by name (memory/holders.py), with NumPy here and in a real IPython shell; the frameworks' own
+"""What holds memory, by name (memory/_holders.py), with NumPy here and in a real IPython shell; the frameworks' own
 tensors and modules in their venvs (tests/frameworks/test_free_real.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 import mgenv_jupyter
-from mgenv_jupyter.memory.holders import memory_holders
+from mgenv_jupyter.memory._holders import memory_holders
 
 MiB = 1 << 20
 

@@ -1,4 +1,4 @@
-"""Host memory (memory/host_source.py): what the kernel's process tree holds in RAM and the machine's used and total
+"""Host memory (memory/_host_source.py): what the kernel's process tree holds in RAM and the machine's used and total
 memory, as device "host"; a failure to read it becomes the source's state, never an exception."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import os
 
 import psutil
 
-from mgenv_jupyter.memory.host_source import HostSource
-from mgenv_jupyter.memory.process_tree import ProcessTree
+from mgenv_jupyter.memory._host_source import HostSource
+from mgenv_jupyter.memory._process_tree import ProcessTree
 
 
 class BrokenTree(ProcessTree):

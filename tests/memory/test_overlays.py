@@ -1,4 +1,4 @@
-"""The lines drawn over the memory chart (memory/overlays.py): each device's total, MegEngine's DTR eviction threshold
+"""The lines drawn over the memory chart (memory/_overlays.py): each device's total, MegEngine's DTR eviction threshold
 and Paddle's first-chunk cap, from the framework when it is loaded, else from what the kernel's session will hand it."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import sys
 import types
 
-from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml
-from mgenv_jupyter.memory.nvml_source import NvmlSource
-from mgenv_jupyter.memory.overlays import PADDLE_FLAGS, Overlay, overlays
-from mgenv_jupyter.memory.sampler import Sampler
+from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml
+from mgenv_jupyter.memory._nvml_source import NvmlSource
+from mgenv_jupyter.memory._overlays import PADDLE_FLAGS, Overlay, overlays
+from mgenv_jupyter.memory._sampler import Sampler
 
 GiB = 1024**3
 

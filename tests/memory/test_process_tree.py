@@ -1,4 +1,4 @@
-"""The kernel's process tree (memory/process_tree.py): the kernel and every descendant, real child processes
+"""The kernel's process tree (memory/_process_tree.py): the kernel and every descendant, real child processes
 included, walked at most every `max_age` seconds, with the ones that exited remembered."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import psutil
 import pytest
 
-from mgenv_jupyter.memory import process_tree
-from mgenv_jupyter.memory.process_tree import ProcessTree
+from mgenv_jupyter.memory import _process_tree as process_tree
+from mgenv_jupyter.memory._process_tree import ProcessTree
 
 # A child that starts a grandchild; both wait for the child's stdin to close.
 FAMILY = ("import subprocess, sys; g = subprocess.Popen([sys.executable, '-c', 'import sys; sys.stdin.read()'], "

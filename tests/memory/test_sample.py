@@ -1,15 +1,15 @@
-"""One memory reading and what every source promises (memory/sample.py): a sample names each quantity it knows as a
+"""One memory reading and what every source promises (memory/_sample.py): a sample names each quantity it knows as a
 series "<device> <quantity>", and every source of the package is a `MemorySource`."""
 
 from __future__ import annotations
 
 import pytest
 
-from mgenv_jupyter.memory.framework_sources import framework_sources
-from mgenv_jupyter.memory.host_source import HostSource
-from mgenv_jupyter.memory.nvml_source import NvmlSource
-from mgenv_jupyter.memory.sample import QUANTITIES, MemorySource, Sample, series_key, split_key
-from mgenv_jupyter.memory.sources import HostFallback, UnavailableSource
+from mgenv_jupyter.memory._framework_sources import framework_sources
+from mgenv_jupyter.memory._host_source import HostSource
+from mgenv_jupyter.memory._nvml_source import NvmlSource
+from mgenv_jupyter.memory._sample import QUANTITIES, MemorySource, Sample, series_key, split_key
+from mgenv_jupyter.memory._sources import HostFallback, UnavailableSource
 
 GiB = 1024**3
 

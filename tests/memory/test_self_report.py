@@ -9,7 +9,7 @@ import os
 import time
 from pathlib import Path
 
-from mgenv_jupyter.memory.self_report import SelfReport, own_figures, read_report, report_path
+from mgenv_jupyter.memory._self_report import SelfReport, own_figures, read_report, report_path
 
 GiB = 1024**3
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mgenv_jupyter.memory.server_owners import NotebookOwner, _parse, notebook_owners, own_server
+from mgenv_jupyter.memory._server_owners import NotebookOwner, _parse, notebook_owners, own_server
 
 KERNEL = {"id": "k-1", "name": "python3", "notebooks": ["big.ipynb"], "execution_state": "idle",
           "last_activity": "2026-01-01T00:00:00+00:00", "idle_seconds": 7200.5, "pid_known": True}

@@ -1,4 +1,4 @@
-"""The kernel's one sampler (mgenv_jupyter/memory/shared.py): every consumer shares it, at the fastest rate asked."""
+"""The kernel's one sampler (mgenv_jupyter/memory/_shared.py): every consumer shares it, at the fastest rate asked."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from mgenv_jupyter.memory import simulation
-from mgenv_jupyter.memory.fake_nvml import installed
-from mgenv_jupyter.memory.shared import close_kernel_sampler, kernel_sampler
+from mgenv_jupyter.memory import _simulation as simulation
+from mgenv_jupyter.memory._fake_nvml import installed
+from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
 
 
 def sampler_threads() -> int:
@@ -33,7 +33,7 @@ def kernel(ip, monkeypatch):
 
 def test_charts_and_the_sidebar_share_one_sampler_thread_and_closing_them_all_stops_it(kernel, fresh_session):
     from mgenv_jupyter import MemoryChart
-    from mgenv_jupyter.comm import MemoryStream
+    from mgenv_jupyter._comm import MemoryStream
 
     before = sampler_threads()
     first = MemoryChart(interval=0.5)

@@ -9,11 +9,11 @@ import os
 import psutil
 import pytest
 
-from mgenv_jupyter.memory.fake_nvml import installed
-from mgenv_jupyter.memory.nvml_source import UNAVAILABLE, NvmlSource
-from mgenv_jupyter.memory.process_tree import ProcessTree
-from mgenv_jupyter.memory.scenario import PRESETS
-from mgenv_jupyter.memory.simulation import Simulation
+from mgenv_jupyter.memory._fake_nvml import installed
+from mgenv_jupyter.memory._nvml_source import UNAVAILABLE, NvmlSource
+from mgenv_jupyter.memory._process_tree import ProcessTree
+from mgenv_jupyter.memory._scenario import PRESETS
+from mgenv_jupyter.memory._simulation import Simulation
 
 GiB = 1024**3
 MiB = 1024**2

@@ -1,13 +1,13 @@
-"""The sources a chart uses by default (memory/sources.py): NVML (the simulated GPU when `MGENV_SIMULATE_GPU` asks
+"""The sources a chart uses by default (memory/_sources.py): NVML (the simulated GPU when `MGENV_SIMULATE_GPU` asks
 for it), the framework allocators, host memory only while no GPU is visible, a bad value shown as a source's state,
 and the GPU's total for the DTR widget."""
 
 from __future__ import annotations
 
-from mgenv_jupyter.memory import simulation
-from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml
-from mgenv_jupyter.memory.nvml_source import NvmlSource
-from mgenv_jupyter.memory.sources import HostFallback, UnavailableSource, default_sources
+from mgenv_jupyter.memory import _simulation as simulation
+from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml
+from mgenv_jupyter.memory._nvml_source import NvmlSource
+from mgenv_jupyter.memory._sources import HostFallback, UnavailableSource, default_sources
 
 GiB = 1024**3
 

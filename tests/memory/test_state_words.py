@@ -1,4 +1,4 @@
-"""A memory source's state in the user's language (memory/state_words.py): what the chart's status line shows."""
+"""A memory source's state in the user's language (memory/_state_words.py): what the chart's status line shows."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from mgenv_jupyter.memory.state_words import state_text
+from mgenv_jupyter.memory._state_words import state_text
 
 # Every state a source of ours writes (memory/*_source.py, framework_sources.py, the cluster's remote source), with
 # the part that varies filled in.

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from mgenv_jupyter.oom import report
+from mgenv_jupyter.oom import _report as report
 
 
 @pytest.fixture(autouse=True)

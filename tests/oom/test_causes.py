@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mgenv_jupyter.oom.causes import Cause, diagnose, dtr_enabled, size
-from mgenv_jupyter.oom.recognise import OutOfMemory
-from mgenv_jupyter.oom.state import DeviceFigures, MemoryState, OtherProcess
+from mgenv_jupyter.oom._causes import Cause, diagnose, dtr_enabled, size
+from mgenv_jupyter.oom._recognise import OutOfMemory
+from mgenv_jupyter.oom._state import DeviceFigures, MemoryState, OtherProcess
 
 GiB = 1024**3
 

@@ -3,12 +3,12 @@ holder on the failing GPU, and only when that holder is another kernel of this s
 
 from __future__ import annotations
 
-from mgenv_jupyter.memory.server_owners import NotebookOwner
-from mgenv_jupyter.oom.causes import Cause, Finding
-from mgenv_jupyter.oom.holder import kernel_holder
-from mgenv_jupyter.oom.recognise import OutOfMemory
-from mgenv_jupyter.oom.state import MemoryState, OtherProcess
-from mgenv_jupyter.text import Text
+from mgenv_jupyter._text import Text
+from mgenv_jupyter.memory._server_owners import NotebookOwner
+from mgenv_jupyter.oom._causes import Cause, Finding
+from mgenv_jupyter.oom._holder import kernel_holder
+from mgenv_jupyter.oom._recognise import OutOfMemory
+from mgenv_jupyter.oom._state import MemoryState, OtherProcess
 
 GiB = 1024**3
 EVENT = OutOfMemory("torch", "gpu", "torch.OutOfMemoryError", "CUDA out of memory.", gpu=0)

@@ -21,11 +21,12 @@ from framework_stand_ins import TorchGpu, install, torch_modules
 from IPython.utils.capture import capture_output
 
 import mgenv_jupyter
-from mgenv_jupyter.magics import show_oom_report
-from mgenv_jupyter.memory import simulation
-from mgenv_jupyter.memory.shared import close_kernel_sampler
-from mgenv_jupyter.oom import Cause, hook
-from mgenv_jupyter.oom.report import remember
+from mgenv_jupyter._magics import show_oom_report
+from mgenv_jupyter.memory import _simulation as simulation
+from mgenv_jupyter.memory._shared import close_kernel_sampler
+from mgenv_jupyter.oom import Cause
+from mgenv_jupyter.oom import _hook as hook
+from mgenv_jupyter.oom._report import remember
 from mgenv_jupyter.presentation.oom import OomView
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "oom"
@@ -238,7 +239,7 @@ def test_a_failing_report_never_reaches_the_users_cell(ip, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("report broken")
 
-    monkeypatch.setattr("mgenv_jupyter.oom.report.build_report", broken)  # the hook imports it on use
+    monkeypatch.setattr("mgenv_jupyter.oom._report.build_report", broken)  # the hook imports it on use
     with capture_output() as captured:
         result = ip.run_cell("raise MemoryError()")
     assert isinstance(result.error_in_exec, MemoryError)

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from framework_stand_ins import TensorFlowRuntime, install, tensorflow_modules
 
-from mgenv_jupyter.oom.recognise import OutOfMemory, parse_size, recognise
+from mgenv_jupyter.oom._recognise import OutOfMemory, parse_size, recognise
 
 DATA = Path(__file__).parents[1] / "data"
 FACTS = json.loads((DATA / "cuda_facts_h100.json").read_text())

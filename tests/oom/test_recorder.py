@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 
-from mgenv_jupyter.memory.host_source import HostSource
-from mgenv_jupyter.memory.sampler import Sampler
-from mgenv_jupyter.oom.recorder import RECORDER_INTERVAL, Recorder
+from mgenv_jupyter.memory._host_source import HostSource
+from mgenv_jupyter.memory._sampler import Sampler
+from mgenv_jupyter.oom._recorder import RECORDER_INTERVAL, Recorder
 
 
 def test_it_samples_at_its_own_rate_with_no_batches_and_stops_the_on_demand_sampler():

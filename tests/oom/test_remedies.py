@@ -11,12 +11,12 @@ import warnings
 import pytest
 from framework_stand_ins import TorchGpu, install, torch_modules
 
-from mgenv_jupyter.oom.causes import Cause, Finding
-from mgenv_jupyter.oom.recognise import OutOfMemory
-from mgenv_jupyter.oom.remedies import remedies, status_after
-from mgenv_jupyter.oom.state import DeviceFigures, MemoryState
+from mgenv_jupyter._text import Text
+from mgenv_jupyter.oom._causes import Cause, Finding
+from mgenv_jupyter.oom._recognise import OutOfMemory
+from mgenv_jupyter.oom._remedies import remedies, status_after
+from mgenv_jupyter.oom._state import DeviceFigures, MemoryState
 from mgenv_jupyter.runtime import Status
-from mgenv_jupyter.text import Text
 
 GiB = 1024**3
 STATE = MemoryState((DeviceFigures("gpu0", 0, 40 * GiB, 38 * GiB, 30 * GiB),

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import time
 
-from mgenv_jupyter.memory.host_source import HostSource
-from mgenv_jupyter.memory.sampler import Sampler
-from mgenv_jupyter.oom.recognise import recognise
-from mgenv_jupyter.oom.report import build_report, last_report, remember
+from mgenv_jupyter.memory._host_source import HostSource
+from mgenv_jupyter.memory._sampler import Sampler
+from mgenv_jupyter.oom._recognise import recognise
+from mgenv_jupyter.oom._report import build_report, last_report, remember
 
 
 def test_a_host_oom_report_from_a_real_sampler(fresh_session):

@@ -1,14 +1,14 @@
-"""The facts shown beside a variable (presentation/details.py): when and where the framework reads it in words, its
+"""The facts shown beside a variable (presentation/_details.py): when and where the framework reads it in words, its
 default as an editor shows it, and the live call written out with the value in effect, or as a labelled example."""
 
 from __future__ import annotations
 
 import pytest
 
+from mgenv_jupyter._text import Text
 from mgenv_jupyter.catalog import Entry, ReadWhen, catalog
-from mgenv_jupyter.catalog.values import FreeText
-from mgenv_jupyter.presentation.details import PRESENCE_NOTE, default_text, details, live_text, reading
-from mgenv_jupyter.text import Text
+from mgenv_jupyter.catalog._values import FreeText
+from mgenv_jupyter.presentation._details import PRESENCE_NOTE, default_text, details, live_text, reading
 
 
 def entry(name: str) -> Entry:

@@ -1,4 +1,4 @@
-"""Which input a variable gets (presentation/editor.py), decided once from its value type, so every front end draws
+"""Which input a variable gets (presentation/_editor.py), decided once from its value type, so every front end draws
 the same editor with the same choices, bounds and units."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.presentation.editor import EditorSpec, editor_spec
+from mgenv_jupyter.presentation._editor import EditorSpec, editor_spec
 
 MiB, GiB, TiB = 1024**2, 1024**3, 1024**4
 
@@ -74,7 +74,7 @@ def test_every_catalog_variable_gets_an_editor_whose_choices_its_type_accepts():
 
 
 def test_a_key_value_config_gets_one_typed_control_per_key_in_its_order():
-    from mgenv_jupyter.presentation.editor import key_specs
+    from mgenv_jupyter.presentation._editor import key_specs
 
     keys = {key.name: key for key in key_specs(catalog().get("PYTORCH_ALLOC_CONF").type)}
     assert list(keys)[:3] == ["backend", "expandable_segments", "max_split_size_mb"]

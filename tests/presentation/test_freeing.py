@@ -1,4 +1,4 @@
-"""How a free and what holds memory are shown (presentation/freeing.py): the figures before and after with what
+"""How a free and what holds memory are shown (presentation/_freeing.py): the figures before and after with what
 changed, the sections in English and Chinese, the HTML escaping what it shows, the wire data in the schema's shape;
 and the out-of-memory report's offer, decided from what the failed call's frames hold and the allocator's cache."""
 
@@ -8,12 +8,12 @@ import sys
 
 import numpy as np
 
-from mgenv_jupyter.memory.holders import Holder, Holders
-from mgenv_jupyter.oom.free import FreeOffer, FreeResult, Reading
-from mgenv_jupyter.presentation.freeing import FreeView, HoldersView, offer_info, offer_line
-from mgenv_jupyter.protocol.freeing import FreeResultData, HoldersData
-from mgenv_jupyter.protocol.oom import OomFreeOffer
-from mgenv_jupyter.text import Text
+from mgenv_jupyter._text import Text
+from mgenv_jupyter.memory._holders import Holder, Holders
+from mgenv_jupyter.oom._free import FreeOffer, FreeResult, Reading
+from mgenv_jupyter.presentation._freeing import FreeView, HoldersView, offer_info, offer_line
+from mgenv_jupyter.protocol._freeing import FreeResultData, HoldersData
+from mgenv_jupyter.protocol._oom import OomFreeOffer
 
 from wire_check import check
 
@@ -85,7 +85,7 @@ def test_the_reports_offer_in_words_and_on_the_wire():
 
 
 def test_the_offer_names_what_the_failed_calls_frames_hold_and_nothing_once_freed():
-    from mgenv_jupyter.oom.free import drop_failed_cell, offer
+    from mgenv_jupyter.oom._free import drop_failed_cell, offer
 
     def step() -> None:
         big = np.ones(3 * MiB, dtype=np.uint8)  # noqa: F841  (held by the frame)

@@ -1,4 +1,4 @@
-"""What %envlist and %envdiff return (presentation/tables.py): a pandas DataFrame for code, shown in a notebook as a
+"""What %envlist and %envdiff return (presentation/_tables.py): a pandas DataFrame for code, shown in a notebook as a
 compact table with the columns that matter first, "not set" for missing values, times to the second and long texts
 cut with the whole text as a tooltip."""
 
@@ -8,7 +8,7 @@ import time
 
 import pandas
 
-from mgenv_jupyter.presentation.tables import EnvTable, env_table
+from mgenv_jupyter.presentation._tables import EnvTable, env_table
 
 
 def frame() -> pandas.DataFrame:
@@ -57,8 +57,8 @@ def test_in_chinese():
 
 def test_memory_frames_show_binary_sizes_while_the_data_stay_integer_bytes():
     """chart.history / chart.per_cell(): no 3.590324e+09 and no NaN on screen, GiB and MiB as the chart writes them."""
-    from mgenv_jupyter.memory.history import History
-    from mgenv_jupyter.presentation.tables import MemoryTable, memory_table
+    from mgenv_jupyter.memory._history import History
+    from mgenv_jupyter.presentation._tables import MemoryTable, memory_table
 
     history = History()
     for i in range(100):
@@ -75,7 +75,7 @@ def test_memory_frames_show_binary_sizes_while_the_data_stay_integer_bytes():
 
 
 def test_a_memory_table_says_no_reading_where_a_series_has_none():
-    from mgenv_jupyter.presentation.tables import memory_table
+    from mgenv_jupyter.presentation._tables import memory_table
 
     frame = pandas.DataFrame({"gpu0 process": pandas.array([None, 2 * 1024**2], dtype="Int64")})
     frame.attrs["bytes"] = ["gpu0 process"]
@@ -84,9 +84,9 @@ def test_a_memory_table_says_no_reading_where_a_series_has_none():
 
 
 def test_per_cell_shows_each_cells_peak_and_change_first_and_no_bare_row_numbers():
-    from mgenv_jupyter.memory.cells import CellMarker, per_cell
-    from mgenv_jupyter.memory.history import History
-    from mgenv_jupyter.presentation.tables import memory_table
+    from mgenv_jupyter.memory._cells import CellMarker, per_cell
+    from mgenv_jupyter.memory._history import History
+    from mgenv_jupyter.presentation._tables import memory_table
 
     history = History()
     history.append(100.0, {"gpu0 process": 1024**3})

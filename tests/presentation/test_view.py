@@ -1,10 +1,10 @@
-"""One variable as every front end shows it (presentation/view.py): value, status with its label and reason, editor,
+"""One variable as every front end shows it (presentation/_view.py): value, status with its label and reason, editor,
 details and whether it applies; printed as %envget prints it, as HTML, and as the sidebar receives it."""
 
 from __future__ import annotations
 
-from mgenv_jupyter.catalog.secrets import MASK
-from mgenv_jupyter.presentation.view import present
+from mgenv_jupyter.catalog._secrets import MASK
+from mgenv_jupyter.presentation._view import present
 from mgenv_jupyter.runtime import Status
 
 POOL = "FLAGS_initial_gpu_memory_in_mb"

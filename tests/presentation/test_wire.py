@@ -1,4 +1,4 @@
-"""Entries, variables and changes as the sidebar receives them (mgenv_jupyter/presentation/wire.py)."""
+"""Entries, variables and changes as the sidebar receives them (mgenv_jupyter/presentation/_wire.py)."""
 
 from __future__ import annotations
 
@@ -10,18 +10,18 @@ import pytest
 from framework_stand_ins import TorchGpu, install, torch_modules
 
 from mgenv_jupyter import protocol
+from mgenv_jupyter._text import Text
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.catalog.secrets import MASK
-from mgenv_jupyter.cluster.seen import AFTER_START, AT_START, MISSING, Seen
-from mgenv_jupyter.cluster.verify_report import ClusterReport
-from mgenv_jupyter.oom.causes import Cause, Finding
-from mgenv_jupyter.oom.recognise import OutOfMemory
-from mgenv_jupyter.oom.remedies import remedies
-from mgenv_jupyter.oom.state import DeviceFigures, MemoryState
-from mgenv_jupyter.presentation import wire
-from mgenv_jupyter.presentation.wire import entry_info, framework_infos, result_reply, variable_info
-from mgenv_jupyter.protocol.sidebar import VerifyNotice
-from mgenv_jupyter.text import Text
+from mgenv_jupyter.catalog._secrets import MASK
+from mgenv_jupyter.cluster._seen import AFTER_START, AT_START, MISSING, Seen
+from mgenv_jupyter.cluster._verify_report import ClusterReport
+from mgenv_jupyter.oom._causes import Cause, Finding
+from mgenv_jupyter.oom._recognise import OutOfMemory
+from mgenv_jupyter.oom._remedies import remedies
+from mgenv_jupyter.oom._state import DeviceFigures, MemoryState
+from mgenv_jupyter.presentation import _wire as wire
+from mgenv_jupyter.presentation._wire import entry_info, framework_infos, result_reply, variable_info
+from mgenv_jupyter.protocol._sidebar import VerifyNotice
 
 from wire_check import check
 

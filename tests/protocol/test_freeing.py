@@ -10,10 +10,10 @@ import sys
 import numpy as np
 import pytest
 
-from mgenv_jupyter.comm import RequestHandler
-from mgenv_jupyter.oom import free as free_module
-from mgenv_jupyter.presentation.freeing import report_holders
-from mgenv_jupyter.protocol.freeing import FreedReply, FreeResultData, HoldersData
+from mgenv_jupyter._comm import RequestHandler
+from mgenv_jupyter.oom import _free as free_module
+from mgenv_jupyter.presentation._freeing import report_holders
+from mgenv_jupyter.protocol._freeing import FreedReply, FreeResultData, HoldersData
 
 from wire_check import check
 

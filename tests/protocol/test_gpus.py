@@ -1,10 +1,10 @@
-"""The server's GPU view on the wire (protocol/gpus.py): its path sits under the server's base URL, and the generated
+"""The server's GPU view on the wire (protocol/_gpus.py): its path sits under the server's base URL, and the generated
 schema carries every type and constant the front end reads (test_typescript.py checks schema.ts is that schema)."""
 
 from __future__ import annotations
 
-from mgenv_jupyter.protocol import gpus
-from mgenv_jupyter.protocol.typescript import typescript
+from mgenv_jupyter.protocol import _gpus as gpus
+from mgenv_jupyter.protocol._typescript import typescript
 
 
 def test_the_path_is_relative_to_the_base_url():

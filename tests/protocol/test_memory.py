@@ -1,4 +1,4 @@
-"""The memory stream's messages (protocol/memory.py): the batches and snapshots a sampler sends have exactly the
+"""The memory stream's messages (protocol/_memory.py): the batches and snapshots a sampler sends have exactly the
 schema's shape, and a sampling interval is one range for every front end."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ import json
 import pytest
 
 from mgenv_jupyter import protocol
-from mgenv_jupyter.cluster.remote_source import RemoteSource, consume
-from mgenv_jupyter.errors import InvalidValueError
-from mgenv_jupyter.memory.fake_nvml import FakeDevice, FakeNvml
-from mgenv_jupyter.memory.nvml_source import NvmlSource
-from mgenv_jupyter.memory.sample import Sample
-from mgenv_jupyter.memory.sampler import Sampler
+from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.cluster._remote_source import RemoteSource, consume
+from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml
+from mgenv_jupyter.memory._nvml_source import NvmlSource
+from mgenv_jupyter.memory._sample import Sample
+from mgenv_jupyter.memory._sampler import Sampler
 from mgenv_jupyter.protocol import checked_interval
 
 from wire_check import check

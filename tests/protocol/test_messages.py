@@ -1,12 +1,13 @@
-"""The messages each way (protocol/messages.py): one list per direction, from which the TypeScript unions and the
+"""The messages each way (protocol/_messages.py): one list per direction, from which the TypeScript unions and the
 front end's input guard are generated."""
 
 from __future__ import annotations
 
 from typing import get_args, get_type_hints
 
-from mgenv_jupyter.protocol import messages, sidebar
-from mgenv_jupyter.protocol.typescript import typescript
+from mgenv_jupyter.protocol import _messages as messages
+from mgenv_jupyter.protocol import _sidebar as sidebar
+from mgenv_jupyter.protocol._typescript import typescript
 
 
 def kind(message: type) -> str:

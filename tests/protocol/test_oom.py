@@ -1,4 +1,4 @@
-"""The out-of-memory report on the wire (protocol/oom.py): what the display bundle carries under OOM_MIME and the
+"""The out-of-memory report on the wire (protocol/_oom.py): what the display bundle carries under OOM_MIME and the
 "oom" notice a sidebar gets have exactly the schema's shape, for every scenario's report, with and without remedies."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from mgenv_jupyter.comm import RequestHandler
-from mgenv_jupyter.oom.recognise import recognise
-from mgenv_jupyter.oom.report import build_report
+from mgenv_jupyter._comm import RequestHandler
+from mgenv_jupyter.oom._recognise import recognise
+from mgenv_jupyter.oom._report import build_report
 from mgenv_jupyter.presentation.oom import OomView
-from mgenv_jupyter.protocol.oom import OOM_MIME, OOM_VERSION, OomNotice, OomReportData
+from mgenv_jupyter.protocol._oom import OOM_MIME, OOM_VERSION, OomNotice, OomReportData
 
 from wire_check import check
 

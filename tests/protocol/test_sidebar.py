@@ -1,4 +1,4 @@
-"""The sidebar's messages (protocol/sidebar.py): every message the kernel builds has exactly the schema's shape, type
+"""The sidebar's messages (protocol/_sidebar.py): every message the kernel builds has exactly the schema's shape, type
 by type, and statuses travel as the schema's codes."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from typing import get_args, get_type_hints
 import pytest
 
 from mgenv_jupyter import protocol
+from mgenv_jupyter._comm import RequestHandler
 from mgenv_jupyter.catalog import ReadWhen
-from mgenv_jupyter.comm import RequestHandler
-from mgenv_jupyter.presentation.editor import EditorKind
-from mgenv_jupyter.protocol import messages as message_lists
-from mgenv_jupyter.protocol import sidebar
-from mgenv_jupyter.runtime.status import LABELS, Status
+from mgenv_jupyter.presentation._editor import EditorKind
+from mgenv_jupyter.protocol import _messages as message_lists
+from mgenv_jupyter.protocol import _sidebar as sidebar
+from mgenv_jupyter.runtime._status import LABELS, Status
 
 from wire_check import check
 

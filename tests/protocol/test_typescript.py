@@ -1,5 +1,5 @@
 """The wire is one schema (mgenv_jupyter/protocol): the TypeScript the front end compiles against is generated from it
-(protocol/typescript.py). That every message the kernel builds has exactly the schema's shape is checked in
+(protocol/_typescript.py). That every message the kernel builds has exactly the schema's shape is checked in
 test_sidebar.py and test_memory.py beside this file."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import is_typeddict
 
-from mgenv_jupyter.protocol import memory, sidebar
-from mgenv_jupyter.protocol.typescript import typescript
+from mgenv_jupyter.protocol import _memory as memory
+from mgenv_jupyter.protocol import _sidebar as sidebar
+from mgenv_jupyter.protocol._typescript import typescript
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_TS = ROOT / "labextension" / "src" / "schema.ts"

@@ -63,7 +63,7 @@ def test_every_test_module_outside_the_tiers_tests_a_module_that_exists():
 
 
 def test_the_rule_maps_modules_as_documented():
-    assert mirrored(PACKAGE / "comm.py") == TESTS / "test_comm.py"
+    assert mirrored(PACKAGE / "_comm.py") == TESTS / "test_comm.py"
     assert mirrored(PACKAGE / "catalog" / "values.py") == TESTS / "catalog" / "test_values.py"
     assert mirrored(PACKAGE / "runtime" / "frameworks" / "megengine.py") == (
         TESTS / "runtime" / "frameworks" / "test_megengine.py")

@@ -46,13 +46,13 @@ FLOOR_SECONDS = 0.01  # below this at the large size, growth is noise
 _RE_FUNCTIONS = {"compile", "search", "match", "fullmatch", "sub", "subn", "findall", "finditer", "split"}
 # `re.*` calls whose pattern is not a literal: where each pattern comes from, and how this test reaches it.
 NON_LITERAL_SITES = {
-    "catalog/code_loading.py": "CodeLoadingRule.pattern: every rule is in RULES, collected below",
-    "catalog/values.py": "Pattern.regex: every Pattern value type is in a catalog entry, collected below",
-    "memory/state_words.py": "_SENTENCES: compiled at import from a literal table, collected from the module's data",
-    "catalog/secrets.py": "the value patterns, compiled into the module's _VALUE_RES tuple, collected below",
-    "oom/recognise.py": "f-string patterns compiled into module data (PATTERNS, _TORCH_LATER), collected below",
-    "oom/hook.py": "_NAMES, compiled at import from the GPU modules' names, collected below",
-    "cluster/nodes.py": "_LOCAL_DEVICE_WORDS, compiled at import, collected below",
+    "catalog/_code_loading.py": "CodeLoadingRule.pattern: every rule is in RULES, collected below",
+    "catalog/_values.py": "Pattern.regex: every Pattern value type is in a catalog entry, collected below",
+    "memory/_state_words.py": "_SENTENCES: compiled at import from a literal table, collected from the module's data",
+    "catalog/_secrets.py": "the value patterns, compiled into the module's _VALUE_RES tuple, collected below",
+    "oom/_recognise.py": "f-string patterns compiled into module data (PATTERNS, _TORCH_LATER), collected below",
+    "oom/_hook.py": "_NAMES, compiled at import from the GPU modules' names, collected below",
+    "cluster/_nodes.py": "_LOCAL_DEVICE_WORDS, compiled at import, collected below",
 }
 
 
@@ -356,10 +356,10 @@ def test_every_pattern_is_found():
     """The collection reaches the patterns it must: compiled in modules, in catalog value types and rules, and the
     literal arguments of re.* calls; a call with a computed pattern is only where this test knows how to reach it."""
     sources = {pattern.pattern for pattern, _ in PATTERNS.values()}
-    assert any("RESOURCE_EXHAUSTED" in source or "GPU_" in source for source in sources)  # oom/recognise.py
-    assert any("eyJ" in source for source in sources)  # catalog/secrets.py, inside the joined value pattern
+    assert any("RESOURCE_EXHAUSTED" in source or "GPU_" in source for source in sources)  # oom/_recognise.py
+    assert any("eyJ" in source for source in sources)  # catalog/_secrets.py, inside the joined value pattern
     assert any("--[A-Za-z0-9_]+" in source for source in sources)  # XLA_FLAGS' Pattern value type
-    assert any(source.startswith("LD_") for source in sources)  # catalog/code_loading.py RULES
+    assert any(source.startswith("LD_") for source in sources)  # catalog/_code_loading.py RULES
     _, computed, _ = _source_facts()
     assert computed <= set(NON_LITERAL_SITES), computed - set(NON_LITERAL_SITES)
     assert len(PATTERNS) >= 60 and HOSTILE_INPUTS >= 1_000

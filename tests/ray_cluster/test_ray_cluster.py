@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mgenv_jupyter.catalog.secrets import MASK
+from mgenv_jupyter.catalog._secrets import MASK
 
 HERE = Path(__file__).resolve().parent
 NODES = ["node_a", "node_b", "node_c"]

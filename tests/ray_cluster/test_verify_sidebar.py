@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mgenv_jupyter.protocol.sidebar import VerifyNotice
+from mgenv_jupyter.protocol._sidebar import VerifyNotice
 
 from wire_check import check
 

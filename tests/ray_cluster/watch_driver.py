@@ -41,7 +41,7 @@ def watched() -> dict:
 
 
 def joined(out: Path) -> None:
-    from mgenv_jupyter.memory.shared import kernel_sampler
+    from mgenv_jupyter.memory._shared import kernel_sampler
 
     watch = cluster.watch(0.2, rescan_seconds=1.0)
     write(out, {"labels": sorted(watch.sources)})

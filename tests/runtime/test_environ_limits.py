@@ -1,4 +1,4 @@
-"""What the environment can hold: every value is checked before anything is written (runtime/environ_limits.py)."""
+"""What the environment can hold: every value is checked before anything is written (runtime/_environ_limits.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from mgenv_jupyter.errors import EnvironmentSizeWarning, InvalidValueError
-from mgenv_jupyter.runtime import environ_limits
+from mgenv_jupyter._errors import EnvironmentSizeWarning, InvalidValueError
+from mgenv_jupyter.runtime import _environ_limits as environ_limits
 
 
 @pytest.mark.parametrize("value,problem", [

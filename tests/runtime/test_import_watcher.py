@@ -1,4 +1,4 @@
-"""The import watcher (runtime/import_watcher.py): which watched modules this kernel imported, when, and what the
+"""The import watcher (runtime/_import_watcher.py): which watched modules this kernel imported, when, and what the
 environment held at that moment, proven with real modules (see conftest.probe_module)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 import pytest
 
 from mgenv_jupyter.runtime import ImportWatcher
-from mgenv_jupyter.runtime.import_watcher import process_start_environ
+from mgenv_jupyter.runtime._import_watcher import process_start_environ
 
 
 def test_failed_import_does_not_count_as_read(tmp_path, monkeypatch):

@@ -1,13 +1,13 @@
-"""What a `set` did, as users read it (runtime/outcome.py): a report with one line per variable (in the shell, and
+"""What a `set` did, as users read it (runtime/_outcome.py): a report with one line per variable (in the shell, and
 as HTML in a notebook), secrets masked, long values shortened to their start and length, and the history record."""
 
 from __future__ import annotations
 
 import pytest
 
-from mgenv_jupyter.catalog.secrets import MASK
+from mgenv_jupyter._text import set_language
+from mgenv_jupyter.catalog._secrets import MASK
 from mgenv_jupyter.runtime import SetReport, Status
-from mgenv_jupyter.text import set_language
 
 
 def test_a_report_is_one_line_per_variable_with_its_outcome_and_why(fresh_session):

@@ -1,5 +1,5 @@
 """Notebook profiles: reviewed, approved by the user for their exact content (kept outside the notebook, see
-test_profile_trust.py), and only then applied, catalog variables only (runtime/profile.py, the comm's "profile"
+test_profile_trust.py), and only then applied, catalog variables only (runtime/_profile.py, the comm's "profile"
 request)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import uuid
 
 import pytest
 
-from mgenv_jupyter.comm import RequestHandler
+from mgenv_jupyter._comm import RequestHandler
 from mgenv_jupyter.protocol import PROTOCOL_VERSION
-from mgenv_jupyter.runtime import profile
+from mgenv_jupyter.runtime import _profile as profile
 
 HOSTILE = {"LD_PRELOAD": "/tmp/evil.so", "MGE_DEFAULT_DEVICE": "cpu0"}
 

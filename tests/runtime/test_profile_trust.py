@@ -1,4 +1,4 @@
-"""Which notebook profiles the user approved (runtime/profile_trust.py): kept outside the notebook, under a key only
+"""Which notebook profiles the user approved (runtime/_profile_trust.py): kept outside the notebook, under a key only
 this machine has, and for this kernel only when the store cannot be written."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from mgenv_jupyter.runtime.profile_trust import ProfileTrust, canonical
+from mgenv_jupyter.runtime._profile_trust import ProfileTrust, canonical
 
 HOSTILE = {"LD_PRELOAD": "/tmp/evil.so", "MGE_DEFAULT_DEVICE": "cpu0"}
 
@@ -50,7 +50,7 @@ def _in_a_child(directory, timeout: float = 30.0) -> subprocess.CompletedProcess
         import resource, sys
         resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
         from pathlib import Path
-        from mgenv_jupyter.runtime.profile_trust import ProfileTrust
+        from mgenv_jupyter.runtime._profile_trust import ProfileTrust
         trust = ProfileTrust(Path({str(directory)!r}))
         digest = trust.digest({{"MGE_DEFAULT_DEVICE": "cpu0"}})
         print("approved" if trust.is_approved(digest) else "asked", "|", trust.problem)

@@ -11,7 +11,7 @@ from mgenv_jupyter.catalog import catalog
 
 
 def test_the_kernel_has_one_session_made_on_first_use(monkeypatch):
-    monkeypatch.setattr(runtime, "_session", None)
+    monkeypatch.setattr(runtime, "_kernel_session", None)
     made = []
     threads = [threading.Thread(target=lambda: made.append(runtime.session())) for _ in range(8)]
     for thread in threads:
@@ -23,7 +23,7 @@ def test_the_kernel_has_one_session_made_on_first_use(monkeypatch):
 
 
 def test_its_import_watcher_follows_every_reader_in_the_catalog(monkeypatch):
-    monkeypatch.setattr(runtime, "_session", None)
+    monkeypatch.setattr(runtime, "_kernel_session", None)
     session = runtime.session()
     assert session.catalog is catalog()
     assert session.watcher.watched == {module for entry in catalog() for module in entry.readers}

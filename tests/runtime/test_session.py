@@ -14,11 +14,11 @@ from collections.abc import Iterator
 import pytest
 
 from mgenv_jupyter import AlreadyReadWarning, InvalidValueError, MayBeLatchedWarning
+from mgenv_jupyter._text import Text
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
-from mgenv_jupyter.catalog.values import OptionalOf, Size, Switch
+from mgenv_jupyter.catalog._values import OptionalOf, Size, Switch
 from mgenv_jupyter.runtime import EnvSession, ImportWatcher, Status
-from mgenv_jupyter.runtime.session import HISTORY_LIMIT
-from mgenv_jupyter.text import Text
+from mgenv_jupyter.runtime._session import HISTORY_LIMIT
 
 T = Text("probe", "探针")
 

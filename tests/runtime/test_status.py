@@ -1,4 +1,4 @@
-"""What a variable's value means for the running kernel (runtime/status.py): the one decision table, one test per
+"""What a variable's value means for the running kernel (runtime/_status.py): the one decision table, one test per
 row, with real modules that read the environment when they are imported (conftest.probe_module) so that "read" means
 what it means in a kernel; and the AlreadyReadWarning's text."""
 
@@ -9,12 +9,12 @@ import time
 
 import pytest
 
+from mgenv_jupyter._text import Text
 from mgenv_jupyter.catalog import Entry, ReadWhen
-from mgenv_jupyter.catalog.secrets import MASK
-from mgenv_jupyter.catalog.values import OptionalOf, Size, Switch
+from mgenv_jupyter.catalog._secrets import MASK
+from mgenv_jupyter.catalog._values import OptionalOf, Size, Switch
 from mgenv_jupyter.runtime import ImportRecord, ImportWatcher, Status
-from mgenv_jupyter.runtime.status import LABELS, Applied, Situation, already_read_warning, assess
-from mgenv_jupyter.text import Text
+from mgenv_jupyter.runtime._status import LABELS, Applied, Situation, already_read_warning, assess
 
 T = Text("probe", "探针")
 READER = "mgenv_probe_status"

@@ -13,9 +13,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from mgenv_jupyter.memory.gpu_processes import DeviceReading, GpuProcess, GpuReading
-from mgenv_jupyter.protocol.gpus import GpuServerView
-from mgenv_jupyter.server.attribution import KernelEntry, LiveProcessTable, attribute, owner
+from mgenv_jupyter.memory._gpu_processes import DeviceReading, GpuProcess, GpuReading
+from mgenv_jupyter.protocol._gpus import GpuServerView
+from mgenv_jupyter.server._attribution import KernelEntry, LiveProcessTable, attribute, owner
 
 from wire_check import check
 

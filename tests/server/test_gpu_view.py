@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from mgenv_jupyter.memory import fake_nvml
-from mgenv_jupyter.server import attribution
-from mgenv_jupyter.server.gpu_view import GpuView
+from mgenv_jupyter.memory import _fake_nvml as fake_nvml
+from mgenv_jupyter.server import _attribution as attribution
+from mgenv_jupyter.server._gpu_view import GpuView
 
 GiB = 1024**3
 
@@ -70,7 +70,7 @@ def test_the_simulated_gpu_lists_the_servers_kernels_read_off_the_event_loop(mon
         threads.append(threading.current_thread().name)
         return real_attribute(*args, **kwargs)
 
-    monkeypatch.setattr("mgenv_jupyter.server.gpu_view.attribute", spy)
+    monkeypatch.setattr("mgenv_jupyter.server._gpu_view.attribute", spy)
     try:
         result = asyncio.run(view.view())
         assert fake_nvml.installed() is not None

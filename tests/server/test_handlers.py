@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mgenv_jupyter.protocol.gpus import GPUS_PATH, MAX_OWNER_PIDS, OWNERS_PATH, GpuOwnersReply, GpuServerView
+from mgenv_jupyter.protocol._gpus import GPUS_PATH, MAX_OWNER_PIDS, OWNERS_PATH, GpuOwnersReply, GpuServerView
 
 from lab_server import TOKEN, Lab, running_lab
 from wire_check import check

@@ -1,4 +1,4 @@
-"""`AllocatorWidget` (widgets/allocator.py): each framework's allocator settings, Paddle's pool sizes greyed (not
+"""`AllocatorWidget` (widgets/_allocator.py): each framework's allocator settings, Paddle's pool sizes greyed (not
 hidden) outside naive_best_fit, MegEngine's reserve given as a size, PyTorch's allocator config edited key by key
 and applied as one value, JAX's and TensorFlow's GPU memory rows from the catalog."""
 
@@ -9,7 +9,7 @@ import os
 import pytest
 
 from mgenv_jupyter import AllocatorWidget, InvalidValueError
-from mgenv_jupyter.catalog.values import GiB
+from mgenv_jupyter.catalog._values import GiB
 from mgenv_jupyter.runtime import session
 
 TORCH_CONF = "PYTORCH_ALLOC_CONF"

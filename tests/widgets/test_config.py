@@ -1,4 +1,4 @@
-"""`ConfigWidget` (widgets/config.py): any catalog variables chosen by framework, category or name, and the
+"""`ConfigWidget` (widgets/_config.py): any catalog variables chosen by framework, category or name, and the
 NPURunConfig keyword arguments for Ascend."""
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def test_ascend_widget_gives_validated_npu_run_config_kwargs(ip, closing):
 def test_a_key_value_config_is_edited_key_by_key_here_as_in_the_allocator_widget_and_the_sidebar(ip, closing):
     """The editor kind is the presentation layer's ("key_value"), so every front end edits PyTorch's allocator config
     key by key, not only AllocatorWidget; the joined value is what the session sets."""
-    from mgenv_jupyter.widgets.editors import KeyValueEditor
+    from mgenv_jupyter.widgets._editors import KeyValueEditor
 
     widget = ConfigWidget(framework="torch")
     closing(widget)

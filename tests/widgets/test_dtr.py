@@ -1,4 +1,4 @@
-"""`DTRWidget` (widgets/dtr.py): bytes in the environment before `import megengine`, the switch that does what
+"""`DTRWidget` (widgets/_dtr.py): bytes in the environment before `import megengine`, the switch that does what
 `megengine.dtr.enable()` does, the threshold as a share of the GPU, and a live change the framework rejects."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import importlib
 import os
 
 from mgenv_jupyter import DTRWidget
-from mgenv_jupyter.catalog.values import GiB, MiB
+from mgenv_jupyter.catalog._values import GiB, MiB
 from mgenv_jupyter.runtime import Status
 
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
@@ -46,7 +46,7 @@ def test_dtr_threshold_near_or_above_the_gpu_is_flagged(ip, closing, set_size):
 
 
 def test_dtr_gpu_total_comes_from_the_memory_package_when_not_given(ip, closing, monkeypatch, set_size):
-    sources = importlib.import_module("mgenv_jupyter.memory.sources")
+    sources = importlib.import_module("mgenv_jupyter.memory._sources")
     monkeypatch.setattr(sources, "gpu_total_bytes", lambda: None)
     unknown = DTRWidget()
     closing(unknown)

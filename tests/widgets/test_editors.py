@@ -1,4 +1,4 @@
-"""The editors generated from the value types (widgets/editors.py): which input each kind of variable gets, its
+"""The editors generated from the value types (widgets/_editors.py): which input each kind of variable gets, its
 choices and units, and what an input refuses.
 
 Every test runs in a real IPython shell with the extension loaded (fixture `ip`).
@@ -13,7 +13,7 @@ import pytest
 import mgenv_jupyter
 from mgenv_jupyter import ConfigWidget
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.widgets.editors import (
+from mgenv_jupyter.widgets._editors import (
     ChoiceEditor,
     FractionEditor,
     NumberEditor,
@@ -83,7 +83,7 @@ def test_a_size_that_is_not_a_whole_number_of_units_is_refused(ip, closing, set_
 
 
 def test_key_value_editor_leaves_default_keys_out_and_keeps_an_explicit_false(ip):
-    from mgenv_jupyter.widgets.editors import key_value_editor
+    from mgenv_jupyter.widgets._editors import key_value_editor
 
     editor = key_value_editor(catalog().get("PYTORCH_ALLOC_CONF"))
     assert editor.raw() is None and "every key at its default" in editor.joined.value

@@ -10,7 +10,7 @@ import tracemalloc
 import pytest
 from IPython.core.error import UsageError
 
-from mgenv_jupyter.oom.recorder import RECORDER_INTERVAL
+from mgenv_jupyter.oom._recorder import RECORDER_INTERVAL
 from mgenv_jupyter.widgets import MemoryChart
 
 
@@ -82,7 +82,7 @@ def test_closing_and_recreating_1000_charts_leaves_nothing_behind():
 
 
 def test_a_missing_front_end_file_reads_as_empty_so_the_module_still_imports():
-    from mgenv_jupyter.widgets.memory_chart import _read_static
+    from mgenv_jupyter.widgets._memory_chart import _read_static
 
     assert _read_static("no_such_file.js") == ""
     assert _read_static("memory_chart.js")  # the built one this checkout has
@@ -92,7 +92,7 @@ def test_without_its_front_end_the_chart_says_what_is_missing_and_the_rest_works
     """A copy installed without the built front end: the chart and %memchart say what is missing and how to get it;
     the other widgets, which do not need it, still construct."""
     from mgenv_jupyter.widgets import DTRWidget
-    from mgenv_jupyter.widgets.memory_chart import FrontEndMissing
+    from mgenv_jupyter.widgets._memory_chart import FrontEndMissing
 
     monkeypatch.setattr(MemoryChart, "_esm", "")
     with pytest.raises(FrontEndMissing, match=r"memory_chart\.js\) is missing.*Node\.js 18\+.*other widgets work"):

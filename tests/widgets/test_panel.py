@@ -1,4 +1,4 @@
-"""What every editor widget shares (widgets/panel.py), driven as a user drives it: change the inputs, press Apply or
+"""What every editor widget shares (widgets/_panel.py), driven as a user drives it: change the inputs, press Apply or
 Reset, and look at the kernel; the panel follows the session both ways and closes cleanly.
 
 Every test runs in a real IPython shell with the extension loaded (fixture `ip`), so `%envset` and `%envdiff` are the
@@ -16,10 +16,10 @@ from ipywidgets.widgets.widget import _instances
 
 import mgenv_jupyter
 from mgenv_jupyter import AllocatorWidget, ConfigWidget, DTRWidget
+from mgenv_jupyter._text import Text
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
-from mgenv_jupyter.catalog.values import GiB, MiB, Size
+from mgenv_jupyter.catalog._values import GiB, MiB, Size
 from mgenv_jupyter.runtime import EnvSession, ImportWatcher
-from mgenv_jupyter.text import Text
 
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
 
@@ -89,7 +89,7 @@ def test_already_read_warnings_are_shown_in_the_widget(monkeypatch, probe_module
                            when=ReadWhen.IMPORT, readers=(reader,), read_at="probe", description=text),))
     watcher = ImportWatcher([reader])
     watcher.install()
-    monkeypatch.setattr(runtime, "_session", EnvSession(watcher, known=known))
+    monkeypatch.setattr(runtime, "_kernel_session", EnvSession(watcher, known=known))
     try:
         widget = ConfigWidget(framework="probe")
         closing(widget)

@@ -1,4 +1,4 @@
-"""One variable's row (widgets/rows.py): its name, status, default and description in the chosen language, the
+"""One variable's row (widgets/_rows.py): its name, status, default and description in the chosen language, the
 button that unsets it, and its `value`/`status`/`applies` traits."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 import ipywidgets
 
 from mgenv_jupyter import AllocatorWidget, ConfigWidget, DTRWidget
-from mgenv_jupyter.text import set_language
+from mgenv_jupyter._text import set_language
 
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...protocol import Snapshot
-from ...protocol.oom import OOM_MIME, OomReportData
-from .html import oom_html
-from .text import OomText, sparkline
-from .timeline import CHART_MIN_POINTS, CHART_PEAK_LINES, timeline_chart, timeline_title
-from .wire import oom_data
+from ...protocol._oom import OOM_MIME, OomReportData
+from ._html import oom_html
+from ._text import OomText, sparkline
+from ._timeline import CHART_MIN_POINTS, CHART_PEAK_LINES, timeline_chart, timeline_title
+from ._wire import oom_data
 
 __all__ = ["CHART_MIN_POINTS", "CHART_PEAK_LINES", "OomView", "sparkline"]
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..._imported import imported
 from ...catalog import Entry
-from ...imported import imported
 
 
 @dataclass(frozen=True)
@@ -51,14 +51,20 @@ Probe = Callable[[Entry], "bool | None"]
 
 
 def _registry() -> dict[str, LiveApi]:
-    from . import jax, megengine, paddle, tensorflow, torch
+    from . import _jax as jax
+    from . import _megengine as megengine
+    from . import _paddle as paddle
+    from . import _tensorflow as tensorflow
+    from . import _torch as torch
 
     return {**megengine.LIVE_APIS, **paddle.LIVE_APIS, **torch.LIVE_APIS, **jax.LIVE_APIS, **tensorflow.LIVE_APIS}
 
 
 @lru_cache(maxsize=1)
 def _probes() -> dict[str, Probe]:
-    from . import jax, tensorflow, torch
+    from . import _jax as jax
+    from . import _tensorflow as tensorflow
+    from . import _torch as torch
 
     return {**torch.PROBES, **jax.PROBES, **tensorflow.PROBES, "cuda": _cuda_initialised}
 
@@ -71,7 +77,9 @@ def _cuda_initialised(entry: Entry) -> bool | None:
     """CUDA's driver variables are read at the process's first CUDA initialisation, by whichever framework comes
     first: True if a framework we can ask has initialised CUDA; False if every imported framework says it has not;
     None when an imported framework cannot be asked."""
-    from . import jax, tensorflow, torch
+    from . import _jax as jax
+    from . import _tensorflow as tensorflow
+    from . import _torch as torch
 
     asked = {"torch": torch.cuda_initialised, "jax": jax.gpu_initialised, "tensorflow": tensorflow.gpu_initialised}
     answers = [question() for module, question in asked.items() if imported(module) is not None]
@@ -99,7 +107,7 @@ def latched(entry: Entry) -> bool | None:
 
 def group_api(key: str | None) -> GroupApi | None:
     """The live switch of a catalog group, if it has one and its framework is loaded now."""
-    from . import megengine
+    from . import _megengine as megengine
 
     api = megengine.GROUP_APIS.get(key) if key is not None else None
     return api if api is not None and api.available() else None
@@ -144,7 +152,7 @@ def outlasts_latch(entry: Entry) -> bool:
 
 def known_live_keys() -> set[str]:
     """Every live-API key an adapter implements (the catalog may only name these)."""
-    from . import megengine
+    from . import _megengine as megengine
 
     return set(_registry()) | set(megengine.GROUP_APIS)
 

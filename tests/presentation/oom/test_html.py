@@ -1,4 +1,4 @@
-"""The report as HTML (presentation/oom/html.py), for front ends without the labextension's renderer."""
+"""The report as HTML (presentation/oom/_html.py), for front ends without the labextension's renderer."""
 
 from __future__ import annotations
 

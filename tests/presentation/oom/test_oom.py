@@ -12,7 +12,7 @@ def test_the_labextension_gets_the_report_as_data_beside_text_and_html():
     """IPython merges _repr_mimebundle_ with _repr_html_ and repr: the renderer's OOM_MIME, the fallbacks beside it."""
     from IPython.core.formatters import DisplayFormatter
 
-    from mgenv_jupyter.protocol.oom import OOM_MIME, OOM_VERSION
+    from mgenv_jupyter.protocol._oom import OOM_MIME, OOM_VERSION
 
     bundle, _ = DisplayFormatter().format(OomView(report(), "zh"))
     assert set(bundle) == {OOM_MIME, "text/html", "text/plain"}

@@ -1,4 +1,4 @@
-"""The report in words (presentation/oom/text.py): the plain text users read and copy the `%envset` lines from,
+"""The report in words (presentation/oom/_text.py): the plain text users read and copy the `%envset` lines from,
 in English and Chinese."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def test_a_remedy_says_the_status_the_session_will_give_it_or_that_it_needs_a_re
     """The words %envdiff and the sidebar use: never "applies live" for a value that waits for the first use."""
     import dataclasses
 
-    from mgenv_jupyter.runtime.status import Status
+    from mgenv_jupyter.runtime._status import Status
 
     base = report()
     pending = dataclasses.replace(base.remedies[0], statuses=(("PYTORCH_CUDA_ALLOC_CONF", Status.PENDING_FIRST_USE),))

@@ -1,4 +1,4 @@
-"""The report's timeline as the memory chart's own snapshot (presentation/oom/timeline.py)."""
+"""The report's timeline as the memory chart's own snapshot (presentation/oom/_timeline.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from oom_reports import GiB, gpu_timeline, report
 
 from mgenv_jupyter.presentation.oom import CHART_MIN_POINTS, CHART_PEAK_LINES, OomView
 from mgenv_jupyter.protocol import Snapshot
-from mgenv_jupyter.protocol.oom import OomReportData
+from mgenv_jupyter.protocol._oom import OomReportData
 
 from wire_check import check
 

@@ -1,12 +1,12 @@
-"""The report as the labextension's renderer receives it (presentation/oom/wire.py)."""
+"""The report as the labextension's renderer receives it (presentation/oom/_wire.py)."""
 
 from __future__ import annotations
 
 from oom_reports import report
 
-from mgenv_jupyter.oom.report import Timeline
+from mgenv_jupyter.oom._report import Timeline
 from mgenv_jupyter.presentation.oom import OomView
-from mgenv_jupyter.protocol.oom import OomReportData
+from mgenv_jupyter.protocol._oom import OomReportData
 
 from wire_check import check
 

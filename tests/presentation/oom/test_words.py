@@ -1,12 +1,12 @@
-"""The report's words (presentation/oom/words.py): every sentence in English and Chinese, with the same fields to
+"""The report's words (presentation/oom/_words.py): every sentence in English and Chinese, with the same fields to
 fill in, so a report never shows a raw `{placeholder}` or fails to format in one language."""
 
 from __future__ import annotations
 
 import string
 
-from mgenv_jupyter.presentation.oom import words
-from mgenv_jupyter.text import Text
+from mgenv_jupyter._text import Text
+from mgenv_jupyter.presentation.oom import _words as words
 
 
 def fields(text: str) -> set[str]:

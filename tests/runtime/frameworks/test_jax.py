@@ -1,4 +1,4 @@
-"""JAX's live API and latch probe (runtime/frameworks/jax.py) against a stand-in with jax 0.10's names and parameters
+"""JAX's live API and latch probe (runtime/frameworks/_jax.py) against a stand-in with jax 0.10's names and parameters
 (tests/framework_stand_ins.py, checked against the wheel):
 jax.config.update and jax._src.xla_bridge.backends_are_initialized. Real JAX (CPU) is checked in tests/frameworks/."""
 

@@ -1,4 +1,4 @@
-"""MegEngine's live APIs (runtime/frameworks/megengine.py): each call written out with the value as MegEngine takes
+"""MegEngine's live APIs (runtime/frameworks/_megengine.py): each call written out with the value as MegEngine takes
 it; applied only while megengine is loaded; read back from the interpreter's C++ options, not megengine.dtr's Python
 cache; the DTR switch is dtr.enable()/disable(). A real module object stands for megengine here; real MegEngine is
 checked in tests/frameworks/."""
@@ -14,7 +14,7 @@ import pytest
 
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.runtime.frameworks import group_api, live_api
-from mgenv_jupyter.runtime.frameworks.megengine import GROUP_APIS, LIVE_APIS
+from mgenv_jupyter.runtime.frameworks._megengine import GROUP_APIS, LIVE_APIS
 
 GiB = 1024**3
 

@@ -1,4 +1,4 @@
-"""Paddle's live API (runtime/frameworks/paddle.py): `paddle.set_flags` written out with the value as Paddle takes it,
+"""Paddle's live API (runtime/frameworks/_paddle.py): `paddle.set_flags` written out with the value as Paddle takes it,
 applied and read back with `paddle.get_flags` only when Paddle is loaded. A real module object stands for Paddle here;
 real Paddle is checked in tests/frameworks/."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.runtime.frameworks import live_api
-from mgenv_jupyter.runtime.frameworks.paddle import LIVE_APIS
+from mgenv_jupyter.runtime.frameworks._paddle import LIVE_APIS
 
 SET_FLAGS = LIVE_APIS["paddle.set_flags"]
 

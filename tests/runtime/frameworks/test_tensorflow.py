@@ -1,4 +1,4 @@
-"""TensorFlow's live APIs and latch probe (runtime/frameworks/tensorflow.py) against a stand-in with TensorFlow 2.21's
+"""TensorFlow's live APIs and latch probe (runtime/frameworks/_tensorflow.py) against a stand-in with TensorFlow 2.21's
 names, parameters and behaviour (tests/framework_stand_ins.py, checked against the wheel): tf.config.threading
 setters raise RuntimeError once the eager context is initialised, and memory growth is set per GPU. Real TensorFlow
 (CPU) is checked in tests/frameworks/; memory growth only here."""

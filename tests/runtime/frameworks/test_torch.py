@@ -1,4 +1,4 @@
-"""PyTorch's live APIs and latch probe (runtime/frameworks/torch.py), against a stand-in module with torch 2.13's
+"""PyTorch's live APIs and latch probe (runtime/frameworks/_torch.py), against a stand-in module with torch 2.13's
 names, parameters and behaviour (tests/framework_stand_ins.py, checked against the wheel): the allocator settings are
 passed whole and normalised (torch re-parses the whole string), the thread count through torch.set_num_threads, the
 compiler's config as attributes; CUDA's initialisation is asked, never caused. Real torch (CPU) is checked in

@@ -1,0 +1,78 @@
+"""Bilingual text and the language setting (Chinese or English) used for every description shown to users."""
+
+from __future__ import annotations
+
+import locale
+import os
+from dataclasses import dataclass
+
+LANGUAGES = ("en", "zh")
+_language: str | None = None  # chosen with set_language() (%envlang): wins over everything
+_front_end: str | None = None  # the language of the JupyterLab the sidebar or a chart connected from
+_locale: str | None = None  # the locale's, read once
+
+
+@dataclass(frozen=True)
+class Text:
+    """One sentence or paragraph in English and Chinese."""
+
+    en: str
+    zh: str
+
+    def get(self, language: str | None = None) -> str:
+        return self.zh if (language or current_language()) == "zh" else self.en
+
+
+def _language_from_locale() -> str:
+    candidates = [os.environ.get(k, "") for k in ("LC_ALL", "LC_MESSAGES", "LANG")]
+    try:
+        candidates.append(locale.getlocale()[0] or "")
+    except ValueError:  # malformed locale variables must not break loading
+        pass
+    for value in candidates:
+        if value:
+            return _zh_or_en(value)
+    return "en"
+
+
+def _zh_or_en(value: str) -> str:
+    return "zh" if value.lower().startswith("zh") else "en"
+
+
+def current_language() -> str:
+    """The language descriptions are shown in: `set_language()` (`%envlang`) if called, else `MGENV_LANG`, else the
+    language of the JupyterLab the sidebar or a chart connected from (`learn_language()`), else the locale."""
+    global _locale
+    if _language is not None:
+        return _language
+    explicit = os.environ.get("MGENV_LANG")
+    if explicit:
+        return _zh_or_en(explicit)
+    if _front_end is not None:
+        return _front_end
+    if _locale is None:
+        _locale = _language_from_locale()
+    return _locale
+
+
+def set_language(language: str | None) -> str:
+    """Choose "zh" or "en" for descriptions; None goes back to MGENV_LANG, the front end's language or the locale."""
+    global _language
+    _language = _checked(language)
+    return current_language()
+
+
+def learn_language(language: str | None) -> str:
+    """The front end's language ("zh" or "en"; None forgets it), told when the sidebar or a chart connects. It counts
+    only where neither `set_language()` nor MGENV_LANG chose one, so a user's explicit choice stays."""
+    global _front_end
+    _front_end = _checked(language)
+    return current_language()
+
+
+def _checked(language: str | None) -> str | None:
+    if language is not None and language not in LANGUAGES:
+        from ._errors import InvalidValueError
+
+        raise InvalidValueError(f"unknown language {str(language)[:20]!r}: use one of {', '.join(LANGUAGES)}")
+    return language

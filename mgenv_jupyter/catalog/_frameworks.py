@@ -1,0 +1,41 @@
+"""The frameworks the catalog covers: how they are named to users, and which source and wheel each entry was
+traced and checked against (the source tag read, and the wheel the tests run)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .._text import Text
+
+
+@dataclass(frozen=True)
+class Framework:
+    key: str
+    label: Text
+    source: str  # the source the catalog was traced from
+    checked: str | None  # the wheel the real-framework tests run (None: none exists on PyPI for this machine)
+
+
+FRAMEWORKS = (
+    Framework("megengine", Text("MegEngine", "MegEngine"), "MegEngine v1.13.4 (GitHub tag)",
+              "megengine 1.13.0 (the newest wheel on PyPI; the 1.13.4 source reads the same variables)"),
+    Framework("mxnet", Text("MXNet", "MXNet"), "apache/mxnet 1.9.1", "mxnet 1.9.1"),
+    Framework("paddle", Text("PaddlePaddle", "飞桨 PaddlePaddle"), "PaddlePaddle 3.3.1 and develop C++ sources",
+              "paddlepaddle 3.3.1"),
+    Framework("torch", Text("PyTorch", "PyTorch"), "pytorch 2.13.0 (c10 headers and Python sources of the wheel; "
+              "C++ files as stored from pytorch main)", "torch 2.13.0 (the +cpu build)"),
+    Framework("jax", Text("JAX", "JAX"), "jax and jaxlib 0.10.2 (Python sources of the wheels)",
+              "jax 0.10.2 (with jaxlib 0.10.2, CPU)"),
+    Framework("tensorflow", Text("TensorFlow", "TensorFlow"), "tensorflow 2.21.0 (Python sources of the wheel; "
+              "C++ file names from the TensorFlow source tree)", "tensorflow_cpu 2.21.0"),
+    Framework("ascend", Text("Ascend (NPURunConfig)", "昇腾(NPURunConfig)"), "hicann/tensorflow master (2026-07)",
+              None),
+    Framework("cuda", Text("CUDA", "CUDA"), "the CUDA driver's documented variables", None),
+)
+
+BY_KEY = {framework.key: framework for framework in FRAMEWORKS}
+
+# The top-level Python modules of the libraries that use the GPU through CUDA: the frameworks above but Ascend's (its
+# devices are NPUs), and CuPy, which reads the same CUDA variables. One list that the CUDA entries' readers, the
+# out-of-memory recorder's pause, the memory sources' names and the cluster's reserved label words all ask.
+GPU_MODULES = ("megengine", "paddle", "mxnet", "torch", "tensorflow", "jax", "cupy")

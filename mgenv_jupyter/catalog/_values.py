@@ -1,0 +1,504 @@
+"""Value types: parse what a user typed, normalise it to what the framework actually reads, or say what is allowed.
+
+Every type turns user input (a string from a magic, or a Python value from a widget or the API) into a `Parsed`:
+the text that goes into the environment, the typed value for the framework's live API (or an `NPURunConfig` keyword),
+and notes telling the user what was normalised. Bad input raises `InvalidValueError` naming what is allowed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, ClassVar
+
+from .._errors import InvalidValueError
+from .._quoting import quoted
+from .._text import Text
+
+KiB = 1024
+MiB = 1024**2
+GiB = 1024**3
+TiB = 1024**4
+
+_FALSE_WORDS = frozenset({"0", "false", "off", "no", "n", "f"})
+_TRUE_WORDS = frozenset({"1", "true", "on", "yes", "y", "t"})
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A validated value: `text` for the environment, `value` for Python APIs, `notes` for the user."""
+
+    text: str
+    value: Any
+    notes: tuple[str, ...] = ()
+
+
+def _as_text(raw: object) -> str:
+    if isinstance(raw, bool):
+        return "1" if raw else "0"
+    if isinstance(raw, (int, float, str)):
+        return str(raw).strip()
+    raise InvalidValueError(f"expected text or a number, got {type(raw).__name__}")
+
+
+def _bad(raw: object, allowed: str) -> InvalidValueError:
+    return InvalidValueError(f"{quoted(raw)} is not allowed: expected {allowed}")
+
+
+class ValueType:
+    """Base of all value types. `kind` names the editor a front end should draw."""
+
+    kind: ClassVar[str] = "text"
+    # True for a type whose values are numbers, switches or a fixed set of words: nothing that can name a file or a
+    # program (what an entry that did not decide `loads_code` is judged by).
+    closed: ClassVar[bool] = False
+
+    def parse(self, raw: object) -> Parsed:
+        raise NotImplementedError
+
+    def allowed(self) -> str:
+        """What is allowed, in words, for messages and help."""
+        raise NotImplementedError
+
+    def choices(self) -> tuple[str, ...]:
+        """Values worth offering in completion and dropdowns."""
+        return ()
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready description for front ends (widgets, sidebar)."""
+        return {"kind": self.kind, "allowed": self.allowed(), "choices": list(self.choices())}
+
+
+@dataclass(frozen=True)
+class Switch(ValueType):
+    """A 0/1 switch. Accepts 0/1, true/false, on/off, yes/no; writes `on`/`off` as the framework spells them."""
+    closed: ClassVar[bool] = True
+
+    on: str = "1"
+    off: str = "0"
+    kind: ClassVar[str] = "switch"
+
+    def parse(self, raw: object) -> Parsed:
+        text = _as_text(raw).lower()
+        if text in _TRUE_WORDS or text == self.on.lower():
+            result = Parsed(self.on, True)
+        elif text in _FALSE_WORDS or text == self.off.lower():
+            result = Parsed(self.off, False)
+        else:
+            raise _bad(raw, self.allowed())
+        if text not in (self.on.lower(), self.off.lower()):
+            return Parsed(result.text, result.value,
+                          (NORMALISED.get().format(given=quoted(text), shown=quoted(result.text)),))
+        return result
+
+    def allowed(self) -> str:
+        return ALLOWED_SWITCH.get().format(on=self.on, off=self.off)
+
+    def choices(self) -> tuple[str, ...]:
+        return (self.on, self.off)
+
+
+@dataclass(frozen=True)
+class Presence(ValueType):
+    """A flag the framework treats as ON whenever the variable exists, whatever its value ("0" included)."""
+    closed: ClassVar[bool] = True
+
+    empty_is_off: bool = False
+    kind: ClassVar[str] = "presence"
+
+    def parse(self, raw: object) -> Parsed:
+        text = _as_text(raw)
+        if text.lower() in _FALSE_WORDS or (text == "" and not self.empty_is_off):
+            note = (
+                f"this variable is ON whenever it is set, so {quoted(text)} turns it ON; "
+                "use %envunset to turn it off"
+            )
+            return Parsed(text, True, (note,))
+        if text == "":
+            return Parsed("", False, ("an empty value counts as off here; %envunset also turns it off",))
+        return Parsed(text, True)
+
+    def allowed(self) -> str:
+        return ALLOWED_PRESENCE.get()
+
+    def choices(self) -> tuple[str, ...]:
+        return ("1",)
+
+
+# Matched in full against stripped text: blanks around a size are stripped first, since `\s*…\s*$` around an
+# optional unit backtracks quadratically over a run of blanks.
+_SIZE_RE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)\s*([kmgt](?:i?b)?|b)?", re.IGNORECASE)
+_SIZE_UNITS = {"b": 1, "k": KiB, "m": MiB, "g": GiB, "t": TiB}
+_UNIT_NAMES = {1: "bytes", KiB: "KiB", MiB: "MiB", GiB: "GiB"}
+
+# What a value became, said under %envset and in the sidebar in the language of the moment.
+NORMALISED = Text("{given} normalised to {shown}", "{given} 已规范为 {shown}")
+NORMALISED_SIZE = Text("{given} normalised to {count} {unit} ({size}), the plain number the framework reads",
+                       "{given} 已换算为 {count} {unit}({size}),即框架读取的纯数字")
+EXPANDED = Text("{given} expanded to {shown}", "{given} 已展开为 {shown}")
+BYTES = Text("bytes", "字节")
+# What a value type allows, in the language of the moment (%envset's errors, the sidebar's "allowed" line).
+ALLOWED_SWITCH = Text("{on} (on) or {off} (off); true/false, on/off, yes/no are accepted",
+                      "{on}(开)或 {off}(关);也接受 true/false、on/off、yes/no")
+ALLOWED_PRESENCE = Text("any value turns it ON (even 0); unset the variable to turn it off",
+                        "任何值都会开启(即使是 0);删除该变量才会关闭")
+ALLOWED_SIZE = Text("a whole number of {unit}{limits}, or a size with a unit such as 512MB or 5GB",
+                    "{unit}数的整数{limits},或带单位的大小,如 512MB 或 5GB")
+ALLOWED_RESERVE = Text("a size to reserve exactly (b:<bytes>, or 2GB which becomes b:2147483648), "
+                       "or 1/all to reserve all free memory",
+                       "要精确预留的大小(b:<字节数>,或 2GB,会变为 b:2147483648),或 1/all 预留全部空闲显存")
+ALLOWED_CHOICE = Text("one of {values}", "以下之一:{values}")
+ALLOWED_INTEGER = Text("a whole number{limits}", "整数{limits}")
+ALLOWED_NUMBER = Text("a number{limits}", "数字{limits}")
+ALLOWED_DIRECTORY = Text("a directory path", "目录路径")
+ALLOWED_FILE = Text("a file path", "文件路径")
+ALLOWED_TEXT = Text("any text", "任意文本")
+ALLOWED_DEVICES = Text("comma-separated device indices or UUIDs such as 0,1 or GPU-8f3…; empty hides all devices",
+                       "以逗号分隔的设备序号或 UUID,如 0,1 或 GPU-8f3…;为空则隐藏所有设备")
+RANGE_BOTH = Text(" from {low} to {high}", ",从 {low} 到 {high}")
+RANGE_LOW = Text(" ≥ {low}", ",≥ {low}")
+RANGE_FROM = Text(" from {low}", ",从 {low} 起")
+ALLOWED_OPTIONAL = Text("None (framework default) or {inner}", "None(框架默认)或{inner}")
+RANGE_HIGH = Text(" ≤ {high}", ",≤ {high}")
+_SIZE_HELP = "a size such as 1048576, 512MB, 5GB or 1.5 gb (units B, KB, MB, GB, TB; 1024-based)"
+
+
+def _split_size(raw: object) -> tuple[float, int | None]:
+    """(number, unit multiplier or None when no unit was written)."""
+    if isinstance(raw, bool):
+        raise _bad(raw, _SIZE_HELP)
+    if isinstance(raw, (int, float)):
+        if not math.isfinite(raw):
+            raise _bad(raw, _SIZE_HELP)
+        return float(raw), None
+    match = _SIZE_RE.fullmatch(_as_text(raw))
+    if not match:
+        raise _bad(raw, _SIZE_HELP)
+    number, unit = match.groups()
+    return float(number), (_SIZE_UNITS[unit[0].lower()] if unit else None)
+
+
+def parse_size(raw: object) -> int:
+    """Bytes from `5GB`, `1.5 gb`, `512MiB`, `1048576` (1024-based, as MegEngine's own parser)."""
+    number, unit = _split_size(raw)
+    nbytes = number * (unit or 1)
+    if nbytes != int(nbytes):
+        raise _bad(raw, "a whole number of bytes")
+    return int(nbytes)
+
+
+def format_size(n: int) -> str:
+    """A short human size in binary units, written as such: 5368709120 → '5 GiB', 3361447936 → '3.13 GiB'.
+
+    Two decimals below 10, one below 100, none above (3.13, 37.3, 512), trailing zeros dropped; the chart's front end
+    formats sizes the same way (labextension/src/chart/format.ts), so a line's label and the axis agree."""
+    for unit, name in ((TiB, "TiB"), (GiB, "GiB"), (MiB, "MiB"), (KiB, "KiB")):
+        if abs(n) >= unit:
+            value = abs(n) / unit
+            digits = 0 if value >= 100 else 1 if value >= 10 else 2
+            # Halves round up, as JavaScript's toFixed does (Python's format would round 37.25 to 37.2).
+            shown = str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+            if "." in shown:
+                shown = shown.rstrip("0").rstrip(".")
+            return f"{'-' if n < 0 else ''}{shown} {name}"
+    return f"{n} B"
+
+
+@dataclass(frozen=True)
+class Size(ValueType):
+    """A size the framework reads as a plain integer in `unit` (bytes by default). Units in input are converted."""
+    closed: ClassVar[bool] = True
+
+    unit: int = 1
+    minimum: int = 0
+    maximum: int | None = None
+    kind: ClassVar[str] = "size"
+
+    def parse(self, raw: object) -> Parsed:
+        number, unit = _split_size(raw)
+        nbytes = number * (unit or self.unit)
+        unit_name = _UNIT_NAMES.get(self.unit, "units")
+        if nbytes % self.unit:
+            raise _bad(raw, f"a whole number of {unit_name}")
+        count = int(nbytes // self.unit)
+        if count < self.minimum or (self.maximum is not None and count > self.maximum):
+            raise _bad(raw, self.allowed())
+        notes: tuple[str, ...] = ()
+        if unit is not None or str(raw).strip() != str(count):
+            unit_words = BYTES.get() if self.unit == 1 else unit_name
+            notes = (NORMALISED_SIZE.get().format(given=quoted(str(raw).strip()), count=count, unit=unit_words,
+                                                  size=format_size(int(nbytes))),)
+        return Parsed(str(count), count, notes)
+
+    def allowed(self) -> str:
+        unit = BYTES.get() if self.unit == 1 else _UNIT_NAMES.get(self.unit, "units")
+        return ALLOWED_SIZE.get().format(unit=unit, limits=_range_words(self.minimum, self.maximum, bounded=True))
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "unit_bytes": self.unit, "min": self.minimum, "max": self.maximum}
+
+
+@dataclass(frozen=True)
+class ReserveMemory(ValueType):
+    """MegEngine's `MGB_*_RESERVE_MEMORY`: `b:<bytes>` reserves exactly that; any other value reserves all free
+    memory."""
+    closed: ClassVar[bool] = True
+
+    kind: ClassVar[str] = "reserve"
+
+    def parse(self, raw: object) -> Parsed:
+        text = _as_text(raw)
+        lowered = text.lower()
+        if lowered.startswith("b:"):
+            nbytes = parse_size(text[2:])
+            return Parsed(f"b:{nbytes}", nbytes)
+        if lowered in ("all", "1", "on", "true", "yes"):
+            return Parsed("1", "all", ("reserves all free memory minus max(300 MiB, 5%)",) if lowered != "1" else ())
+        if lowered in _FALSE_WORDS:
+            return Parsed(text, "all", (
+                f"{quoted(text)} does NOT turn this off: any value other than b:<bytes> reserves all free memory; "
+                "use %envunset to turn it off",))
+        try:
+            nbytes = parse_size(text)
+        except InvalidValueError:
+            raise _bad(raw, self.allowed()) from None
+        return Parsed(f"b:{nbytes}", nbytes, (NORMALISED.get().format(
+            given=quoted(text), shown=f"'b:{nbytes}' ({format_size(nbytes)})"),))
+
+    def allowed(self) -> str:
+        return ALLOWED_RESERVE.get()
+
+    def choices(self) -> tuple[str, ...]:
+        return ("1", "b:")
+
+
+@dataclass(frozen=True)
+class Choice(ValueType):
+    """One of the framework's own spellings. Case-insensitive input is normalised; aliases map other names to values."""
+    closed: ClassVar[bool] = True
+
+    values: tuple[str, ...]
+    aliases: tuple[tuple[str, str], ...] = ()
+    value_notes: tuple[tuple[str, str], ...] = ()
+    python_type: type = str
+    kind: ClassVar[str] = "enum"
+
+    def parse(self, raw: object) -> Parsed:
+        text = _as_text(raw)
+        folded = {v.lower(): v for v in self.values}
+        folded.update({alias.lower(): value for alias, value in self.aliases})
+        canonical = text if text in self.values else folded.get(text.lower())
+        if canonical is None:
+            close = difflib.get_close_matches(text, list(self.values), n=1, cutoff=0.6) if len(text) <= 100 else []
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise InvalidValueError(f"{quoted(text)} is not allowed{hint}: expected one of {', '.join(self.values)}")
+        notes = [NORMALISED.get().format(given=quoted(text), shown=quoted(canonical))] if canonical != text else []
+        notes += [note for value, note in self.value_notes if value == canonical]
+        return Parsed(canonical, self.python_type(canonical), tuple(notes))
+
+    def allowed(self) -> str:
+        return ALLOWED_CHOICE.get().format(values=", ".join(self.values))
+
+    def choices(self) -> tuple[str, ...]:
+        return self.values
+
+
+@dataclass(frozen=True)
+class Integer(ValueType):
+    """A whole number in [minimum, maximum]."""
+    closed: ClassVar[bool] = True
+
+    minimum: int | None = None
+    maximum: int | None = None
+    kind: ClassVar[str] = "int"
+
+    def parse(self, raw: object) -> Parsed:
+        if isinstance(raw, bool):
+            raise _bad(raw, self.allowed())
+        text = _as_text(raw)
+        if not re.fullmatch(r"[+-]?\d+", text):
+            raise _bad(raw, self.allowed())
+        number = int(text)
+        if (self.minimum is not None and number < self.minimum) or (self.maximum is not None and number > self.maximum):
+            raise _bad(raw, self.allowed())
+        return Parsed(str(number), number, (NORMALISED.get().format(given=quoted(text), shown=number),)
+                      if str(number) != text else ())
+
+    def allowed(self) -> str:
+        return ALLOWED_INTEGER.get().format(limits=_range_words(self.minimum, self.maximum))
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "min": self.minimum, "max": self.maximum}
+
+
+@dataclass(frozen=True)
+class Number(ValueType):
+    """A finite real number in [minimum, maximum]."""
+    closed: ClassVar[bool] = True
+
+    minimum: float | None = None
+    maximum: float | None = None
+    kind: ClassVar[str] = "float"
+
+    def parse(self, raw: object) -> Parsed:
+        if isinstance(raw, bool):
+            raise _bad(raw, self.allowed())
+        text = _as_text(raw)
+        try:
+            number = float(text)
+        except ValueError:
+            raise _bad(raw, self.allowed()) from None
+        if not math.isfinite(number):
+            raise _bad(raw, self.allowed())
+        if (self.minimum is not None and number < self.minimum) or (self.maximum is not None and number > self.maximum):
+            raise _bad(raw, self.allowed())
+        return Parsed(text if isinstance(raw, str) else repr(number), number)
+
+    def allowed(self) -> str:
+        return ALLOWED_NUMBER.get().format(limits=_range_words(self.minimum, self.maximum))
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "min": self.minimum, "max": self.maximum}
+
+
+def _range_words(low: float | None, high: float | None, bounded: bool = False) -> str:
+    """" from 1 to 8", " ≥ 0"...; `bounded`: a lower bound alone is said "from 1" (a size's count)."""
+    if low is not None and high is not None:
+        return RANGE_BOTH.get().format(low=low, high=high)
+    if low is not None:
+        return (RANGE_FROM if bounded else RANGE_LOW).get().format(low=low)
+    if high is not None:
+        return RANGE_HIGH.get().format(high=high)
+    return ""
+
+
+@dataclass(frozen=True)
+class Pattern(ValueType):
+    """Text matching a regular expression (device strings and the like); input is lower-cased when `lower`."""
+
+    regex: str
+    description: str
+    examples: tuple[str, ...] = ()
+    lower: bool = False
+    kind: ClassVar[str] = "pattern"
+
+    def parse(self, raw: object) -> Parsed:
+        text = _as_text(raw)
+        candidate = text.lower() if self.lower else text
+        if not re.fullmatch(self.regex, candidate):
+            raise _bad(raw, self.allowed())
+        notes = (NORMALISED.get().format(given=quoted(text), shown=quoted(candidate)),) if candidate != text else ()
+        return Parsed(candidate, candidate, notes)
+
+    def allowed(self) -> str:
+        return self.description + (f" (e.g. {', '.join(self.examples)})" if self.examples else "")
+
+    def choices(self) -> tuple[str, ...]:
+        return self.examples
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "regex": self.regex}
+
+
+def flag_tokens(text: str) -> Iterator[tuple[str, str | None]]:
+    """The flags of a flag string (XLA_FLAGS, TF_XLA_FLAGS, LIBTPU_INIT_ARGS): each whitespace-separated word that
+    starts with `-`, as (name without its dashes, value after the first `=` or None). Other words are not flags."""
+    for word in text.split():
+        if word.startswith("-"):
+            flag, equals, value = word.lstrip("-").partition("=")
+            yield flag, value if equals else None
+
+
+@dataclass(frozen=True)
+class FileSystemPath(ValueType):
+    """A file-system path; `~` is expanded. A missing path is allowed (it may be created later) but noted."""
+
+    directory: bool = True
+    kind: ClassVar[str] = "path"
+
+    def parse(self, raw: object) -> Parsed:
+        text = _as_text(raw)
+        if not text or "\x00" in text:
+            raise _bad(raw, self.allowed())
+        expanded = os.path.expanduser(text)
+        notes = [EXPANDED.get().format(given=quoted(text), shown=quoted(expanded))] if expanded != text else []
+        if not os.path.exists(expanded):
+            notes.append(f"{expanded} does not exist yet")
+        elif self.directory and not os.path.isdir(expanded):
+            raise InvalidValueError(f"{quoted(expanded)} is a file: expected a directory")
+        return Parsed(expanded, expanded, tuple(notes))
+
+    def allowed(self) -> str:
+        return (ALLOWED_DIRECTORY if self.directory else ALLOWED_FILE).get()
+
+
+@dataclass(frozen=True)
+class FreeText(ValueType):
+    """Any text without NUL characters (the environment cannot hold them)."""
+
+    kind: ClassVar[str] = "text"
+
+    def parse(self, raw: object) -> Parsed:
+        text = raw if isinstance(raw, str) else _as_text(raw)
+        if "\x00" in text:
+            raise InvalidValueError("a value cannot contain the NUL character")
+        return Parsed(text, text)
+
+    def allowed(self) -> str:
+        return ALLOWED_TEXT.get()
+
+
+@dataclass(frozen=True)
+class DeviceList(ValueType):
+    """`CUDA_VISIBLE_DEVICES`-style lists: comma-separated indices or GPU UUIDs; empty hides every device."""
+    closed: ClassVar[bool] = True
+
+    kind: ClassVar[str] = "devices"
+    _item: ClassVar[re.Pattern[str]] = re.compile(r"^(\d+|(GPU|MIG)-[0-9A-Za-z/-]+)$")
+
+    def parse(self, raw: object) -> Parsed:
+        text = _as_text(raw)
+        if text == "":
+            return Parsed("", [], ("an empty list hides every device",))
+        items = [item.strip() for item in text.split(",")]
+        if not all(self._item.match(item) for item in items):
+            raise _bad(raw, self.allowed())
+        normalised = ",".join(items)
+        if len(set(items)) != len(items):
+            raise InvalidValueError(f"{quoted(text)} names a device twice: each device may appear once")
+        notes = (NORMALISED.get().format(given=quoted(text), shown=quoted(normalised)),) if normalised != text else ()
+        return Parsed(normalised, items, notes)
+
+    def allowed(self) -> str:
+        return ALLOWED_DEVICES.get()
+
+
+@dataclass(frozen=True)
+class OptionalOf(ValueType):
+    """An `NPURunConfig` keyword whose default is None: `None` (or empty) means "leave it to the framework"."""
+
+    inner: ValueType = field(default_factory=FreeText)
+    kind: ClassVar[str] = "optional"
+
+    @property
+    def closed(self) -> bool:  # type: ignore[override]
+        return self.inner.closed
+
+    def parse(self, raw: object) -> Parsed:
+        if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("", "none")):
+            return Parsed("None", None)
+        return self.inner.parse(raw)
+
+    def allowed(self) -> str:
+        return ALLOWED_OPTIONAL.get().format(inner=self.inner.allowed())
+
+    def choices(self) -> tuple[str, ...]:
+        return self.inner.choices()
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.inner.describe(), "optional": True, "allowed": self.allowed()}

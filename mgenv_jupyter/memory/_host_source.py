@@ -1,0 +1,41 @@
+"""Host memory: what the kernel's process tree holds in RAM, and the machine's used/total. The fallback chart when no
+GPU is visible, and a useful line beside one (CPU tensors, DataLoader workers)."""
+
+from __future__ import annotations
+
+import time
+
+from ._process_tree import ProcessTree
+from ._sample import OK, Sample
+
+
+class HostSource:
+    """RSS of the kernel and its descendants (`process`, summed; shared pages count once per process) and the
+    machine's memory in use (`used` = total − available) and `total`, as device "host"."""
+
+    name = "host"
+    simulated = False
+
+    def __init__(self, tree: ProcessTree | None = None) -> None:
+        self.tree = tree if tree is not None else ProcessTree()
+        self._state = "not sampled yet"
+
+    @property
+    def state(self) -> str:
+        return self._state
+
+    def sample(self) -> list[Sample]:
+        try:
+            import psutil
+
+            memory = psutil.virtual_memory()
+            process = self.tree.rss()
+        except Exception as exc:  # psutil can fail on exotic /proc setups; the chart shows why
+            self._state = f"host memory unavailable: {type(exc).__name__}: {exc}"
+            return []
+        self._state = OK
+        return [Sample(time.time(), self.name, "host", used=memory.total - memory.available, total=memory.total,
+                       process=process)]
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,136 @@
+"""What a kernel says it holds on each GPU, for its Jupyter server when NVML cannot tell (a container's pid namespace).
+
+Inside a container with its own pid namespace NVML lists host pids that match no process here, so neither the
+kernel nor the server can find the kernel's memory in NVML's process list. The kernel still knows what its
+framework's allocator reserved on each GPU. While NVML cannot attribute its memory, the kernel's always-on recorder
+writes that figure, at most once a second, to `<jupyter runtime dir>/mgenv-kernel-<pid>.json` (a file only its user
+can read, as the server's own runtime files); the server extension reads it for the kernel with that pid and shows it
+as the kernel's own report, not as NVML's figure. Nothing is written while NVML attributes the memory itself.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+
+from ..protocol._memory import Batch
+from ._sample import split_key
+
+PREFIX = "mgenv-kernel-"
+# How NvmlSource's state says NVML's pids are another namespace's (nvml_source.py): then the kernel reports itself.
+NAMESPACE_PROBLEM = "do not exist in this kernel's namespace"
+VERSION = 1
+MAX_AGE_SECONDS = 5.0  # older than this, a report is stale: the kernel stopped recording or is gone
+MAX_REPORT_BYTES = 64 * 1024
+_GPU = re.compile(r"\bgpu(\d{1,4})\b")
+_ALLOCATOR_QUANTITY = "reserved"  # what a caching allocator holds on the device: the closest to what NVML would list
+
+
+def report_path(runtime_dir: str | os.PathLike[str], pid: int) -> Path:
+    return Path(runtime_dir) / f"{PREFIX}{pid}.json"
+
+
+def own_figures(batch: Batch) -> dict[int, tuple[int, str]] | None:
+    """Per GPU index (bytes, source) from the framework allocators' latest figures, when NVML gave no figure of the
+    kernel's own for that GPU; None when there is nothing to report."""
+    nvml: set[int] = set()
+    found: dict[int, tuple[int, str]] = {}
+    for key, values in batch["columns"].items():
+        latest = next((v for v in reversed(values) if v is not None), None)
+        if latest is None:
+            continue
+        device, quantity = split_key(key)
+        match = _GPU.search(device)
+        if match is None:
+            continue
+        index = int(match.group(1))
+        if quantity == "process" and device.startswith("gpu"):
+            nvml.add(index)
+        elif quantity == _ALLOCATOR_QUANTITY:
+            framework = device.split()[0]
+            bytes_, sources = found.get(index, (0, ""))
+            found[index] = (bytes_ + int(latest), f"{sources}+{framework}" if sources else framework)
+    figures = {index: figure for index, figure in found.items() if index not in nvml}
+    return figures or None
+
+
+class SelfReport:
+    """A sampler subscriber (`Sampler.subscribe(SelfReport())`): writes the kernel's own figures at most every
+    `interval` seconds while NVML cannot attribute them, and removes its file when they are no longer needed and at
+    exit. Never raises: a failed write only means the server shows the memory as unknown."""
+
+    def __init__(self, runtime_dir: str | None = None, interval: float = 1.0) -> None:
+        self.runtime_dir = runtime_dir
+        self.interval = interval
+        self._written_at = -float("inf")
+        self._path: Path | None = None
+        atexit.register(self.remove)
+
+    def __call__(self, batch: Batch) -> None:
+        now = time.monotonic()
+        if now - self._written_at < self.interval:
+            return
+        self._written_at = now
+        try:
+            figures = own_figures(batch)
+            if figures is None:
+                self.remove()
+                return
+            self._write(figures)
+        except Exception:  # a subscriber must never break the sampler
+            pass
+
+    def remove(self) -> None:
+        if self._path is not None:
+            try:
+                self._path.unlink()
+            except OSError:
+                pass
+            self._path = None
+
+    def _write(self, figures: dict[int, tuple[int, str]]) -> None:
+        directory = self.runtime_dir
+        if directory is None:
+            from jupyter_core.paths import jupyter_runtime_dir
+
+            directory = self.runtime_dir = jupyter_runtime_dir()
+        path = report_path(directory, os.getpid())
+        data = {"v": VERSION, "pid": os.getpid(), "time": time.time(),
+                "devices": {str(i): {"bytes": b, "source": s} for i, (b, s) in sorted(figures.items())}}
+        fd, temporary = tempfile.mkstemp(prefix=".mgenv-kernel-", dir=directory)
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump(data, f)
+            os.replace(temporary, path)  # whole or not at all, for a server reading it meanwhile
+        except BaseException:
+            os.unlink(temporary)
+            raise
+        self._path = path
+
+
+def read_report(runtime_dir: str | os.PathLike[str], pid: int, now: float | None = None) -> dict[int, int] | None:
+    """The figures a kernel with `pid` reported (GPU index → bytes), or None: no report, stale, or not one. The file
+    is read as data, bounded and field by field."""
+    path = report_path(runtime_dir, pid)
+    try:
+        with open(path, "rb") as f:
+            data = json.loads(f.read(MAX_REPORT_BYTES))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("v") != VERSION or data.get("pid") != pid:
+        return None
+    written = data.get("time")
+    if not isinstance(written, (int, float)) or abs((time.time() if now is None else now) - written) > MAX_AGE_SECONDS:
+        return None
+    devices = data.get("devices")
+    figures: dict[int, int] = {}
+    for key, value in devices.items() if isinstance(devices, dict) else ():
+        size = value.get("bytes") if isinstance(value, dict) else None
+        if isinstance(key, str) and key.isdigit() and len(key) <= 4 and isinstance(size, int) and 0 <= size < 2**62:
+            figures[int(key)] = size
+    return figures or None

@@ -1,0 +1,70 @@
+"""The kernel's one sampler, shared by every consumer: each inline chart, the sidebar's memory panel and the
+out-of-memory recorder subscribe to it with the rate they want, and it samples at the fastest rate asked for, only
+while someone subscribes. So with a chart and the sidebar open, NVML is read once per tick, not once per consumer.
+
+    subscription = kernel_sampler().subscribe(send_batch, interval=0.1)
+    ...
+    subscription.close()          # the last one to leave stops the sampler's thread; the history stays
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from ._sampler import Sampler
+
+log = logging.getLogger(__name__)
+
+_kernel: Sampler | None = None
+_lock = threading.Lock()
+
+
+def kernel_sampler() -> Sampler:
+    """The kernel's sampler (created on first use with the default sources, the kernel's session for the overlays,
+    and the running IPython shell for cell markers).
+
+    `MGENV_SIMULATE_GPU` is read again on every call, so a notebook that sets it before `%memchart` gets the simulated
+    GPU even when the sidebar's memory panel started the sampler earlier: its NVML source follows whichever NVML is
+    installed."""
+    global _kernel
+    with _lock:
+        if _kernel is not None:
+            _follow_simulation()
+        else:
+            from ..runtime import session
+            from ._sources import default_sources
+
+            _kernel = Sampler(default_sources(), session=session(), on_demand=True)
+            shell = _shell()
+            if shell is not None:
+                _kernel.attach(shell)
+        return _kernel
+
+
+def _follow_simulation() -> None:
+    from .._errors import InvalidValueError
+    from ._simulation import from_environment
+
+    try:
+        from_environment()
+    except InvalidValueError as exc:  # a new sampler shows this as a source's state; this one keeps what it had
+        log.warning("%s", exc)
+
+
+def close_kernel_sampler() -> None:
+    """Close the kernel's sampler (its sources and cell hooks); the next `kernel_sampler()` makes a new one. For tests
+    and for unloading the extension."""
+    global _kernel
+    with _lock:
+        sampler, _kernel = _kernel, None
+    if sampler is not None:
+        sampler.close()
+
+
+def _shell() -> object | None:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()

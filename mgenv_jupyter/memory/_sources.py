@@ -1,0 +1,101 @@
+"""The sources a chart uses by default: the simulated GPU when asked for, NVML, the framework allocators, and host
+memory as the fallback when no GPU is visible."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .._errors import InvalidValueError
+from ._framework_sources import framework_sources, nvml_index
+from ._host_source import HostSource
+from ._nvml_source import NvmlSource
+from ._process_tree import ProcessTree
+from ._sample import SIMULATION_ENV as ENV
+from ._sample import MemorySource, Sample
+
+
+class UnavailableSource:
+    """A source that cannot work, shown with the reason (e.g. a bad `MGENV_SIMULATE_GPU`)."""
+
+    simulated = False
+    idle = True
+
+    def __init__(self, name: str, state: str) -> None:
+        self.name = name
+        self.state = state
+
+    def sample(self) -> list[Sample]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+class HostFallback(HostSource):
+    """Host memory, sampled only while `gpus` sees no GPU (its state says so otherwise)."""
+
+    def __init__(self, gpus: NvmlSource, tree: ProcessTree | None = None) -> None:
+        super().__init__(tree)
+        self.gpus = gpus
+
+    @property
+    def idle(self) -> bool:
+        return bool(self.gpus.device_count)
+
+    def sample(self) -> list[Sample]:
+        if self.gpus.device_count:
+            self._state = "idle: GPUs are visible (host memory is the fallback)"
+            return []
+        return super().sample()
+
+
+def _follow_environment() -> None:
+    """Start (or stop) the simulated GPU as `MGENV_SIMULATE_GPU` says. With none asked for and none running, the
+    simulation's modules are not imported at all: a kernel without it never pays for them."""
+    if os.environ.get(ENV, "").strip() or f"{__package__}.simulation" in sys.modules:
+        from ._simulation import from_environment
+
+        from_environment()
+
+
+def default_sources() -> list[MemorySource]:
+    """NVML (the simulated GPU instead when `MGENV_SIMULATE_GPU` is set), MegEngine, Paddle, PyTorch, JAX, TensorFlow
+    and MXNet allocators (idle until imported), and host memory while no GPU is visible. One process-tree walk is
+    shared."""
+    sources: list[MemorySource] = []
+    try:
+        _follow_environment()
+    except InvalidValueError as exc:
+        sources.append(UnavailableSource("nvml (simulated)", f"simulated GPU not started: {exc}"))
+    tree = ProcessTree()
+    nvml = NvmlSource(tree)
+
+    def kernel_uses(ordinal: int) -> bool | None:
+        index = nvml_index(ordinal)
+        return None if index is None else nvml.uses_device(index)
+
+    sources.append(nvml)
+    sources.extend(framework_sources(gate=kernel_uses))
+    sources.append(HostFallback(nvml, tree))
+    return sources
+
+
+
+
+def gpu_total_bytes() -> int | None:
+    """Memory of the first visible GPU (the simulated one when `MGENV_SIMULATE_GPU` is set), or None when no GPU
+    answers. One NVML read; the DTR widget uses it to show its threshold as a share of the GPU."""
+    try:
+        _follow_environment()
+    except InvalidValueError:
+        return None
+    source = NvmlSource(ProcessTree())
+    try:
+        totals = [sample.total for sample in source.sample() if sample.total]
+    finally:
+        source.close()
+    return int(totals[0]) if totals else None
+
+
+__all__ = ["ENV", "HostFallback", "UnavailableSource", "default_sources", "gpu_total_bytes"]

@@ -1,0 +1,255 @@
+"""The verdict: why a cell likely ran out of memory, each cause scored and backed by the numbers that point to it.
+
+Causes, from the evidence a report has (the error's own figures, NVML, the allocator, the session's settings):
+
+- fragmentation: the allocator holds much reserved-but-unallocated memory, at least the size that failed;
+- another process holds the memory: processes outside the kernel hold most of the GPU, or enough that the request
+  would have fit without them;
+- DTR off: MegEngine ran out of GPU memory with DTR (tensor eviction and recomputation) disabled;
+- a cap: the framework's own limit (JAX's memory fraction, PyTorch's per-process fraction, Paddle's fraction under
+  naive_best_fit, TensorFlow mapping the whole GPU);
+- too big: the request, or the cell's peak with it, exceeds what the device has;
+- host memory: the allocation failed in the machine's memory, not a GPU's.
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .._text import Text
+from ..catalog._applicability import applicability, effective_text
+from ._recognise import OutOfMemory
+from ._state import DeviceFigures, MemoryState
+
+
+class Cause(str, enum.Enum):
+    FRAGMENTATION = "fragmentation"
+    OTHER_PROCESS = "other_process"
+    DTR_OFF = "dtr_off"
+    CAP = "cap"
+    TOO_BIG = "too_big"
+    HOST = "host"
+
+    @property
+    def label(self) -> Text:
+        return CAUSE_LABELS[self]
+
+
+CAUSE_LABELS = {
+    Cause.FRAGMENTATION: Text("fragmentation", "显存碎片"),
+    Cause.OTHER_PROCESS: Text("another process holds the memory", "其他进程占用了显存"),
+    Cause.DTR_OFF: Text("DTR is off in MegEngine", "MegEngine 未开启 DTR"),
+    Cause.CAP: Text("the framework's own memory cap", "框架自身的显存上限"),
+    Cause.TOO_BIG: Text("simply too big", "需求确实超出容量"),
+    Cause.HOST: Text("host memory", "主机内存不足"),
+}
+_TRUE = ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One likely cause with its score (0..1, higher is likelier) and the evidence, in both languages."""
+
+    cause: Cause
+    score: float
+    evidence: Text
+
+
+def size(n: int | None) -> str:
+    """Bytes as a report shows them: 1024-based, three significant digits."""
+    if n is None:
+        return "?"
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(value) < 1024:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.3g} {unit}"
+        value /= 1024
+    return f"{value:.4g} PiB"
+
+
+@dataclass(frozen=True)
+class Figures:
+    """The numbers a verdict weighs for the failing GPU, from NVML where it answers, else from the error message."""
+
+    total: int | None
+    kernel: int | None
+    others: int | None
+    cached_free: int | None
+    requested: int | None
+    device: DeviceFigures | None
+
+
+def figures(event: OutOfMemory, state: MemoryState) -> Figures:
+    device = state.gpu(event.gpu)
+    facts = event.facts
+    index = event.gpu if event.gpu is not None else (device.gpu if device is not None else None)
+    listed = [p.bytes or 0 for p in state.processes if p.gpu == index]
+    others = sum(listed) if listed else (device.others if device is not None else None)
+    total = device.total if device is not None and device.total is not None else facts.get("total")
+    kernel = device.kernel if device is not None and device.kernel is not None else facts.get("in_use")
+    if "cached_free" in facts:
+        cached_free: int | None = facts["cached_free"]
+    else:
+        cached_free = device.cached_free if device is not None else None
+    return Figures(total, kernel, others, cached_free, event.requested, device)
+
+
+def dtr_enabled(session: object) -> bool:
+    """Whether MegEngine's DTR is on: what the running MegEngine reports where it is loaded, else the session's
+    values (the three switches the catalog's DTR group sets together)."""
+    from ..runtime.frameworks import live_api
+
+    known = session.catalog  # type: ignore[attr-defined]
+    names = ("MEGENGINE_ENABLE_DROP", "MEGENGINE_DTR_AUTO_DROP")
+    values = []
+    for name in names:
+        entry = known.get(name)
+        value = session.get(name)  # type: ignore[attr-defined]
+        api = live_api(entry) if entry is not None and "megengine" in sys.modules else None
+        if api is not None:
+            try:
+                value = api.read(entry)
+            except Exception:  # the framework's internals moved: the session's value is what we know
+                pass
+        values.append(str(value).strip().lower() in _TRUE)
+    return all(values)
+
+
+def diagnose(event: OutOfMemory, state: MemoryState, session: object) -> list[Finding]:
+    """The likely causes of `event`, likeliest first."""
+    if event.device == "host":
+        return [_host(event, state)]
+    f = figures(event, state)
+    found: list[Finding] = []
+    req = f.requested
+    if f.cached_free is not None and f.cached_free > 0 and req:
+        if f.cached_free >= req:
+            found.append(Finding(Cause.FRAGMENTATION, 0.9, Text(
+                f"the allocator holds {size(f.cached_free)} reserved but unallocated, {f.cached_free / req:.1f}× the "
+                f"{size(req)} asked for: the memory is there, but not in one piece",
+                f"分配器已预留但未分配的显存有 {size(f.cached_free)},"
+                f"是所申请 {size(req)} 的 {f.cached_free / req:.1f} 倍:显存是有的,只是不连续")))
+        elif f.kernel and f.cached_free >= 0.25 * f.kernel:
+            found.append(Finding(Cause.FRAGMENTATION, 0.55, Text(
+                f"{size(f.cached_free)} of the {size(f.kernel)} this kernel holds is reserved but unallocated",
+                f"本内核占用的 {size(f.kernel)} 中有 {size(f.cached_free)} 已预留但未分配")))
+    if f.others and f.total:
+        top = next((p for p in _processes(state, event, f) if p.bytes), None)
+        who = zh_who = ""
+        if top is not None and top.owner is not None and top.owner.notebooks:
+            # Another kernel of this Jupyter server, as its extension says: name its notebook and how long it idles.
+            notebook = ", ".join(top.owner.notebooks)
+            idle = top.owner.idle_seconds
+            who = (f"; the largest, pid {top.pid}, is the kernel of notebook {notebook} on this server"
+                   f"{f', idle for {_duration(idle)}' if idle is not None else f', {top.owner.execution_state}'}, "
+                   f"holding {size(top.bytes)}")
+            zh_who = (f";最大的是 pid {top.pid},即本服务器上笔记本 {notebook} 的内核"
+                      f"{f',已空闲 {_duration(idle, zh=True)}' if idle is not None else ''},占用 {size(top.bytes)}")
+        elif top is not None:
+            named = ", ".join(x for x in (top.user, top.name) if x) or "not visible here"
+            who = f"; the largest, pid {top.pid} ({named}), holds {size(top.bytes)}"
+            zh_named = ", ".join(x for x in (top.user, top.name) if x) or "在此不可见"
+            zh_who = f";最大的是 pid {top.pid}({zh_named}),占用 {size(top.bytes)}"
+        fits_without = req is not None and f.kernel is not None and f.kernel + req <= f.total
+        if f.others >= 0.5 * f.total or (fits_without and req is not None and f.others >= req):
+            score = 0.85 if f.others >= 0.5 * f.total else 0.7
+            found.append(Finding(Cause.OTHER_PROCESS, score, Text(
+                f"other processes hold {size(f.others)} of the GPU's {size(f.total)}{who}",
+                f"其他进程占用了该 GPU {size(f.total)} 中的 {size(f.others)}{zh_who}")))
+    if event.framework == "megengine" and not dtr_enabled(session):
+        found.append(Finding(Cause.DTR_OFF, 0.8, Text(
+            "MegEngine ran out of GPU memory with DTR off: with DTR it evicts tensors and recomputes them instead of "
+            "failing", "MegEngine 在未开启 DTR 时显存不足:开启 DTR 后它会释放 tensor、需要时重算,而不是直接失败")))
+    cap = _cap(event, f, session)
+    if cap is not None:
+        found.append(cap)
+    if req is not None and f.total is not None:
+        if req > f.total:
+            found.append(Finding(Cause.TOO_BIG, 0.95, Text(
+                f"{size(req)} asked for in one allocation, more than the GPU's {size(f.total)}",
+                f"单次申请 {size(req)},超过了该 GPU 的总容量 {size(f.total)}")))
+        elif f.kernel is not None and f.kernel + req > f.total and not found:
+            found.append(Finding(Cause.TOO_BIG, 0.6, Text(
+                f"the cell's peak, {size(f.kernel)} held plus {size(req)} asked for, exceeds the GPU's "
+                f"{size(f.total)}", f"该单元的峰值(已占用 {size(f.kernel)} 加上申请的 {size(req)})超过了该 GPU 的 "
+                f"{size(f.total)}")))
+    if not found:
+        found.append(Finding(Cause.TOO_BIG, 0.3, Text(
+            "no other cause shows in the numbers: the work needs more memory than the GPU has free",
+            "数据中看不出其他原因:这项计算需要的显存超过了 GPU 的空闲显存")))
+    return sorted(found, key=lambda finding: -finding.score)
+
+
+def _processes(state: MemoryState, event: OutOfMemory, f: Figures) -> list:
+    index = event.gpu if event.gpu is not None else (f.device.gpu if f.device is not None else None)
+    return [p for p in state.processes if p.gpu == index]
+
+
+def jax_fraction_variable(get: Callable[[str], str | None]) -> str:
+    """Which of JAX's two names for its memory share is in use: XLA_CLIENT_MEM_FRACTION when set, else the older
+    XLA_PYTHON_CLIENT_MEM_FRACTION (the catalog refuses both at once; each defaults to the catalog's 0.75)."""
+    return "XLA_CLIENT_MEM_FRACTION" if get("XLA_CLIENT_MEM_FRACTION") else "XLA_PYTHON_CLIENT_MEM_FRACTION"
+
+
+def _duration(seconds: float, zh: bool = False) -> str:
+    """12 s, 5 min, 3 h, 2 d (whole units, rounded down)."""
+    for unit, en, cn in ((86400, "d", "天"), (3600, "h", "小时"), (60, "min", "分钟")):
+        if seconds >= unit:
+            return f"{int(seconds // unit)} {cn if zh else en}"
+    return f"{int(seconds)} {'秒' if zh else 's'}"
+
+
+def _cap(event: OutOfMemory, f: Figures, session: object) -> Finding | None:
+    get = session.get  # type: ignore[attr-defined]
+    known = session.catalog  # type: ignore[attr-defined]
+    allowed = event.facts.get("allowed")
+    if event.framework == "torch" and allowed is not None:
+        return Finding(Cause.CAP, 0.75, Text(
+            f"PyTorch's per-process memory fraction allows {size(allowed)} "
+            "(torch.cuda.set_per_process_memory_fraction)",
+            f"PyTorch 的单进程显存比例只允许 {size(allowed)}(torch.cuda.set_per_process_memory_fraction)"))
+    if event.framework == "jax":
+        name = jax_fraction_variable(get)
+        try:
+            fraction = float(effective_text(known, name, get) or "")  # the catalog's default when unset
+        except ValueError:  # set outside the session to what JAX cannot read: its default
+            fraction = float(known.get(name).default)
+        room = None if f.total is None else f.total - (f.others or 0)
+        if room is not None and f.total and fraction * f.total < room * 0.95:
+            return Finding(Cause.CAP, 0.75, Text(
+                f"JAX's allocator takes at most {fraction:.0%} of the GPU ({size(int(fraction * f.total))}); "
+                f"{size(room)} is not held by other processes",
+                f"JAX 的分配器最多使用 GPU 的 {fraction:.0%}({size(int(fraction * f.total))});"
+                f"未被其他进程占用的显存有 {size(room)}"))
+    pool = known.get("FLAGS_fraction_of_gpu_memory_to_use")  # applies only under naive_best_fit (catalog/_paddle.py)
+    if event.framework == "paddle" and pool is not None and pool.applies_when is not None and applicability(
+            known, pool, get).applies:
+        return Finding(Cause.CAP, 0.6, Text(
+            "Paddle's naive_best_fit allocator sizes its pool from FLAGS_fraction_of_gpu_memory_to_use",
+            "Paddle 的 naive_best_fit 分配器按 FLAGS_fraction_of_gpu_memory_to_use 确定显存池大小"))
+    if event.framework == "tensorflow" and str(get("TF_FORCE_GPU_ALLOW_GROWTH")).lower() != "true":
+        return Finding(Cause.CAP, 0.3, Text(
+            "TensorFlow maps nearly all of the GPU at its first use unless allow growth is on; another notebook on "
+            "the same GPU then has nothing left", "除非开启 allow growth,TensorFlow 首次使用时会占据几乎整个 GPU;"
+            "同一 GPU 上的另一个 notebook 就无显存可用"))
+    return None
+
+
+def _host(event: OutOfMemory, state: MemoryState) -> Finding:
+    req = event.requested
+    beyond = req is not None and state.host_total is not None and req > state.host_total
+    en = (f"{size(req)} asked for in the machine's memory" if req is not None else "the machine's memory ran out")
+    zh = (f"在主机内存中申请 {size(req)}" if req is not None else "主机内存耗尽")
+    if state.host_total is not None:
+        en += f"; the machine has {size(state.host_total)}, {size(state.host_available)} available"
+        zh += f";本机共有 {size(state.host_total)},可用 {size(state.host_available)}"
+    if state.kernel_rss is not None:
+        en += f"; the kernel's processes hold {size(state.kernel_rss)}"
+        zh += f";内核进程占用 {size(state.kernel_rss)}"
+    if beyond:
+        en += ": far beyond the machine"
+        zh += ":远超本机内存"
+    return Finding(Cause.HOST, 0.95 if beyond else 0.8, Text(en, zh))

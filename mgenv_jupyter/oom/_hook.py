@@ -1,0 +1,111 @@
+"""The IPython side: after every cell, an out-of-memory error is recognised and explained under the cell, the normal
+traceback left exactly as IPython shows it.
+
+Why `post_run_cell` and not `set_custom_exc`: a custom exception handler replaces IPython's traceback display for the
+classes it names (the handler must print it again itself), and a shell holds only one, so installing ours would
+silently remove another extension's. `post_run_cell` runs after the traceback has been shown, receives the exception
+as `result.error_in_exec`, can have any number of listeners, and what it displays lands under the same cell.
+
+The hook makes the report and keeps it (`report.last_report()`); how it is shown is the front end's: `install` is
+given the function that displays it (the magics pass the presentation layer's view), so nothing here knows a view.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..catalog._frameworks import GPU_MODULES
+from ._recorder import Recorder
+
+if TYPE_CHECKING:
+    from ._report import OomReport
+
+log = logging.getLogger(__name__)
+
+_ATTRIBUTE = "_mgenv_jupyter_oom"  # the shell's attribute holding what install() put there
+
+
+# Frameworks whose first import must not overlap a sampler tick: the sampler's overlays and framework sources read a
+# framework found in sys.modules, and doing so from the sampler's thread while the cell is still importing it broke
+# `import megengine` ("cannot import name 'set_option' from partially initialized module 'megengine.core'", seen in
+# the megengine venv). Until the sampler skips modules still initialising, the recorder pauses for a cell that names
+# a framework not imported yet.
+_NAMES = re.compile(r"\b(" + "|".join(GPU_MODULES) + r")\b")
+
+
+class OomHook:
+    """The listeners before and after each cell, the recorder they read from, and `show`, the front end's way to
+    display a report under the failing cell."""
+
+    def __init__(self, recorder: Recorder, show: Callable[[OomReport], None]) -> None:
+        self.recorder = recorder
+        self.show = show
+
+    def before(self, info: Any) -> None:
+        cell = getattr(info, "raw_cell", None) or ""
+        if any(name not in sys.modules for name in _NAMES.findall(cell)):
+            self.recorder.pause()
+
+    def __call__(self, result: Any) -> None:
+        error = getattr(result, "error_in_exec", None)
+        sampler = self.recorder.ensure()
+        if error is None:
+            return
+        try:
+            # Imported on the first failure, not at `%load_ext`: tens of milliseconds, once, well within the report's
+            # 300 ms (bench/oom_bench.py measures it).
+            from ._recognise import recognise
+
+            event = recognise(error)
+            if event is None:
+                return
+            from ..runtime import session
+            from ._report import build_report, remember
+
+            report = build_report(event, sampler, session())
+            remember(report)
+            self.show(report)
+        except Exception:  # the user's cell already failed; the report must never add a second traceback
+            log.exception("mgenv_jupyter could not explain an out-of-memory error")
+
+
+def install(shell: Any, show: Callable[[OomReport], None], interval: float | None = None) -> OomHook:
+    """Start the recorder and listen after every cell of `shell`, displaying each report with `show` (the front
+    end's); installing again keeps the one there."""
+    hook: OomHook | None = getattr(shell, _ATTRIBUTE, None)
+    if hook is not None:
+        return hook
+    recorder = Recorder() if interval is None else Recorder(interval)
+    hook = OomHook(recorder.start(), show)
+    shell.events.register("pre_run_cell", hook.before)
+    shell.events.register("post_run_cell", hook)
+    setattr(shell, _ATTRIBUTE, hook)
+    # Nothing is imported ahead in the background: a report reads the history as plain lists (no pandas), so what it
+    # imports on the first failure takes tens of milliseconds, and no thread holds the GIL behind the user's cells.
+    return hook
+
+
+def uninstall(shell: Any) -> None:
+    """Stop listening and recording; idempotent."""
+    hook: OomHook | None = getattr(shell, _ATTRIBUTE, None)
+    if hook is None:
+        return
+    for event, callback in (("pre_run_cell", hook.before), ("post_run_cell", hook)):
+        try:
+            shell.events.unregister(event, callback)
+        except ValueError:  # someone removed it already
+            pass
+    hook.recorder.stop()
+    setattr(shell, _ATTRIBUTE, None)
+
+
+def installed(shell: Any) -> int:
+    """How many of our listeners `shell` has (for tests of loading and unloading)."""
+    after = sum(isinstance(callback, OomHook) for callback in shell.events.callbacks["post_run_cell"])
+    before = sum(isinstance(getattr(callback, "__self__", None), OomHook)
+                 for callback in shell.events.callbacks["pre_run_cell"])
+    return min(after, before) if after == before else -1  # -1: one without the other

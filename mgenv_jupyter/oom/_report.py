@@ -1,0 +1,181 @@
+"""`OomReport`: everything said about one out-of-memory failure, as data — the error, the numbers per device, the
+other processes, the timeline before the failure, the verdict and the remedies. `build_report` makes one;
+`last_report()` is the latest (what `%oom` shows and `mgenv_jupyter.last_oom()` returns). How a report looks is the
+presentation layer's (`presentation.oom.OomView`); the magics register it as the report's display in IPython.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .._last_result import LastResult
+from ._causes import Finding, diagnose
+from ._recognise import OutOfMemory
+from ._remedies import Remedy, remedies
+from ._state import MemoryState, read_state
+
+if TYPE_CHECKING:
+    from ..memory._sampler import Sampler
+    from ..protocol import SeriesInfo
+    from ..runtime import EnvSession
+    from ._free import FreeResult
+
+TIMELINE_SECONDS = 300.0  # of history before the failure kept in a report
+_EARLIER_CELLS = 10
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """The failing device's headline series (`series`, e.g. "gpu0 process"): its values over the last minutes
+    (`times` in seconds since the epoch, `values` in bytes), when the failing cell started, the peaks of the cells
+    before it (cell number → bytes), and `info`, what the sampler recorded of the series (device, quantity, source)."""
+
+    series: str | None = None
+    times: tuple[float, ...] = ()
+    values: tuple[int, ...] = ()
+    cell: int | None = None
+    cell_start: float | None = None
+    earlier_peaks: tuple[tuple[int, int], ...] = ()
+    info: SeriesInfo | None = None
+
+    def during_cell(self) -> tuple[int, ...]:
+        if self.cell_start is None:
+            return ()
+        return tuple(v for t, v in zip(self.times, self.values, strict=True) if t >= self.cell_start)
+
+
+@dataclass(frozen=True)
+class OomReport:
+    """One out-of-memory failure explained. `findings` are the likely causes, likeliest first; `remedies` the
+    catalog settings that address them, best first. `took` is how long the report took to make (seconds)."""
+
+    event: OutOfMemory
+    time: float
+    state: MemoryState
+    timeline: Timeline
+    findings: tuple[Finding, ...]
+    remedies: tuple[Remedy, ...]
+    took: float = 0.0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    # The report's id: a random token, so a remedy id (`remedy_id`) names one remedy of this report and no other.
+    key: str = field(default_factory=lambda: secrets.token_hex(8))
+
+    @property
+    def verdict(self) -> Finding:
+        return self.findings[0]
+
+    def remedy_id(self, index: int) -> str:
+        """The id of the remedy at `index` (what its button sends back): the report's id and the remedy's place."""
+        return f"{self.key}-{index}"
+
+    def free(self, outputs: bool = False) -> FreeResult:
+        """Give back what the failed cell holds (oom/_free.py: its traceback's frames, Python's and IPython's hold on
+        the error, garbage, the loaded frameworks' cached blocks), never the user's variables; `outputs=True` also
+        clears the output cache. `%memfree` does the same."""
+        from ._free import free
+
+        return free(outputs=outputs)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as plain data (JSON-ready)."""
+        return {
+            "event": self.event.to_json(), "time": self.time, "took": self.took,
+            "devices": [{**asdict(d), "others": d.others, "cached_free": d.cached_free} for d in self.state.devices],
+            "processes": [asdict(p) for p in self.state.processes],
+            "host": {"total": self.state.host_total, "available": self.state.host_available,
+                     "kernel_rss": self.state.kernel_rss},
+            "timeline": {**asdict(self.timeline)},
+            "findings": [{"cause": f.cause.value, "score": f.score, "evidence": f.evidence.en} for f in self.findings],
+            "remedies": [r.to_json() for r in self.remedies],
+            "notes": list(self.notes),
+        }
+
+    def __repr__(self) -> str:
+        """A short summary; IPython shows the whole report through the view the magics register for it."""
+        where = f"gpu{self.event.gpu}" if self.event.device == "gpu" and self.event.gpu is not None else (
+            self.event.device)
+        return (f"<OomReport: {where} {self.event.exception}, verdict {self.verdict.cause.value}, "
+                f"{len(self.remedies)} remedies>")
+
+
+def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, now: float) -> Timeline:
+    if sampler is None:
+        return Timeline()
+    from ..memory._cells import headline_series
+
+    history = sampler.history  # read as plain lists: a report imports neither numpy nor pandas, so it comes at once
+    if not len(history):
+        return Timeline()
+    headlines = headline_series(history.series)
+    device = state.gpu(event.gpu) if event.device == "gpu" else None
+    wanted = device.device if device is not None else ("host" if event.device == "host" else None)
+    series = headlines.get(wanted) if wanted is not None else None
+    if series is None:  # the host's figure when no GPU answers
+        series = headlines.get("host") or next(iter(headlines.values()), None)
+    if series is None:
+        return Timeline()
+    pairs = [(t, int(v)) for t, v in history.points(series, since=now - TIMELINE_SECONDS)]
+    markers = sampler.cells.markers
+    running = sampler.cells.running
+    failing = running if running is not None else (markers[-1] if markers else None)
+    earlier = [m for m in markers if failing is None or m.cell != failing.cell]
+    peaks = []
+    for marker in earlier[-_EARLIER_CELLS:]:
+        # A cell shorter than a sampling interval saw no sample of its own: the value around it stands for it.
+        peak = marker.peak.get(series)
+        if peak is None:
+            peak = history.value_near(series, marker.end or marker.start, after=False)
+        if peak is not None:
+            peaks.append((marker.cell, int(peak)))
+    return Timeline(series, tuple(t for t, _ in pairs), tuple(v for _, v in pairs),
+                    failing.cell if failing is not None else None, failing.start if failing is not None else None,
+                    tuple(peaks), sampler.series_info(series))
+
+
+def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSession) -> OomReport:
+    """Explain `event` with what `sampler` recorded and what `session` has set."""
+    started = time.perf_counter()
+    now = time.time()
+    state = read_state(sampler)
+    findings = diagnose(event, state, session)
+    chosen = remedies(event, findings, state, session)
+    timeline = _timeline(sampler, event, state, now)
+    return OomReport(event, now, state, timeline, tuple(findings), tuple(chosen), time.perf_counter() - started,
+                     state.notes)
+
+
+LAST: LastResult[OomReport] = LastResult("out-of-memory report")
+
+
+def remember(report: OomReport) -> None:
+    """Keep `report` as the last one and hand it to every observer (the open sidebars)."""
+    LAST.remember(report)
+
+
+def observe(callback: Callable[[OomReport], None]) -> None:
+    LAST.observe(callback)
+
+
+def unobserve(callback: Callable[[OomReport], None]) -> None:
+    LAST.unobserve(callback)
+
+
+def made_remedy(report_id: str, remedy_id: str) -> Remedy | None:
+    """The remedy that a report's button names, from this kernel's own last report (None: no such report, a stale
+    one, or no such remedy in it). Only the kernel's own record is applied, never what a message carries."""
+    last = last_report()
+    if last is None or report_id != last.key:
+        return None
+    for index, remedy in enumerate(last.remedies):
+        if remedy_id == last.remedy_id(index):
+            return remedy
+    return None
+
+
+def last_report() -> OomReport | None:
+    """The latest out-of-memory report of this kernel (None: no cell has run out of memory since loading)."""
+    return LAST.get()

@@ -1,0 +1,215 @@
+"""What memory looked like when a cell ran out of it: per GPU the total, what this kernel holds (NVML), what the
+framework's allocator has allocated and reserved, and who else is on the device; for the host, the machine's memory
+and the kernel's process tree.
+
+Read once, right after the failure: one fresh sample from the kernel's sampler (the same sources the charts use, the
+simulated GPU included) and one reading of NVML's process list, which the sampler reads at most once a second and
+does not keep per process.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from ..memory._sample import split_key
+from ..memory._server_owners import NotebookOwner, notebook_owners
+
+if TYPE_CHECKING:
+    from ..memory._sampler import Sampler
+
+_GPU_LABEL = re.compile(r"(?:^|\s)gpu(\d+)\b")
+
+
+@dataclass(frozen=True)
+class OtherProcess:
+    """A process outside the kernel's tree that holds GPU memory: NVML's pid and bytes, the user and the name from
+    psutil (None where the process is not visible here, e.g. another PID namespace), and, when it is another kernel
+    of this kernel's Jupyter server, that kernel as the server's extension describes it (memory/_server_owners.py)."""
+
+    gpu: int
+    pid: int
+    bytes: int | None
+    user: str | None = None
+    name: str | None = None
+    owner: NotebookOwner | None = None
+
+
+@dataclass(frozen=True)
+class DeviceFigures:
+    """One device at the failure. Sizes in bytes, None where no source knows them. `kernel`: what this kernel's
+    process tree holds (NVML); `others`: the rest of the device's use; `allocated`/`reserved`: the framework
+    allocator's counters (a framework source, or the error message)."""
+
+    device: str  # as the sampler labels it: "gpu0", "gpu0 (simulated)", "host"
+    gpu: int | None
+    total: int | None = None
+    used: int | None = None
+    kernel: int | None = None
+    allocated: int | None = None
+    reserved: int | None = None
+    simulated: bool = False
+
+    @property
+    def others(self) -> int | None:
+        if self.used is None or self.kernel is None:
+            return None
+        return max(0, self.used - self.kernel)
+
+    @property
+    def free(self) -> int | None:
+        return None if self.total is None or self.used is None else max(0, self.total - self.used)
+
+    @property
+    def cached_free(self) -> int | None:
+        """Reserved by the allocator but not allocated: fragmentation when a request still failed."""
+        if self.allocated is None or self.reserved is None:
+            return None
+        return max(0, self.reserved - self.allocated)
+
+
+@dataclass(frozen=True)
+class MemoryState:
+    devices: tuple[DeviceFigures, ...] = ()
+    processes: tuple[OtherProcess, ...] = ()
+    host_total: int | None = None
+    host_available: int | None = None
+    kernel_rss: int | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def gpu(self, index: int | None) -> DeviceFigures | None:
+        """The GPU `index` (the first GPU when None)."""
+        gpus = [d for d in self.devices if d.gpu is not None]
+        if index is None:
+            return gpus[0] if gpus else None
+        return next((d for d in gpus if d.gpu == index), None)
+
+
+def read_state(sampler: Sampler | None) -> MemoryState:
+    """The memory state now, from one fresh sample of `sampler` (None: NVML's process list and the host only)."""
+    row: dict[str, int] = {}
+    simulated: set[str] = set()
+    notes: list[str] = []
+    if sampler is not None:
+        try:
+            row = sampler.sample_once()
+            simulated = {device for device, quantity in (split_key(k) for k in row) if "simulated" in device}
+        except Exception as exc:  # the report goes on with what else it can read
+            notes.append(f"no sample: {type(exc).__name__}: {exc}")
+    by_device: dict[str, dict[str, int]] = {}
+    for key, value in row.items():
+        device, quantity = split_key(key)
+        by_device.setdefault(device, {})[quantity] = value
+    devices = []
+    for device, values in by_device.items():
+        match = _GPU_LABEL.search(device)
+        if match is None:
+            continue
+        devices.append((int(match.group(1)), device, values))
+    merged: dict[int, DeviceFigures] = {}
+    # NVML's "gpuN" first, then framework sources ("torch gpuN"), which add the allocator's counters.
+    for index, device, values in sorted(devices, key=lambda d: (d[1].split()[0] != f"gpu{d[0]}", d[1])):
+        known = merged.get(index)
+        if known is None:
+            merged[index] = DeviceFigures(device, index, values.get("total"), values.get("used"), values.get("process"),
+                                          values.get("allocated"), values.get("reserved"), device in simulated)
+        elif known.allocated is None and "allocated" in values:
+            merged[index] = DeviceFigures(known.device, index, known.total or values.get("total"), known.used,
+                                          known.kernel, values.get("allocated"), values.get("reserved"),
+                                          known.simulated)
+    host_total, host_available, rss = _host(sampler)
+    processes, problem = other_processes(sampler)
+    if problem:
+        notes.append(problem)
+    return MemoryState(tuple(merged[i] for i in sorted(merged)), tuple(processes), host_total, host_available, rss,
+                       tuple(notes))
+
+
+def _host(sampler: Sampler | None) -> tuple[int | None, int | None, int | None]:
+    try:
+        import psutil
+
+        memory = psutil.virtual_memory()
+        rss = sum(_rss(psutil, pid) for pid in _tree(sampler))
+        return int(memory.total), int(memory.available), rss or None
+    except Exception:
+        return None, None, None
+
+
+def _rss(psutil: Any, pid: int) -> int:
+    try:
+        return int(psutil.Process(pid).memory_info().rss)
+    except Exception:  # gone, or not ours to read
+        return 0
+
+
+def _tree(sampler: Sampler | None) -> frozenset[int]:
+    import os
+
+    for source in getattr(sampler, "sources", ()):
+        tree = getattr(source, "tree", None)
+        if tree is not None:
+            return frozenset(tree.pids())
+    return frozenset({os.getpid()})
+
+
+def other_processes(sampler: Sampler | None) -> tuple[list[OtherProcess], str]:
+    """Every process on every GPU outside the kernel's tree, biggest first, and the problem in words if NVML could
+    not say. NVML is the fake one under `MGENV_SIMULATE_GPU`, installed behind pynvml, as for the sampler."""
+    from ..memory._fake_nvml import installed
+    from ..memory._nvml_source import nvml_library_loads
+
+    if installed() is None and "pynvml" not in sys.modules and not nvml_library_loads():
+        return [], ""  # no driver: nothing to list, and pynvml's import is not worth it
+    try:
+        import pynvml
+    except ImportError:
+        return [], ""
+    ours = _tree(sampler)
+    found: list[OtherProcess] = []
+    try:
+        pynvml.nvmlInit()
+    except Exception:  # no driver: nothing to list, and the devices say so already
+        return [], ""
+    try:
+        for index in range(pynvml.nvmlDeviceGetCount()):
+            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+            try:
+                listed = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
+            except pynvml.NVMLError as exc:
+                return found, f"NVML did not list gpu{index}'s processes: {exc}"
+            for process in listed:
+                if process.pid in ours:
+                    continue
+                used = process.usedGpuMemory
+                found.append(OtherProcess(index, int(process.pid), None if used is None else int(used),
+                                          *_who(int(process.pid))))
+    except Exception as exc:
+        return found, f"NVML: {exc}"
+    finally:
+        try:
+            pynvml.nvmlShutdown()
+        except Exception:
+            pass
+    found.sort(key=lambda p: -(p.bytes or 0))
+    return _with_owners(found), ""
+
+
+def _with_owners(found: list[OtherProcess]) -> list[OtherProcess]:
+    """The processes, each that is another kernel of this server with its notebook (one request to the server)."""
+    if not found:
+        return found
+    owners = notebook_owners([p.pid for p in found])
+    return [replace(p, owner=owners[p.pid]) if p.pid in owners else p for p in found]
+
+
+def _who(pid: int) -> tuple[str | None, str | None]:
+    try:
+        import psutil
+
+        process = psutil.Process(pid)
+        return process.username(), process.name()
+    except Exception:  # another PID namespace, gone, or not ours to ask
+        return None, None

@@ -1,0 +1,339 @@
+"""How "give memory back" is shown, in English or Chinese: `FreeView` (what `%memfree`, `report.free()` and the
+report's "Free what the failed cell holds" button did, with the memory before and after) and `HoldersView` (what
+`%memholders` and `mgenv_jupyter.memory_holders()` found: the variables holding memory, largest first). Text for
+every front end, HTML for notebooks, and the wire's data for the labextension (protocol/_freeing.py).
+"""
+
+from __future__ import annotations
+
+import html
+import sys
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .._text import Text, current_language
+from ..catalog._values import format_size
+from ..memory._holders import Holder, Holders
+from ..oom._free import FreeOffer, FreeResult, offer
+from ..protocol._freeing import FREE_MIME, FREE_VERSION, FigureInfo, FreeResultData, HolderInfo, HoldersData
+from ..protocol._oom import OomFreeOffer
+
+if TYPE_CHECKING:
+    from ..oom._report import OomReport
+
+T = Text
+FREED = T("Freed what the failed cell held", "已释放失败单元占用的内存")
+FIGURES = T("Memory before → after", "内存(释放前 → 释放后)")
+HOST_RSS = T("host RSS (this kernel)", "主机 RSS(本内核)")
+NVML = T("{device}: this kernel (NVML)", "{device}:本内核(NVML)")
+ALLOCATED = T("{allocator}: allocated", "{allocator}:已分配")
+RESERVED = T("{allocator}: reserved", "{allocator}:已预留")
+GAVE_BACK = T("gave back {size}", "归还 {size}")
+GREW = T("grew by {size}", "增加 {size}")
+UNCHANGED = T("unchanged", "不变")
+CLEARED = T("Cleared", "已清除")
+ASKED = T("Allocators asked to give their cache back", "已请求归还缓存的分配器")
+NONE_ASKED = T("no loaded framework's allocator has a cache to give back", "已加载的框架中没有可归还缓存的分配器")
+NOT_ASKED = T("Not asked", "未调用")
+PROBLEMS = T("Could not", "未能完成")
+UNTOUCHED = T("Your variables were not touched: %memholders lists what they hold (del NAME gives it back).",
+              "未改动你的变量:%memholders 列出它们占用的内存(del 变量名 即可归还)。")
+OUTPUTS_KEPT = T("The output cache (Out, _, __) was kept: %memfree --outputs clears it too.",
+                 "输出缓存(Out、_、__)已保留:%memfree --outputs 会一并清除。")
+SIMULATED = T(" (simulated)", "(模拟)")
+TOOK = T("took {ms} ms", "用时 {ms} 毫秒")
+
+HOLDERS = T("What holds memory now, largest first", "当前占用内存的变量(从大到小)")
+HOLDERS_NONE = T("no variable holds a framework tensor or array ({frameworks} looked for)",
+                 "没有变量持有框架的张量或数组(查找了 {frameworks})")
+NO_FRAMEWORK = T("no framework or NumPy is loaded", "未加载任何框架或 NumPy")
+SHARED = T("shares {size} with {names}", "与 {names} 共享 {size}")
+PARAMETERS = T("{count} parameters", "{count} 个参数")
+ONE_PARAMETER = T("1 parameter", "1 个参数")
+BUFFERS = T("{count} buffers", "{count} 个缓冲区")
+ONE_BUFFER = T("1 buffer", "1 个缓冲区")
+OUTPUT_CACHE = T("output cache", "输出缓存")
+TOTAL = T("total", "合计")
+LOOKED = T("{visited:,} objects looked at in {ms} ms", "查看了 {visited:,} 个对象,用时 {ms} 毫秒")
+SKIPPED = T("Not looked at", "未查看")
+HOLDERS_HINT = T("Shared storage is counted once, for the variable that owns it. del NAME gives back its own size "
+                 "once nothing else refers to it.",
+                 "共享的存储只计算一次,计入拥有它的变量。del 变量名 在没有其他引用时归还其自身大小。")
+NAME = T("variable", "变量")
+WHAT = T("what", "类型")
+SIZE = T("size", "大小")
+WHERE = T("per device", "各设备")
+
+
+OFFER_TITLE = T("Free what the failed cell holds", "释放失败单元占用的内存")
+OFFER_BUTTON = T("Free memory", "释放内存")
+OFFER_NOTE = T("never touches your variables; the output cache only with %memfree --outputs",
+               "不改动你的变量;输出缓存仅在 %memfree --outputs 时清除")
+REPORT_HOLDERS_SECONDS = 0.1  # of the report's making, at most, for what holds memory
+_REUSE_SECONDS = 2.0  # the report's text, HTML and data are made one after the other: one walk serves them all
+
+
+def _size(n: int | None) -> str:
+    return "?" if n is None else format_size(n)
+
+
+def _change(before: int | None, after: int | None, language: str) -> str:
+    if before is None or after is None:
+        return ""
+    if before == after:
+        return UNCHANGED.get(language)
+    if after < before:
+        return GAVE_BACK.get(language).format(size=format_size(before - after))
+    return GREW.get(language).format(size=format_size(after - before))
+
+
+@dataclass(frozen=True)
+class FreeView:
+    """A `FreeResult` as every front end shows it; `.result` is the data."""
+
+    result: FreeResult
+    language: str | None = None
+
+    @property
+    def lang(self) -> str:
+        return self.language or current_language()
+
+    def figures(self) -> list[FigureInfo]:
+        """Each figure before and after, in bytes, labelled: host RSS, NVML per GPU, each allocator's counters."""
+        lang, r = self.lang, self.result
+        rows: list[FigureInfo] = []
+
+        def add(label: str, before: int | None, after: int | None) -> None:
+            rows.append({"label": label, "before": before, "after": after,
+                         "change": _change(before, after, lang)})
+
+        for device in sorted(set(r.before.gpus) | set(r.after.gpus)):
+            shown = device.replace(" (simulated)", "") + (SIMULATED.get(lang) if "simulated" in device else "")
+            add(NVML.get(lang).format(device=shown), r.before.gpus.get(device), r.after.gpus.get(device))
+        for allocator in sorted(set(r.before.allocators) | set(r.after.allocators)):
+            allocated_before, reserved_before = r.before.allocators.get(allocator, (None, None))
+            allocated_after, reserved_after = r.after.allocators.get(allocator, (None, None))
+            if allocated_before is not None or allocated_after is not None:
+                add(ALLOCATED.get(lang).format(allocator=allocator), allocated_before, allocated_after)
+            if reserved_before is not None or reserved_after is not None:
+                add(RESERVED.get(lang).format(allocator=allocator), reserved_before, reserved_after)
+        add(HOST_RSS.get(lang), r.before.rss, r.after.rss)
+        return rows
+
+    def headline(self) -> str:
+        lang = self.lang
+        gave = [f"{figure['label']} {_size(figure['before'])} → {_size(figure['after'])}"
+                for figure in self.figures()[:2]]
+        return f"{FREED.get(lang)}: " + "; ".join(gave)
+
+    def sections(self) -> list[list[str]]:
+        lang, r = self.lang, self.result
+        cleared = [f"{CLEARED.get(lang)}:"] + [f"  {text.get(lang)}" for text in r.cleared]
+        asked = [f"{ASKED.get(lang)}: {', '.join(r.released)}" if r.released else NONE_ASKED.get(lang)]
+        asked += [f"{NOT_ASKED.get(lang)}: {text.get(lang)}" for text in r.not_asked]
+        figures = [f"{FIGURES.get(lang)}:"] + [
+            f"  {f['label']}: {_size(f['before'])} → {_size(f['after'])}" + (f" ({f['change']})" if f["change"] else "")
+            for f in self.figures()]
+        sections = [figures, cleared, asked]
+        if r.problems:
+            sections.append([f"{PROBLEMS.get(lang)}:"] + [f"  {problem}" for problem in r.problems])
+        tail = [UNTOUCHED.get(lang)]
+        if r.outputs is None:
+            tail.append(OUTPUTS_KEPT.get(lang))
+        sections.append(tail)
+        return sections
+
+    def footer(self) -> str:
+        return TOOK.get(self.lang).format(ms=f"{self.result.took * 1000:.0f}")
+
+    def lines(self) -> list[str]:
+        return [self.headline(), *(line for section in self.sections() for line in section), self.footer()]
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+    def data(self) -> FreeResultData:
+        r = self.result
+        return {"v": FREE_VERSION, "language": self.lang, "headline": self.headline(), "figures": self.figures(),
+                "sections": self.sections(), "footer": self.footer(), "time": round(r.after.time, 3),
+                "simulated": r.simulated}
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return {FREE_MIME: self.data()}
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><td>{html.escape(f['label'])}</td><td>{_size(f['before'])}</td><td>{_size(f['after'])}</td>"
+            f"<td>{html.escape(f['change'])}</td></tr>" for f in self.figures())
+        rest = "".join("".join(f"<div>{html.escape(line.strip())}</div>" for line in section)
+                       for section in self.sections()[1:])
+        return (f"<div class='mgenv-free'><div><b>{html.escape(self.headline())}</b></div>"
+                f"<table>{rows}</table>{rest}<div><small>{html.escape(self.footer())}</small></div></div>")
+
+
+@dataclass(frozen=True)
+class HoldersView:
+    """`Holders` as every front end shows it; `.holders` is the data (`.holders.holders` the rows)."""
+
+    holders: Holders
+    language: str | None = None
+    limit: int = 20  # rows shown; the data keeps them all
+    timing: bool = True  # say how long the walk took (not in a report, whose data must read the same each time)
+
+    @property
+    def lang(self) -> str:
+        return self.language or current_language()
+
+    def __getitem__(self, name: str) -> Any:
+        return self.holders[name]
+
+    def to_json(self) -> dict[str, Any]:
+        return self.holders.to_json()
+
+    def rows(self) -> list[HolderInfo]:
+        lang = self.lang
+        rows: list[HolderInfo] = []
+        for holder in self.holders.holders[:self.limit]:
+            where = ", ".join(f"{device} {format_size(size)}" for device, size in holder.devices)
+            notes = []
+            if holder.shared:
+                notes.append(SHARED.get(lang).format(size=format_size(holder.shared),
+                                                     names=", ".join(holder.shares_with)))
+            if holder.output_cache:
+                notes.append(OUTPUT_CACHE.get(lang))
+            rows.append({"name": holder.name, "what": self._what(holder), "bytes": holder.bytes, "devices": where,
+                         "note": "; ".join(notes)})
+        return rows
+
+    def _what(self, holder: Holder) -> str:
+        """What a variable is; for a module, with its parameters and buffers counted, in the view's language."""
+        if holder.parameters is None:
+            return holder.what
+        lang = self.lang
+        parts = [ONE_PARAMETER.get(lang) if holder.parameters == 1 else
+                 PARAMETERS.get(lang).format(count=holder.parameters)]
+        if holder.buffers:
+            parts.append(ONE_BUFFER.get(lang) if holder.buffers == 1
+                         else BUFFERS.get(lang).format(count=holder.buffers))
+        separator = "," if lang == "zh" else ", "
+        return f"{holder.what}{':' if lang == 'zh' else ': '}{separator.join(parts)}"
+
+    def title(self) -> str:
+        return HOLDERS.get(self.lang)
+
+    def empty(self) -> str | None:
+        if self.holders.holders:
+            return None
+        lang = self.lang
+        if not self.holders.frameworks:
+            return NO_FRAMEWORK.get(lang)
+        return HOLDERS_NONE.get(lang).format(frameworks=", ".join(self.holders.frameworks))
+
+    def notes(self) -> list[str]:
+        lang = self.lang
+        notes = [f"{SKIPPED.get(lang)}: {text.get(lang)}" for text in self.holders.skipped]
+        totals = ", ".join(f"{device} {format_size(size)}" for device, size in self.holders.totals.items())
+        if totals:
+            notes.insert(0, f"{TOTAL.get(lang)}: {totals}")
+        if self.holders.holders:  # how to read the rows: nothing to say without any
+            notes.append(HOLDERS_HINT.get(lang))
+        if self.timing:
+            notes.append(LOOKED.get(lang).format(visited=self.holders.visited, ms=f"{self.holders.took * 1000:.0f}"))
+        return notes
+
+    def lines(self) -> list[str]:
+        lines = [f"{self.title()}:"]
+        empty = self.empty()
+        if empty:
+            lines.append(f"  {empty}")
+        for row in self.rows():
+            size = format_size(row["bytes"]) if row["bytes"] else "0"
+            lines.append(f"  {row['name']}  {size}  {row['what']}"
+                         + (f"  [{row['devices']}]" if row["devices"] else "")
+                         + (f"  ({row['note']})" if row["note"] else ""))
+        return lines + [f"  {note}" for note in self.notes()]
+
+    def data(self) -> HoldersData:
+        return {"title": self.title(), "rows": self.rows(), "empty": self.empty(), "notes": self.notes()}
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+    def _repr_html_(self) -> str:
+        lang = self.lang
+        head = "".join(f"<th>{html.escape(t.get(lang))}</th>" for t in (NAME, SIZE, WHAT, WHERE))
+        body = "".join(
+            f"<tr><td><code>{html.escape(r['name'])}</code></td><td>{format_size(r['bytes']) if r['bytes'] else 0}"
+            f"</td><td>{html.escape(r['what'])}</td><td>{html.escape(r['devices'])}"
+            + (f"<br><small>{html.escape(r['note'])}</small>" if r["note"] else "") + "</td></tr>"
+            for r in self.rows())
+        empty = self.empty()
+        table = f"<div>{html.escape(empty)}</div>" if empty else f"<table><tr>{head}</tr>{body}</table>"
+        notes = "".join(f"<div><small>{html.escape(note)}</small></div>" for note in self.notes())
+        return f"<div class='mgenv-holders'><div><b>{html.escape(self.title())}</b></div>{table}{notes}</div>"
+
+
+# ---- in the out-of-memory report ------------------------------------------------------------------------------------
+
+_recent_offer: tuple[float, int, FreeOffer | None] | None = None
+_recent_holders: tuple[float, Holders] | None = None
+
+
+def report_offer(report: OomReport) -> FreeOffer | None:
+    """Whether the report offers "Free what the failed cell holds", decided by the kernel (oom.free.offer): the
+    failed call's locals still hold framework memory, or the failing device's allocator held reserved but unallocated
+    memory at the failure (and the failed cell has not been freed since). Asked again within a moment for the same
+    report (its text, HTML and data), the same answer."""
+    global _recent_offer
+    now = time.monotonic()
+    if (_recent_offer is not None and _recent_offer[1] == id(report) and now - _recent_offer[0] < _REUSE_SECONDS
+            and (_recent_offer[2] is None or getattr(sys, "last_traceback", None) is not None)):
+        return _recent_offer[2]
+    found = _report_offer(report)
+    _recent_offer = (now, id(report), found)
+    return found
+
+
+def _report_offer(report: OomReport) -> FreeOffer | None:
+    cached: dict[str, int] = {}
+    event = report.event
+    for device in report.state.devices:
+        spare = device.cached_free
+        if spare is None and device.gpu == event.gpu:
+            spare = event.facts.get("cached_free")
+        if spare:
+            cached[device.device] = spare
+    if not cached and event.facts.get("cached_free"):
+        where = f"gpu{event.gpu}" if event.gpu is not None else "the GPU"
+        cached[where] = event.facts["cached_free"]
+    return offer(cached)
+
+
+def offer_info(found: FreeOffer, language: str) -> OomFreeOffer:
+    return {"title": OFFER_TITLE.get(language), "why": found.why(format_size).get(language), "magic": "%memfree",
+            "button": OFFER_BUTTON.get(language), "note": OFFER_NOTE.get(language)}
+
+
+def offer_line(found: FreeOffer, language: str) -> str:
+    """The offer as the text report's first remedy (unnumbered: it sets nothing)."""
+    return (f"  • %memfree   — {OFFER_TITLE.get(language)}: {found.why(format_size).get(language)} "
+            f"({OFFER_NOTE.get(language)})")
+
+
+def report_holders(language: str) -> HoldersView:
+    """What holds memory now, for the report: the same walk as %memholders with a shorter time bound, made once for
+    the report's text, HTML and data (one after the other)."""
+    global _recent_holders
+    from ..memory._holders import memory_holders
+
+    now = time.monotonic()
+    if _recent_holders is None or now - _recent_holders[0] >= _REUSE_SECONDS:
+        _recent_holders = (now, memory_holders(max_seconds=REPORT_HOLDERS_SECONDS))
+    return HoldersView(_recent_holders[1], language, limit=10, timing=False)

@@ -1,0 +1,181 @@
+"""`EnvTable`: what `%envlist` and `%envdiff` return. It is a pandas DataFrame for code (filter it, join it, export it),
+shown in a notebook as a compact HTML table that fits a notebook column: the columns that matter first, "not set"
+instead of NaN/NaT, times to the second, long texts cut with the whole text as a tooltip.
+
+`MemoryTable`: the memory chart's `.history` and `.per_cell()`. The data stay integer bytes; the notebook shows sizes
+in binary units as the chart writes them (`format_size`), times to the millisecond, and a long frame's first and last
+rows.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import pandas
+
+from .._markup import TABLE_STYLE, text_html
+from .._text import Text
+from ..catalog._values import format_size
+
+NOT_SET = Text("not set", "未设置")
+MORE_COLUMNS = Text("{count} more columns in the DataFrame: {names}", "DataFrame 中另有 {count} 列:{names}")
+ROWS = Text("{count} rows", "{count} 行")
+_LONGEST = 90  # characters shown of a long text; the whole text is in its tooltip
+
+
+
+class EnvTable(pandas.DataFrame):
+    """A DataFrame with a compact notebook display. `shown_columns` (when set) are the columns the HTML shows first
+    and alone; the others stay in the frame, and the display says so."""
+
+    _metadata = ["shown_columns", "language"]
+    shown_columns: Sequence[str] | None = None
+    language: str | None = None
+
+    @property
+    def _constructor(self) -> type[EnvTable]:
+        return EnvTable
+
+    def _repr_html_(self) -> str:
+        return render_html(self)
+
+
+def env_table(frame: pandas.DataFrame, shown_columns: Sequence[str] | None = None,
+              language: str | None = None) -> EnvTable:
+    table = EnvTable(frame)
+    table.shown_columns = list(shown_columns) if shown_columns is not None else None
+    table.language = language
+    return table
+
+
+def render_html(table: EnvTable) -> str:
+    language = table.language
+    wanted = [c for c in (table.shown_columns or table.columns) if c in table.columns]
+    hidden = [str(c) for c in table.columns if c not in wanted]
+    index_name = table.index.name
+    head = ([f"<th>{html.escape(str(index_name))}</th>"] if index_name else []) + [
+        f"<th>{html.escape(str(c))}</th>" for c in wanted]
+    rows = []
+    for label, row in zip(table.index, table[wanted].itertuples(index=False), strict=True):
+        cells = [f"<td class='mgenv-name'>{_cell(label, language)}</td>"] if index_name else []
+        cells += [f"<td>{_cell(value, language)}</td>" for value in row]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    note = ROWS.get(language).format(count=len(table))
+    if hidden:
+        note += " · " + MORE_COLUMNS.get(language).format(count=len(hidden), names=", ".join(hidden))
+    return (f"{TABLE_STYLE}<div class='mgenv-table-wrap'><table class='mgenv-table'><thead><tr>{''.join(head)}</tr>"
+            f"</thead><tbody>{''.join(rows)}</tbody></table><div class='mgenv-table-note'>{html.escape(note)}</div>"
+            "</div>")
+
+
+def _cell(value: Any, language: str | None) -> str:
+    if _missing(value):
+        return f"<span class='mgenv-missing'>{NOT_SET.get(language)}</span>"
+    if isinstance(value, pandas.Timestamp):
+        return html.escape(_clock(value))
+    text = str(value)
+    if len(text) <= _LONGEST:
+        return text_html(text)
+    return f"<span title='{html.escape(text, quote=True)}'>{html.escape(text[:_LONGEST - 1])}…</span>"
+
+
+def _missing(value: Any) -> bool:
+    if value is None or value is pandas.NaT:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _clock(moment: pandas.Timestamp) -> str:
+    """Local time to the second; the date too when it is not today."""
+    local = time.localtime(moment.timestamp())
+    today = time.localtime()
+    return time.strftime("%H:%M:%S" if local[:3] == today[:3] else "%Y-%m-%d %H:%M:%S", local)
+
+
+NO_READING = Text("no reading", "无读数")
+SIZES_NOTE = Text("sizes in binary units (1 GiB = 1024³ bytes); the DataFrame holds bytes",
+                  "大小以二进制单位显示(1 GiB = 1024³ 字节);DataFrame 中是字节数")
+SHOWN_ENDS = Text("the first and last {count} shown", "显示首尾各 {count} 行")
+UTC = Text("UTC", "UTC")
+_TEXT = " class='mgenv-text'"
+_MEMORY_STYLE = """<style>
+table.mgenv-memory-table { border-collapse: collapse; font-size: var(--jp-ui-font-size1, 12px); }
+table.mgenv-memory-table th, table.mgenv-memory-table td,
+.jp-RenderedHTMLCommon table.mgenv-memory-table th, .jp-RenderedHTMLCommon table.mgenv-memory-table td {
+  padding: 2px 8px; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums;
+  border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); }
+table.mgenv-memory-table th { font-weight: 600; }
+table.mgenv-memory-table .mgenv-text { text-align: left; }
+</style>"""
+
+
+class MemoryTable(pandas.DataFrame):
+    """A memory DataFrame (bytes as integers, `attrs["bytes"]` naming the size columns) whose notebook display
+    writes those sizes in binary units; what it holds, filters and exports stays bytes. `tail()`, `head()`, filters
+    keep the display (pandas carries `attrs` along)."""
+
+    @property
+    def _constructor(self) -> type[MemoryTable]:
+        return MemoryTable
+
+    def _repr_html_(self) -> str:
+        return render_memory_html(self)
+
+
+def memory_table(frame: pandas.DataFrame) -> MemoryTable:
+    table = MemoryTable(frame)
+    table.attrs.update(frame.attrs)
+    return table
+
+
+def render_memory_html(table: pandas.DataFrame, language: str | None = None) -> str:
+    """The compact table: the index (times, "UTC") then every column; at most pandas' `display.max_rows` rows, else
+    the first and last `display.min_rows // 2`."""
+    sizes = set(table.attrs.get("bytes", ()))
+    columns = [c for c in table.attrs.get("shown", ()) if c in table.columns]  # what to read first, then the rest
+    columns += [c for c in table.columns if c not in columns]
+    shown = table[columns]
+    ends = 0
+    if len(table) > (pandas.get_option("display.max_rows") or len(table)):
+        ends = max(1, (pandas.get_option("display.min_rows") or 10) // 2)
+        shown = pandas.concat([shown.iloc[:ends], shown.iloc[-ends:]])
+    # A default 0, 1, 2... index says nothing a reader needs: only a named one (the time) is shown.
+    with_index = not isinstance(table.index, pandas.RangeIndex) or table.index.name is not None
+    index_name = str(table.index.name or "")
+    if isinstance(table.index, pandas.DatetimeIndex):
+        index_name = f"{index_name} ({UTC.get(language)})".strip()
+    head = ([f"<th class='mgenv-text'>{html.escape(index_name)}</th>"] if with_index else []) + [
+        f"<th>{html.escape(str(c))}</th>" for c in columns]
+    rows = []
+    for position, (label, row) in enumerate(zip(shown.index, shown.itertuples(index=False), strict=True)):
+        if ends and position == ends:
+            rows.append("<tr>" + "<td>…</td>" * len(head) + "</tr>")
+        cells = [f"<td{_TEXT}>{html.escape(_memory_cell(label, False, language))}</td>"] if with_index else []
+        cells += [f"<td{_TEXT if isinstance(value, str) else ''}>"
+                  f"{html.escape(_memory_cell(value, column in sizes, language))}</td>"
+                  for column, value in zip(columns, row, strict=True)]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    note = ROWS.get(language).format(count=len(table))
+    if ends:
+        note += " (" + SHOWN_ENDS.get(language).format(count=ends) + ")"
+    if sizes & set(table.columns):
+        note += " · " + SIZES_NOTE.get(language)
+    return (f"{_MEMORY_STYLE}<div class='mgenv-table-wrap'><table class='mgenv-memory-table'><thead><tr>"
+            f"{''.join(head)}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"<div class='mgenv-table-note'>{html.escape(note)}</div></div>")
+
+
+def _memory_cell(value: Any, is_size: bool, language: str | None) -> str:
+    if value is None or value is pandas.NA or value is pandas.NaT or (isinstance(value, float) and math.isnan(value)):
+        return NO_READING.get(language) if is_size else "–"
+    if is_size:
+        return format_size(int(value))
+    if isinstance(value, pandas.Timestamp):
+        return value.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)

@@ -1,0 +1,35 @@
+"""The report as HTML, for front ends that show HTML but not the labextension's renderer (classic Notebook, nbconvert,
+VS Code): the text's sections as blocks and the remedies as a list."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+from .._freeing import offer_line, report_holders, report_offer
+from ._text import OomText
+from ._words import CAVEAT, NO_REMEDY, REMEDIES
+
+if TYPE_CHECKING:
+    from ...oom._remedies import Remedy
+
+
+def oom_html(view: OomText) -> str:
+    def block(lines: list[str]) -> str:
+        return "".join(f"<div>{html.escape(line.strip())}</div>" for line in lines)
+
+    def when(remedy: Remedy) -> str:
+        return html.escape(view.when(remedy))
+
+    remedies = "".join(
+        f"<li><code>{html.escape(r.envset)}</code> — <b>{when(r)}</b>; {html.escape(r.why.get(view.lang))}"
+        + (f"<br><small>{html.escape(CAVEAT.get(view.lang))}: {html.escape(r.caveat.get(view.lang))}</small>"
+           if r.caveat is not None else "") + "</li>"
+        for r in view.report.remedies) or f"<li>{html.escape(NO_REMEDY.get(view.lang))}</li>"
+    if (free := report_offer(view.report)) is not None:
+        remedies = f"<li>{html.escape(offer_line(free, view.lang).strip().removeprefix('• '))}</li>" + remedies
+    return (f"<div class='mgenv-oom'><div><b>{html.escape(view.headline())}</b></div>"
+            f"{block(view.verdict_lines())}{block(view.number_lines())}{block(view.process_lines())}"
+            f"{block(view.timeline_lines())}<div>{html.escape(REMEDIES.get(view.lang))}:</div><ol>{remedies}</ol>"
+            f"{report_holders(view.lang)._repr_html_()}"
+            f"<div><small>{html.escape(view.footer())}</small></div></div>")

@@ -1,0 +1,61 @@
+"""What the operating system lets one environment variable, and the whole environment, hold.
+
+Linux refuses to start any program whose environment holds a single "NAME=VALUE" string over 128 KiB
+(MAX_ARG_STRLEN), or whose arguments and environment together pass ARG_MAX: after such a value is set, every `!cmd`
+and `subprocess` fails with "Argument list too long". So every value is checked before anything is written, and a
+batch that would leave the environment too big to start a program is refused.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from .._errors import InvalidValueError
+
+# A safe cap for one "NAME=VALUE": a quarter of Linux's 128 KiB limit, and within Windows' 32767 characters.
+MAX_VARIABLE_BYTES = 32 * 1024
+# Room kept for a program's own arguments (a long `pip install ...` line, a compiler's flags).
+ARGUMENT_ROOM_BYTES = 256 * 1024
+_POINTER_BYTES = 8  # each variable also costs one pointer in envp
+_FALLBACK_ARG_MAX = 2 * 1024 * 1024
+
+
+def check_variable(name: str, value: str) -> None:
+    """Raise `InvalidValueError` unless `value` can be stored in the environment. The message names the variable and
+    the problem, never the value (it may be a secret)."""
+    if "\x00" in value:
+        raise InvalidValueError(f"{name}: the value contains a NUL character, which no environment can hold")
+    try:
+        size = len(os.fsencode(name)) + len(os.fsencode(value)) + 1
+    except UnicodeEncodeError:
+        raise InvalidValueError(f"{name}: the value cannot be encoded for the environment (it contains a lone "
+                                "surrogate such as \\ud800); use valid Unicode text") from None
+    if size > MAX_VARIABLE_BYTES:
+        raise InvalidValueError(
+            f"{name}: NAME=VALUE is {size:,} bytes; one variable may hold at most {MAX_VARIABLE_BYTES // 1024} KiB "
+            "here (Linux refuses any over 128 KiB, and then no program can be started from this kernel)")
+
+
+def variable_bytes(name: str, value: str) -> int:
+    """What one variable costs a program's start: "NAME=VALUE", its NUL and its pointer."""
+    return len(os.fsencode(name)) + len(os.fsencode(value)) + 2 + _POINTER_BYTES
+
+
+def environment_bytes(environ: Mapping[str, str]) -> int:
+    return sum(variable_bytes(name, value) for name, value in environ.items())
+
+
+def arg_max() -> int:
+    """The kernel's limit on arguments plus environment for a new program (ARG_MAX)."""
+    try:
+        value = os.sysconf("SC_ARG_MAX")
+    except (ValueError, OSError, AttributeError):  # not POSIX, or not known
+        return _FALLBACK_ARG_MAX
+    return value if value > 0 else _FALLBACK_ARG_MAX
+
+
+def environment_budget() -> tuple[int, int]:
+    """(bytes at which to warn, bytes past which no program could start with room for its arguments)."""
+    limit = max(arg_max() - ARGUMENT_ROOM_BYTES, MAX_VARIABLE_BYTES)
+    return limit // 2, limit

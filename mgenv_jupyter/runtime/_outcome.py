@@ -1,0 +1,99 @@
+"""What happened when a variable was set: the outcome a user can tell apart, the history record, and the report."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from .._markup import TABLE_STYLE, text_html
+from .._quoting import quoted, truncated
+from ..catalog._secrets import MASK, is_secret, shown
+from ._status import Message, Status
+
+__all__ = ["MASK", "Change", "SetReport", "is_secret", "now", "shown"]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One history record. Secret values (by name or by value) are stored masked."""
+
+    time: float
+    name: str
+    old: str | None
+    new: str | None
+    source: str
+    outcome: Status
+    message: Message
+    notes: tuple[str, ...] = ()
+    effective: str | None = None  # what the framework reports after a live change
+    seq: int = 0  # the change's number in this kernel, from 1; 0 until it is recorded
+    secret: bool = False  # the name or the value is a secret: values are masked, and no profile may keep it
+
+    def as_row(self, language: str | None = None) -> dict[str, object]:
+        """The record as plain data; the outcome as its code, the message in `language`."""
+        return {
+            "seq": self.seq,
+            "time": self.time,
+            "name": self.name,
+            "old": self.old,
+            "new": self.new,
+            "source": self.source,
+            "outcome": self.outcome.value,
+            "effective": self.effective,
+            "message": self.message.get(language),
+            "secret": self.secret,
+        }
+
+
+@dataclass(frozen=True)
+class SetReport:
+    """The result of one `set`/`unset` call: one `Change` per variable, shown as one line each."""
+
+    changes: tuple[Change, ...] = field(default_factory=tuple)
+
+    def __iter__(self) -> Iterator[Change]:
+        return iter(self.changes)
+
+    def __len__(self) -> int:
+        return len(self.changes)
+
+    def __getitem__(self, name: str) -> Change:
+        for change in self.changes:
+            if change.name == name:
+                return change
+        raise KeyError(name)
+
+    def lines(self) -> list[str]:
+        result = []
+        for c in self.changes:
+            value = "(unset)" if c.new is None else quoted(c.new)
+            result.append(f"{c.name}={value}: {c.outcome.label.get()} — {c.message}")
+            result.extend(f"    note: {note}" for note in c.notes)
+        return result
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines()) or "nothing changed"
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        printer.text(repr(self))  # type: ignore[attr-defined]
+
+    def _repr_html_(self) -> str:
+        """One block per change, its name, value and status on the first line and why under it: reads the same in a
+        narrow notebook column as in a wide one (a four-column table squeezed its reasons into tall thin cells)."""
+        import html  # on first use, as in markup.text_html
+
+        blocks = []
+        for c in self.changes:
+            value = "(unset)" if c.new is None else truncated(c.new)
+            notes = "".join(f"<div class='mgenv-change-note'>{text_html(n)}</div>" for n in c.notes)
+            blocks.append(
+                f"<div class='mgenv-change'><div><code>{html.escape(c.name)}</code> = <code>{html.escape(value)}</code>"
+                f" · <b>{html.escape(c.outcome.label.get())}</b></div>"
+                f"<div class='mgenv-change-why'>{text_html(str(c.message))}</div>{notes}</div>"
+            )
+        return f"{TABLE_STYLE}<div class='mgenv-report'>" + "".join(blocks) + "</div>"
+
+
+def now() -> float:
+    return time.time()
