@@ -11,8 +11,9 @@ extension would break there at run time. This check installs the oldest declared
 - one copy of each, forced by npm `overrides`, as JupyterLab shares one instance of each at run time.
 
 The install is cached under build/frontend-oldest/<key>/, keyed by the declared ranges: the first run asks the registry
-and installs (about 1.5 minutes here), later runs reuse it offline. A fixture that uses an API added in JupyterLab 4.4
-shows the check refuses what 4.0 lacks and accepts it against the lock's packages."""
+and installs (about 2 minutes here), later runs reuse it offline (the three tests then take about a minute). A fixture
+that uses an API added in JupyterLab 4.4 shows the check refuses what 4.0 lacks and accepts it against the lock's
+packages."""
 
 from __future__ import annotations
 
