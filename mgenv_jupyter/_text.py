@@ -23,6 +23,12 @@ class Text:
         return self.zh if (language or current_language()) == "zh" else self.en
 
 
+def localised(value: str | Text, language: str | None = None) -> str:
+    """A catalog field that is a name or a source location, the same in every language, or a `Text` where it takes
+    words (`Entry.read_at`, `Entry.replaced_by`)."""
+    return value.get(language) if isinstance(value, Text) else value
+
+
 def _language_from_locale() -> str:
     candidates = [os.environ.get(k, "") for k in ("LC_ALL", "LC_MESSAGES", "LANG")]
     try:

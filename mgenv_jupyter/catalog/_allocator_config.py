@@ -17,12 +17,45 @@ from typing import Any, ClassVar
 from .._errors import InvalidValueError
 from .._quoting import quoted
 from .._text import Text
-from ._values import NORMALISED, Parsed, ValueType
+from ._values import ALLOWED_CHOICE, NO_NUL, NORMALISED, NOT_ALLOWED, Parsed, ValueType
 
 _TOKEN = re.compile(r"[,:\[\]]|[^,:\[\]]+")
 _DIGITS = re.compile(r"\+?\d+")
 _TRUE = frozenset({"true", "1", "on", "yes"})
 _FALSE = frozenset({"false", "0", "off", "no"})
+
+
+# What each key allows and why a value was refused, in the language of the moment.
+TRUE_OR_FALSE = Text("True or False", "True 或 False")
+POWER_OF_TWO_FROM = Text("a power of two from {low}{high}", "从 {low} 起{high}的 2 的幂")
+WHOLE_NUMBER_FROM = Text("a whole number from {low}{high}", "从 {low} 起{high}的整数")
+UP_TO = Text(" up to {high}", "、不超过 {high}")
+OPEN_FRACTION = Text("a number strictly between 0 and 1", "严格介于 0 和 1 之间的数(不含两端)")
+CLOSED_FRACTION = Text("a number from 0 to 1", "0 到 1 之间的数")
+ROUNDUP_ALLOWED = Text("a power of two for every size (4), or per size in MB [256:1,512:2,>:4] (sizes powers of "
+                       "two or >, divisions 0 or powers of two)",
+                       "对所有大小统一用一个 2 的幂(如 4),或按大小区间(MB)分别给出,如 [256:1,512:2,>:4]"
+                       "(大小取 2 的幂或 >,份数取 0 或 2 的幂)")
+LIST_UNCLOSED = Text("{given} is not allowed: a list must end with ]", "不接受 {given}:列表必须以 ] 结尾")
+ITEM_FORM = Text("{given} is not allowed: each item is SIZE_MB:DIVISIONS",
+                 "不接受 {given}:每一项应写成 SIZE_MB:DIVISIONS")
+SIZE_IN_MB = Text("a size in MB that is a power of two, or >", "以 MB 计、为 2 的幂的大小,或 >")
+SIZES_POWERS = Text("{given} is not allowed: sizes are powers of two (MB), or >",
+                    "不接受 {given}:大小须为 2 的幂(MB),或写 >")
+ZERO_OR_POWER = Text("0 or a power of two", "0 或 2 的幂")
+DIVISIONS_POWERS = Text("{given} is not allowed: divisions are 0 or a power of two",
+                        "不接受 {given}:份数须为 0 或 2 的幂")
+PAIRS_EXPECTED = Text("{given} is not allowed: expected key:value pairs separated by commas (such as {example})",
+                      "不接受 {given}:应为以逗号分隔的 key:value 对(例如 {example})")
+NEEDS_VALUE = Text("{key} needs a value: write {name}:VALUE", "{key} 缺少取值:请写成 {name}:VALUE")
+LIST_NOT_CLOSED = Text("the list after {key}: has no closing ]", "{key}: 之后的列表缺少结尾的 ]")
+KEY_TWICE = Text("{key} is given twice: give each key once", "{key} 出现了两次:每个键只能给一次")
+COMMA_EXPECTED = Text("after {item} expected a comma, got {got}", "{item} 之后应为逗号,实际是 {got}")
+UNKNOWN_KEY = Text("unknown key {key}: use one of {keys}", "未知的键 {key}:可用的键有 {keys}")
+AT_LEAST = Text("{key}: {value} is not allowed: expected at least {other} ({floor})",
+                "{key}:不接受 {value}:至少应为 {other}({floor})")
+PAIRS_ALLOWED = Text("key:value pairs separated by commas (such as {example}); keys: {keys}",
+                     "以逗号分隔的 key:value 对(例如 {example});可用的键:{keys}")
 
 
 def _power_of_two(n: int) -> bool:
@@ -32,7 +65,7 @@ def _power_of_two(n: int) -> bool:
 def _whole(text: str, what: str) -> int:
     """A whole number written in decimal digits (PyTorch's stoull also takes `20.5` and `30abc`; we do not)."""
     if not _DIGITS.fullmatch(text):
-        raise InvalidValueError(f"{quoted(text)} is not allowed: expected {what}")
+        raise InvalidValueError(NOT_ALLOWED.get().format(given=quoted(text), allowed=what))
     return int(text)
 
 
@@ -66,10 +99,10 @@ class TorchBool(ConfigValue):
             return "True", True
         if text.lower() in _FALSE:
             return "False", False
-        raise InvalidValueError(f"{quoted(text)} is not allowed: expected {self.allowed()}")
+        raise InvalidValueError(NOT_ALLOWED.get().format(given=quoted(text), allowed=self.allowed()))
 
     def allowed(self) -> str:
-        return "True or False"
+        return TRUE_OR_FALSE.get()
 
     def choices(self) -> tuple[str, ...]:
         return ("True", "False")
@@ -86,10 +119,10 @@ class Word(ConfigValue):
         for word in self.words:
             if text.lower() == word.lower():
                 return word, word
-        raise InvalidValueError(f"{quoted(text)} is not allowed: expected {self.allowed()}")
+        raise InvalidValueError(NOT_ALLOWED.get().format(given=quoted(text), allowed=self.allowed()))
 
     def allowed(self) -> str:
-        return "one of " + ", ".join(self.words)
+        return ALLOWED_CHOICE.get().format(values=", ".join(self.words))
 
     def choices(self) -> tuple[str, ...]:
         return self.words
@@ -108,13 +141,13 @@ class WholeNumber(ConfigValue):
         number = _whole(text, self.allowed())
         if number < self.minimum or (self.maximum is not None and number > self.maximum) or (
                 self.power_of_two and not _power_of_two(number)):
-            raise InvalidValueError(f"{quoted(text)} is not allowed: expected {self.allowed()}")
+            raise InvalidValueError(NOT_ALLOWED.get().format(given=quoted(text), allowed=self.allowed()))
         return str(number), number
 
     def allowed(self) -> str:
-        words = "a power of two" if self.power_of_two else "a whole number"
-        upper = f" up to {self.maximum}" if self.maximum is not None else ""
-        return f"{words} from {self.minimum}{upper}"
+        words = POWER_OF_TWO_FROM if self.power_of_two else WHOLE_NUMBER_FROM
+        upper = UP_TO.get().format(high=self.maximum) if self.maximum is not None else ""
+        return words.get().format(low=self.minimum, high=upper)
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "min": self.minimum, "max": self.maximum}
@@ -131,14 +164,14 @@ class Fraction(ConfigValue):
         try:
             number = float(text)
         except ValueError:
-            raise InvalidValueError(f"{quoted(text)} is not allowed: expected {self.allowed()}") from None
+            raise InvalidValueError(NOT_ALLOWED.get().format(given=quoted(text), allowed=self.allowed())) from None
         inside = 0.0 < number < 1.0 if self.open else 0.0 <= number <= 1.0
         if not inside:
-            raise InvalidValueError(f"{quoted(text)} is not allowed: expected {self.allowed()}")
+            raise InvalidValueError(NOT_ALLOWED.get().format(given=quoted(text), allowed=self.allowed()))
         return repr(number), number
 
     def allowed(self) -> str:
-        return "a number strictly between 0 and 1" if self.open else "a number from 0 to 1"
+        return (OPEN_FRACTION if self.open else CLOSED_FRACTION).get()
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "min": 0.0, "max": 1.0, "open": self.open}
@@ -155,28 +188,27 @@ class RoundupDivisions(ConfigValue):
         if not text.startswith("["):
             number = _whole(text, self.allowed())
             if not _power_of_two(number):
-                raise InvalidValueError(f"{quoted(text)} is not allowed: expected {self.allowed()}")
+                raise InvalidValueError(NOT_ALLOWED.get().format(given=quoted(text), allowed=self.allowed()))
             return str(number), number
         if not text.endswith("]"):
-            raise InvalidValueError(f"{quoted(text)} is not allowed: a list must end with ]")
+            raise InvalidValueError(LIST_UNCLOSED.get().format(given=quoted(text)))
         pairs: list[tuple[str, int]] = []
         body = text[1:-1]
         for item in body.split(",") if body else []:
             size, colon, division = item.partition(":")
             if not colon:
-                raise InvalidValueError(f"{quoted(item)} is not allowed: each item is SIZE_MB:DIVISIONS")
-            if size != ">" and not _power_of_two(_whole(size, "a size in MB that is a power of two, or >")):
-                raise InvalidValueError(f"{quoted(size)} is not allowed: sizes are powers of two (MB), or >")
-            count = _whole(division, "0 or a power of two")
+                raise InvalidValueError(ITEM_FORM.get().format(given=quoted(item)))
+            if size != ">" and not _power_of_two(_whole(size, SIZE_IN_MB.get())):
+                raise InvalidValueError(SIZES_POWERS.get().format(given=quoted(size)))
+            count = _whole(division, ZERO_OR_POWER.get())
             if count != 0 and not _power_of_two(count):
-                raise InvalidValueError(f"{quoted(division)} is not allowed: divisions are 0 or a power of two")
+                raise InvalidValueError(DIVISIONS_POWERS.get().format(given=quoted(division)))
             pairs.append((">" if size == ">" else str(int(size)), count))
         canonical = "[" + ",".join(f"{size}:{count}" for size, count in pairs) + "]"
         return canonical, pairs
 
     def allowed(self) -> str:
-        return ("a power of two for every size (4), or per size in MB [256:1,512:2,>:4] (sizes powers of two or >, "
-                "divisions 0 or powers of two)")
+        return ROUNDUP_ALLOWED.get()
 
     def choices(self) -> tuple[str, ...]:
         return ("4", "[256:1,512:2,1024:4,>:8]")
@@ -217,7 +249,7 @@ class KeyValueConfig(ValueType):
             return self.join(raw)
         text = str(raw)
         if "\x00" in text:
-            raise InvalidValueError("a value cannot contain the NUL character")
+            raise InvalidValueError(NO_NUL.get())
         items = self.split(text)
         result = self.join(dict(items))
         notes = list(result.notes)
@@ -233,28 +265,27 @@ class KeyValueConfig(ValueType):
         while i < len(tokens):
             key = tokens[i]
             if key in ",:[]":
-                raise InvalidValueError(f"{quoted(text)} is not allowed: expected key:value pairs separated by commas "
-                                        f"(such as {self.example()})")
+                raise InvalidValueError(PAIRS_EXPECTED.get().format(given=quoted(text), example=self.example()))
             if i + 2 >= len(tokens) or tokens[i + 1] != ":":
-                raise InvalidValueError(f"{quoted(key)} needs a value: write {key}:VALUE")
+                raise InvalidValueError(NEEDS_VALUE.get().format(key=quoted(key), name=key))
             j = i + 2
             if tokens[j] == "[":
                 end = tokens.index("]", j) if "]" in tokens[j:] else -1
                 if end < 0:
-                    raise InvalidValueError(f"the list after {key}: has no closing ]")
+                    raise InvalidValueError(LIST_NOT_CLOSED.get().format(key=key))
                 value = "".join(tokens[j:end + 1])
                 j = end + 1
             else:
                 value = tokens[j]
                 if value in ",:]":
-                    raise InvalidValueError(f"{quoted(key)} needs a value: write {key}:VALUE")
+                    raise InvalidValueError(NEEDS_VALUE.get().format(key=quoted(key), name=key))
                 j += 1
             if any(name == key for name, _ in items):
-                raise InvalidValueError(f"{key} is given twice: give each key once")
+                raise InvalidValueError(KEY_TWICE.get().format(key=key))
             items.append((key, value))
             if j < len(tokens):
                 if tokens[j] != ",":
-                    raise InvalidValueError(f"after {key}:{value} expected a comma, got {quoted(tokens[j])}")
+                    raise InvalidValueError(COMMA_EXPECTED.get().format(item=f"{key}:{value}", got=quoted(tokens[j])))
                 j += 1
             i = j
         return items
@@ -264,7 +295,7 @@ class KeyValueConfig(ValueType):
         known = {k.name: k for k in self.keys}
         unknown = [name for name in values if name not in known]
         if unknown:
-            raise InvalidValueError(f"unknown key {unknown[0]!r}: use one of {', '.join(known)}")
+            raise InvalidValueError(UNKNOWN_KEY.get().format(key=repr(unknown[0]), keys=", ".join(known)))
         parts: list[str] = []
         typed: dict[str, Any] = {}
         notes: list[str] = []
@@ -282,16 +313,15 @@ class KeyValueConfig(ValueType):
             floor_key = self.key(key.at_least) if key.at_least else None
             floor = typed.get(key.at_least or "", floor_key.default if floor_key else None)
             if key.name in typed and floor is not None and int(typed[key.name]) < int(floor):
-                raise InvalidValueError(f"{key.name}: {typed[key.name]} is not allowed: expected at least "
-                                        f"{key.at_least} ({floor})")
+                raise InvalidValueError(AT_LEAST.get().format(key=key.name, value=typed[key.name],
+                                                              other=key.at_least, floor=floor))
         return Parsed(",".join(parts), typed, tuple(notes))
 
     def example(self) -> str:
         return "expandable_segments:True,max_split_size_mb:128"
 
     def allowed(self) -> str:
-        return f"key:value pairs separated by commas (such as {self.example()}); keys: " + ", ".join(
-            k.name for k in self.keys)
+        return PAIRS_ALLOWED.get().format(example=self.example(), keys=", ".join(k.name for k in self.keys))
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "keys": [k.to_json() for k in self.keys]}

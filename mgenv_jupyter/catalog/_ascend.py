@@ -34,8 +34,8 @@ DEBUGGING = Text("Debugging", "功能调试")
 ACCURACY_TUNING = Text("Accuracy tuning", "精度调优")
 ACCURACY_COMPARISON = Text("Accuracy comparison", "精度比对")
 PERFORMANCE = Text("Performance tuning", "性能调优")
-PROFILING = Text("Profiling", "Profiling")
-AOE = Text("AOE tuning", "AOE")
+PROFILING = Text("Profiling", "性能数据采集(Profiling)")
+AOE = Text("AOE tuning", "AOE 自动调优")
 COMPILATION = Text("Operator and graph compilation", "算子编译与图编译")
 DATA_AUGMENTATION = Text("Data augmentation", "数据增强")
 EXCEPTION_REMEDY = Text("Exception remedy", "异常补救")
@@ -434,7 +434,7 @@ ENTRIES = (
         OptionalOf(
             Pattern(
                 r"[A-Za-z_][A-Za-z0-9_]*:\d+(,[A-Za-z_][A-Za-z0-9_]*:\d+)*",
-                "comma-separated ENGINE:N pairs",
+                Text("comma-separated ENGINE:N pairs", "以逗号分隔的 ENGINE:N(引擎:并行数)"),
                 examples=("DNN_VM_AICPU:10,AIcoreEngine:1",),
             )
         ),
@@ -627,7 +627,8 @@ ENTRIES = (
     _option(
         "local_device_list",
         DATA_AUGMENTATION,
-        OptionalOf(Pattern(r"\d+(,\d+)*", "comma-separated device IDs", examples=("0,1",))),
+        OptionalOf(Pattern(r"\d+(,\d+)*", Text("comma-separated device IDs", "以逗号分隔的设备 ID"),
+                           examples=("0,1",))),
         "None",
         Text(
             "Used with local_rank_id: the devices the main process sends preprocessed data to, such as '0,1'.",
@@ -979,7 +980,10 @@ ENTRIES = (
         type=Integer(minimum=0),
         default=None,
         when=ReadWhen.FIRST_USE,
-        read_at="HCCL runtime : communicator initialisation (not read by tf_adapter itself)",
+        read_at=Text(
+            "HCCL runtime : communicator initialisation (not read by tf_adapter itself)",
+            "HCCL 运行时 : 通信域初始化时(tf_adapter 自身不读取)",
+        ),
         first_use=Text("HCCL communicator initialisation", "HCCL 通信域初始化时"),
         description=Text(
             "Timeout in seconds that HCCL waits for collective communication between devices.",

@@ -28,7 +28,10 @@ ENTRIES = (
         type=DeviceList(),
         default=None,
         when=ReadWhen.FIRST_USE,
-        read_at="CUDA driver : cuInit",
+        read_at=Text(
+            "CUDA driver : cuInit",
+            "CUDA 驱动 : cuInit",
+        ),
         first_use=_FIRST_CUDA_INIT,
         description=Text(
             "Which GPUs this process may see, and in which order; they are renumbered from 0.",
@@ -44,7 +47,10 @@ ENTRIES = (
         type=Choice(("FASTEST_FIRST", "PCI_BUS_ID")),
         default="FASTEST_FIRST",
         when=ReadWhen.FIRST_USE,
-        read_at="CUDA driver : cuInit",
+        read_at=Text(
+            "CUDA driver : cuInit",
+            "CUDA 驱动 : cuInit",
+        ),
         first_use=_FIRST_CUDA_INIT,
         description=Text(
             "How CUDA numbers devices: fastest first, or by PCI bus id (which matches nvidia-smi).",
@@ -60,7 +66,10 @@ ENTRIES = (
         type=Switch(),
         default="0",
         when=ReadWhen.FIRST_USE,
-        read_at="CUDA driver : context creation",
+        read_at=Text(
+            "CUDA driver : context creation",
+            "CUDA 驱动 : 创建上下文时",
+        ),
         first_use=_FIRST_CUDA_INIT,
         description=Text(
             "Run every CUDA kernel synchronously so errors point at the operation that caused them (slow).",

@@ -80,7 +80,8 @@ ENTRIES = (
         type=Switch(),
         default=None,
         when=ReadWhen.NOT_READ,
-        read_at=f"{OPTION_MANAGER} (option removed in v1.7.0)",
+        read_at=Text(f"{OPTION_MANAGER.en} (option removed in v1.7.0)",
+                     f"{OPTION_MANAGER.zh}(该选项已在 v1.7.0 移除)"),
         description=Text(
             "Was meant to let DTR swap tensors out to host memory; swapping no longer exists, so it does nothing.",
             "原本用于让 DTR 把 tensor 换出到主机内存;swap 功能已不存在,设置它没有任何效果。",

@@ -58,12 +58,12 @@ class Entry:
     default: str | None
     when: ReadWhen
     readers: tuple[str, ...]
-    read_at: str
+    read_at: str | Text  # a source location; a Text where words surround the code
     description: Text
     live_api: str | None = None
     first_use: Text | None = None
     caveats: tuple[Text, ...] = ()
-    replaced_by: str | None = None
+    replaced_by: str | Text | None = None  # a name, or a Text where it takes words
     extra: bool = False  # not in the seeds; added because the source shows it matters
     applies_when: Condition | None = None
     latch: str | None = None  # a probe the adapters implement: has the moment that fixes this value passed?
@@ -99,7 +99,7 @@ class EntryFactory:
 
     framework: str
     readers: tuple[str, ...]
-    read_at: str | None = None
+    read_at: str | Text | None = None
     when: ReadWhen | None = None
     live_api: str | None = None
     latch: str | None = None

@@ -19,8 +19,18 @@ MEMORY = Text("GPU memory (XLA client)", "显存(XLA 客户端)")
 BACKEND = Text("Backend and devices", "后端与设备")
 OPTIONS = Text("jax.config options", "jax.config 选项")
 
-_PLUGIN_OPTIONS = f"jaxlib/xla_client.py : generate_pjrt_gpu_plugin_options() ({VERSION}), called by the CUDA plugin"
-_CONFIG = f"jax/_src/config.py : {{}} (os.getenv at `import jax`, {VERSION})"
+_PLUGIN_OPTIONS = Text(
+    f"jaxlib/xla_client.py : generate_pjrt_gpu_plugin_options() ({VERSION}), called by the CUDA plugin",
+    f"jaxlib/xla_client.py : generate_pjrt_gpu_plugin_options()({VERSION}),由 CUDA 插件调用",
+)
+
+
+def _config(state: str) -> Text:
+    """Where jax/_src/config.py defines the option `state`: it reads the variable with os.getenv at `import jax`."""
+    return Text(f"jax/_src/config.py : {state} (os.getenv at `import jax`, {VERSION})",
+                f"jax/_src/config.py : {state}(在 `import jax` 时由 os.getenv 读取,{VERSION})")
+
+
 _BACKEND_INIT = Text(
     "the backend's initialisation (the first JAX operation or jax.devices())",
     "后端初始化时(第一次 JAX 运算或调用 jax.devices())",
@@ -111,12 +121,17 @@ ENTRIES = (
         category=BACKEND,
         type=Pattern(
             regex=r"(--[A-Za-z0-9_]+(=\S*)?)(\s+--[A-Za-z0-9_]+(=\S*)?)*",
-            description="space-separated XLA flags, each --name or --name=value",
+            description=Text("space-separated XLA flags, each --name or --name=value",
+                             "以空格分隔的 XLA 参数,每个写成 --name 或 --name=value"),
             examples=("--xla_force_host_platform_device_count=4", "--xla_dump_to=/tmp/xla"),
         ),
         default=None,
-        read_at="xla/parse_flags_from_env.cc : ParseFlagsFromEnvAndDieIfUnknown (once, absl::call_once), reached "
-        f"when the backend initialises ({VERSION})",
+        read_at=Text(
+            "xla/parse_flags_from_env.cc : ParseFlagsFromEnvAndDieIfUnknown (once, absl::call_once), reached "
+            f"when the backend initialises ({VERSION})",
+            "xla/parse_flags_from_env.cc : ParseFlagsFromEnvAndDieIfUnknown(只执行一次,absl::call_once),后端初始化时"
+            f"到达此处({VERSION})",
+        ),
         first_use=_BACKEND_INIT,
         description=Text(
             "Flags for the XLA compiler and runtime, such as --xla_force_host_platform_device_count=4 (4 CPU "
@@ -137,12 +152,13 @@ ENTRIES = (
         category=BACKEND,
         type=Pattern(
             regex=r"[a-z]+(,[a-z]+)*",
-            description="comma-separated platform names, the first being the default",
+            description=Text("comma-separated platform names, the first being the default",
+                             "以逗号分隔的平台名,第一个为默认平台"),
             examples=("cpu", "cuda", "cuda,cpu", "tpu"),
             lower=True,
         ),
         default=None,
-        read_at=_CONFIG.format("jax_platforms = optional_string_state(...)"),
+        read_at=_config("jax_platforms = optional_string_state(...)"),
         first_use=_BACKEND_INIT,
         latch="jax.backends",
         description=Text(
@@ -161,8 +177,12 @@ ENTRIES = (
         category=BACKEND,
         type=Integer(minimum=-1),
         default="-1",
-        read_at="jax/_src/xla_bridge.py : num_cpu_devices = config.int_state(...) (os.getenv at `import jax`, "
-        f"{VERSION})",
+        read_at=Text(
+            "jax/_src/xla_bridge.py : num_cpu_devices = config.int_state(...) (os.getenv at `import jax`, "
+            f"{VERSION})",
+            "jax/_src/xla_bridge.py : num_cpu_devices = config.int_state(...)(在 `import jax` 时由 os.getenv 读取,"
+            f"{VERSION})",
+        ),
         first_use=_BACKEND_INIT,
         latch="jax.backends",
         description=Text(
@@ -182,7 +202,7 @@ ENTRIES = (
         category=OPTIONS,
         type=Switch(on="true", off="false"),
         default="false",
-        read_at=_CONFIG.format("enable_x64 = bool_state(...)"),
+        read_at=_config("enable_x64 = bool_state(...)"),
         description=Text(
             "Use 64-bit floats and integers by default (float64 arrays instead of float32).",
             "默认使用 64 位浮点与整数(数组为 float64 而非 float32)。",
@@ -198,7 +218,7 @@ ENTRIES = (
         category=OPTIONS,
         type=Switch(on="true", off="false"),
         default="false",
-        read_at=_CONFIG.format("debug_nans = bool_state(...)"),
+        read_at=_config("debug_nans = bool_state(...)"),
         description=Text(
             "Check every operation's output for NaN and raise where one first appears (slow).",
             "检查每个运算的输出是否有 NaN,并在第一次出现处抛出异常(会变慢)。",
@@ -211,7 +231,7 @@ ENTRIES = (
         category=OPTIONS,
         type=Switch(on="true", off="false"),
         default="false",
-        read_at=_CONFIG.format("disable_jit = bool_state(...)"),
+        read_at=_config("disable_jit = bool_state(...)"),
         description=Text(
             "Run jit-decorated functions eagerly, op by op (for debugging with print and pdb).",
             "让 jit 修饰的函数逐个算子 eager 运行(便于用 print 和 pdb 调试)。",
@@ -224,7 +244,7 @@ ENTRIES = (
         category=OPTIONS,
         type=Choice(("default", "high", "highest", "bfloat16", "tensorfloat32", "float32")),
         default=None,
-        read_at=_CONFIG.format("default_matmul_precision = optional_enum_state(...)"),
+        read_at=_config("default_matmul_precision = optional_enum_state(...)"),
         description=Text(
             "Default precision of matrix multiplications and convolutions on 32-bit inputs (TPU and GPU trade "
             "speed for accuracy).",
@@ -242,7 +262,7 @@ ENTRIES = (
         category=OPTIONS,
         type=Switch(on="true", off="false"),
         default="false",
-        read_at=_CONFIG.format("log_compiles = bool_state(...)"),
+        read_at=_config("log_compiles = bool_state(...)"),
         description=Text(
             "Log a message (with the Python location) each time jit compiles a function.",
             "每次 jit 编译函数时记录一条消息(含 Python 代码位置)。",

@@ -21,8 +21,12 @@ GRAPH = Text("Graph and interpreter", "图机制相关")
 PROFILING = Text("Kernel selection, profiling and dumping (fast-run)", "Kernel 选择、Profile 与 Dump(fast-run)")
 JIT = Text("JIT kernel fusion", "JIT 算子融合")
 
-OPTION_MANAGER = "imperative/src/impl/interpreter/option_manager.h : OptionManager (interpreter init)"
-_SUBLINEAR_SEARCHER = "src/core/impl/graph/seq_sublinear_memory.cpp : ActionSearcherSingleCN constructor"
+OPTION_MANAGER = Text("imperative/src/impl/interpreter/option_manager.h : OptionManager (interpreter init)",
+                      "imperative/src/impl/interpreter/option_manager.h : OptionManager(解释器初始化时)")
+_SUBLINEAR_SEARCHER = Text(
+    "src/core/impl/graph/seq_sublinear_memory.cpp : ActionSearcherSingleCN constructor",
+    "src/core/impl/graph/seq_sublinear_memory.cpp : ActionSearcherSingleCN 构造函数",
+)
 
 # Shared caveats.
 RELEASE_BUILD_CAVEAT = Text(
@@ -68,14 +72,21 @@ ENTRIES = (
         category=DEVICE,
         type=Pattern(
             regex=r"([cxg]pu|rocm|multithread|cambricon)(x|\d+)(:\d+)?",
-            description="a device name: cpu, gpu, xpu, rocm, multithread or cambricon, then an index or x (any), "
-            "then optionally :stream",
+            description=Text(
+                "a device name: cpu, gpu, xpu, rocm, multithread or cambricon, then an index or x (any), "
+                "then optionally :stream",
+                "设备名:cpu、gpu、xpu、rocm、multithread 或 cambricon,后接序号或 x(任意一个),"
+                "还可再接 :流编号",
+            ),
             examples=("xpux", "cpu0", "gpu0", "gpu1:2"),
             lower=True,
         ),
         default="xpux",
         when=ReadWhen.IMPORT,
-        read_at="imperative/python/megengine/device.py : module level set_default_device(os.getenv(...))",
+        read_at=Text(
+            "imperative/python/megengine/device.py : module level set_default_device(os.getenv(...))",
+            "imperative/python/megengine/device.py : 模块顶层的 set_default_device(os.getenv(...))",
+        ),
         description=Text(
             "The device new tensors are placed on. xpux means a GPU if one is present, otherwise the CPU; gpu1:2 "
             "picks GPU 1, stream 2.",
@@ -114,15 +125,22 @@ ENTRIES = (
             ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
             aliases=(("WARN", "WARNING"), ("FATAL", "CRITICAL")),
             value_notes=(
-                ("WARNING", "quirk: only INFO and ERROR have a C++ counterpart, so WARNING sets MegEngine's C++ "
-                            "log level to DEBUG (very verbose)"),
-                ("CRITICAL", "quirk: only INFO and ERROR have a C++ counterpart, so CRITICAL sets MegEngine's C++ "
-                             "log level to DEBUG (very verbose)"),
+                ("WARNING", Text("quirk: only INFO and ERROR have a C++ counterpart, so WARNING sets MegEngine's "
+                                 "C++ log level to DEBUG (very verbose)",
+                                 "注意:只有 INFO 和 ERROR 在 C++ 端有对应等级,所以 WARNING 会把 MegEngine 的 C++ "
+                                 "日志等级设为 DEBUG(输出非常多)")),
+                ("CRITICAL", Text("quirk: only INFO and ERROR have a C++ counterpart, so CRITICAL sets MegEngine's "
+                                  "C++ log level to DEBUG (very verbose)",
+                                  "注意:只有 INFO 和 ERROR 在 C++ 端有对应等级,所以 CRITICAL 会把 MegEngine 的 C++ "
+                                  "日志等级设为 DEBUG(输出非常多)")),
             ),
         ),
         default="INFO",
         when=ReadWhen.IMPORT,
-        read_at="imperative/python/megengine/logger.py : module level _default_level_name (then set_mgb_log_level)",
+        read_at=Text(
+            "imperative/python/megengine/logger.py : module level _default_level_name (then set_mgb_log_level)",
+            "imperative/python/megengine/logger.py : 模块顶层的 _default_level_name(随后调用 set_mgb_log_level)",
+        ),
         description=Text(
             "Log level of MegEngine's Python loggers, applied at import; it is also pushed down to the C++ runtime "
             "log level at the same time.",
@@ -150,12 +168,16 @@ ENTRIES = (
         type=Choice(
             ("0", "1", "2", "3", "4"),
             aliases=(("DEBUG", "0"), ("INFO", "1"), ("WARN", "2"), ("WARNING", "2"), ("ERROR", "3"), ("NO_LOG", "4")),
-            value_notes=(("4", "NO_LOG: the C++ runtime prints nothing, errors included"),),
+            value_notes=(("4", Text("NO_LOG: the C++ runtime prints nothing, errors included",
+                                    "NO_LOG:C++ 运行时什么都不打印,连错误也不打印")),),
             python_type=int,
         ),
         default="3",
         when=ReadWhen.EVERY_CALL,
-        read_at="src/core/impl/common.cpp : config_default_log_level() (static init) and mgb::set_log_level()",
+        read_at=Text(
+            "src/core/impl/common.cpp : config_default_log_level() (static init) and mgb::set_log_level()",
+            "src/core/impl/common.cpp : config_default_log_level()(静态初始化时)以及 mgb::set_log_level()",
+        ),
         description=Text(
             "Forces the C++ runtime log level, written as a number: 0 DEBUG, 1 INFO, 2 WARN, 3 ERROR, 4 NO_LOG. It "
             "wins over any level MegEngine itself asks for.",
@@ -200,7 +222,10 @@ ENTRIES = (
         type=Presence(),
         default=None,
         when=ReadWhen.FIRST_USE,
-        read_at="src/tensorrt/impl/tensorrt_opr.cpp : TensorRTOpr::GpuAllocator::allocate (function static)",
+        read_at=Text(
+            "src/tensorrt/impl/tensorrt_opr.cpp : TensorRTOpr::GpuAllocator::allocate (function static)",
+            "src/tensorrt/impl/tensorrt_opr.cpp : TensorRTOpr::GpuAllocator::allocate(函数内静态变量)",
+        ),
         first_use=Text("the first TensorRT memory allocation", "TensorRT 第一次申请显存时"),
         description=Text(
             "Logs every GPU memory allocation TensorRT operators make.",
@@ -272,7 +297,10 @@ ENTRIES = (
         type=Switch(),
         default=None,
         when=ReadWhen.PER_OBJECT,
-        read_at="src/opr-mm/impl/collective_comm.cpp : CollectiveComm constructor",
+        read_at=Text(
+            "src/opr-mm/impl/collective_comm.cpp : CollectiveComm constructor",
+            "src/opr-mm/impl/collective_comm.cpp : CollectiveComm 构造函数",
+        ),
         description=Text(
             "Prints debug information from multi-machine (collective communication) operators; re-read by every "
             "CollectiveComm operator when it is created.",
@@ -444,7 +472,10 @@ ENTRIES = (
         type=Presence(),
         default=None,
         when=ReadWhen.PER_OBJECT,
-        read_at="imperative/python/megengine/jit/tracing.py : _input_node_use_static_shape() in trace.__init__",
+        read_at=Text(
+            "imperative/python/megengine/jit/tracing.py : _input_node_use_static_shape() in trace.__init__",
+            "imperative/python/megengine/jit/tracing.py : trace.__init__ 中的 _input_node_use_static_shape()",
+        ),
         description=Text(
             "Gives the input nodes of a traced graph a static shape, so more vars get static shapes and static "
             "storage and larger batches fit; read by each trace when it is created.",
@@ -467,8 +498,10 @@ ENTRIES = (
         type=Choice(
             ("0", "1", "2"),
             value_notes=(
-                ("0", "fully synchronous: errors point at the Python line that caused them, but training is slower"),
-                ("1", "user-side errors are raised synchronously, device work stays asynchronous"),
+                ("0", Text("fully synchronous: errors point at the Python line that caused them, but training is "
+                           "slower", "完全同步:报错会指向引发它的那行 Python 代码,但训练会变慢")),
+                ("1", Text("user-side errors are raised synchronously, device work stays asynchronous",
+                           "用户侧的错误同步抛出,设备上的计算仍然异步执行")),
             ),
             python_type=int,
         ),
@@ -491,7 +524,10 @@ ENTRIES = (
         type=Integer(minimum=1),
         default="10000",
         when=ReadWhen.IMPORT,
-        read_at="imperative/src/impl/interpreter/interpreter_impl.h : WorkQueue constructor",
+        read_at=Text(
+            "imperative/src/impl/interpreter/interpreter_impl.h : WorkQueue constructor",
+            "imperative/src/impl/interpreter/interpreter_impl.h : WorkQueue 构造函数",
+        ),
         description=Text(
             "Maximum number of commands waiting in the interpreter's work queue before Python blocks.",
             "解释器工作队列中允许排队的最大命令数,超过后 Python 端会阻塞等待。",
@@ -529,7 +565,8 @@ ENTRIES = (
         type=Integer(minimum=0),
         default=None,
         when=ReadWhen.NOT_READ,
-        read_at=f"{OPTION_MANAGER} (option removed in v1.9.0)",
+        read_at=Text(f"{OPTION_MANAGER.en} (option removed in v1.9.0)",
+                     f"{OPTION_MANAGER.zh}(该选项已在 v1.9.0 移除)"),
         description=Text(
             "Used to delay the last few operators (3 by default) for local optimisation; no longer has any effect.",
             "曾用于延迟执行最后几个算子(默认 3 个)以做局部优化;现在已经没有任何作用。",
@@ -540,7 +577,8 @@ ENTRIES = (
                 '自 v1.9.0 起不再读取:命令缓冲已被移除(提交 a5af35c18 "remove command buffer")。',
             ),
         ),
-        replaced_by="nothing: the interpreter no longer buffers commands, so there is no setting to replace it",
+        replaced_by=Text("nothing: the interpreter no longer buffers commands, so there is no setting to replace it",
+                         "没有替代项:解释器已不再缓冲命令,所以也没有可替代它的设置"),
         loads_code=None,
     ),
     _variable(
@@ -575,7 +613,10 @@ ENTRIES = (
         type=Choice(("HEURISTIC", "PROFILE", "REPRODUCIBLE", "PROFILE_REPRODUCIBLE", "HEURISTIC_REPRODUCIBLE")),
         default=None,
         when=ReadWhen.NOT_READ,
-        read_at="imperative/python/megengine/functional/debug_param.py : (module-level read removed in v1.10.0)",
+        read_at=Text(
+            "imperative/python/megengine/functional/debug_param.py : (module-level read removed in v1.10.0)",
+            "imperative/python/megengine/functional/debug_param.py :(模块顶层的读取已在 v1.10.0 移除)",
+        ),
         description=Text(
             "Was the kernel selection (fast-run) strategy: heuristic, profiled, and/or reproducible; it trades speed "
             "against reproducibility and start-up time. Use the API instead.",
@@ -597,8 +638,10 @@ ENTRIES = (
                 "(如 PROFILE_REPRODUCIBLE)。",
             ),
         ),
-        replaced_by="megengine.functional.debug_param.set_execution_strategy, "
-        "or megengine.config.benchmark_kernel / deterministic_kernel",
+        replaced_by=Text("megengine.functional.debug_param.set_execution_strategy, "
+                         "or megengine.config.benchmark_kernel / deterministic_kernel",
+                         "megengine.functional.debug_param.set_execution_strategy,"
+                         "或 megengine.config.benchmark_kernel / deterministic_kernel"),
         loads_code=None,
     ),
     _variable(
@@ -607,7 +650,10 @@ ENTRIES = (
         type=Number(minimum=0),
         default="0",
         when=ReadWhen.IMPORT,
-        read_at="src/rdnn/impl/profiler.cpp : TimedProfiler<Opr>::init_timeout_setting() (static member initialiser)",
+        read_at=Text(
+            "src/rdnn/impl/profiler.cpp : TimedProfiler<Opr>::init_timeout_setting() (static member initialiser)",
+            "src/rdnn/impl/profiler.cpp : TimedProfiler<Opr>::init_timeout_setting()(静态成员初始化时)",
+        ),
         description=Text(
             "Time limit in seconds for profiling one kernel during fast-run; a kernel that runs longer is killed. 0 "
             "means no limit.",
@@ -628,7 +674,10 @@ ENTRIES = (
         type=Presence(),
         default=None,
         when=ReadWhen.FIRST_USE,
-        read_at="src/plugin/impl/profiler.cpp : GraphProfiler::opr_filter (function static)",
+        read_at=Text(
+            "src/plugin/impl/profiler.cpp : GraphProfiler::opr_filter (function static)",
+            "src/plugin/impl/profiler.cpp : GraphProfiler::opr_filter(函数内静态变量)",
+        ),
         first_use=Text(
             "the first operator checked by a graph profiler (GraphProfiler)",
             "图 profiler(GraphProfiler)第一次筛选算子时",
@@ -649,7 +698,10 @@ ENTRIES = (
         type=Presence(),
         default=None,
         when=ReadWhen.EVERY_CALL,
-        read_at="src/plugin/impl/opr_io_dump.cpp : BinaryOprIODump dump lambda",
+        read_at=Text(
+            "src/plugin/impl/opr_io_dump.cpp : BinaryOprIODump dump lambda",
+            "src/plugin/impl/opr_io_dump.cpp : BinaryOprIODump 的 dump lambda",
+        ),
         description=Text(
             "When operator outputs are dumped in binary form, also dumps each operator's inputs; checked for every "
             "dumped var.",
@@ -673,8 +725,12 @@ ENTRIES = (
         type=FileSystemPath(),
         default=None,
         when=ReadWhen.FIRST_USE,
-        read_at="src/core/impl/utils/cuda_helper.cpp : get_cuda_include_path() <- "
-        "src/jit/impl/nvrtc/compiler_cuda.cpp : NVRTCCompile (static cuda_include_opts)",
+        read_at=Text(
+            "src/core/impl/utils/cuda_helper.cpp : get_cuda_include_path() <- "
+            "src/jit/impl/nvrtc/compiler_cuda.cpp : NVRTCCompile (static cuda_include_opts)",
+            "src/core/impl/utils/cuda_helper.cpp : get_cuda_include_path() <- src/jit/impl/nvrtc/compiler_cuda.cpp : "
+            "NVRTCCompile(静态变量 cuda_include_opts)",
+        ),
         first_use=Text("the first NVRTC JIT compilation", "第一次 NVRTC JIT 编译时"),
         description=Text(
             "CUDA installation directory used to find the CUDA headers when JIT-fused kernels are compiled; unset, "
@@ -725,7 +781,10 @@ ENTRIES = (
         type=Presence(),
         default=None,
         when=ReadWhen.FIRST_USE,
-        read_at="src/jit/impl/utils.cpp : ExecutableHelper::keep_interm() (function static)",
+        read_at=Text(
+            "src/jit/impl/utils.cpp : ExecutableHelper::keep_interm() (function static)",
+            "src/jit/impl/utils.cpp : ExecutableHelper::keep_interm()(函数内静态变量)",
+        ),
         first_use=_FIRST_JIT_COMPILE,
         description=Text(
             "Keeps the intermediate files (sources, objects, libraries) the JIT writes to its work directory.",
@@ -743,7 +802,10 @@ ENTRIES = (
         type=FileSystemPath(),
         default="/tmp/mgbjit-XXXXXX",
         when=ReadWhen.FIRST_USE,
-        read_at="src/jit/impl/utils.cpp : ExecutableHelperImpl constructor (singleton ExecutableHelper::get())",
+        read_at=Text(
+            "src/jit/impl/utils.cpp : ExecutableHelperImpl constructor (singleton ExecutableHelper::get())",
+            "src/jit/impl/utils.cpp : ExecutableHelperImpl 构造函数(单例 ExecutableHelper::get())",
+        ),
         first_use=_FIRST_JIT_COMPILE,
         description=Text(
             "Directory where the JIT writes its temporary files; unset, a fresh /tmp/mgbjit-XXXXXX directory is made.",

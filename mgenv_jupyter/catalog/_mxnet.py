@@ -139,7 +139,10 @@ ENTRIES = (
         type=Switch(on="true", off="false"),
         default=None,
         when=ReadWhen.NOT_READ,
-        read_at="not read anywhere (removed by the NNVM refactor, #3194, 2016)",
+        read_at=Text(
+            "not read anywhere (removed by the NNVM refactor, #3194, 2016)",
+            "任何地方都不再读取(2016 年 NNVM 重构 #3194 时移除)",
+        ),
         description=Text(
             "Was meant to switch in-place memory optimisation of symbolic graphs on or off.",
             "原用于开关符号图计算中的原地(in-place)内存优化。",
@@ -158,7 +161,10 @@ ENTRIES = (
         type=Integer(minimum=0),
         default=None,
         when=ReadWhen.NOT_READ,
-        read_at="not read anywhere; the live name is NNVM_EXEC_MATCH_RANGE (src/nnvm/plan_memory.cc : MXPlanMemory())",
+        read_at=Text(
+            "not read anywhere; the live name is NNVM_EXEC_MATCH_RANGE (src/nnvm/plan_memory.cc : MXPlanMemory())",
+            "任何地方都不再读取;现在起作用的名字是 NNVM_EXEC_MATCH_RANGE(src/nnvm/plan_memory.cc : MXPlanMemory())",
+        ),
         description=Text(
             "Old name of the approximate size-matching range used when the graph memory planner shares buffers.",
             "图内存规划器复用缓冲区时使用的近似尺寸匹配范围的旧名称。",
@@ -178,7 +184,10 @@ ENTRIES = (
         type=Integer(minimum=1),
         default=None,
         when=ReadWhen.NOT_READ,
-        read_at="src/common/utils.h : GetExecNumMatchColor() (never called)",
+        read_at=Text(
+            "src/common/utils.h : GetExecNumMatchColor() (never called)",
+            "src/common/utils.h : GetExecNumMatchColor()(从未被调用)",
+        ),
         description=Text(
             "Was meant to cap the number of temporary workspaces allocated per device.",
             "原用于限制每个设备上分配的临时工作空间数量。",
@@ -274,7 +283,10 @@ ENTRIES = (
         type=Choice(("Naive", "Round", "Unpooled")),
         default="Naive",
         when=ReadWhen.FIRST_USE,
-        read_at="src/storage/storage.cc : StorageImpl::Alloc (lazy, per device)",
+        read_at=Text(
+            "src/storage/storage.cc : StorageImpl::Alloc (lazy, per device)",
+            "src/storage/storage.cc : StorageImpl::Alloc(按设备延迟创建)",
+        ),
         first_use=_FIRST_GPU_ALLOC,
         description=Text(
             "How the GPU memory pool works: Naive reuses blocks of exactly the same size, Round rounds requests up "
@@ -395,15 +407,19 @@ ENTRIES = (
         type=Choice(
             ("0", "1", "2"),
             value_notes=(
-                ("0", "cuDNN auto-tuning off"),
-                ("1", "auto-tune within the workspace limit"),
-                ("2", "auto-tune for the fastest algorithm, ignoring the workspace limit"),
+                ("0", Text("cuDNN auto-tuning off", "关闭 cuDNN 自动调优")),
+                ("1", Text("auto-tune within the workspace limit", "在工作空间上限之内自动调优")),
+                ("2", Text("auto-tune for the fastest algorithm, ignoring the workspace limit",
+                           "不顾工作空间上限,调优出最快的算法")),
             ),
             python_type=int,
         ),
         default="1",
         when=ReadWhen.PER_OBJECT,
-        read_at="src/operator/nn/cudnn/cudnn_convolution-inl.h : CuDNNConvolutionOp::Init() (and deconvolution)",
+        read_at=Text(
+            "src/operator/nn/cudnn/cudnn_convolution-inl.h : CuDNNConvolutionOp::Init() (and deconvolution)",
+            "src/operator/nn/cudnn/cudnn_convolution-inl.h : CuDNNConvolutionOp::Init()(反卷积同理)",
+        ),
         description=Text(
             "Default cudnn_tune setting for convolution layers that do not set it: 0 off, 1 tune within the workspace "
             "limit, 2 pick the fastest algorithm.",

@@ -294,7 +294,11 @@ ENTRIES = (
         type=Number(minimum=0.0, maximum=1.0),
         default="1.0",
         when=ReadWhen.IMPORT,
-        read_at=f"{_BOOTSTRAP} → legacy CompiledProgram memory-optimize pass",
+        read_at=Text(
+            f"{_BOOTSTRAP} → legacy CompiledProgram memory-optimize pass",
+            "python/paddle/base/__init__.py : __bootstrap__ (init_gflags --tryfromenv) → 旧版 CompiledProgram 的显存"
+            "优化 pass",
+        ),
         description=Text(
             "Share of temporary variables garbage collection may free, largest first: 1.0 frees all of them, 0.0 "
             "frees none.",

@@ -44,8 +44,12 @@ ENTRIES = (
         category=MEMORY,
         type=Choice(("true", "false"), aliases=(("1", "true"), ("0", "false"), ("on", "true"), ("off", "false"))),
         default="false",
-        read_at="tensorflow/core/common_runtime/gpu/gpu_bfc_allocator.cc : GetAllowGrowthValue() (GPUBFCAllocator "
-        "constructor)",
+        read_at=Text(
+            "tensorflow/core/common_runtime/gpu/gpu_bfc_allocator.cc : GetAllowGrowthValue() (GPUBFCAllocator "
+            "constructor)",
+            "tensorflow/core/common_runtime/gpu/gpu_bfc_allocator.cc : GetAllowGrowthValue()(GPUBFCAllocator 构造函数"
+            "中)",
+        ),
         first_use=_FIRST_GPU_USE,
         live_api="tensorflow.set_memory_growth",
         description=Text(
@@ -95,8 +99,11 @@ ENTRIES = (
         category=THREADS,
         type=Integer(minimum=0),
         default="0",
-        read_at="tensorflow/core/common_runtime/process_util.cc : NumIntraOpThreadsFromEnvironment() (when the "
-        "context creates its thread pools)",
+        read_at=Text(
+            "tensorflow/core/common_runtime/process_util.cc : NumIntraOpThreadsFromEnvironment() (when the "
+            "context creates its thread pools)",
+            "tensorflow/core/common_runtime/process_util.cc : NumIntraOpThreadsFromEnvironment()(上下文创建线程池时)",
+        ),
         first_use=_FIRST_OP,
         live_api="tensorflow.threading:intra_op",
         description=Text(
@@ -112,8 +119,11 @@ ENTRIES = (
         category=THREADS,
         type=Integer(minimum=0),
         default="0",
-        read_at="tensorflow/core/common_runtime/process_util.cc : NumInterOpThreadsFromEnvironment() (when the "
-        "context creates its thread pools)",
+        read_at=Text(
+            "tensorflow/core/common_runtime/process_util.cc : NumInterOpThreadsFromEnvironment() (when the "
+            "context creates its thread pools)",
+            "tensorflow/core/common_runtime/process_util.cc : NumInterOpThreadsFromEnvironment()(上下文创建线程池时)",
+        ),
         first_use=_FIRST_OP,
         live_api="tensorflow.threading:inter_op",
         description=Text(
@@ -131,8 +141,12 @@ ENTRIES = (
         type=Choice(("0", "1", "2", "3"), aliases=(("INFO", "0"), ("WARNING", "1"), ("ERROR", "2"),
                                                    ("FATAL", "3"))),
         default="0",
-        read_at="xla/tsl/platform/default/logging.cc : MinLogLevelFromEnv() (cached at the first log message, "
-        "which `import tensorflow` writes)",
+        read_at=Text(
+            "xla/tsl/platform/default/logging.cc : MinLogLevelFromEnv() (cached at the first log message, "
+            "which `import tensorflow` writes)",
+            "xla/tsl/platform/default/logging.cc : MinLogLevelFromEnv()(在第一条日志消息时缓存,而 `import tensorflow`"
+            " 就会写出日志)",
+        ),
         description=Text(
             "Hide TensorFlow's C++ log messages below this level: 0 all, 1 no INFO, 2 no WARNING, 3 no ERROR.",
             "隐藏低于该级别的 TensorFlow C++ 日志:0 全部显示,1 隐藏 INFO,2 隐藏 WARNING,3 隐藏 ERROR。",
@@ -151,8 +165,11 @@ ENTRIES = (
         category=LOGGING,
         type=Switch(),
         default="1",
-        read_at="tensorflow/core/util/util.cc : IsMKLEnabled() (a function-static, first called during "
-        "`import tensorflow`)",
+        read_at=Text(
+            "tensorflow/core/util/util.cc : IsMKLEnabled() (a function-static, first called during "
+            "`import tensorflow`)",
+            "tensorflow/core/util/util.cc : IsMKLEnabled()(函数内静态变量,`import tensorflow` 期间首次调用)",
+        ),
         description=Text(
             "Use oneDNN's optimised CPU kernels (on by default on x86); results may differ slightly in the last "
             "digits.",

@@ -152,8 +152,12 @@ ENTRIES = (
         type=ALLOCATOR_CONFIG,
         default=None,
         when=ReadWhen.FIRST_USE,
-        read_at=f"c10/core/AllocatorConfig.cpp : AcceleratorAllocatorConfig::instance() (first call), "
-        f"c10/cuda/CUDAAllocatorConfig.h : CUDAAllocatorConfig::instance() ({VERSION})",
+        read_at=Text(
+            f"c10/core/AllocatorConfig.cpp : AcceleratorAllocatorConfig::instance() (first call), "
+            f"c10/cuda/CUDAAllocatorConfig.h : CUDAAllocatorConfig::instance() ({VERSION})",
+            "c10/core/AllocatorConfig.cpp : AcceleratorAllocatorConfig::instance()(首次调用时),"
+            f"c10/cuda/CUDAAllocatorConfig.h : CUDAAllocatorConfig::instance()({VERSION})",
+        ),
         first_use=_FIRST_ALLOCATOR_USE,
         description=Text(
             "The caching allocator's settings as key:value pairs (expandable_segments:True,max_split_size_mb:128): "
@@ -189,7 +193,10 @@ ENTRIES = (
         default=None,
         when=ReadWhen.FIRST_USE,
         latch="torch.cuda",
-        read_at="c10/cuda/CUDACachingAllocator.cpp : forceUncachedAllocator() (a function-static getenv != nullptr)",
+        read_at=Text(
+            "c10/cuda/CUDACachingAllocator.cpp : forceUncachedAllocator() (a function-static getenv != nullptr)",
+            "c10/cuda/CUDACachingAllocator.cpp : forceUncachedAllocator()(函数内静态变量:getenv != nullptr)",
+        ),
         first_use=Text("the first CUDA allocation", "第一次 CUDA 分配时"),
         description=Text(
             "Bypass the caching allocator: every tensor gets its own cudaMalloc (slow; for memory checkers).",
@@ -209,8 +216,11 @@ ENTRIES = (
         type=Integer(minimum=1),
         default=None,
         when=ReadWhen.IMPORT,
-        read_at="the OpenMP runtime torch loads (libgomp reads it when `import torch` loads it); "
-        "torch.get_num_threads() reports it",
+        read_at=Text(
+            "the OpenMP runtime torch loads (libgomp reads it when `import torch` loads it); "
+            "torch.get_num_threads() reports it",
+            "torch 加载的 OpenMP 运行时(`import torch` 加载 libgomp 时由它读取);torch.get_num_threads() 可查看其结果",
+        ),
         live_api="torch.set_num_threads",
         description=Text(
             "How many threads PyTorch uses for CPU operations (intra-op parallelism). Default: the number of cores.",
@@ -239,7 +249,10 @@ ENTRIES = (
         type=Integer(minimum=1),
         default=None,
         when=ReadWhen.IMPORT,
-        read_at="the MKL runtime torch loads (read when `import torch` loads it); torch.get_num_threads() reports it",
+        read_at=Text(
+            "the MKL runtime torch loads (read when `import torch` loads it); torch.get_num_threads() reports it",
+            "torch 加载的 MKL 运行时(在 `import torch` 加载它时读取);torch.get_num_threads() 可查看其结果",
+        ),
         live_api="torch.set_num_threads",
         description=Text(
             "How many threads Intel MKL uses inside PyTorch's CPU operations; torch.set_num_threads sets it too.",
@@ -254,7 +267,8 @@ ENTRIES = (
         category=DEBUGGING,
         type=Pattern(
             regex=r"[+-]?[a-z_][a-z0-9_.]*(\s*,\s*[+-]?[a-z_][a-z0-9_.]*)*",
-            description="comma-separated log names, each optionally prefixed with + (DEBUG) or - (ERROR only)",
+            description=Text("comma-separated log names, each optionally prefixed with + (DEBUG) or - (ERROR only)",
+                             "以逗号分隔的日志名,每个前面可加 +(DEBUG 级)或 -(只输出 ERROR)"),
             examples=("+dynamo", "graph_breaks,recompiles", "-inductor"),
         ),
         default=None,
@@ -276,8 +290,12 @@ ENTRIES = (
         type=Switch(),
         default="0",
         when=ReadWhen.IMPORT,
-        read_at="libtorch_cpu (cached when torch loads: set after `import torch` it has no effect, and unsetting it "
-        "later does not turn it off; checked with the 2.13.0 wheel)",
+        read_at=Text(
+            "libtorch_cpu (cached when torch loads: set after `import torch` it has no effect, and unsetting it "
+            "later does not turn it off; checked with the 2.13.0 wheel)",
+            "libtorch_cpu(torch 加载时缓存:在 `import torch` 之后设置不起作用,之后删除也不会关闭它;已用 2.13.0 wheel "
+            "验证)",
+        ),
         description=Text(
             "Add the C++ stack trace to errors raised from PyTorch's C++ code.",
             "在 PyTorch C++ 代码抛出的错误中附上 C++ 调用栈。",
@@ -291,7 +309,10 @@ ENTRIES = (
         category=COMPILE,
         type=Switch(),
         default="0",
-        read_at=f"torch/_inductor/config.py : max_autotune (module level, {VERSION})",
+        read_at=Text(
+            f"torch/_inductor/config.py : max_autotune (module level, {VERSION})",
+            f"torch/_inductor/config.py : max_autotune(模块顶层,{VERSION})",
+        ),
         live_api="torch._inductor.config:max_autotune",
         description=Text(
             "Let torch.compile benchmark several kernel choices and keep the fastest (much slower compiles).",
@@ -306,7 +327,10 @@ ENTRIES = (
         category=COMPILE,
         type=Switch(),
         default="0",
-        read_at=f"torch/_inductor/config.py : max_autotune_gemm (module level, {VERSION})",
+        read_at=Text(
+            f"torch/_inductor/config.py : max_autotune_gemm (module level, {VERSION})",
+            f"torch/_inductor/config.py : max_autotune_gemm(模块顶层,{VERSION})",
+        ),
         live_api="torch._inductor.config:max_autotune_gemm",
         description=Text("Autotune only matrix multiplications and convolutions.", "只对矩阵乘和卷积做自动调优。"),
         caveats=(_ONLY_1, _COMPILED_KEEP),
@@ -318,7 +342,10 @@ ENTRIES = (
         category=COMPILE,
         type=Switch(),
         default="0",
-        read_at=f"torch/_inductor/config.py : freezing (module level, {VERSION})",
+        read_at=Text(
+            f"torch/_inductor/config.py : freezing (module level, {VERSION})",
+            f"torch/_inductor/config.py : freezing(模块顶层,{VERSION})",
+        ),
         live_api="torch._inductor.config:freezing",
         description=Text(
             "Treat parameters as constants when compiling for inference (constant folding, weight pre-packing).",
@@ -354,7 +381,10 @@ ENTRIES = (
         category=COMPILE,
         type=Integer(minimum=1),
         default=None,
-        read_at=f"torch/_inductor/config.py : decide_compile_threads() (module level, {VERSION})",
+        read_at=Text(
+            f"torch/_inductor/config.py : decide_compile_threads() (module level, {VERSION})",
+            f"torch/_inductor/config.py : decide_compile_threads()(模块顶层,{VERSION})",
+        ),
         live_api="torch._inductor.config:compile_threads",
         description=Text(
             "How many worker processes compile kernels in parallel; 1 compiles in the kernel's own process "
@@ -370,7 +400,10 @@ ENTRIES = (
         category=COMPILE,
         type=Switch(),
         default="0",
-        read_at=f"torch/_dynamo/config.py : disable (module level, {VERSION})",
+        read_at=Text(
+            f"torch/_dynamo/config.py : disable (module level, {VERSION})",
+            f"torch/_dynamo/config.py : disable(模块顶层,{VERSION})",
+        ),
         live_api="torch._dynamo.config:disable",
         description=Text(
             "Turn torch.compile into a no-op: functions run eagerly, as if never compiled.",
@@ -385,7 +418,10 @@ ENTRIES = (
         category=COMPILE,
         type=Switch(),
         default="0",
-        read_at=f"torch/_dynamo/config.py : verbose (module level, {VERSION})",
+        read_at=Text(
+            f"torch/_dynamo/config.py : verbose (module level, {VERSION})",
+            f"torch/_dynamo/config.py : verbose(模块顶层,{VERSION})",
+        ),
         live_api="torch._dynamo.config:verbose",
         description=Text(
             "Print full stack traces and the user code location when Dynamo fails or breaks a graph.",

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from .._errors import InvalidValueError
 from .._quoting import quoted
-from .._text import Text
+from .._text import Text, localised
 
 KiB = 1024
 MiB = 1024**2
@@ -43,11 +43,11 @@ def _as_text(raw: object) -> str:
         return "1" if raw else "0"
     if isinstance(raw, (int, float, str)):
         return str(raw).strip()
-    raise InvalidValueError(f"expected text or a number, got {type(raw).__name__}")
+    raise InvalidValueError(NOT_TEXT.get().format(kind=type(raw).__name__))
 
 
 def _bad(raw: object, allowed: str) -> InvalidValueError:
-    return InvalidValueError(f"{quoted(raw)} is not allowed: expected {allowed}")
+    return InvalidValueError(NOT_ALLOWED.get().format(given=quoted(raw), allowed=allowed))
 
 
 class ValueType:
@@ -114,13 +114,9 @@ class Presence(ValueType):
     def parse(self, raw: object) -> Parsed:
         text = _as_text(raw)
         if text.lower() in _FALSE_WORDS or (text == "" and not self.empty_is_off):
-            note = (
-                f"this variable is ON whenever it is set, so {quoted(text)} turns it ON; "
-                "use %envunset to turn it off"
-            )
-            return Parsed(text, True, (note,))
+            return Parsed(text, True, (PRESENCE_ON_ANYWAY.get().format(given=quoted(text)),))
         if text == "":
-            return Parsed("", False, ("an empty value counts as off here; %envunset also turns it off",))
+            return Parsed("", False, (PRESENCE_EMPTY_OFF.get(),))
         return Parsed(text, True)
 
     def allowed(self) -> str:
@@ -165,20 +161,46 @@ RANGE_LOW = Text(" ≥ {low}", ",≥ {low}")
 RANGE_FROM = Text(" from {low}", ",从 {low} 起")
 ALLOWED_OPTIONAL = Text("None (framework default) or {inner}", "None(框架默认)或{inner}")
 RANGE_HIGH = Text(" ≤ {high}", ",≤ {high}")
-_SIZE_HELP = "a size such as 1048576, 512MB, 5GB or 1.5 gb (units B, KB, MB, GB, TB; 1024-based)"
+SIZE_HELP = Text("a size such as 1048576, 512MB, 5GB or 1.5 gb (units B, KB, MB, GB, TB; 1024-based)",
+                 "大小,如 1048576、512MB、5GB 或 1.5 gb(单位 B、KB、MB、GB、TB,按 1024 换算)")
+WHOLE_NUMBER_OF = Text("a whole number of {unit}", "整数个{unit}")
+UNITS = Text("units", "单位")
+EXAMPLES = Text(" (e.g. {examples})", "(例如 {examples})")
+# Why a value was refused, in the language of the moment (%envset's UsageError, the sidebar's reason under an edit).
+NOT_TEXT = Text("expected text or a number, got {kind}", "应为文本或数字,实际是 {kind}")
+NOT_ALLOWED = Text("{given} is not allowed: expected {allowed}", "不接受 {given}:应为{allowed}")
+NOT_ALLOWED_CHOICE = Text("{given} is not allowed{hint}: expected one of {values}",
+                          "不接受 {given}{hint}:应为以下之一:{values}")
+DID_YOU_MEAN = Text(" (did you mean {value}?)", "(是不是想写 {value}?)")
+NOT_A_DIRECTORY = Text("{path} is a file: expected a directory", "{path} 是一个文件:这里需要目录")
+NO_NUL = Text("a value cannot contain the NUL character", "取值中不能有 NUL 字符")
+DEVICE_TWICE = Text("{given} names a device twice: each device may appear once",
+                    "{given} 把同一设备写了两次:每个设备只能出现一次")
+# What a value will do that the user may not expect (the traps), said beside the change.
+PRESENCE_ON_ANYWAY = Text("this variable is ON whenever it is set, so {given} turns it ON; use %envunset to turn it "
+                          "off",
+                          "该变量只要存在就是开启状态,所以 {given} 同样会把它打开;要关闭请用 %envunset")
+PRESENCE_EMPTY_OFF = Text("an empty value counts as off here; %envunset also turns it off",
+                          "这里空值算作关闭;用 %envunset 删除变量也能关闭")
+RESERVE_ALL = Text("reserves all free memory minus max(300 MiB, 5%)", "会预留全部空闲显存,仅留出 max(300 MiB, 5%)")
+RESERVE_OFF_TRAP = Text("{given} does NOT turn this off: any value other than b:<bytes> reserves all free memory; "
+                        "use %envunset to turn it off",
+                        "{given} 并不能关闭它:除 b:<字节数> 以外,任何取值都会预留全部空闲显存;要关闭请用 %envunset")
+MISSING_PATH = Text("{path} does not exist yet", "{path} 目前还不存在")
+EMPTY_DEVICES = Text("an empty list hides every device", "空列表会让所有设备都不可见")
 
 
 def _split_size(raw: object) -> tuple[float, int | None]:
     """(number, unit multiplier or None when no unit was written)."""
     if isinstance(raw, bool):
-        raise _bad(raw, _SIZE_HELP)
+        raise _bad(raw, SIZE_HELP.get())
     if isinstance(raw, (int, float)):
         if not math.isfinite(raw):
-            raise _bad(raw, _SIZE_HELP)
+            raise _bad(raw, SIZE_HELP.get())
         return float(raw), None
     match = _SIZE_RE.fullmatch(_as_text(raw))
     if not match:
-        raise _bad(raw, _SIZE_HELP)
+        raise _bad(raw, SIZE_HELP.get())
     number, unit = match.groups()
     return float(number), (_SIZE_UNITS[unit[0].lower()] if unit else None)
 
@@ -188,7 +210,7 @@ def parse_size(raw: object) -> int:
     number, unit = _split_size(raw)
     nbytes = number * (unit or 1)
     if nbytes != int(nbytes):
-        raise _bad(raw, "a whole number of bytes")
+        raise _bad(raw, WHOLE_NUMBER_OF.get().format(unit=BYTES.get()))
     return int(nbytes)
 
 
@@ -222,9 +244,9 @@ class Size(ValueType):
     def parse(self, raw: object) -> Parsed:
         number, unit = _split_size(raw)
         nbytes = number * (unit or self.unit)
-        unit_name = _UNIT_NAMES.get(self.unit, "units")
+        unit_name = _UNIT_NAMES.get(self.unit) or UNITS.get()
         if nbytes % self.unit:
-            raise _bad(raw, f"a whole number of {unit_name}")
+            raise _bad(raw, WHOLE_NUMBER_OF.get().format(unit=BYTES.get() if self.unit == 1 else unit_name))
         count = int(nbytes // self.unit)
         if count < self.minimum or (self.maximum is not None and count > self.maximum):
             raise _bad(raw, self.allowed())
@@ -236,7 +258,7 @@ class Size(ValueType):
         return Parsed(str(count), count, notes)
 
     def allowed(self) -> str:
-        unit = BYTES.get() if self.unit == 1 else _UNIT_NAMES.get(self.unit, "units")
+        unit = BYTES.get() if self.unit == 1 else _UNIT_NAMES.get(self.unit) or UNITS.get()
         return ALLOWED_SIZE.get().format(unit=unit, limits=_range_words(self.minimum, self.maximum, bounded=True))
 
     def describe(self) -> dict[str, Any]:
@@ -258,11 +280,9 @@ class ReserveMemory(ValueType):
             nbytes = parse_size(text[2:])
             return Parsed(f"b:{nbytes}", nbytes)
         if lowered in ("all", "1", "on", "true", "yes"):
-            return Parsed("1", "all", ("reserves all free memory minus max(300 MiB, 5%)",) if lowered != "1" else ())
+            return Parsed("1", "all", (RESERVE_ALL.get(),) if lowered != "1" else ())
         if lowered in _FALSE_WORDS:
-            return Parsed(text, "all", (
-                f"{quoted(text)} does NOT turn this off: any value other than b:<bytes> reserves all free memory; "
-                "use %envunset to turn it off",))
+            return Parsed(text, "all", (RESERVE_OFF_TRAP.get().format(given=quoted(text)),))
         try:
             nbytes = parse_size(text)
         except InvalidValueError:
@@ -284,7 +304,7 @@ class Choice(ValueType):
 
     values: tuple[str, ...]
     aliases: tuple[tuple[str, str], ...] = ()
-    value_notes: tuple[tuple[str, str], ...] = ()
+    value_notes: tuple[tuple[str, Text], ...] = ()
     python_type: type = str
     kind: ClassVar[str] = "enum"
 
@@ -295,10 +315,11 @@ class Choice(ValueType):
         canonical = text if text in self.values else folded.get(text.lower())
         if canonical is None:
             close = difflib.get_close_matches(text, list(self.values), n=1, cutoff=0.6) if len(text) <= 100 else []
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise InvalidValueError(f"{quoted(text)} is not allowed{hint}: expected one of {', '.join(self.values)}")
+            hint = DID_YOU_MEAN.get().format(value=repr(close[0])) if close else ""
+            raise InvalidValueError(NOT_ALLOWED_CHOICE.get().format(given=quoted(text), hint=hint,
+                                                                     values=", ".join(self.values)))
         notes = [NORMALISED.get().format(given=quoted(text), shown=quoted(canonical))] if canonical != text else []
-        notes += [note for value, note in self.value_notes if value == canonical]
+        notes += [note.get() for value, note in self.value_notes if value == canonical]
         return Parsed(canonical, self.python_type(canonical), tuple(notes))
 
     def allowed(self) -> str:
@@ -382,7 +403,7 @@ class Pattern(ValueType):
     """Text matching a regular expression (device strings and the like); input is lower-cased when `lower`."""
 
     regex: str
-    description: str
+    description: str | Text  # what the pattern stands for, in words (a Text in the catalog's data)
     examples: tuple[str, ...] = ()
     lower: bool = False
     kind: ClassVar[str] = "pattern"
@@ -396,7 +417,8 @@ class Pattern(ValueType):
         return Parsed(candidate, candidate, notes)
 
     def allowed(self) -> str:
-        return self.description + (f" (e.g. {', '.join(self.examples)})" if self.examples else "")
+        examples = EXAMPLES.get().format(examples=", ".join(self.examples)) if self.examples else ""
+        return localised(self.description) + examples
 
     def choices(self) -> tuple[str, ...]:
         return self.examples
@@ -428,9 +450,9 @@ class FileSystemPath(ValueType):
         expanded = os.path.expanduser(text)
         notes = [EXPANDED.get().format(given=quoted(text), shown=quoted(expanded))] if expanded != text else []
         if not os.path.exists(expanded):
-            notes.append(f"{expanded} does not exist yet")
+            notes.append(MISSING_PATH.get().format(path=expanded))
         elif self.directory and not os.path.isdir(expanded):
-            raise InvalidValueError(f"{quoted(expanded)} is a file: expected a directory")
+            raise InvalidValueError(NOT_A_DIRECTORY.get().format(path=quoted(expanded)))
         return Parsed(expanded, expanded, tuple(notes))
 
     def allowed(self) -> str:
@@ -446,7 +468,7 @@ class FreeText(ValueType):
     def parse(self, raw: object) -> Parsed:
         text = raw if isinstance(raw, str) else _as_text(raw)
         if "\x00" in text:
-            raise InvalidValueError("a value cannot contain the NUL character")
+            raise InvalidValueError(NO_NUL.get())
         return Parsed(text, text)
 
     def allowed(self) -> str:
@@ -464,13 +486,13 @@ class DeviceList(ValueType):
     def parse(self, raw: object) -> Parsed:
         text = _as_text(raw)
         if text == "":
-            return Parsed("", [], ("an empty list hides every device",))
+            return Parsed("", [], (EMPTY_DEVICES.get(),))
         items = [item.strip() for item in text.split(",")]
         if not all(self._item.match(item) for item in items):
             raise _bad(raw, self.allowed())
         normalised = ",".join(items)
         if len(set(items)) != len(items):
-            raise InvalidValueError(f"{quoted(text)} names a device twice: each device may appear once")
+            raise InvalidValueError(DEVICE_TWICE.get().format(given=quoted(text)))
         notes = (NORMALISED.get().format(given=quoted(text), shown=quoted(normalised)),) if normalised != text else ()
         return Parsed(normalised, items, notes)
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._errors import InvalidValueError
-from .._text import Text
+from .._text import Text, localised
 from ..catalog import Entry, ReadWhen
 from ..catalog._secrets import is_secret
 from ..runtime.frameworks import live_call
@@ -66,7 +66,8 @@ def reading(entry: Entry, language: str | None = None) -> str:
         return READ_PER_OBJECT.get(language)
     if entry.when is ReadWhen.OPTION:
         return KEYWORD.get(language)
-    instead = USE_INSTEAD.get(language).format(replacement=entry.replaced_by) if entry.replaced_by else ""
+    replacement = localised(entry.replaced_by, language) if entry.replaced_by else None
+    instead = USE_INSTEAD.get(language).format(replacement=replacement) if replacement else ""
     return NOT_READ.get(language) + instead
 
 
@@ -101,12 +102,12 @@ def details(entry: Entry, value: str | None, language: str | None = None) -> Det
     return Details(
         description=entry.description.get(language),
         reading=reading(entry, language),
-        read_at=entry.read_at,
+        read_at=localised(entry.read_at, language),
         default=default_text(entry),
         allowed=entry.type.allowed(),
         live=live,
         live_example=example,
         caveats=tuple(c.get(language) for c in entry.caveats),
-        replaced_by=entry.replaced_by,
+        replaced_by=localised(entry.replaced_by, language) if entry.replaced_by else None,
         note=PRESENCE_NOTE.get(language) if entry.type.kind == "presence" else None,
     )

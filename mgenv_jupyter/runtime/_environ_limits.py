@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 
 from .._errors import InvalidValueError
+from .._text import Text
 
 # A safe cap for one "NAME=VALUE": a quarter of Linux's 128 KiB limit, and within Windows' 32767 characters.
 MAX_VARIABLE_BYTES = 32 * 1024
@@ -19,22 +20,29 @@ MAX_VARIABLE_BYTES = 32 * 1024
 ARGUMENT_ROOM_BYTES = 256 * 1024
 _POINTER_BYTES = 8  # each variable also costs one pointer in envp
 _FALLBACK_ARG_MAX = 2 * 1024 * 1024
+# Why a value cannot be stored, in the language of the moment; the value itself is never quoted (it may be a secret).
+NUL_VALUE = Text("{name}: the value contains a NUL character, which no environment can hold",
+                 "{name}:取值中含有 NUL 字符,任何环境变量都存不下它")
+UNENCODABLE = Text("{name}: the value cannot be encoded for the environment (it contains a lone surrogate such as "
+                   "\\ud800); use valid Unicode text",
+                   "{name}:取值无法编码进环境变量(其中有 \\ud800 这样落单的代理字符);请使用有效的 Unicode 文本")
+TOO_LONG = Text("{name}: NAME=VALUE is {size:,} bytes; one variable may hold at most {limit} KiB here (Linux refuses "
+                "any over 128 KiB, and then no program can be started from this kernel)",
+                "{name}:NAME=VALUE 共 {size:,} 字节;这里单个变量最多 {limit} KiB(Linux 拒绝超过 128 KiB 的变量,"
+                "一旦有这样的变量,本内核就无法再启动任何程序)")
 
 
 def check_variable(name: str, value: str) -> None:
     """Raise `InvalidValueError` unless `value` can be stored in the environment. The message names the variable and
     the problem, never the value (it may be a secret)."""
     if "\x00" in value:
-        raise InvalidValueError(f"{name}: the value contains a NUL character, which no environment can hold")
+        raise InvalidValueError(NUL_VALUE.get().format(name=name))
     try:
         size = len(os.fsencode(name)) + len(os.fsencode(value)) + 1
     except UnicodeEncodeError:
-        raise InvalidValueError(f"{name}: the value cannot be encoded for the environment (it contains a lone "
-                                "surrogate such as \\ud800); use valid Unicode text") from None
+        raise InvalidValueError(UNENCODABLE.get().format(name=name)) from None
     if size > MAX_VARIABLE_BYTES:
-        raise InvalidValueError(
-            f"{name}: NAME=VALUE is {size:,} bytes; one variable may hold at most {MAX_VARIABLE_BYTES // 1024} KiB "
-            "here (Linux refuses any over 128 KiB, and then no program can be started from this kernel)")
+        raise InvalidValueError(TOO_LONG.get().format(name=name, size=size, limit=MAX_VARIABLE_BYTES // 1024))
 
 
 def variable_bytes(name: str, value: str) -> int:

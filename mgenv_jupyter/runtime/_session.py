@@ -50,6 +50,26 @@ SOURCES = policy.SOURCES
 OUTSIDE = Text("kernel start-up or other code", "内核启动或其他代码")
 EXPORTED = Text("yes", "是")
 EXPORTED_WITH_ALL = Text("only with --all", "仅在 --all 时")
+# Why a batch was refused, in the language of the moment (%envset's UsageError, the sidebar's reason under an edit).
+NOTHING_CHANGED = Text(" (nothing was changed)", "(没有做任何改动)")
+NOTHING_TO_SET = Text("nothing to set: give at least one NAME=VALUE", "没有要设置的变量:至少给出一个 NAME=VALUE")
+GIVEN_TWICE = Text("{name} is given twice: give each variable once", "{name} 出现了两次:每个变量只能给一次")
+BAD_NAME = Text("{name} is not a valid variable name: use letters, digits and underscores, not starting with a digit",
+                "{name} 不是合法的变量名:只能用字母、数字和下划线,且不能以数字开头")
+THE_NAME = Text("the name", "该名字")
+NEAR_MISS = Text("{name} is not a known variable; did you mean {meant}? (use --force to set {name} anyway)",
+                 "{name} 不是已知变量;是不是想写 {meant}?(确实要设置 {name} 请加 --force)")
+NOT_SET = Text("{name} is not set", "{name} 未设置")
+SECRET_REFUSED = Text("{name}: the value (not shown: it looks like a secret) is not allowed: expected {allowed}",
+                      "{name}:不接受该取值(看起来是机密信息,不予显示):应为{allowed}")
+CONFLICT = Text("{names} cannot both be set: {because} Unset one of them",
+                "{names} 不能同时设置:{because}请取消其中一个")
+AND = Text(" and ", " 与 ")
+TOO_BIG = Text("the environment would grow to {projected:,} KiB, past the {limit:,} KiB at which programs can no "
+               "longer be started from this kernel (ARG_MAX, less room for their arguments); "
+               "unset large variables first",
+               "环境变量将增长到 {projected:,} KiB,超过 {limit:,} KiB 后本内核就再也无法启动程序(ARG_MAX,"
+               "还要给程序参数留出空间);请先取消设置较大的变量")
 HISTORY_LIMIT = 10_000  # changes kept; older ones are dropped (the sidebar asks for a window of them)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FREE_TEXT = FreeText()
@@ -277,7 +297,7 @@ class EnvSession:
         if source not in SOURCES:
             raise InvalidValueError(f"unknown source {source!r}: use one of {', '.join(SOURCES)}")
         if not pairs:
-            raise InvalidValueError("nothing to set: give at least one NAME=VALUE")
+            raise InvalidValueError(NOTHING_TO_SET.get())
         seen: set[str] = set()
         plans = []
         errors = []
@@ -287,29 +307,24 @@ class EnvSession:
             except InvalidValueError as exc:
                 errors.append(str(exc))
             if isinstance(name, str) and name in seen:
-                errors.append(f"{name} is given twice: give each variable once")
+                errors.append(GIVEN_TWICE.get().format(name=name))
             seen.add(name if isinstance(name, str) else "")
         if not errors:
             errors = self._conflict_errors(plans) or self._environment_size_errors(plans)
         if errors:
             # Errors quote values (a path a type refused): they pass through the same redaction as values.
-            raise InvalidValueError(redact("; ".join(errors)) + ("" if len(pairs) == 1 else " (nothing was changed)"))
+            raise InvalidValueError(redact("; ".join(errors)) + ("" if len(pairs) == 1 else NOTHING_CHANGED.get()))
         return plans
 
     def _plan_one(self, name: object, value: object, source: str, force: bool) -> _Plan:
         if not isinstance(name, str) or not _NAME.fullmatch(name):
-            shown_name = repr(name) if isinstance(name, str) and len(name) <= 60 else "the name"
-            raise InvalidValueError(
-                f"{shown_name} is not a valid variable name: use letters, digits and underscores, not starting with "
-                "a digit"
-            )
+            shown_name = repr(name) if isinstance(name, str) and len(name) <= 60 else THE_NAME.get()
+            raise InvalidValueError(BAD_NAME.get().format(name=shown_name))
         entry = self.catalog.get(name)
         if entry is None and not force and source != "profile":
             meant = self.catalog.near_miss(name)
             if meant is not None:
-                raise InvalidValueError(
-                    f"{name} is not a known variable; did you mean {meant}? (use --force to set {name} anyway)"
-                )
+                raise InvalidValueError(NEAR_MISS.get().format(name=name, meant=meant))
         text = value if isinstance(value, str) else None
         refused = policy.refusal(name, entry, text, source, force)
         if refused is not None:
@@ -317,15 +332,14 @@ class EnvSession:
         old = self.get(name)
         if value is None:
             if old is None and entry is None:
-                raise InvalidValueError(f"{name} is not set")
+                raise InvalidValueError(NOT_SET.get().format(name=name))
             return _Plan(name, entry, None, old)
         value_type = entry.type if entry is not None else _FREE_TEXT
         try:
             parsed = value_type.parse(value)
         except InvalidValueError as exc:
             if isinstance(value, str) and is_secret(name, value):  # the type's message quotes the value
-                raise InvalidValueError(f"{name}: the value (not shown: it looks like a secret) is not allowed: "
-                                        f"expected {value_type.allowed()}") from None
+                raise InvalidValueError(SECRET_REFUSED.get().format(name=name, allowed=value_type.allowed())) from None
             raise InvalidValueError(f"{name}: {exc}") from None
         if entry is None or entry.is_env:
             environ_limits.check_variable(name, parsed.text)
@@ -337,8 +351,8 @@ class EnvSession:
         errors = []
         for conflict in self.catalog.conflicts:  # a name the batch does not touch is asked only when it matters
             if all(changed[name] if name in changed else self.get(name) is not None for name in conflict.names):
-                errors.append(f"{' and '.join(conflict.names)} cannot both be set: {conflict.because.get('en')} "
-                              "Unset one of them")
+                errors.append(CONFLICT.get().format(names=AND.get().join(conflict.names),
+                                                    because=conflict.because.get()))
         return errors
 
     def _environment_size_errors(self, plans: list[_Plan]) -> list[str]:
@@ -356,9 +370,7 @@ class EnvSession:
         projected = environ_limits.environment_bytes(self.environ) + growth
         warn_at, limit = environ_limits.environment_budget()
         if projected > limit:
-            return [f"the environment would grow to {projected // 1024:,} KiB, past the {limit // 1024:,} KiB at which "
-                    "programs can no longer be started from this kernel (ARG_MAX, less room for their arguments); "
-                    "unset large variables first"]
+            return [TOO_BIG.get().format(projected=projected // 1024, limit=limit // 1024)]
         if projected > warn_at:
             warnings.warn(f"the environment holds {projected // 1024:,} KiB; at {limit // 1024:,} KiB no program "
                           "could be started from this kernel (!cmd, subprocess)", EnvironmentSizeWarning,

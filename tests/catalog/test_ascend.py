@@ -10,6 +10,7 @@ import re
 import pytest
 
 from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter._text import localised
 from mgenv_jupyter.catalog import Catalog, ReadWhen
 from mgenv_jupyter.catalog import _ascend as ascend
 
@@ -64,7 +65,7 @@ def test_framework_and_readers() -> None:
     for entry in ascend.ENTRIES:
         assert entry.framework == "ascend", entry.name
         assert entry.readers == ("npu_bridge",), entry.name
-        assert " : " in entry.read_at or entry.when is ReadWhen.NOT_READ, entry.name
+        assert " : " in localised(entry.read_at, "en") or entry.when is ReadWhen.NOT_READ, entry.name
 
 
 def test_every_entry_is_read() -> None:

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter._text import localised
 from mgenv_jupyter.catalog import Catalog, ReadWhen
 from mgenv_jupyter.catalog import _mxnet as mxnet
 
@@ -55,7 +56,7 @@ def test_framework_and_readers() -> None:
     for entry in mxnet.ENTRIES:
         assert entry.framework == "mxnet", entry.name
         assert entry.readers == ("mxnet",), entry.name
-        assert " : " in entry.read_at or entry.when is ReadWhen.NOT_READ, entry.name
+        assert " : " in localised(entry.read_at, "en") or entry.when is ReadWhen.NOT_READ, entry.name
 
 
 def test_not_read_entries_have_caveat_and_replacement() -> None:

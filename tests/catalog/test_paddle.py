@@ -8,6 +8,7 @@ import re
 import pytest
 
 from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter._text import localised
 from mgenv_jupyter.catalog import Catalog, ReadWhen
 from mgenv_jupyter.catalog import _paddle as paddle
 from mgenv_jupyter.runtime.frameworks import live_call
@@ -47,7 +48,7 @@ def test_framework_and_readers() -> None:
     for entry in paddle.ENTRIES:
         assert entry.framework == "paddle", entry.name
         assert entry.readers == ("paddle",), entry.name
-        assert " : " in entry.read_at or entry.when is ReadWhen.NOT_READ, entry.name
+        assert " : " in localised(entry.read_at, "en") or entry.when is ReadWhen.NOT_READ, entry.name
 
 
 def test_every_entry_is_read() -> None:
