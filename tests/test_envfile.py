@@ -247,10 +247,10 @@ def test_names_and_values_no_format_can_carry_are_left_out_with_a_comment():
 def refused(ip, path: Path | str) -> str:
     """The message `%envload path` is refused with, checking it came fast, is short and changed nothing."""
     before = dict(os.environ)
-    started = time.monotonic()
+    started = time.process_time()  # CPU, not the wall clock of a busy machine
     with pytest.raises(UsageError) as caught:
         ip.run_line_magic("envload", str(path))
-    assert time.monotonic() - started < 2
+    assert time.process_time() - started < 2
     assert dict(os.environ) == before
     message = str(caught.value)
     assert len(message) < 200, message
@@ -266,9 +266,9 @@ def test_envload_bounds_the_work_of_reading_a_file(ip, tmp_path):
     assert "line 2 has over 128 blanks" in refused(ip, blanks)
     fine = tmp_path / "fine.env"
     fine.write_text(("A_NAME=x" + " " * envfile.MAX_BLANK_RUN + "y\n") * (envfile.MAX_ENTRIES // 2), encoding="utf-8")
-    started = time.monotonic()
+    started = time.process_time()  # this process's CPU, not the wall clock of a busy machine
     assert len(envfile.read_dotenv(fine)) == envfile.MAX_ENTRIES // 2
-    assert time.monotonic() - started < 2
+    assert time.process_time() - started < 2
 
 
 SECRET = "sk-proj-" + "Q7w" * 10
