@@ -13,8 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ._fake_nvml import installed
-from ._nvml_source import _mig_enabled
+from ._nvml_client import NvmlClient
 from ._sample import OK
 
 
@@ -53,95 +52,40 @@ class GpuReading:
 
 
 class GpuProcessReader:
-    """One NVML client: initialised on the first read, retried every `retry_seconds` without a driver, shut down by
-    `close()`. Each read costs per device one memory query and one process-list query (the driver's global lock),
-    so callers read it at most about once a second."""
+    """One NVML client (memory/_nvml_client.py): initialised on the first read, retried every `retry_seconds` without a
+    driver, shut down by `close()`. Each read costs per device one memory query and one process-list query (the
+    driver's global lock), so callers read it at most about once a second."""
 
     def __init__(self, retry_seconds: float = 10.0) -> None:
-        self.retry_seconds = retry_seconds
-        self._library: Any = None
-        self._handles: list[tuple[Any, bool, str]] = []  # (handle, MIG enabled, name)
-        self._next_try = 0.0
-        self._state = "not read yet"
-        self._process_query = "nvmlDeviceGetComputeRunningProcesses"
+        self._nvml = NvmlClient(retry_seconds, on_start=self._started)
+        self._names: list[str] = []
 
     def read(self) -> GpuReading:
-        fake = installed()
-        simulated, simulation = fake is not None, None if fake is None else fake.name
-        try:
-            import pynvml
-        except ImportError:
-            return GpuReading(time.time(), (), "nvidia-ml-py is not installed (pip install nvidia-ml-py)", simulated,
-                              simulation)
-        try:
-            devices = self._read(pynvml) if self._ready(pynvml) else ()
-        except pynvml.NVMLError as exc:
-            if isinstance(exc, pynvml.NVMLError_Uninitialized):
-                self._library = None
-            self._state, devices = f"NVML error: {exc}", ()
-        except Exception as exc:  # a server must survive anything a driver binding can throw
-            self._state, devices = f"NVML error: {type(exc).__name__}: {exc}", ()
-        return GpuReading(time.time(), devices, self._state, simulated, simulation)
+        devices = self._nvml.read(self._read)
+        return GpuReading(time.time(), devices or (), self._nvml.state, self._nvml.simulated, self._nvml.simulation)
 
     def close(self) -> None:
-        if self._library is None:
-            return
-        import pynvml
+        self._nvml.close()
 
-        self._library = None
-        self._handles = []
-        if pynvml.nvmlLib is not None:
-            try:
-                pynvml.nvmlShutdown()
-            except pynvml.NVMLError:
-                pass
+    def _started(self, pynvml: Any) -> None:
+        self._names = []
+        for device in self._nvml.devices:
+            name = pynvml.nvmlDeviceGetName(device.handle)
+            self._names.append(name.decode() if isinstance(name, bytes) else str(name))
 
-    def _ready(self, pynvml: Any) -> bool:
-        if self._library is not None and pynvml.nvmlLib is self._library:
-            return True
-        now = time.monotonic()
-        if self._library is None and now < self._next_try:
-            return False
-        try:
-            pynvml.nvmlInit()
-        except (pynvml.NVMLError_LibraryNotFound, pynvml.NVMLError_DriverNotLoaded) as exc:
-            missing = isinstance(exc, pynvml.NVMLError_LibraryNotFound)
-            self._state = ("no NVIDIA driver (libnvidia-ml.so.1 not found)" if missing
-                           else "no NVIDIA driver (the driver is not loaded)")
-            self._handles, self._next_try = [], now + self.retry_seconds
-            return False
-        self._library = pynvml.nvmlLib
-        self._handles = []
-        for index in range(pynvml.nvmlDeviceGetCount()):
-            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
-            name = pynvml.nvmlDeviceGetName(handle)
-            self._handles.append((handle, _mig_enabled(pynvml, handle), name.decode() if isinstance(name, bytes)
-                                  else str(name)))
-        self._state = OK if self._handles else "NVML sees no GPU"
-        return True
-
-    def _read(self, pynvml: Any) -> tuple[DeviceReading, ...]:
+    def _read(self, pynvml: Any) -> tuple[tuple[DeviceReading, ...], str]:
         devices = []
-        for index, (handle, mig, name) in enumerate(self._handles):
+        for index, (handle, mig) in enumerate(self._nvml.devices):
             memory = pynvml.nvmlDeviceGetMemoryInfo(handle)
             processes: tuple[GpuProcess, ...] | None
             problem = ""
             try:
-                listed = self._processes(pynvml, handle)
+                listed = self._nvml.processes(pynvml, handle)
                 processes = tuple(GpuProcess(p.pid, p.usedGpuMemory) for p in listed)
                 if mig and not processes:
                     processes, problem = None, "MIG mode: NVML lists no process for the full device"
             except (pynvml.NVMLError_NoPermission, pynvml.NVMLError_NotSupported) as exc:
                 processes = None
                 problem = f"{'MIG mode: ' if mig else ''}NVML answers '{exc}' for the process list"
-            devices.append(DeviceReading(index, name, memory.total, memory.used, processes, problem))
-        self._state = OK
-        return tuple(devices)
-
-    def _processes(self, pynvml: Any, handle: Any) -> list[Any]:
-        try:
-            return list(getattr(pynvml, self._process_query)(handle))
-        except pynvml.NVMLLibraryMismatchError:
-            # Drivers older than 510 lack the _v3 entry point pynvml uses by default.
-            self._process_query = "nvmlDeviceGetComputeRunningProcesses_v2"
-            return list(pynvml.nvmlDeviceGetComputeRunningProcesses_v2(handle))
+            devices.append(DeviceReading(index, self._names[index], memory.total, memory.used, processes, problem))
+        return tuple(devices), OK

@@ -8,16 +8,14 @@ matches, and the source says so instead of showing 0. Device totals are shown in
 from __future__ import annotations
 
 import os
-import sys
 import time
 from typing import Any
 
-from ._fake_nvml import installed
+from ._nvml_client import NvmlClient
 from ._process_tree import ProcessTree
 from ._sample import OK, Sample
 
 UNAVAILABLE = "per-process memory unavailable (MIG or container PID namespace)"
-NO_LIBRARY = "no NVIDIA driver (libnvidia-ml.so.1 not found)"
 # The process list takes the driver's global lock and costs milliseconds on real GPUs (nvmlDeviceGetMemoryInfo costs
 # about 12 µs), so it is read at most this often, whatever the sampling rate; MGENV_PROCESS_LIST_SECONDS changes it.
 PROCESS_LIST_SECONDS = 1.0
@@ -50,22 +48,14 @@ class NvmlSource:
     def __init__(self, tree: ProcessTree | None = None, retry_seconds: float = 10.0,
                  process_refresh: float = 5.0, process_interval: float | None = None) -> None:
         self.tree = tree if tree is not None else ProcessTree()
-        self.retry_seconds = retry_seconds
         self.process_interval = process_list_seconds() if process_interval is None else process_interval
         self.process_refresh = max(process_refresh, self.process_interval)
         # Per device: (used, tree, when, kernel bytes, problem) at the last process-list query; while used and the
         # tree stay the same a sample costs one NVML call per device.
         self._known: dict[int, tuple[int, frozenset[int], float, int | None, str]] = {}
-        self._state = "not sampled yet"
-        self._library: Any = None  # the pynvml.nvmlLib we initialised; a different one means re-initialise
-        self._handles: list[tuple[Any, bool]] = []  # (handle, MIG enabled)
-        self._next_try = 0.0
-        self._process_query: str = "nvmlDeviceGetComputeRunningProcesses"
         self._kernel_bytes: dict[int, int | None] = {}
-        fake = installed()
-        self._simulated = fake is not None
-        self._simulation: str | None = None if fake is None else fake.name
         self._labels: dict[bool, list[str]] = {False: [], True: []}
+        self._nvml = NvmlClient(retry_seconds, "not sampled yet", on_start=self._started)
 
     @property
     def name(self) -> str:
@@ -74,22 +64,22 @@ class NvmlSource:
     @property
     def simulated(self) -> bool:
         """Whether the last sample came from the simulated GPU (the fake NVML library)."""
-        return self._simulated
+        return self._nvml.simulated
 
     @property
     def simulation(self) -> str | None:
         """What the simulated GPU is (its scenario's name, e.g. "a100-40gb") when the last sample came from it."""
-        return self._simulation
+        return self._nvml.simulation
 
     @property
     def state(self) -> str:
         # Says what NVML does, simulated or not: `simulated` and `simulation` tell that it is the fake, so that a
         # front end names the simulation once instead of in every part of its status line.
-        return self._state
+        return self._nvml.state
 
     @property
     def device_count(self) -> int:
-        return len(self._handles)
+        return len(self._nvml.devices)
 
     def uses_device(self, index: int) -> bool | None:
         """Whether the kernel's process tree held memory on NVML device `index` at the last sample; None if unknown."""
@@ -97,88 +87,27 @@ class NvmlSource:
         return None if used is None else used > 0
 
     def sample(self) -> list[Sample]:
-        fake = installed()
-        if (fake is not None) != self._simulated:
-            self._next_try = 0.0  # the simulated GPU came or went: ask the NVML now in place at once, not after a retry
-        self._simulated = fake is not None
-        self._simulation = None if fake is None else fake.name
-        if fake is None and "pynvml" not in sys.modules:  # pynvml's import costs more than asking for its library
-            now = time.monotonic()
-            if now < self._next_try:
-                return []
-            if not nvml_library_loads():
-                self._no_driver(NO_LIBRARY, now)
-                return []
-        try:
-            import pynvml
-        except ImportError:
-            self._state = "nvidia-ml-py is not installed (pip install nvidia-ml-py)"
-            return []
-        try:
-            if not self._ready(pynvml):
-                return []
-            return self._read(pynvml)
-        except pynvml.NVMLError as exc:
-            if isinstance(exc, pynvml.NVMLError_Uninitialized):
-                self._library = None  # someone shut NVML down under us: initialise again next time
-            self._state = f"NVML error: {exc}"
-        except Exception as exc:  # a sampler must survive anything a driver binding can throw
-            self._state = f"NVML error: {type(exc).__name__}: {exc}"
-        return []
+        samples = self._nvml.read(self._read)
+        return [] if samples is None else samples
 
     def close(self) -> None:
         """Release our NVML initialisation (NVML counts them); a later `sample()` initialises again."""
-        if self._library is None:
-            return
-        import pynvml
+        self._nvml.close()
 
-        self._library = None
-        self._handles = []
-        if pynvml.nvmlLib is not None:
-            try:
-                pynvml.nvmlShutdown()
-            except pynvml.NVMLError:
-                pass
-
-    def _ready(self, pynvml: Any) -> bool:
-        if self._library is not None and pynvml.nvmlLib is self._library:
-            return True
-        now = time.monotonic()
-        if self._library is None and now < self._next_try:
-            return False
-        self._library = None
-        try:
-            pynvml.nvmlInit()
-        except pynvml.NVMLError_LibraryNotFound:
-            self._no_driver(NO_LIBRARY, now)
-            return False
-        except pynvml.NVMLError_DriverNotLoaded:
-            self._no_driver("no NVIDIA driver (the driver is not loaded)", now)
-            return False
-        self._library = pynvml.nvmlLib
-        self._handles = []
+    def _started(self, pynvml: Any) -> None:
+        count = len(self._nvml.devices)
         self._known.clear()
-        for index in range(pynvml.nvmlDeviceGetCount()):
-            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
-            self._handles.append((handle, _mig_enabled(pynvml, handle)))
-        self._state = OK if self._handles else "NVML sees no GPU"
-        self._labels = {False: [f"gpu{i}" for i in range(len(self._handles))],
-                        True: [f"gpu{i} (simulated)" for i in range(len(self._handles))]}
-        return True
+        self._labels = {False: [f"gpu{i}" for i in range(count)], True: [f"gpu{i} (simulated)" for i in range(count)]}
 
-    def _no_driver(self, state: str, now: float) -> None:
-        self._state = state
-        self._handles = []
-        self._next_try = now + self.retry_seconds
-
-    def _read(self, pynvml: Any) -> list[Sample]:
+    def _read(self, pynvml: Any) -> tuple[list[Sample], str]:
         simulated = self.simulated
         name = self.name
         labels = self._labels[simulated]
         tree = self.tree.pids()
         samples = []
         problems: list[str] = []
-        for index, (handle, mig) in enumerate(self._handles):
+        devices = self._nvml.devices
+        for index, (handle, mig) in enumerate(devices):
             try:
                 memory = pynvml.nvmlDeviceGetMemoryInfo(handle)
             except pynvml.NVMLError_Uninitialized:
@@ -201,16 +130,15 @@ class NvmlSource:
                 self._known[index] = (used, tree, now, kernel, problem)
             self._kernel_bytes[index] = kernel
             if problem:
-                problems.append(problem if len(self._handles) == 1 else f"gpu{index}: {problem}")
+                problems.append(problem if len(devices) == 1 else f"gpu{index}: {problem}")
             samples.append(Sample(time.time(), name, labels[index], used=used, total=memory.total, process=kernel,
                                   simulated=simulated))
-        self._state = "; ".join(dict.fromkeys(problems)) if problems else OK
-        return samples
+        return samples, "; ".join(dict.fromkeys(problems)) if problems else OK
 
     def _kernel_memory(self, pynvml: Any, handle: Any, mig: bool, tree: frozenset[int]) -> tuple[int | None, str]:
         """(bytes the process tree holds on this device, or None; the problem in words, or "")."""
         try:
-            processes = self._processes(pynvml, handle)
+            processes = self._nvml.processes(pynvml, handle)
         except (pynvml.NVMLError_NoPermission, pynvml.NVMLError_NotSupported) as exc:
             return None, f"{UNAVAILABLE}: {'MIG mode, ' if mig else ''}NVML answers '{exc}' for the process list"
         except pynvml.NVMLError as exc:
@@ -236,36 +164,6 @@ class NvmlSource:
         if mig and not processes:
             return None, f"{UNAVAILABLE}: MIG mode, and NVML lists no process for the full device"
         return kernel, ""
-
-    def _processes(self, pynvml: Any, handle: Any) -> list[Any]:
-        try:
-            return getattr(pynvml, self._process_query)(handle)
-        except pynvml.NVMLLibraryMismatchError:
-            # Drivers older than 510 lack the _v3 entry point pynvml uses by default.
-            self._process_query = "nvmlDeviceGetComputeRunningProcesses_v2"
-            return pynvml.nvmlDeviceGetComputeRunningProcesses_v2(handle)
-
-
-def nvml_library_loads() -> bool:
-    """Whether NVIDIA's library loads, asked the way pynvml loads it on Linux (elsewhere pynvml is asked). A machine
-    without a driver then never imports pynvml, whose import alone costs about ten milliseconds."""
-    if not sys.platform.startswith("linux"):
-        return True
-    import ctypes
-
-    try:
-        ctypes.CDLL("libnvidia-ml.so.1")
-    except OSError:
-        return False
-    return True
-
-
-def _mig_enabled(pynvml: Any, handle: Any) -> bool:
-    try:
-        current, _pending = pynvml.nvmlDeviceGetMigMode(handle)
-    except pynvml.NVMLError:  # not a MIG-capable GPU
-        return False
-    return bool(current == pynvml.NVML_DEVICE_MIG_ENABLE)
 
 
 def _pid_exists(pid: int) -> bool:

@@ -159,7 +159,7 @@ def other_processes(sampler: Sampler | None) -> tuple[list[OtherProcess], str]:
     """Every process on every GPU outside the kernel's tree, biggest first, and the problem in words if NVML could
     not say. NVML is the fake one under `MGENV_SIMULATE_GPU`, installed behind pynvml, as for the sampler."""
     from ..memory._fake_nvml import installed
-    from ..memory._nvml_source import nvml_library_loads
+    from ..memory._nvml_client import nvml_library_loads
 
     if installed() is None and "pynvml" not in sys.modules and not nvml_library_loads():
         return [], ""  # no driver: nothing to list, and pynvml's import is not worth it
