@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import sys
 import types
+from typing import get_type_hints
 
 from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._overlays import PADDLE_FLAGS, Overlay, overlays
 from mgenv_jupyter.memory._sampler import Sampler
+from mgenv_jupyter.protocol import OverlayInfo
 
 GiB = 1024**3
 
@@ -37,6 +39,16 @@ def test_no_paddle_cap_under_auto_growth_and_no_dtr_line_at_zero(fresh_session):
         kinds = {line.kind for line in s.overlays}
         s.close()
     assert kinds == {"total"}
+
+
+def test_an_overlay_is_sent_with_exactly_the_wires_fields():
+    """The line the sampler keeps and the wire's OverlayInfo (schema.ts is generated from it) declare the same fields
+    with the same types, the key aside; to_json() sends them all, the key first."""
+    assert get_type_hints(OverlayInfo) == {"key": str, **get_type_hints(Overlay)}
+    line = Overlay("dtr_threshold", None, 5 * GiB, "DTR eviction threshold (5 GiB)", "DTR", "from the environment")
+    assert line.to_json() == {"key": "dtr_threshold:*", "kind": "dtr_threshold", "device": None, "bytes": 5 * GiB,
+                              "label": "DTR eviction threshold (5 GiB)", "short": "DTR", "note": "from the environment"}
+    assert list(line.to_json()) == list(get_type_hints(OverlayInfo))
 
 
 # ---- overlays() itself, with stand-ins for the frameworks' own APIs ---------------------------------------------
