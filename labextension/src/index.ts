@@ -20,7 +20,7 @@ import { oomRendererFactory } from './sidebar/oomReport';
 import { askToApplyProfile } from './sidebar/profileDialog';
 import { askToRestart } from './sidebar/restartDialog';
 import { SidebarSettings } from './sidebar/settings';
-import { catalogLanguage, DOMAIN, translate } from './sidebar/text';
+import { catalogLanguage, DOMAIN } from './sidebar/text';
 import { FREE_MIME, OOM_MIME } from './protocol';
 
 const PLUGIN_ID = 'mgenv-jupyter:sidebar';
@@ -40,7 +40,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     palette: ICommandPalette | null
   ) => {
     const translation = translator ?? nullTranslator;
-    const t = translate(translation.load(DOMAIN));
+    const trans = translation.load(DOMAIN);
     // The kernel's catalog and the status labels follow JupyterLab's language even without a language pack.
     const language = catalogLanguage(translation.languageCode);
     const settings = new SidebarSettings();
@@ -49,26 +49,26 @@ const plugin: JupyterFrontEndPlugin<void> = {
       .then(loaded => settings.follow(loaded))
       .catch(reason => console.warn('mgenv_jupyter: the sidebar’s settings could not be loaded; defaults hold', reason));
     const panel = new SidebarPanel(notebooks, {
-      t,
+      trans,
       language,
       settings,
-      ask: askToApplyProfile(t),
+      ask: askToApplyProfile(trans),
       translator: translation
     });
     panel.title.icon = sidebarIcon;
     app.shell.add(panel, 'left', { rank: 650 });
     restorer?.add(panel, panel.id);
     // Every notebook's GPU memory on this server (the server extension's view), as the panel's third section.
-    addGpuSection(app, panel, t);
-    addSidebarCommands({ commands: app.commands, shell: app.shell, panel, t, askToRestart: askToRestart(t, language), palette });
+    addGpuSection(app, panel, trans);
+    addSidebarCommands({ commands: app.commands, shell: app.shell, panel, trans, askToRestart: askToRestart(trans, language), palette });
     // Out-of-memory reports under failing cells: their remedies are buttons that ask this panel's kernel connection.
     const oom = oomRendererFactory({
-      t,
+      trans,
       notebookOf: node => notebooks.find(notebook => notebook.node.contains(node)) ?? null,
       apply: (notebook, choice) => panel.follower.applyRemedy(notebook, choice),
       restart: () => app.commands.execute(COMMAND_IDS.restart),
       free: notebook => panel.follower.free(notebook),
-      shutdownHolder: shutdownKernelHolder(app, t)
+      shutdownHolder: shutdownKernelHolder(app, trans)
     });
     const addRenderer = (notebook: NotebookPanel): void => {
       const registry = notebook.content.rendermime;

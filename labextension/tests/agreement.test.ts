@@ -19,7 +19,7 @@ import { CatalogReply, Reply } from '../src/protocol';
 import { ConfigView } from '../src/sidebar/configView';
 import { EnvModel } from '../src/sidebar/model';
 import { INAPPLICABLE_CLASS } from '../src/sidebar/rows';
-import { catalogLanguage, DOMAIN, translate } from '../src/sidebar/text';
+import { catalogLanguage, DOMAIN } from '../src/sidebar/text';
 
 const FIXTURE = process.env.MGENV_AGREEMENT_FIXTURE;
 const OUT = process.env.MGENV_AGREEMENT_OUT;
@@ -45,7 +45,7 @@ interface Shown {
     refresh: () => undefined,
     loadHistory: async () => undefined
   };
-  const view = new ConfigView(model, actions, translate(nullTranslator.load(DOMAIN)));
+  const view = new ConfigView(model, actions, nullTranslator.load(DOMAIN));
   document.body.append(view.node);
   model.setConnection({ state: 'connecting', kernel: 'fixture' });
   for (const message of messages) {

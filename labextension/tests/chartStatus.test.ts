@@ -1,11 +1,12 @@
 import { SourceState } from '../src/protocol';
 import { describe as describeSource, statusLine } from '../src/chart/status';
-import { chartText, seriesName } from '../src/chart/text';
+import catalog from '../locale/zh_CN.json';
+import { ENGLISH, messagesTranslation, seriesName } from '../src/chart/text';
 
 const state = (name: string, text: string, simulation: string | null = null): SourceState => ({
   name,
   state: text,
-  text: text.replace(/^ok: /, ''), // as the kernel words it in English (memory/state_words.py)
+  text: text.replace(/^ok: /, ''), // as the kernel words it in English (memory/_state_words.py)
   simulated: simulation !== null,
   simulation,
   node: null
@@ -53,7 +54,7 @@ describe('the status line', () => {
 
 describe('the status line in Chinese', () => {
   it('takes the kernel’s words for each state and its own for the rest', () => {
-    const zh = chartText('zh');
+    const zh = messagesTranslation(catalog); // as the inline chart on a Chinese page
     const chinese = (name: string, english: string, text: string, simulation: string | null = null): SourceState => ({
       ...state(name, english, simulation),
       text
@@ -74,10 +75,10 @@ describe('the status line in Chinese', () => {
   });
 
   it('names series in the chart’s words, device and framework names as they are', () => {
-    const zh = chartText('zh');
+    const zh = messagesTranslation(catalog); // as the inline chart on a Chinese page
     expect(seriesName('host used', zh)).toBe('主机 已用');
     expect(seriesName('gpu0 (simulated) process', zh)).toBe('gpu0 (模拟) 进程');
     expect(seriesName('megengine gpu0 allocated', zh)).toBe('megengine gpu0 已分配');
-    expect(seriesName('gpu0 (simulated) process', chartText('en'))).toBe('gpu0 (simulated) process');
+    expect(seriesName('gpu0 (simulated) process', ENGLISH)).toBe('gpu0 (simulated) process');
   });
 });

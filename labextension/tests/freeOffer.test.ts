@@ -87,12 +87,12 @@ test("%memfree's output renders the same view, and an unknown version its text",
 test("the report lists the kernel's offer first and sends its click to that notebook's kernel", async () => {
   const { nullTranslator } = await import('@jupyterlab/translation');
   const { OomReportView } = await import('../src/sidebar/oomReport');
-  const { DOMAIN, translate } = await import('../src/sidebar/text');
+  const { DOMAIN } = await import('../src/sidebar/text');
   const { OOM_MIME, OOM_VERSION } = await import('../src/protocol');
   const panel = {} as never;
   const freed: unknown[] = [];
   const view = new OomReportView({
-    t: translate(nullTranslator.load(DOMAIN)),
+    trans: nullTranslator.load(DOMAIN),
     notebookOf: () => panel,
     apply: () => Promise.resolve(null),
     restart: () => Promise.resolve(),

@@ -2,11 +2,11 @@ import { nullTranslator } from '@jupyterlab/translation';
 
 import { RemedyChoice } from '../src/sidebar/client';
 import { OomReportView, oomRendererFactory } from '../src/sidebar/oomReport';
-import { DOMAIN, translate } from '../src/sidebar/text';
+import { DOMAIN } from '../src/sidebar/text';
 import { OOM_MIME, OOM_VERSION, OomReportData, STATUS_LABELS, StatusCode } from '../src/protocol';
 import { flush } from './fakes';
 
-const t = translate(nullTranslator.load(DOMAIN));
+const trans = nullTranslator.load(DOMAIN);
 
 const REPORT: OomReportData = {
   v: OOM_VERSION,
@@ -37,7 +37,7 @@ function setUp(answer: (choice: RemedyChoice) => any) {
   const restarts: number[] = [];
   const panel = {} as any;
   const view = new OomReportView({
-    t,
+    trans,
     notebookOf: () => panel,
     apply: async (notebook, choice) => {
       expect(notebook).toBe(panel);
@@ -102,7 +102,7 @@ describe('OomReportView', () => {
       expect(outcome.dataset.state).toBe(state);
       expect(!!outcome.querySelector('.mgenv-oom-restart')).toBe(state === 'restart');
       expect(outcome.querySelector('.mgenv-oom-said')!.textContent).toBe(
-        state === 'restart' ? t('oomSetRestart') : t('oomSetWhen', STATUS_LABELS[status as StatusCode].en));
+        state === 'restart' ? 'Set and kept in the notebook profile; it takes effect after a restart.' : trans.__('Set in this kernel and kept in the notebook profile: %1.', STATUS_LABELS[status as StatusCode].en));
     }
   });
 
@@ -115,7 +115,7 @@ describe('OomReportView', () => {
       await flush();
       const outcome = view.node.querySelector<HTMLElement>('.mgenv-oom-outcome')!;
       expect(outcome.dataset.state).toBe('error');
-      expect(outcome.textContent).toBe(answer ? 'The kernel refused it: not allowed' : t('oomNoKernel'));
+      expect(outcome.textContent).toBe(answer ? 'The kernel refused it: not allowed' : 'This report’s notebook has no running kernel to set it in.');
       expect(button.disabled).toBe(false);
     }
   });
@@ -128,7 +128,7 @@ describe('OomReportView', () => {
   });
 
   it('is a renderer JupyterLab prefers to the HTML fallback, and only for trusted output', () => {
-    const factory = oomRendererFactory({ t, notebookOf: () => null, apply: async () => null, restart: async () => 0 });
+    const factory = oomRendererFactory({ trans, notebookOf: () => null, apply: async () => null, restart: async () => 0 });
     expect(factory.mimeTypes).toEqual([OOM_MIME]);
     expect(factory.safe).toBe(false);
     expect(factory.defaultRank).toBeLessThan(50);

@@ -6,10 +6,10 @@ import { deviceLayout, formatDuration, heldBy, idleKernels } from '../src/sideba
 import { GpuActions, GpuView } from '../src/sidebar/gpuView';
 import { kernelHolderItem } from '../src/sidebar/oomHolder';
 import { GpuResponse, ServerGpus } from '../src/sidebar/serverGpus';
-import { DOMAIN, translate } from '../src/sidebar/text';
+import { DOMAIN } from '../src/sidebar/text';
 import { chineseTranslation } from './translation';
 
-const t = translate(nullTranslator.load(DOMAIN));
+const trans = nullTranslator.load(DOMAIN);
 const GiB = 1024 ** 3;
 
 function kernel(id: string, notebooks: string[], state = 'idle', idle: number | null = 3600) {
@@ -48,7 +48,7 @@ function response(status: number, body: unknown): GpuResponse {
 
 describe('the layout of a device', () => {
   it('orders kernels and other processes together by memory, the unlisted memory and the free memory last', () => {
-    const layout = deviceLayout(serverView(), serverView().devices[0], t);
+    const layout = deviceLayout(serverView(), serverView().devices[0], trans);
     expect(layout.rows.map(row => row.key)).toEqual(['k:k-big', 'o:4242', 'k:k-mid', 'k:k-small', 'unlisted']);
     expect(layout.segments.map(segment => segment.key)).toEqual(['k:k-big', 'o:4242', 'k:k-mid', 'k:k-small', 'unlisted', 'free']);
     expect(layout.segments[0].fraction).toBeCloseTo(0.5);
@@ -59,9 +59,9 @@ describe('the layout of a device', () => {
 
   it('lists the kernels holding nothing apart, and says what a kernel holds and where', () => {
     expect(idleKernels(serverView()).map(k => k.id)).toEqual(['k-none']);
-    expect(heldBy(serverView(), 'k-big', t)).toEqual({ memory: '20 GiB', devices: 'gpu0 (simulated)' });
-    expect(formatDuration(59, t)).toBe('59 s');
-    expect(formatDuration(7200, t)).toBe('2 h');
+    expect(heldBy(serverView(), 'k-big', trans)).toEqual({ memory: '20 GiB', devices: 'gpu0 (simulated)' });
+    expect(formatDuration(59, trans)).toBe('59 s');
+    expect(formatDuration(7200, trans)).toBe('2 h');
   });
 });
 
@@ -109,7 +109,7 @@ describe('GpuView', () => {
       interrupt: async id => void calls.push(`interrupt ${id}`)
     };
     const model = new ServerGpus(async () => response(200, answer()));
-    const view = new GpuView(model, t, actions);
+    const view = new GpuView(model, trans, actions);
     Widget.attach(view, document.body);
     return { view, model, calls };
   }
@@ -175,7 +175,7 @@ describe('GpuView', () => {
   });
 
   it('says when the server has no extension, and inside a container that nothing can be attributed', async () => {
-    const absent = new GpuView(new ServerGpus(async () => response(404, {})), t, {} as GpuActions);
+    const absent = new GpuView(new ServerGpus(async () => response(404, {})), trans, {} as GpuActions);
     await absent.model.refresh();
     expect(absent.node.querySelector('.mgenv-gpu-status')!.textContent).toContain('jupyter server extension enable mgenv_jupyter.server');
     const foreign = setUp(() => ({ ...serverView(), namespace: 'foreign' }));
@@ -185,7 +185,7 @@ describe('GpuView', () => {
   });
 
   it('speaks Chinese with JupyterLab’s Chinese catalog', async () => {
-    const zh = translate(await chineseTranslation());
+    const zh = await chineseTranslation();
     const view = new GpuView(new ServerGpus(async () => response(200, serverView())), zh, {} as GpuActions);
     await view.model.refresh();
     expect(view.node.querySelector('.mgenv-gpu-interrupt')!.textContent).toBe('中断');
@@ -199,7 +199,7 @@ describe('the out-of-memory report’s offer to shut the holding kernel down', (
 
   it('names the notebook, its memory and idle time, and says what the click came to', async () => {
     const asked: string[] = [];
-    const item = kernelHolderItem(holder, t, async h => {
+    const item = kernelHolderItem(holder, trans, async h => {
       asked.push(h.kernel_id);
       return { state: 'done', message: 'The kernel of big.ipynb is shut down: its memory is free. Run the cell again.' };
     });
@@ -216,7 +216,7 @@ describe('the out-of-memory report’s offer to shut the holding kernel down', (
 
   it('can be clicked again after a no, and says so when the server fails', async () => {
     const answers = [{ state: 'declined' as const, message: '' }];
-    const item = kernelHolderItem(holder, t, async () => {
+    const item = kernelHolderItem(holder, trans, async () => {
       const answer = answers.shift();
       if (!answer) {
         throw new Error('HTTP 500');
@@ -241,7 +241,7 @@ describe('inside a container', () => {
       { kernel_id: 'k-big', used: 3 * GiB, figure: 'kernel_report' },
       { kernel_id: 'k-mid', used: null, figure: 'unknown' }
     ];
-    const section = new GpuView(new ServerGpus(async () => response(200, view)), t, {} as GpuActions);
+    const section = new GpuView(new ServerGpus(async () => response(200, view)), trans, {} as GpuActions);
     await section.model.refresh();
     const size = (key: string) => section.node.querySelector(`.mgenv-gpu-row[data-key="${key}"] .mgenv-gpu-size`)!;
     expect(size('k:k-big').textContent).toBe('3 GiB (own report)');
@@ -257,7 +257,7 @@ describe('the bar inside a container', () => {
     view.namespace = 'foreign';
     view.devices[0].shares = [{ kernel_id: 'k-big', used: 3 * GiB, figure: 'kernel_report' }];
     view.devices[0].others = [{ pid: 4206097, user: null, name: null, used: 5 * GiB }];
-    const layout = deviceLayout(view, view.devices[0], t);
+    const layout = deviceLayout(view, view.devices[0], trans);
     expect(layout.rows.map(r => r.key)).toEqual(['o:4206097', 'k:k-big', 'unlisted']);
     expect(layout.segments.map(s => s.key)).toEqual(['o:4206097', 'unlisted', 'free']);
   });

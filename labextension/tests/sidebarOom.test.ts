@@ -3,11 +3,11 @@ import { nullTranslator } from '@jupyterlab/translation';
 import { KernelClient, RemedyChoice } from '../src/sidebar/client';
 import { ConfigView } from '../src/sidebar/configView';
 import { EnvModel } from '../src/sidebar/model';
-import { DOMAIN, translate } from '../src/sidebar/text';
+import { DOMAIN } from '../src/sidebar/text';
 import { OomReportData } from '../src/protocol';
 import { FakeKernel, flush, variable } from './fakes';
 
-const t = translate(nullTranslator.load(DOMAIN));
+const trans = nullTranslator.load(DOMAIN);
 
 const REPORT: OomReportData = {
   v: 1,
@@ -40,7 +40,7 @@ describe('The panel’s copy of the last out-of-memory report', () => {
         return { v: 1, type: 'result' as const, reply_to: 'x', changes: [], status: null, restart: false };
       }
     };
-    const view = new ConfigView(model, actions, t);
+    const view = new ConfigView(model, actions, trans);
     const section = view.node.querySelector<HTMLElement>('.mgenv-sb-oom')!;
     expect(section.hidden).toBe(true);
 
@@ -59,7 +59,7 @@ describe('The panel’s copy of the last out-of-memory report', () => {
     ]);
     const outcome = section.querySelector<HTMLElement>('.mgenv-oom-outcome')!;
     expect(outcome.dataset.state).toBe('restart');
-    expect(outcome.textContent).toBe(t('oomSetRestart')); // the toolbar's Restart and apply is right above
+    expect(outcome.textContent).toBe('Set and kept in the notebook profile; it takes effect after a restart.'); // the toolbar's Restart and apply is right above
     expect(outcome.querySelector('button')).toBeNull();
 
     expect(section.querySelector('.mgenv-oom-why')!.textContent).toBe('needs a restart'); // brief: why in the tooltip

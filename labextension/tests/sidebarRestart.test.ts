@@ -6,11 +6,11 @@ import { addSidebarCommands, COMMAND_IDS } from '../src/sidebar/commands';
 import { EnvModel } from '../src/sidebar/model';
 import { SidebarPanel } from '../src/sidebar/panel';
 import { RestartQuestionArgs, restartBody, restartCount, restartItems } from '../src/sidebar/restartReview';
-import { DOMAIN, translate } from '../src/sidebar/text';
+import { DOMAIN } from '../src/sidebar/text';
 import { MASK, VariableInfo } from '../src/protocol';
 import { FakeKernel, flush, variable } from './fakes';
 
-const t = translate(nullTranslator.load(DOMAIN));
+const trans = nullTranslator.load(DOMAIN);
 const KERNEL = { python: 'python', version: '3.11', imported: [] };
 
 function model(profile: Record<string, string>, variables: Record<string, VariableInfo> | null): EnvModel {
@@ -63,7 +63,7 @@ describe('what "Restart and apply" would do', () => {
       ['LD_PRELOAD', false, true]
     ]);
     expect(restartCount(items)).toBe(0);
-    const body = restartBody({ notebook: 'downloaded.ipynb', items, saved: true }, t, 'en');
+    const body = restartBody({ notebook: 'downloaded.ipynb', items, saved: true }, trans, 'en');
     expect(body.querySelector('tr[data-name="LD_PRELOAD"] td:last-child')?.textContent).toBe(
       'never taken from a profile: a restart does not set it'
     );
@@ -74,7 +74,7 @@ describe('what "Restart and apply" would do', () => {
       OTHER: variable(null, 'unset'), LATE: variable('3', 'already_read'), SAME: variable('1', 'effective')
     });
     const args: RestartQuestionArgs = { notebook: 'train.ipynb', items: restartItems(env), saved: false };
-    const body = restartBody(args, t, 'en');
+    const body = restartBody(args, trans, 'en');
     const rows = [...body.querySelectorAll('tbody tr')].map(r => [...r.children].map(c => c.textContent));
     expect(rows).toEqual([
       ['OTHER', '2', '(not set)', 'the kernel holds another value'],
@@ -83,9 +83,9 @@ describe('what "Restart and apply" would do', () => {
     ]);
     expect(body.querySelector('p')!.textContent).toContain('The kernel of train.ipynb restarts');
     expect(body.querySelector('.mgenv-restart-review-unsaved')!.textContent).toContain('unsaved changes');
-    const saved = restartBody({ ...args, saved: true }, t, 'en');
+    const saved = restartBody({ ...args, saved: true }, trans, 'en');
     expect(saved.querySelector('.mgenv-restart-review-saved')!.textContent).toContain('the notebook is saved');
-    const empty = restartBody({ notebook: 'a.ipynb', items: [], saved: true }, t, 'en');
+    const empty = restartBody({ notebook: 'a.ipynb', items: [], saved: true }, trans, 'en');
     expect(empty.querySelector('table')).toBeNull();
     expect(empty.textContent).toContain('The notebook profile is empty');
   });
@@ -130,13 +130,13 @@ describe('the "Restart and apply" command', () => {
   it('counts down once the profile is in effect, asks first, and saves the notebook when the user agrees', async () => {
     const { panel: notebookPanel, calls } = notebook({ A: '1' });
     const source = { currentWidget: notebookPanel, currentChanged: new Signal<any, any>({}) };
-    const sidebar = new SidebarPanel(source, { t, language: 'en' });
+    const sidebar = new SidebarPanel(source, { trans, language: 'en' });
     await flush();
     const commands = new CommandRegistry();
     const asked: RestartQuestionArgs[] = [];
     let answer = { restart: false, save: false };
     addSidebarCommands({
-      commands, shell: { activateById: () => undefined }, panel: sidebar, t,
+      commands, shell: { activateById: () => undefined }, panel: sidebar, trans,
       askToRestart: async args => {
         asked.push(args);
         return answer;

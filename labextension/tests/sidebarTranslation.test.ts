@@ -6,7 +6,8 @@ import { addSidebarCommands } from '../src/sidebar/commands';
 import { ConfigView } from '../src/sidebar/configView';
 import { EnvModel } from '../src/sidebar/model';
 import { SidebarPanel } from '../src/sidebar/panel';
-import { DOMAIN, jedCatalog, translate, Translation } from '../src/sidebar/text';
+import chinese from '../locale/zh_CN.json';
+import { DOMAIN, jedCatalog, Translation } from '../src/sidebar/text';
 import { entry, FRAMEWORKS, variable } from './fakes';
 import { chineseTranslation } from './translation';
 
@@ -33,7 +34,7 @@ const actions = {
 
 function configView(trans: Translation) {
   const model = new EnvModel('en');
-  const view = new ConfigView(model, actions, translate(trans));
+  const view = new ConfigView(model, actions, trans);
   document.body.append(view.node);
   model.setConnection({ state: 'connecting', kernel: 'Python 3', notebook: 'a.ipynb' });
   model.receive({
@@ -83,19 +84,18 @@ describe('the sidebar’s words go through JupyterLab’s translator', () => {
     expect(choice.querySelector('.mgenv-sb-unset')!.getAttribute('title')).toBe('«Unset (back to the framework’s default)»');
     expect(texts(node, '.mgenv-sb-live-label')).toEqual(['«live (example, with the default)»: ']);
     expect(texts(node, '.mgenv-sb-empty')).toEqual(['«No variable matches.»']);
-    // Everything it was asked is a text of the table (the catalog the build writes has each of them).
-    const catalog = jedCatalog('0');
+    // Everything it was asked is a msgid of the Chinese catalog (the build ships it as it is).
+    const catalog = jedCatalog(chinese, '0');
     expect(trans.asked.filter(msgid => !(msgid in catalog))).toEqual([]);
   });
 
   it('names the panel, its sections and its commands in the user’s language', async () => {
     const trans = new MarkingTranslation();
     const source = { currentWidget: null, currentChanged: new Signal<any, any>({}) };
-    const t = translate(trans);
-    const panel = new SidebarPanel(source, { t, language: 'en' });
+    const panel = new SidebarPanel(source, { trans, language: 'en' });
     const commands = new CommandRegistry();
     addSidebarCommands({
-      commands, shell: { activateById: () => undefined }, panel, t, askToRestart: async () => ({ restart: false, save: false })
+      commands, shell: { activateById: () => undefined }, panel, trans, askToRestart: async () => ({ restart: false, save: false })
     });
     Widget.attach(panel, document.body);
     await rendered(panel.node, 'jp-button', 2); // the toolbar's buttons render in idle callbacks
@@ -107,7 +107,7 @@ describe('the sidebar’s words go through JupyterLab’s translator', () => {
     expect(commands.label('mgenv-jupyter:open-sidebar')).toBe('«Framework Env»');
     expect(commands.label('mgenv-jupyter:open-sidebar', { isPalette: true })).toBe('«Show Framework Env»');
     expect(commands.caption('mgenv-jupyter:restart-and-apply')).toMatch(/^«Restart the kernel and apply/);
-    const catalog = jedCatalog('0');
+    const catalog = jedCatalog(chinese, '0');
     expect(trans.asked.filter(msgid => !(msgid in catalog))).toEqual([]);
     Widget.detach(panel);
     panel.dispose();
@@ -118,7 +118,7 @@ describe('the sidebar’s words go through JupyterLab’s translator', () => {
     expect(view.node.querySelector('.mgenv-sb-search')!.getAttribute('aria-label')).toBe('搜索变量');
     expect(view.node.querySelector('.mgenv-sb-history > summary')!.textContent).toBe('修改历史');
     expect(view.node.querySelector('.mgenv-sb-status')!.textContent).toContain('已导入:paddle');
-    const catalog = jedCatalog('0.1.0');
+    const catalog = jedCatalog(chinese, '0.1.0');
     expect(catalog['']).toEqual({ domain: DOMAIN, language: 'zh-CN', plural_forms: 'nplurals=1; plural=0;', version: '0.1.0' });
     expect(catalog['Framework Env']).toEqual(['框架环境变量']);
   });

@@ -3,12 +3,12 @@ import { nullTranslator } from '@jupyterlab/translation';
 import { KernelClient } from '../src/sidebar/client';
 import { ConfigView } from '../src/sidebar/configView';
 import { EnvModel } from '../src/sidebar/model';
-import { DOMAIN, translate } from '../src/sidebar/text';
+import { DOMAIN } from '../src/sidebar/text';
 import { nodeCounts, SHOWN_VALUE, shownValue } from '../src/sidebar/verifyView';
 import { VerifyNotice } from '../src/protocol';
 import { FakeKernel, flush } from './fakes';
 
-const t = translate(nullTranslator.load(DOMAIN));
+const trans = nullTranslator.load(DOMAIN);
 const DTR = 'MEGENGINE_DTR_EVICTION_THRESHOLD';
 
 /** As comm.py sends it for three nodes: one ok, one whose workers differ, one that did not answer. */
@@ -60,7 +60,7 @@ function setUp() {
       return answer;
     }
   };
-  const view = new ConfigView(model, actions, t);
+  const view = new ConfigView(model, actions, trans);
   const section = view.node.querySelector<HTMLElement>('.mgenv-sb-verify')!;
   return { model, view, section, asked, answerWith: (next: any) => (answer = next) };
 }
@@ -68,12 +68,12 @@ function setUp() {
 describe('The panel’s copy of the last cluster.verify() result', () => {
   it('counts the nodes by state and shortens a long value, the whole of it kept for the tooltip', () => {
     expect(nodeCounts(RESULT)).toEqual({ nodes: 3, ok: 1, mismatch: 1, lost: 1 });
-    expect(shownValue(null, t)).toEqual({ text: '(unset)', title: '' });
+    expect(shownValue(null, trans)).toEqual({ text: '(unset)', title: '' });
     const long = 'x'.repeat(SHOWN_VALUE + 1);
-    const shown = shownValue(long, t);
+    const shown = shownValue(long, trans);
     expect(shown.text.length).toBe(SHOWN_VALUE);
     expect(shown.text.endsWith('…') && shown.title === long).toBe(true);
-    expect(shownValue('x'.repeat(SHOWN_VALUE), t).title).toBe('');
+    expect(shownValue('x'.repeat(SHOWN_VALUE), trans).title).toBe('');
   });
 
   it('shows each node with its state, counts and variables, secrets only as same or other, and goes with the kernel',

@@ -6,12 +6,12 @@ import { EnvModel } from '../src/sidebar/model';
 import { reviewBody } from '../src/sidebar/profileReview';
 import { breakableCall } from '../src/sidebar/rows';
 import { withCode } from '../src/sidebar/dom';
-import { DOMAIN, translate } from '../src/sidebar/text';
+import { DOMAIN } from '../src/sidebar/text';
 import { ChangeInfo, EntryInfo, ProfileItemInfo, Reply, VariableInfo } from '../src/protocol';
 import { editorInfo, entry, flush, FRAMEWORKS, variable } from './fakes';
 import { chineseTranslation } from './translation';
 
-const t = translate(nullTranslator.load(DOMAIN));
+const trans = nullTranslator.load(DOMAIN);
 
 const ENTRIES: EntryInfo[] = [
   entry('E_CHOICE', 'choice', { default: 'a' }),
@@ -42,7 +42,7 @@ function view(entries: EntryInfo[] = ENTRIES) {
     refresh: jest.fn(),
     loadHistory: jest.fn(async (_before: number, _limit: number) => undefined)
   };
-  const widget = new ConfigView(model, actions, t);
+  const widget = new ConfigView(model, actions, trans);
   document.body.append(widget.node);
   model.setConnection({ state: 'connecting', kernel: 'Python 3' });
   model.receive({ v: 1, type: 'catalog', reply_to: null, language: 'en', entries, frameworks: FRAMEWORKS });
@@ -148,9 +148,9 @@ describe('ConfigView', () => {
     const split = editor('PYTORCH_ALLOC_CONF max_split_size_mb');
     expect([split.type, split.min, split.step]).toEqual(['number', '11', '1']);
     const joined = () => row('PYTORCH_ALLOC_CONF').querySelector('.mgenv-sb-joined')!.textContent;
-    expect(joined()).toBe(t('keyAllDefault'));
+    expect(joined()).toBe('every key at its default (the variable is left unset)');
     expect(texts(row('PYTORCH_ALLOC_CONF'), '.mgenv-sb-key-mark:not([hidden])')).toEqual(
-      ['default: native', 'default: False', t('keyDefaultUnset'), t('keyDefaultUnset')]);
+      ['default: native', 'default: False', 'default: off or unlimited', 'default: off or unlimited']);
     const segments = editor('PYTORCH_ALLOC_CONF expandable_segments');
     segments.checked = true;
     segments.dispatchEvent(new Event('change'));
@@ -390,7 +390,7 @@ describe('the notebook profile in the panel', () => {
       refresh: jest.fn(),
       loadHistory: jest.fn(async () => undefined)
     };
-    const widget = new ConfigView(model, actions, t);
+    const widget = new ConfigView(model, actions, trans);
     document.body.append(widget.node);
     model.setConnection({ state: 'ready', kernel: 'Python 3' });
     model.setProfile({ LD_PRELOAD: '/tmp/evil.so', MGE_DEFAULT_DEVICE: 'cpu0' });
@@ -427,7 +427,7 @@ describe('the question before a profile is applied', () => {
   const cells = (row: Element) => [...row.children].map(c => c.textContent);
 
   it('lists what would be set and what the kernel refuses, with the value, what it is now and why', () => {
-    const body = reviewBody({ notebook: 'downloaded.ipynb', items: ITEMS }, t);
+    const body = reviewBody({ notebook: 'downloaded.ipynb', items: ITEMS }, trans);
     expect(body.querySelector('p')!.textContent).toContain('The notebook downloaded.ipynb carries a profile');
     const [willSet, refused] = [...body.querySelectorAll('table')];
     expect(willSet.querySelector('caption')!.textContent).toBe('Will be set');
@@ -447,7 +447,7 @@ describe('the question before a profile is applied', () => {
   });
 
   it('says so when nothing would be set, and speaks Chinese for a Chinese JupyterLab', async () => {
-    const body = reviewBody({ notebook: 'x.ipynb', items: [ITEMS[2]] }, translate(await chineseTranslation()));
+    const body = reviewBody({ notebook: 'x.ipynb', items: [ITEMS[2]] }, await chineseTranslation());
     expect(body.querySelectorAll('table')).toHaveLength(1);
     expect(body.textContent).toContain('这份配置中没有会被设置的变量。');
     expect(body.textContent).toContain('不会应用');

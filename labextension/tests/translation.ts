@@ -1,11 +1,13 @@
 /** The sidebar's Chinese catalog as JupyterLab loads it: a real TranslationManager, served what jupyterlab_server
- * serves for package locale data ({data: {domain: Jed JSON}}) — the catalog scripts/locale.mjs writes. */
+ * serves for package locale data ({data: {domain: Jed JSON}}) — the catalog scripts/locale.mjs writes from
+ * locale/zh_CN.json. */
 import { TranslationBundle, TranslationManager } from '@jupyterlab/translation';
 
+import chinese from '../locale/zh_CN.json';
 import { DOMAIN, jedCatalog } from '../src/sidebar/text';
 
 export async function chineseTranslation(): Promise<TranslationBundle> {
-  const served = { data: { [DOMAIN]: jedCatalog('0.1.0') }, message: '' };
+  const served = { data: { [DOMAIN]: jedCatalog(chinese, '0.1.0') }, message: '' };
   const connector = {
     fetch: async () => served,
     save: async () => undefined,

@@ -11,7 +11,7 @@ import { formatBytes } from './format';
 import { LineStyle } from './legend';
 import { fitGutter, groupMarkers, Gutter, stackLabels } from './placement';
 import { ChartTheme } from './theme';
-import { ChartText, ENGLISH } from './text';
+import { ENGLISH, Translation } from './text';
 import { formatClock, formatElapsed } from './timeAxis';
 
 /** Height of the strip above the plot that holds cell marker labels. */
@@ -37,7 +37,7 @@ export class Annotations {
 
   constructor(
     plot: uPlot,
-    private _text: ChartText = ENGLISH
+    private _trans: Translation = ENGLISH
   ) {
     this._layer = div('mgenv-chart-annotations');
     this._cursor = div('mgenv-chart-cursor-time');
@@ -141,9 +141,13 @@ export class Annotations {
       label.title = group.cells
         .map(cell => {
           const marker = visible.find(v => v.cell === cell)!.marker;
-          const words = this._text;
-          const took = marker.duration !== null ? words('cellTook', marker.duration.toFixed(1)) : words('cellRunning');
-          return words('cellAt', cell, formatClock(marker.start)) + took + (marker.ok === false ? words('cellFailed') : '');
+          const trans = this._trans;
+          const took =
+            marker.duration !== null
+              ? trans._p('memory chart', ', %1 s', marker.duration.toFixed(1))
+              : trans._p('memory chart', ', running');
+          const failed = marker.ok === false ? trans._p('memory chart', ', failed') : '';
+          return trans._p('memory chart', 'cell [%1] at %2', cell, formatClock(marker.start)) + took + failed;
         })
         .join('\n');
       label.style.color = theme.muted;
@@ -163,7 +167,8 @@ export class Annotations {
       return;
     }
     this._cursor.hidden = false;
-    setText(this._cursor, this._text('cursorTime', formatClock(time, true), formatElapsed(time - origin, 0.1)));
+    const elapsed = formatElapsed(time - origin, 0.1);
+    setText(this._cursor, this._trans._p('memory chart', '%1 (%2 since start)', formatClock(time, true), elapsed));
     const box = cssBox(u);
     const width = this._cursor.offsetWidth;
     const left = Math.max(0, Math.min(box.left + u.cursor.left - width / 2, u.width - width));

@@ -8,7 +8,7 @@
  * colour with the reason in its tooltip, its rows then greyed.
  */
 
-import { ChartText, ENGLISH } from './text';
+import { ENGLISH, Translation } from './text';
 
 export type LineStyle = 'solid' | 'dashed' | 'dotted';
 
@@ -57,11 +57,11 @@ export class Legend {
 
   constructor(
     private _toggle: (entry: LegendEntry) => void,
-    private _text: ChartText = ENGLISH
+    private _trans: Translation = ENGLISH
   ) {
     this.node = el('div', 'mgenv-chart-legend');
     this.node.setAttribute('role', 'group');
-    this.node.setAttribute('aria-label', this._text('legendLabel'));
+    this.node.setAttribute('aria-label', this._trans._p('memory chart', 'Legend: click a line to hide or show it'));
     this._heading = el('span', 'mgenv-chart-legend-now');
   }
 
@@ -82,7 +82,7 @@ export class Legend {
       const shown = this._groups.get(group.key);
       if (shown) {
         shown.group = group;
-        paintGroupState(shown.heading, shown.state, group, this._text);
+        paintGroupState(shown.heading, shown.state, group, this._trans);
       }
     }
     const lost = new Set(groups.filter(g => isLost(g.state)).map(g => g.key));
@@ -117,7 +117,7 @@ export class Legend {
     if (entries.some(e => e.kind === 'series')) {
       const head = el('div', 'mgenv-chart-legend-head');
       const peak = el('span', 'mgenv-chart-legend-peak');
-      peak.textContent = this._text('legendPeak');
+      peak.textContent = this._trans._p('memory chart', 'peak');
       head.append(el('span', ''), el('span', ''), this._heading, peak);
       this.node.append(head);
     }
@@ -134,7 +134,8 @@ export class Legend {
       }
       const button = el('button', `mgenv-chart-legend-item mgenv-chart-legend-${entry.kind}`) as HTMLButtonElement;
       button.type = 'button';
-      button.title = (entry.note ? `${entry.name}: ${entry.note}\n` : '') + this._text('legendToggle');
+      const toggle = this._trans._p('memory chart', 'Click to hide or show this line');
+      button.title = (entry.note ? `${entry.name}: ${entry.note}\n` : '') + toggle;
       const swatch = el('span', 'mgenv-chart-swatch');
       const name = el('span', 'mgenv-chart-legend-name');
       name.textContent = entry.name;
@@ -167,13 +168,13 @@ function inGroupOrder(entries: LegendEntry[], groups: LegendGroup[]): LegendEntr
 }
 
 /** "lost" (its reason in the tooltip) in the error colour, another state as it is, cut with its tooltip. */
-function paintGroupState(heading: HTMLElement, node: HTMLElement, group: LegendGroup, text: ChartText): void {
+function paintGroupState(heading: HTMLElement, node: HTMLElement, group: LegendGroup, trans: Translation): void {
   const state = group.state ?? '';
   const shown = group.stateText ?? state;
   const lost = isLost(state);
   heading.classList.toggle('mgenv-chart-legend-group-lost', lost);
   heading.classList.toggle('mgenv-chart-legend-group-ok', state === 'ok');
-  setText(node, lost ? text('nodeLost') : state === 'ok' ? text('sourceOk') : shown);
+  setText(node, lost ? trans._p('memory chart', 'lost') : state === 'ok' ? trans._p('memory chart', 'ok') : shown);
   const title = state ? `${group.name}: ${shown}` : group.name;
   if (heading.title !== title) {
     heading.title = title;

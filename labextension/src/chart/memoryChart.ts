@@ -6,7 +6,7 @@ import { BYTE_INCRS, formatBytes, formatByteTicks, toCSV } from './format';
 import { isLost, Legend, LegendEntry, LegendGroup, LegendValues } from './legend';
 import { Gutter } from './placement';
 import { statusLine } from './status';
-import { ChartText, ENGLISH, seriesName } from './text';
+import { ENGLISH, seriesName, Translation } from './text';
 import { Rows, SeriesStore } from './store';
 import { ChartTheme, readTheme, watchTheme } from './theme';
 import { formatElapsed, TIME_INCRS, timeTicks } from './timeAxis';
@@ -27,8 +27,9 @@ export interface MemoryChartOptions {
   /** Draw each sample as a dot too: a few samples a second apart (an out-of-memory report's timeline) are then seen
    * as the readings they are, not as a continuous curve. */
   points?: boolean;
-  /** The chart's own words in the user's language (chart/text.ts); English when not given. */
-  text?: ChartText;
+  /** The chart's own words in the user's language: JupyterLab's translation bundle in the sidebar, the page's
+   * language from the shipped catalog inline (chart/text.ts); English when not given. */
+  trans?: Translation;
 }
 
 const MIN_FILL_HEIGHT = 120;
@@ -67,13 +68,13 @@ export class MemoryChart {
   private _zoomed = false;
   private _lastWidth = 600;
   private _points: boolean;
-  private _text: ChartText;
+  private _trans: Translation;
 
   constructor(root: HTMLElement, options: MemoryChartOptions = {}) {
     this.root = root;
     this.store = new SeriesStore(options.maxPoints);
-    this._text = options.text ?? ENGLISH;
-    this._title = options.title ?? this._text('chartTitle');
+    this._trans = options.trans ?? ENGLISH;
+    this._title = options.title ?? this._trans._p('memory chart', 'Memory');
     this._points = options.points ?? false;
     this._fill = options.height === 'fill';
     this._height = typeof options.height === 'number' ? options.height : this._fill ? 200 : 260;
@@ -82,7 +83,7 @@ export class MemoryChart {
     this._header = el('div', 'mgenv-chart-header');
     this._status = el('div', 'mgenv-chart-status');
     this._plotBox = el('div', 'mgenv-chart-plot');
-    this._legend = new Legend(entry => this._toggle(entry), this._text);
+    this._legend = new Legend(entry => this._toggle(entry), this._trans);
     root.append(this._header, this._status, this._plotBox, this._legend.node);
     this._renderHeader();
     if (typeof ResizeObserver !== 'undefined') {
@@ -327,7 +328,7 @@ export class MemoryChart {
           // The step from the ticks themselves: timeTicks may have taken a smaller one than uPlot found.
           values: (_u, ticks, _i, _space, step) =>
             ticks.map(t => formatElapsed(t - this.origin, ticks.length > 1 ? ticks[1] - ticks[0] : step)),
-          label: this._text('sinceKernelStart'),
+          label: this._trans._p('memory chart', 'since kernel start'),
           labelSize: 14,
           labelGap: 0
         },
@@ -371,7 +372,7 @@ export class MemoryChart {
     };
     this._fitGutter(opts.width);
     this._plot = new uPlot(opts, this._data(), this._plotBox);
-    this._annotations = new Annotations(this._plot, this._text);
+    this._annotations = new Annotations(this._plot, this._trans);
     this._plot.over.addEventListener('dblclick', () => {
       this._zoomed = false;
       this.scheduleRedraw();
@@ -467,8 +468,8 @@ export class MemoryChart {
     const csv = el('button', 'mgenv-chart-csv') as HTMLButtonElement;
     csv.type = 'button';
     csv.textContent = 'CSV';
-    csv.title = this._text('csvTitle');
-    csv.setAttribute('aria-label', this._text('csvLabel'));
+    csv.title = this._trans._p('memory chart', 'Download the data shown as CSV');
+    csv.setAttribute('aria-label', this._trans._p('memory chart', 'Export CSV'));
     csv.addEventListener('click', () => download('memory.csv', this.toCSV()));
     if (this._title) {
       this._header.append(title, csv);
@@ -479,7 +480,7 @@ export class MemoryChart {
   }
 
   private _renderStatus(): void {
-    const line = statusLine(this._states, this.store.length > 0, this._text);
+    const line = statusLine(this._states, this.store.length > 0, this._trans);
     if (this._status.textContent !== line.text) {
       const rest = line.simulation ? line.text.slice(line.simulation.length) : line.text;
       if (line.simulation) {
@@ -497,7 +498,7 @@ export class MemoryChart {
   }
 
   private _renderLegend(cursor: number | null = this._plot?.cursor.idx ?? null): void {
-    const groups = legendGroups(this.store.series, this._states, this._text);
+    const groups = legendGroups(this.store.series, this._states, this._trans);
     const lost = new Set(groups.filter(g => isLost(g.state)).map(g => g.key));
     const entries: LegendEntry[] = [];
     this.store.series.forEach((s, i) => {
@@ -507,12 +508,12 @@ export class MemoryChart {
         entries.push({
           key: s.key,
           kind: 'series',
-          name: seriesName(name + (s.simulated && !s.key.includes('simulated') ? ' (simulated)' : ''), this._text),
+          name: seriesName(name + (s.simulated && !s.key.includes('simulated') ? ' (simulated)' : ''), this._trans),
           color: this._color(i),
           style: s.quantity === 'reserved' ? 'dashed' : 'solid',
           shown: !this._hidden.has(s.key),
           group: groups.length ? node : undefined,
-          note: lost.has(node) ? this._text('lostNote', s.key, node) : undefined
+          note: lost.has(node) ? this._trans._p('memory chart', '%1: no data since %2 was lost', s.key, node) : undefined
         });
       }
     });
@@ -545,7 +546,9 @@ export class MemoryChart {
     const at = cursor !== null ? this.store.times[cursor] : undefined;
     this._legend.setValues(
       values,
-      at !== undefined ? this._text('legendAt', formatElapsed(at - this.origin)) : this._text('legendNow')
+      at !== undefined
+        ? this._trans._p('memory chart', 'at %1', formatElapsed(at - this.origin))
+        : this._trans._p('memory chart', 'now')
     );
   }
 }
@@ -554,12 +557,14 @@ export class MemoryChart {
  * The legend's groups when some series come from cluster nodes: the kernel's own machine first (when it has series),
  * then each node in the order its series came, with its source's state. None without nodes.
  */
-export function legendGroups(series: SeriesInfo[], states: SourceState[], text: ChartText = ENGLISH): LegendGroup[] {
+export function legendGroups(series: SeriesInfo[], states: SourceState[], trans: Translation = ENGLISH): LegendGroup[] {
   const nodes = [...new Set(series.map(s => s.node).filter((n): n is string => n !== null))];
   if (!nodes.length) {
     return [];
   }
-  const groups: LegendGroup[] = series.some(s => s.node === null) ? [{ key: '', name: text('thisKernel'), state: null }] : [];
+  const groups: LegendGroup[] = series.some(s => s.node === null)
+    ? [{ key: '', name: trans._p('memory chart', 'this kernel'), state: null }]
+    : [];
   for (const node of nodes) {
     const state = states.find(s => s.node === node);
     groups.push({ key: node, name: node, state: state?.state ?? null, stateText: state?.text ?? null });

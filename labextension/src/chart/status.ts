@@ -3,7 +3,7 @@
  * NVML ok" — with every source's state, quiet ones included, in the tooltip.
  */
 import { SourceState } from '../protocol';
-import { ChartText, ENGLISH } from './text';
+import { ENGLISH, Translation } from './text';
 
 export interface StatusLine {
   /** The line shown (in a narrow sidebar it wraps to a second line, no more; `title` has everything). */
@@ -31,13 +31,13 @@ const SOURCE_NAMES: Record<string, string> = {
  * With data on screen, sources with nothing to say (a framework not imported, the host fallback while a GPU is
  * seen) stay out of the line; before any data they say why there is none.
  */
-export function statusLine(states: SourceState[], hasData: boolean, text: ChartText = ENGLISH): StatusLine {
+export function statusLine(states: SourceState[], hasData: boolean, trans: Translation = ENGLISH): StatusLine {
   const simulation = states.find(s => s.simulated);
   const quiet = (s: SourceState) => hasData && /not imported|^idle/.test(s.state);
-  const parts = states.filter(s => s.node === null && !quiet(s)).map(s => describe(s, text));
+  const parts = states.filter(s => s.node === null && !quiet(s)).map(s => describe(s, trans));
   const nodes = nodesPart(
     states.filter(s => s.node !== null),
-    text
+    trans
   );
   if (nodes) {
     // Before the kernel's own sources: a lost node is the news, and a narrow sidebar cuts the line's end.
@@ -45,19 +45,19 @@ export function statusLine(states: SourceState[], hasData: boolean, text: ChartT
   }
   const named = simulation
     ? simulation.simulation
-      ? text('simulatedGpuOf', simulation.simulation)
-      : text('simulatedGpu')
+      ? trans._p('memory chart', 'Simulated GPU (%1)', simulation.simulation)
+      : trans._p('memory chart', 'Simulated GPU')
     : null;
   if (named) {
     parts.unshift(named);
   }
   if (!hasData) {
-    parts.unshift(text('noDataYet'));
+    parts.unshift(trans._p('memory chart', 'No data yet'));
   }
   return {
     text: parts.join(' · '),
     simulation: hasData ? named : null,
-    title: states.map(s => describe(s, text)).join('\n'),
+    title: states.map(s => describe(s, trans)).join('\n'),
     simulated: simulation !== undefined
   };
 }
@@ -66,19 +66,20 @@ export function statusLine(states: SourceState[], hasData: boolean, text: ChartT
  * A cluster's nodes in one part, each node's own state being in the legend: "3 nodes ok", "3 nodes: 2 ok, node_c
  * lost", "2 nodes: node_a starting, node_b no data for 7 s".
  */
-function nodesPart(nodes: SourceState[], text: ChartText): string | null {
+function nodesPart(nodes: SourceState[], trans: Translation): string | null {
   if (!nodes.length) {
     return null;
   }
-  const count = nodes.length === 1 ? text('oneNode') : text('manyNodes', nodes.length);
-  const okWord = text('sourceOk');
+  const count =
+    nodes.length === 1 ? trans._p('memory chart', '1 node') : trans._p('memory chart', '%1 nodes', nodes.length);
+  const okWord = trans._p('memory chart', 'ok');
   const ok = nodes.filter(s => s.state === 'ok').length;
   if (ok === nodes.length) {
     return `${count} ${okWord}`;
   }
   const others = nodes
     .filter(s => s.state !== 'ok')
-    .map(s => `${s.node} ${/^lost\b/.test(s.state) ? text('nodeLost') : shownState(s)}`);
+    .map(s => `${s.node} ${/^lost\b/.test(s.state) ? trans._p('memory chart', 'lost') : shownState(s)}`);
   return `${count}: ${[...(ok ? [`${ok} ${okWord}`] : []), ...others].join(', ')}`;
 }
 
@@ -89,12 +90,12 @@ function shownState(state: SourceState): string {
 
 /** "NVML ok", "Paddle ok (holds no GPU memory yet)", "NVML error on gpu0: GPU is lost", "NVML: no NVIDIA driver"; a
  * cluster node's "node_c: lost: ConnectionError: …". */
-export function describe(state: SourceState, words: ChartText = ENGLISH): string {
+export function describe(state: SourceState, trans: Translation = ENGLISH): string {
   if (state.node !== null) {
     return `${state.node}: ${shownState(state)}`;
   }
-  const name = state.name === 'host' ? words('hostSource') : SOURCE_NAMES[state.name] ?? state.name;
-  const okWord = words('sourceOk');
+  const name = state.name === 'host' ? trans._p('memory chart', 'Host') : SOURCE_NAMES[state.name] ?? state.name;
+  const okWord = trans._p('memory chart', 'ok');
   if (state.state === 'ok') {
     return `${name} ${okWord}`;
   }

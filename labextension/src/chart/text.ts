@@ -1,65 +1,33 @@
 /**
- * The words the memory chart draws itself, in one bilingual table (the kernel sends the rest — overlay labels and
- * the sources' states — already in its language). The English text is the msgid: in the sidebar the chart's words
- * go through JupyterLab's translator like the panel's own (sidebar/text.ts `translate`, whose gettext catalog the
- * build writes from this table too); the inline chart, an anywidget module outside JupyterLab's plugin system, picks
- * the column of the language JupyterLab gives the page (`<html lang>`), which is the same translation.
+ * How the chart's own words reach the user's language (the kernel sends the rest — overlay labels and the sources'
+ * states — already in its language). Every word is a literal gettext call at its place in the code,
+ * `trans._p('memory chart', 'now')`, so JupyterLab's string extraction (jupyterlab-translate) finds it; the context
+ * "memory chart" keeps the chart's "ok" (a source's state) apart from the sidebar's "ok" (a verified variable).
+ * In the sidebar `trans` is JupyterLab's translation bundle; the inline chart, an anywidget module outside
+ * JupyterLab's plugin system, gets `messagesTranslation` over the Chinese catalog the package ships
+ * (labextension/locale/zh_CN.json) when the page's language (`<html lang>`) is Chinese — the same translation.
  *
  * `%1`, `%2` are gettext's placeholders.
  */
+import type { TranslationBundle } from '@jupyterlab/translation';
 
 export type ChartLanguage = 'en' | 'zh';
 
-/** The gettext context of the chart's words: "ok" is a source's state here, and a match in the sidebar's verify view. */
-export const CHART_CONTEXT = 'memory chart';
+/** What the chart and the sidebar need of a JupyterLab TranslationBundle. */
+export type Translation = Pick<TranslationBundle, '__' | '_p'>;
 
-export const CHART_WORDS = {
-  chartTitle: ['Memory', '内存'],
-  sinceKernelStart: ['since kernel start', '自内核启动'],
-  cursorTime: ['%1 (%2 since start)', '%1(启动后 %2)'],
-  legendNow: ['now', '当前'],
-  legendPeak: ['peak', '峰值'],
-  legendAt: ['at %1', '%1 时'],
-  legendLabel: ['Legend: click a line to hide or show it', '图例:点击一条线以隐藏或显示'],
-  legendToggle: ['Click to hide or show this line', '点击以隐藏或显示此线'],
-  thisKernel: ['this kernel', '本内核'],
-  lostNote: ['%1: no data since %2 was lost', '%1:%2 失联后没有数据'],
-  csvTitle: ['Download the data shown as CSV', '下载所显示数据的 CSV'],
-  csvLabel: ['Export CSV', '导出 CSV'],
-  noDataYet: ['No data yet', '尚无数据'],
-  simulatedGpu: ['Simulated GPU', '模拟 GPU'],
-  simulatedGpuOf: ['Simulated GPU (%1)', '模拟 GPU(%1)'],
-  simulatedMark: ['(simulated)', '(模拟)'],
-  sourceOk: ['ok', '正常'],
-  nodeLost: ['lost', '已失联'],
-  oneNode: ['1 node', '1 个节点'],
-  manyNodes: ['%1 nodes', '%1 个节点'],
-  hostSource: ['Host', '主机'],
-  hostDevice: ['host', '主机'],
-  quantityUsed: ['used', '已用'],
-  quantityTotal: ['total', '总量'],
-  quantityProcess: ['process', '进程'],
-  quantityAllocated: ['allocated', '已分配'],
-  quantityReserved: ['reserved', '已保留'],
-  quantityPeak: ['peak', '峰值'],
-  cellAt: ['cell [%1] at %2', '单元 [%1] 于 %2'],
-  cellTook: [', %1 s', ',%1 秒'],
-  cellRunning: [', running', ',运行中'],
-  cellFailed: [', failed', ',出错']
-} as const;
+/** A catalog's translations: context ("" for none) → msgid → translated text. */
+export type Messages = Readonly<Record<string, Readonly<Record<string, string>>>>;
 
-export type ChartKey = keyof typeof CHART_WORDS;
-
-/** The chart's words: `text('legendNow')` is "now" or "当前". */
-export type ChartText = (key: ChartKey, ...args: (string | number)[]) => string;
-
-/** The column of `language` from the table, with gettext's %1, %2 filled in. */
-export function chartText(language: ChartLanguage): ChartText {
-  const column = language === 'zh' ? 1 : 0;
-  return (key, ...args) => fill(CHART_WORDS[key][column], args);
+/** A translation from `messages`, with gettext's %1, %2 filled in; a msgid it lacks stays English. */
+export function messagesTranslation(messages: Messages): Translation {
+  return {
+    __: (msgid: string, ...args: unknown[]) => fill(messages['']?.[msgid] ?? msgid, args),
+    _p: (context: string, msgid: string, ...args: unknown[]) => fill(messages[context]?.[msgid] ?? msgid, args)
+  };
 }
 
-export const ENGLISH: ChartText = chartText('en');
+export const ENGLISH: Translation = messagesTranslation({});
 
 /** The language JupyterLab set for the page ("zh-CN" when its language pack is chosen; "en" otherwise). */
 export function pageLanguage(): ChartLanguage {
@@ -67,30 +35,38 @@ export function pageLanguage(): ChartLanguage {
   return (lang ?? '').toLowerCase().startsWith('zh') ? 'zh' : 'en';
 }
 
-const QUANTITIES: Record<string, ChartKey> = {
-  used: 'quantityUsed',
-  total: 'quantityTotal',
-  process: 'quantityProcess',
-  allocated: 'quantityAllocated',
-  reserved: 'quantityReserved',
-  peak: 'quantityPeak'
+/** The series' last word, the quantity, in the chart's words. */
+const QUANTITIES: Record<string, (trans: Translation) => string> = {
+  used: trans => trans._p('memory chart', 'used'),
+  total: trans => trans._p('memory chart', 'total'),
+  process: trans => trans._p('memory chart', 'process'),
+  allocated: trans => trans._p('memory chart', 'allocated'),
+  reserved: trans => trans._p('memory chart', 'reserved'),
+  peak: trans => trans._p('memory chart', 'peak')
 };
 
 /**
  * A series' name in the chart's words: "gpu0 (simulated) process" → "gpu0 (模拟) 进程", "host used" → "主机 已用".
  * Device and framework names stay; only the words "host", "(simulated)" and the last word, the quantity, are ours.
  */
-export function seriesName(name: string, text: ChartText): string {
+export function seriesName(name: string, trans: Translation): string {
   const words = name.split(' ');
-  const last = words.length > 1 ? QUANTITIES[words[words.length - 1]] : undefined;
+  const quantity = words[words.length - 1];
+  const last = words.length > 1 && Object.prototype.hasOwnProperty.call(QUANTITIES, quantity) ? QUANTITIES[quantity] : undefined;
   if (last) {
-    words[words.length - 1] = text(last);
+    words[words.length - 1] = last(trans);
   }
   return words
-    .map(word => (word === 'host' ? text('hostDevice') : word === '(simulated)' ? text('simulatedMark') : word))
+    .map(word =>
+      word === 'host'
+        ? trans._p('memory chart', 'host')
+        : word === '(simulated)'
+          ? trans._p('memory chart', '(simulated)')
+          : word
+    )
     .join(' ');
 }
 
-function fill(template: string, args: (string | number)[]): string {
+function fill(template: string, args: unknown[]): string {
   return template.replace(/%(\d)/g, (match, n: string) => (args[Number(n) - 1] !== undefined ? String(args[Number(n) - 1]) : match));
 }

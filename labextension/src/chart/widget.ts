@@ -7,7 +7,8 @@ import './chart.css';
 
 import { MemoryHello, MemoryMessage } from '../protocol';
 import { MemoryChart } from './memoryChart';
-import { chartText, pageLanguage } from './text';
+import chinese from '../../locale/zh_CN.json';
+import { ENGLISH, messagesTranslation, pageLanguage } from './text';
 
 interface Model {
   get(name: string): any;
@@ -19,7 +20,8 @@ interface Model {
 function render({ model, el }: { model: Model; el: HTMLElement }): () => void {
   // JupyterLab writes its UI language on the page; the chart's words and the kernel's follow it.
   const language = pageLanguage();
-  const chart = new MemoryChart(el, { title: model.get('title'), height: model.get('height'), text: chartText(language) });
+  const trans = language === 'zh' ? messagesTranslation(chinese) : ENGLISH;
+  const chart = new MemoryChart(el, { title: model.get('title'), height: model.get('height'), trans });
   const onTitle = () => chart.setTitle(model.get('title'));
   const onMessage = (message: MemoryMessage) => {
     if (message && (message.type === 'memory.batch' || message.type === 'memory.snapshot')) {

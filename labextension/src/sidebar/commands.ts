@@ -13,7 +13,7 @@ import { sidebarIcon } from './icon';
 import { ModelChange, EnvModel } from './model';
 import { SidebarPanel } from './panel';
 import { RestartQuestion, restartCount, restartItems } from './restartReview';
-import { Translate } from './text';
+import { Translation } from './text';
 
 export const COMMAND_IDS = {
   open: 'mgenv-jupyter:open-sidebar',
@@ -30,25 +30,25 @@ export interface SidebarCommandOptions {
   commands: CommandRegistry;
   shell: Shell;
   panel: SidebarPanel;
-  t: Translate;
+  trans: Translation;
   askToRestart: RestartQuestion;
   palette?: ICommandPalette | null;
 }
 
-export function addSidebarCommands({ commands, shell, panel, t, askToRestart, palette }: SidebarCommandOptions): void {
+export function addSidebarCommands({ commands, shell, panel, trans, askToRestart, palette }: SidebarCommandOptions): void {
   const { model, follower } = panel;
   commands.addCommand(COMMAND_IDS.open, {
-    label: args => (args['isPalette'] ? t('openSidebar') : t('title')),
-    caption: t('openSidebarTitle'),
+    label: args => (args['isPalette'] ? trans.__('Show Framework Env') : trans.__('Framework Env')),
+    caption: trans.__('Show the Framework Env sidebar: the framework variables of the notebook’s kernel and its live GPU memory'),
     icon: args => (args['isPalette'] ? undefined : sidebarIcon),
     execute: () => shell.activateById(panel.id)
   });
   commands.addCommand(COMMAND_IDS.restart, {
     label: () => {
       const count = restartCount(restartItems(model));
-      return count ? t('restartApplyCount', count) : t('restartApply');
+      return count ? trans.__('Restart and apply (%1)', count) : trans.__('Restart and apply');
     },
-    caption: t('restartApplyTitle'),
+    caption: trans.__('Restart the kernel and apply this notebook’s profile before any cell runs (import-time variables take effect)'),
     icon: args => (args['toolbar'] ? fastForwardIcon : undefined),
     isEnabled: () => follower.panel !== null && restartable(model),
     execute: async () => {
@@ -72,8 +72,8 @@ export function addSidebarCommands({ commands, shell, panel, t, askToRestart, pa
     }
   });
   commands.addCommand(COMMAND_IDS.refresh, {
-    label: t('refresh'),
-    caption: t('refreshTitle'),
+    label: trans.__('Refresh'),
+    caption: trans.__('Ask the kernel again for every variable’s value and status'),
     icon: args => (args['toolbar'] ? refreshIcon : undefined),
     isEnabled: () => model.connection.state === 'ready',
     execute: () => follower.refresh()
@@ -91,7 +91,7 @@ export function addSidebarCommands({ commands, shell, panel, t, askToRestart, pa
   ] as const) {
     panel.toolbar.addItem(name, new CommandToolbarButton({ commands, id, args: { toolbar: true } }));
   }
-  const category = t('title');
+  const category = trans.__('Framework Env');
   palette?.addItem({ command: COMMAND_IDS.open, category, args: { isPalette: true } });
   palette?.addItem({ command: COMMAND_IDS.restart, category });
   palette?.addItem({ command: COMMAND_IDS.refresh, category });

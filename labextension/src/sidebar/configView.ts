@@ -17,7 +17,7 @@ import { OomSection } from './config/oomSection';
 import { ProfileSection } from './config/profileSection';
 import { EnvModel, ModelChange } from './model';
 import { VariableRow } from './rows';
-import { Translate } from './text';
+import { Translation } from './text';
 import { VerifyView } from './verifyView';
 
 export { BUTTON_CLASS } from './config/buttons';
@@ -43,17 +43,17 @@ export class ConfigView extends Widget {
   private _catalog: CatalogView;
   private _history: HistoryView;
 
-  constructor(model: EnvModel, actions: ConfigActions, t: Translate) {
+  constructor(model: EnvModel, actions: ConfigActions, trans: Translation) {
     super();
     this._model = model;
     this.addClass('mgenv-sb-config');
-    this._connection = new ConnectionView(model, t);
-    this._oom = new OomSection(model, t, choice =>
+    this._connection = new ConnectionView(model, trans);
+    this._oom = new OomSection(model, trans, choice =>
       actions.applyRemedyToFollowed?.(choice) ?? Promise.resolve(null));
-    this._verify = new VerifyView(t, () => actions.verifyNodes?.() ?? Promise.resolve(null));
-    this._profile = new ProfileSection(model, actions, t);
-    this._catalog = new CatalogView(model, t, (name, value) => actions.edit(name, value));
-    this._history = new HistoryView(model, t, (before, limit) => actions.loadHistory(before, limit));
+    this._verify = new VerifyView(trans, () => actions.verifyNodes?.() ?? Promise.resolve(null));
+    this._profile = new ProfileSection(model, actions, trans);
+    this._catalog = new CatalogView(model, trans, (name, value) => actions.edit(name, value));
+    this._history = new HistoryView(model, trans, (before, limit) => actions.loadHistory(before, limit));
     const catalog = this._catalog;
     this.node.append(
       this._connection.status, this._connection.notice, this._oom.node, this._verify.node, this._profile.node,

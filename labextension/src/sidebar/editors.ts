@@ -10,7 +10,7 @@
  */
 import { EditorInfo, EditorKind, EntryInfo, KeyInfo, NONE_CHOICE } from '../protocol';
 import { breakableName, el, option } from './dom';
-import { Translate } from './text';
+import { Translation } from './text';
 
 /** Set (text) or unset (null) the variable. */
 export type Commit = (value: string | null) => void;
@@ -144,11 +144,11 @@ function selectBox(select: HTMLSelectElement): HTMLElement {
 class ChoiceEditor extends Editor {
   private _select = styled<HTMLSelectElement>('select');
 
-  constructor(entry: EntryInfo, commit: Commit, t: Translate) {
+  constructor(entry: EntryInfo, commit: Commit, trans: Translation) {
     super(entry, commit);
     const { choices, optional } = entry.editor;
     if (!optional) {
-      const label = entry.default !== null ? t('notSetDefault', entry.default) : t('notSet');
+      const label = entry.default !== null ? trans.__('(not set) — default %1', entry.default) : trans.__('(not set)');
       this._select.append(option('', label));
     }
     this._select.append(...choices.map(choice => option(choice)));
@@ -413,7 +413,7 @@ class TextEditor extends Editor {
  * value the kernel checks and sets. The kernel's value is shown from the keys it parsed (VariableInfo.keys).
  */
 class KeyValueEditor extends Editor {
-  private _t: Translate;
+  private _trans: Translation;
   private _group = el('div', 'mgenv-sb-keys');
   private _joined = el('div', 'mgenv-sb-joined');
   private _inputs = new Map<string, Control>();
@@ -421,9 +421,9 @@ class KeyValueEditor extends Editor {
   private _resets = new Map<string, HTMLButtonElement>();
   private _given = new Map<string, boolean>();
 
-  constructor(entry: EntryInfo, commit: Commit, t: Translate) {
+  constructor(entry: EntryInfo, commit: Commit, trans: Translation) {
     super(entry, commit);
-    this._t = t;
+    this._trans = trans;
     this._group.setAttribute('role', 'group');
     this._group.setAttribute('aria-label', entry.name);
     for (const key of entry.editor.keys) {
@@ -438,15 +438,15 @@ class KeyValueEditor extends Editor {
       const reset = el('button', 'jp-Button jp-mod-minimal jp-mod-small mgenv-sb-key-reset') as HTMLButtonElement;
       reset.type = 'button';
       reset.textContent = '↺';
-      reset.title = t('keyReset', key.name);
-      reset.setAttribute('aria-label', t('keyReset', `${entry.name} ${key.name}`));
+      reset.title = trans.__('%1: back to the default (left out of the value)', key.name);
+      reset.setAttribute('aria-label', trans.__('%1: back to the default (left out of the value)', `${entry.name} ${key.name}`));
       reset.addEventListener('click', () => {
         this._given.set(key.name, false);
         this._put(key, null);
         this._after(true);
       });
       const mark = el('span', 'mgenv-sb-key-mark');
-      mark.textContent = key.default !== null ? t('defaultIs', key.default) : t('keyDefaultUnset');
+      mark.textContent = key.default !== null ? trans.__('default: %1', key.default) : trans.__('default: off or unlimited');
       this._inputs.set(key.name, input);
       this._marks.set(key.name, mark);
       this._resets.set(key.name, reset);
@@ -577,9 +577,9 @@ class KeyValueEditor extends Editor {
     const joined = this.read();
     this._joined.replaceChildren();
     if (joined === null) {
-      this._joined.textContent = this._t('keyAllDefault');
+      this._joined.textContent = this._trans.__('every key at its default (the variable is left unset)');
     } else {
-      const [before, after] = this._t('keyJoined', '\u0000').split('\u0000');
+      const [before, after] = this._trans.__('joined: %1', '\u0000').split('\u0000');
       const code = el('code', '');
       code.textContent = joined;
       this._joined.append(before ?? '', code, after ?? '');
@@ -590,12 +590,12 @@ class KeyValueEditor extends Editor {
   }
 }
 
-export function editorFor(entry: EntryInfo, commit: Commit, t: Translate): Editor {
+export function editorFor(entry: EntryInfo, commit: Commit, trans: Translation): Editor {
   switch (entry.editor.kind) {
     case 'key_value':
-      return new KeyValueEditor(entry, commit, t);
+      return new KeyValueEditor(entry, commit, trans);
     case 'choice':
-      return new ChoiceEditor(entry, commit, t);
+      return new ChoiceEditor(entry, commit, trans);
     case 'switch':
       return new SwitchEditor(entry, commit);
     case 'presence':

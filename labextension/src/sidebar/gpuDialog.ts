@@ -8,20 +8,34 @@ import { Widget } from '@lumino/widgets';
 
 import { el } from './dom';
 import { GpuActions } from './gpuView';
-import { Translate } from './text';
+import { Translation } from './text';
 
 export const askBeforeKernelAction =
-  (t: Translate): GpuActions['confirm'] =>
+  (trans: Translation): GpuActions['confirm'] =>
   async (action, notebook, memory, devices) => {
     const shutdown = action === 'shutdown';
     const body = el('p', 'mgenv-gpu-question');
-    body.textContent = t(shutdown ? 'gpusShutDownBody' : 'gpusInterruptBody', notebook, memory, devices);
+    body.textContent = shutdown
+      ? trans.__(
+          'The kernel of %1 holds %2 on %3. Shutting it down frees that memory, and everything its cells defined is lost.',
+          notebook,
+          memory,
+          devices
+        )
+      : trans.__(
+          'The kernel of %1 holds %2 on %3. Interrupting stops the cell it is running; its variables and its memory stay.',
+          notebook,
+          memory,
+          devices
+        );
     const result = await showDialog({
-      title: t(shutdown ? 'gpusShutDownTitle' : 'gpusInterruptTitle', notebook),
+      title: shutdown
+        ? trans.__('Shut down the kernel of %1?', notebook)
+        : trans.__('Interrupt the kernel of %1?', notebook),
       body: new Widget({ node: body }),
       buttons: [
-        Dialog.cancelButton({ label: t('cancel') }),
-        Dialog.warnButton({ label: t(shutdown ? 'gpusShutDown' : 'gpusInterrupt') })
+        Dialog.cancelButton({ label: trans.__('Cancel') }),
+        Dialog.warnButton({ label: shutdown ? trans.__('Shut down') : trans.__('Interrupt') })
       ],
       defaultButton: 0 // Enter cancels: the user clicked once, the second click is the decision
     });

@@ -7,7 +7,7 @@
  */
 import { formatBytes } from '../chart/format';
 import { GpuDeviceView, GpuKernelInfo, GpuKernelShare, GpuServerView } from '../protocol';
-import { Translate } from './text';
+import { Translation } from './text';
 
 /** Kernel colours cycle through this many CSS classes (mgenv-gpu-c0 …). */
 export const COLOURS = 6;
@@ -62,43 +62,45 @@ export interface DeviceLayout {
 }
 
 /** How a kernel is named: its notebooks, or its kernel name and short id when it has none. */
-export function kernelTitle(kernel: GpuKernelInfo, t: Translate): string {
-  return kernel.notebooks.length ? kernel.notebooks.join(', ') : t('gpusNoNotebook', `${kernel.name} ${kernel.id.slice(0, 8)}`);
+export function kernelTitle(kernel: GpuKernelInfo, trans: Translation): string {
+  return kernel.notebooks.length
+    ? kernel.notebooks.join(', ')
+    : trans.__('kernel %1 (no notebook)', `${kernel.name} ${kernel.id.slice(0, 8)}`);
 }
 
 /** "12 s", "5 min", "3 h", "2 d" (whole units, rounded down). */
-export function formatDuration(seconds: number, t: Translate): string {
+export function formatDuration(seconds: number, trans: Translation): string {
   if (seconds < 60) {
-    return t('gpusSeconds', Math.floor(seconds));
+    return trans.__('%1 s', Math.floor(seconds));
   }
   if (seconds < 3600) {
-    return t('gpusMinutes', Math.floor(seconds / 60));
+    return trans.__('%1 min', Math.floor(seconds / 60));
   }
   if (seconds < 86400) {
-    return t('gpusHours', Math.floor(seconds / 3600));
+    return trans.__('%1 h', Math.floor(seconds / 3600));
   }
-  return t('gpusDays', Math.floor(seconds / 86400));
+  return trans.__('%1 d', Math.floor(seconds / 86400));
 }
 
 /** The kernel's state in words: busy, starting, idle for how long, or the server's own word. */
-export function kernelState(kernel: GpuKernelInfo, t: Translate): string {
+export function kernelState(kernel: GpuKernelInfo, trans: Translation): string {
   if (kernel.execution_state === 'idle' && kernel.idle_seconds !== null) {
-    return t('gpusIdleFor', formatDuration(kernel.idle_seconds, t));
+    return trans.__('idle for %1', formatDuration(kernel.idle_seconds, trans));
   }
   if (kernel.execution_state === 'busy') {
-    return t('gpusBusy');
+    return trans.__('busy');
   }
   if (kernel.execution_state === 'starting') {
-    return t('gpusStarting');
+    return trans.__('starting');
   }
   return kernel.execution_state;
 }
 
-export function size(bytes: number | null, t: Translate): string {
-  return bytes === null ? t('gpusUnknown') : formatBytes(bytes);
+export function size(bytes: number | null, trans: Translation): string {
+  return bytes === null ? trans.__('unknown') : formatBytes(bytes);
 }
 
-export function deviceLayout(view: GpuServerView, device: GpuDeviceView, t: Translate): DeviceLayout {
+export function deviceLayout(view: GpuServerView, device: GpuDeviceView, trans: Translation): DeviceLayout {
   const kernels = new Map(view.kernels.map((kernel, order) => [kernel.id, { kernel, colour: order % COLOURS }]));
   const rows: GpuRow[] = [];
   for (const share of device.shares) {
@@ -108,7 +110,7 @@ export function deviceLayout(view: GpuServerView, device: GpuDeviceView, t: Tran
         kind: 'kernel',
         key: `k:${share.kernel_id}`,
         kernel: known.kernel,
-        title: kernelTitle(known.kernel, t),
+        title: kernelTitle(known.kernel, trans),
         used: share.used,
         figure: share.figure,
         colour: known.colour
@@ -132,7 +134,11 @@ export function deviceLayout(view: GpuServerView, device: GpuDeviceView, t: Tran
       continue;
     }
     const title =
-      row.kind === 'kernel' ? row.title : row.kind === 'other' ? `${t('gpusOther')} ${row.pid}` : t('gpusUnlisted');
+      row.kind === 'kernel'
+        ? row.title
+        : row.kind === 'other'
+          ? `${trans.__('other process')} ${row.pid}`
+          : trans.__('not listed (driver, other containers)');
     segments.push({
       key: row.key,
       kind: row.kind,
@@ -142,7 +148,7 @@ export function deviceLayout(view: GpuServerView, device: GpuDeviceView, t: Tran
     });
   }
   const free = Math.max(0, device.total - device.used);
-  segments.push({ key: 'free', kind: 'free', fraction: free / total, colour: 0, title: t('gpusFreeSize', formatBytes(free)) });
+  segments.push({ key: 'free', kind: 'free', fraction: free / total, colour: 0, title: trans.__('%1 free', formatBytes(free)) });
   return {
     index: device.index,
     label: device.label,
@@ -163,7 +169,7 @@ export function idleKernels(view: GpuServerView): GpuKernelInfo[] {
 }
 
 /** What a kernel holds, as the confirmation says it: its size in all, and on which GPUs. */
-export function heldBy(view: GpuServerView, kernelId: string, t: Translate): { memory: string; devices: string } {
+export function heldBy(view: GpuServerView, kernelId: string, trans: Translation): { memory: string; devices: string } {
   let bytes = 0;
   let unknown = false;
   const devices: string[] = [];
@@ -179,5 +185,5 @@ export function heldBy(view: GpuServerView, kernelId: string, t: Translate): { m
       }
     }
   }
-  return { memory: unknown ? t('gpusUnknown') : formatBytes(bytes), devices: devices.join(', ') || '—' };
+  return { memory: unknown ? trans.__('unknown') : formatBytes(bytes), devices: devices.join(', ') || '—' };
 }

@@ -15,7 +15,7 @@ import { GpuKernelInfo, GpuServerView } from '../protocol';
 import { el, withCode } from './dom';
 import { DeviceLayout, GpuRow, deviceLayout, heldBy, idleKernels, kernelState, kernelTitle, size } from './gpuLayout';
 import { ServerGpus } from './serverGpus';
-import { Translate } from './text';
+import { Translation } from './text';
 
 export type GpuAction = 'shutdown' | 'interrupt';
 
@@ -35,7 +35,7 @@ interface Keyed {
 
 export class GpuView extends Widget {
   readonly model: ServerGpus;
-  private _t: Translate;
+  private _trans: Translation;
   private _actions: GpuActions;
   private _status: HTMLElement;
   private _devices: HTMLElement;
@@ -46,18 +46,18 @@ export class GpuView extends Widget {
   private _deviceNodes = new Map<number, { node: HTMLElement; rows: Map<string, Keyed> }>();
   private _idleRows = new Map<string, Keyed>();
 
-  constructor(model: ServerGpus, t: Translate, actions: GpuActions) {
+  constructor(model: ServerGpus, trans: Translation, actions: GpuActions) {
     super();
     this.model = model;
-    this._t = t;
+    this._trans = trans;
     this._actions = actions;
     this.addClass('mgenv-gpu');
-    this.node.setAttribute('aria-label', t('gpusTitle'));
+    this.node.setAttribute('aria-label', trans.__('GPUs on this server'));
     this._status = el('div', 'mgenv-gpu-status');
     this._devices = el('div', 'mgenv-gpu-devices');
     this._idle = el('div', 'mgenv-gpu-idle');
     const idleTitle = el('div', 'mgenv-gpu-idle-title');
-    idleTitle.textContent = t('gpusIdleKernels');
+    idleTitle.textContent = trans.__('Kernels holding no GPU memory');
     this._idleList = el('ul', 'mgenv-gpu-rows');
     this._idle.append(idleTitle, this._idleList);
     this._note = el('div', 'mgenv-gpu-note');
@@ -101,20 +101,27 @@ export class GpuView extends Widget {
   }
 
   private _render(): void {
-    const t = this._t;
+    const trans = this._trans;
     const { view, connection } = this.model;
     this.node.dataset.connection = connection;
     const status: (string | HTMLElement)[] = [];
     if (connection === 'loading') {
-      status.push(t('gpusLoading'));
+      status.push(trans.__('Reading the server’s GPUs…'));
     } else if (connection === 'absent') {
-      status.push(...withCode(t('gpusAbsent')));
+      status.push(
+        ...withCode(
+          trans.__(
+            'The mgenv_jupyter server extension is not running on this server: enable it with ' +
+              '`jupyter server extension enable mgenv_jupyter.server` and restart the server.'
+          )
+        )
+      );
     } else if (connection === 'forbidden') {
-      status.push(t('gpusForbidden'));
+      status.push(trans.__('The server does not let this page see its kernels.'));
     } else if (connection === 'unreachable') {
-      status.push(t('gpusUnreachable', this.model.error));
+      status.push(trans.__('The server does not answer: %1', this.model.error));
     } else if (view) {
-      status.push(...viewStatus(view, t));
+      status.push(...viewStatus(view, trans));
     }
     this._status.replaceChildren(
       ...(view && connection === 'ready'
@@ -128,11 +135,16 @@ export class GpuView extends Widget {
     this._status.hidden = status.length === 0;
     this._renderDevices(view);
     this._renderIdle(view);
-    this._note.textContent = view && view.devices.length && view.namespace !== 'foreign' ? t('gpusFigures') : '';
+    this._note.textContent =
+      view && view.devices.length && view.namespace !== 'foreign'
+        ? trans.__(
+            'Each notebook’s figure is NVML’s memory of its kernel’s processes; the device’s used and total are NVML’s own.'
+          )
+        : '';
   }
 
   private _renderDevices(view: GpuServerView | null): void {
-    const layouts = view ? view.devices.map(device => deviceLayout(view, device, this._t)) : [];
+    const layouts = view ? view.devices.map(device => deviceLayout(view, device, this._trans)) : [];
     const wanted = new Set(layouts.map(layout => layout.index));
     for (const [index, device] of this._deviceNodes) {
       if (!wanted.has(index)) {
@@ -145,7 +157,7 @@ export class GpuView extends Widget {
   }
 
   private _device(layout: DeviceLayout): HTMLElement {
-    const t = this._t;
+    const trans = this._trans;
     let device = this._deviceNodes.get(layout.index);
     if (!device) {
       const node = el('section', 'mgenv-gpu-device');
@@ -160,7 +172,7 @@ export class GpuView extends Widget {
     }
     const node = device.node;
     setText(node.querySelector('.mgenv-gpu-device-label')!, layout.label);
-    setText(node.querySelector('.mgenv-gpu-device-usage')!, t('gpusUsedOf', size(layout.used, t), size(layout.total, t)));
+    setText(node.querySelector('.mgenv-gpu-device-usage')!, trans.__('%1 of %2 used', size(layout.used, trans), size(layout.total, trans)));
     setText(node.querySelector('.mgenv-gpu-device-name')!, layout.name);
     const problem = node.querySelector<HTMLElement>('.mgenv-gpu-problem')!;
     setText(problem, layout.problem ?? '');
@@ -219,7 +231,7 @@ export class GpuView extends Widget {
     if (row.kind === 'kernel') {
       return this._kernelRow(row.colour);
     }
-    const t = this._t;
+    const trans = this._trans;
     const node = el('li', `mgenv-gpu-row mgenv-gpu-row-${row.kind}`);
     const swatch = el('span', `mgenv-gpu-swatch mgenv-gpu-seg-${row.kind}`);
     const name = el('span', 'mgenv-gpu-name');
@@ -227,25 +239,25 @@ export class GpuView extends Widget {
     const meta = el('div', 'mgenv-gpu-meta');
     node.append(swatch, name, bytes, meta);
     if (row.kind === 'other') {
-      node.title = t('gpusOtherTitle');
+      node.title = trans.__('A process that belongs to no kernel of this server: shown, never acted on.');
     }
     return {
       node,
       update: data => {
         const current = data as GpuRow;
         node.dataset.key = current.key;
-        setText(bytes, size(current.used, t));
+        setText(bytes, size(current.used, trans));
         if (current.kind === 'other') {
-          setText(name, t('gpusOther'));
+          setText(name, trans.__('other process'));
           setText(
             meta,
             current.name === null && current.user === null
-              ? t('gpusOtherHidden', current.pid)
-              : t('gpusOtherMeta', current.pid, current.name ?? '?', current.user ?? '?')
+              ? trans.__('pid %1 · not visible here', current.pid)
+              : trans.__('pid %1 · %2 · %3', current.pid, current.name ?? '?', current.user ?? '?')
           );
         } else if (current.kind === 'unlisted') {
-          setText(name, t('gpusUnlisted'));
-          name.title = t('gpusUnlisted');
+          setText(name, trans.__('not listed (driver, other containers)'));
+          name.title = trans.__('not listed (driver, other containers)');
           meta.hidden = true;
         }
       }
@@ -254,7 +266,7 @@ export class GpuView extends Widget {
 
   /** A kernel's row: its notebook (a link that opens it), its memory on this GPU, its state, and its two actions. */
   private _kernelRow(colour: number | null): Keyed {
-    const t = this._t;
+    const trans = this._trans;
     const node = el('li', 'mgenv-gpu-row mgenv-gpu-row-kernel');
     const swatch = el('span', 'mgenv-gpu-swatch');
     if (colour === null) {
@@ -268,8 +280,8 @@ export class GpuView extends Widget {
     const meta = el('div', 'mgenv-gpu-meta');
     const state = el('span', 'mgenv-gpu-state');
     const actions = el('span', 'mgenv-gpu-actions');
-    const interrupt = button('mgenv-gpu-interrupt', t('gpusInterrupt'));
-    const shutdown = button('mgenv-gpu-shutdown', t('gpusShutDown'));
+    const interrupt = button('mgenv-gpu-interrupt', trans.__('Interrupt'));
+    const shutdown = button('mgenv-gpu-shutdown', trans.__('Shut down'));
     actions.append(interrupt, shutdown);
     meta.append(state, actions);
     node.append(swatch, open, bytes, meta);
@@ -286,16 +298,20 @@ export class GpuView extends Widget {
       update: data => {
         const row = 'kind' in data ? data : null;
         kernel = row?.kind === 'kernel' ? row.kernel : (data as GpuKernelInfo);
-        const title = kernelTitle(kernel, t);
+        const title = kernelTitle(kernel, trans);
         node.dataset.key = row ? row.key : kernel.id;
         node.dataset.kernel = kernel.id;
         setText(open, title);
-        open.title = kernel.notebooks.length ? t('gpusOpenTitle', kernel.notebooks[0]) : title;
+        open.title = kernel.notebooks.length ? trans.__('Open %1', kernel.notebooks[0]) : title;
         open.disabled = kernel.notebooks.length === 0;
         const own = row?.kind === 'kernel' && row.figure === 'kernel_report';
-        setText(bytes, row && row.kind === 'kernel' ? size(row.used, t) + (own ? ` (${t('gpusOwnReport')})` : '') : '');
-        bytes.title = own ? t('gpusOwnReportTitle') : '';
-        setText(state, `${kernelState(kernel, t)} · ${kernel.name}`);
+        setText(bytes, row && row.kind === 'kernel' ? size(row.used, trans) + (own ? ` (${trans.__('own report')})` : '') : '');
+        bytes.title = own
+          ? trans.__(
+              'What the kernel says its framework’s allocator reserved on this GPU (NVML cannot attribute memory here)'
+            )
+          : '';
+        setText(state, `${kernelState(kernel, trans)} · ${kernel.name}`);
       }
     };
   }
@@ -305,36 +321,42 @@ export class GpuView extends Widget {
     if (!view) {
       return;
     }
-    const t = this._t;
-    const { memory, devices } = heldBy(view, kernel.id, t);
-    if (!(await this._actions.confirm(action, kernelTitle(kernel, t), memory, devices))) {
+    const trans = this._trans;
+    const { memory, devices } = heldBy(view, kernel.id, trans);
+    if (!(await this._actions.confirm(action, kernelTitle(kernel, trans), memory, devices))) {
       return;
     }
     this._outcome.textContent = '';
     try {
       await (action === 'shutdown' ? this._actions.shutdown(kernel.id) : this._actions.interrupt(kernel.id));
     } catch (reason) {
-      this._outcome.textContent = t('gpusActionFailed', reason instanceof Error ? reason.message : String(reason));
+      this._outcome.textContent = trans.__('The server refused: %1', reason instanceof Error ? reason.message : String(reason));
     }
     await this.model.refresh();
   }
 }
 
 /** The view's own line: the simulated GPU, the driver's state, the pid-namespace verdict. */
-function viewStatus(view: GpuServerView, t: Translate): string[] {
+function viewStatus(view: GpuServerView, trans: Translation): string[] {
   const lines: string[] = [];
   if (view.state === 'no_driver') {
-    lines.push(t('gpusNoDriver', view.detail ?? ''));
+    lines.push(trans.__('No NVIDIA driver on the server: %1', view.detail ?? ''));
   } else if (view.state === 'no_gpu') {
-    lines.push(t('gpusNoGpu'));
+    lines.push(trans.__('NVML sees no GPU on the server.'));
   } else if (view.state === 'error') {
-    lines.push(t('gpusError', view.detail ?? ''));
+    lines.push(trans.__('NVML error on the server: %1', view.detail ?? ''));
   }
   if (view.namespace === 'foreign') {
-    lines.push(t('gpusForeign'));
+    lines.push(
+      trans.__(
+        'NVML lists its processes under pids that do not exist here: the server runs in a container with its own pid ' +
+          'namespace, so NVML’s figures cannot be attributed to a notebook. A figure marked “own report” is what the ' +
+          'kernel says its framework’s allocator reserved; the device figures are exact.'
+      )
+    );
   }
   if (view.simulated && view.simulation) {
-    lines.push(t('gpusSimulated', view.simulation));
+    lines.push(trans.__('simulated GPU (%1)', view.simulation));
   }
   return lines;
 }

@@ -11,7 +11,7 @@ import { Widget } from '@lumino/widgets';
 import { MemoryChart } from '../chart/memoryChart';
 import { MemoryMessage } from '../protocol';
 import { el } from './dom';
-import { Translate } from './text';
+import { Translation } from './text';
 
 export class MemoryView extends Widget {
   private _chart: MemoryChart;
@@ -19,10 +19,10 @@ export class MemoryView extends Widget {
   private _wanted = false;
   private _wantedChanged = new Signal<this, boolean>(this);
 
-  constructor(private _t: Translate) {
+  constructor(private _trans: Translation) {
     super();
     this.addClass('mgenv-sb-memory');
-    this.node.setAttribute('aria-label', _t('memory'));
+    this.node.setAttribute('aria-label', this._trans.__('Live GPU memory'));
     this._body = el('div', 'mgenv-sb-memory-body');
     this.node.append(this._body);
     this._chart = this._newChart();
@@ -93,7 +93,7 @@ export class MemoryView extends Widget {
     this._body.append(root);
     // The accordion's title already names it; the chart's own header keeps only its CSV button. It fills the
     // section, whatever height the user drags it to.
-    const chart = new MemoryChart(root, { title: '', height: 'fill', maxPoints: 20_000, text: this._t });
+    const chart = new MemoryChart(root, { title: '', height: 'fill', maxPoints: 20_000, trans: this._trans });
     (root as any).mgenvChart = chart; // lets browser tests and benchmarks reach the live chart
     return chart;
   }

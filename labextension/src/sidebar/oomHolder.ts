@@ -9,7 +9,7 @@ import { formatBytes } from '../chart/format';
 import { OomKernelHolder } from '../protocol';
 import { el } from './dom';
 import { formatDuration } from './gpuLayout';
-import { Translate } from './text';
+import { Translation } from './text';
 
 /** What a click came to: shut down, declined at the question, the kernel already gone, or the server failed. */
 export interface HolderOutcome {
@@ -19,18 +19,18 @@ export interface HolderOutcome {
 
 export type ShutdownHolder = (holder: OomKernelHolder) => Promise<HolderOutcome>;
 
-export function kernelHolderItem(holder: OomKernelHolder, t: Translate, shutdown: ShutdownHolder): HTMLElement {
+export function kernelHolderItem(holder: OomKernelHolder, trans: Translation, shutdown: ShutdownHolder): HTMLElement {
   const item = el('li', 'mgenv-oom-remedy mgenv-oom-holder');
   const head = el('div', 'mgenv-oom-remedy-head');
   const button = el('button', 'jp-Button mgenv-oom-apply mgenv-oom-holder-shutdown') as HTMLButtonElement;
   button.type = 'button';
-  button.textContent = t('oomHolderButton');
-  button.title = t('oomHolderTitle');
+  button.textContent = trans.__('Shut down…');
+  button.title = trans.__('Asks first, then shuts the kernel down through the server’s kernel API');
   const text = el('span', 'mgenv-oom-holder-text');
   const notebook = holder.notebooks.join(', ') || holder.kernel_id.slice(0, 8);
   text.textContent =
-    t('oomHolderText', notebook, formatBytes(holder.bytes)) +
-    (holder.idle_seconds === null ? '' : ` (${t('gpusIdleFor', formatDuration(holder.idle_seconds, t))})`);
+    trans.__('Shut down the kernel of %1 on this server: it holds %2 of this GPU', notebook, formatBytes(holder.bytes)) +
+    (holder.idle_seconds === null ? '' : ` (${trans.__('idle for %1', formatDuration(holder.idle_seconds, trans))})`);
   head.append(button, text);
   const outcome = el('div', 'mgenv-oom-outcome');
   outcome.setAttribute('role', 'status');
@@ -42,7 +42,8 @@ export function kernelHolderItem(holder: OomKernelHolder, t: Translate, shutdown
     try {
       result = await shutdown(holder);
     } catch (reason) {
-      result = { state: 'error', message: t('oomHolderFailed', reason instanceof Error ? reason.message : String(reason)) };
+      const why = reason instanceof Error ? reason.message : String(reason);
+      result = { state: 'error', message: trans.__('The server could not be asked: %1', why) };
     }
     outcome.dataset.state = result.state;
     outcome.textContent = result.message;

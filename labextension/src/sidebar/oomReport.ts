@@ -1,5 +1,5 @@
 /**
- * The out-of-memory report under a failing cell (the kernel's OOM_MIME output, protocol/oom.py), with one button per
+ * The out-of-memory report under a failing cell (the kernel's OOM_MIME output, protocol/_oom.py), with one button per
  * remedy. A click asks the kernel over the sidebar's comm with a JSON "remedy" request naming only the kernel's ids
  * for the report and the remedy — no names, values or force, and never code: the kernel sets the remedy as its own
  * last report holds it (catalog variables only, all or nothing) and refuses an id of any other report. Accepted, the variables join the notebook profile (NotebookFollower.applyRemedy);
@@ -20,10 +20,10 @@ import { freeOfferItem, holdersView } from './freeOffer';
 import { kernelHolderItem, ShutdownHolder } from './oomHolder';
 import { ChartLike, timelineView } from './oomTimeline';
 import { badgeFor } from './badges';
-import { Language, Translate } from './text';
+import { Language, Translation } from './text';
 
 export interface OomReportOptions {
-  t: Translate;
+  trans: Translation;
   /** The notebook showing `node` (the report's cell output), if any. */
   notebookOf: (node: HTMLElement) => NotebookPanel | null;
   /** Set the remedy in that notebook's kernel and keep it in its profile (null: no kernel followed there). */
@@ -74,7 +74,7 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
       }
       this.node.append(section);
     }
-    const timeline = timelineView(data.timeline, undefined, this._options.t);
+    const timeline = timelineView(data.timeline, undefined, this._options.trans);
     this._chart = timeline.chart;
     this.node.append(timeline.node);
     const title = el('div', 'mgenv-oom-remedies-title');
@@ -86,7 +86,7 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
     }
     const list = el('ol', 'mgenv-oom-remedies');
     if (data.kernel_holder && this._options.shutdownHolder) {
-      list.append(kernelHolderItem(data.kernel_holder, this._options.t, this._options.shutdownHolder));
+      list.append(kernelHolderItem(data.kernel_holder, this._options.trans, this._options.shutdownHolder));
     }
     for (const remedy of data.remedies) {
       list.append(this._remedy(remedy));
@@ -117,10 +117,10 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
   }
 
   private _freeOffer(offer: OomFreeOffer): HTMLElement {
-    const { t, notebookOf, free } = this._options;
+    const { trans, notebookOf, free } = this._options;
     return freeOfferItem(offer, {
-      noKernel: t('oomNoKernel'),
-      busy: t('oomApplying'),
+      noKernel: trans.__('This report’s notebook has no running kernel to set it in.'),
+      busy: trans.__('Setting…'),
       free: async () => {
         const panel = notebookOf(this.node);
         const answer = panel && free ? await free(panel) : null;
@@ -132,9 +132,9 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
   }
 
   private _remedy(remedy: OomRemedyInfo): HTMLElement {
-    const { t, notebookOf, apply, restart } = this._options;
+    const { trans, notebookOf, apply, restart } = this._options;
     return remedyItem(remedy, {
-      t,
+      trans,
       language: this._language,
       reportId: this._reportId,
       apply: choice => {
@@ -147,7 +147,7 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
 }
 
 export interface RemedyOptions {
-  t: Translate;
+  trans: Translation;
   /** The kernel's id of the report the remedy belongs to (sent back with the remedy's id on a click). */
   reportId: string;
   /** Set the remedy in the kernel and keep it in the notebook profile (null: no kernel to set it in). */
@@ -162,13 +162,13 @@ export interface RemedyOptions {
 
 /** One remedy: its Apply button, %envset line, when it takes effect and why, its caveat, and what a click did. */
 export function remedyItem(remedy: OomRemedyInfo, options: RemedyOptions): HTMLElement {
-  const { t } = options;
+  const { trans } = options;
   const item = el('li', 'mgenv-oom-remedy');
   const head = el('div', 'mgenv-oom-remedy-head');
   const apply = el('button', 'jp-Button mgenv-oom-apply') as HTMLButtonElement;
   apply.type = 'button';
-  apply.textContent = t('oomApply');
-  apply.title = t('oomApplyTitle', remedy.envset);
+  apply.textContent = trans.__('Apply');
+  apply.title = trans.__('Set this in the kernel (%1) and keep it in the notebook profile', remedy.envset);
   const code = el('code', 'mgenv-oom-envset');
   code.textContent = remedy.envset;
   head.append(apply, code);
@@ -195,14 +195,14 @@ export function remedyItem(remedy: OomRemedyInfo, options: RemedyOptions): HTMLE
 }
 
 /** Show a remedy whose values the kernel already holds as applied (a click elsewhere, or %envset), or offer it again. */
-export function markApplied(item: HTMLElement, applied: boolean, t: Translate): void {
+export function markApplied(item: HTMLElement, applied: boolean, trans: Translation): void {
   const button = item.querySelector<HTMLButtonElement>('.mgenv-oom-apply');
   const outcome = item.querySelector<HTMLElement>('.mgenv-oom-outcome');
   if (!button || outcome?.dataset.state === 'busy') {
     return;
   }
   button.disabled = applied;
-  button.textContent = applied ? t('oomApplied') : t('oomApply');
+  button.textContent = applied ? trans.__('Applied') : trans.__('Apply');
 }
 
 async function applyRemedy(
@@ -211,10 +211,10 @@ async function applyRemedy(
   button: HTMLButtonElement,
   outcome: HTMLElement
 ): Promise<void> {
-  const { t } = options;
+  const { trans } = options;
   button.disabled = true;
   outcome.dataset.state = 'busy';
-  outcome.textContent = t('oomApplying');
+  outcome.textContent = trans.__('Setting…');
   let answer: Answer | null = null;
   try {
     answer = await options.apply({
@@ -229,13 +229,13 @@ async function applyRemedy(
   outcome.replaceChildren();
   if (answer === null) {
     outcome.dataset.state = 'error';
-    outcome.textContent = t('oomNoKernel');
+    outcome.textContent = trans.__('This report’s notebook has no running kernel to set it in.');
     button.disabled = false;
     return;
   }
   if (answer.type !== 'result') {
     outcome.dataset.state = 'error';
-    outcome.textContent = t('oomRefused', answer.type === 'error' ? answer.message : answer.type);
+    outcome.textContent = trans.__('The kernel refused it: %1', answer.type === 'error' ? answer.message : answer.type);
     button.disabled = false;
     return;
   }
@@ -246,15 +246,18 @@ async function applyRemedy(
   outcome.dataset.state = restart ? 'restart' : 'applied';
   const said = el('span', 'mgenv-oom-said');
   said.textContent = restart
-    ? t('oomSetRestart')
-    : t('oomSetWhen', answer.status ? badgeFor(answer.status, options.language ?? 'en').label : remedy.when);
+    ? trans.__('Set and kept in the notebook profile; it takes effect after a restart.')
+    : trans.__(
+        'Set in this kernel and kept in the notebook profile: %1.',
+        answer.status ? badgeFor(answer.status, options.language ?? 'en').label : remedy.when
+      );
   outcome.append(said);
-  button.textContent = t('oomApplied');
+  button.textContent = trans.__('Applied');
   if (restart && options.restart) {
     const again = el('button', 'jp-Button mgenv-oom-restart') as HTMLButtonElement;
     again.type = 'button';
-    again.textContent = t('restartApply');
-    again.title = t('restartApplyTitle');
+    again.textContent = trans.__('Restart and apply');
+    again.title = trans.__('Restart the kernel and apply this notebook’s profile before any cell runs (import-time variables take effect)');
     const run = options.restart;
     again.addEventListener('click', () => void run());
     outcome.append(again);

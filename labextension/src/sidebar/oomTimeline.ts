@@ -1,12 +1,12 @@
 /**
  * The timeline of an out-of-memory report, drawn by the project's memory chart (src/chart/): the kernel sends it as
- * the chart's own snapshot (protocol/oom.py OomTimeline) — the failing device's series up to the failure, the failing
+ * the chart's own snapshot (protocol/_oom.py OomTimeline) — the failing device's series up to the failure, the failing
  * cell's marker, and overlay lines for the device total, the earlier cells' peaks and what was held plus what was
  * asked — so the chart shows it as it shows live memory: the same units, legend, labels and theme. Static: nothing
  * more arrives after the snapshot.
  */
 import { MemoryChart, MemoryChartOptions } from '../chart/memoryChart';
-import { ChartText } from '../chart/text';
+import { Translation } from '../chart/text';
 import { OomTimeline } from '../protocol';
 import { el } from './dom';
 
@@ -29,7 +29,7 @@ export interface TimelineView {
 }
 
 /** The timeline's title, its chart (when there are samples) and its lines in words. */
-export function timelineView(timeline: OomTimeline, makeChart: ChartFactory = newChart, text?: ChartText): TimelineView {
+export function timelineView(timeline: OomTimeline, makeChart: ChartFactory = newChart, trans?: Translation): TimelineView {
   const node = el('div', 'mgenv-oom-section mgenv-oom-timeline');
   const title = el('div', 'mgenv-oom-line mgenv-oom-timeline-title');
   title.textContent = timeline.title;
@@ -39,7 +39,7 @@ export function timelineView(timeline: OomTimeline, makeChart: ChartFactory = ne
     const box = el('div', 'mgenv-oom-chart');
     node.append(box);
     // The title is the report's own line above; the chart's header keeps only its CSV button.
-    chart = makeChart(box, { title: '', height: TIMELINE_HEIGHT, points: true, text });
+    chart = makeChart(box, { title: '', height: TIMELINE_HEIGHT, points: true, trans });
     chart.receive(timeline.chart);
     (box as any).mgenvChart = chart; // lets browser tests reach the chart, as the inline widget does
   }

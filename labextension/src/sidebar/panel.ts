@@ -19,7 +19,7 @@ import { MemoryView } from './memoryView';
 import { EnvModel } from './model';
 import { ProfileQuestion } from './profileReview';
 import { SidebarOptions, SidebarSettings } from './settings';
-import { Language, Translate } from './text';
+import { Language, Translation } from './text';
 
 export const SIDEBAR_ID = 'mgenv-jupyter-sidebar';
 
@@ -33,7 +33,7 @@ const MIN_HEIGHT_TO_SHARE = 100;
 
 export interface SidebarPanelOptions {
   /** The panel's words in the user's language (JupyterLab's translator). */
-  t: Translate;
+  trans: Translation;
   /** The language of the kernel's catalog and of the status labels. */
   language: Language;
   settings?: SidebarSettings;
@@ -52,22 +52,22 @@ export class SidebarPanel extends SidePanel {
   readonly language: Language;
   private _sized = false;
 
-  constructor(notebooks: NotebookSource, { t, language, settings, ask, translator }: SidebarPanelOptions) {
+  constructor(notebooks: NotebookSource, { trans, language, settings, ask, translator }: SidebarPanelOptions) {
     super({ translator });
     this.id = SIDEBAR_ID;
-    this.title.caption = t('title');
+    this.title.caption = trans.__('Framework Env');
     this.addClass('mgenv-sb');
     this.language = language;
     this.settings = settings ?? new SidebarSettings();
     this.model = new EnvModel(language);
     this.follower = new NotebookFollower(notebooks, this.model, ask);
-    this.config = new ConfigView(this.model, this.follower, t);
-    this.config.title.label = t('variables');
-    this.memory = new MemoryView(t);
-    this.memory.title.label = t('memory');
+    this.config = new ConfigView(this.model, this.follower, trans);
+    this.config.title.label = trans.__('Variables');
+    this.memory = new MemoryView(trans);
+    this.memory.title.label = trans.__('Live GPU memory');
     const heading = new Widget({ node: document.createElement('h2') });
     heading.addClass('mgenv-sb-heading');
-    heading.node.textContent = t('title');
+    heading.node.textContent = trans.__('Framework Env');
     this.header.addWidget(heading);
     this.addWidget(this.config);
     this.addWidget(this.memory);

@@ -7,14 +7,14 @@ import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
 import { ProfileQuestion, reviewBody } from './profileReview';
-import { Translate } from './text';
+import { Translation } from './text';
 
-/** The question, in the words `t` gives (the user's language). */
-export const askToApplyProfile = (t: Translate): ProfileQuestion => async args => {
+/** The question, in the words `trans` gives (the user's language). */
+export const askToApplyProfile = (trans: Translation): ProfileQuestion => async args => {
   const result = await showDialog({
-    title: t('askTitle'),
-    body: new Widget({ node: reviewBody(args, t) }),
-    buttons: [Dialog.cancelButton({ label: t('askDontApply') }), Dialog.okButton({ label: t('askApply') })],
+    title: trans.__('Apply this notebook’s profile?'),
+    body: new Widget({ node: reviewBody(args, trans) }),
+    buttons: [Dialog.cancelButton({ label: trans.__('Don’t apply') }), Dialog.okButton({ label: trans.__('Apply profile') })],
     // Enter, or a stray key, must not give consent: the focused default is "Don't apply".
     defaultButton: 0
   });

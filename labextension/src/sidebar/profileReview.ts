@@ -6,7 +6,7 @@
  */
 import { ProfileItemInfo } from '../protocol';
 import { code, el, tableHead } from './dom';
-import { TextKey, Translate } from './text';
+import { Translation } from './text';
 
 /** What the question is about. */
 export interface ProfileQuestionArgs {
@@ -19,9 +19,13 @@ export type ProfileQuestion = (args: ProfileQuestionArgs) => Promise<boolean>;
 
 export const REVIEW_CLASS = 'mgenv-profile-review';
 
-export function reviewBody({ notebook, items }: ProfileQuestionArgs, t: Translate): HTMLElement {
+export function reviewBody({ notebook, items }: ProfileQuestionArgs, trans: Translation): HTMLElement {
   const body = el('div', REVIEW_CLASS);
-  const [before, after] = t('askIntro').split('{notebook}');
+  const question = trans.__(
+    'The notebook {notebook} carries a profile of framework variables to set in its kernel. It came with the file, ' +
+      'so apply it only if you trust where the notebook came from. Nothing has been set yet.'
+  );
+  const [before, after] = question.split('{notebook}');
   const intro = el('p', '');
   const name = el('code', `${REVIEW_CLASS}-notebook`);
   name.textContent = notebook;
@@ -31,21 +35,24 @@ export function reviewBody({ notebook, items }: ProfileQuestionArgs, t: Translat
   const applied = items.filter(item => item.action !== 'refused');
   const refused = items.filter(item => item.action === 'refused');
   if (applied.length) {
-    body.append(heading(t('askWillSet')), table(applied, t, false));
+    body.append(heading(trans.__('Will be set')), table(applied, trans, false));
   } else {
     const none = el('p', `${REVIEW_CLASS}-nothing`);
-    none.textContent = t('askNothingToSet');
+    none.textContent = trans.__('Nothing in this profile would be set.');
     body.append(none);
   }
   if (refused.length) {
     const section = el('section', `${REVIEW_CLASS}-refused`);
     const note = el('p', '');
-    note.textContent = t('askRefusedNote');
-    section.append(heading(t('askRefused')), note, table(refused, t, true));
+    note.textContent = trans.__('The kernel refuses these whatever you answer:');
+    section.append(heading(trans.__('Will not be applied')), note, table(refused, trans, true));
     body.append(section);
   }
   const remember = el('p', `${REVIEW_CLASS}-remember`);
-  remember.textContent = t('askRemember');
+  remember.textContent = trans.__(
+    'Approving is remembered on this computer for this exact profile: reopening it does not ask again, a changed ' +
+      'profile does. If you don’t apply it, nothing changes and you are asked again the next time its kernel starts.'
+  );
   body.append(remember);
   return body;
 }
@@ -56,13 +63,13 @@ function heading(label: string): HTMLElement {
   return node;
 }
 
-function table(items: readonly ProfileItemInfo[], t: Translate, refused: boolean): HTMLTableElement {
+function table(items: readonly ProfileItemInfo[], trans: Translation, refused: boolean): HTMLTableElement {
   const node = el('table', `${REVIEW_CLASS}-table`) as HTMLTableElement;
   // The caption names the table for assistive technology; the heading above says the same on screen.
   const caption = el('caption', `${REVIEW_CLASS}-caption`);
-  caption.textContent = t(refused ? 'askRefused' : 'askWillSet');
-  const columns: TextKey[] = ['askVariable', 'askValue', 'askNow', ...(refused ? (['askWhy'] as const) : [])];
-  const head = tableHead(columns.map(column => t(column)));
+  caption.textContent = refused ? trans.__('Will not be applied') : trans.__('Will be set');
+  const columns = [trans.__('Variable'), trans.__('Value'), trans.__('Now'), ...(refused ? [trans.__('Why')] : [])];
+  const head = tableHead(columns);
   const rows = el('tbody', '');
   for (const item of items) {
     const row = el('tr', `${REVIEW_CLASS}-${item.action}`);
@@ -73,18 +80,18 @@ function table(items: readonly ProfileItemInfo[], t: Translate, refused: boolean
     nameCell.append(variableName(item.name));
     const now = el('td', '');
     if (item.action === 'unchanged') {
-      now.append(words(t('askUnchanged')));
+      now.append(words(trans.__('already this value')));
     } else if (item.current === null) {
-      now.append(words(t('notSet')));
+      now.append(words(trans.__('(not set)')));
     } else {
       now.append(code(item.current));
     }
     const value = el('td', '');
-    value.append(item.value === null ? words(t('notSet')) : code(item.value));
+    value.append(item.value === null ? words(trans.__('(not set)')) : code(item.value));
     row.append(nameCell, value, now);
     if (refused) {
       const why = el('td', `${REVIEW_CLASS}-reason`);
-      why.textContent = item.reason ?? t('profileRefusedMark');
+      why.textContent = item.reason ?? trans.__('will not be applied');
       row.append(why);
     }
     rows.append(row);

@@ -8,17 +8,17 @@ import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
 import { RestartQuestion, restartBody } from './restartReview';
-import { Language, Translate } from './text';
+import { Language, Translation } from './text';
 
 export const askToRestart =
-  (t: Translate, language: Language): RestartQuestion =>
+  (trans: Translation, language: Language): RestartQuestion =>
   async args => {
     const result = await showDialog({
-      title: t('restartTitle'),
-      body: new Widget({ node: restartBody(args, t, language) }),
-      buttons: [Dialog.cancelButton({ label: t('cancel') }), Dialog.warnButton({ label: t('restartApply') })],
+      title: trans.__('Restart the kernel and apply the profile?'),
+      body: new Widget({ node: restartBody(args, trans, language) }),
+      buttons: [Dialog.cancelButton({ label: trans.__('Cancel') }), Dialog.warnButton({ label: trans.__('Restart and apply') })],
       // Saving is what keeps the profile: offered, ticked, whenever there is something unsaved.
-      checkbox: args.saved ? null : { label: t('restartSave'), checked: true },
+      checkbox: args.saved ? null : { label: trans.__('Save the notebook first'), checked: true },
       defaultButton: 1 // as JupyterLab's own restart: the user asked for it, Enter confirms
     });
     return { restart: result.button.accept, save: result.button.accept && result.isChecked === true };

@@ -10,7 +10,7 @@ import { badgeClass, badgeFor } from './badges';
 import { code, el, tableHead } from './dom';
 import { EnvModel } from './model';
 import { isSecret } from './profile';
-import { Language, TextKey, Translate } from './text';
+import { Language, Translation } from './text';
 
 /** Statuses of a value that is set but not what the framework uses: only a new process reads it again (the
  * kernel's rule, Status.needs_restart, generated into the schema). */
@@ -69,31 +69,40 @@ export type RestartQuestion = (args: RestartQuestionArgs) => Promise<RestartAnsw
 
 export const RESTART_CLASS = 'mgenv-restart-review';
 
-export function restartBody({ notebook, items, saved }: RestartQuestionArgs, t: Translate, language: Language): HTMLElement {
+export function restartBody({ notebook, items, saved }: RestartQuestionArgs, trans: Translation, language: Language): HTMLElement {
   const body = el('div', RESTART_CLASS);
   const intro = el('p', '');
   if (items.length) {
-    const [before, after] = t('restartIntro').split('{notebook}');
+    const question = trans.__(
+      'The kernel of {notebook} restarts: everything its cells defined is lost. Before any cell runs, the notebook ' +
+        'profile sets:'
+    );
+    const [before, after] = question.split('{notebook}');
     const name = el('code', '');
     name.textContent = notebook;
     intro.append(before, name, after);
-    body.append(intro, table(items, t, language));
+    body.append(intro, table(items, trans, language));
   } else {
-    intro.textContent = t('restartEmpty');
+    intro.textContent = trans.__('The notebook profile is empty: the kernel restarts and nothing is applied.');
     body.append(intro);
   }
   const where = el('p', `${RESTART_CLASS}-${saved ? 'saved' : 'unsaved'}`);
-  where.textContent = t(saved ? 'restartSaved' : 'restartUnsaved');
+  where.textContent = saved
+    ? trans.__('The profile is kept in this notebook’s metadata (metadata.mgenv_jupyter.profile) and the notebook is saved.')
+    : trans.__(
+        'The profile is kept in this notebook’s metadata (metadata.mgenv_jupyter.profile), and the notebook has ' +
+          'unsaved changes: until it is saved, reloading the page loses the profile, and the notebook’s next kernel ' +
+          'does not get it.'
+      );
   body.append(where);
   return body;
 }
 
-function table(items: readonly RestartItem[], t: Translate, language: Language): HTMLTableElement {
+function table(items: readonly RestartItem[], trans: Translation, language: Language): HTMLTableElement {
   const node = el('table', `${RESTART_CLASS}-table`) as HTMLTableElement;
   const caption = el('caption', `${RESTART_CLASS}-caption`);
-  caption.textContent = t('restartTitle');
-  const columns: TextKey[] = ['askVariable', 'askValue', 'askNow', 'restartWhy'];
-  const head = tableHead(columns.map(column => t(column)));
+  caption.textContent = trans.__('Restart the kernel and apply the profile?');
+  const head = tableHead([trans.__('Variable'), trans.__('Value'), trans.__('Now'), trans.__('Why restart')]);
   const rows = el('tbody', '');
   for (const item of items) {
     const row = el('tr', item.needed ? `${RESTART_CLASS}-needed` : '');
@@ -105,15 +114,15 @@ function table(items: readonly RestartItem[], t: Translate, language: Language):
     value.append(code(item.value));
     const now = el('td', '');
     if (item.now === undefined || item.now === null) {
-      now.textContent = item.now === null ? t('notSet') : '';
+      now.textContent = item.now === null ? trans.__('(not set)') : '';
     } else {
       now.append(code(item.now));
     }
     const why = el('td', '');
     if (item.refused) {
-      why.textContent = t('restartRefused');
+      why.textContent = trans.__('never taken from a profile: a restart does not set it');
     } else if (item.status !== null && item.now !== item.value) {
-      why.textContent = t('restartDiffers');
+      why.textContent = trans.__('the kernel holds another value');
     } else if (item.status !== null) {
       // The kernel holds this value: its status says whether the framework uses it or read an older one.
       const badge = badgeFor(item.status, language);

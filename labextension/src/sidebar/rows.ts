@@ -9,7 +9,7 @@ import { EntryInfo, VariableInfo } from '../protocol';
 import { Badge, badgeClass } from './badges';
 import { breakableName, el, withCode } from './dom';
 import { Editor, editorFor } from './editors';
-import { Translate } from './text';
+import { Translation } from './text';
 
 /** Set (value) or unset (null) a variable. */
 export type EditHandler = (name: string, value: string | null) => void;
@@ -28,11 +28,11 @@ export class VariableRow {
   private _live: HTMLElement;
   private _info: VariableInfo | undefined;
   private _refused = false; // the editor holds an edit the kernel refused, with its reason shown
-  private _t: Translate;
+  private _trans: Translation;
 
-  constructor(entry: EntryInfo, onEdit: EditHandler, t: Translate) {
+  constructor(entry: EntryInfo, onEdit: EditHandler, trans: Translation) {
     this.entry = entry;
-    this._t = t;
+    this._trans = trans;
     this.node = el('div', 'mgenv-sb-row');
     this.node.dataset.name = entry.name;
 
@@ -44,11 +44,11 @@ export class VariableRow {
     head.append(name, this._badge);
 
     const edit = el('div', 'mgenv-sb-row-edit');
-    this.editor = editorFor(entry, value => onEdit(entry.name, value), t);
+    this.editor = editorFor(entry, value => onEdit(entry.name, value), trans);
     this._unset = el('button', 'jp-Button jp-mod-minimal jp-mod-small mgenv-sb-unset') as HTMLButtonElement;
     this._unset.textContent = '×';
-    this._unset.title = t('unsetTitle');
-    this._unset.setAttribute('aria-label', `${t('unset')} ${entry.name}`);
+    this._unset.title = trans.__('Unset (back to the framework’s default)');
+    this._unset.setAttribute('aria-label', `${trans.__('Unset')} ${entry.name}`);
     this._unset.addEventListener('click', () => onEdit(entry.name, null));
     edit.append(this.editor.node, this._unset);
     edit.addEventListener('keydown', event => {
@@ -65,7 +65,7 @@ export class VariableRow {
     description.append(...withCode(entry.description));
     const facts = el('div', 'mgenv-sb-facts');
     facts.append(
-      `${entry.default !== null ? t('defaultIs', entry.default) : t('noDefault')} · `,
+      `${entry.default !== null ? trans.__('default: %1', entry.default) : trans.__('no default')} · `,
       ...withCode(entry.reading)
     );
     this._live = el('div', 'mgenv-sb-live');
@@ -107,7 +107,8 @@ export class VariableRow {
     this._live.hidden = !info?.live;
     if (info?.live) {
       const label = el('span', 'mgenv-sb-live-label');
-      label.textContent = `${this._t(info.live_example ? 'liveExample' : 'live')}: `;
+      const trans = this._trans;
+      label.textContent = `${info.live_example ? trans.__('live (example, with the default)') : trans.__('live')}: `;
       const call = el('code', '');
       call.append(...breakableCall(info.live));
       this._live.append(label, call);
@@ -127,7 +128,7 @@ export class VariableRow {
     const value = this._info?.value ?? null;
     const shown = this.editor.show(value, this._info?.keys ?? null);
     // An editor that cannot hold the value (text in a number box) still says what the kernel has.
-    this._odd.textContent = shown || value === null ? '' : this._t('now', value);
+    this._odd.textContent = shown || value === null ? '' : this._trans.__('the kernel holds %1', value);
     this._odd.hidden = shown || value === null;
   }
 
@@ -169,16 +170,16 @@ export class VariableRow {
    * framework reads it, what replaces it, and the caveats, which the summary announces.
    */
   private _details(): HTMLElement {
-    const t = this._t;
+    const trans = this._trans;
     const { caveats } = this.entry;
     const details = el('details', 'mgenv-sb-details');
     const summary = el('summary', '');
     const title = el('span', 'mgenv-sb-details-title');
-    title.textContent = t('details');
+    title.textContent = trans.__('details');
     summary.append(title);
     if (caveats.length) {
       const warning = el('span', 'mgenv-sb-caveats-title');
-      warning.textContent = `⚠ ${t('caveats', caveats.length)}`;
+      warning.textContent = `⚠ ${trans.__('caveats (%1)', caveats.length)}`;
       summary.append(' · ', warning);
     }
     const list = el('dl', '');
@@ -189,15 +190,15 @@ export class VariableRow {
       dd.append(...withCode(value));
       list.append(dt, dd);
     };
-    add(t('allowed'), this.entry.allowed);
+    add(trans.__('Allowed'), this.entry.allowed);
     if (this.entry.read_at) {
-      add(t('readAt'), this.entry.read_at);
+      add(trans.__('Read in the source at'), this.entry.read_at);
     }
     if (this.entry.readers.length) {
-      add(t('readers'), this.entry.readers.join(', '));
+      add(trans.__('Read by'), this.entry.readers.join(', '));
     }
     if (this.entry.replaced_by) {
-      add(t('replacedBy'), this.entry.replaced_by);
+      add(trans.__('Use instead'), this.entry.replaced_by);
     }
     details.append(summary, list);
     if (caveats.length) {

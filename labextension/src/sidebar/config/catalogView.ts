@@ -8,7 +8,7 @@ import { Answer } from '../client';
 import { el } from '../dom';
 import { EnvModel } from '../model';
 import { VariableRow } from '../rows';
-import { Translate } from '../text';
+import { Translation } from '../text';
 
 export class CatalogView {
   /** The error that concerns no variable. */
@@ -20,15 +20,15 @@ export class CatalogView {
   /** What the list says when the search matches nothing. */
   readonly empty: HTMLElement;
   private _model: EnvModel;
-  private _t: Translate;
+  private _trans: Translation;
   private _edit: (name: string, value: string | null) => Promise<Answer | null>;
   private _rows = new Map<string, VariableRow>();
   private _input: HTMLInputElement;
 
   /** `edit` sets (a value) or unsets (null) a variable in the followed kernel. */
-  constructor(model: EnvModel, t: Translate, edit: (name: string, value: string | null) => Promise<Answer | null>) {
+  constructor(model: EnvModel, trans: Translation, edit: (name: string, value: string | null) => Promise<Answer | null>) {
     this._model = model;
-    this._t = t;
+    this._trans = trans;
     this._edit = edit;
     this.error = el('div', 'mgenv-sb-error');
     this.error.setAttribute('role', 'alert');
@@ -36,12 +36,12 @@ export class CatalogView {
     this._input = el('input', 'mgenv-sb-search') as HTMLInputElement;
     this.search.append(this._input);
     this._input.type = 'search';
-    this._input.placeholder = t('searchPlaceholder');
-    this._input.setAttribute('aria-label', t('search'));
+    this._input.placeholder = trans.__('Search name or description…');
+    this._input.setAttribute('aria-label', trans.__('Search variables'));
     this._input.addEventListener('input', () => this._model.setFilter(this._input.value));
     this.catalog = el('div', 'mgenv-sb-catalog');
     this.empty = el('div', 'mgenv-sb-empty');
-    this.empty.textContent = t('noMatch');
+    this.empty.textContent = trans.__('No variable matches.');
   }
 
   row(name: string): VariableRow | undefined {
@@ -62,7 +62,7 @@ export class CatalogView {
       this._rows.get(field.name)?.markInvalid(field.message);
     }
     const error = this._model.error;
-    this.error.textContent = error ? this._t('error', error) : '';
+    this.error.textContent = error ? this._trans.__('Error: %1', error) : '';
     this.error.hidden = !error;
   }
 
@@ -84,7 +84,7 @@ export class CatalogView {
         heading.textContent = category.category;
         section.append(heading);
         for (const entry of category.entries) {
-          const row = new VariableRow(entry, (name, value) => void this._editRow(name, value), this._t);
+          const row = new VariableRow(entry, (name, value) => void this._editRow(name, value), this._trans);
           row.update(this._model.variable(entry.name), this._model.badge(entry.name));
           row.setEnabled(live);
           this._rows.set(entry.name, row);

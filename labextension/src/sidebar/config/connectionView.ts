@@ -4,7 +4,7 @@
  */
 import { el } from '../dom';
 import { EnvModel } from '../model';
-import { Translate } from '../text';
+import { Translation } from '../text';
 
 export class ConnectionView {
   /** The status line. */
@@ -12,11 +12,11 @@ export class ConnectionView {
   /** Why the kernel has no extension, and how to install it. */
   readonly notice: HTMLElement;
   private _model: EnvModel;
-  private _t: Translate;
+  private _trans: Translation;
 
-  constructor(model: EnvModel, t: Translate) {
+  constructor(model: EnvModel, trans: Translation) {
     this._model = model;
-    this._t = t;
+    this._trans = trans;
     this.status = el('div', 'mgenv-sb-status');
     this.status.setAttribute('role', 'status');
     this.notice = el('div', 'mgenv-sb-notice');
@@ -24,34 +24,34 @@ export class ConnectionView {
 
   render(): void {
     const { state, notebook, kernel, detail } = this._model.connection;
-    const t = this._t;
+    const trans = this._trans;
     const info = this._model.kernel;
     let line: string;
     switch (state) {
       case 'no-notebook':
-        line = t('noNotebook');
+        line = trans.__('Open a notebook to edit its kernel’s framework variables.');
         break;
       case 'no-kernel':
-        line = `${notebook}: ${t('noKernel')}`;
+        line = `${notebook}: ${trans.__('This notebook has no kernel.')}`;
         break;
       case 'connecting':
       case 'standby':
-        line = `${kernel} · ${t('loading')}`;
+        line = `${kernel} · ${trans.__('Loading mgenv_jupyter in the kernel…')}`;
         break;
       case 'restarting':
-        line = `${kernel} · ${t('restarting')}`;
+        line = `${kernel} · ${trans.__('The kernel is restarting…')}`;
         break;
       case 'ready':
         line = kernel + (info ? ` · Python ${info.version}` : '');
         if (info?.imported.length) {
-          line += ` · ${t('imported', info.imported.join(', '))}`;
+          line += ` · ${trans.__('imported: %1', info.imported.join(', '))}`;
         }
         break;
       case 'dead':
-        line = `${kernel} · ${t('dead')}`;
+        line = `${kernel} · ${trans.__('The kernel is dead.')}`;
         break;
       case 'closed':
-        line = `${kernel} · ${t('closed')}`;
+        line = `${kernel} · ${trans.__('The kernel closed the connection to the sidebar.')}`;
         break;
       default:
         line = kernel;
@@ -64,9 +64,9 @@ export class ConnectionView {
     this.notice.hidden = state !== 'not-installed' && state !== 'failed';
     if (state === 'not-installed') {
       const what = el('p', 'mgenv-sb-notice-title');
-      what.textContent = t('notInstalled');
+      what.textContent = trans.__('mgenv_jupyter is not installed in this kernel’s environment.');
       const how = el('p', '');
-      how.textContent = t('notInstalledHow');
+      how.textContent = trans.__('Install it there by running this in a cell of this notebook, then restart the kernel:');
       const code = el('pre', 'mgenv-sb-install');
       code.textContent = '%pip install mgenv_jupyter';
       const why = el('p', 'mgenv-sb-notice-detail');
@@ -74,7 +74,7 @@ export class ConnectionView {
       this.notice.append(what, how, code, why);
     } else if (state === 'failed') {
       const what = el('p', 'mgenv-sb-notice-title');
-      what.textContent = t('loadFailed');
+      what.textContent = trans.__('Could not load mgenv_jupyter in this kernel:');
       const why = el('pre', 'mgenv-sb-notice-detail');
       why.textContent = detail;
       this.notice.append(what, why);

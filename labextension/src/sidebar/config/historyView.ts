@@ -9,13 +9,13 @@ import { el } from '../dom';
 import { EnvModel, HISTORY_LIMIT } from '../model';
 import { isSecret } from '../profile';
 import { DEFAULT_OPTIONS } from '../settings';
-import { Translate } from '../text';
+import { Translation } from '../text';
 import { button } from './buttons';
 
 export class HistoryView {
   readonly node: HTMLElement;
   private _model: EnvModel;
-  private _t: Translate;
+  private _trans: Translation;
   private _load: (before: number, limit: number) => Promise<void>;
   private _list: HTMLElement;
   private _count: HTMLElement;
@@ -25,16 +25,16 @@ export class HistoryView {
   private _loading = false;
 
   /** `load` asks the kernel for at most `limit` changes older than number `before`; they arrive through the model. */
-  constructor(model: EnvModel, t: Translate, load: (before: number, limit: number) => Promise<void>) {
+  constructor(model: EnvModel, trans: Translation, load: (before: number, limit: number) => Promise<void>) {
     this._model = model;
-    this._t = t;
+    this._trans = trans;
     this._load = load;
     this.node = el('details', 'mgenv-sb-history');
     const summary = el('summary', '');
-    summary.textContent = t('history');
+    summary.textContent = trans.__('Change history');
     this._list = el('ol', 'mgenv-sb-history-list');
     this._count = el('div', 'mgenv-sb-history-count');
-    this._older = button(t('historyOlder'), t('historyOlder'), 'mgenv-sb-history-older');
+    this._older = button(trans.__('Show older changes'), trans.__('Show older changes'), 'mgenv-sb-history-older');
     this._older.addEventListener('click', () => void this._showOlder());
     this.node.append(summary, this._list, this._count, this._older);
   }
@@ -52,7 +52,7 @@ export class HistoryView {
     this._list.replaceChildren();
     if (!history.length) {
       const empty = el('li', 'mgenv-sb-history-empty');
-      empty.textContent = this._t('historyEmpty');
+      empty.textContent = this._trans.__('No changes yet.');
       this._list.append(empty);
     }
     for (const change of history.slice(-this._shown).reverse()) {
@@ -64,7 +64,7 @@ export class HistoryView {
   renderFooter(): void {
     const shown = Math.min(this._shown, this._model.history.length);
     const total = this._model.historyTotal;
-    this._count.textContent = this._t('historyCount', shown, total);
+    this._count.textContent = this._trans.__('showing the latest %1 of %2 changes', shown, total);
     this._count.hidden = shown === 0 || shown >= total;
     const more = this._model.history.length > this._shown || this._model.olderAvailable;
     this._older.hidden = !more || this._shown >= HISTORY_LIMIT;
@@ -97,18 +97,18 @@ export class HistoryView {
   }
 
   private _item(change: ChangeInfo): HTMLElement {
-    const t = this._t;
+    const trans = this._trans;
     const item = el('li', 'mgenv-sb-history-item');
     const time = new Date(change.time * 1000).toLocaleTimeString();
     // The kernel masks a secret's values itself (`secret`); masking by name as well costs nothing.
     const masked = change.secret || isSecret(change.name);
-    const value = (v: string | null) => (v === null ? t('unsetValue') : masked ? MASK : v);
+    const value = (v: string | null) => (v === null ? trans.__('(unset)') : masked ? MASK : v);
     const outcome = badgeFor(change.outcome, this._model.language);
     const label = el('span', `${badgeClass(outcome)} mgenv-sb-history-outcome`);
     label.textContent = outcome.label;
     item.append(`${time} ${change.name}: ${value(change.old)} → ${value(change.new)} [${change.source}] `, label);
     item.dataset.outcome = change.outcome;
-    item.title = change.message + (change.effective ? ` (${t('effectiveValue', change.effective)})` : '');
+    item.title = change.message + (change.effective ? ` (${trans.__('in effect: %1', change.effective)})` : '');
     return item;
   }
 }

@@ -8,26 +8,26 @@ import { Answer, RemedyChoice } from '../client';
 import { el } from '../dom';
 import { EnvModel } from '../model';
 import { markApplied, remedyItem } from '../oomReport';
-import { Translate } from '../text';
+import { Translation } from '../text';
 
 export class OomSection {
   readonly node: HTMLElement;
   private _model: EnvModel;
-  private _t: Translate;
+  private _trans: Translation;
   private _apply: (choice: RemedyChoice) => Promise<Answer | null>;
   private _items: [OomRemedyInfo, HTMLElement][] = [];
 
   /** `apply` sets a remedy in the followed kernel and keeps it in the notebook profile (null: no kernel). */
-  constructor(model: EnvModel, t: Translate, apply: (choice: RemedyChoice) => Promise<Answer | null>) {
+  constructor(model: EnvModel, trans: Translation, apply: (choice: RemedyChoice) => Promise<Answer | null>) {
     this._model = model;
-    this._t = t;
+    this._trans = trans;
     this._apply = apply;
     this.node = el('section', 'mgenv-oom mgenv-sb-oom');
   }
 
   render(): void {
     const report = this._model.lastOom;
-    const t = this._t;
+    const trans = this._trans;
     this.node.replaceChildren();
     this._items = [];
     this.node.hidden = report === null;
@@ -35,7 +35,7 @@ export class OomSection {
       return;
     }
     const title = el('div', 'mgenv-sb-oom-title');
-    title.textContent = t('oomLast');
+    title.textContent = trans.__('Last out of memory in this kernel');
     const headline = el('div', 'mgenv-oom-headline');
     headline.textContent = report.headline;
     const verdict = el('div', 'mgenv-sb-oom-verdict');
@@ -43,7 +43,7 @@ export class OomSection {
     const list = el('ol', 'mgenv-oom-remedies');
     for (const remedy of report.remedies) {
       const item = remedyItem(remedy, {
-        t, reportId: report.id, apply: this._apply, brief: true, language: this._model.language
+        trans, reportId: report.id, apply: this._apply, brief: true, language: this._model.language
       });
       this._items.push([remedy, item]);
       list.append(item);
@@ -61,7 +61,7 @@ export class OomSection {
   markApplied(): void {
     for (const [remedy, item] of this._items) {
       const held = remedy.assignments.every(([name, value]) => this._model.variable(name)?.value === value);
-      markApplied(item, held, this._t);
+      markApplied(item, held, this._trans);
     }
   }
 }

@@ -5,16 +5,18 @@
  */
 import { breakableName, el } from '../dom';
 import { EnvModel, ProfileStatus } from '../model';
-import { TextKey, Translate } from '../text';
+import { Translation } from '../text';
 import { BUTTON_CLASS, button } from './buttons';
 
-const PROFILE_STATUS: Record<ProfileStatus, TextKey | null> = {
+/** What the profile's status line says, in the user's language; nothing while there is no profile. */
+const PROFILE_STATUS: Record<ProfileStatus, ((trans: Translation) => string) | null> = {
   none: null,
-  checking: 'profileChecking',
-  asking: 'profileAsking',
-  applied: 'profileApplied',
-  declined: 'profileDeclined',
-  failed: 'profileFailed'
+  checking: trans => trans.__('checking it with the kernel…'),
+  asking: trans => trans.__('waiting for your answer: apply it?'),
+  applied: trans => trans.__('applied to this kernel'),
+  declined: trans =>
+    trans.__('not applied: you have not approved this profile; you are asked again when the kernel starts'),
+  failed: trans => trans.__('not applied: the kernel could not review it')
 };
 
 export interface ProfileActions {
@@ -26,37 +28,42 @@ export class ProfileSection {
   readonly node: HTMLElement;
   private _model: EnvModel;
   private _actions: ProfileActions;
-  private _t: Translate;
+  private _trans: Translation;
 
-  constructor(model: EnvModel, actions: ProfileActions, t: Translate) {
+  constructor(model: EnvModel, actions: ProfileActions, trans: Translation) {
     this._model = model;
     this._actions = actions;
-    this._t = t;
+    this._trans = trans;
     this.node = el('div', 'mgenv-sb-profile');
   }
 
   render(): void {
-    const t = this._t;
+    const trans = this._trans;
     const profile = Object.entries(this._model.profile);
     const review = this._model.profileReview;
     this.node.replaceChildren();
     this.node.dataset.status = review.status;
     const title = el('div', 'mgenv-sb-profile-title');
-    title.textContent = `${t('profile')} (${profile.length})`;
-    title.title = `${t('profileNote')}; ${t('secretNotSaved')}`;
+    title.textContent = `${trans.__('Notebook profile')} (${profile.length})`;
+    const note = trans.__('saved in this notebook; applied when its kernel starts, once you have approved this exact profile');
+    title.title = `${note}; ${trans.__('secret values are not saved in the notebook')}`;
     this.node.append(title);
     if (!profile.length) {
       const empty = el('div', 'mgenv-sb-profile-empty');
-      empty.textContent = t('profileEmpty');
+      empty.textContent = trans.__('Variables you set here are saved in the notebook.');
       this.node.append(empty);
     }
     const said = profile.length ? PROFILE_STATUS[review.status] : null;
     if (said) {
       const status = el('div', `mgenv-sb-profile-status mgenv-sb-profile-${review.status}`);
       status.setAttribute('role', 'status');
-      status.textContent = t(said);
+      status.textContent = said(trans);
       if (review.status === 'declined' || review.status === 'failed') {
-        const again = button(t('profileReview'), t('profileReviewTitle'), 'mgenv-sb-profile-review');
+        const again = button(
+          trans.__('Review and apply…'),
+          trans.__('See what this notebook’s profile would set, and apply it to this kernel if you approve'),
+          'mgenv-sb-profile-review'
+        );
         again.disabled = this._model.connection.state !== 'ready';
         again.addEventListener('click', () => void this._actions.reviewProfile());
         status.append(' ', again);
@@ -76,15 +83,15 @@ export class ProfileSection {
       if (refusal && (refusal.value === value || refusal.value === null)) {
         item.classList.add('mgenv-sb-profile-refused');
         const mark = el('div', 'mgenv-sb-profile-refused-mark');
-        mark.textContent = t('profileRefusedMark');
+        mark.textContent = trans.__('will not be applied');
         mark.title = refusal.reason ?? '';
         entry.append(mark);
       }
       item.append(entry);
       const remove = el('button', `${BUTTON_CLASS} mgenv-sb-profile-remove`) as HTMLButtonElement;
       remove.textContent = '×';
-      remove.title = t('removeFromProfile');
-      remove.setAttribute('aria-label', `${t('removeFromProfile')}: ${name}`);
+      remove.title = trans.__('Remove from the profile');
+      remove.setAttribute('aria-label', `${trans.__('Remove from the profile')}: ${name}`);
       remove.addEventListener('click', () => this._actions.forget(name));
       item.append(remove);
       list.append(item);
