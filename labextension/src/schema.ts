@@ -581,7 +581,7 @@ export const MAX_INTERVAL = 60;
 /** Seconds between the memory panel's samples unless its settings say otherwise. */
 export const DEFAULT_INTERVAL = 0.1;
 export const OOM_MIME = 'application/vnd.mgenv-jupyter.oom+json';
-export const OOM_VERSION = 2;
+export const OOM_VERSION = 3;
 export const FREE_MIME = 'application/vnd.mgenv-jupyter.free+json';
 export const FREE_VERSION = 1;
 /** Changes a history request may ask for at once, and the most a sidebar holds. */

@@ -15,7 +15,7 @@ from ._freeing import HoldersData
 from ._memory import Snapshot
 
 OOM_MIME = "application/vnd.mgenv-jupyter.oom+json"
-OOM_VERSION = 2  # 2: the timeline became its own part, drawn by the memory chart
+OOM_VERSION = 3  # 2: the timeline became its own part, drawn by the memory chart; 3: each remedy carries the kernel's id
 
 
 class OomRemedyInfo(TypedDict):
