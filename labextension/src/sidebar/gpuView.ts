@@ -4,16 +4,14 @@
  * notebook's name opens it; Interrupt and Shut down ask first (naming the notebook and the memory it holds) and then
  * go through the server's own kernel API, never a signal to a pid; other processes are shown, never acted on.
  *
- * The server's view is polled only while this section can be seen (the sidebar open, the section expanded, the
- * browser tab visible), at least once a second. Rows are kept by key and updated in place, so a button under the
- * pointer stays the same element while figures change every second.
+ * The server's view is polled only while this section can be seen (SeenSection), at least once a second. Rows are
+ * kept by key and updated in place, so a button under the pointer stays the same element while figures change every
+ * second.
  */
-import { Message } from '@lumino/messaging';
-import { Widget } from '@lumino/widgets';
-
 import { GpuKernelInfo, GpuServerView } from '../protocol';
 import { el, withCode } from './dom';
 import { DeviceLayout, GpuRow, deviceLayout, heldBy, idleKernels, kernelState, kernelTitle, size } from './gpuLayout';
+import { SeenSection } from './seenSection';
 import { ServerGpus } from './serverGpus';
 import { Translation } from './text';
 
@@ -33,7 +31,7 @@ interface Keyed {
   update(row: GpuRow | GpuKernelInfo): void;
 }
 
-export class GpuView extends Widget {
+export class GpuView extends SeenSection {
   readonly model: ServerGpus;
   private _trans: Translation;
   private _actions: GpuActions;
@@ -65,7 +63,6 @@ export class GpuView extends Widget {
     this._outcome.setAttribute('role', 'status');
     this.node.append(this._status, this._outcome, this._devices, this._idle, this._note);
     this.model.changed.connect(this._render, this);
-    document.addEventListener('visibilitychange', this._onVisibility);
     this._render();
   }
 
@@ -73,31 +70,12 @@ export class GpuView extends Widget {
     if (this.isDisposed) {
       return;
     }
-    document.removeEventListener('visibilitychange', this._onVisibility);
+    super.dispose(); // stops the polling first
     this.model.dispose();
-    super.dispose();
   }
 
-  protected onAfterShow(msg: Message): void {
-    this._update();
-  }
-
-  protected onBeforeHide(msg: Message): void {
-    this._update(false);
-  }
-
-  protected onAfterAttach(msg: Message): void {
-    this._update();
-  }
-
-  protected onBeforeDetach(msg: Message): void {
-    this._update(false);
-  }
-
-  private _onVisibility = (): void => this._update();
-
-  private _update(visible: boolean = this.isVisible): void {
-    this.model.setActive(visible && document.visibilityState !== 'hidden');
+  protected onSeenChanged(seen: boolean): void {
+    this.model.setActive(seen);
   }
 
   private _render(): void {

@@ -1,22 +1,19 @@
 /**
  * The live memory section of the sidebar: the same uPlot MemoryChart as the inline widget, fed with the kernel's
- * memory.batch / memory.snapshot messages. The stream is wanted only while the chart can be seen — the sidebar open,
- * this section expanded (the accordion hides a collapsed section), the browser tab visible — and `wantedChanged`
- * says so, so the kernel stops sampling for a hidden chart. The accordion's title names the section.
+ * memory.batch / memory.snapshot messages. The stream is wanted only while the chart can be seen (SeenSection), and
+ * `wantedChanged` says so, so the kernel stops sampling for a hidden chart. The accordion's title names the section.
  */
-import { Message } from '@lumino/messaging';
 import { ISignal, Signal } from '@lumino/signaling';
-import { Widget } from '@lumino/widgets';
 
 import { MemoryChart } from '../chart/memoryChart';
 import { MemoryMessage } from '../protocol';
 import { el } from './dom';
+import { SeenSection } from './seenSection';
 import { Translation } from './text';
 
-export class MemoryView extends Widget {
+export class MemoryView extends SeenSection {
   private _chart: MemoryChart;
   private _body: HTMLElement;
-  private _wanted = false;
   private _wantedChanged = new Signal<this, boolean>(this);
 
   constructor(private _trans: Translation) {
@@ -26,7 +23,6 @@ export class MemoryView extends Widget {
     this._body = el('div', 'mgenv-sb-memory-body');
     this.node.append(this._body);
     this._chart = this._newChart();
-    document.addEventListener('visibilitychange', this._onVisibility);
   }
 
   get wantedChanged(): ISignal<this, boolean> {
@@ -34,7 +30,7 @@ export class MemoryView extends Widget {
   }
 
   get wanted(): boolean {
-    return this._wanted;
+    return this.seen;
   }
 
   get chart(): MemoryChart {
@@ -55,36 +51,12 @@ export class MemoryView extends Widget {
     if (this.isDisposed) {
       return;
     }
-    document.removeEventListener('visibilitychange', this._onVisibility);
-    this._update(false);
+    super.dispose(); // says the stream is no longer wanted first
     this._chart.destroy();
-    super.dispose();
   }
 
-  protected onAfterShow(msg: Message): void {
-    this._update();
-  }
-
-  protected onBeforeHide(msg: Message): void {
-    this._update(false);
-  }
-
-  protected onAfterAttach(msg: Message): void {
-    this._update();
-  }
-
-  protected onBeforeDetach(msg: Message): void {
-    this._update(false);
-  }
-
-  private _onVisibility = (): void => this._update();
-
-  private _update(visible: boolean = this.isVisible): void {
-    const wanted = visible && document.visibilityState !== 'hidden';
-    if (wanted !== this._wanted) {
-      this._wanted = wanted;
-      this._wantedChanged.emit(wanted);
-    }
+  protected onSeenChanged(seen: boolean): void {
+    this._wantedChanged.emit(seen);
   }
 
   private _newChart(): MemoryChart {
