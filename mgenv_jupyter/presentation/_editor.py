@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._text import Text
 from ..catalog import Entry
 from ..catalog._allocator_config import KeyValueConfig
 from ..catalog._values import GiB, KiB, MiB, OptionalOf, TiB, ValueType
 from ..protocol._sidebar import NONE_CHOICE, EditorKind
 
 SIZE_UNITS = (("B", 1), ("KB", KiB), ("MB", MiB), ("GB", GiB), ("TB", TiB))
+# What an empty text box means, written in it: nothing set, or the framework's default for a key left out.
+NOT_SET = Text("not set", "未设置")
+DEFAULT = Text("default", "默认值")
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,7 @@ def editor_spec(entry: Entry, language: str | None = None) -> EditorSpec:
     if kind == "presence":
         return EditorSpec("presence", on="1")
     if entry.default is None:  # a number box cannot show "not set"; text can
-        return EditorSpec("text", placeholder="not set")
+        return EditorSpec("text", placeholder=NOT_SET.get(language))
     low, high = described.get("min"), described.get("max")
     if kind == "float" and low is not None and high is not None:
         return EditorSpec("fraction", minimum=float(low), maximum=float(high))
@@ -103,6 +107,6 @@ def key_specs(value_type: ValueType, language: str | None = None) -> tuple[KeySp
             editor = EditorSpec("number", minimum=described.get("min"), maximum=described.get("max"),
                                 integer=inner.kind == "int")
         else:
-            editor = EditorSpec("text", placeholder=key.default or "default")
+            editor = EditorSpec("text", placeholder=key.default or DEFAULT.get(language))
         specs.append(KeySpec(key.name, editor, key.default, inner.allowed(), key.description.get(language)))
     return tuple(specs)
