@@ -26,16 +26,28 @@ class HostSource:
 
     def sample(self) -> list[Sample]:
         try:
-            import psutil
-
-            memory = psutil.virtual_memory()
+            total, available = machine_memory()
             process = self.tree.rss()
         except Exception as exc:  # psutil can fail on exotic /proc setups; the chart shows why
             self._state = f"host memory unavailable: {type(exc).__name__}: {exc}"
             return []
         self._state = OK
-        return [Sample(time.time(), self.name, "host", used=memory.total - memory.available, total=memory.total,
-                       process=process)]
+        return [Sample(time.time(), self.name, "host", used=total - available, total=total, process=process)]
 
     def close(self) -> None:
         pass
+
+
+def machine_memory() -> tuple[int, int]:
+    """The machine's total and available memory in bytes: /proc/meminfo's MemTotal and MemAvailable on Linux (what
+    psutil's virtual_memory reads there), psutil elsewhere."""
+    try:
+        with open("/proc/meminfo", "rb") as f:
+            fields = {line[:line.index(b":")]: int(line.split()[1]) * 1024 for line in f
+                      if line.startswith((b"MemTotal:", b"MemAvailable:"))}
+        return fields[b"MemTotal"], fields[b"MemAvailable"]
+    except (OSError, KeyError, ValueError, IndexError):
+        import psutil
+
+        memory = psutil.virtual_memory()
+        return memory.total, memory.available

@@ -13,10 +13,12 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from ._fake_nvml import installed
 from ._sample import OK
+
+if TYPE_CHECKING:
+    from ._fake_nvml import FakeNvml
 
 NO_LIBRARY = "no NVIDIA driver (libnvidia-ml.so.1 not found)"
 NOT_LOADED = "no NVIDIA driver (the driver is not loaded)"
@@ -24,6 +26,14 @@ NO_PYNVML = "nvidia-ml-py is not installed (pip install nvidia-ml-py)"
 NO_GPU = "NVML sees no GPU"
 
 T = TypeVar("T")
+
+
+def installed() -> FakeNvml | None:
+    """The fake NVML standing in for NVIDIA's library, if one is installed (memory/_fake_nvml.py). Only a test or the
+    simulated GPU installs one, by importing that module first: a kernel that never did does not import it (nor its
+    ctypes structures) to learn that none is there."""
+    fake = sys.modules.get(f"{__package__}._fake_nvml")
+    return None if fake is None else fake.installed()
 
 
 class NvmlDevice(NamedTuple):

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 _FORMER_LIMIT = 1024
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 class ProcessTree:
@@ -15,7 +16,8 @@ class ProcessTree:
 
     A worker started less than `max_age` ago may be missed for that long; `refresh()` forces a new walk. On Linux the
     walk follows /proc/<pid>/task/<tid>/children from the root down (it touches only the tree, not the whole process
-    table); elsewhere, or where the kernel lacks those files, it asks psutil.
+    table) and `rss()` reads /proc/<pid>/statm, as psutil does there; elsewhere, or where the kernel lacks those files,
+    it asks psutil (imported then: loading the extension does not import it on Linux).
     """
 
     def __init__(self, root: int | None = None, max_age: float = 1.0) -> None:
@@ -26,6 +28,7 @@ class ProcessTree:
         self._former: dict[int, None] = {}  # PIDs that were in the tree and have exited, oldest first
         self._walked = -float("inf")
         self._proc_children = os.path.exists(f"/proc/{self.root}/task/{self.root}/children")
+        self._proc_statm = os.path.exists(f"/proc/{self.root}/statm")
         self._lock = threading.Lock()
 
     def pids(self) -> frozenset[int]:
@@ -66,6 +69,8 @@ class ProcessTree:
     def rss(self) -> int:
         """Sum of the resident set sizes of the tree. Pages shared between processes (fork's copy-on-write) count once
         per process, so this over-states what the tree would free by exiting."""
+        if self._proc_statm:
+            return sum(_proc_rss(pid) for pid in self.pids())
         import psutil
 
         total = 0
@@ -78,6 +83,15 @@ class ProcessTree:
             except psutil.Error:  # exited since the last walk
                 self._handles.pop(pid, None)
         return total
+
+
+def _proc_rss(pid: int) -> int:
+    """The resident set size of `pid` from /proc/<pid>/statm (its second field, in pages); 0 once it has exited."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE_SIZE
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 def _proc_descendants(root: int) -> list[int]:

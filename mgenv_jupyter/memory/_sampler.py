@@ -30,12 +30,11 @@ from ..protocol import Batch, BatchMeta, SeriesInfo, Snapshot, SourceState, chec
 from ..protocol._memory import MarkInfo, MarkKind
 from ._cells import CellTracker, per_cell
 from ._history import History
-from ._overlays import Overlay, overlays
 from ._sample import QUANTITIES, MemorySource, Sample, series_key
-from ._state_words import state_text
 
 if TYPE_CHECKING:
     from ..runtime import EnvSession
+    from ._overlays import Overlay
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +65,7 @@ class Subscription:
             self.closed = True
             self._sampler._remove(self)
 # Once a second: ask idle sources (framework not imported, host fallback unused) whether they still are, and redraw
-# the overlays (they read the session and the frameworks).
+# the overlays once something has asked for them (they read the session and the frameworks).
 _HOUSEKEEPING_SECONDS = 1.0
 _MARKS = 100  # moments kept for the charts (frees); older ones drop off
 _JOIN_SECONDS = 5.0
@@ -78,7 +77,9 @@ class Sampler:
 
     `start`, `stop` and `close` are idempotent; after `close()` (which also closes the sources, unregisters the cell
     hooks and drops the subscribers) the sampler cannot be started again. Subscribers are called on the sampler's
-    thread with one `Batch` each; they should hand the data on quickly (a widget's `send`, a queue).
+    thread with one `Batch` each; they should hand the data on quickly (a widget's `send`, a queue). The overlays
+    read `session`, or the one `session_factory` makes when they are first asked for (the kernel's sampler: the
+    out-of-memory recorder alone never asks, so loading the extension builds no catalog).
     """
 
     def __init__(
@@ -89,6 +90,7 @@ class Sampler:
         pushes_per_second: float = 4.0,
         history: History | None = None,
         session: EnvSession | None = None,
+        session_factory: Callable[[], EnvSession] | None = None,
         on_demand: bool = False,
     ) -> None:
         if sources is None:
@@ -99,6 +101,8 @@ class Sampler:
         self.history = history if history is not None else History()
         self.cells = CellTracker()
         self.session = session  # the overlays (DTR threshold, Paddle's cap) read what it and the frameworks say
+        self._session_factory = session_factory  # or the session made when the overlays are first wanted
+        self._meta_wanted = False  # overlays and worded states, once a chart, a snapshot or a reader asks (_want_meta)
         self.pushes_per_second = pushes_per_second
         self._interval = self._idle_interval = checked_interval(interval)
         self.on_demand = on_demand  # run only while a subscription is open
@@ -206,6 +210,9 @@ class Sampler:
         """Call `callback(batch)` with every batch from now on (None: only keep the history going), sampling at least
         every `interval` seconds while subscribed (None: no rate of its own). An on-demand sampler starts now."""
         subscription = Subscription(self, callback, checked_interval(interval) if interval is not None else 0.0)
+        if callback is not None:  # batches carry the overlays and the process's start
+            self._want_meta()
+            _ = self.started  # here, in the caller's thread: it may import psutil
         with self._lock:
             if self._closed:
                 raise RuntimeError("this Sampler is closed; create a new one")
@@ -270,7 +277,7 @@ class Sampler:
                 self.cells.observe(row)
                 if self._subscribers:
                     self._pending.append((t, row))
-            if housekeeping:
+            if housekeeping and self._meta_wanted:
                 self._refresh_overlays()
         return row
 
@@ -302,7 +309,10 @@ class Sampler:
                 self._gpu_totals[sample.device] = sample.total
 
     def _refresh_states(self) -> None:
-        # Read when a batch goes out or someone asks, not every tick: at 100 Hz the difference shows.
+        # Read when a batch goes out or someone asks, not every tick: at 100 Hz the difference shows. Its words are
+        # imported by the first to ask (`_want_meta`), in that caller's thread.
+        from ._state_words import state_text
+
         language = current_language()
         states: list[SourceState] = []
         for s in self.sources:
@@ -314,7 +324,23 @@ class Sampler:
             self._states = states
             self._meta_version += 1
 
+    def _want_meta(self) -> None:
+        """Keep what batches carry besides the samples from now on: the overlays, and the sources' states in words.
+        The overlays read the session, the catalog and the frameworks' live APIs, which the always-on recorder never
+        needs: the first chart, snapshot or reader to ask computes both here, in its own thread (importing what they
+        read there, never on the sampler's thread), and the sampler's housekeeping keeps them current after that."""
+        if self._meta_wanted:
+            return
+        if self.session is None and self._session_factory is not None:
+            self.session = self._session_factory()
+        with self._lock:
+            self._refresh_overlays()
+            self._refresh_states()
+            self._meta_wanted = True
+
     def _refresh_overlays(self) -> None:
+        from ._overlays import overlays
+
         lines = overlays(self.session, self._totals, self._gpu_totals)
         if lines != self._overlays:
             self._overlays = lines
@@ -328,6 +354,7 @@ class Sampler:
 
     @property
     def overlays(self) -> list[Overlay]:
+        self._want_meta()
         with self._lock:
             return list(self._overlays)
 
@@ -337,12 +364,14 @@ class Sampler:
         """Push what is pending to the subscribers now (the thread does this `pushes_per_second` times a second)."""
         with self._flush_lock:
             with self._lock:
-                self._refresh_states()
                 subscribers = dict(self._subscribers)
                 rows, self._pending = self._pending, []
                 cells = self.cells.drain()
+                if not subscribers:  # the recorder alone: its samples are in the history, nobody reads states
+                    return
+                self._refresh_states()
                 version = self._meta_version
-                if not subscribers or (not rows and not cells and all(v == version for v in subscribers.values())):
+                if not rows and not cells and all(v == version for v in subscribers.values()):
                     return
                 batch = self._batch(rows, cells)
                 meta = self._meta()
@@ -371,6 +400,7 @@ class Sampler:
     def snapshot(self) -> Snapshot:
         """Everything still at full resolution in the history, with the series, states and overlays: the first
         message for a chart that opens while the sampler is already running."""
+        self._want_meta()
         with self._lock:
             recent, values = self.history.window()  # plain lists: a chart opening imports neither numpy nor pandas
             times = [round(t, 3) for t in recent]

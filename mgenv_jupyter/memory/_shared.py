@@ -35,7 +35,8 @@ def kernel_sampler() -> Sampler:
             from ..runtime import session
             from ._sources import default_sources
 
-            _kernel = Sampler(default_sources(), session=session(), on_demand=True)
+            # the session (and its catalog) is made when a chart first asks for the overlays, not at `%load_ext`
+            _kernel = Sampler(default_sources(), session_factory=session, on_demand=True)
             shell = _shell()
             if shell is not None:
                 _kernel.attach(shell)
