@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from .._markup import TABLE_STYLE, text_html
 from .._quoting import quoted, truncated
+from .._text import Text
 from ..catalog._secrets import MASK, is_secret, shown
 from ._status import Message, Status
 
@@ -67,13 +68,13 @@ class SetReport:
     def lines(self) -> list[str]:
         result = []
         for c in self.changes:
-            value = "(unset)" if c.new is None else quoted(c.new)
+            value = UNSET_VALUE.get() if c.new is None else quoted(c.new)
             result.append(f"{c.name}={value}: {c.outcome.label.get()} — {c.message}")
-            result.extend(f"    note: {note}" for note in c.notes)
+            result.extend(NOTE.get().format(note=note) for note in c.notes)
         return result
 
     def __repr__(self) -> str:
-        return "\n".join(self.lines()) or "nothing changed"
+        return "\n".join(self.lines()) or NOTHING_CHANGED.get()
 
     def _repr_pretty_(self, printer: object, cycle: bool) -> None:
         printer.text(repr(self))  # type: ignore[attr-defined]
@@ -85,7 +86,7 @@ class SetReport:
 
         blocks = []
         for c in self.changes:
-            value = "(unset)" if c.new is None else truncated(c.new)
+            value = UNSET_VALUE.get() if c.new is None else truncated(c.new)
             notes = "".join(f"<div class='mgenv-change-note'>{text_html(n)}</div>" for n in c.notes)
             blocks.append(
                 f"<div class='mgenv-change'><div><code>{html.escape(c.name)}</code> = <code>{html.escape(value)}</code>"
@@ -93,6 +94,12 @@ class SetReport:
                 f"<div class='mgenv-change-why'>{text_html(str(c.message))}</div>{notes}</div>"
             )
         return f"{TABLE_STYLE}<div class='mgenv-report'>" + "".join(blocks) + "</div>"
+
+
+# A report's own words, in the language of the moment.
+UNSET_VALUE = Text("(unset)", "(未设置)")
+NOTE = Text("    note: {note}", "    注:{note}")
+NOTHING_CHANGED = Text("nothing changed", "没有任何改动")
 
 
 def now() -> float:

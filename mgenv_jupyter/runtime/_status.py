@@ -183,7 +183,7 @@ WARNING_READ = _T("{module} already read {name} {when}, when it was {seen}",
 TARGET_UNSET = _T("unset", "已被取消设置")
 TARGET_SET = _T("set to {value}", "被设为 {value}")
 WAY_OUT = _T("restart the kernel with it set (the Framework Env sidebar's 'Restart and apply' does this)",
-             "在设置好该变量后重启内核(Framework Env 侧边栏的“重启并应用”即可完成)")
+             "在设置好该变量后重启内核(框架环境变量侧边栏的“重启并应用”即可完成)")
 WAY_OUT_LIVE = _T("{way_out}, or change it live with {call}", "{way_out},或用 {call} 实时修改")
 BEFORE_LOAD = _T("before mgenv_jupyter was loaded", "在加载 mgenv_jupyter 之前")
 AT_TIME = _T("at {time}", "{time} ")

@@ -55,7 +55,7 @@ NO_REMEDY = T("no catalog setting addresses this cause: reduce the batch or the 
               "没有目录变量能解决这个原因:请减小批大小或模型,或先释放显存")
 ONCE_SET = T("once set: {status}", "设置后:{status}")  # the status the session will give it (%envdiff's words)
 RESTART = T("needs a restart (Framework Env sidebar: Restart and apply)",
-            "需要重启内核(Framework Env 侧边栏:重启并应用)")
+            "需要重启内核(框架环境变量侧边栏:重启并应用)")
 CAVEAT = T("caveat", "注意")
 FOOTER = T("Report made in {ms} ms. %oom shows it again; mgenv_jupyter.last_oom() returns it as data; "
            "remedy.apply() sets one through the session.",
