@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .._errors import InvalidValueError
+from .._text import Text
 from ..catalog._secrets import shown
 from ..protocol import ProfileAction
 from . import _policy as policy
@@ -20,6 +21,7 @@ from ._session import EnvSession
 
 Action = ProfileAction
 MAX_ITEMS = 1000
+TOO_MANY = Text("a profile holds at most {count} variables", "一份配置最多只能有 {count} 个变量")
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class ProfileItem:
 def review(session: EnvSession, profile: Mapping[str, str]) -> list[ProfileItem]:
     """What applying `profile` would do, variable by variable. Changes nothing."""
     if len(profile) > MAX_ITEMS:
-        raise InvalidValueError(f"a profile holds at most {MAX_ITEMS} variables")
+        raise InvalidValueError(TOO_MANY.get().format(count=MAX_ITEMS))
     items = []
     for name, value in profile.items():
         entry = session.catalog.get(name)
