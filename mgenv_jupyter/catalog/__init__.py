@@ -6,16 +6,24 @@ Pure Python, no IPython. Data modules are imported on first use so that loading 
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import os
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from ._entry import Entry, ReadWhen
+from .._lazy_names import lazy_names
 from ._frameworks import FRAMEWORKS as FRAMEWORK_INFO
-from ._rules import Conflict, Group
-from ._values import Parsed
+
+if TYPE_CHECKING:
+    from ._entry import Entry, ReadWhen
+    from ._rules import Conflict, Group
+    from ._values import Parsed
+
+# The entries' types are imported with the catalog (`catalog()`), not with the package: `%load_ext` needs only the
+# frameworks' names and the secrets' rules (`_frameworks`, `_secrets`), and builds no catalog.
+__getattr__, __dir__ = lazy_names(__name__, {"Entry": "_entry", "ReadWhen": "_entry", "Conflict": "_rules",
+                                             "Group": "_rules", "Parsed": "_values"}, globals())
 
 __all__ = ["Catalog", "Entry", "Group", "Parsed", "ReadWhen", "catalog"]
 
@@ -125,6 +133,8 @@ class Catalog:
                     return candidate
         if _prefix(name) not in self._prefixes:
             return None
+        import difflib  # here: the only use, on a name no spelling rule caught
+
         candidates = [n for n in self._entries if _prefix(n) == _prefix(name)]
         close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.85)
         return close[0] if close else None

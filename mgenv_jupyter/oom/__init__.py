@@ -13,11 +13,9 @@ from typing import TYPE_CHECKING
 
 from .._lazy_names import lazy_names
 
-# Eager: a name that is also a submodule's must be bound here, or importing the submodule would shadow it.
-from ._recognise import OutOfMemory, recognise
-
 if TYPE_CHECKING:
     from ._causes import Cause, Finding
+    from ._recognise import OutOfMemory, recognise
     from ._remedies import Remedy
     from ._report import OomReport, last_report
 
@@ -25,8 +23,8 @@ if TYPE_CHECKING:
 # causes, the remedies) is imported when a cell first fails.
 # What a user reads in a report (its types) and the two ways in; the recorder, the hook and how a report is built
 # are imported from their modules.
-_EXPORTS = {"Cause": "_causes", "Finding": "_causes", "Remedy": "_remedies", "OomReport": "_report",
-            "last_report": "_report"}
+_EXPORTS = {"OutOfMemory": "_recognise", "recognise": "_recognise", "Cause": "_causes", "Finding": "_causes",
+            "Remedy": "_remedies", "OomReport": "_report", "last_report": "_report"}
 
 __all__ = ["Cause", "Finding", "OomReport", "OutOfMemory", "Remedy", "last_report", "recognise"]
 

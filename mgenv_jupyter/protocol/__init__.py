@@ -5,6 +5,9 @@ test fails when either side changes alone. Nothing in a message is ever executed
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from .._lazy_names import lazy_names
 from ._memory import (
     MAX_INTERVAL,
     MIN_INTERVAL,
@@ -19,39 +22,41 @@ from ._memory import (
     SourceState,
     checked_interval,
 )
-from ._sidebar import (
-    COMM_TARGET,
-    PROTOCOL_VERSION,
-    REPLY_TYPES,
-    REQUEST_TYPES,
-    SIDEBAR_SOURCES,
-    CatalogReply,
-    ChangedNotice,
-    ChangeInfo,
-    EditorInfo,
-    EditorKind,
-    EntryInfo,
-    ErrorReply,
-    FrameworkInfo,
-    HelloRequest,
-    HistoryReply,
-    HistoryRequest,
-    KernelInfo,
-    MemoryRequest,
-    ProfileAction,
-    ProfileItemInfo,
-    ProfileReply,
-    ProfileRequest,
-    ReadingCode,
-    RefreshRequest,
-    ResultReply,
-    SetRequest,
-    StateReply,
-    StatusCode,
-    UnitInfo,
-    UnsetRequest,
-    VariableInfo,
-)
+
+if TYPE_CHECKING:
+    from ._sidebar import (
+        COMM_TARGET,
+        PROTOCOL_VERSION,
+        REPLY_TYPES,
+        REQUEST_TYPES,
+        SIDEBAR_SOURCES,
+        CatalogReply,
+        ChangedNotice,
+        ChangeInfo,
+        EditorInfo,
+        EditorKind,
+        EntryInfo,
+        ErrorReply,
+        FrameworkInfo,
+        HelloRequest,
+        HistoryReply,
+        HistoryRequest,
+        KernelInfo,
+        MemoryRequest,
+        ProfileAction,
+        ProfileItemInfo,
+        ProfileReply,
+        ProfileRequest,
+        ReadingCode,
+        RefreshRequest,
+        ResultReply,
+        SetRequest,
+        StateReply,
+        StatusCode,
+        UnitInfo,
+        UnsetRequest,
+        VariableInfo,
+    )
 
 __all__ = [
     "Batch",
@@ -98,3 +103,14 @@ __all__ = [
     "VariableInfo",
     "checked_interval",
 ]
+
+# The sidebar's messages are imported on first use: the memory sampler, which `%load_ext` starts, needs only the
+# memory stream's types.
+_EXPORTS = dict.fromkeys(("COMM_TARGET", "PROTOCOL_VERSION", "REPLY_TYPES", "REQUEST_TYPES", "SIDEBAR_SOURCES",
+                          "CatalogReply", "ChangedNotice", "ChangeInfo", "EditorInfo", "EditorKind", "EntryInfo",
+                          "ErrorReply", "FrameworkInfo", "HelloRequest", "HistoryReply", "HistoryRequest",
+                          "KernelInfo", "MemoryRequest", "ProfileAction", "ProfileItemInfo", "ProfileReply",
+                          "ProfileRequest", "ReadingCode", "RefreshRequest", "ResultReply", "SetRequest",
+                          "StateReply", "StatusCode", "UnitInfo", "UnsetRequest", "VariableInfo"), "_sidebar")
+
+__getattr__, __dir__ = lazy_names(__name__, _EXPORTS, globals())
