@@ -27,6 +27,22 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
+# The out-of-memory scenario of the report's browser tests: the simulated GPU of fragmentation.json climbs to 38 GiB of
+# its 40, and a cell raises a stand-in with PyTorch's class name and wording (there is no GPU here): what the kernel's
+# hook recognises is the class and the message. The wording says 16.3 GiB reserved but unallocated, 2 GiB asked for.
+OOM_SCENARIO = ROOT / "tests" / "data" / "oom" / "fragmentation.json"
+OOM_MESSAGE = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 1.10 "
+               "GiB is free. Including non-PyTorch memory, this process has 38.00 GiB memory in use. Of the allocated "
+               "memory 21.00 GiB is allocated by PyTorch, and 16.30 GiB is reserved by PyTorch but unallocated.")
+OOM_STAND_IN = "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})"
+
+
+def raise_oom(message: str = OOM_MESSAGE, after_s: float = 0) -> str:
+    """A cell that raises the stand-in (defined by OOM_STAND_IN) with `message`, `after_s` seconds after it starts
+    (so that the memory recorder samples it)."""
+    wait = f"import time\ntime.sleep({after_s})\n" if after_s else ""
+    return f"{wait}raise OutOfMemoryError({message!r})"
+
 
 @dataclass
 class Lab:
@@ -34,6 +50,7 @@ class Lab:
     root: Path
     log: Path
     data: Path  # JUPYTER_DATA_DIR of the server and its kernels: what they remember (approved profiles) starts empty
+    app: str = "lab"  # "notebook": Notebook 7, which opens a notebook at notebooks/<name>
 
     def page_url(self, path: str) -> str:
         return f"{self.url}/{path}?token={TOKEN}"
@@ -98,7 +115,7 @@ def running_lab(
                 if proc.poll() is not None or time.time() > deadline:
                     raise RuntimeError(f"JupyterLab did not start:\n{log.read_text()[-3000:]}") from None
                 time.sleep(0.5)
-        yield Lab(url, dirs["notebooks"], log, Path(child_env["JUPYTER_DATA_DIR"]))
+        yield Lab(url, dirs["notebooks"], log, Path(child_env["JUPYTER_DATA_DIR"]), app)
     finally:
         try:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -175,13 +192,14 @@ def run_active_cell(page: object, timeout_s: float = 60) -> str:
 
 
 def open_notebook(page: object, lab: Lab, name: str, timeout_s: float = 120) -> None:
-    """Open a notebook and wait until its kernel is connected and idle.
+    """Open a notebook (in JupyterLab, or in Notebook 7 for a lab started with app="notebook") and wait until its
+    kernel is connected and idle.
 
     JupyterLab may ask which kernel to use when it opens a notebook before it has listed the kernel specs; the
     preselected one is accepted. The notebook's own session is asked: the status bar reads "No Kernel | Idle" while
     the session is still being set up, and JupyterLab may start a kernel and replace it at once (a busy machine
     widens that window), so only a kernel that is connected and idle counts."""
-    page.goto(lab.page_url(f"lab/tree/{name}"))  # type: ignore[attr-defined]
+    page.goto(lab.page_url(f"notebooks/{name}" if lab.app == "notebook" else f"lab/tree/{name}"))  # type: ignore
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)  # type: ignore[attr-defined]
     deadline = time.time() + timeout_s
     while True:
@@ -198,6 +216,24 @@ _KERNEL_READY_JS = """() => {
     const kernel = context?.session?.kernel;
     return !!kernel && !context.hasNoKernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
 }"""
+
+
+def open_and_run(page: object, lab: Lab, name: str, cells: int, until: str, timeout_s: float = 60) -> None:
+    """Open a notebook, run its first `cells` cells one after the other, and wait until `until` shows (the report
+    under a cell that failed)."""
+    open_notebook(page, lab, name)
+    for index in range(cells):
+        run_cell(page, index)
+    page.wait_for_selector(until, timeout=timeout_s * 1000)  # type: ignore[attr-defined]
+
+
+def cell_output(page: object, index: int, text: str, timeout: int = 60_000) -> str:
+    """Wait until the `index`-th cell's output holds `text`, then return that output."""
+    selector = f".jp-Cell:nth-child({index + 1}) .jp-OutputArea"
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "([selector, text]) => document.querySelector(selector)?.textContent.includes(text)",
+        arg=[selector, text], timeout=timeout)
+    return page.inner_text(selector)  # type: ignore[attr-defined]
 
 
 def run_all_cells(page: object, lab: Lab, notebook: str) -> None:

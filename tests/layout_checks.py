@@ -7,6 +7,7 @@ Each check returns the offending elements described in words (an empty list when
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 MIN_INPUT_WIDTH = 48  # px: below this a user cannot see what they type
@@ -141,6 +142,20 @@ def set_theme(page: Any, dark: bool) -> None:
     page.wait_for_function(
         "dark => document.body.dataset.jpThemeLight === (dark ? 'false' : 'true')", arg=dark, timeout=30_000)
     theme_loaded(page)
+
+
+def other_looks(page: Any, look: Callable[[str], list[str]]) -> dict[str, list[str]]:
+    """From the page as JupyterLab opens it (1400 px wide, light), the three other looks a test checks and shoots:
+    `look(name)`'s problems at "1400-dark", "700-dark" and "700-light"; the page is 1400 px and light again after."""
+    problems = {}
+    set_theme(page, dark=True)
+    problems["1400-dark"] = look("1400-dark")
+    page.set_viewport_size({"width": 700, "height": 900})
+    problems["700-dark"] = look("700-dark")
+    set_theme(page, dark=False)
+    problems["700-light"] = look("700-light")
+    page.set_viewport_size({"width": 1400, "height": 900})
+    return problems
 
 
 HIGH_CONTRAST = "JupyterLab Dark High Contrast"  # JupyterLab's own high-contrast theme

@@ -6,20 +6,26 @@ from 38 GiB to the scenario's 2 GiB, the outcome shows the figures before → af
 "freed" mark, and a global defined before is untouched. Checked for usable buttons, text not cut off and labels
 apart at 1400 and 700 px, light and dark; screenshots under test-artifacts/.
 
-The error is a stand-in with PyTorch's class name and wording, raised without a GPU (as test_browser_oom.py does).
+The error is a stand-in with PyTorch's class name and wording, raised without a GPU (tests/lab_server.py's
+out-of-memory scenario, which test_browser_oom.py opens too).
 """
 
 from __future__ import annotations
 
-from layout_checks import clipped_text, overlapping, set_theme, sticking_out, unusable_inputs
+from layout_checks import clipped_text, other_looks, overlapping, sticking_out, unusable_inputs
 
-from lab_server import ROOT, chromium_page, open_notebook, run_cell, running_lab, screenshot, write_notebook
-
-SCENARIO = ROOT / "tests" / "data" / "oom" / "fragmentation.json"
-# PyTorch's wording (as in test_browser_oom.py): 16.3 GiB reserved but unallocated, 2 GiB asked for.
-MESSAGE = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 1.10 GiB "
-           "is free. Including non-PyTorch memory, this process has 38.00 GiB memory in use. Of the allocated memory "
-           "21.00 GiB is allocated by PyTorch, and 16.30 GiB is reserved by PyTorch but unallocated.")
+from lab_server import (
+    OOM_SCENARIO,
+    OOM_STAND_IN,
+    cell_output,
+    chromium_page,
+    open_and_run,
+    raise_oom,
+    run_cell,
+    running_lab,
+    screenshot,
+    write_notebook,
+)
 
 REPORT = ".jp-Cell:nth-child(3) .mgenv-oom"
 OFFER = f"{REPORT} .mgenv-oom-free"
@@ -44,13 +50,6 @@ LIVE_JS = """chart => {
 }"""
 
 
-def cell_output(page, index: int, text: str, timeout: int = 60_000) -> str:
-    selector = f".jp-Cell:nth-child({index + 1}) .jp-OutputArea"
-    page.wait_for_function("([selector, text]) => document.querySelector(selector)?.textContent.includes(text)",
-                           arg=[selector, text], timeout=timeout)
-    return page.inner_text(selector)
-
-
 def figures(page) -> list[list[str]]:
     return page.evaluate("""selector => [...document.querySelectorAll(selector + ' .mgenv-free-figures tr')]
         .map(row => [...row.querySelectorAll('td')].map(cell => cell.textContent))""", OUTCOME)
@@ -73,21 +72,18 @@ def shoot(page, name: str) -> None:
 
 
 def test_the_reports_free_button_gives_the_memory_back_and_the_chart_marks_it(tmp_path):
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(SCENARIO)}) as lab:
+    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}) as lab:
         name = write_notebook(lab, "free.ipynb", [
             "%load_ext mgenv_jupyter\nimport numpy as np\nkeep = 'user global'\n"
             "weights = np.ones(64 << 20, dtype=np.uint8)",
-            "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})",
-            f"import time\ntime.sleep(1.5)\nraise OutOfMemoryError({MESSAGE!r})",
+            OOM_STAND_IN,
+            raise_oom(after_s=1.5),
             "%memchart",
             "print('kept:', keep)",
         ])
         problems: dict[str, list[str]] = {}
         with chromium_page() as page:
-            open_notebook(page, lab, name)
-            for index in range(4):
-                run_cell(page, index)
-            page.wait_for_selector(BUTTON, timeout=60_000)
+            open_and_run(page, lab, name, 4, until=BUTTON)
             page.wait_for_function("chart => (document.querySelector(chart)?.mgenvChart?.store.length ?? 0) > 5",
                                    arg=LIVE, timeout=60_000)
             offer = page.inner_text(OFFER)
@@ -110,16 +106,13 @@ def test_the_reports_free_button_gives_the_memory_back_and_the_chart_marks_it(tm
             outcome = page.inner_text(OUTCOME)
             problems["1400-light"] = problems_at(page)
             shoot(page, "free-done-1400-light.png")
-            set_theme(page, dark=True)
-            problems["1400-dark"] = problems_at(page)
-            shoot(page, "free-done-1400-dark.png")
-            page.set_viewport_size({"width": 700, "height": 900})
-            problems["700-dark"] = problems_at(page)
-            shoot(page, "free-done-700-dark.png")
-            set_theme(page, dark=False)
-            problems["700-light"] = problems_at(page)
-            shoot(page, "free-done-700-light.png")
-            page.set_viewport_size({"width": 1400, "height": 900})
+
+            def look(name: str) -> list[str]:
+                found = problems_at(page)
+                shoot(page, f"free-done-{name}.png")
+                return found
+
+            problems.update(other_looks(page, look))
             run_cell(page, 4)
             kept = cell_output(page, 4, "kept:")
 
@@ -145,24 +138,13 @@ def test_the_free_button_in_notebook_7(tmp_path):
     import pytest
 
     pytest.importorskip("notebook", minversion="7", reason="Notebook 7 is not installed in this environment")
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(SCENARIO)}, app="notebook") as lab:
+    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}, app="notebook") as lab:
         name = write_notebook(lab, "free7.ipynb", [
-            "%load_ext mgenv_jupyter\nimport time\ntime.sleep(1.5)",
-            "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})\n"
-            f"raise OutOfMemoryError({MESSAGE!r})",
-        ])
+            "%load_ext mgenv_jupyter\nimport time\ntime.sleep(1.5)", f"{OOM_STAND_IN}\n{raise_oom()}"])
+        report = ".jp-Cell:nth-child(2) .mgenv-oom"
+        button = f"{report} .mgenv-oom-free-button"
         with chromium_page(width=1000) as page:
-            page.goto(lab.page_url(f"notebooks/{name}"))
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-            page.wait_for_function("""() => {
-                const kernel = window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel;
-                return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
-            }""", timeout=120_000)
-            run_cell(page, 0)
-            run_cell(page, 1)
-            report = ".jp-Cell:nth-child(2) .mgenv-oom"
-            button = f"{report} .mgenv-oom-free-button"
-            page.wait_for_selector(button, timeout=60_000)
+            open_and_run(page, lab, name, 2, until=button)
             page.locator(button).click()
             outcome = f"{report} .mgenv-oom-free-outcome[data-state='applied'] .mgenv-free-figures"
             page.wait_for_selector(outcome, timeout=60_000)

@@ -10,8 +10,8 @@ cells' peaks and the device total as labelled lines, binary units). The report i
 that is not cut off, and the chart's labels inside it and apart, at 1400 and 700 px wide, light and dark; screenshots
 are kept under test-artifacts/.
 
-The error is a stand-in with PyTorch's class name and wording, raised without a GPU (as tests/kernel/test_oom_kernel.py
-does): what the hook recognises is the class and the message.
+The error is a stand-in with PyTorch's class name and wording, raised without a GPU (tests/lab_server.py's
+out-of-memory scenario, as tests/kernel/test_oom_kernel.py does): what the hook recognises is the class and the message.
 """
 
 from __future__ import annotations
@@ -20,14 +20,18 @@ import json
 import re
 
 import pytest
-from layout_checks import clipped_text, overlapping, set_theme, sticking_out, unusable_inputs
+from layout_checks import clipped_text, other_looks, overlapping, sticking_out, unusable_inputs
 
 from lab_server import (
+    OOM_SCENARIO,
+    OOM_STAND_IN,
     RESTART_QUESTION,
     ROOT,
+    cell_output,
     chromium_page,
-    open_notebook,
+    open_and_run,
     open_sidebar,
+    raise_oom,
     run_cell,
     running_lab,
     screenshot,
@@ -35,10 +39,6 @@ from lab_server import (
     write_notebook,
 )
 
-SCENARIO = ROOT / "tests" / "data" / "oom" / "fragmentation.json"
-MESSAGE = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 1.10 GiB "
-           "is free. Including non-PyTorch memory, this process has 38.00 GiB memory in use. Of the allocated memory "
-           "21.00 GiB is allocated by PyTorch, and 16.30 GiB is reserved by PyTorch but unallocated.")
 NAME, VALUE = "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"
 REPORT = ".jp-Cell:nth-child(3) .mgenv-oom"
 APPLY = f"{REPORT} .mgenv-oom-remedy:first-child .mgenv-oom-apply"
@@ -67,14 +67,6 @@ CHART_JS = """chart => {
 }"""
 
 
-def cell_output(page, index: int, text: str, timeout: int = 60_000) -> str:
-    """Wait until the `index`-th cell's output holds `text`, then return that output."""
-    selector = f".jp-Cell:nth-child({index + 1}) .jp-OutputArea"
-    page.wait_for_function("([selector, text]) => document.querySelector(selector)?.textContent.includes(text)",
-                           arg=[selector, text], timeout=timeout)
-    return page.inner_text(selector)
-
-
 def settle_chart(page) -> None:
     """Wait until the report's chart fits its box again (after a resize) and has redrawn (after a theme change)."""
     page.wait_for_function("""chart => {
@@ -97,15 +89,6 @@ def layout_problems(page) -> list[str]:
             + overlapping(page, f"{labels}, {CHART} .u-over"))
 
 
-def open_and_fail(page, lab, name: str) -> None:
-    """Open the notebook and run its first three cells, the third failing with an out-of-memory error, until the
-    report under it shows its buttons."""
-    open_notebook(page, lab, name)
-    for index in range(3):
-        run_cell(page, index)
-    page.wait_for_selector(APPLY, timeout=60_000)
-
-
 def shoot(page, name: str) -> None:
     """The page as a user sees it: at the remedies, then at the timeline's chart (the report is taller than the
     window)."""
@@ -116,19 +99,19 @@ def shoot(page, name: str) -> None:
 
 
 def test_a_click_on_the_first_remedy_sets_it_in_the_kernel_the_sidebar_and_the_profile(tmp_path):
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(SCENARIO)}) as lab:
+    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}) as lab:
         name = write_notebook(lab, "oom.ipynb", [
             "%load_ext mgenv_jupyter\nmarker = 'old kernel'",
             # The stand-in class is made a cell before: a cell naming a framework not imported yet pauses the
             # recorder (oom/_hook.py), and the failing cell is to be recorded as a user's would be.
-            "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})",
-            f"import time\ntime.sleep(3.5)\nraise OutOfMemoryError({MESSAGE!r})",
+            OOM_STAND_IN,
+            raise_oom(after_s=3.5),
             "%envdiff",
             f"import os\nprint('fresh:', 'marker' not in globals(), '|', os.environ.get('{NAME}'))",
         ])
         problems: dict[str, list[str]] = {}
         with chromium_page() as page:
-            open_and_fail(page, lab, name)
+            open_and_run(page, lab, name, 3, until=APPLY)  # the third cell fails; its report shows its buttons
             failing = page.inner_text(".jp-Cell:nth-child(3) .jp-OutputArea")
             report = page.inner_text(REPORT)
             buttons = page.locator(f"{REPORT} .mgenv-oom-apply").all_inner_texts()
@@ -146,17 +129,16 @@ def test_a_click_on_the_first_remedy_sets_it_in_the_kernel_the_sidebar_and_the_p
             applied_label = page.inner_text(APPLY)
             problems["1400-light-applied"] = layout_problems(page)
             shoot(page, "oom-report-applied-1400-light.png")
-            set_theme(page, dark=True)
-            problems["1400-dark"] = layout_problems(page)
-            shoot(page, "oom-report-applied-1400-dark.png")
-            page.set_viewport_size({"width": 700, "height": 900})
-            problems["700-dark"] = layout_problems(page)
-            narrow = page.evaluate(CHART_JS, CHART)
-            shoot(page, "oom-report-applied-700-dark.png")
-            set_theme(page, dark=False)
-            problems["700-light"] = layout_problems(page)
-            shoot(page, "oom-report-applied-700-light.png")
-            page.set_viewport_size({"width": 1400, "height": 900})
+            charts = {}
+
+            def look(name: str) -> list[str]:
+                found = layout_problems(page)
+                charts[name] = page.evaluate(CHART_JS, CHART)
+                shoot(page, f"oom-report-applied-{name}.png")
+                return found
+
+            problems.update(other_looks(page, look))
+            narrow = charts["700-dark"]
 
             run_cell(page, 3)
             envdiff = cell_output(page, 3, NAME)
@@ -218,24 +200,12 @@ def test_a_click_on_the_first_remedy_sets_it_in_the_kernel_the_sidebar_and_the_p
 def test_the_report_and_its_remedy_in_notebook_7(tmp_path):
     """Notebook 7 renders the same report, and a click sets the remedy there too, with the sidebar never opened."""
     pytest.importorskip("notebook", minversion="7", reason="Notebook 7 is not installed in this environment")
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(SCENARIO)}, app="notebook") as lab:
+    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}, app="notebook") as lab:
         name = write_notebook(lab, "oom7.ipynb", [
-            "%load_ext mgenv_jupyter",
-            "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})\n"
-            f"raise OutOfMemoryError({MESSAGE!r})",
-            f"%envget {NAME}",
-        ])
+            "%load_ext mgenv_jupyter", f"{OOM_STAND_IN}\n{raise_oom()}", f"%envget {NAME}"])
+        report = ".jp-Cell:nth-child(2) .mgenv-oom"
         with chromium_page(width=1000) as page:
-            page.goto(lab.page_url(f"notebooks/{name}"))
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-            page.wait_for_function("""() => {
-                const kernel = window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel;
-                return !!kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
-            }""", timeout=120_000)
-            run_cell(page, 0)
-            run_cell(page, 1)
-            report = ".jp-Cell:nth-child(2) .mgenv-oom"
-            page.wait_for_selector(f"{report} .mgenv-oom-apply", timeout=60_000)
+            open_and_run(page, lab, name, 2, until=f"{report} .mgenv-oom-apply")
             page.locator(f"{report} .mgenv-oom-apply").first.click()
             page.wait_for_selector(f"{report} .mgenv-oom-outcome[data-state='applied']", timeout=60_000)
             problems = unusable_inputs(page, report) + clipped_text(page, report)
@@ -264,12 +234,12 @@ def test_a_remedy_that_needs_a_restart_offers_restart_and_apply_and_the_new_kern
             "from framework_stand_ins import TorchGpu, torch_modules\n"
             "sys.modules.update(torch_modules(TorchGpu(cuda_initialised=True)))\n"
             "%load_ext mgenv_jupyter\nmarker = 'old kernel'",
-            "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})",
-            f"raise OutOfMemoryError({OTHER_PROCESS_MESSAGE!r})",
+            OOM_STAND_IN,
+            raise_oom(OTHER_PROCESS_MESSAGE),
             "import os\nprint('fresh:', 'marker' not in globals(), '|', os.environ.get('CUDA_VISIBLE_DEVICES'))",
         ])
         with chromium_page() as page:
-            open_and_fail(page, lab, name)
+            open_and_run(page, lab, name, 3, until=APPLY)
             report = page.inner_text(REPORT)
             page.locator(APPLY).click()
             page.wait_for_selector(f"{OUTCOME}:is([data-state='restart'], [data-state='applied'], "
