@@ -230,6 +230,10 @@ class VariableRow(Row):
             return
         if self._unset_requested and self.editor.raw() != self._unset_raw:
             self._unset_requested = False
+        self._changed()
+
+    def _changed(self) -> None:
+        """After an edit or an unset request: the value, the validation message, the status, then the listeners."""
         self._update_value()
         self._validate()
         self.refresh_status()
@@ -256,11 +260,7 @@ class VariableRow(Row):
         self._show(default_text(self.entry))
         self._unset_raw = self.editor.raw()
         self._unset_requested = session_text(self.session, self.entry) is not None
-        self._update_value()
-        self._validate()
-        self.refresh_status()
-        for listener in self._listeners:
-            listener(self)
+        self._changed()
 
     def is_edited(self) -> bool:
         return self._unset_requested or self.editor.raw() != self._synced_raw
