@@ -201,10 +201,7 @@ class ProfileTrust:
         path = directory / _DATABASE
         descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
         try:
-            info = os.fstat(descriptor)
-            if not stat.S_ISREG(info.st_mode):
-                raise UntrustedStore(NOT_A_REGULAR_FILE.get().format(path=path))
-            _check_owner(path, info)
+            info = _own_regular_file(descriptor, path)
             if info.st_mode & 0o077:
                 if info.st_mode & _OTHERS_WRITE:
                     raise UntrustedStore(WRITABLE_BY_OTHERS.get().format(path=path, mode=_mode(info)))
@@ -223,6 +220,15 @@ class ProfileTrust:
 
 def _mode(info: os.stat_result) -> str:
     return oct(stat.S_IMODE(info.st_mode))
+
+
+def _own_regular_file(descriptor: int, path: Path) -> os.stat_result:
+    """The status of the file open at `descriptor`, once it is known to be a regular file this user owns."""
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode):
+        raise UntrustedStore(NOT_A_REGULAR_FILE.get().format(path=path))
+    _check_owner(path, info)
+    return info
 
 
 def _check_owner(path: Path, info: os.stat_result) -> None:
@@ -251,10 +257,7 @@ def _read_key(path: Path) -> bytes | None:
     except OSError as exc:  # ELOOP: a symbolic link
         raise UntrustedStore(NOT_A_REGULAR_FILE.get().format(path=path)) from exc
     try:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            raise UntrustedStore(NOT_A_REGULAR_FILE.get().format(path=path))
-        _check_owner(path, info)
+        info = _own_regular_file(descriptor, path)
         if info.st_mode & 0o077:
             raise UntrustedStore(KEY_NOT_PRIVATE.get().format(path=path, mode=_mode(info)))
         if info.st_size == 0:
