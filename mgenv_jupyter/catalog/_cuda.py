@@ -14,6 +14,7 @@ _FIRST_CUDA_INIT = Text(
     "the first CUDA initialisation in this process (the first GPU operation of any framework)",
     "本进程第一次初始化 CUDA 时(任一框架的第一次 GPU 操作)",
 )
+_CU_INIT = Text("CUDA driver : cuInit", "CUDA 驱动 : cuInit")  # where both variables are read
 _LATCH = Text(
     "Read once by the CUDA driver when the process first initialises CUDA; later changes are ignored until restart.",
     "CUDA 驱动在进程第一次初始化 CUDA 时读取一次;之后修改直到重启内核都不会生效。",
@@ -28,10 +29,7 @@ ENTRIES = (
         type=DeviceList(),
         default=None,
         when=ReadWhen.FIRST_USE,
-        read_at=Text(
-            "CUDA driver : cuInit",
-            "CUDA 驱动 : cuInit",
-        ),
+        read_at=_CU_INIT,
         first_use=_FIRST_CUDA_INIT,
         description=Text(
             "Which GPUs this process may see, and in which order; they are renumbered from 0.",
@@ -47,10 +45,7 @@ ENTRIES = (
         type=Choice(("FASTEST_FIRST", "PCI_BUS_ID")),
         default="FASTEST_FIRST",
         when=ReadWhen.FIRST_USE,
-        read_at=Text(
-            "CUDA driver : cuInit",
-            "CUDA 驱动 : cuInit",
-        ),
+        read_at=_CU_INIT,
         first_use=_FIRST_CUDA_INIT,
         description=Text(
             "How CUDA numbers devices: fastest first, or by PCI bus id (which matches nvidia-smi).",
