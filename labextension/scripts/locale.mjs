@@ -1,5 +1,5 @@
 // Writes the sidebar's Chinese gettext catalog, in the Jed JSON format of JupyterLab's language packs, from the
-// catalog keyed by msgid in locale/zh_CN.json, to ../mgenv_jupyter/locale/zh_CN/LC_MESSAGES/mgenv_jupyter.json;
+// catalog keyed by msgid in src/locale/zh_CN.json, to ../mgenv_jupyter/locale/zh_CN/LC_MESSAGES/mgenv_jupyter.json;
 // jupyterlab_server finds it through the package's "jupyterlab.locale" entry point. A build output (git-ignored,
 // shipped in the wheel).
 import { buildSync } from 'esbuild';
@@ -23,7 +23,7 @@ new Function('module', 'exports', 'require', bundle.text)(module, module.exports
 const { jedCatalog, DOMAIN } = module.exports;
 
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
-const messages = JSON.parse(readFileSync(join(root, 'locale', 'zh_CN.json'), 'utf8'));
+const messages = JSON.parse(readFileSync(join(root, 'src', 'locale', 'zh_CN.json'), 'utf8'));
 const target = join(root, '..', 'mgenv_jupyter', 'locale', 'zh_CN', 'LC_MESSAGES', `${DOMAIN}.json`);
 mkdirSync(dirname(target), { recursive: true });
 writeFileSync(target, JSON.stringify(jedCatalog(messages, version), null, 2) + '\n');

@@ -1,6 +1,6 @@
 import { SourceState } from '../src/protocol';
 import { describe as describeSource, statusLine } from '../src/chart/status';
-import catalog from '../locale/zh_CN.json';
+import catalog from '../src/locale/zh_CN.json';
 import { ENGLISH, messagesTranslation, seriesName } from '../src/chart/text';
 
 const state = (name: string, text: string, simulation: string | null = null): SourceState => ({

@@ -6,7 +6,7 @@ import { addSidebarCommands } from '../src/sidebar/commands';
 import { ConfigView } from '../src/sidebar/configView';
 import { EnvModel } from '../src/sidebar/model';
 import { SidebarPanel } from '../src/sidebar/panel';
-import chinese from '../locale/zh_CN.json';
+import chinese from '../src/locale/zh_CN.json';
 import { DOMAIN, jedCatalog, Translation } from '../src/sidebar/text';
 import { entry, FRAMEWORKS, variable } from './fakes';
 import { chineseTranslation } from './translation';

@@ -1,9 +1,9 @@
 /** The sidebar's Chinese catalog as JupyterLab loads it: a real TranslationManager, served what jupyterlab_server
  * serves for package locale data ({data: {domain: Jed JSON}}) — the catalog scripts/locale.mjs writes from
- * locale/zh_CN.json. */
+ * src/locale/zh_CN.json. */
 import { TranslationBundle, TranslationManager } from '@jupyterlab/translation';
 
-import chinese from '../locale/zh_CN.json';
+import chinese from '../src/locale/zh_CN.json';
 import { DOMAIN, jedCatalog } from '../src/sidebar/text';
 
 export async function chineseTranslation(): Promise<TranslationBundle> {

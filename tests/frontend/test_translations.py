@@ -1,7 +1,7 @@
 """The front end's words reach translators the JupyterLab way: jupyterlab-translate's extractor — the gettext-extract
 that JupyterLab's language packs run, with jupyterlab-translate's own parser configuration (`trans.__`, `trans._p`,
 `this._trans.__`, ...) — finds every msgid of labextension/src at its call site, and the Chinese catalog has exactly
-those msgids: each translated, none stale, with the same %1, %2 placeholders. The catalog is labextension/locale/
+those msgids: each translated, none stale, with the same %1, %2 placeholders. The catalog is labextension/src/locale/
 zh_CN.json (context → msgid → translation); the build ships it as the Jed catalog jupyterlab_server serves."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow  # the extractor parses every TypeScript file with
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "labextension" / "src"
-CATALOG = ROOT / "labextension" / "locale" / "zh_CN.json"
+CATALOG = ROOT / "labextension" / "src" / "locale" / "zh_CN.json"
 SHIPPED = ROOT / "mgenv_jupyter" / "locale" / "zh_CN" / "LC_MESSAGES" / "mgenv_jupyter.json"
 
 Msgid = tuple[str, str]  # (context, msgid); "" when a text has no context

@@ -5,7 +5,7 @@
  * "memory chart" keeps the chart's "ok" (a source's state) apart from the sidebar's "ok" (a verified variable).
  * In the sidebar `trans` is JupyterLab's translation bundle; the inline chart, an anywidget module outside
  * JupyterLab's plugin system, gets `messagesTranslation` over the Chinese catalog the package ships
- * (labextension/locale/zh_CN.json) when the page's language (`<html lang>`) is Chinese — the same translation.
+ * (labextension/src/locale/zh_CN.json) when the page's language (`<html lang>`) is Chinese — the same translation.
  *
  * `%1`, `%2` are gettext's placeholders.
  */

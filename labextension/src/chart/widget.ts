@@ -7,7 +7,7 @@ import './chart.css';
 
 import { MemoryHello, MemoryMessage } from '../protocol';
 import { MemoryChart } from './memoryChart';
-import chinese from '../../locale/zh_CN.json';
+import chinese from '../locale/zh_CN.json';
 import { ENGLISH, messagesTranslation, pageLanguage } from './text';
 
 interface Model {

@@ -2,9 +2,9 @@
  * How the sidebar speaks the user's language, the JupyterLab way: every word the panel shows is a literal gettext
  * call at its place in the code — `trans.__('Restart and apply')`, `trans.__('imported: %1', names)` — on the
  * TranslationBundle of DOMAIN, so JupyterLab's string extraction (jupyterlab-translate) finds each msgid. The Chinese
- * translations live in one catalog keyed by those msgids, labextension/locale/zh_CN.json; the build writes it as the
- * gettext catalog jupyterlab_server serves (scripts/locale.mjs → mgenv_jupyter/locale/zh_CN/LC_MESSAGES/
- * mgenv_jupyter.json, found through the "jupyterlab.locale" entry point). tests/frontend/test_translations.py runs the
+ * translations live in one catalog keyed by those msgids, src/locale/zh_CN.json; the build writes it as the gettext
+ * catalog jupyterlab_server serves (scripts/locale.mjs → mgenv_jupyter/locale/zh_CN/LC_MESSAGES/mgenv_jupyter.json,
+ * found through the "jupyterlab.locale" entry point). tests/frontend/test_translations.py runs the
  * real extractor and checks the catalog against it. Descriptions of variables and status labels are not here: the
  * kernel sends the former in the catalog language, the schema's STATUS_LABELS holds the latter.
  *
