@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 
 from ._envfile import is_unicode
 from ._errors import InvalidValueError
-from .catalog._code_loading import code_effect
 from .catalog._secrets import is_secret
 
 if TYPE_CHECKING:
@@ -119,6 +118,8 @@ def _why_left_out(name: str, value: str | None, asked: bool, secrets: bool,
         if secrets:
             return "it is a secret: it is carried only when asked for by name"
         return "it is a secret and is never exported in clear"
+    from .catalog._code_loading import code_effect  # with the catalog: the magics import this module at `%load_ext`
+
     effect = code_effect(name, entry, value)  # the catalog entry's decision, the families, the flags of the value
     if effect is not None and not asked:
         return (f"it {effect.get()}, on every machine the job runs on; it is carried only when asked for by "

@@ -24,7 +24,7 @@ from ._shell_words import split_words
 from ._text import current_language, set_language
 from .catalog import FRAMEWORKS
 from .catalog._secrets import is_secret_value, redact
-from .runtime import session
+from .runtime import session, watcher
 from .runtime._environ_limits import MAX_VARIABLE_BYTES
 
 if TYPE_CHECKING:
@@ -344,7 +344,7 @@ def register(ipython: Any) -> None:
     out-of-memory hook with its recorder."""
     if getattr(ipython, "_mgenv_jupyter_loaded", False):
         return
-    session().watcher.install()  # imports from here on are seen (again, after an unload)
+    watcher().install()  # imports from here on are seen (again, after an unload); the first magic makes the session
     ipython.register_magics(EnvMagics)
     from .oom import _hook as hook
 
@@ -377,7 +377,7 @@ def unregister(ipython: Any) -> None:
 
     hook.uninstall(ipython)
     _oom_report_display(ipython, on=False)
-    session().watcher.uninstall()
+    watcher().uninstall()
     ipython._mgenv_jupyter_loaded = False
 
 

@@ -39,3 +39,7 @@ BY_KEY = {framework.key: framework for framework in FRAMEWORKS}
 # devices are NPUs), and CuPy, which reads the same CUDA variables. One list that the CUDA entries' readers, the
 # out-of-memory recorder's pause, the memory sources' names and the cluster's reserved label words all ask.
 GPU_MODULES = ("megengine", "paddle", "mxnet", "torch", "tensorflow", "jax", "cupy")
+
+# Every module an entry names among its `readers`: the import watcher follows these from `%load_ext` on, before the
+# catalog is built (the first magic builds it). tests/catalog/test_frameworks.py checks it against the entries.
+READER_MODULES = frozenset((*GPU_MODULES, "npu_bridge", "torch._dynamo.config", "torch._inductor.config"))

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.catalog._frameworks import BY_KEY, FRAMEWORKS
+from mgenv_jupyter.catalog._frameworks import BY_KEY, FRAMEWORKS, READER_MODULES
 
 DEV = Path(__file__).resolve().parents[2] / "dev"
 
@@ -29,3 +29,9 @@ def test_the_wheel_said_to_be_checked_is_the_one_the_tests_install():
     assert set(checked) == {"megengine", "mxnet", "paddle", "torch", "jax", "tensorflow"}
     for key, (wheel, version) in checked.items():
         assert pins.get(wheel) == version, f"{key}: the catalog says {wheel} {version}, ./dev installs {pins}"
+
+
+def test_the_import_watchers_modules_are_exactly_the_entries_readers():
+    # `%load_ext` installs the watcher from this table without building the catalog: a reader missing here would go
+    # unwatched, and its variables would never be said to be already read
+    assert READER_MODULES == {module for entry in catalog() for module in entry.readers}
