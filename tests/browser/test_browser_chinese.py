@@ -9,9 +9,12 @@ Chromium draws boxes.
 The check for English left over: no phrase of our own label tables (the sidebar's and the chart's gettext catalog,
 the kernel's words for source states and chart lines, the status labels) appears in our parts of the page, and on the
 charts, which show no values, not even a single word of them. Names stay names in every language (MegEngine, NVML,
-GPU, GiB, variable names and values, the PyTorch message quoted in the report). Not covered, and still English: the
-catalog's own data beside the descriptions (a Pattern value's description of what it allows, caveats, notes on
-traps) that the panel and %envset show."""
+GPU, GiB, variable names and values, the PyTorch message quoted in the report).
+
+The catalog's own words are checked where the panel and the cells show them: two variables' rows with their details
+open (what is allowed, where the framework reads it, the caveats), one holding a value the kernel refused with its
+reason under the editor; %envset's note on a trap ("'0' does NOT turn this off") and its refusal of a bad value. In
+those, no run of three English words is left outside quotes and code (tests/language_checks.py), at 280 px and wide."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import json
 import re
 
 import pytest
+from language_checks import english_runs
 from layout_checks import clipped_text, set_theme
 
 from lab_server import (
@@ -44,7 +48,13 @@ CELLS = [
     "%memchart",
     "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})",
     f"import time\ntime.sleep(2.5)\nraise OutOfMemoryError({MESSAGE!r})",
+    "%envset MGB_CUDA_RESERVE_MEMORY=0",  # a trap: "0" reserves all free memory, the note says so
+    "%envset MGE_DEFAULT_DEVICE=tpu9",  # refused: the reason says what a device name is
 ]
+# Two rows opened in the panel: a device pattern (its allowed text, a source location in words, a caveat) and a
+# reserve whose docs and source disagree; a value typed into the first is refused by the kernel.
+DETAILED = ("MGE_DEFAULT_DEVICE", "MGB_CUDA_RESERVE_MEMORY")
+REFUSED_VALUE = "tpu9"
 CELL = ".jp-Notebook .jp-Cell:nth-child({}) .jp-OutputArea"
 REPORT = f"{CELL.format(5)} .mgenv-oom"
 INLINE_CHART = f"{CELL.format(3)} .mgenv-chart"
@@ -173,6 +183,40 @@ def run_the_notebook(page, lab, dark: bool, language: str) -> dict:
     (ROOT / "test-artifacts" / f"{language}-screen-texts-{theme}.json").write_text(
         json.dumps(texts, ensure_ascii=False, indent=1), encoding="utf-8")
     texts["clipped"] = clipped_text(page, PANEL)
+    texts["trap"] = page.inner_text(CELL.format(6))
+    texts["refused"] = page.inner_text(CELL.format(7))
+    page.locator(CELL.format(7)).scroll_into_view_if_needed()
+    screenshot(page, f"{language}-trap-and-refusal-{theme}.png")
+    texts.update(open_rows(page, theme, language))
+    return texts
+
+
+def open_rows(page, theme: str, language: str) -> dict:
+    """The DETAILED rows found with the panel's search box, their details opened as a user does, a refused value
+    typed into the first; their text, and screenshots of each at 280 px and at 640 px."""
+    texts: dict[str, str] = {}
+    search = page.locator(f"{PANEL} .mgenv-sb-search")
+    for width in (280, 640):
+        set_left_area_width(page, width)
+        for name in DETAILED:
+            row = f"{PANEL} .mgenv-sb-row[data-name='{name}']"
+            search.fill(name)
+            page.wait_for_selector(row, state="visible", timeout=10_000)
+            if not page.eval_on_selector(f"{row} .mgenv-sb-details", "details => details.open"):
+                page.locator(f"{row} .mgenv-sb-details > summary").click()
+            if name == DETAILED[0] and width == 280:
+                box = page.locator(f"{row} [aria-label='{name}']")
+                box.fill(REFUSED_VALUE)
+                box.press("Enter")
+                page.wait_for_selector(f"{row} .mgenv-sb-row-error:not([hidden])", timeout=30_000)
+            page.locator(f"{row} .mgenv-sb-details").scroll_into_view_if_needed()
+            screenshot(page, f"{language}-panel-row-{name}-{width}-{theme}.png")
+            texts[f"row {name}"] = page.inner_text(row)
+    texts["row clipped"] = clipped_text(page, PANEL)
+    search.fill("")
+    # What an empty box says (the kernel's editor spec): "not set", or a default, which is a value.
+    texts["placeholders"] = page.eval_on_selector_all(f"{PANEL} .mgenv-sb-row input[placeholder]",
+                                                      "inputs => inputs.map(input => input.placeholder)")
     return texts
 
 
@@ -185,7 +229,8 @@ def test_with_jupyterlab_in_chinese_everything_of_ours_on_the_screen_is_chinese(
     phrases, words = english_phrases(), english_words()
     assert {"since kernel start", "click to hide or show this line", "takes effect at import"} <= phrases
     assert {"host", "used", "total", "eviction", "threshold", "now", "peak"} <= words
-    for region in ("panel", "panel_chart", "inline", "envset", "report", "dialog"):
+    for region in ("panel", "panel_chart", "inline", "envset", "report", "dialog", "trap", "refused",
+                   *(f"row {name}" for name in DETAILED)):
         text = texts[region]
         assert HAN.search(text), (region, text[:300])
         charts = region in ("panel_chart", "inline")
@@ -197,15 +242,29 @@ def test_with_jupyterlab_in_chinese_everything_of_ours_on_the_screen_is_chinese(
     assert "导入时生效" in texts["envset"]  # "takes effect at import"
     assert "已换算为 5368709120 字节" in texts["envset"] and "normalised" not in texts["envset"]
     assert "框架环境变量" in texts["panel"]
-    assert texts["clipped"] == []
+    assert texts["clipped"] == [] and texts["row clipped"] == []
+    # The catalog's own words: the trap, the refusal (in the cell and in the panel), what is allowed, where it is read,
+    # the caveats; no English sentence left in them.
+    device, reserve = (texts[f"row {name}"] for name in DETAILED)
+    assert "'0' 并不能关闭它" in texts["trap"] and "%envunset" in texts["trap"], texts["trap"]
+    assert f"不接受 '{REFUSED_VALUE}'" in texts["refused"] and "设备名" in texts["refused"], texts["refused"]
+    assert f"不接受 '{REFUSED_VALUE}'" in device and "模块顶层的 set_default_device" in device, device
+    assert "AssertionError" in device and "import megengine" in device  # its caveat, in Chinese around the names
+    assert "b:<字节数>" in reserve and "预留全部空闲显存" in reserve, reserve
+    for region in ("trap", "refused", *(f"row {name}" for name in DETAILED)):
+        assert english_runs(texts[region]) == [], (region, english_runs(texts[region]), texts[region])
+    assert "未设置" in texts["placeholders"] and "not set" not in texts["placeholders"], texts["placeholders"]
 
 
 def test_an_english_jupyterlab_stays_english(tmp_path):
     with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(SCENARIO)}) as lab, \
             chromium_page(width=1400, height=900) as page:
         texts = run_the_notebook(page, lab, False, "en")
-    for region in ("panel", "panel_chart", "inline", "envset", "report", "dialog"):
+    for region in ("panel", "panel_chart", "inline", "envset", "report", "dialog", "trap", "refused",
+                   *(f"row {name}" for name in DETAILED)):
         assert not HAN.search(texts[region]), (region, HAN.findall(texts[region])[:20], texts[region][:500])
+    assert "'0' does NOT turn this off" in texts["trap"] and "not set" in texts["placeholders"]
+    assert f"'{REFUSED_VALUE}' is not allowed: expected a device name" in texts["row MGE_DEFAULT_DEVICE"]
     assert "since kernel start" in texts["inline"] and "since kernel start" in texts["panel_chart"]
     assert "takes effect at import" in texts["envset"]
     assert "framework env" in texts["panel"].lower() and texts["report"].startswith("Out of memory on gpu0")
