@@ -4,16 +4,21 @@
   `%load_ext mgenv_jupyter`: each process's wall time, CPU time (user + system) and peak RSS from the kernel's own
   accounting (`os.wait4`), and, inside the loaded one, the time until `%load_ext` returns, the modules it added,
   and whether any module or thread appeared in the second after it returned (a thread importing behind the user's
-  back);
+  back). With `--before REF`, the package as it was at git REF (exported to a temporary directory) loads in a third
+  process each round, so before and after are measured side by side in the same run;
 - one `%envset` against IPython's own `%env NAME=VALUE`, for a catalog variable and a variable outside the catalog,
   in alternating rounds in one shell.
 
-Children run with bytecode cached (a warm-up run first, into a temporary cache), as an installed package runs.
-Run: `python -m bench.footprint_bench`.
+Children run with bytecode cached (a warm-up run first, into a temporary cache), as an installed package runs;
+`--no-bytecode` runs them with PYTHONDONTWRITEBYTECODE=1 and no cache, so every process compiles what it imports.
+Every child runs in a directory of its own with the package's source first on PYTHONPATH, so which copy it loads never
+depends on the directory the bench was started from.
+Run: `python -m bench.footprint_bench [--before REF] [--no-bytecode] [--rounds N]`.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
@@ -24,7 +29,10 @@ import sys
 import tempfile
 import time
 import timeit
+from pathlib import Path
 from typing import Any
+
+SOURCE = Path(__file__).resolve().parents[1]  # the checkout whose package is measured
 
 ROUNDS = 15
 SET_ROUNDS = 15
@@ -67,11 +75,11 @@ print(json.dumps({"imported_after": sorted(set(sys.modules) - loaded), "threads_
 """
 
 
-def _run(code: str, env: dict[str, str]) -> tuple[dict[str, float], str]:
+def _run(code: str, env: dict[str, str], cwd: str) -> tuple[dict[str, float], str]:
     """Run `code` in a new interpreter: its wall time (s), CPU time (s, user + system, from `os.wait4`, which reaps it
     and returns its own rusage) and peak RSS (MiB, as it printed it); and what it printed."""
     start = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+    process = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=cwd, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL)
     assert process.stdout is not None
     out = process.stdout.read()
@@ -86,40 +94,71 @@ def _run(code: str, env: dict[str, str]) -> tuple[dict[str, float], str]:
             printed)
 
 
-def whole_process(rounds: int = ROUNDS) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as cache:
-        env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-        env.update(PYTHONPYCACHEPREFIX=cache, MGENV_SIMULATE_GPU="")
-        _run(BARE, env), _run(LOADED, env)  # bytecode compiled and cached, as an installed package has it
-        bare: list[dict[str, float]] = []
-        loaded: list[dict[str, float]] = []
-        inside: list[dict[str, Any]] = []
+def _exported(ref: str, into: str) -> str:
+    """The package's source at git `ref`, written under `into`; the directory to put on PYTHONPATH."""
+    archive = subprocess.run(["git", "-C", str(SOURCE), "archive", ref, "mgenv_jupyter"], check=True,
+                             capture_output=True).stdout
+    os.makedirs(into)
+    subprocess.run(["tar", "-x", "-C", into], input=archive, check=True)
+    return into
+
+
+def whole_process(rounds: int = ROUNDS, before: str | None = None, bytecode: bool = True) -> dict[str, Any]:
+    """Bare against loaded (and against the package at git `before`, if given), alternating, `rounds` of each."""
+    with tempfile.TemporaryDirectory() as work:
+        base = {key: value for key, value in os.environ.items()
+                if key not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONPATH")}
+        base["MGENV_SIMULATE_GPU"] = ""
+        if bytecode:
+            base["PYTHONPYCACHEPREFIX"] = os.path.join(work, "pycache")
+        else:
+            base["PYTHONDONTWRITEBYTECODE"] = "1"
+        runs = {"bare": (BARE, {**base, "PYTHONPATH": str(SOURCE)}),
+                "loaded": (LOADED, {**base, "PYTHONPATH": str(SOURCE)})}
+        if before is not None:
+            old = _exported(before, os.path.join(work, "before"))
+            runs = {"bare": runs["bare"], "before": (LOADED, {**base, "PYTHONPATH": old}), "loaded": runs["loaded"]}
+        for code, env in runs.values():
+            _run(code, env, work)  # bytecode compiled and cached, as an installed package has it
+        load = os.getloadavg()[0]
+        figures: dict[str, list[dict[str, float]]] = {name: [] for name in runs}
+        inside: dict[str, list[dict[str, Any]]] = {name: [] for name in runs if name != "bare"}
+        names = list(runs)
         for index in range(rounds):
-            order = ((BARE, bare), (LOADED, loaded))
-            for code, into in order if index % 2 == 0 else order[::-1]:
-                figures, printed = _run(code, env)
-                into.append(figures)
-                if code is LOADED:
-                    inside.append(json.loads(printed.strip().splitlines()[-2]))
-        afterwards = [json.loads(_run(AFTERWARDS, env)[1].strip().splitlines()[-1]) for _ in range(3)]
+            shift = index % len(names)
+            for name in names[shift:] + names[:shift]:  # each takes each place in the order equally often
+                code, env = runs[name]
+                measured, printed = _run(code, env, work)
+                figures[name].append(measured)
+                if name != "bare":
+                    inside[name].append(json.loads(printed.strip().splitlines()[-2]))
+        afterwards = [json.loads(_run(AFTERWARDS, runs["loaded"][1], work)[1].strip().splitlines()[-1])
+                      for _ in range(3)]
+        load_after = os.getloadavg()[0]
 
     def median(rows: list[dict[str, float]], key: str) -> float:
         return statistics.median(row[key] for row in rows)
 
-    # the median of each pair's difference, so the machine's drift cancels
-    added = {key: statistics.median(lo[key] - b[key] for lo, b in zip(loaded, bare, strict=True))
-             for key in ("wall", "cpu", "rss")}
-    return {
-        "bare": {key: median(bare, key) for key in ("wall", "cpu", "rss")},
-        "loaded": {key: median(loaded, key) for key in ("wall", "cpu", "rss")},
-        "added": added,
-        "load_ms": statistics.median(float(row["load_ms"]) for row in inside),
-        "load_cpu_ms": statistics.median(float(row["load_cpu_ms"]) for row in inside),
-        "modules_before": inside[-1]["modules_before"], "modules_after": inside[-1]["modules_after"],
-        "imported_after": sorted({m for row in afterwards for m in row["imported_after"]}),
-        "threads_started": sorted({t for row in afterwards for t in row["threads_started"]}),
-        "heavy": sorted({m for row in inside for m in row["heavy"]}),
-    }
+    bare = figures["bare"]
+    result: dict[str, Any] = {"rounds": rounds, "bytecode": bytecode, "before_ref": before, "load": (load, load_after),
+                              "bare": {key: median(bare, key) for key in ("wall", "cpu", "rss")},
+                              "modules_before": inside["loaded"][-1]["modules_before"]}
+    for name in inside:
+        rows, within = figures[name], inside[name]
+        result[name] = {
+            **{key: median(rows, key) for key in ("wall", "cpu", "rss")},
+            # the median of each pair's difference and ratio, so the machine's drift cancels
+            "added": {key: statistics.median(r[key] - b[key] for r, b in zip(rows, bare, strict=True))
+                      for key in ("wall", "cpu", "rss")},
+            "cpu_ratio": statistics.median(r["cpu"] / b["cpu"] for r, b in zip(rows, bare, strict=True)),
+            "load_ms": statistics.median(float(row["load_ms"]) for row in within),
+            "load_cpu_ms": statistics.median(float(row["load_cpu_ms"]) for row in within),
+            "modules_after": within[-1]["modules_after"],
+            "heavy": sorted({m for row in within for m in row["heavy"]}),
+        }
+    result["imported_after"] = sorted({m for row in afterwards for m in row["imported_after"]})
+    result["threads_started"] = sorted({t for row in afterwards for t in row["threads_started"]})
+    return result
 
 
 def envset_against_env(rounds: int = SET_ROUNDS, sets: int = SETS) -> dict[str, dict[str, float]]:
@@ -146,35 +185,60 @@ def envset_against_env(rounds: int = SET_ROUNDS, sets: int = SETS) -> dict[str, 
     return results
 
 
-def report() -> str:
-    whole, sets = whole_process(), envset_against_env()
-    bare, loaded, added = whole["bare"], whole["loaded"], whole["added"]
+def _loaded_cells(whole: dict[str, Any], names: list[str], cell: Any) -> str:
+    return " | ".join(cell(whole[name]) for name in names)
+
+
+def report(before: str | None = None, bytecode: bool = True, rounds: int = ROUNDS) -> str:
+    whole, sets = whole_process(rounds, before, bytecode), envset_against_env()
+    bare, first = whole["bare"], int(whole["modules_before"])
+    names = ["before", "loaded"] if before is not None else ["loaded"]
+    heads = ([f"+ `%load_ext`, the package at {before}", "+ `%load_ext`, this checkout"] if before is not None
+             else ["IPython + `%load_ext mgenv_jupyter`"])
+    dashes = " | ".join("—" for _ in names[1:])
     rows = [
         "## A light footprint (issue 21)",
         "",
-        "| what | bare IPython | IPython + `%load_ext mgenv_jupyter` | added | target |",
-        "|---|---|---|---|---|",
-        f"| whole process, wall | {1000 * bare['wall']:.0f} ms | {1000 * loaded['wall']:.0f} ms "
-        f"| {1000 * added['wall']:+.0f} ms | — |",
-        f"| whole process, CPU (user + system) | {1000 * bare['cpu']:.0f} ms | {1000 * loaded['cpu']:.0f} ms "
-        f"| {1000 * added['cpu']:+.0f} ms | ≤ 60 ms |",
-        f"| whole process, peak RSS | {bare['rss']:.1f} MiB | {loaded['rss']:.1f} MiB | {added['rss']:+.1f} MiB "
-        "| ≤ 15 MiB |",
-        f"| until `%load_ext` returns (in the process) | — | {whole['load_ms']:.0f} ms, {whole['load_cpu_ms']:.0f} ms "
-        "of CPU | — | ≤ 60 ms |",
-        f"| modules in `sys.modules` | {whole['modules_before']} | {whole['modules_after']} "
-        f"| {int(whole['modules_after']) - int(whole['modules_before']):+d}; numpy or pandas among them: "
-        f"{', '.join(whole['heavy']) or 'neither'} | — |",
-        f"| threads `%load_ext` started | — | {', '.join(whole['threads_started']) or 'none'} | — "
-        "| the sampler's at most |",
-        f"| modules imported in the 2.5 s after it returned (a cell ran, the sampler ticked), 3 runs | — "
-        f"| {len(whole['imported_after'])} | — | none |",
+        f"{rounds} rounds of {len(names) + 1} alternating processes, bytecode "
+        f"{'cached' if bytecode else 'not cached (PYTHONDONTWRITEBYTECODE=1)'}, load average "
+        f"{whole['load'][0]:.1f} before and {whole['load'][1]:.1f} after; loaded columns: the median, then the median "
+        "of the pairs' differences from bare (and ratios) in brackets.",
+        "",
+        f"| what | bare IPython | {' | '.join(heads)} | target |",
+        "|---|---|" + "---|" * len(names) + "---|",
+        f"| whole process, wall | {1000 * bare['wall']:.0f} ms | "
+        + _loaded_cells(whole, names, lambda v: f"{1000 * v['wall']:.0f} ms ({1000 * v['added']['wall']:+.0f} ms)")
+        + " | — |",
+        f"| whole process, CPU (user + system) | {1000 * bare['cpu']:.0f} ms | "
+        + _loaded_cells(whole, names, lambda v: f"{1000 * v['cpu']:.0f} ms ({1000 * v['added']['cpu']:+.0f} ms, "
+                                                f"×{v['cpu_ratio']:.2f})")
+        + " | ≤ +60 ms |",
+        f"| whole process, peak RSS | {bare['rss']:.1f} MiB | "
+        + _loaded_cells(whole, names, lambda v: f"{v['rss']:.1f} MiB ({v['added']['rss']:+.1f} MiB)")
+        + " | ≤ +15 MiB |",
+        "| until `%load_ext` returns (in the process) | — | "
+        + _loaded_cells(whole, names, lambda v: f"{v['load_ms']:.0f} ms, {v['load_cpu_ms']:.0f} ms of CPU")
+        + " | — |",
+        f"| modules in `sys.modules` | {whole['modules_before']} | "
+        + _loaded_cells(whole, names, lambda v: f"{v['modules_after']} ({v['modules_after'] - first:+d}); numpy or "
+                                                f"pandas: {', '.join(v['heavy']) or 'neither'}")
+        + " | — |",
+        f"| threads `%load_ext` started (this checkout) | — | {dashes + ' | ' if dashes else ''}"
+        f"{', '.join(whole['threads_started']) or 'none'} | the sampler's at most |",
+        "| modules imported in the 2.5 s after it returned (a cell ran, the sampler ticked), 3 runs (this checkout) "
+        f"| — | {dashes + ' | ' if dashes else ''}{len(whole['imported_after'])} | none |",
     ]
     for label, figures in sets.items():
         rows.append(f"| one `%envset` vs IPython's `%env NAME=VALUE`, {label} | `%env` {figures['env_us']:.0f} µs "
-                    f"| `%envset` {figures['envset_us']:.0f} µs | ×{figures['ratio']:.1f} | ≤ ×2 |")
+                    f"| {dashes + ' | ' if dashes else ''}`%envset` {figures['envset_us']:.0f} µs "
+                    f"(×{figures['ratio']:.1f}) | ≤ ×2 |")
     return "\n".join(rows)
 
 
 if __name__ == "__main__":
-    print(report())
+    parser = argparse.ArgumentParser(description="What loading the extension costs a kernel (issue 21).")
+    parser.add_argument("--before", metavar="REF", help="also load the package as it was at this git ref")
+    parser.add_argument("--no-bytecode", action="store_true", help="children compile what they import every time")
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    arguments = parser.parse_args()
+    print(report(arguments.before, not arguments.no_bytecode, arguments.rounds))
