@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .._lazy_names import lazy_names
+from .._text import Text
 from ._frameworks import FRAMEWORKS as FRAMEWORK_INFO
 
 if TYPE_CHECKING:
@@ -30,6 +31,11 @@ __all__ = ["Catalog", "Entry", "Group", "Parsed", "ReadWhen", "catalog"]
 # One data module per framework; order is the order front ends list them in.
 DATA_MODULES = ("_megengine", "_dtr", "_mxnet", "_paddle", "_torch", "_jax", "_tensorflow", "_ascend", "_cuda")
 FRAMEWORKS = tuple(framework.key for framework in FRAMEWORK_INFO)
+# Why a selection was refused (%envlist, %envget), in the language of the moment.
+UNKNOWN_FRAMEWORK = Text("unknown framework {framework}: use one of {frameworks}",
+                         "未知的框架 {framework}:可用的有 {frameworks}")
+NOT_IN_CATALOG = Text("{name} is not a catalog variable", "{name} 不是目录中的变量")
+DID_YOU_MEAN = Text("; did you mean {meant}?", ";是不是想写 {meant}?")
 
 
 class Catalog:
@@ -87,15 +93,16 @@ class Catalog:
         from .._errors import InvalidValueError
 
         if framework is not None and framework not in self.frameworks():
-            raise InvalidValueError(f"unknown framework {framework!r}: use one of {', '.join(self.frameworks())}")
+            raise InvalidValueError(UNKNOWN_FRAMEWORK.get().format(framework=repr(framework),
+                                                                   frameworks=", ".join(self.frameworks())))
         if names is not None:
             chosen = []
             for name in dict.fromkeys([names] if isinstance(names, str) else names):
                 entry = self.get(name)
                 if entry is None:
                     meant = self.near_miss(name)
-                    raise InvalidValueError(f"{name} is not a catalog variable"
-                                            + (f"; did you mean {meant}?" if meant else ""))
+                    raise InvalidValueError(NOT_IN_CATALOG.get().format(name=name)
+                                            + (DID_YOU_MEAN.get().format(meant=meant) if meant else ""))
                 chosen.append(entry)
         else:
             chosen = list(self)

@@ -217,3 +217,18 @@ def test_the_traps_are_said_in_chinese(language):
     language("en")
     assert reserve.type.parse("0").notes == ("'0' does NOT turn this off: any value other than b:<bytes> reserves all "
                                              "free memory; use %envunset to turn it off",)
+
+
+def test_a_refused_selection_is_said_in_chinese(language):
+    language("zh")
+    with pytest.raises(InvalidValueError) as framework:
+        CATALOG.select(framework="caffe")
+    with pytest.raises(InvalidValueError) as name:
+        CATALOG.select(names=["MGE_DEFAULT_DEVIC"])
+    assert "'caffe'" in str(framework.value) and "megengine" in str(framework.value)
+    assert "MGE_DEFAULT_DEVICE" in str(name.value)
+    for message in (str(framework.value), str(name.value)):
+        assert HAN.search(message) and not english_runs(message), message
+    language("en")
+    with pytest.raises(InvalidValueError, match="is not a catalog variable; did you mean MGE_DEFAULT_DEVICE"):
+        CATALOG.select(names=["MGE_DEFAULT_DEVIC"])
