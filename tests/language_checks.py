@@ -12,13 +12,15 @@ _QUOTED = re.compile(r"`[^`]*`|'[^'\n]*'|\"[^\"\n]*\"|“[^”]*”")
 
 def english_runs(text: str) -> list[str]:
     """Runs of three or more English words outside quotes and backticks ("is not allowed", "module level set"):
-    a sentence, or part of one, left in English. Names and values stand alone or inside quotes or code."""
+    a sentence, or part of one, left in English. Names and values stand alone, inside quotes or code, or in a list
+    (a comma ends a run: "megengine, mxnet, paddle" are names)."""
     runs, run = [], []
     for token in _QUOTED.sub(" ", text).split() + [""]:
-        if re.fullmatch(r"[A-Za-z][a-z]*", token.strip(",.;:()")):
+        word = re.fullmatch(r"[A-Za-z][a-z]*", token.strip(",.;:()"))
+        if word:
             run.append(token)
-            continue
-        if len(run) >= 3:
-            runs.append(" ".join(run))
-        run = []
+        if not word or token.endswith(","):
+            if len(run) >= 3:
+                runs.append(" ".join(run))
+            run = []
     return runs
