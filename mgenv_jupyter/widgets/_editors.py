@@ -25,6 +25,7 @@ from ..presentation._editor import NONE_CHOICE
 # The name is the input's label for assistive technology, drawn at no width: the row shows it on its own line.
 _HIDDEN_LABEL = {"description_width": "0px"}
 SWITCH_LABEL = Text("on", "开启")
+UNIT_OF = Text("unit of {name}", "{name} 的单位")
 INPUT_CLASS = "mgenv-input"
 
 
@@ -174,7 +175,8 @@ class SizeEditor(Editor):
                                                     layout=_input_layout("12em")))
         self.unit = self._style(widgets.Dropdown(options=[name for name, _ in self._units], value=self._units[0][0],
                                                  description=f"{entry.name} unit", style=_HIDDEN_LABEL,
-                                                 tooltip=f"unit of {entry.name}", layout=_input_layout("6em")))
+                                                 tooltip=UNIT_OF.get().format(name=entry.name),
+                                                 layout=_input_layout("6em")))
         self.widget = widgets.HBox([self.number, self.unit], layout=widgets.Layout(flex_flow="row wrap"))
         self.inputs = (self.number, self.unit)
 
@@ -232,6 +234,7 @@ KEY_DEFAULT = Text("default", "默认")
 KEY_DEFAULT_IS = Text("default: {value}", "默认:{value}")
 KEY_DEFAULT_UNSET = Text("default: off or unlimited", "默认:关闭或不限")
 KEY_RESET = Text("↺", "↺")
+KEY_RESET_TOOLTIP = Text("{key}: back to the default", "{key}:恢复默认值")
 JOINED = Text("joined: ", "合成的值:")
 ALL_DEFAULT = Text("every key at its default (the variable is left unset)", "所有键都取默认值(不设置该变量)")
 
@@ -259,7 +262,7 @@ class KeyValueEditor(Editor):
             control.observe(lambda change, name=key.name: self._changed(name), names="value")
             mark = widgets.HTML()
             mark.add_class("mgenv-key-mark")
-            reset = widgets.Button(description=KEY_RESET.get(), tooltip=f"{key.name}: back to the default",
+            reset = widgets.Button(description=KEY_RESET.get(), tooltip=KEY_RESET_TOOLTIP.get().format(key=key.name),
                                    layout=widgets.Layout(width="auto"))
             reset.on_click(lambda _, name=key.name: self.reset_key(name))
             label = widgets.HTML(f"<code>{html.escape(key.name)}</code>", tooltip=key.description)
