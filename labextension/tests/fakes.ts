@@ -129,7 +129,7 @@ export const ALLOCATOR_KEYS: KeyInfo[] = [
     description: 'rounding of sizes', editor: editorInfo('text', { placeholder: 'default' }) }
 ];
 
-/** An editor spec as the kernel's presentation layer sends it for each kind (mgenv_jupyter/presentation/editor.py). */
+/** An editor spec as the kernel's presentation layer sends it for each kind (mgenv_jupyter/presentation/_editor.py). */
 export function editorInfo(kind: EditorKind, extra: Partial<EditorInfo> = {}): EditorInfo {
   const byKind: Record<EditorKind, Partial<EditorInfo>> = {
     choice: { choices: ['a', 'b', 'c'] },

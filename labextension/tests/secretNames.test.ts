@@ -1,7 +1,7 @@
 /// <reference types="node" />
 /**
  * The sidebar recognises a secret's name exactly as the kernel does. The rule and its markers are generated from
- * catalog/secrets.py into src/schema.ts; here the front end's `isSecret` (profile.ts, which keeps secrets out of the
+ * catalog/_secrets.py into src/schema.ts; here the front end's `isSecret` (profile.ts, which keeps secrets out of the
  * notebook's metadata) is run over a table of names. With MGENV_SECRET_NAMES_FIXTURE naming a JSON object
  * {NAME: is_secret_name(NAME)} written by the kernel's own function (tests/frontend/test_secret_names_agreement.py),
  * every verdict must match, and what `isSecret` said is written to MGENV_SECRET_NAMES_OUT for the Python side to

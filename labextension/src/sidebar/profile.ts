@@ -19,7 +19,7 @@ export interface MetadataHost {
 
 /**
  * Values of names holding secrets (as the kernel masks them) are never written into a file that travels. The rule is
- * the kernel's own (catalog/secrets.py), generated into the wire schema; a secret by value only the kernel can tell.
+ * the kernel's own (catalog/_secrets.py), generated into the wire schema; a secret by value only the kernel can tell.
  */
 export function isSecret(name: string): boolean {
   return isSecretName(name);

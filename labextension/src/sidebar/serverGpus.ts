@@ -1,5 +1,5 @@
 /**
- * The server's GPU view (protocol/gpus.py, `GET <base_url>mgenv-jupyter/gpus`), polled while it is shown and never
+ * The server's GPU view (protocol/_gpus.py, `GET <base_url>mgenv-jupyter/gpus`), polled while it is shown and never
  * while it is hidden. One role: transport and state. A reading is asked for every `interval` ms (1 s by default,
  * measured from one request's start to the next) while `setActive(true)`; a request is never sent while another is
  * under way. Without the server extension (404) or when the server does not answer, it asks again less often.
