@@ -23,9 +23,12 @@ _PIECES = re.compile(
 )
 _ENDS_IN_ESCAPE = re.compile(r'(?:[^"\\]|\\.)*\\', re.DOTALL)  # an open "...: a backslash ends the line
 _DOUBLE_ESCAPES = re.compile(r'\\(["\\])|\\(.)', re.DOTALL)
+_PLAIN_WORDS = re.compile(r"[^ \t\r\n]+")
 
 
 def split_words(line: str) -> list[str]:
+    if "'" not in line and '"' not in line and "\\" not in line:
+        return _PLAIN_WORDS.findall(line)  # nothing quoted or escaped (most lines): the runs between separators
     words: list[str] = []
     parts: list[str] = []
     in_word = False

@@ -172,6 +172,8 @@ _PATH_MARKS = ("/", "\\", "~")
 def loading_flags(text: str) -> tuple[str, ...]:
     """The `--flags` of `text` (a flag string such as XLA_FLAGS) that name a program, a directory or a file, or write
     files: by a word of the flag's name (`FLAG_WORDS`) or by a value that holds a path separator or `~`."""
+    if "-" not in text:  # no word can start with one: asked of every value %envset sets
+        return ()
     found = []
     for flag, value in flag_tokens(text):
         words = flag.lower().replace("-", "_").split("_")

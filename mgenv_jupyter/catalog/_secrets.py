@@ -106,7 +106,21 @@ def _judged_secret_name(name: str) -> bool:
 
 def is_secret_value(value: str) -> bool:
     """True for values shaped like a credential (a URL with a password, a well-known token form)."""
-    return any(pattern.search(value) for pattern in _VALUE_RES) or bool(_url_credentials(value))
+    # Asked of the old and the new value of every change, several times each: the values found plain are kept (only
+    # those, so no secret is held here; short ones, so what is kept stays small).
+    if value in _PLAIN_VALUES:
+        return False
+    secret = any(pattern.search(value) for pattern in _VALUE_RES) or bool(_url_credentials(value))
+    if not secret and len(value) <= _KEPT_VALUE_CHARS:
+        if len(_PLAIN_VALUES) >= _KEPT_VALUES:
+            _PLAIN_VALUES.clear()
+        _PLAIN_VALUES[value] = None
+    return secret
+
+
+_PLAIN_VALUES: dict[str, None] = {}  # values that are no secret's, as is_secret_value found them
+_KEPT_VALUES = 1024
+_KEPT_VALUE_CHARS = 256
 
 
 def is_secret(name: str, value: str | None = None) -> bool:

@@ -38,7 +38,7 @@ def check_variable(name: str, value: str) -> None:
     if "\x00" in value:
         raise InvalidValueError(NUL_VALUE.get().format(name=name))
     try:
-        size = len(os.fsencode(name)) + len(os.fsencode(value)) + 1
+        size = _encoded_length(name) + _encoded_length(value) + 1
     except UnicodeEncodeError:
         raise InvalidValueError(UNENCODABLE.get().format(name=name)) from None
     if size > MAX_VARIABLE_BYTES:
@@ -47,7 +47,13 @@ def check_variable(name: str, value: str) -> None:
 
 def variable_bytes(name: str, value: str) -> int:
     """What one variable costs a program's start: "NAME=VALUE", its NUL and its pointer."""
-    return len(os.fsencode(name)) + len(os.fsencode(value)) + 2 + _POINTER_BYTES
+    return _encoded_length(name) + _encoded_length(value) + 2 + _POINTER_BYTES
+
+
+def _encoded_length(text: str) -> int:
+    """Bytes of `text` in the environment: its length when ASCII (checked in constant time, the common case),
+    else what the file-system encoding makes of it (UnicodeEncodeError for a lone surrogate)."""
+    return len(text) if text.isascii() else len(os.fsencode(text))
 
 
 def environment_bytes(environ: Mapping[str, str]) -> int:

@@ -287,8 +287,10 @@ class EnvSession:
         with self._lock:
             plans = self._plan(pairs, source=source, force=force)
             report = self._execute(plans, source, live)
-            self._outbox.append(report)
-        self._deliver()
+            if self._observers:  # nobody listens (no widget, no sidebar): no notice to queue
+                self._outbox.append(report)
+        if self._outbox:
+            self._deliver()
         return report
 
     def _plan(self, pairs: list[tuple[str, object]], *, source: str, force: bool) -> list[_Plan]:
@@ -420,7 +422,7 @@ class EnvSession:
         """The groups a batch turns wholly on or off, with the framework's switch for each and which way."""
         texts = {plan.name: plan.parsed.text if plan.parsed is not None else None for plan in plans}
         for group in self.catalog.groups:
-            if not set(group.members) <= set(texts):
+            if not all(name in texts for name in group.members):
                 continue
             values = {texts[name] for name in group.members}
             if values not in ({group.on}, {group.off}):
