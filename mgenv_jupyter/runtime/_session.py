@@ -65,6 +65,10 @@ SECRET_REFUSED = Text("{name}: the value (not shown: it looks like a secret) is 
 CONFLICT = Text("{names} cannot both be set: {because} Unset one of them",
                 "{names} 不能同时设置:{because}请取消其中一个")
 AND = Text(" and ", " 与 ")
+SWITCH_FAILED = Text("{group}: {call} failed: {error} (nothing was changed)",
+                     "{group}:{call} 失败:{error}(没有做任何改动)")
+OS_REFUSED = Text("{name}: the operating system refused the value ({error}); nothing was changed",
+                  "{name}:操作系统拒绝了该取值({error});没有做任何改动")
 TOO_BIG = Text("the environment would grow to {projected:,} KiB, past the {limit:,} KiB at which programs can no "
                "longer be started from this kernel (ARG_MAX, less room for their arguments); "
                "unset large variables first",
@@ -438,7 +442,8 @@ class EnvSession:
             try:
                 api.switch(on)
             except Exception as exc:
-                raise InvalidValueError(f"{group.key}: {api.call(on)} failed: {exc} (nothing was changed)") from None
+                raise InvalidValueError(SWITCH_FAILED.get().format(group=group.key, call=api.call(on),
+                                                                   error=exc)) from None
             for name in group.members:
                 member = self.catalog.get(name)
                 member_api = live_api(member) if member is not None else None
@@ -460,8 +465,7 @@ class EnvSession:
                 else:
                     self.environ[plan.name] = plan.parsed.text
             except (OSError, ValueError) as exc:  # the checks should have caught it; the OS has the last word
-                raise InvalidValueError(f"{plan.name}: the operating system refused the value "
-                                        f"({type(exc).__name__}); nothing was changed") from None
+                raise InvalidValueError(OS_REFUSED.get().format(name=plan.name, error=type(exc).__name__)) from None
 
     def _rollback(self, plans: list[_Plan], options: dict[str, Any], applied: list[tuple[_Plan, Any]]) -> None:
         self.options = options
