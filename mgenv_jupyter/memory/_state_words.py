@@ -1,6 +1,5 @@
-"""A memory source's state, and a series' name, in the user's language: the chart's status line and legend show
-`state_text()`; reports name series with `series_name()` (the chart's front end words them the same way,
-labextension/src/chart/text.ts `seriesName`).
+"""A memory source's state in the user's language: the chart's status line and legend show `state_text()` (a series'
+name is worded by `_series_words`).
 
 Sources write their state in English words (`"ok"`, `"paddle is not imported"`, `"no NVIDIA driver (...)"`), which
 front ends and tests also match on; this module only words them for people. Each known sentence is a pattern over
@@ -122,15 +121,3 @@ def _sentence(part: str) -> str:
                                     for group in match.groups()))
     return part
 
-
-# The words of a series' name that are ours: the quantity (its last word), the host and the simulation mark.
-_NAME_WORDS = {"host": "主机", "(simulated)": "(模拟)", "used": "已用", "total": "总量", "process": "进程",
-               "allocated": "已分配", "reserved": "已保留", "peak": "峰值"}
-
-
-def series_name(key: str, language: str) -> str:
-    """A series or device as people read it: "gpu0 (simulated) process" is "gpu0 (模拟) 进程" in Chinese; device and
-    framework names stay."""
-    if language != "zh":
-        return key
-    return " ".join(_NAME_WORDS.get(word, word) for word in key.split(" "))

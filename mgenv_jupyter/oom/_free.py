@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from .._imported import imported
 from .._text import Text
 from ..memory._sample import split_key
-from ..memory._state_words import series_name
+from ..memory._series_words import series_name
 
 if TYPE_CHECKING:
     from ..memory._sampler import Sampler

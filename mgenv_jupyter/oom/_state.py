@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from ..memory._proc_figures import host_memory, resident_bytes
 from ..memory._sample import split_key
 from ..memory._server_owners import NotebookOwner, notebook_owners
 
@@ -128,12 +129,19 @@ def read_state(sampler: Sampler | None) -> MemoryState:
 
 
 def _host(sampler: Sampler | None) -> tuple[int | None, int | None, int | None]:
+    """The host's total and available memory and the kernel's tree's RSS: from /proc where it answers (a kernel's first
+    report then does not import psutil), else from psutil."""
+    memory = host_memory()
+    pids = _tree(sampler)
+    sizes = [resident_bytes(pid) for pid in pids] if memory is not None else []
+    if memory is not None and any(size is not None for size in sizes):
+        return memory[0], memory[1], sum(size or 0 for size in sizes) or None
     try:
         import psutil
 
-        memory = psutil.virtual_memory()
-        rss = sum(_rss(psutil, pid) for pid in _tree(sampler))
-        return int(memory.total), int(memory.available), rss or None
+        figures = psutil.virtual_memory()
+        rss = sum(_rss(psutil, pid) for pid in pids)
+        return int(figures.total), int(figures.available), rss or None
     except Exception:
         return None, None, None
 

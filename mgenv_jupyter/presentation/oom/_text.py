@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..._text import Text, current_language
-from ...memory._state_words import series_name
+from ...memory._series_words import series_name
 from ...oom._causes import size
 from .._freeing import offer_line, report_holders, report_offer
 from ._words import (

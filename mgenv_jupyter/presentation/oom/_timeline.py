@@ -7,7 +7,8 @@ from __future__ import annotations
 import statistics
 
 from ...catalog._values import format_size
-from ...memory._state_words import series_name
+from ...memory._proc_figures import started as process_started
+from ...memory._series_words import series_name
 from ...protocol import CellInfo, OverlayInfo, Snapshot
 from ._text import OomText
 from ._words import (
@@ -123,7 +124,11 @@ def _peak_overlays(view: OomText, device: str, series: str) -> list[OverlayInfo]
 
 
 def _kernel_started() -> float | None:
-    """When this process (the kernel, which made the report) started: the chart counts time from it, as elsewhere."""
+    """When this process (the kernel, which made the report) started: the chart counts time from it, as elsewhere.
+    From /proc where it answers (a kernel's first report then does not import psutil), else from psutil."""
+    started = process_started()
+    if started is not None:
+        return round(started, 3)
     try:
         import psutil
 
