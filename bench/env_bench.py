@@ -6,7 +6,10 @@ absolute times):
 - one `%envset` (median, target ≤ 200 µs), next to IPython's own `%env NAME=VALUE`: a plain choice
   (MGE_DEFAULT_DEVICE) and PyTorch's allocator config, the costliest value to check (a typed key:value grammar);
 - the import watcher, watching every module the catalog names: importing 1,000 unrelated modules with and without it
-  (target: ≤ 2 % slower).
+  (target: ≤ 2 % slower);
+- `%envset` against `%env` (issue 21, target ≤ 2×), a catalog variable and one outside the catalog, for one or more
+  code trees side by side: `python -m bench.env_bench against [LABEL=TREE ...]` (each tree a folder holding an
+  `mgenv_jupyter`, e.g. `git archive` of an older commit); fresh processes alternate between the trees.
 
 Run: `python -m bench.env_bench`.
 """
@@ -15,6 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import os
 import statistics
 import subprocess
 import sys
@@ -90,7 +95,8 @@ def import_watcher_overhead() -> dict[str, float]:
             Path(folder, f"{name}.py").write_text("VALUE = 1\n")
         sys.path.insert(0, folder)
         try:
-            plain, watched = [], []
+            plain: list[float] = []
+            watched: list[float] = []
             for round_number in range(PAIRS + 1):
                 order = ((False, plain), (True, watched))
                 for watch, into in order if round_number % 2 else order[::-1]:  # neither always goes first
@@ -113,6 +119,81 @@ def import_watcher_overhead() -> dict[str, float]:
     # Each round's pair ran back to back, so its ratio cancels the machine's drift; the median ratio is the figure.
     ratio = statistics.median(b / a for a, b in zip(plain, watched, strict=True))
     return {"plain_ms": p * 1e3, "watched_ms": w * 1e3, "overhead_pct": (ratio - 1) * 100}
+
+
+AGAINST_CASES = {"catalog variable (MGE_DEFAULT_DEVICE=gpu0)": "MGE_DEFAULT_DEVICE=gpu0",
+                 "variable outside the catalog (MGENV_BENCH_PLAIN=1)": "MGENV_BENCH_PLAIN=1"}
+AGAINST_PROCESSES = 8  # per tree
+# One process: the magics in alternating rounds (which goes first alternates), each round's calls timed by the
+# thread's CPU clock (this machine's other load moves wall time far more), the garbage collector off as timeit has it.
+_AGAINST = """
+import contextlib, gc, io, json, statistics, sys, time
+from IPython.core.interactiveshell import InteractiveShell
+ip = InteractiveShell.instance()
+ip.run_line_magic("load_ext", "mgenv_jupyter")
+cases, rounds, calls = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+def timed(magic, line):
+    run, start = ip.run_line_magic, time.thread_time()
+    for _ in range(calls):
+        run(magic, line)
+    return (time.thread_time() - start) / calls * 1e6
+gc.disable()
+figures = {}
+with contextlib.redirect_stdout(io.StringIO()):  # %env prints every assignment
+    for label, line in cases.items():
+        timed("envset", line), timed("env", line)
+        ours, theirs = [], []
+        for index in range(rounds):
+            for magic in ("env", "envset") if index % 2 == 0 else ("envset", "env"):
+                (ours if magic == "envset" else theirs).append(timed(magic, line))
+        figures[label] = {"envset_us": statistics.median(ours), "env_us": statistics.median(theirs),
+                          "ratio": statistics.median(o / t for o, t in zip(ours, theirs))}
+print("FIGURES " + json.dumps(figures))
+"""
+
+
+def envset_against_env(trees: dict[str, str], processes: int = AGAINST_PROCESSES, rounds: int = 20,
+                       calls: int = 200) -> dict[str, dict[str, dict[str, list[float]]]]:
+    """Per tree (label → the folder holding its `mgenv_jupyter`, "" for this checkout's) and per case: each fresh
+    process's median µs of CPU per `%envset` and per `%env`, and its median ratio of the rounds. The processes
+    alternate between the trees, rotating which goes first; bytecode is cached, as an installed package has it."""
+    root = Path(__file__).resolve().parent.parent
+    found: dict[str, dict[str, dict[str, list[float]]]] = {
+        label: {case: {"envset_us": [], "env_us": [], "ratio": []} for case in AGAINST_CASES} for label in trees}
+    with tempfile.TemporaryDirectory() as cache:
+        env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+        env.update(PYTHONPYCACHEPREFIX=cache, MGENV_SIMULATE_GPU="")
+
+        def child(label: str, how_many: int) -> dict[str, dict[str, float]]:
+            paths = os.pathsep.join(path for path in (trees[label], str(root)) if path)
+            out = subprocess.run([sys.executable, "-c", _AGAINST, json.dumps(AGAINST_CASES), str(how_many),
+                                  str(calls)], env={**env, "PYTHONPATH": paths}, capture_output=True, text=True,
+                                 check=True, cwd=root).stdout
+            return json.loads(next(line for line in out.splitlines() if line.startswith("FIGURES "))[8:])
+
+        labels = list(trees)
+        for label in labels:
+            child(label, 1)  # compiles and caches the bytecode
+        for index in range(processes):
+            shift = index % len(labels)
+            for label in labels[shift:] + labels[:shift]:
+                for case, figures in child(label, rounds).items():
+                    for key, value in figures.items():
+                        found[label][case][key].append(value)
+    return found
+
+
+def against_rows(found: dict[str, dict[str, dict[str, list[float]]]]) -> list[str]:
+    """RESULTS.md rows: per tree and case, the medians over the processes, and the range of the processes' ratios."""
+    median = statistics.median
+    rows = ["| code | case | `%env` (µs of CPU) | `%envset` (µs of CPU) | ratio (median of the processes; their range) "
+            "| target |", "|---|---|---|---|---|---|"]
+    for label, cases in found.items():
+        for case, figures in cases.items():
+            rows.append(f"| {label} | {case} | {median(figures['env_us']):.1f} | {median(figures['envset_us']):.1f} "
+                        f"| ×{median(figures['ratio']):.2f} ({min(figures['ratio']):.2f}–{max(figures['ratio']):.2f}) "
+                        "| ≤ ×2 |")
+    return rows
 
 
 def report() -> str:
@@ -141,4 +222,8 @@ def report() -> str:
 
 
 if __name__ == "__main__":
-    print(report())
+    if sys.argv[1:2] == ["against"]:
+        print("\n".join(against_rows(envset_against_env({"this checkout": "",
+                                                          **dict(arg.split("=", 1) for arg in sys.argv[2:])}))))
+    else:
+        print(report())

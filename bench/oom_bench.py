@@ -9,10 +9,15 @@
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 try:
     from . import sampler_bench
@@ -117,6 +122,81 @@ def report_latency(reports: int = REPORTS) -> dict[str, list[float]]:
             "timeline": timeline, "peaks": peaks}
 
 
+ROOT = Path(__file__).resolve().parent.parent
+FIRST_ROUNDS = 12
+# A kernel's first failure, in a fresh process: what report_latency() measures, for one failure and the one after it.
+_FIRST = """
+import json, sys
+from bench import oom_bench
+figures = oom_bench.report_latency(2)
+print("FIGURES " + json.dumps({key: values for key, values in figures.items()}))
+"""
+# IPython's own first traceback, without the extension: the part of the first failure that is not ours.
+_BARE = """
+import json, time
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+ip = InteractiveShell.instance()
+for _ in range(3):
+    ip.run_cell("import time; time.sleep(0.05)", store_history=True)
+with capture_output():
+    ip.run_cell("import time\\n_raised = time.perf_counter()\\nraise RuntimeError('CUDA out of memory.')")
+print("FIGURES " + json.dumps({"latency": [1000 * (time.perf_counter() - ip.user_ns["_raised"])]}))
+"""
+
+
+def first_reports(trees: dict[str, str], rounds: int = FIRST_ROUNDS) -> dict[str, list[dict[str, Any]]]:
+    """A kernel's first out-of-memory report, each in a fresh process, for each code tree (label → the folder holding
+    its `mgenv_jupyter`; "" for the installed one), and a bare IPython's first traceback; the processes alternate and
+    rotate which goes first, so the machine's drift hits each alike. Bytecode is cached (a warm-up run first, into a
+    temporary cache), as an installed package has it."""
+    runs: dict[str, list[dict[str, Any]]] = {label: [] for label in (*trees, "bare IPython")}
+    with tempfile.TemporaryDirectory() as cache:
+        env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = cache
+
+        def child(label: str) -> dict[str, Any]:
+            tree = trees.get(label, "")
+            paths = [path for path in (tree, str(ROOT)) if path]
+            code = _BARE if label == "bare IPython" else _FIRST
+            out = subprocess.run([sys.executable, "-c", code], env={**env, "PYTHONPATH": os.pathsep.join(paths)},
+                                 capture_output=True, text=True, check=True, cwd=ROOT).stdout
+            return json.loads(next(line for line in out.splitlines() if line.startswith("FIGURES "))[8:])
+
+        labels = list(runs)
+        for label in labels:
+            child(label)  # compiles and caches the bytecode
+        for round_ in range(rounds):
+            shift = round_ % len(labels)
+            for label in labels[shift:] + labels[:shift]:
+                runs[label].append(child(label))
+    return runs
+
+
+def first_report_rows(runs: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """RESULTS.md rows: per tree the first failure's whole cell, our listeners' wall and CPU time, and the report's
+    timeline and peaks; the failure after it; and a bare IPython's first traceback."""
+    median = statistics.median
+    rows = ["| code | the first failure, raise → end of the cell | of it ours (wall) | ours (CPU) "
+            "| timeline points, earlier cells' peaks | the second failure | ours (CPU) |",
+            "|---|---|---|---|---|---|---|"]
+    for label, figures in runs.items():
+        if label == "bare IPython":
+            continue
+        first = [run["latency"][0] for run in figures]
+        rows.append(
+            f"| {label} | {median(first):.0f} ms ({min(first):.0f}–{max(first):.0f}) "
+            f"| {median(run['listeners'][0] for run in figures):.1f} ms "
+            f"| {median(run['listeners_cpu'][0] for run in figures):.1f} ms "
+            f"| {min(run['timeline'][0] for run in figures):.0f}, {min(run['peaks'][0] for run in figures):.0f} "
+            f"| {median(run['latency'][1] for run in figures):.0f} ms "
+            f"| {median(run['listeners_cpu'][1] for run in figures):.1f} ms |")
+    bare = [run["latency"][0] for run in runs["bare IPython"]]
+    rows.append(f"| bare IPython (its own first traceback, no extension) | {median(bare):.0f} ms "
+                f"({min(bare):.0f}–{max(bare):.0f}) | — | — | — | — | — |")
+    return rows
+
+
 def report() -> str:
     cost = recorder_cost()
     latency = report_latency()
@@ -156,4 +236,8 @@ def report() -> str:
 
 
 if __name__ == "__main__":
-    print(report())
+    if sys.argv[1:2] == ["first"]:  # `first [LABEL=TREE ...]`: only the first reports, against other code trees
+        trees = {"this checkout": "", **dict(arg.split("=", 1) for arg in sys.argv[2:])}
+        print("\n".join(first_report_rows(first_reports(trees))))
+    else:
+        print(report())
