@@ -15,7 +15,8 @@ from ._freeing import HoldersData
 from ._memory import Snapshot
 
 OOM_MIME = "application/vnd.mgenv-jupyter.oom+json"
-OOM_VERSION = 3  # 2: the timeline became its own part, drawn by the memory chart; 3: each remedy carries the kernel's id
+# 2: the timeline became its own part, drawn by the memory chart; 3: each remedy carries the kernel's id
+OOM_VERSION = 3
 
 
 class OomRemedyInfo(TypedDict):
