@@ -27,7 +27,7 @@ from .._errors import (
 )
 from .._text import Text
 from ..catalog import Catalog, Entry, Group, Parsed, catalog
-from ..catalog._secrets import is_secret, redact
+from ..catalog._secrets import MASK, is_secret, is_secret_name, is_secret_value, redact
 from ..catalog._values import FreeText
 from . import _environ_limits as environ_limits
 from . import _policy as policy
@@ -543,11 +543,16 @@ class EnvSession:
             warnings.warn(danger, CodeLoadingWarning, stacklevel=5)
             notes = (*notes, danger)
         effective = applied.effective if applied is not None else None
-        secret = any(value is not None and is_secret(name, value) for value in (plan.old, new, effective))
-        # Notes quote the value (a path "expanded to" another): they pass through the same redaction as values.
-        notes = tuple(redact(note, (plan.old, new, effective) if secret else ()) for note in notes)
-        return Change(now(), name, shown(name, plan.old), shown(name, new), source, status, reason, notes,
-                      shown(name, effective), seq=next(self._sequence), secret=secret)
+        # Each value is judged once, as `shown` judges it: by the name, or by the value's own shape.
+        by_name = is_secret_name(name)
+        values = (plan.old, new, effective)
+        hidden = [value is not None and (by_name or is_secret_value(value)) for value in values]
+        secret = any(hidden)
+        old, new_shown, effective_shown = (MASK if hide else value for value, hide in zip(values, hidden, strict=True))
+        if notes:  # notes quote the value (a path "expanded to" another): the same redaction as values
+            notes = tuple(redact(note, (plan.old, new, effective) if secret else ()) for note in notes)
+        return Change(now(), name, old, new_shown, source, status, reason, notes, effective_shown,
+                      seq=next(self._sequence), secret=secret)
 
 
 def _probe(entry: Entry | None, read: ImportRecord | None) -> bool | None:
