@@ -156,7 +156,8 @@ def envset_against_env(trees: dict[str, str], processes: int = AGAINST_PROCESSES
                        calls: int = 200) -> dict[str, dict[str, dict[str, list[float]]]]:
     """Per tree (label → the folder holding its `mgenv_jupyter`, "" for this checkout's) and per case: each fresh
     process's median µs of CPU per `%envset` and per `%env`, and its median ratio of the rounds. The processes
-    alternate between the trees, rotating which goes first; bytecode is cached, as an installed package has it."""
+    alternate between the trees, rotating which goes first; bytecode is cached, as an installed package has it. They
+    run in an empty folder: `python -c` puts its working directory first on the path, before the tree's."""
     root = Path(__file__).resolve().parent.parent
     found: dict[str, dict[str, dict[str, list[float]]]] = {
         label: {case: {"envset_us": [], "env_us": [], "ratio": []} for case in AGAINST_CASES} for label in trees}
@@ -168,7 +169,7 @@ def envset_against_env(trees: dict[str, str], processes: int = AGAINST_PROCESSES
             paths = os.pathsep.join(path for path in (trees[label], str(root)) if path)
             out = subprocess.run([sys.executable, "-c", _AGAINST, json.dumps(AGAINST_CASES), str(how_many),
                                   str(calls)], env={**env, "PYTHONPATH": paths}, capture_output=True, text=True,
-                                 check=True, cwd=root).stdout
+                                 check=True, cwd=cache).stdout
             return json.loads(next(line for line in out.splitlines() if line.startswith("FIGURES "))[8:])
 
         labels = list(trees)

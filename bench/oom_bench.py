@@ -149,7 +149,8 @@ def first_reports(trees: dict[str, str], rounds: int = FIRST_ROUNDS) -> dict[str
     """A kernel's first out-of-memory report, each in a fresh process, for each code tree (label → the folder holding
     its `mgenv_jupyter`; "" for the installed one), and a bare IPython's first traceback; the processes alternate and
     rotate which goes first, so the machine's drift hits each alike. Bytecode is cached (a warm-up run first, into a
-    temporary cache), as an installed package has it."""
+    temporary cache), as an installed package has it. They run in an empty folder: `python -c` puts its working
+    directory first on the path, before the tree's."""
     runs: dict[str, list[dict[str, Any]]] = {label: [] for label in (*trees, "bare IPython")}
     with tempfile.TemporaryDirectory() as cache:
         env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
@@ -160,7 +161,7 @@ def first_reports(trees: dict[str, str], rounds: int = FIRST_ROUNDS) -> dict[str
             paths = [path for path in (tree, str(ROOT)) if path]
             code = _BARE if label == "bare IPython" else _FIRST
             out = subprocess.run([sys.executable, "-c", code], env={**env, "PYTHONPATH": os.pathsep.join(paths)},
-                                 capture_output=True, text=True, check=True, cwd=ROOT).stdout
+                                 capture_output=True, text=True, check=True, cwd=cache).stdout
             return json.loads(next(line for line in out.splitlines() if line.startswith("FIGURES "))[8:])
 
         labels = list(runs)
