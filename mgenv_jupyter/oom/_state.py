@@ -10,12 +10,12 @@ does not keep per process.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from ..memory._nvml_client import NvmlClient
 from ..memory._proc_figures import host_memory, resident_bytes
-from ..memory._sample import split_key
+from ..memory._sample import OK, split_key
 from ..memory._server_owners import NotebookOwner, notebook_owners
 
 if TYPE_CHECKING:
@@ -165,27 +165,32 @@ def _tree(sampler: Sampler | None) -> frozenset[int]:
 
 def other_processes(sampler: Sampler | None) -> tuple[list[OtherProcess], str]:
     """Every process on every GPU outside the kernel's tree, biggest first, and the problem in words if NVML could
-    not say. NVML is the fake one under `MGENV_SIMULATE_GPU`, installed behind pynvml, as for the sampler."""
-    from ..memory._fake_nvml import installed
-    from ..memory._nvml_client import nvml_library_loads
-
-    if installed() is None and "pynvml" not in sys.modules and not nvml_library_loads():
-        return [], ""  # no driver: nothing to list, and pynvml's import is not worth it
+    not say. NVML is asked through an NVML client of its own (memory/_nvml_client.py, as the sampler's and the
+    server's readers are), initialised for this one reading and released after it; the fake NVML under
+    `MGENV_SIMULATE_GPU` answers here as it does for the sampler. Without a driver nothing is listed: the devices
+    say so already."""
+    nvml = NvmlClient()
     try:
-        import pynvml
-    except ImportError:
+        listed = nvml.read(lambda pynvml: (_outside(nvml, pynvml, _tree(sampler)), OK))
+    finally:
+        nvml.close()
+    if listed is None:  # no driver, no pynvml, or NVML would not start: nothing to list
         return [], ""
-    ours = _tree(sampler)
+    found, problem = listed
+    if problem:
+        return found, problem
+    found.sort(key=lambda p: -(p.bytes or 0))
+    return _with_owners(found), ""
+
+
+def _outside(nvml: NvmlClient, pynvml: Any, ours: frozenset[int]) -> tuple[list[OtherProcess], str]:
+    """The processes NVML lists on each device outside `ours`, and the problem in words where a list failed (with
+    what was listed before it)."""
     found: list[OtherProcess] = []
     try:
-        pynvml.nvmlInit()
-    except Exception:  # no driver: nothing to list, and the devices say so already
-        return [], ""
-    try:
-        for index in range(pynvml.nvmlDeviceGetCount()):
-            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+        for index, device in enumerate(nvml.devices):
             try:
-                listed = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
+                listed = nvml.processes(pynvml, device.handle)
             except pynvml.NVMLError as exc:
                 return found, f"NVML did not list gpu{index}'s processes: {exc}"
             for process in listed:
@@ -196,13 +201,7 @@ def other_processes(sampler: Sampler | None) -> tuple[list[OtherProcess], str]:
                                           *_who(int(process.pid))))
     except Exception as exc:
         return found, f"NVML: {exc}"
-    finally:
-        try:
-            pynvml.nvmlShutdown()
-        except Exception:
-            pass
-    found.sort(key=lambda p: -(p.bytes or 0))
-    return _with_owners(found), ""
+    return found, ""
 
 
 def _with_owners(found: list[OtherProcess]) -> list[OtherProcess]:

@@ -1,15 +1,19 @@
 """The memory state at a failure, read from a real sampler over the simulated GPU (the fake NVML behind pynvml):
 per device the total, the kernel's share and the rest; every process outside the kernel's tree with its user and name
-where psutil can see it."""
+where psutil can see it. The other processes are read through an NVML client of their own that gives its
+initialisation back, and a list NVML refuses is a note beside what was listed before it."""
 
 from __future__ import annotations
 
 import os
 
+import pynvml
+
+from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 from mgenv_jupyter.memory._sampler import Sampler
 from mgenv_jupyter.memory._simulation import Simulation
 from mgenv_jupyter.memory._sources import default_sources
-from mgenv_jupyter.oom._state import DeviceFigures, read_state
+from mgenv_jupyter.oom._state import DeviceFigures, other_processes, read_state
 
 GiB = 1024**3
 
@@ -45,3 +49,32 @@ def test_fragmentation_is_reserved_less_allocated():
     device = DeviceFigures("gpu0", 0, total=10, used=8, kernel=6, allocated=2, reserved=5)
     assert (device.cached_free, device.others, device.free) == (3, 2, 2)
     assert DeviceFigures("gpu0", 0).cached_free is None
+
+
+def test_other_processes_are_listed_biggest_first_and_nvml_is_given_back():
+    devices = [FakeDevice(processes=[FakeProcess(os.getpid(), 6 * GiB), FakeProcess(4000003, 1 * GiB)]),
+               FakeDevice(processes=[FakeProcess(4000004, 9 * GiB), FakeProcess(4000005, None)])]
+    with FakeNvml(devices) as fake:
+        pynvml.nvmlInit()  # someone else in the kernel (the sampler's NVML source) holds NVML already
+        found, problem = other_processes(None)
+        assert fake._initialized == 1  # ours was given back, theirs is kept
+        pynvml.nvmlShutdown()
+    assert problem == ""
+    assert [(p.gpu, p.pid, p.bytes) for p in found] == [(1, 4000004, 9 * GiB), (0, 4000003, GiB), (1, 4000005, None)]
+
+
+def test_a_process_list_nvml_refuses_is_a_note_beside_what_was_listed_before_it():
+    devices = [FakeDevice(processes=[FakeProcess(4000006, 2 * GiB)]),
+               FakeDevice(process_error=pynvml.NVML_ERROR_NO_PERMISSION)]
+    with FakeNvml(devices) as fake:
+        found, problem = other_processes(None)
+        assert fake._initialized == 0
+    assert [(p.gpu, p.pid) for p in found] == [(0, 4000006)]
+    assert problem == f"NVML did not list gpu1's processes: {pynvml.NVMLError(pynvml.NVML_ERROR_NO_PERMISSION)}"
+
+
+def test_without_a_driver_there_is_nothing_to_list_and_nothing_to_say():
+    with FakeNvml([FakeDevice()], library=False):
+        assert other_processes(None) == ([], "")
+    with FakeNvml([FakeDevice()], driver=False):
+        assert other_processes(None) == ([], "")
