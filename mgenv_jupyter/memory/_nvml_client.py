@@ -1,4 +1,5 @@
-"""One NVML client's life, shared by the kernel's `NvmlSource` and the server's `GpuProcessReader`.
+"""One NVML client's life, shared by the kernel's `NvmlSource`, the server's `GpuProcessReader` and the out-of-memory
+report's list of other processes (oom/_state.py, a client for one reading).
 
 NVML is initialised on the first read and kept while pynvml's library is the one initialised; without a driver it is
 tried again every `retry_seconds` (at once when the simulated GPU comes or goes); when someone shut NVML down under
