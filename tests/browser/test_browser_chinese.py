@@ -26,11 +26,14 @@ from language_checks import english_runs
 from layout_checks import clipped_text, set_theme
 
 from lab_server import (
+    OOM_SCENARIO,
+    OOM_STAND_IN,
     PROFILE_QUESTION,
     ROOT,
     chromium_page,
     execute_command,
     open_notebook,
+    raise_oom,
     run_cell,
     running_lab,
     screenshot,
@@ -38,16 +41,12 @@ from lab_server import (
     write_notebook,
 )
 
-SCENARIO = ROOT / "tests" / "data" / "oom" / "fragmentation.json"
-MESSAGE = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 1.10 GiB "
-           "is free. Including non-PyTorch memory, this process has 38.00 GiB memory in use. Of the allocated memory "
-           "21.00 GiB is allocated by PyTorch, and 16.30 GiB is reserved by PyTorch but unallocated.")
 CELLS = [
     "%load_ext mgenv_jupyter",
     "%envset MEGENGINE_DTR_EVICTION_THRESHOLD=5GB",
     "%memchart",
-    "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})",
-    f"import time\ntime.sleep(2.5)\nraise OutOfMemoryError({MESSAGE!r})",
+    OOM_STAND_IN,
+    raise_oom(after_s=2.5),
     "%envset MGB_CUDA_RESERVE_MEMORY=0",  # a trap: "0" reserves all free memory, the note says so
     "%envset MGE_DEFAULT_DEVICE=tpu9",  # refused: the reason says what a device name is
 ]
@@ -135,7 +134,7 @@ def chinese_lab(tmp_path):
     settings = tmp_path / "settings" / "@jupyterlab" / "translation-extension" / "plugin.jupyterlab-settings"
     settings.parent.mkdir(parents=True)
     settings.write_text(json.dumps(CHINESE_SETTINGS["@jupyterlab/translation-extension/plugin"]))
-    return running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(SCENARIO)})
+    return running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)})
 
 
 def run_the_notebook(page, lab, dark: bool, language: str) -> dict:
@@ -257,7 +256,7 @@ def test_with_jupyterlab_in_chinese_everything_of_ours_on_the_screen_is_chinese(
 
 
 def test_an_english_jupyterlab_stays_english(tmp_path):
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(SCENARIO)}) as lab, \
+    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}) as lab, \
             chromium_page(width=1400, height=900) as page:
         texts = run_the_notebook(page, lab, False, "en")
     for region in ("panel", "panel_chart", "inline", "envset", "report", "dialog", "trap", "refused",

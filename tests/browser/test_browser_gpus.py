@@ -22,11 +22,12 @@ from layout_checks import clipped_text, overlapping, set_theme, sticking_out
 
 from lab_server import (
     ARTIFACTS,
+    OOM_STAND_IN,
     TOKEN,
     Lab,
     chromium_page,
-    execute_command,
-    open_notebook,
+    open_and_run,
+    raise_oom,
     running_lab,
     screenshot,
     set_left_area_width,
@@ -240,7 +241,8 @@ def test_notebook_7_opens_the_view_and_lists_the_kernels(tmp_path, stranger):
         assert re.fullmatch(r"\d+(\.\d+)? GiB of 40 GiB used", page.inner_text(f"{SECTION} .mgenv-gpu-device-usage"))
 
 
-OOM_MESSAGE = (
+# This scenario's kernel holds 9 GiB, so PyTorch's message here says so (lab_server's OOM_MESSAGE fits fragmentation).
+HOLDER_MESSAGE = (
     "CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 512.00 MiB is "
     "free. Including non-PyTorch memory, this process has 9.00 GiB memory in use. Of the allocated memory 8.80 GiB is "
     "allocated by PyTorch, and 100.00 MiB is reserved by PyTorch but unallocated.")
@@ -280,13 +282,9 @@ def test_the_oom_report_names_the_holding_notebook_and_shuts_it_down_after_askin
         # What NVML lists beside kernel A: kernel B's process with 30 GiB, as on a shared GPU.
         gpu.write_text(oom_scenario([(kernel_pid(holder), "30GB")]))
         name = write_notebook(lab, "a.ipynb", [
-            "%load_ext mgenv_jupyter",
-            "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})",
-            f"raise OutOfMemoryError({OOM_MESSAGE!r})"])
-        open_notebook(page, lab, name)
-        execute_command(page, "notebook:run-all-cells")
+            "%load_ext mgenv_jupyter", OOM_STAND_IN, raise_oom(HOLDER_MESSAGE)])
+        open_and_run(page, lab, name, 3, until=".jp-Notebook .mgenv-oom .mgenv-oom-holder", timeout_s=90)
         offer = page.locator(".jp-Notebook .mgenv-oom .mgenv-oom-holder")
-        offer.wait_for(timeout=90_000)
         report = page.inner_text(".jp-Notebook .mgenv-oom")
         assert "is the kernel of notebook b.ipynb on this server" in report, report
         assert offer.inner_text().startswith("Shut down…"), offer.inner_text()

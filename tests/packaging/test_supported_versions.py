@@ -23,10 +23,14 @@ import pytest
 
 from build_and_install import ROOT, pip
 from lab_server import (
+    OOM_SCENARIO,
+    OOM_STAND_IN,
     Lab,
     chromium_page,
+    open_and_run,
     open_notebook,
     open_sidebar,
+    raise_oom,
     run_cell,
     running_lab,
     screenshot,
@@ -38,12 +42,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 # venv: (JupyterLab, Notebook) version prefixes it must hold; "newest" is whatever 4.x and 7.x pip chose for it.
 VENVS = {"lab-oldest": ("4.0.", "7.0."), "lab-newest": ("4.", "7.")}
 ASYNC_LEVEL = "MEGENGINE_INTERP_ASYNC_LEVEL"
-# The out-of-memory test's stand-in: PyTorch's class name and wording, on a simulated 40 GiB GPU that fills up.
-OOM_SCENARIO = ROOT / "tests" / "data" / "oom" / "fragmentation.json"
-OOM_MESSAGE = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which "
-               "1.10 GiB is free. Including non-PyTorch memory, this process has 38.00 GiB memory in use. Of the "
-               "allocated memory 21.00 GiB is allocated by PyTorch, and 16.30 GiB is reserved by PyTorch but "
-               "unallocated.")
 PRINT_LEVEL = f"import os\nprint('kernel sees', os.environ.get('{ASYNC_LEVEL}'))"
 NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook on screen
 
@@ -110,14 +108,11 @@ def test_the_out_of_memory_report_renders_its_apply_buttons(lab):
     notebook = write_notebook(server, "oom.ipynb", [
         "%load_ext mgenv_jupyter",
         # Made a cell before the failing one: a cell naming a framework not imported yet pauses the recorder.
-        "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})",
-        f"import time\ntime.sleep(2)\nraise OutOfMemoryError({OOM_MESSAGE!r})",
+        OOM_STAND_IN,
+        raise_oom(after_s=2),
     ])
     with chromium_page() as page:
-        open_notebook(page, server, notebook)
-        for index in range(3):
-            run_cell(page, index)
-        page.wait_for_selector(f"{report} .mgenv-oom-apply", timeout=60_000)
+        open_and_run(page, server, notebook, 3, until=f"{report} .mgenv-oom-apply")
         labels = page.locator(f"{report} .mgenv-oom-apply").all_inner_texts()
         # The remedy that sets PYTORCH_CUDA_ALLOC_CONF ("Free memory" comes before it)
         remedy = page.locator(f"{report} .mgenv-oom-remedy").filter(
