@@ -39,6 +39,8 @@ from .frameworks import GroupApi, LiveApi, group_api, latched, live_api, live_ca
 if TYPE_CHECKING:
     import pandas
 
+    from ..catalog._rules import Conflict
+
 log = logging.getLogger(__name__)
 warnings.filterwarnings("always", category=AlreadyReadWarning)  # every set must warn, not only the first
 warnings.filterwarnings("always", category=MayBeLatchedWarning)
@@ -114,6 +116,10 @@ class EnvSession:
         known: Catalog | None = None,
     ) -> None:
         self.catalog = known if known is not None else catalog()
+        self._conflicts_by_name: dict[str, list[Conflict]] = {}
+        for conflict in self.catalog.conflicts:
+            for name in conflict.names:
+                self._conflicts_by_name.setdefault(name, []).append(conflict)
         self.watcher = watcher if watcher is not None else ImportWatcher(())
         self.environ = environ if environ is not None else os.environ
         self.start_environ = process_start_environ() if environ is None else dict(self.environ)
@@ -352,10 +358,15 @@ class EnvSession:
         return _Plan(name, entry, parsed, old)
 
     def _conflict_errors(self, plans: list[_Plan]) -> list[str]:
-        """Refuse a batch after which variables the framework cannot take together would all be set."""
+        """Refuse a batch that sets a variable the framework cannot take together with others that would then be set
+        too. Two already set before (the kernel's start-up environment, say) are not refused in a batch that sets
+        neither: that batch did not make the conflict, and unsetting one of them must stay possible."""
         changed = {plan.name: plan.parsed is not None for plan in plans}
+        touched: list[Conflict] = []  # the conflicts of the names this batch sets, once each
+        for name, sets in changed.items():
+            touched.extend(c for c in self._conflicts_by_name.get(name, ()) if sets and c not in touched)
         errors = []
-        for conflict in self.catalog.conflicts:  # a name the batch does not touch is asked only when it matters
+        for conflict in touched:  # a name the batch does not touch is asked only when it matters
             if all(changed[name] if name in changed else self.get(name) is not None for name in conflict.names):
                 errors.append(CONFLICT.get().format(names=AND.get().join(conflict.names),
                                                     because=conflict.because.get()))

@@ -63,3 +63,17 @@ def test_compiler_cache_directories_are_code_loading_not_catalog_variables():
     for name in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR"):
         assert is_code_loading(name) and name not in catalog()
     assert not any(entry.code_effect is not None for entry in CATALOG)  # each torch entry decided: data
+
+
+def test_two_allocator_config_names_set_before_the_session_refuse_only_a_batch_that_sets_one():
+    """Both set in the kernel's start-up environment: the conflict is not an unrelated batch's doing, and unsetting
+    one of them (the way out) must stay possible; setting one while the other stays is still refused."""
+    session = EnvSession(environ={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True",
+                                  "PYTORCH_ALLOC_CONF": "max_split_size_mb:64"})
+    session.set({"MGE_DEFAULT_DEVICE": "gpu0"})
+    assert session.environ["MGE_DEFAULT_DEVICE"] == "gpu0"
+    with pytest.raises(InvalidValueError, match="cannot both be set"):
+        session.set({"PYTORCH_ALLOC_CONF": "max_split_size_mb:128"})
+    assert session.environ["PYTORCH_ALLOC_CONF"] == "max_split_size_mb:64"
+    session.set({"PYTORCH_CUDA_ALLOC_CONF": None})
+    assert "PYTORCH_CUDA_ALLOC_CONF" not in session.environ
