@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+from ._proc_figures import host_memory
 from ._process_tree import ProcessTree
 from ._sample import OK, Sample
 
@@ -41,13 +42,10 @@ class HostSource:
 def machine_memory() -> tuple[int, int]:
     """The machine's total and available memory in bytes: /proc/meminfo's MemTotal and MemAvailable on Linux (what
     psutil's virtual_memory reads there), psutil elsewhere."""
-    try:
-        with open("/proc/meminfo", "rb") as f:
-            fields = {line[:line.index(b":")]: int(line.split()[1]) * 1024 for line in f
-                      if line.startswith((b"MemTotal:", b"MemAvailable:"))}
-        return fields[b"MemTotal"], fields[b"MemAvailable"]
-    except (OSError, KeyError, ValueError, IndexError):
-        import psutil
+    figures = host_memory()
+    if figures is not None:
+        return figures
+    import psutil
 
-        memory = psutil.virtual_memory()
-        return memory.total, memory.available
+    memory = psutil.virtual_memory()
+    return memory.total, memory.available

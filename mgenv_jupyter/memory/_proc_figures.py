@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 _MEMINFO = "/proc/meminfo"
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def host_memory() -> tuple[int, int] | None:
@@ -32,8 +33,8 @@ def resident_bytes(pid: int) -> int | None:
     """A process's resident set size, as psutil's memory_info().rss on Linux (/proc/PID/statm's second field, in
     pages); None when the process is gone or not ours to read."""
     try:
-        with open(f"/proc/{pid}/statm", encoding="ascii") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        with open(f"/proc/{pid}/statm", "rb") as statm:  # binary: the sampler reads this for every pid of its tree
+            return int(statm.read().split()[1]) * _PAGE_SIZE
     except (OSError, ValueError, IndexError):
         return None
 
@@ -48,4 +49,18 @@ def started(pid: int | None = None) -> float | None:
             boot = next(int(line.split()[1]) for line in system if line.startswith("btime "))
         return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+def kernel_started() -> float | None:
+    """When this process (the kernel) started, the origin every chart counts time from: /proc where it answers, else
+    psutil (imported then); None when neither can say."""
+    found = started()
+    if found is not None:
+        return found
+    try:
+        import psutil
+
+        return float(psutil.Process().create_time())
+    except Exception:  # psutil can fail on exotic /proc setups
         return None

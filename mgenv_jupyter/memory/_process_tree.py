@@ -7,8 +7,9 @@ import threading
 import time
 from typing import Any
 
+from ._proc_figures import resident_bytes
+
 _FORMER_LIMIT = 1024
-_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 class ProcessTree:
@@ -70,7 +71,7 @@ class ProcessTree:
         """Sum of the resident set sizes of the tree. Pages shared between processes (fork's copy-on-write) count once
         per process, so this over-states what the tree would free by exiting."""
         if self._proc_statm:
-            return sum(_proc_rss(pid) for pid in self.pids())
+            return sum(resident_bytes(pid) or 0 for pid in self.pids())  # 0 once a process has exited
         import psutil
 
         total = 0
@@ -83,15 +84,6 @@ class ProcessTree:
             except psutil.Error:  # exited since the last walk
                 self._handles.pop(pid, None)
         return total
-
-
-def _proc_rss(pid: int) -> int:
-    """The resident set size of `pid` from /proc/<pid>/statm (its second field, in pages); 0 once it has exited."""
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as f:
-            return int(f.read().split()[1]) * _PAGE_SIZE
-    except (OSError, IndexError, ValueError):
-        return 0
 
 
 def _proc_descendants(root: int) -> list[int]:

@@ -30,6 +30,7 @@ from ..protocol import Batch, BatchMeta, SeriesInfo, Snapshot, SourceState, chec
 from ..protocol._memory import MarkInfo, MarkKind
 from ._cells import CellTracker, per_cell
 from ._history import History
+from ._proc_figures import kernel_started
 from ._sample import QUANTITIES, MemorySource, Sample, series_key
 
 if TYPE_CHECKING:
@@ -423,12 +424,8 @@ class Sampler:
     def started(self) -> float:
         """When this process (the kernel) started, in seconds since the epoch: charts count time from it."""
         if self._started is None:
-            try:
-                import psutil
-
-                self._started = float(psutil.Process().create_time())
-            except Exception:  # psutil can fail on exotic /proc setups: the sampler's own start is a fair origin
-                self._started = self._created
+            found = kernel_started()  # None where neither /proc nor psutil can say: the sampler's own start will do
+            self._started = found if found is not None else self._created
         return self._started
 
     def _meta(self) -> BatchMeta:

@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from ..memory._host_source import machine_memory
 from ..memory._nvml_client import NvmlClient
-from ..memory._proc_figures import host_memory, resident_bytes
+from ..memory._proc_figures import resident_bytes
 from ..memory._sample import OK, split_key
 from ..memory._server_owners import NotebookOwner, notebook_owners
 
@@ -131,19 +132,20 @@ def read_state(sampler: Sampler | None) -> MemoryState:
 def _host(sampler: Sampler | None) -> tuple[int | None, int | None, int | None]:
     """The host's total and available memory and the kernel's tree's RSS: from /proc where it answers (a kernel's first
     report then does not import psutil), else from psutil."""
-    memory = host_memory()
+    try:
+        total, available = machine_memory()
+    except Exception:  # psutil can fail on exotic /proc setups
+        return None, None, None
     pids = _tree(sampler)
-    sizes = [resident_bytes(pid) for pid in pids] if memory is not None else []
-    if memory is not None and any(size is not None for size in sizes):
-        return memory[0], memory[1], sum(size or 0 for size in sizes) or None
+    sizes = [resident_bytes(pid) for pid in pids]
+    if any(size is not None for size in sizes):
+        return total, available, sum(size or 0 for size in sizes) or None
     try:
         import psutil
 
-        figures = psutil.virtual_memory()
-        rss = sum(_rss(psutil, pid) for pid in pids)
-        return int(figures.total), int(figures.available), rss or None
+        return total, available, sum(_rss(psutil, pid) for pid in pids) or None
     except Exception:
-        return None, None, None
+        return total, available, None
 
 
 def _rss(psutil: Any, pid: int) -> int:

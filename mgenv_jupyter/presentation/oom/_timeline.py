@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 
 from ...catalog._values import format_size
-from ...memory._proc_figures import started as process_started
+from ...memory._proc_figures import kernel_started
 from ...memory._series_words import series_name
 from ...protocol import CellInfo, OverlayInfo, Snapshot
 from ._text import OomText
@@ -126,12 +126,5 @@ def _peak_overlays(view: OomText, device: str, series: str) -> list[OverlayInfo]
 def _kernel_started() -> float | None:
     """When this process (the kernel, which made the report) started: the chart counts time from it, as elsewhere.
     From /proc where it answers (a kernel's first report then does not import psutil), else from psutil."""
-    started = process_started()
-    if started is not None:
-        return round(started, 3)
-    try:
-        import psutil
-
-        return round(float(psutil.Process().create_time()), 3)
-    except Exception:  # without it the chart counts from its first sample
-        return None
+    started = kernel_started()  # None: the chart counts from its first sample
+    return round(started, 3) if started is not None else None
