@@ -45,6 +45,10 @@ class Catalog:
                  conflicts: tuple[Conflict, ...] = ()) -> None:
         self.groups = groups
         self.conflicts = conflicts
+        self._conflicts_by_name: dict[str, list[Conflict]] = {}
+        for conflict in conflicts:
+            for name in conflict.names:
+                self._conflicts_by_name.setdefault(name, []).append(conflict)
         self._entries: dict[str, Entry] = {}
         for entry in entries:
             if entry.name in self._entries:
@@ -81,6 +85,10 @@ class Catalog:
 
     def for_framework(self, framework: str) -> list[Entry]:
         return [e for e in self if e.framework == framework]
+
+    def conflicts_of(self, name: str) -> list[Conflict]:
+        """The conflicts `name` takes part in, in the catalog's order."""
+        return self._conflicts_by_name.get(name, [])
 
     def group_of(self, name: str) -> Group | None:
         return next((group for group in self.groups if name in group.members), None)

@@ -116,10 +116,6 @@ class EnvSession:
         known: Catalog | None = None,
     ) -> None:
         self.catalog = known if known is not None else catalog()
-        self._conflicts_by_name: dict[str, list[Conflict]] = {}
-        for conflict in self.catalog.conflicts:
-            for name in conflict.names:
-                self._conflicts_by_name.setdefault(name, []).append(conflict)
         self.watcher = watcher if watcher is not None else ImportWatcher(())
         self.environ = environ if environ is not None else os.environ
         self.start_environ = process_start_environ() if environ is None else dict(self.environ)
@@ -364,7 +360,7 @@ class EnvSession:
         changed = {plan.name: plan.parsed is not None for plan in plans}
         touched: list[Conflict] = []  # the conflicts of the names this batch sets, once each
         for name, sets in changed.items():
-            touched.extend(c for c in self._conflicts_by_name.get(name, ()) if sets and c not in touched)
+            touched.extend(c for c in self.catalog.conflicts_of(name) if sets and c not in touched)
         errors = []
         for conflict in touched:  # a name the batch does not touch is asked only when it matters
             if all(changed[name] if name in changed else self.get(name) is not None for name in conflict.names):
