@@ -24,8 +24,8 @@ class Text:
 
 
 def localised(value: str | Text, language: str | None = None) -> str:
-    """A catalog field that is a name or a source location, the same in every language, or a `Text` where it takes
-    words (`Entry.read_at`, `Entry.replaced_by`)."""
+    """`value` in `language`: a `Text`'s words, or a string that is the same in every language (a name, a source
+    location, a value): catalog fields such as `Entry.read_at`, and a status message's fields."""
     return value.get(language) if isinstance(value, Text) else value
 
 

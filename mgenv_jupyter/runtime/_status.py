@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .._quoting import quoted
-from .._text import Text
+from .._text import Text, localised
 from ..catalog import Entry, ReadWhen
 from ..catalog._secrets import shown
 from ._import_watcher import ImportRecord
@@ -80,7 +80,7 @@ class Message:
     fields: tuple[tuple[str, str | Text], ...] = ()
 
     def get(self, language: str | None = None) -> str:
-        values = {name: value.get(language) if isinstance(value, Text) else value for name, value in self.fields}
+        values = {name: localised(value, language) for name, value in self.fields}
         return self.template.get(language).format(**values)
 
     def __str__(self) -> str:
