@@ -49,6 +49,10 @@ class Catalog:
         for conflict in conflicts:
             for name in conflict.names:
                 self._conflicts_by_name.setdefault(name, []).append(conflict)
+        self._groups_by_name: dict[str, tuple[Group, ...]] = {}
+        for group in groups:
+            for name in group.members:
+                self._groups_by_name[name] = (*self._groups_by_name.get(name, ()), group)
         self._entries: dict[str, Entry] = {}
         for entry in entries:
             if entry.name in self._entries:
@@ -91,7 +95,12 @@ class Catalog:
         return self._conflicts_by_name.get(name, [])
 
     def group_of(self, name: str) -> Group | None:
-        return next((group for group in self.groups if name in group.members), None)
+        """The first group `name` is a member of."""
+        return next(iter(self.groups_of(name)), None)
+
+    def groups_of(self, name: str) -> tuple[Group, ...]:
+        """The groups `name` is a member of, in the catalog's order."""
+        return self._groups_by_name.get(name, ())
 
     def select(
         self, framework: str | None = None, category: str | None = None, names: Iterable[str] | str | None = None

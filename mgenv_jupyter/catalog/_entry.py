@@ -22,6 +22,9 @@ class ReadWhen(str, enum.Enum):
     OPTION = "option"  # not an environment variable: a keyword argument of a config object (NPURunConfig)
 
 
+_OPTION = ReadWhen.OPTION  # asked on every change: a module constant, not a lookup on the enum class (slow on 3.11)
+
+
 class Undecided(enum.Enum):
     """The `loads_code` of an entry that did not say; only tests build such entries (see `EntryFactory`)."""
 
@@ -78,7 +81,7 @@ class Entry:
 
     @property
     def is_env(self) -> bool:
-        return self.when is not ReadWhen.OPTION
+        return self.when is not _OPTION
 
     @property
     def optional(self) -> bool:

@@ -101,10 +101,15 @@ class ImportWatcher:
 
     def first_reader(self, modules: Iterable[str]) -> ImportRecord | None:
         """The earliest successful import among `modules` (a variable several modules read is read by the first)."""
-        records = [r for r in (self.record(m) for m in modules) if r is not None]
-        if not records:
-            return None
-        return min(records, key=lambda r: -1.0 if r.time is None else r.time)
+        first, first_time = None, 0.0
+        for module in modules:  # a plain loop: asked on every change, for one or two modules
+            found = self._records.get(module)
+            if found is None or module not in sys.modules:
+                continue
+            found_time = -1.0 if found.time is None else found.time  # loaded before the watcher: earliest of all
+            if first is None or found_time < first_time:
+                first, first_time = found, found_time
+        return first
 
     def imported(self) -> list[ImportRecord]:
         return [r for r in (self.record(m) for m in self._records) if r is not None]

@@ -76,6 +76,7 @@ TOO_BIG = Text("the environment would grow to {projected:,} KiB, past the {limit
                "unset large variables first",
                "环境变量将增长到 {projected:,} KiB,超过 {limit:,} KiB 后本内核就再也无法启动程序(ARG_MAX,"
                "还要给程序参数留出空间);请先取消设置较大的变量")
+_PENDING_FIRST_USE = Status.PENDING_FIRST_USE  # asked on every change: a constant, not a lookup on the enum class
 HISTORY_LIMIT = 10_000  # changes kept; older ones are dropped (the sidebar asks for a window of them)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FREE_TEXT = FreeText()
@@ -83,7 +84,7 @@ _FREE_TEXT = FreeText()
 Observer = Callable[[SetReport], None]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: made on every %envset, and a frozen dataclass's __init__ costs three times as much
 class _Plan:
     """One validated assignment, ready to apply. `parsed` is None for an unset."""
 
@@ -142,7 +143,9 @@ class EnvSession:
 
     def get(self, name: str) -> str | None:
         """The current value (environment, or NPURunConfig option), unmasked; None when unset."""
-        entry = self.catalog.get(name)
+        return self._value(name, self.catalog.get(name))
+
+    def _value(self, name: str, entry: Entry | None) -> str | None:
         if entry is not None and not entry.is_env:
             return None if name not in self.options else _option_text(self.options[name])
         return self.environ.get(name)
@@ -337,7 +340,7 @@ class EnvSession:
         refused = policy.refusal(name, entry, text, source, force)
         if refused is not None:
             raise InvalidValueError(refused)
-        old = self.get(name)
+        old = self._value(name, entry)
         if value is None:
             if old is None and entry is None:
                 raise InvalidValueError(NOT_SET.get().format(name=name))
@@ -357,10 +360,13 @@ class EnvSession:
         """Refuse a batch that sets a variable the framework cannot take together with others that would then be set
         too. Two already set before (the kernel's start-up environment, say) are not refused in a batch that sets
         neither: that batch did not make the conflict, and unsetting one of them must stay possible."""
-        changed = {plan.name: plan.parsed is not None for plan in plans}
         touched: list[Conflict] = []  # the conflicts of the names this batch sets, once each
-        for name, sets in changed.items():
-            touched.extend(c for c in self.catalog.conflicts_of(name) if sets and c not in touched)
+        for plan in plans:
+            if plan.parsed is not None:
+                touched.extend([c for c in self.catalog.conflicts_of(plan.name) if c not in touched])
+        if not touched:
+            return []
+        changed = {plan.name: plan.parsed is not None for plan in plans}
         errors = []
         for conflict in touched:  # a name the batch does not touch is asked only when it matters
             if all(changed[name] if name in changed else self.get(name) is not None for name in conflict.names):
@@ -412,7 +418,7 @@ class EnvSession:
         except BaseException:
             self._rollback(plans, options_before, applied)
             raise
-        changes = tuple(self._record(plan, source, effective.get(plan.name)) for plan in plans)
+        changes = tuple([self._record(plan, source, effective.get(plan.name)) for plan in plans])
         self._history.extend(changes)
         return SetReport(changes)
 
@@ -420,27 +426,33 @@ class EnvSession:
         """The plans a live change pushes through the framework's API, with the value to push (the default for an
         unset), one at a time: whether a framework is past its first use is asked as each comes."""
         for plan in plans:
-            api = live_api(plan.entry) if plan.entry is not None else None
-            if api is None or plan.entry is None:
+            entry = plan.entry
+            api = live_api(entry) if entry is not None else None
+            if api is None or entry is None:
                 continue
-            if not api.survives_latch and latched(plan.entry) is True:
+            if not api.survives_latch and latched(entry) is True:
                 continue  # past the first use the framework ignores (or, like TensorFlow, refuses) the call
-            value = plan.parsed if plan.parsed is not None else _default_parsed(plan.entry)
+            value = plan.parsed if plan.parsed is not None else _default_parsed(entry)
             if value is not None:
-                yield plan, plan.entry, api, value
+                yield plan, entry, api, value
 
-    def _group_switches(self, plans: list[_Plan]) -> Iterator[tuple[Group, GroupApi, bool]]:
+    def _group_switches(self, plans: list[_Plan]) -> list[tuple[Group, GroupApi, bool]]:
         """The groups a batch turns wholly on or off, with the framework's switch for each and which way."""
+        touched = [group for plan in plans for group in self.catalog.groups_of(plan.name)]
+        if not touched:  # most batches touch no group: nothing more to ask
+            return []
         texts = {plan.name: plan.parsed.text if plan.parsed is not None else None for plan in plans}
+        switches = []
         for group in self.catalog.groups:
-            if not all(name in texts for name in group.members):
+            if group not in touched or not all(name in texts for name in group.members):
                 continue
             values = {texts[name] for name in group.members}
             if values not in ({group.on}, {group.off}):
                 continue
             api = group_api(group.live_api)
             if api is not None:
-                yield group, api, values == {group.on}
+                switches.append((group, api, values == {group.on}))
+        return switches
 
     def _switch_groups(self, plans: list[_Plan], effective: dict[str, Applied]) -> None:
         """A batch that turns a whole group on or off (all of DTR's switches) goes through the framework's own switch
@@ -532,11 +544,11 @@ class EnvSession:
             self._applied_live[name] = (new, applied)
         else:
             self._applied_live.pop(name, None)
-        if status is Status.PENDING_FIRST_USE and read is not None and new is not None:
+        if read is not None and new is not None and status is _PENDING_FIRST_USE:
             self._set_before_first_use[name] = new
         else:
             self._set_before_first_use.pop(name, None)
-        if status in (Status.ALREADY_READ, Status.MAY_BE_LATCHED) and entry is not None and read is not None:
+        if read is not None and entry is not None and status.needs_restart:
             call = live_call(entry, plan.parsed.value) if plan.parsed is not None else None
             if probe is True and not outlasts_latch(entry):
                 call = None  # past the first use the framework refuses or ignores it: only a restart helps
@@ -552,14 +564,21 @@ class EnvSession:
         effective = applied.effective if applied is not None else None
         # Each value is judged once, as `shown` judges it: by the name, or by the value's own shape.
         by_name = is_secret_name(name)
-        values = (plan.old, new, effective)
-        hidden = [value is not None and (by_name or is_secret_value(value)) for value in values]
-        secret = any(hidden)
-        old, new_shown, effective_shown = (MASK if hide else value for value, hide in zip(values, hidden, strict=True))
+        old, hide_old = _judged(plan.old, by_name)
+        new_shown, hide_new = _judged(new, by_name)
+        effective_shown, hide_effective = _judged(effective, by_name)
+        secret = hide_old or hide_new or hide_effective
         if notes:  # notes quote the value (a path "expanded to" another): the same redaction as values
             notes = tuple(redact(note, (plan.old, new, effective) if secret else ()) for note in notes)
         return Change(now(), name, old, new_shown, source, status, reason, notes, effective_shown,
                       seq=next(self._sequence), secret=secret)
+
+
+def _judged(value: str | None, secret_name: bool) -> tuple[str | None, bool]:
+    """The value as a record keeps it (masked when secret), and whether it was masked."""
+    if value is not None and (secret_name or is_secret_value(value)):
+        return MASK, True
+    return value, False
 
 
 def _probe(entry: Entry | None, read: ImportRecord | None) -> bool | None:

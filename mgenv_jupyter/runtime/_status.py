@@ -42,9 +42,10 @@ class Status(str, enum.Enum):
     def needs_restart(self) -> bool:
         """The value reaches the framework only in a new kernel process: read at import, or fixed at a first use that
         has happened (or maybe so). The one rule the report's remedies and every front end's "restart" follow."""
-        return self in (Status.ALREADY_READ, Status.MAY_BE_LATCHED)
+        return self in _NEEDS_RESTART
 
 
+_NEEDS_RESTART = (Status.ALREADY_READ, Status.MAY_BE_LATCHED)
 # Of a batch's statuses, the one that stands for the whole batch is the furthest from taking effect now.
 _FURTHEST = (Status.ALREADY_READ, Status.MAY_BE_LATCHED, Status.PENDING_IMPORT, Status.PENDING_FIRST_USE,
              Status.APPLIED_LIVE, Status.EFFECTIVE)
@@ -104,7 +105,7 @@ class Applied:
     lasting: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: made for every change and every state asked, and a frozen __init__ costs 3×
 class Situation:
     """Everything the decision needs about one variable. `applied` is set when the value was (or, for a change, has
     just been) pushed live; `unset` when the change being assessed removed the variable; `latched` is the adapter's
@@ -207,6 +208,13 @@ def first_use_text(entry: Entry) -> Text:
     return entry.first_use or Text(f"its first use in {reader}", f"{reader} 第一次使用它时")
 
 
+# The decision runs on every change: it compares against module constants, as looking a member up on its enum class
+# costs several times more (Python 3.11 does not specialise class attributes).
+_NOT_READ, _OPTION, _IMPORT, _FIRST_USE, _EVERY_CALL = (ReadWhen.NOT_READ, ReadWhen.OPTION, ReadWhen.IMPORT,
+                                                        ReadWhen.FIRST_USE, ReadWhen.EVERY_CALL)
+_READ_EACH_TIME = (ReadWhen.EVERY_CALL, ReadWhen.PER_OBJECT)
+
+
 def assess(s: Situation) -> tuple[Status, Message]:
     """The one decision table."""
     entry = s.entry
@@ -217,11 +225,12 @@ def assess(s: Situation) -> tuple[Status, Message]:
         return (Status.EFFECTIVE, message(NOT_CATALOG_SET)) if s.value is not None else (
             Status.UNSET, message(NOT_CATALOG_NOT_SET))
     reader = entry.readers[0] if entry.readers else "the framework"
-    if entry.when is ReadWhen.NOT_READ:
+    when = entry.when
+    if when is _NOT_READ:
         instead = message(DEAD_INSTEAD, replacement=entry.replaced_by) if entry.replaced_by else None
         return Status.NO_LONGER_READ, message(DEAD, reader=reader, name=entry.name,
                                               instead=_as_text(instead) if instead else "")
-    if entry.when is ReadWhen.OPTION:
+    if when is _OPTION:
         if not s.change:
             return Status.OPTION, message(OPTION_STATE)
         if s.unset:
@@ -229,21 +238,21 @@ def assess(s: Situation) -> tuple[Status, Message]:
         return Status.OPTION, message(OPTION_RECORDED, name=entry.name, value=repr(s.option_value))
     removed = s.change and s.unset
     read = s.read
-    if s.value is None and not s.change and (read is None or entry.when in (ReadWhen.EVERY_CALL, ReadWhen.PER_OBJECT)):
+    if s.value is None and not s.change and (read is None or when in _READ_EACH_TIME):
         # Nothing set and nothing read yet (or read afresh on every use): the default is what will apply.
         default = message(NOT_SET_DEFAULT, reader=reader, default=entry.default) if entry.default is not None else (
             message(NOT_SET_NO_DEFAULT, reader=reader))
         return Status.UNSET, default
-    if entry.when in (ReadWhen.EVERY_CALL, ReadWhen.PER_OBJECT):
-        why = message(EVERY_CALL if entry.when is ReadWhen.EVERY_CALL else PER_OBJECT, reader=reader)
+    if when in _READ_EACH_TIME:
+        why = message(EVERY_CALL if when is _EVERY_CALL else PER_OBJECT, reader=reader)
         return (Status.UNSET if removed else Status.EFFECTIVE), why
     if read is None:
-        if entry.when is ReadWhen.IMPORT:
+        if when is _IMPORT:
             return (Status.UNSET if removed else Status.PENDING_IMPORT), message(PENDING_IMPORT, reader=reader)
         return (Status.UNSET if removed else Status.PENDING_FIRST_USE), message(
             PENDING_FIRST_USE, first_use=first_use_text(entry))
     latched = message(LATCHED, module=read.module, when=when_read(read), first_use=first_use_text(entry))
-    fixed_at_first_use = entry.when is ReadWhen.FIRST_USE or entry.first_use is not None
+    fixed_at_first_use = when is _FIRST_USE or entry.first_use is not None
     if s.applied is not None:
         applied = message(APPLIED, call=s.applied.call, module=read.module,
                           effective=UNSET_WORD if s.applied.effective is None else
@@ -257,7 +266,7 @@ def assess(s: Situation) -> tuple[Status, Message]:
                                               latched=_as_text(latched))
     if read.value(entry.name) == s.value:
         return Status.EFFECTIVE, message(READ_WITH_THIS_VALUE, module=read.module, when=when_read(read))
-    if entry.when is ReadWhen.FIRST_USE:
+    if when is _FIRST_USE:
         if s.latched is False:
             return (Status.UNSET if removed else Status.PENDING_FIRST_USE), message(
                 PENDING_FIRST_USE, first_use=first_use_text(entry))
