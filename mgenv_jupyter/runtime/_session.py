@@ -86,12 +86,15 @@ Observer = Callable[[SetReport], None]
 
 @dataclass(slots=True)  # not frozen: made on every %envset, and a frozen dataclass's __init__ costs three times as much
 class _Plan:
-    """One validated assignment, ready to apply. `parsed` is None for an unset."""
+    """One validated assignment, ready to apply. `parsed` is None for an unset. `in_environ` when it writes the
+    environment (not an NPURunConfig option); `growth`: the bytes it adds to the environment (negative: frees)."""
 
     name: str
     entry: Entry | None
     parsed: Parsed | None
     old: str | None
+    in_environ: bool
+    growth: int
 
 
 @dataclass(frozen=True)
@@ -340,11 +343,13 @@ class EnvSession:
         refused = policy.refusal(name, entry, text, source, force)
         if refused is not None:
             raise InvalidValueError(refused)
+        in_environ = entry is None or entry.is_env
         old = self._value(name, entry)
+        freed = environ_limits.variable_bytes(name, old) if in_environ and old is not None else 0
         if value is None:
             if old is None and entry is None:
                 raise InvalidValueError(NOT_SET.get().format(name=name))
-            return _Plan(name, entry, None, old)
+            return _Plan(name, entry, None, old, in_environ, -freed)
         value_type = entry.type if entry is not None else _FREE_TEXT
         try:
             parsed = value_type.parse(value)
@@ -352,9 +357,8 @@ class EnvSession:
             if isinstance(value, str) and is_secret(name, value):  # the type's message quotes the value
                 raise InvalidValueError(SECRET_REFUSED.get().format(name=name, allowed=value_type.allowed())) from None
             raise InvalidValueError(f"{name}: {exc}") from None
-        if entry is None or entry.is_env:
-            environ_limits.check_variable(name, parsed.text)
-        return _Plan(name, entry, parsed, old)
+        added = environ_limits.check_variable(name, parsed.text) if in_environ else 0
+        return _Plan(name, entry, parsed, old, in_environ, added - freed)
 
     def _conflict_errors(self, plans: list[_Plan]) -> list[str]:
         """Refuse a batch that sets a variable the framework cannot take together with others that would then be set
@@ -376,14 +380,7 @@ class EnvSession:
 
     def _environment_size_errors(self, plans: list[_Plan]) -> list[str]:
         """Refuse a batch after which no program could be started from the kernel; warn when it gets close."""
-        growth = 0
-        for plan in plans:
-            if plan.entry is not None and not plan.entry.is_env:
-                continue
-            if plan.old is not None:
-                growth -= environ_limits.variable_bytes(plan.name, plan.old)
-            if plan.parsed is not None:
-                growth += environ_limits.variable_bytes(plan.name, plan.parsed.text)
+        growth = sum([plan.growth for plan in plans])
         if growth <= 0:
             return []
         projected = environ_limits.environment_bytes(self.environ) + growth
@@ -471,8 +468,7 @@ class EnvSession:
 
     def _write(self, plans: list[_Plan]) -> None:
         for plan in plans:
-            entry = plan.entry
-            if entry is not None and not entry.is_env:
+            if not plan.in_environ:
                 if plan.parsed is None:
                     self.options.pop(plan.name, None)
                 else:
@@ -489,7 +485,7 @@ class EnvSession:
     def _rollback(self, plans: list[_Plan], options: dict[str, Any], applied: list[tuple[_Plan, Any]]) -> None:
         self.options = options
         for plan in plans:
-            if plan.entry is not None and not plan.entry.is_env:
+            if not plan.in_environ:
                 continue
             try:
                 if plan.old is None:
@@ -533,7 +529,7 @@ class EnvSession:
 
     def _record(self, plan: _Plan, source: str, applied: Applied | None) -> Change:
         entry, name = plan.entry, plan.name
-        if entry is None or entry.is_env:
+        if plan.in_environ:
             self._changed_through_session.setdefault(name, None)
         new = plan.parsed.text if plan.parsed is not None else None
         notes = plan.parsed.notes if plan.parsed is not None else ()

@@ -66,3 +66,16 @@ def test_a_batch_that_would_leave_no_room_to_start_programs_is_refused(fresh_ses
     assert dict(os.environ) == before
     with pytest.warns(EnvironmentSizeWarning, match="no program could be started"):
         fresh_session.set({"BIG_ONE": chunk, "BIG_TWO": chunk})
+
+
+def test_the_environment_is_measured_as_programs_receive_it(monkeypatch):
+    """os.environ's size is summed over the bytes it keeps; it must equal encoding every variable as a program's start
+    receives it, non-ASCII and undecodable values included, and a plain mapping is measured the same way."""
+    monkeypatch.setenv("MGENV_SIZE_ASCII", "plain")
+    monkeypatch.setenv("MGENV_SIZE_TEXT", "显存 ≥ 5 GiB")
+    monkeypatch.setenv("MGENV_SIZE_BYTES", os.fsdecode(b"raw\xff\xfe"))
+    expected = sum(len(name) + len(value) + 2 + 8 for name, value in os.environb.items())
+    assert environ_limits.environment_bytes(os.environ) == expected
+    assert environ_limits.environment_bytes(dict(os.environ)) == expected
+    assert environ_limits.check_variable("MGENV_SIZE_TEXT", os.environ["MGENV_SIZE_TEXT"]) == (
+        environ_limits.variable_bytes("MGENV_SIZE_TEXT", os.environ["MGENV_SIZE_TEXT"]))
