@@ -121,8 +121,12 @@ def import_watcher_overhead() -> dict[str, float]:
     return {"plain_ms": p * 1e3, "watched_ms": w * 1e3, "overhead_pct": (ratio - 1) * 100}
 
 
-AGAINST_CASES = {"catalog variable (MGE_DEFAULT_DEVICE=gpu0)": "MGE_DEFAULT_DEVICE=gpu0",
-                 "variable outside the catalog (MGENV_BENCH_PLAIN=1)": "MGENV_BENCH_PLAIN=1"}
+# Each case: the lines the calls take in turn. The third changes the value on every call, half the time to a longer
+# one: a change that grows the environment is checked against what the whole environment holds.
+AGAINST_CASES = {"catalog variable (MGE_DEFAULT_DEVICE=gpu0)": ["MGE_DEFAULT_DEVICE=gpu0"],
+                 "variable outside the catalog (MGENV_BENCH_PLAIN=1)": ["MGENV_BENCH_PLAIN=1"],
+                 "a new value every call (MGE_DEFAULT_DEVICE=gpu1, then gpu12)": ["MGE_DEFAULT_DEVICE=gpu1",
+                                                                                  "MGE_DEFAULT_DEVICE=gpu12"]}
 AGAINST_PROCESSES = 8  # per tree
 # One process: the magics in alternating rounds (which goes first alternates), each round's calls timed by the
 # thread's CPU clock (this machine's other load moves wall time far more), the garbage collector off as timeit has it.
@@ -132,20 +136,21 @@ from IPython.core.interactiveshell import InteractiveShell
 ip = InteractiveShell.instance()
 ip.run_line_magic("load_ext", "mgenv_jupyter")
 cases, rounds, calls = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-def timed(magic, line):
-    run, start = ip.run_line_magic, time.thread_time()
-    for _ in range(calls):
+def timed(magic, lines):
+    run, turns = ip.run_line_magic, lines * (calls // len(lines))
+    start = time.thread_time()
+    for line in turns:
         run(magic, line)
-    return (time.thread_time() - start) / calls * 1e6
+    return (time.thread_time() - start) / len(turns) * 1e6
 gc.disable()
 figures = {}
 with contextlib.redirect_stdout(io.StringIO()):  # %env prints every assignment
-    for label, line in cases.items():
-        timed("envset", line), timed("env", line)
+    for label, lines in cases.items():
+        timed("envset", lines), timed("env", lines)
         ours, theirs = [], []
         for index in range(rounds):
             for magic in ("env", "envset") if index % 2 == 0 else ("envset", "env"):
-                (ours if magic == "envset" else theirs).append(timed(magic, line))
+                (ours if magic == "envset" else theirs).append(timed(magic, lines))
         figures[label] = {"envset_us": statistics.median(ours), "env_us": statistics.median(theirs),
                           "ratio": statistics.median(o / t for o, t in zip(ours, theirs))}
 print("FIGURES " + json.dumps(figures))

@@ -136,7 +136,7 @@ class EnvMagics(Magics):
         taken literally: no $name or {expression} expansion.
         """
         words = _words(line)
-        if any(word.startswith("-") for word in words):
+        if "-" in line and any(word.startswith("-") for word in words):
             args = _parse_args(self.envset, line)
             words, force, live = args.assignments, args.force, not args.env_only
         else:  # no option: argparse would only collect the words, at a third of the magic's own cost

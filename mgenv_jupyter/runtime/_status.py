@@ -11,6 +11,7 @@ import enum
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .._quoting import quoted
 from .._text import Text, localised
@@ -72,10 +73,10 @@ LABELS: dict[Status, Text] = {
 }
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
     """A sentence in English and Chinese with its blanks filled: `fields` values are text, or `Text` chosen in the
-    same language."""
+    same language. A named tuple, as immutable as a frozen dataclass and made in half the time: every change makes
+    one."""
 
     template: Text
     fields: tuple[tuple[str, str | Text], ...] = ()
