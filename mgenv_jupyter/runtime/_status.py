@@ -88,8 +88,8 @@ class Message(NamedTuple):
     def __str__(self) -> str:
         return self.get()
 
-    def __contains__(self, part: str) -> bool:
-        return part in self.get()
+    def __contains__(self, part: object) -> bool:  # words of the sentence, not the tuple's two fields
+        return isinstance(part, str) and part in self.get()
 
 
 def message(template: Text, **fields: str | Text) -> Message:
