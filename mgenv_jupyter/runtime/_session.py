@@ -424,8 +424,10 @@ class EnvSession:
         unset), one at a time: whether a framework is past its first use is asked as each comes."""
         for plan in plans:
             entry = plan.entry
-            api = live_api(entry) if entry is not None else None
-            if api is None or entry is None:
+            if entry is None or entry.live_api is None:  # most variables: no live API to look for
+                continue
+            api = live_api(entry)
+            if api is None:
                 continue
             if not api.survives_latch and latched(entry) is True:
                 continue  # past the first use the framework ignores (or, like TensorFlow, refuses) the call
@@ -562,7 +564,7 @@ class EnvSession:
         by_name = is_secret_name(name)
         old, hide_old = _judged(plan.old, by_name)
         new_shown, hide_new = _judged(new, by_name)
-        effective_shown, hide_effective = _judged(effective, by_name)
+        effective_shown, hide_effective = _judged(effective, by_name) if effective is not None else (None, False)
         secret = hide_old or hide_new or hide_effective
         if notes:  # notes quote the value (a path "expanded to" another): the same redaction as values
             notes = tuple(redact(note, (plan.old, new, effective) if secret else ()) for note in notes)
