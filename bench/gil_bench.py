@@ -7,13 +7,19 @@ floor), in rotating order, and compares
 - the loop's own CPU time (`time.thread_time()` of the loop's thread): what the loop itself spent, including the cost
   of handing the GIL over and refilling caches after the sampler ran, but not the time it waited, descheduled, for
   another process or for the GIL;
+- the time the loop stood still: it reads the clock every few µs, and a gap far longer than the usual one is time
+  it waited (for the GIL, or descheduled). On / off as a difference of shares of its wall time. Unlike its CPU time,
+  this does not move with the core's clock speed, which moved the CPU figure by ±5% even on a quiet 16-core machine;
 - the sampler thread's CPU time while the loop ran, over the loop's wall time: the most the loop can have waited for
   the GIL because of the sampler (the fake NVML library is Python and holds the GIL throughout);
 - the loop's wall time, for comparison.
 
-The figure is the median of the per-pair ratios (on / off), with a bootstrap confidence interval of that median.
-The GPU is the simulated one through the fake NVML library (the real pynvml code path); on a real GPU the driver's
-calls replace the fake's Python, so rerun it there (`python -m bench.gil_bench`) when a machine with one is at hand.
+The figure is the median of the per-pair ratios (on / off) or differences, with a bootstrap confidence interval of
+that median.
+The GPU is the simulated one through the fake NVML library (the real pynvml code path). On a machine with an NVIDIA
+GPU and a CUDA build of PyTorch, `python -m bench.gil_bench --real-gpu` measures the same through the driver, with a
+PyTorch child holding 1 GiB on the GPU (as bench/gpu_bench.py does) and a longer loop (the host's cores are faster);
+its table goes into bench/RESULTS_GPU.md.
 """
 
 from __future__ import annotations
@@ -21,14 +27,21 @@ from __future__ import annotations
 import json
 import random
 import statistics
+import sys
 import threading
 import time
+from array import array
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 from . import sampler_bench
 
 PAIRS = 80
 LOOP_ADDITIONS = 3_000_000
+REAL_GPU_LOOP_ADDITIONS = 15_000_000  # about half a second on the GPU machine's host: 5 samples at 10 Hz per loop
+BLOCK = 200  # additions between two clock reads: a few µs, so a wait for the GIL of tens of µs stands out
+STALL_FACTOR = 3.0
 SETTLE_SECONDS = 0.2  # after switching the sampler on or off, before the loop starts
 RESAMPLES = 4000
 CONFIDENCE = 0.95
@@ -38,27 +51,41 @@ def _send(batch: Any) -> None:
     json.dumps(batch)  # what a chart's comm does with each batch
 
 
-def _loop() -> tuple[float, float]:
-    """(thread CPU seconds, wall seconds) of a pure-Python loop."""
-    cpu, wall = time.thread_time(), time.perf_counter()
+def _loop(additions: int = LOOP_ADDITIONS) -> tuple[float, float, float]:
+    """(thread CPU seconds, wall seconds, seconds it stood still) of a pure-Python loop. It reads the clock every
+    BLOCK additions; a block that took over STALL_FACTOR times the median block stood still for the excess (waiting
+    for the GIL, or descheduled). Unlike its CPU time, this does not move with the core's clock speed."""
+    clock = time.perf_counter
+    gaps = array("d")
+    cpu = time.thread_time()
+    start = last = clock()
     total = 0
-    for i in range(LOOP_ADDITIONS):
-        total += i
-    return time.thread_time() - cpu, time.perf_counter() - wall
+    for _ in range(additions // BLOCK):
+        for i in range(BLOCK):
+            total += i
+        now = clock()
+        gaps.append(now - last)
+        last = now
+    cpu = time.thread_time() - cpu
+    typical = statistics.median(gaps)
+    stood = sum(gap - typical for gap in gaps if gap > STALL_FACTOR * typical)
+    return cpu, last - start, stood
 
 
-def measure(pairs: int = PAIRS, interval: float = 0.1) -> dict[str, list[float]]:
+def measure(pairs: int = PAIRS, interval: float = 0.1, additions: int = LOOP_ADDITIONS,
+            machine: Callable[[int], AbstractContextManager[object]] = sampler_bench.simulated,
+            ) -> dict[str, list[float]]:
     """Per round, the loop's CPU and wall time with the sampler off, on, and with only a bare thread waking at the
     same rate (the floor: what any thread waking 10 times a second costs the loop on this machine), in rotating order;
-    and the sampler thread's CPU while on."""
+    and the sampler thread's CPU while on. `machine`: the simulated GPU, or bench/gpu_bench.py's real one."""
     from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
 
     states = ("off", "on", "floor")
-    result: dict[str, list[float]] = {f"{kind}_{state}": [] for kind in ("cpu", "wall") for state in states}
+    result: dict[str, list[float]] = {f"{kind}_{state}": [] for kind in ("cpu", "wall", "stood") for state in states}
     result["held"] = []
-    with sampler_bench.simulated(1):
+    with machine(1):
         sampler = kernel_sampler()
-        _loop()  # warm
+        _loop(additions)  # warm
         for index in range(pairs):
             for state in states[index % 3:] + states[:index % 3]:
                 if state == "on":
@@ -66,7 +93,7 @@ def measure(pairs: int = PAIRS, interval: float = 0.1) -> dict[str, list[float]]
                     time.sleep(SETTLE_SECONDS)
                     clock = sampler_bench._thread_cpu_clock("mgenv-memory-sampler")
                     held = time.clock_gettime(clock)
-                    cpu, wall = _loop()
+                    cpu, wall, stood = _loop(additions)
                     result["held"].append((time.clock_gettime(clock) - held) / wall)
                     subscription.close()
                 elif state == "floor":
@@ -74,14 +101,15 @@ def measure(pairs: int = PAIRS, interval: float = 0.1) -> dict[str, list[float]]
                     waker = threading.Thread(target=_wake, args=(stop, interval), daemon=True)
                     waker.start()
                     time.sleep(SETTLE_SECONDS)
-                    cpu, wall = _loop()
+                    cpu, wall, stood = _loop(additions)
                     stop.set()
                     waker.join()
                 else:
                     time.sleep(SETTLE_SECONDS)
-                    cpu, wall = _loop()
+                    cpu, wall, stood = _loop(additions)
                 result[f"cpu_{state}"].append(cpu)
                 result[f"wall_{state}"].append(wall)
+                result[f"stood_{state}"].append(stood / wall)
         close_kernel_sampler()
     return result
 
@@ -101,17 +129,22 @@ def median_with_interval(values: list[float], resamples: int = RESAMPLES, confid
 
 
 def slowdowns(result: dict[str, list[float]]) -> dict[str, tuple[float, float, float]]:
-    """Per measure, the median slowdown in % with its interval: CPU and wall from the pairs' ratios, held as is."""
+    """Per measure, the median slowdown in % with its interval: CPU and wall from the pairs' ratios, the time the loop
+    stood still from the pairs' differences (percentage points of the loop's wall time), held as is."""
     def ratios(kind: str, state: str) -> list[float]:
         return [100 * (a / b - 1) for a, b in zip(result[f"{kind}_{state}"], result[f"{kind}_off"], strict=True)]
 
+    def stood(state: str) -> list[float]:
+        return [100 * (a - b) for a, b in zip(result[f"stood_{state}"], result["stood_off"], strict=True)]
+
     return {"cpu": median_with_interval(ratios("cpu", "on")), "wall": median_with_interval(ratios("wall", "on")),
             "floor": median_with_interval(ratios("cpu", "floor")),
+            "stood": median_with_interval(stood("on")), "stood_floor": median_with_interval(stood("floor")),
             "held": median_with_interval([100 * share for share in result["held"]])}
 
 
-def report() -> str:
-    result = measure()
+def report(result: dict[str, list[float]] | None = None) -> str:
+    result = result if result is not None else measure()
     figures = slowdowns(result)
 
     def shown(key: str) -> str:
@@ -119,6 +152,7 @@ def report() -> str:
         return f"{median:+.2f}% (95% interval {low:+.2f} to {high:+.2f}%)"
 
     loop_ms = 1000 * statistics.median(result["cpu_off"])
+    stood_off = 100 * statistics.median(result["stood_off"])
     return "\n".join([
         "| the GIL figure (issue 21) | median slowdown | side by side | target |",
         "|---|---|---|---|",
@@ -127,11 +161,23 @@ def report() -> str:
         f"| {shown('cpu')} | loop {loop_ms:.0f} ms of CPU with the sampler off | ≤ 1% |",
         f"| … the sampler thread's CPU while the loop ran, over the loop's wall time (the most it can have held the "
         f"GIL) | {shown('held')} | — | ≤ 1% |",
+        f"| … the time the loop stood still (its clock read every {BLOCK} additions; a block over "
+        f"{STALL_FACTOR:g}× the median one stood still for the excess), on minus off, in points of its wall time "
+        f"| {shown('stood')} | the loop stood still {stood_off:.2f}% of its time with the sampler off | ≤ 1% |",
         f"| … the loop's wall time (what other processes on the machine also move) | {shown('wall')} | — | — |",
         f"| floor: the loop's own CPU time beside a bare thread that only wakes 10 times a second | {shown('floor')} "
         "| — | — |",
+        f"| floor: the time the loop stood still beside that bare thread, minus off | {shown('stood_floor')} | — | — |",
     ])
 
 
+def real_gpu_report(pairs: int = PAIRS, additions: int = REAL_GPU_LOOP_ADDITIONS) -> str:
+    """The same figure through the real driver, one PyTorch child holding 1 GiB on the GPU."""
+    from . import gpu_bench
+
+    with gpu_bench.holders(1):
+        return report(measure(pairs, additions=additions, machine=gpu_bench.real_gpu))
+
+
 if __name__ == "__main__":
-    print(report())
+    print(real_gpu_report() if sys.argv[1:] == ["--real-gpu"] else report())
