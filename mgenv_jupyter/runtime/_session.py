@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-import re
 import threading
 import warnings
 from collections import deque
@@ -78,7 +77,6 @@ TOO_BIG = Text("the environment would grow to {projected:,} KiB, past the {limit
                "还要给程序参数留出空间);请先取消设置较大的变量")
 _PENDING_FIRST_USE = Status.PENDING_FIRST_USE  # asked on every change: a constant, not a lookup on the enum class
 HISTORY_LIMIT = 10_000  # changes kept; older ones are dropped (the sidebar asks for a window of them)
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FREE_TEXT = FreeText()
 
 Observer = Callable[[SetReport], None]
@@ -331,7 +329,7 @@ class EnvSession:
         return plans
 
     def _plan_one(self, name: object, value: object, source: str, force: bool) -> _Plan:
-        if not isinstance(name, str) or not _NAME.fullmatch(name):
+        if not isinstance(name, str) or not (name.isascii() and name.isidentifier()):  # [A-Za-z_][A-Za-z0-9_]*
             shown_name = repr(name) if isinstance(name, str) and len(name) <= 60 else THE_NAME.get()
             raise InvalidValueError(BAD_NAME.get().format(name=shown_name))
         entry = self.catalog.get(name)
@@ -367,7 +365,9 @@ class EnvSession:
         touched: list[Conflict] = []  # the conflicts of the names this batch sets, once each
         for plan in plans:
             if plan.parsed is not None:
-                touched.extend([c for c in self.catalog.conflicts_of(plan.name) if c not in touched])
+                for conflict in self.catalog.conflicts_of(plan.name):
+                    if conflict not in touched:
+                        touched.append(conflict)
         if not touched:
             return []
         changed = {plan.name: plan.parsed is not None for plan in plans}
@@ -437,7 +437,9 @@ class EnvSession:
 
     def _group_switches(self, plans: list[_Plan]) -> list[tuple[Group, GroupApi, bool]]:
         """The groups a batch turns wholly on or off, with the framework's switch for each and which way."""
-        touched = [group for plan in plans for group in self.catalog.groups_of(plan.name)]
+        touched: list[Group] = []
+        for plan in plans:
+            touched.extend(self.catalog.groups_of(plan.name))
         if not touched:  # most batches touch no group: nothing more to ask
             return []
         texts = {plan.name: plan.parsed.text if plan.parsed is not None else None for plan in plans}

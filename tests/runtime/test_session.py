@@ -138,6 +138,23 @@ def test_near_miss_is_refused_with_a_suggestion_unless_forced(probe_session):
     assert os.environ["PROBE_SIZ"] == "1"
 
 
+@pytest.mark.parametrize("name", ["", "1ABC", "A-B", "A B", "A=B", "ÄBC", "名字", "A\u00b2", "A\x00"])
+def test_a_name_outside_letters_digits_and_underscores_is_refused(probe_session, name):
+    """Only [A-Za-z_][A-Za-z0-9_]*: Python identifiers beyond ASCII (ÄBC, 名字) are names no shell can export."""
+    session, _ = probe_session
+    before = dict(os.environ)
+    with pytest.raises(InvalidValueError, match="is not a valid variable name: use letters, digits and underscores"):
+        session.set([(name, "1")], force=True)
+    assert dict(os.environ) == before and session.history == []
+
+
+@pytest.mark.parametrize("name", ["_", "_A1", "a", "class", "Z9_"])
+def test_every_ascii_identifier_is_a_name(probe_session, name):
+    session, _ = probe_session
+    session.set([(name, "1")], force=True)
+    assert os.environ[name] == "1"
+
+
 def test_unknown_names_are_plain_strings(probe_session):
     session, _ = probe_session
     change = session.set({"MY_SETTING": " spaced value "})["MY_SETTING"]
