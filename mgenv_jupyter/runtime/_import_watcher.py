@@ -103,8 +103,8 @@ class ImportWatcher:
         """The earliest successful import among `modules` (a variable several modules read is read by the first)."""
         first, first_time = None, 0.0
         for module in modules:  # a plain loop: asked on every change, for one or two modules
-            found = self._records.get(module)
-            if found is None or module not in sys.modules:
+            found = self.record(module)
+            if found is None:
                 continue
             found_time = -1.0 if found.time is None else found.time  # loaded before the watcher: earliest of all
             if first is None or found_time < first_time:
