@@ -21,12 +21,12 @@ from ._errors import InvalidValueError
 from ._quoting import quoted
 from ._regular_files import read_text_file
 from .catalog._secrets import MASK, is_secret
+from .runtime._environ_limits import is_variable_name
 
 if TYPE_CHECKING:
     from .runtime import EnvSession
 
 FORMATS = ("dotenv", "shell", "json")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Characters that mean the same unquoted to bash, dash and python-dotenv (no ~, which a shell expands, and no
 # whitespace, #, quotes or $).
 _PLAIN = re.compile(r"[A-Za-z0-9_./:,+@%=-]+")
@@ -81,7 +81,7 @@ def parse_dotenv(text: str, origin: str = "file") -> list[tuple[str, str]]:
             continue
         if binding.value is None:
             raise InvalidValueError(f"{where} has no '=': write NAME=VALUE, # for comments; nothing was changed")
-        if not _NAME.fullmatch(binding.key):
+        if not is_variable_name(binding.key):
             raise InvalidValueError(f"{where}: a name is letters, digits and underscores, not starting with a digit; "
                                     "nothing was changed")
         pairs.append((binding.key, binding.value))
@@ -129,7 +129,7 @@ def export(session: EnvSession, fmt: str = "dotenv", everything: bool = False) -
 
 def _line(name: str, value: str | None, fmt: str) -> str:
     """One line of a dotenv or shell export; a comment (never carrying the value) when the value is not written."""
-    if not _NAME.fullmatch(name):
+    if not is_variable_name(name):
         # ascii(): the name may hold a newline or a line separator, which would end the comment early.
         return f"# a variable whose name is not a shell name was not exported: {ascii(name)[:60]}"
     if value is None:

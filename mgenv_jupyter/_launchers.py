@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING
 from ._envfile import is_unicode
 from ._errors import InvalidValueError
 from .catalog._secrets import is_secret
+from .runtime._environ_limits import is_variable_name
 
 if TYPE_CHECKING:
     from .catalog import Entry
     from .runtime import EnvSession
 
 FORMATS = ("torchrun", "mpirun", "slurm", "deepspeed", "k8s", "ray")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Values Slurm's --export takes as NAME=VALUE without any doubt: it splits its argument at commas and has no quoting.
 # Any other value reaches srun through its environment (`env NAME=VALUE srun --export=ALL,NAME`).
 _SLURM_PLAIN = re.compile(r"[A-Za-z0-9_./:+@%-]+")
@@ -108,7 +108,7 @@ def carried(session: EnvSession, *, everything: bool = False, include: Iterable[
 
 def _why_left_out(name: str, value: str | None, asked: bool, secrets: bool,
                   entry: Entry | None = None) -> str | None:
-    if not _NAME.fullmatch(name):
+    if not is_variable_name(name):
         return "its name is not a shell name (letters, digits and underscores)"
     if value is None:
         return None
@@ -279,4 +279,4 @@ _FORMATTERS = {"torchrun": _torchrun, "mpirun": _mpirun, "slurm": _slurm, "deeps
 
 def _shown_name(name: str) -> str:
     # ascii(): a name that is not a shell name may hold a newline, which would end a comment early.
-    return name if _NAME.fullmatch(name) else ascii(name)[:60]
+    return name if is_variable_name(name) else ascii(name)[:60]

@@ -32,6 +32,12 @@ TOO_LONG = Text("{name}: NAME=VALUE is {size:,} bytes; one variable may hold at 
                 "一旦有这样的变量,本内核就无法再启动任何程序)")
 
 
+def is_variable_name(name: str) -> bool:
+    """A name every shell can export and every dotenv file can hold: ASCII letters, digits and underscores, not
+    starting with a digit ([A-Za-z_][A-Za-z0-9_]*; asked on every change, so without a pattern)."""
+    return name.isascii() and name.isidentifier()
+
+
 def check_variable(name: str, value: str) -> int:
     """Raise `InvalidValueError` unless `value` can be stored in the environment; else what the variable costs a
     program's start (`variable_bytes`). The message names the variable and the problem, never the value (it may be a

@@ -329,7 +329,7 @@ class EnvSession:
         return plans
 
     def _plan_one(self, name: object, value: object, source: str, force: bool) -> _Plan:
-        if not isinstance(name, str) or not (name.isascii() and name.isidentifier()):  # [A-Za-z_][A-Za-z0-9_]*
+        if not isinstance(name, str) or not environ_limits.is_variable_name(name):
             shown_name = repr(name) if isinstance(name, str) and len(name) <= 60 else THE_NAME.get()
             raise InvalidValueError(BAD_NAME.get().format(name=shown_name))
         entry = self.catalog.get(name)

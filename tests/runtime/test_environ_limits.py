@@ -79,3 +79,13 @@ def test_the_environment_is_measured_as_programs_receive_it(monkeypatch):
     assert environ_limits.environment_bytes(dict(os.environ)) == expected
     assert environ_limits.check_variable("MGENV_SIZE_TEXT", os.environ["MGENV_SIZE_TEXT"]) == (
         environ_limits.variable_bytes("MGENV_SIZE_TEXT", os.environ["MGENV_SIZE_TEXT"]))
+
+
+@pytest.mark.parametrize("name", ["", "1ABC", "A-B", "A B", "A=B", "A.B", "ÄBC", "名字", "A\u00b2", "A\x00", "A\n"])
+def test_a_variable_name_is_ascii_letters_digits_and_underscores_only(name):
+    assert not environ_limits.is_variable_name(name)
+
+
+@pytest.mark.parametrize("name", ["_", "_A1", "a", "class", "Z9_", "MGE_DEFAULT_DEVICE"])
+def test_every_ascii_identifier_is_a_variable_name(name):
+    assert environ_limits.is_variable_name(name)
