@@ -2,7 +2,9 @@
 
 Every path that comes from a user or a file (%envload, %envexport, a simulated-GPU scenario) goes through here:
 /dev/zero, /dev/urandom, a FIFO, a directory or a huge file is refused at once with a short message that names the
-file and the problem, never its content.
+file and the problem, never its content. A file that another program of this user leaves for us to trust (a Jupyter
+server's runtime file with its token, a kernel's report of its memory) is read only when it is also not a link,
+owned by this user and writable by nobody else (`read_private_file`).
 """
 
 from __future__ import annotations
@@ -30,8 +32,35 @@ def read_text_file(path: Path, limit: int = MAX_FILE_BYTES) -> str:
     shown = quoted(str(path))
     fd = _open_regular(path, os.O_RDONLY, "read", shown)
     try:
-        chunks: list[bytes] = []
-        size = 0
+        data = _read_bounded(fd, limit, shown)
+    finally:
+        os.close(fd)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidValueError(f"{shown} is not UTF-8 text (byte {exc.start:,} is not): save it as UTF-8") from None
+
+
+def read_private_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a file that another program of this user wrote for us to trust: a regular file (not a link, a
+    pipe or a device: a FIFO is opened without waiting for a writer), owned by this user, writable by nobody else, of
+    at most `limit` bytes. Anything else raises `InvalidValueError` at once, naming the file and the problem.
+
+    Whoever else can write such a file, or put one in its place, could choose what we trust in it: which address a
+    token is sent to, what memory a kernel holds."""
+    shown = quoted(str(path))
+    fd = _open_regular(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0), "read", shown, follow=False)
+    try:
+        _require_private(os.fstat(fd), shown)
+        return _read_bounded(fd, limit, shown)
+    finally:
+        os.close(fd)
+
+
+def _read_bounded(fd: int, limit: int, shown: str) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    try:
         while size <= limit:  # one byte past the limit tells a file at the limit from a larger one
             chunk = os.read(fd, limit + 1 - size)
             if not chunk:
@@ -40,23 +69,26 @@ def read_text_file(path: Path, limit: int = MAX_FILE_BYTES) -> str:
             size += len(chunk)
     except OSError as exc:
         raise InvalidValueError(f"cannot read {shown}: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
     if size > limit:
         raise InvalidValueError(f"{shown} is larger than {_size_text(limit)}, the most that is read")
-    data = b"".join(chunks)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidValueError(f"{shown} is not UTF-8 text (byte {exc.start:,} is not): save it as UTF-8") from None
+    return b"".join(chunks)
 
 
-def _open_regular(path: Path, flags: int, verb: str, shown: str) -> int:
-    """A descriptor of the regular file at `path`, opened with `flags` without ever waiting on a pipe or a device."""
+def _require_private(status: os.stat_result, shown: str) -> None:
+    if hasattr(os, "geteuid") and status.st_uid != os.geteuid():
+        raise InvalidValueError(f"{shown} belongs to another user (uid {status.st_uid}): it is not trusted")
+    if status.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise InvalidValueError(f"{shown} can be written by other users (mode {stat.S_IMODE(status.st_mode):o}): "
+                                "it is not trusted")
+
+
+def _open_regular(path: Path, flags: int, verb: str, shown: str, follow: bool = True) -> int:
+    """A descriptor of the regular file at `path`, opened with `flags` without ever waiting on a pipe or a device
+    (`follow=False`: a symbolic link is refused too; `flags` should then hold O_NOFOLLOW)."""
     try:
         # Checked before opening, because opening some devices acts on them, and after, in case the path changed.
         try:
-            _require_regular(os.stat(path).st_mode, shown)
+            _require_regular((os.stat if follow else os.lstat)(path).st_mode, shown)
         except FileNotFoundError:
             if not flags & os.O_CREAT:
                 raise
@@ -77,7 +109,8 @@ def _open_regular(path: Path, flags: int, verb: str, shown: str) -> int:
 
 def _require_regular(mode: int, shown: str) -> None:
     if not stat.S_ISREG(mode):
-        kind = "a directory" if stat.S_ISDIR(mode) else "a pipe or a device"
+        kind = ("a directory" if stat.S_ISDIR(mode) else "a symbolic link" if stat.S_ISLNK(mode)
+                else "a pipe or a device")
         raise InvalidValueError(f"{shown} is {kind}, not a regular file: give the path of a text file")
 
 

@@ -64,3 +64,39 @@ def test_envload_refuses_text_that_is_not_utf8(ip, tmp_path):
     path = tmp_path / "latin1.env"
     path.write_bytes("MGE_DEFAULT_DEVICE=gpu0\nNAME=caf\xe9\n".encode("latin-1"))
     assert "not UTF-8" in refused(ip, path)
+
+
+def private_refusal(path: Path) -> str:
+    started = time.monotonic()
+    with pytest.raises(regular_files.InvalidValueError) as caught:
+        regular_files.read_private_file(path, limit=1024)
+    assert time.monotonic() - started < 2
+    return str(caught.value)
+
+
+def test_a_private_file_is_read_only_as_its_own_user_wrote_it(tmp_path):
+    """The runtime files a Jupyter server and its kernels leave for each other (issue 28): a FIFO is refused, never
+    waited on; so are a link, a file others can write or another user owns, and one over the limit."""
+    good = tmp_path / "jpserver-1.json"
+    good.write_bytes(b'{"url": "http://127.0.0.1:8888/"}')
+    good.chmod(0o600)
+    assert regular_files.read_private_file(good, limit=1024) == b'{"url": "http://127.0.0.1:8888/"}'
+    good.chmod(0o644)  # others may read it (their business), not write it
+    assert regular_files.read_private_file(good, limit=1024).startswith(b"{")
+    os.mkfifo(tmp_path / "fifo", 0o600)
+    assert "a pipe or a device" in private_refusal(tmp_path / "fifo")
+    (tmp_path / "link").symlink_to(good)
+    assert "a symbolic link" in private_refusal(tmp_path / "link")
+    assert "a pipe or a device" in private_refusal(Path("/dev/zero"))
+    for mode in (0o666, 0o620, 0o602):
+        good.chmod(mode)
+        assert f"can be written by other users (mode {mode:o})" in private_refusal(good)
+    good.chmod(0o600)
+    if os.geteuid() == 0:  # only root can give a file away
+        os.chown(good, 65534, 65534)
+        assert "belongs to another user (uid 65534)" in private_refusal(good)
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * 1025)
+    big.chmod(0o600)
+    assert "larger than 1,024 bytes" in private_refusal(big)
+    assert "No such file" in private_refusal(tmp_path / "missing.json")
