@@ -18,6 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from .._ascii_numbers import whole_number
+from .._bounded_json import loads
+from .._regular_files import read_private_file
 from ..protocol._memory import Batch
 from ._sample import split_key
 
@@ -27,6 +30,8 @@ NAMESPACE_PROBLEM = "do not exist in this kernel's namespace"
 VERSION = 1
 MAX_AGE_SECONDS = 5.0  # older than this, a report is stale: the kernel stopped recording or is gone
 MAX_REPORT_BYTES = 64 * 1024
+_MAX_REPORT_DEPTH = 3  # {"devices": {"0": {"bytes": ...}}}
+_MAX_GPU_INDEX = 9999
 _GPU = re.compile(r"\bgpu(\d{1,4})\b")
 _ALLOCATOR_QUANTITY = "reserved"  # what a caching allocator holds on the device: the closest to what NVML would list
 
@@ -114,13 +119,17 @@ class SelfReport:
 
 
 def read_report(runtime_dir: str | os.PathLike[str], pid: int, now: float | None = None) -> dict[int, int] | None:
-    """The figures a kernel with `pid` reported (GPU index → bytes), or None: no report, stale, or not one. The file
-    is read as data, bounded and field by field."""
+    """The figures a kernel with `pid` reported (GPU index → bytes), or None: no report, stale, or not one. Never
+    raises and never waits: the server asks this while every `/gpus` and `/owners` request waits for its reader.
+
+    The file is trusted as the server's own runtime files are: a regular file (a FIFO is never waited on, a link is
+    refused), owned by this user and writable by nobody else, of at most 64 KiB (_regular_files.read_private_file);
+    then read as data, its nesting and numbers bounded (_bounded_json.py), field by field, a GPU index in ASCII
+    digits only."""
     path = report_path(runtime_dir, pid)
     try:
-        with open(path, "rb") as f:
-            data = json.loads(f.read(MAX_REPORT_BYTES))
-    except (OSError, ValueError):
+        data = loads(read_private_file(path, MAX_REPORT_BYTES), _MAX_REPORT_DEPTH)
+    except ValueError:  # missing, not trusted, not JSON, nested too deep, a number out of bounds
         return None
     if not isinstance(data, dict) or data.get("v") != VERSION or data.get("pid") != pid:
         return None
@@ -131,6 +140,7 @@ def read_report(runtime_dir: str | os.PathLike[str], pid: int, now: float | None
     figures: dict[int, int] = {}
     for key, value in devices.items() if isinstance(devices, dict) else ():
         size = value.get("bytes") if isinstance(value, dict) else None
-        if isinstance(key, str) and key.isdigit() and len(key) <= 4 and isinstance(size, int) and 0 <= size < 2**62:
-            figures[int(key)] = size
+        index = whole_number(key, 0, _MAX_GPU_INDEX) if isinstance(key, str) else None
+        if index is not None and isinstance(size, int) and not isinstance(size, bool) and 0 <= size < 2**62:
+            figures[index] = size
     return figures or None

@@ -6,10 +6,12 @@ holding data (the real server is tests/server/test_handlers.py)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from types import SimpleNamespace
@@ -116,3 +118,36 @@ def test_a_bad_simulation_spec_is_the_views_error(monkeypatch, kernel_processes,
     assert result["detail"] is not None and "MGENV_SIMULATE_GPU" in result["detail"]
     assert [k["notebooks"] for k in result["kernels"]] == [["a.ipynb"], ["b.ipynb"]]
     assert os.environ["MGENV_SIMULATE_GPU"].endswith("missing.json")
+
+
+def test_a_fifo_or_a_hostile_kernel_report_never_holds_or_breaks_a_request(monkeypatch, kernel_processes, tmp_path):
+    """Issue 28, finding 10. In a container (NVML's pids are another namespace's) the view reads each kernel's own
+    report from the runtime directory: a FIFO in place of one kernel's report leaves it without a figure, a device
+    key '²' in the other's is left out and its gpu0 figure kept; the view and the owners request both answer."""
+    monkeypatch.setenv("MGENV_SIMULATE_GPU", "container")
+    fifo = tmp_path / f"mgenv-kernel-{kernel_processes[0]}.json"
+    os.mkfifo(fifo, 0o600)
+    report = tmp_path / f"mgenv-kernel-{kernel_processes[1]}.json"
+    report.write_text(json.dumps({"v": 1, "pid": kernel_processes[1], "time": time.time(),
+                                  "devices": {"²": {"bytes": GiB}, "0": {"bytes": 3 * GiB}}}))
+    report.chmod(0o600)
+    view = GpuView(Kernels({"ka": kernel_processes[0], "kb": kernel_processes[1]}),
+                   Sessions({"ka": "a.ipynb", "kb": "b.ipynb"}), min_age=0, runtime_dir=str(tmp_path))
+
+    async def both() -> tuple[Any, Any]:
+        return (await asyncio.wait_for(view.view(), 10),
+                await asyncio.wait_for(view.owners(kernel_processes), 10))
+
+    try:
+        result, owners = asyncio.run(both())
+    finally:  # a reader still waiting on the FIFO (the code as it was) gets an end of file and leaves
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+        view.close()
+    assert result["namespace"] == "foreign" and result["state"] == "ok"
+    (device,) = result["devices"]
+    assert {s["kernel_id"]: (s["used"], s["figure"]) for s in device["shares"]} == {
+        "ka": (None, "unknown"), "kb": (3 * GiB, "kernel_report")}
+    assert [o["kernel"]["id"] for o in owners["owners"]] == ["ka", "kb"]
