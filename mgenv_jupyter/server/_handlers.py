@@ -2,7 +2,8 @@
 
 Authenticated and authorised as the server's own kernel endpoints are (`@web.authenticated`, `@authorized` on the
 `kernels` resource): an API request without a valid token gets 403 and no data. It only reads; shutting a kernel
-down or interrupting it is left to the server's own kernel API.
+down or interrupting it is left to the server's own kernel API. A parameter is read as ASCII digits within its range
+(_ascii_numbers.py); anything else is a 400 that says what was wrong, never a 500.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
+from .._ascii_numbers import whole_number
+from .._quoting import quoted
 from ..protocol._gpus import MAX_OWNER_PIDS
 from ._gpu_view import GpuView
 
@@ -40,14 +43,16 @@ class OwnersHandler(APIHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        raw = self.get_arguments("pid")
+        raw = self.get_arguments("pid", strip=False)  # " 7" is not a pid either: tornado would strip it
         if not raw or len(raw) > MAX_OWNER_PIDS:
             raise web.HTTPError(400, f"give 1 to {MAX_OWNER_PIDS} pid arguments, not {len(raw)}")
         pids = []
         for text in raw:
-            if not (text.isdigit() and len(text) <= 10 and 1 <= int(text) <= MAX_PID):
-                raise web.HTTPError(400, f"a pid is a whole number from 1 to {MAX_PID}")
-            pids.append(int(text))
+            pid = whole_number(text, 1, MAX_PID)
+            if pid is None:
+                raise web.HTTPError(400, f"pid={quoted(text)} is not a process id: a pid is a whole number from 1 to "
+                                         f"{MAX_PID}, written in the ASCII digits 0-9")
+            pids.append(pid)
         view: GpuView = self.settings[VIEW_SETTING]
         self.set_header("Cache-Control", "no-store")
         self.finish(json.dumps(await view.owners(pids)))

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +122,7 @@ def test_a_request_without_a_token_gets_403_and_no_data(server):
     with pytest.raises(urllib.error.HTTPError) as wrong:
         urllib.request.urlopen(f"{server.url}/{GPUS_PATH}?token=not-the-token", timeout=10)
     assert wrong.value.code == 403
+    wrong.value.close()
 
 
 def test_a_kernel_shut_down_through_the_server_disappears_within_two_seconds(server):
@@ -159,15 +163,83 @@ def test_owners_names_the_kernel_of_each_process_and_nothing_for_a_stranger(serv
     assert owners[stranger.pid] is None
 
 
-@pytest.mark.parametrize("query", ["", "pid=abc", "pid=0", "pid=4294967296", "pid=-3",
-                                   "&".join(["pid=1"] * (MAX_OWNER_PIDS + 1))])
+def answer_to(url: str, headers: dict[str, str]) -> tuple[int, str | None, bytes]:
+    """(status, Access-Control-Allow-Origin, body) of a GET, whatever the status."""
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as response:
+            return response.status, response.headers.get("Access-Control-Allow-Origin"), response.read()
+    except urllib.error.HTTPError as refused:
+        with refused:
+            return refused.code, refused.headers.get("Access-Control-Allow-Origin"), refused.read()
+
+
+# Each pid that is not one: '²', '①' and '⁵' pass str.isdigit() and then int() refuses them; others pass int() alone.
+NOT_PIDS = ["abc", "0", "4294967296", "-3", "+7", " 7", "7_0", "0x10", "1.0", "²", "①", "⁵", "٣", "１２", "9" * 400]
+
+
+@pytest.mark.parametrize("pid", NOT_PIDS)
+def test_owners_refuses_a_pid_that_is_not_ascii_digits_in_range_with_a_400_that_says_so(server, pid):
+    """Issue 28, finding 11: `pid=²` (also ① and ⁵) answered 500."""
+    query = urllib.parse.urlencode({"pid": pid})
+    status, _, body = answer_to(f"{server.url}/{OWNERS_PATH}?{query}&token={TOKEN}", {})
+    assert status == 400
+    message = json.loads(body)["message"]
+    assert repr(pid)[:20] in message or "characters)" in message, message
+    assert "a whole number from 1 to 4294967295, written in the ASCII digits 0-9" in message, message
+
+
+@pytest.mark.parametrize("query", ["", "pid=", "other=1", "&".join(["pid=1"] * (MAX_OWNER_PIDS + 1))])
 def test_owners_refuses_what_is_not_a_list_of_pids(server, query):
-    with pytest.raises(urllib.error.HTTPError) as refused:
-        urllib.request.urlopen(f"{server.url}/{OWNERS_PATH}?{query}&token={TOKEN}", timeout=10)
-    assert refused.value.code == 400
+    status, _, body = answer_to(f"{server.url}/{OWNERS_PATH}?{query}&token={TOKEN}", {})
+    assert status == 400 and json.loads(body)["message"]
 
 
-def test_owners_without_a_token_gets_403(server, stranger):
-    with pytest.raises(urllib.error.HTTPError) as refused:
-        urllib.request.urlopen(f"{server.url}/{OWNERS_PATH}?pid={stranger.pid}", timeout=10)
-    assert refused.value.code == 403 and b"owners" not in refused.value.read()
+@pytest.mark.parametrize("path", [GPUS_PATH, OWNERS_PATH])
+@pytest.mark.parametrize("credentials", ["none", "wrong token in the URL", "wrong token in the header"])
+def test_without_the_token_both_endpoints_answer_403_and_no_data(server, stranger, path, credentials):
+    url = f"{server.url}/{path}?pid={stranger.pid}"
+    headers = {}
+    if credentials == "wrong token in the URL":
+        url += "&token=not-the-token"
+    elif credentials == "wrong token in the header":
+        headers["Authorization"] = "token not-the-token"
+    status, _, body = answer_to(url, headers)
+    assert status == 403
+    for data in ("owners", "devices", "kernels", "ipynb", "gpu0", str(stranger.pid)):
+        assert data.encode() not in body, (data, body)
+
+
+@pytest.mark.parametrize("credentials", ["token in the URL", "token in the header", "none"])
+def test_a_foreign_origin_is_treated_as_the_servers_kernel_api_treats_it(server, stranger, credentials):
+    """A page on another site asks with its Origin: each endpoint answers as `/api/kernels` does (the same status,
+    the same CORS header, and no data where the kernel API gives none)."""
+    headers = {"Origin": "https://evil.example"}
+    query = f"token={TOKEN}" if credentials == "token in the URL" else ""
+    if credentials == "token in the header":
+        headers["Authorization"] = f"token {TOKEN}"
+    kernels = answer_to(f"{server.url}/api/kernels?{query}", headers)
+    for path in (GPUS_PATH, f"{OWNERS_PATH}?pid={stranger.pid}"):
+        ours = answer_to(f"{server.url}/{path}{'&' if '?' in path else '?'}{query}", headers)
+        assert ours[:2] == kernels[:2], (path, ours[:2], kernels[:2])
+        if kernels[0] != 200:
+            assert b"owners" not in ours[2] and b"devices" not in ours[2]
+
+
+def test_300_concurrent_requests_are_all_answered(server, stranger):
+    """300 requests at once, half for the view and half for the owners of a process: every one is answered, each
+    with a whole reply of the wire's shape."""
+    count = 300
+    start = threading.Barrier(count)
+
+    def one(i: int) -> Any:
+        path = GPUS_PATH if i % 2 else f"{OWNERS_PATH}?pid={stranger.pid}"
+        url = f"{server.url}/{path}{'&' if '?' in path else '?'}token={TOKEN}"
+        start.wait(timeout=60)
+        with urllib.request.urlopen(url, timeout=120) as response:
+            return response.status, json.load(response)
+
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        answers = list(pool.map(one, range(count)))
+    assert [status for status, _ in answers] == [200] * count
+    for i, (_, reply) in enumerate(answers):
+        check(reply, GpuServerView if i % 2 else GpuOwnersReply)
