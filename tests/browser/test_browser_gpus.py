@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import time
 import urllib.request
@@ -28,6 +29,7 @@ from lab_server import (
     chromium_page,
     open_and_run,
     raise_oom,
+    run_cell,
     running_lab,
     screenshot,
     set_left_area_width,
@@ -351,3 +353,97 @@ def test_inside_a_container_the_section_says_so_and_marks_each_kernels_own_repor
             assert layout_problems(page) == [], theme
     assert quiet == "unknown"
     assert "its own pid namespace" in status and "marked “own report”" in status, status
+
+
+# Names that are HTML: a program another user started under such a name, a notebook saved under one. Neither has a
+# slash, so both are a valid file name; each would run its handler if it became markup.
+HTML_PROCESS = "<img src=x onerror=alert('process')>"
+HTML_NOTEBOOK = "<img src=x onerror=alert('notebook')>.ipynb"
+
+
+def markup_inside(page: Any, selector: str) -> int:
+    """How many elements a name could have made inside `selector` (an <img>, as both names would be)."""
+    return int(page.evaluate(f"() => [...document.querySelectorAll({json.dumps(selector)})]"
+                             ".reduce((n, e) => n + e.querySelectorAll('img').length, 0)"))
+
+
+def cancelled_dialog(page: Any) -> str:
+    dialog = page.locator(".jp-Dialog")
+    dialog.wait_for(timeout=10_000)
+    text = dialog.inner_text()
+    assert markup_inside(page, ".jp-Dialog") == 0, text
+    dialog.get_by_role("button", name="Cancel").click()
+    dialog.wait_for(state="detached", timeout=10_000)
+    return text
+
+
+def test_html_in_a_process_or_notebook_name_is_text_in_the_report_the_view_and_the_dialogs(tmp_path):
+    """Issue 28, a case that held: a process named like an <img> tag with an onerror handler holds GPU memory, and so
+    does the kernel of a notebook named like one. The out-of-memory reports that name each (in the notebook and in
+    the panel), the GPU view's rows and the Shut down questions all show the names as text: no element is made of
+    them, and no handler runs (test-artifacts/html-names-*.png)."""
+    program = tmp_path / "bin" / HTML_PROCESS
+    program.parent.mkdir()
+    shutil.copy("/bin/sleep", program)
+    stranger = subprocess.Popen([str(program), "900"])
+    gpu = tmp_path / "oom-gpu.json"
+    gpu.write_text(oom_scenario([(stranger.pid, "3GB")]))
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(CONFIG))
+    try:
+        with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(gpu)}) as lab, chromium_page(1400, 1000) as page:
+            handlers_run: list[str] = []
+            page.on("dialog", lambda d: (handlers_run.append(d.message), d.dismiss()))
+            (lab.root / HTML_NOTEBOOK).write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4,
+                                                              "nbformat_minor": 5}))
+            holder = api(lab, "POST", "api/sessions", {"path": HTML_NOTEBOOK, "type": "notebook",
+                                                       "name": HTML_NOTEBOOK, "kernel": {"name": "python3"}})
+            holder_id = holder["kernel"]["id"]
+            gpu.write_text(oom_scenario([(kernel_pid(holder_id), "30GB"), (stranger.pid, "3GB")]))
+            # The second report: the same GPU with only the stranger's program beside the kernel.
+            alone = tmp_path / "oom-gpu-stranger.json"
+            alone.write_text(oom_scenario([(stranger.pid, "30GB")]))
+            name = write_notebook(lab, "a.ipynb", [
+                "%load_ext mgenv_jupyter", OOM_STAND_IN, raise_oom(HOLDER_MESSAGE),
+                f"import os\nos.environ['MGENV_SIMULATE_GPU'] = {str(alone)!r}\n"
+                "from mgenv_jupyter.memory._simulation import from_environment\nfrom_environment()\n"
+                + raise_oom(HOLDER_MESSAGE)])
+
+            # The report that names the notebook, and its Shut down question.
+            open_and_run(page, lab, name, 3, until=".jp-Notebook .mgenv-oom .mgenv-oom-holder", timeout_s=90)
+            report = page.inner_text(".jp-Notebook .mgenv-oom")
+            assert f"is the kernel of notebook {HTML_NOTEBOOK} on this server" in report, report
+            page.locator(".jp-Notebook .mgenv-oom").scroll_into_view_if_needed()
+            screenshot(page, "html-names-report-notebook.png")
+            page.locator(".jp-Notebook .mgenv-oom-holder .mgenv-oom-holder-shutdown").click()
+            assert f"Shut down the kernel of {HTML_NOTEBOOK}?" in cancelled_dialog(page)
+
+            # The report that names the program.
+            run_cell(page, 3)
+            page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .mgenv-oom').length >= 2",
+                                   timeout=90_000)
+            second = page.locator(".jp-Notebook .mgenv-oom").nth(1).inner_text()
+            assert f"the largest, pid {stranger.pid} (" in second and HTML_PROCESS in second, second
+            page.locator(".jp-Notebook .mgenv-oom").nth(1).scroll_into_view_if_needed()
+            screenshot(page, "html-names-report-process.png")
+            assert markup_inside(page, ".jp-Notebook .mgenv-oom") == 0
+
+            # The GPU view: the notebook's row and the program's row, and the notebook's Shut down question.
+            page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()
+            page.locator(".mgenv-sb .jp-AccordionPanel-title:has-text('GPUs on this server')").click()
+            notebook_row = f"{ROWS}[data-key='k:{holder_id}']"
+            page.wait_for_selector(f"{ROWS}[data-key='o:{stranger.pid}']", timeout=60_000)
+            page.wait_for_selector(notebook_row, timeout=60_000)
+            assert page.inner_text(f"{notebook_row} .mgenv-gpu-open") == HTML_NOTEBOOK
+            assert HTML_PROCESS in page.inner_text(f"{ROWS}[data-key='o:{stranger.pid}'] .mgenv-gpu-meta")
+            page.locator("#jp-left-stack").screenshot(path=str(screenshot(page, "html-names-gpu-view.png")))
+            # The whole panel: the GPU view and the last report, which the panel shows too.
+            assert page.inner_text(".mgenv-sb").count(HTML_PROCESS) >= 2
+            assert markup_inside(page, ".mgenv-sb") == 0
+            page.locator(f"{notebook_row} .mgenv-gpu-shutdown").click()
+            assert f"Shut down the kernel of {HTML_NOTEBOOK}?" in cancelled_dialog(page)
+            assert holder_id in {k["id"] for k in api(lab, "GET", "api/kernels")}
+            assert handlers_run == []
+    finally:
+        stranger.kill()
+        stranger.wait()

@@ -4,6 +4,7 @@ each) on the simulated GPU (MGENV_SIMULATE_GPU in the server's environment), dri
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import threading
 import time
@@ -15,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from mgenv_jupyter.protocol._gpus import GPUS_PATH, MAX_OWNER_PIDS, OWNERS_PATH, GpuOwnersReply, GpuServerView
@@ -47,8 +49,9 @@ def gpus(lab: Lab) -> GpuServerView:
 
 @pytest.fixture(scope="module")
 def stranger() -> Iterator[subprocess.Popen[bytes]]:
-    """A real process outside every kernel, listed on the simulated GPU with 3 GiB."""
-    proc = subprocess.Popen(["sleep", "600"])
+    """A real process outside every kernel, listed on the simulated GPU with 3 GiB: another user's (nobody's) where
+    the tests may start one (as root), else this user's."""
+    proc = subprocess.Popen(["sleep", "600"], user=65534 if os.geteuid() == 0 else None)
     yield proc
     proc.kill()
     proc.wait()
@@ -107,8 +110,8 @@ def test_each_kernels_share_is_attributed_to_its_notebook(server, stranger):
 def test_a_process_outside_every_kernel_is_other_with_pid_user_and_name_only(server, stranger):
     view, _ = wait_for(server, lambda v: v["devices"] and v["devices"][0]["others"], timeout=30)
     (other,) = view["devices"][0]["others"]
-    assert other == {"pid": stranger.pid, "user": other["user"], "name": "sleep", "used": 3 * GiB}
-    assert other["user"]
+    assert other == {"pid": stranger.pid, "user": psutil.Process(stranger.pid).username(), "name": "sleep",
+                     "used": 3 * GiB}
     # Shares name kernels only: the server's kernel API is the one way to act on memory, and a stranger has no kernel.
     assert all(set(share) == {"kernel_id", "used", "figure"} for share in view["devices"][0]["shares"])
 
@@ -137,8 +140,6 @@ def test_a_kernel_shut_down_through_the_server_disappears_within_two_seconds(ser
 
 
 def kernel_pids(kernel_ids: set[str]) -> dict[str, int]:
-    import psutil
-
     found = {}
     for process in psutil.process_iter(["cmdline"]):
         for kernel_id in kernel_ids:
