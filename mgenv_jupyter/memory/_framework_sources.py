@@ -15,10 +15,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .._ascii_numbers import whole_number
 from .._imported import imported
 from ._sample import OK, Sample
 
 Gate = Callable[[int], "bool | None"]
+_MAX_NVML_INDEX = 9999  # far beyond any machine's GPUs; a longer number in CUDA_VISIBLE_DEVICES names none
 
 
 class FrameworkSource:
@@ -275,9 +277,8 @@ def nvml_index(ordinal: int) -> int | None:
     if visible is None or not visible.strip():
         return ordinal
     entries = [e.strip() for e in visible.split(",")]
-    if ordinal >= len(entries) or not entries[ordinal].isdigit():
-        return None
-    return int(entries[ordinal])
+    # ASCII digits only: '²' passes str.isdigit() and then int() raises (_ascii_numbers.py).
+    return whole_number(entries[ordinal], 0, _MAX_NVML_INDEX) if ordinal < len(entries) else None
 
 
 def _default_gpu(device: str) -> list[int]:

@@ -182,6 +182,8 @@ def test_idle_sources_when_nothing_is_imported():
 
 @pytest.mark.parametrize(("visible", "ordinal", "index"), [
     (None, 1, 1), ("2,3", 0, 2), ("2,3", 1, 3), ("2,3", 2, None), ("GPU-5157a7ed", 0, None), ("", 0, 0),
+    # Not ASCII digits: '²', '①' and '⁵' pass str.isdigit() and then int() raised (issue 28's finding 11, here).
+    ("²", 0, None), ("①,1", 0, None), ("1,⁵", 1, None), ("٣", 0, None), ("+1", 0, None),
 ])
 def test_cuda_ordinals_map_to_nvml_indexes(monkeypatch, visible, ordinal, index):
     if visible is None:
