@@ -3,58 +3,105 @@ size per device, largest first, so a user knows which `del` gives what back.
 
 Found: PyTorch tensors and modules (their parameters and buffers), JAX arrays, Paddle tensors and layers, MegEngine
 tensors and modules, MXNet NDArrays and Gluon blocks, and NumPy arrays (host memory), in the namespace's variables
-and inside the containers they hold (lists, tuples, dicts, sets, and the attributes of plain objects) down to
-`MAX_DEPTH` levels. No framework is imported: a type is checked only against a framework already in `sys.modules`.
+and inside what they hold, down to `MAX_DEPTH` levels. What each framework's objects are and hold is its runtime
+adapter's (runtime/frameworks/_tensors.py); no framework is imported, only those already loaded are asked.
+
+Looking runs none of the user's code (a lazy proxy's factory, a mapping that imports modules when touched, a
+`__class__` property, `__getattribute__`): an object is classified by `type(x)` and the classes the interpreter
+stores for it (mgenv_jupyter/_static.py), never by `isinstance`, which asks `x.__class__`. Looked into:
+- a tensor or array of an exact type a framework declares, sized through the framework's own attributes;
+- a framework's module, a user's subclass included, through the registries read from the instance's own dict;
+- a dict, list, tuple, set, frozenset, OrderedDict or defaultdict of exactly that type, through its own C methods;
+- an exception, through its arguments, cause, context and traceback; a traceback, through the locals of its frames
+  (not a cell's own level, which is the namespace itself, nor IPython's, which hold the whole shell); a suspended
+  generator or coroutine, through its frame's locals; a function, through its closure and defaults; a bound method,
+  through its object;
+- any other object, through its attributes and slots as the interpreter stores them.
+Named as "not looked into": a subclass of a built-in container or of a framework's tensor type, and an object whose
+class hides its attributes, whose contents only their own code could read. Classes, modules and built-in functions
+are libraries' objects, not memory a `del` gives back. No garbage collection runs while the walk allocates (it would
+run the finalizers of the user's garbage).
 
 Memory is counted once per storage: two tensors that share one (a view, a slice, `detach()`, a NumPy view and its
 base) count once, for the variable that owns the storage (not a view) or else the first one found; the other
 variable's row says it shares it. Sizes are the storage's bytes as the framework reports them, without the caching
 allocator's rounding.
 
-Bounded in time on a large heap: the walk visits at most `MAX_VISITS` objects and stops after `MAX_SECONDS`; a
-container's items after its first `MAX_ITEMS` are not looked at, nor are the attributes of objects deeper than
-`MAX_DEPTH` levels; IPython's own variables (`In`, `_i1`, `exit`...) are skipped and the output cache (`Out`, `_`, `__`,
-`_N`) is listed as such. `Holders.skipped` says what the bounds left out, so the answer is never silently partial.
+Bounded whatever the objects are: the walk looks at most at `MAX_VISITS` objects and stops after `MAX_SECONDS` (the
+clock is read every few objects); a container's items after its first `MAX_ITEMS` are not looked at, nor is what lies
+more than `MAX_DEPTH` levels below a variable (a module's own tree is followed to its end). The variables that are a
+tensor or a module are looked at first, then the others. IPython's own variables (`In`, `_i1`, `exit`...) are skipped
+and the output cache (`Out`, `_`, `__`, `_N`) is listed as such. `Holders.skipped` says what the bounds left out and
+what was not looked into, so the answer is never silently partial; nothing an object does makes the walk raise.
 """
 
 from __future__ import annotations
 
+import gc
+import logging
 import sys
 import time
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from types import ModuleType
+from collections import OrderedDict, defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from itertools import islice
+from types import (
+    AsyncGeneratorType,
+    BuiltinFunctionType,
+    CellType,
+    CodeType,
+    CoroutineType,
+    FrameType,
+    FunctionType,
+    GeneratorType,
+    MethodType,
+    ModuleType,
+    TracebackType,
+)
 from typing import Any
 
-from .._imported import imported
+from .._static import classes, dict_accessor, hides_dict, instance_dict, slot_accessors, slot_values, type_name
 from .._text import Text
+from ..runtime.frameworks import tensor_kinds
+from ..runtime.frameworks._tensors import BUFFER, HOST, PARAMETER, ModuleKind, Storage, TensorKind
+
+log = logging.getLogger(__name__)
+
+__all__ = ["HOST", "MAX_DEPTH", "MAX_ITEMS", "MAX_SECONDS", "MAX_VISITS", "Holder", "Holders", "HoldersWalk",
+           "memory_holders"]
 
 MAX_DEPTH = 4  # levels below a variable: model.layers[3].weight is 3
 MAX_ITEMS = 10_000  # of one container's items
 MAX_VISITS = 200_000  # objects looked at in one walk
 MAX_SECONDS = 1.0  # of one walk
-_CHECK_CLOCK = 1024  # visits between looks at the clock
+_CHECK_CLOCK = 16  # objects between looks at the clock: a look costs about 50 ns, an object about a microsecond
+_ASSEMBLY_SECONDS = 4e-6  # making one variable's row once the walk ends (counted against the same time bound)
+_NAMED = 5  # variables or objects named in a note before "and N more"
 
 # IPython's own names in the user namespace (history, help): never a user's memory.
 _IPYTHON_NAMES = frozenset({"In", "_ih", "_dh", "_ii", "_iii", "exit", "quit", "get_ipython", "_sh"})
 _OUTPUT_NAMES = frozenset({"Out", "_oh", "_", "__", "___"})
 
-HOST = "host"
-
 SKIPPED_ITEMS = Text("{name}: only the first {shown:,} of its {total:,} items were looked at",
                      "{name}:只查看了其 {total:,} 项中的前 {shown:,} 项")
+SKIPPED_SOME_ITEMS = Text("{name}: only the first {shown:,} of its items were looked at",
+                          "{name}:只查看了其前 {shown:,} 项")
 SKIPPED_DEPTH = Text("objects more than {depth} levels below a variable were not looked at ({count:,} places)",
                      "变量以下超过 {depth} 层的对象未查看({count:,} 处)")
-SKIPPED_VISITS = Text("the walk inside containers stopped after {visits:,} objects (its bound), in {name}; the "
-                      "containers after it were not looked into (variables that are a tensor or module themselves "
-                      "all were)",
-                      "容器内的遍历在查看 {visits:,} 个对象后停止(上限),停在 {name};之后的容器未查看"
-                      "(本身就是张量或模块的变量均已查看)")
-SKIPPED_TIME = Text("the walk inside containers stopped after {seconds:g} s (its bound), in {name}; the containers "
-                    "after it were not looked into (variables that are a tensor or module themselves all were)",
-                    "容器内的遍历在 {seconds:g} 秒后停止(上限),停在 {name};之后的容器未查看"
-                    "(本身就是张量或模块的变量均已查看)")
+SKIPPED_VISITS = Text("the walk stopped after {visits:,} objects (its bound), in {name}; the containers after it were "
+                      "not looked into",
+                      "遍历在查看 {visits:,} 个对象后停止(上限),停在 {name};之后的容器未查看")
+SKIPPED_TIME = Text("the walk stopped after {seconds:g} s (its bound), in {name}; the containers after it were not "
+                    "looked into",
+                    "遍历在 {seconds:g} 秒后停止(上限),停在 {name};之后的容器未查看")
+LEFT_OUT = Text("the variables {names}", "变量 {names}")
+NOT_LOOKED_INTO = Text("what {names} holds (only its own code could say: a subclass of a container or of a tensor, "
+                       "or an object that hides its attributes)",
+                       "{names} 持有的内容(只有运行其自身的代码才能知道:容器或张量的子类,或隐藏其属性的对象)")
+AND_MORE = Text("{names} and {more:,} more", "{names} 等另外 {more:,} 个")
 SKIPPED_FAILED = Text("{name}: could not be measured ({error})", "{name}:无法测量({error})")
+WALK_FAILED = Text("the walk ended early ({error})", "遍历提前结束({error})")
 
 
 @dataclass(frozen=True)
@@ -65,7 +112,8 @@ class Holder:
     "3 × torch.Tensor"), and for a module its `parameters` and `buffers` (None: not a module); `devices`: bytes per
     device ("host", "gpu0") counted for this variable; `shared`: bytes it also holds that are counted for another
     variable, and `shares_with` those variables' names; `output_cache`: the entry is IPython's output cache
-    (`%memfree --outputs` clears it)."""
+    (`%memfree --outputs` clears it); `partial`: the walk's bound stopped it inside this variable, which holds at
+    least this much."""
 
     name: str
     what: str
@@ -75,6 +123,7 @@ class Holder:
     output_cache: bool = False
     parameters: int | None = None
     buffers: int | None = None
+    partial: bool = False
 
     @property
     def bytes(self) -> int:
@@ -83,19 +132,21 @@ class Holder:
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "what": self.what, "bytes": self.bytes, "devices": dict(self.devices),
                 "shared": self.shared, "shares_with": list(self.shares_with), "output_cache": self.output_cache,
-                "parameters": self.parameters, "buffers": self.buffers}
+                "parameters": self.parameters, "buffers": self.buffers, "partial": self.partial}
 
 
 @dataclass(frozen=True)
 class Holders:
     """The variables holding framework memory, largest first, the totals per device, what the walk looked at and
-    what its bounds left out (`skipped`, bilingual sentences), and how long it took (seconds)."""
+    what it left out (`skipped`, bilingual sentences), how long it took (seconds), and whether it finished within
+    its bounds (`complete`: every variable was looked at, without the visit or time bound stopping it)."""
 
     holders: tuple[Holder, ...]
     visited: int
     took: float
     skipped: tuple[Text, ...] = ()
     frameworks: tuple[str, ...] = ()  # the frameworks loaded, whose types were looked for
+    complete: bool = True
 
     @property
     def totals(self) -> dict[str, int]:
@@ -113,60 +164,18 @@ class Holders:
 
     def to_json(self) -> dict[str, Any]:
         return {"holders": [h.to_json() for h in self.holders], "totals": self.totals, "visited": self.visited,
-                "took": self.took, "skipped": [s.en for s in self.skipped], "frameworks": list(self.frameworks)}
+                "took": self.took, "skipped": [s.en for s in self.skipped], "frameworks": list(self.frameworks),
+                "complete": self.complete}
 
 
-@dataclass
-class _Storage:
-    """One block of memory found: where, how big, and whether the object found is its owner (not a view)."""
-
-    key: tuple[Any, ...]
-    device: str
-    bytes: int
-    owner: bool
-
-
-@dataclass
-class _Found:
-    name: str
-    output_cache: bool
-    storages: list[_Storage] = field(default_factory=list)
-    kinds: dict[str, int] = field(default_factory=dict)  # what was found in it: type name → count
-    module: tuple[str, int, int] | None = None  # the variable itself is a module/layer/block: kind, parameters, buffers
-
-
-class _Budget(Exception):
-    """The walk's bound was reached."""
-
-
-class _Types:
-    """The framework types to look for, from the frameworks already loaded (never importing one)."""
-
-    def __init__(self) -> None:
-        modules = sys.modules
-        self.frameworks: list[str] = []
-        torch, numpy, jax = modules.get("torch"), modules.get("numpy"), modules.get("jax")
-        self.torch_tensor = _attr(torch, "Tensor")
-        self.torch_module = _attr(_attr(torch, "nn"), "Module")
-        self.numpy_array = _attr(numpy, "ndarray")
-        self.jax_array = _attr(jax, "Array")
-        paddle = modules.get("paddle")
-        self.paddle_tensor = _attr(paddle, "Tensor")
-        self.paddle_layer = _attr(_attr(paddle, "nn"), "Layer")
-        megengine = modules.get("megengine")
-        self.mge_tensor = _attr(megengine, "Tensor")
-        self.mge_module = _attr(_attr(megengine, "module"), "Module")
-        mxnet = modules.get("mxnet")
-        self.mx_array = _attr(_attr(mxnet, "ndarray"), "NDArray")
-        self.mx_block = _attr(_attr(mxnet, "gluon"), "Block")
-        for name, found in (("torch", self.torch_tensor), ("jax", self.jax_array), ("paddle", self.paddle_tensor),
-                            ("megengine", self.mge_tensor), ("mxnet", self.mx_array), ("numpy", self.numpy_array)):
-            if found is not None:
-                self.frameworks.append(name)
-        self.modules = tuple(t for t in (self.torch_module, self.paddle_layer, self.mge_module, self.mx_block)
-                             if isinstance(t, type))
-        self.arrays = tuple(t for t in (self.torch_tensor, self.jax_array, self.paddle_tensor, self.mge_tensor,
-                                        self.mx_array, self.numpy_array) if isinstance(t, type))
+def memory_holders(namespace: Mapping[str, Any] | None = None, *, max_depth: int = MAX_DEPTH,
+                   max_items: int = MAX_ITEMS, max_visits: int = MAX_VISITS,
+                   max_seconds: float = MAX_SECONDS) -> Holders:
+    """The variables of `namespace` (the IPython user namespace, or `__main__`'s, by default) that hold framework
+    tensors or arrays, largest first, each storage counted once. Bounded, and never raises: see the module's help."""
+    walk = HoldersWalk(max_depth=max_depth, max_items=max_items, max_visits=max_visits, max_seconds=max_seconds)
+    walk.namespace(namespace)
+    return walk.result()
 
 
 def _say(text: Text, **fields: Any) -> Text:
@@ -174,62 +183,478 @@ def _say(text: Text, **fields: Any) -> Text:
     return Text(text.en.format(**fields), text.zh.format(**fields))
 
 
-def _attr(module: Any, name: str) -> Any:
-    """`module.name` when it is a class or a submodule; None otherwise (or when the module is not loaded, or is half
-    loaded: a framework still being imported is left alone)."""
-    if module is None or imported(module.__name__) is None:
-        return None
-    found = getattr(module, name, None)
-    return found if isinstance(found, (type, ModuleType)) else None
+def _listing(text: Text, names: list[str] | list[Text]) -> Text:
+    """`text` naming up to `_NAMED` of `names`, then "and N more"."""
+    shown = [name if isinstance(name, Text) else Text(name, name) for name in names[:_NAMED]]
+    listed = Text(", ".join(t.en for t in shown), "、".join(t.zh for t in shown))
+    if len(names) > _NAMED:
+        listed = Text(AND_MORE.en.format(names=listed.en, more=len(names) - _NAMED),
+                      AND_MORE.zh.format(names=listed.zh, more=len(names) - _NAMED))
+    return Text(text.en.format(names=listed.en), text.zh.format(names=listed.zh))
 
 
-def memory_holders(namespace: Mapping[str, Any] | None = None, *, max_depth: int = MAX_DEPTH,
-                   max_items: int = MAX_ITEMS, max_visits: int = MAX_VISITS,
-                   max_seconds: float = MAX_SECONDS) -> Holders:
-    """The variables of `namespace` (the IPython user namespace, or `__main__`'s, by default) that hold framework
-    tensors or arrays, largest first, each storage counted once. Bounded: see the module's help."""
-    started = time.perf_counter()
-    hidden: Mapping[str, Any] = {}
-    if namespace is None:
-        namespace, hidden = _user_namespace()
-    types = _Types()
-    walk = _Walk(types, max_depth, max_items, max_visits, started + max_seconds)
-    found: list[_Found] = []
-    skipped: list[Text] = []
-    if types.arrays:
-        # Two passes: the variables that are a tensor or a module themselves first (one look each, so no bound can
-        # hide them), then the containers and objects, under the bounds.
-        variables = [(_Found(name, output_cache), value) for name, value, output_cache in _variables(namespace, hidden)]
-        found = [entry for entry, _ in variables]
-        direct = types.arrays + types.modules
-        later = []
-        for entry, value in variables:
-            if isinstance(value, direct):
-                _measure(walk, entry, value, skipped)
-            else:
-                later.append((entry, value))
+def _error(exc: BaseException) -> str:
+    """An exception in a few words: its class, and its message where that is a plain string (its `__str__` may be
+    the user's code)."""
+    args = _EXCEPTION_PARTS[0](exc)  # BaseException's own `args`, whatever the class overrides
+    message = args[0] if type(args) is tuple and args and type(args[0]) is str else ""
+    return f"{type_name(type(exc))}: {message}"[:200] if message else type_name(type(exc))
+
+
+# ---- what an object is ------------------------------------------------------------------------------------------
+
+# What the walk does with an object of a class, decided once per class.
+(_PLAIN, _TENSOR, _MODULE, _MAPPING, _SEQUENCE, _EXCEPTION, _TRACEBACK, _FRAME, _GENERATOR, _FUNCTION, _METHOD, _OBJECT,
+ _CLOSED) = range(13)
+
+_PLAIN_TYPES = (str, bytes, bytearray, int, float, complex, bool, type(None), range, slice, type(Ellipsis),
+                type(NotImplemented), memoryview)
+_MAPPINGS = (dict, OrderedDict, defaultdict)
+_SEQUENCES = (list, tuple, set, frozenset)
+_CONTAINER_BASES = (dict, list, tuple, set, frozenset)
+# Libraries' objects: what they hold is code and the library's state, not memory a user gives back by name. (A Python
+# function or bound method is looked into: a closure, a default or the method's object may hold a model.)
+_LIBRARY_BASES = (type, ModuleType, BuiltinFunctionType, CodeType, staticmethod, classmethod, property,
+                  type(str.join), type(str.__add__), type((1).__add__))
+# By id, never by hashing a class (a metaclass may define __hash__ and __eq__): builtin types live as long as we do.
+_PLAIN_IDS = frozenset(id(kind) for kind in _PLAIN_TYPES)
+_GENERATOR_FRAMES = {id(GeneratorType): GeneratorType.__dict__["gi_frame"].__get__,
+                     id(CoroutineType): CoroutineType.__dict__["cr_frame"].__get__,
+                     id(AsyncGeneratorType): AsyncGeneratorType.__dict__["ag_frame"].__get__}
+# An exception's links, read through BaseException's own accessors (a subclass may override the attributes).
+_EXCEPTION_PARTS = tuple(BaseException.__dict__[name].__get__
+                         for name in ("args", "__traceback__", "__cause__", "__context__"))
+# What a function holds besides code: its closure's cells, its defaults; a bound method: its object.
+_FUNCTION_PARTS = tuple(FunctionType.__dict__[name].__get__
+                        for name in ("__closure__", "__defaults__", "__kwdefaults__"))
+_CELL_CONTENTS = CellType.__dict__["cell_contents"].__get__
+_METHOD_SELF = MethodType.__dict__["__self__"].__get__
+_FRAME_LOCALS_TYPES = (dict, type(sys._getframe().f_locals))  # Python 3.13 gives a proxy of the frame's variables
+_IPYTHON_MODULES = ("IPython.", "ipykernel.")
+
+
+@dataclass(frozen=True)
+class _Class:
+    """What the walk does with objects of one class (`how`), with what it needs for that."""
+
+    cls: type  # kept: the cache is keyed by id, which must not be reused while the walk runs
+    how: int
+    tensor: TensorKind | None = None
+    module: ModuleKind | None = None
+    accessor: Any = None  # the instance dict's accessor
+    slots: tuple[Any, ...] = ()
+    closed_why: str = ""
+
+
+class _Kinds:
+    """The frameworks' declarations, indexed for the walk, and each class met, classified once."""
+
+    def __init__(self) -> None:
+        declared = tensor_kinds()
+        self.frameworks = tuple(d.framework for d in declared)
+        self.tensors = {id(kind.type): kind for d in declared for kind in d.tensors}
+        self.modules = {id(d.module.type): d.module for d in declared if d.module is not None}
+        self.classes: dict[int, _Class] = {}  # by the id of the class, which its _Class keeps alive
+
+    def of(self, cls: type) -> _Class:
+        found = self.classes.get(id(cls))
+        if found is None:
+            found = self.classes[id(cls)] = self._classify(cls)
+        return found
+
+    def _classify(self, cls: type) -> _Class:
+        if id(cls) in _PLAIN_IDS:
+            return _Class(cls, _PLAIN)
+        tensor = self.tensors.get(id(cls))
+        if tensor is not None and tensor.type is cls:
+            return _Class(cls, _TENSOR, tensor=tensor)
+        if any(cls is kind for kind in _MAPPINGS):
+            return _Class(cls, _MAPPING)
+        if any(cls is kind for kind in _SEQUENCES):
+            return _Class(cls, _SEQUENCE)
+        if cls is TracebackType:
+            return _Class(cls, _TRACEBACK)
+        if cls is FrameType:
+            return _Class(cls, _FRAME)
+        if id(cls) in _GENERATOR_FRAMES:
+            return _Class(cls, _GENERATOR)
+        if cls is FunctionType:
+            return _Class(cls, _FUNCTION)
+        if cls is MethodType:
+            return _Class(cls, _METHOD)
+        bases = classes(cls)
+        for klass in bases:
+            module = self.modules.get(id(klass))
+            if module is not None and module.type is klass:
+                return _Class(cls, _MODULE, module=module, accessor=dict_accessor(cls))
+        for klass in bases:
+            tensor = self.tensors.get(id(klass))
+            if tensor is not None and tensor.type is klass:
+                return _Class(cls, _CLOSED, closed_why=type_name(cls))
+            if any(klass is base for base in _LIBRARY_BASES):
+                return _Class(cls, _PLAIN)
+            if any(klass is base for base in _CONTAINER_BASES):
+                return _Class(cls, _CLOSED, closed_why=type_name(cls))
+        if hides_dict(cls):
+            return _Class(cls, _CLOSED, closed_why=type_name(cls))
+        accessor, slots = dict_accessor(cls), slot_accessors(cls)
+        if any(klass is BaseException for klass in bases):
+            return _Class(cls, _EXCEPTION, accessor=accessor, slots=slots)
+        if accessor is None and not slots:
+            return _Class(cls, _PLAIN)
+        return _Class(cls, _OBJECT, accessor=accessor, slots=slots)
+
+
+# ---- the walk -----------------------------------------------------------------------------------------------------
+
+class _Found:
+    """What the walk found in one variable (a plain class with slots: there is one for each variable)."""
+
+    __slots__ = ("name", "output_cache", "storages", "kinds", "module", "parameters", "buffers", "partial")
+
+    def __init__(self, name: str, output_cache: bool) -> None:
+        self.name, self.output_cache = name, output_cache
+        self.storages: list[Storage] = []
+        self.kinds: dict[str, int] = {}  # what was found in it: type name → count
+        self.module: str | None = None  # the variable itself is a module/layer/block: what it is
+        self.parameters = self.buffers = 0
+        self.partial = False  # the walk stopped inside it
+
+
+class _Stop(Exception):  # noqa: N818 (a signal inside the walk, never seen outside it)
+    """A bound was reached: the walk ends where it is."""
+
+
+class HoldersWalk:
+    """One bounded walk over variables, in the order they are given (`namespace()`, then `variables()`), each
+    storage counted once across all of them; `result()` says what holds what. `watch`: objects whose holders are
+    wanted (`reached`: an object's id → the first variable found holding it), e.g. a failed call's exception."""
+
+    def __init__(self, *, max_depth: int = MAX_DEPTH, max_items: int = MAX_ITEMS, max_visits: int = MAX_VISITS,
+                 max_seconds: float = MAX_SECONDS, watch: Iterable[object] = ()) -> None:
+        self.started = time.perf_counter()
+        self.max_depth, self.max_items, self.max_visits = max_depth, max_items, max_visits
+        self.max_seconds = max_seconds
+        self.deadline = self.started + max_seconds
+        self.watch = {id(value) for value in watch}
+        self.reached: dict[int, str] = {}
+        self.visits = 0
+        self.too_deep = 0
+        self.stopped: Text | None = None  # why the walk stopped early, once it has
+        self.left_out: list[str] = []  # variables not looked at, once it has
+        self.skipped: list[Text] = []
+        # variable → the type of something in it that was not looked into, and whether that is the variable itself
+        self.closed: dict[str, tuple[str, bool]] = {}
+        self.found: list[_Found] = []
+        self._seen: set[int] = set()  # ids of what the current variable's walk has met
+        self._failed: Text | None = None
         try:
-            for entry, value in later:
-                last = entry.name
-                _measure(walk, entry, value, skipped)
-        except _Budget as budget:
-            skipped.append(_say(SKIPPED_TIME, seconds=max_seconds, name=last) if str(budget) == "time"
-                           else _say(SKIPPED_VISITS, visits=walk.visits, name=last))
-    skipped.extend(walk.skipped)
-    if walk.too_deep:
-        skipped.append(_say(SKIPPED_DEPTH, depth=max_depth, count=walk.too_deep))
-    holders = _assign(found)
-    return Holders(tuple(holders), walk.visits, time.perf_counter() - started, tuple(skipped),
-                   tuple(types.frameworks))
+            self.kinds: _Kinds | None = _Kinds()
+        except Exception as exc:  # a framework's declaration that cannot be read: no framework's types looked for
+            log.debug("the frameworks' tensor types", exc_info=True)
+            self.kinds = None
+            self._failed = _say(WALK_FAILED, error=_error(exc))
+
+    @property
+    def complete(self) -> bool:
+        """Whether every variable was looked at within the visit and time bounds."""
+        return self.stopped is None and self._failed is None
+
+    def namespace(self, namespace: Mapping[str, Any] | None = None, hidden: Mapping[str, Any] | None = None) -> None:
+        """Walk the user's variables (IPython's namespace, or `__main__`'s, by default; `hidden`: what IPython put
+        there itself): those that are a tensor, then those that are a module, then the rest; then the output cache's
+        entries as `Out[n]`."""
+        try:
+            if namespace is None:
+                namespace, hidden = _user_namespace()
+            self.variables(_variables(namespace, hidden or {}))
+        except Exception as exc:  # the walk's own failure: what it found so far stands, and says so
+            self._fail(exc)
+
+    def variables(self, variables: Iterable[tuple[str, Any, bool]]) -> None:
+        """Walk (name, value, is output cache) in order, those that are a tensor first, then those that are a module
+        (a number, a string, a class holds nothing: not walked)."""
+        kinds = self.kinds
+        if kinds is None:
+            return
+        try:
+            with _collector_paused():
+                self._ordered(kinds, variables)
+        except Exception as exc:
+            self._fail(exc)
+
+    def _ordered(self, kinds: _Kinds, variables: Iterable[tuple[str, Any, bool]]) -> None:
+        """The variables that are a tensor, then those that are a module, then the rest, until a bound stops it."""
+        known, classify = kinds.classes, kinds.of
+        tensors: list[tuple[str, Any, bool]] = []
+        modules: list[tuple[str, Any, bool]] = []
+        others: list[tuple[str, Any, bool]] = []
+        for item in variables:
+            how = (known.get(id(type(item[1]))) or classify(type(item[1]))).how
+            if how == _TENSOR:
+                tensors.append(item)
+            elif how == _MODULE:
+                modules.append(item)
+            elif how != _PLAIN:
+                others.append(item)
+        self._tensors(tensors)
+        rest = modules + others
+        for place, (name, value, output_cache) in enumerate(rest):
+            if self.stopped is not None:
+                self.left_out.extend(left[0] for left in rest[place:])
+                break
+            entry = _Found(name, output_cache)
+            self.found.append(entry)
+            self.deadline -= _ASSEMBLY_SECONDS  # what making its row will take, out of the same bound
+            self._variable(entry, value)
+
+    def _tensors(self, tensors: list[tuple[str, Any, bool]]) -> None:
+        """The variables that are a tensor: one look each, in a loop of their own (a notebook may hold 100,000)."""
+        assert self.kinds is not None
+        known, found, skipped = self.kinds.classes, self.found, self.skipped
+        max_visits, deadline, clock = self.max_visits, self.deadline, time.perf_counter
+        for place, (name, value, output_cache) in enumerate(tensors):
+            self.visits = visits = self.visits + 1
+            deadline -= _ASSEMBLY_SECONDS
+            if visits >= max_visits or not visits % _CHECK_CLOCK and clock() > deadline:
+                self.stopped = _say(SKIPPED_TIME, seconds=self.max_seconds, name=name) if visits < max_visits else (
+                    _say(SKIPPED_VISITS, visits=visits, name=name))
+                skipped.append(self.stopped)
+                self.left_out.extend(left[0] for left in tensors[place:])
+                break
+            entry = _Found(name, output_cache)
+            found.append(entry)
+            tensor = known[id(type(value))].tensor
+            assert tensor is not None
+            try:
+                storage = tensor.size(value)
+            except Exception as exc:  # a framework object in a strange state: say so, go on with the rest
+                skipped.append(_say(SKIPPED_FAILED, name=name, error=_error(exc)))
+                continue
+            entry.kinds[tensor.name] = 1
+            if storage is not None:
+                entry.storages.append(storage)
+        self.deadline = deadline
+
+    def result(self) -> Holders:
+        skipped = list(self.skipped)
+        if self.left_out:
+            skipped.append(_listing(LEFT_OUT, self.left_out))
+        if self.closed:
+            skipped.append(_listing(NOT_LOOKED_INTO, [Text(f"{name} ({what})" if itself else f"{name} (a {what} in it)",
+                                                           f"{name}({what})" if itself else f"{name}(其中的 {what})")
+                                                      for name, (what, itself) in self.closed.items()]))
+        if self.too_deep:
+            skipped.append(_say(SKIPPED_DEPTH, depth=self.max_depth, count=self.too_deep))
+        if self._failed is not None:
+            skipped.append(self._failed)
+        try:
+            with _collector_paused():
+                holders = tuple(_assign(self.found))
+        except Exception as exc:  # never: sizes are ints and keys tuples; if it were, the walk still answers
+            holders = ()
+            skipped.append(_say(WALK_FAILED, error=_error(exc)))
+        frameworks = self.kinds.frameworks if self.kinds is not None else ()
+        return Holders(holders, self.visits, time.perf_counter() - self.started, tuple(skipped), frameworks,
+                       self.complete)
+
+    # ---- one variable ----
+
+    def _fail(self, exc: Exception) -> None:
+        log.debug("the holders walk", exc_info=True)
+        if self._failed is None:
+            self._failed = _say(WALK_FAILED, error=_error(exc))
+
+    def _variable(self, entry: _Found, value: Any) -> None:
+        try:
+            self._walk(entry, value)
+        except _Stop as stop:
+            entry.partial = True
+            self.stopped = _say(SKIPPED_TIME, seconds=self.max_seconds, name=entry.name) if str(stop) == "time" else (
+                _say(SKIPPED_VISITS, visits=self.visits, name=entry.name))
+            self.skipped.append(self.stopped)
+        except Exception as exc:  # a framework object in a strange state: say so, go on with the rest
+            self.skipped.append(_say(SKIPPED_FAILED, name=entry.name, error=_error(exc)))
+
+    def _walk(self, entry: _Found, top: Any) -> None:
+        """Everything `top` holds, depth first, each object once. A stack entry is (object, depth, role): role None
+        for what a variable holds, or a module's registry's role for what the module registers (a module's tree is
+        followed to its end, at its depth). This loop is the walk's cost: it keeps its state in locals."""
+        assert self.kinds is not None
+        known, classify, watch, reached = self.kinds.classes, self.kinds.of, self.watch, self.reached
+        max_visits, deadline, clock = self.max_visits, self.deadline, time.perf_counter
+        self._seen = seen = set()
+        stack: list[tuple[Any, int, str | None]] = [(top, 0, None)]
+        while stack:
+            self.visits = visits = self.visits + 1
+            if visits >= max_visits:
+                raise _Stop("visits")
+            if not visits % _CHECK_CLOCK and clock() > deadline:
+                raise _Stop("time")
+            value, depth, role = stack.pop()
+            if watch and id(value) in watch:
+                reached.setdefault(id(value), entry.name)
+            kind = known.get(id(type(value))) or classify(type(value))
+            how = kind.how
+            if how == _PLAIN or id(value) in seen:
+                continue
+            seen.add(id(value))
+            if how == _TENSOR:
+                self._tensor(entry, kind, value, role)
+            elif how == _MODULE:
+                self._module(stack, entry, kind, value, value is top, role, depth)
+            elif how == _CLOSED:
+                self.closed.setdefault(entry.name, (kind.closed_why, value is top))
+            elif depth >= self.max_depth:
+                self.too_deep += 1
+            else:
+                self._contents(stack, entry, kind, value, depth + 1)
+
+    def _visit(self) -> None:
+        """Count one object looked at outside the walk's loop (a module's tensors), within the same bounds."""
+        self.visits += 1
+        if self.visits >= self.max_visits:
+            raise _Stop("visits")
+        if not self.visits % _CHECK_CLOCK and time.perf_counter() > self.deadline:
+            raise _Stop("time")
+
+    def _tensor(self, entry: _Found, kind: _Class, value: Any, role: str | None) -> None:
+        tensor = kind.tensor
+        assert tensor is not None
+        storage = tensor.size(value)
+        if role is None:
+            entry.kinds[tensor.name] = entry.kinds.get(tensor.name, 0) + 1
+        elif role == PARAMETER:
+            entry.parameters += 1
+        elif role == BUFFER:
+            entry.buffers += 1
+        if storage is not None:
+            entry.storages.append(storage)
+
+    def _module(self, stack: list[tuple[Any, int, str | None]], entry: _Found, kind: _Class, value: Any, top: bool,
+                role: str | None, depth: int) -> None:
+        """A module: what it is, its tensors measured here (a model has as many as it has modules: going through
+        the stack would double the walk's cost), its submodules and anything else on the stack."""
+        module = kind.module
+        assert module is not None and self.kinds is not None
+        if top or role is None:
+            what = f"{type_name(kind.cls)} ({module.framework})"
+            if top:
+                entry.module = what
+            else:  # a module among what a variable holds (not another module's submodule)
+                entry.kinds[what] = entry.kinds.get(what, 0) + 1
+        attributes = instance_dict(value, kind.accessor)
+        if not attributes:
+            return
+        contents = module.contents(attributes)
+        if type(contents) is not list:
+            contents = list(islice(contents, self.max_items + 1))
+        if len(contents) > self.max_items:
+            contents = contents[:self.max_items]
+            self.skipped.append(_say(SKIPPED_SOME_ITEMS, name=entry.name, shown=self.max_items))
+        known, classify, seen = self.kinds.classes, self.kinds.of, self._seen
+        later = []
+        for item_role, item in contents:
+            item_kind = known.get(id(type(item))) or classify(type(item))
+            if item_kind.how != _TENSOR:
+                later.append((item, depth, item_role))
+            elif id(item) not in seen:
+                self._visit()
+                seen.add(id(item))
+                self._tensor(entry, item_kind, item, item_role)
+        stack.extend(reversed(later))
+
+    def _contents(self, stack: list[tuple[Any, int, str | None]], entry: _Found, kind: _Class, value: Any,
+                  depth: int) -> None:
+        """Put what a container, a traceback, a generator or an object holds on the stack, at `depth`."""
+        how, name = kind.how, entry.name
+        if how == _MAPPING:
+            self._push(stack, dict.values(value), len(value), depth, name)
+        elif how == _SEQUENCE:
+            self._push(stack, iter(value), len(value), depth, name)
+        elif how == _TRACEBACK:
+            self._push(stack, _traceback_parts(value, self.max_items, self.watch, self.reached, name), -1, depth,
+                       name)
+        elif how == _GENERATOR:
+            frame = _GENERATOR_FRAMES[id(kind.cls)](value)
+            if frame is not None:  # suspended (None: it finished)
+                if id(frame) in self.watch:
+                    self.reached.setdefault(id(frame), name)
+                self._push(stack, _locals(frame), -1, depth, name)
+        elif how == _FUNCTION:
+            self._push(stack, _function_parts(value), -1, depth, name)
+        elif how == _METHOD:
+            stack.append((_METHOD_SELF(value), depth, None))
+        elif how == _EXCEPTION or how == _OBJECT:
+            if how == _EXCEPTION:
+                self._push(stack, (part(value) for part in _EXCEPTION_PARTS), -1, depth, name)
+            attributes = instance_dict(value, kind.accessor)
+            if attributes:
+                self._push(stack, dict.values(attributes), len(attributes), depth, name)
+            if kind.slots:
+                self._push(stack, slot_values(value, kind.slots), -1, depth, name)
+        # a frame met outside a traceback may be a running one: only watched (above), never read
+
+    def _push(self, stack: list[tuple[Any, int, str | None]], items: Iterable[Any], total: int, depth: int,
+              name: str) -> None:
+        """Put a container's items (at most `max_items`; `total`: how many it has, -1 when it cannot say cheaply) on
+        the stack, its first item on top, and say what was left out."""
+        taken = list(islice(items, self.max_items + 1))
+        if len(taken) > self.max_items:
+            taken.pop()
+            self.skipped.append(_say(SKIPPED_ITEMS, name=name, shown=self.max_items, total=total) if total >= 0
+                                else _say(SKIPPED_SOME_ITEMS, name=name, shown=self.max_items))
+        stack.extend((value, depth, None) for value in reversed(taken))
 
 
-def _measure(walk: _Walk, entry: _Found, value: Any, skipped: list[Text]) -> None:
+def _traceback_parts(tb: TracebackType, limit: int, watch: set[int], reached: dict[int, str], name: str
+                     ) -> Iterator[Any]:
+    """The locals of a traceback's frames, from its first link to its last (at most `limit` links), noting the
+    watched links and frames met; a cell's own level (its locals are the namespace) and IPython's frames (they hold
+    the shell) are not read."""
+    link: TracebackType | None = tb
+    for _ in range(limit):
+        if link is None:
+            return
+        frame = link.tb_frame
+        for part in (link, frame):
+            if id(part) in watch:
+                reached.setdefault(id(part), name)
+        module = dict.get(frame.f_globals, "__name__")
+        if frame.f_code.co_name != "<module>" and not (type(module) is str and module.startswith(_IPYTHON_MODULES)):
+            yield from _locals(frame)
+        link = link.tb_next
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No garbage collection while the walk allocates: one it set off would run the finalizers (`__del__`) of the
+    user's garbage, and on a large namespace it would cost a third of the walk's time. As it was, after."""
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        walk.variable(entry, value)
-    except _Budget:
-        raise
-    except Exception as exc:  # a framework object in a strange state: say so, go on with the rest
-        skipped.append(_say(SKIPPED_FAILED, name=entry.name, error=f"{type(exc).__name__}: {exc}"[:200]))
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _function_parts(function: FunctionType) -> Iterator[Any]:
+    closure, defaults, keyword_defaults = (part(function) for part in _FUNCTION_PARTS)
+    for cell in closure or ():
+        try:
+            yield _CELL_CONTENTS(cell)
+        except ValueError:  # an empty cell
+            continue
+    yield from defaults or ()
+    if type(keyword_defaults) is dict:
+        yield from dict.values(keyword_defaults)
+
+
+def _locals(frame: FrameType) -> Iterator[Any]:
+    found = frame.f_locals
+    if type(found) in _FRAME_LOCALS_TYPES:
+        yield from found.values()
 
 
 def _user_namespace() -> tuple[Mapping[str, Any], Mapping[str, Any]]:
@@ -246,267 +671,83 @@ def _user_namespace() -> tuple[Mapping[str, Any], Mapping[str, Any]]:
     return vars(__main__), {}
 
 
-def _variables(namespace: Mapping[str, Any], hidden: Mapping[str, Any]) -> Iterator[tuple[str, Any, bool]]:
+def _variables(namespace: Mapping[str, Any], hidden: Mapping[str, Any]) -> list[tuple[str, Any, bool]]:
     """(name, value, is output cache) for the user's variables, then the output cache's entries as `Out[n]`."""
-    output = namespace.get("Out")
-    for name, value in list(namespace.items()):
-        if name in _IPYTHON_NAMES or name in _OUTPUT_NAMES or name.startswith("_i") and name[2:].isdigit():
+    items = list(dict.items(namespace)) if type(namespace) is dict else list(namespace.items())
+    hidden_items = dict(dict.items(hidden)) if type(hidden) is dict else {}
+    found = []
+    output = None
+    for name, value in items:
+        if type(name) is not str or not name:  # globals()[1] = x: not a variable anyone can name
             continue
-        if name.startswith("_") and name[1:].isdigit():  # _3: the output cache's name for Out[3]
+        if name == "Out":
+            output = value
             continue
-        if name in hidden and hidden[name] is value:  # put there by IPython at start, not by the user
+        if name in _IPYTHON_NAMES or name in _OUTPUT_NAMES:
             continue
-        if isinstance(value, type(sys)):  # a module: its globals are the library's, not the user's
+        if name[0] == "_" and (name[1:].isdigit() or name.startswith("_i") and name[2:].isdigit()):
+            continue  # _3 is Out[3], _i3 is In[3]
+        if name in hidden_items and hidden_items[name] is value:  # put there by IPython at start, not by the user
             continue
-        yield name, value, False
-    if isinstance(output, dict):
-        for number, value in list(output.items()):
-            yield f"Out[{number}]", value, True
-
-
-class _Walk:
-    def __init__(self, types: _Types, max_depth: int, max_items: int, max_visits: int, deadline: float) -> None:
-        self.types = types
-        self.max_depth = max_depth
-        self.max_items = max_items
-        self.max_visits = max_visits
-        self.deadline = deadline
-        self.visits = 0
-        self.too_deep = 0
-        self.skipped: list[Text] = []
-        self._seen: set[int] = set()  # ids of containers already walked in this variable
-
-    def variable(self, entry: _Found, value: Any) -> None:
-        self._seen = set()
-        if self.types.modules and isinstance(value, self.types.modules):
-            entry.module = self._module(entry, value)
-            return
-        self._visit(entry, value, 0, entry.name)
-
-    def _tick(self) -> None:
-        self.visits += 1
-        if self.visits >= self.max_visits:
-            raise _Budget("visits")
-        if self.visits % _CHECK_CLOCK == 0 and time.perf_counter() > self.deadline:
-            raise _Budget("time")
-
-    def _visit(self, entry: _Found, value: Any, depth: int, path: str) -> None:
-        self._tick()
-        types = self.types
-        if isinstance(value, (str, bytes, int, float, bool, type(None))):
-            return
-        if isinstance(value, types.arrays):
-            self._array(entry, value)
-            return
-        if types.modules and isinstance(value, types.modules):
-            self._module(entry, value)
-            return
-        if depth >= self.max_depth:
-            if isinstance(value, (list, tuple, dict, set, frozenset)) or hasattr(value, "__dict__"):
-                self.too_deep += 1
-            return
-        if id(value) in self._seen:
-            return
-        if isinstance(value, dict):
-            self._seen.add(id(value))
-            self._items(entry, value.values(), len(value), depth, path)
-        elif isinstance(value, (list, tuple, set, frozenset)):
-            self._seen.add(id(value))
-            self._items(entry, value, len(value), depth, path)
-        elif isinstance(value, type) or callable(value) and not hasattr(value, "__dict__"):
-            return
-        else:
-            attributes = getattr(value, "__dict__", None)
-            if isinstance(attributes, dict) and not isinstance(value, type):
-                self._seen.add(id(value))
-                self._items(entry, attributes.values(), len(attributes), depth, path)
-
-    def _items(self, entry: _Found, items: Any, total: int, depth: int, path: str) -> None:
-        for count, item in enumerate(items):
-            if count >= self.max_items:
-                self.skipped.append(_say(SKIPPED_ITEMS, name=path, shown=self.max_items, total=total))
-                return
-            self._visit(entry, item, depth + 1, path)
-
-    def _count(self, entry: _Found, kind: str) -> None:
-        entry.kinds[kind] = entry.kinds.get(kind, 0) + 1
-
-    def _array(self, entry: _Found, value: Any, counted: bool = True) -> None:
-        types = self.types
-        storage: _Storage | None
-        if types.torch_tensor is not None and isinstance(value, types.torch_tensor):
-            storage = _torch(value)
-            kind = "torch." + ("nn.Parameter" if type(value).__name__ == "Parameter" else "Tensor")
-        elif types.numpy_array is not None and isinstance(value, types.numpy_array):
-            storage, kind = _numpy(value), "numpy.ndarray"
-        elif types.jax_array is not None and isinstance(value, types.jax_array):
-            storage, kind = _jax(value), "jax.Array"
-        elif types.paddle_tensor is not None and isinstance(value, types.paddle_tensor):
-            storage, kind = _paddle(value), "paddle.Tensor"
-        elif types.mge_tensor is not None and isinstance(value, types.mge_tensor):
-            storage, kind = _megengine(value), "megengine.Tensor"
-        else:
-            storage, kind = _mxnet(value), "mxnet.NDArray"
-        if counted:
-            self._count(entry, kind)
-        if storage is not None:
-            entry.storages.append(storage)
-
-    def _module(self, entry: _Found, module: Any) -> tuple[str, int, int]:
-        """Count a module's parameters and buffers (each tensor once, as the framework lists them); its description."""
-        types = self.types
-        kind = f"{type(module).__qualname__} ({type(module).__module__.split('.')[0]})"
-        parameters = buffers = 0
-        if types.torch_module is not None and isinstance(module, types.torch_module):
-            tensors = [("p", t) for t in module.parameters()] + [("b", t) for t in module.buffers()]
-        elif types.paddle_layer is not None and isinstance(module, types.paddle_layer):
-            tensors = [("p", t) for t in module.parameters()] + [("b", t) for t in module.buffers()]
-        elif types.mge_module is not None and isinstance(module, types.mge_module):
-            tensors = [("p", t) for t in module.parameters()] + [("b", t) for t in module.buffers()]
-        else:  # a Gluon block: its Parameters, each with one array per context
-            tensors = [("p", array) for parameter in module.collect_params().values()
-                       for array in _mxnet_parameter_arrays(parameter)]
-        for role, tensor in tensors:
-            self._tick()
-            if role == "p":
-                parameters += 1
-            else:
-                buffers += 1
-            self._array(entry, tensor, counted=False)  # the module's, not loose tensors
-        self._count(entry, kind)
-        return kind, parameters, buffers
-
-
-def _mxnet_parameter_arrays(parameter: Any) -> list[Any]:
-    try:
-        return list(parameter.list_data())
-    except Exception:  # not initialised yet (deferred shape): it holds no memory
-        return []
-
-
-def _device(kind: str, index: int | None) -> str:
-    """"host" for a CPU, "gpu<n>" for a GPU (the framework's ordinal), or the framework's own name."""
-    if kind in ("cpu", "cpu_pinned", "cpu_shared"):
-        return HOST
-    if kind in ("cuda", "gpu"):
-        return f"gpu{index or 0}"
-    return f"{kind}{index if index is not None else ''}"
-
-
-def _torch(tensor: Any) -> _Storage | None:
-    device = tensor.device
-    if device.type == "meta":
-        return None
-    where = _device(device.type, device.index)
-    try:
-        storage = tensor.untyped_storage()
-    except (RuntimeError, NotImplementedError):  # sparse or another layout without one storage: its own size
-        return _Storage(("torch", id(tensor)), where, int(tensor.element_size() * tensor.nelement()), True)
-    size = int(storage.nbytes())
-    owner = tensor._base is None and tensor.storage_offset() == 0 and tensor.nbytes == size
-    return _Storage(("torch", where, storage.data_ptr()), where, size, owner)
-
-
-def _numpy(array: Any) -> _Storage | None:
-    root = array
-    for _ in range(64):  # a view's base chain, to the array that owns the memory
-        base = getattr(root, "base", None)
-        if base is None or not hasattr(base, "__array_interface__") or not hasattr(base, "nbytes"):
-            break
-        root = base
-    if root.dtype.hasobject:
-        return None  # an object array holds references, not the memory of what they point to
-    pointer = root.__array_interface__["data"][0]
-    owner = root is array or array.base is None
-    if root.base is not None and root is array:  # over another object's buffer (bytes, mmap, a tensor): its own part
-        return _Storage(("host", pointer, array.nbytes), HOST, int(array.nbytes), False)
-    return _Storage(("host", pointer), HOST, int(root.nbytes), owner)
-
-
-def _jax(array: Any) -> _Storage | None:
-    if array.is_deleted():
-        return None
-    devices = list(array.devices())
-    device = devices[0] if len(devices) == 1 else None
-    where = _device(device.platform, device.id) if device is not None else "+".join(
-        sorted(_device(d.platform, d.id) for d in devices))
-    try:
-        key: tuple[Any, ...] = ("jax", where, array.unsafe_buffer_pointer())
-    except Exception:  # sharded over devices, or a backend without pointers
-        key = ("jax", id(array))
-    return _Storage(key, where, int(array.nbytes), True)
-
-
-def _paddle(tensor: Any) -> _Storage | None:
-    if not tensor._is_initialized():
-        return None
-    place = tensor.place
-    where = _device("gpu", place.gpu_device_id()) if place.is_gpu_place() else (
-        HOST if place.is_cpu_place() or place.is_cuda_pinned_place() else str(place))
-    size = int(tensor.size) * int(tensor.element_size())
-    try:
-        key: tuple[Any, ...] = ("paddle", where, tensor.data_ptr())
-    except Exception:  # older Paddle: no pointer, no sharing seen
-        key = ("paddle", id(tensor))
-    return _Storage(key, where, size, True)
-
-
-def _megengine(tensor: Any) -> _Storage | None:
-    device = str(getattr(tensor.device, "physical_name", tensor.device))  # "cpu0:0", "gpu0:0" ("xpux:0" is logical)
-    kind = device.rstrip("0123456789:x")
-    digits = device[len(kind):].split(":")[0]
-    where = _device(kind, int(digits) if digits.isdigit() else None)
-    import numpy  # MegEngine depends on NumPy: loaded with it
-
-    size = int(tensor.size) * numpy.dtype(tensor.dtype).itemsize
-    return _Storage(("megengine", id(tensor)), where, size, True)
-
-
-def _mxnet(array: Any) -> _Storage | None:
-    context = array.context
-    where = _device(context.device_type, context.device_id)
-    import numpy  # MXNet depends on NumPy: loaded with it
-
-    size = int(array.size) * numpy.dtype(array.dtype).itemsize
-    try:
-        key: tuple[Any, ...] = ("mxnet", where, array.handle.value)
-    except Exception:
-        key = ("mxnet", id(array))
-    return _Storage(key, where, size, True)
+        found.append((name, value, False))
+    if type(output) is dict:
+        found.extend((f"Out[{number}]", value, True) for number, value in list(dict.items(output)))
+    return found
 
 
 def _assign(found: list[_Found]) -> list[Holder]:
-    """Each storage counted once: for the variable that owns it (not a view), or else the first that holds it."""
+    """Each storage counted once: for the variable that owns it (not a view), or else the first that holds it. (One
+    pass each, and a short way for a variable of one storage: there may be 100,000.)"""
     credited: dict[tuple[Any, ...], str] = {}
-    for owners_only in (True, False):
-        for entry in found:
-            for storage in entry.storages:
-                if storage.key not in credited and (storage.owner or not owners_only):
-                    credited[storage.key] = entry.name
-    holders = []
     for entry in found:
-        devices: dict[str, int] = {}
-        shared = 0
-        others: list[str] = []
-        counted: set[tuple[Any, ...]] = set()
         for storage in entry.storages:
-            if storage.key in counted:
-                continue
-            counted.add(storage.key)
-            owner = credited[storage.key]
-            if owner == entry.name:
-                devices[storage.device] = devices.get(storage.device, 0) + storage.bytes
-            else:
-                shared += storage.bytes
-                if owner not in others:
-                    others.append(owner)
-        if not devices and not shared:
+            if storage.owner and storage.key not in credited:
+                credited[storage.key] = entry.name
+    for entry in found:
+        for storage in entry.storages:
+            if storage.key not in credited:
+                credited[storage.key] = entry.name
+    rows: list[tuple[int, int, str, Holder]] = []
+    for entry in found:
+        storages, name = entry.storages, entry.name
+        if not storages:
             continue
-        kind, parameters, buffers = entry.module if entry.module is not None else (_what(entry.kinds), None, None)
-        holders.append(Holder(entry.name, kind, tuple(sorted(devices.items(), key=lambda item: -item[1])), shared,
-                              tuple(others), entry.output_cache, parameters, buffers))
-    holders.sort(key=lambda h: (-h.bytes, -h.shared, h.name))
-    return holders
+        if len(storages) == 1:
+            key, device, size, _ = storages[0]
+            owner = credited[key]
+            devices: tuple[tuple[str, int], ...] = ((device, size),) if owner == name else ()
+            shared = 0 if owner == name else size
+            others: tuple[str, ...] = () if owner == name else (owner,)
+        else:
+            devices, shared, others = _split(name, storages, credited)
+        module = entry.module is not None
+        what = entry.module if entry.module is not None else _what(entry.kinds)
+        holder = Holder(name, what, devices, shared, others, entry.output_cache, entry.parameters if module else None,
+                        entry.buffers if module else None, entry.partial)
+        rows.append((-sum(size for _, size in devices), -shared, name, holder))
+    rows.sort(key=lambda row: row[:3])
+    return [row[3] for row in rows]
+
+
+def _split(name: str, storages: list[Storage], credited: dict[tuple[Any, ...], str]
+           ) -> tuple[tuple[tuple[str, int], ...], int, tuple[str, ...]]:
+    """A variable's storages: its own bytes per device (largest first), the bytes it shares, and with whom."""
+    devices: dict[str, int] = {}
+    shared = 0
+    others: list[str] = []
+    counted: set[tuple[Any, ...]] = set()
+    for storage in storages:
+        if storage.key in counted:
+            continue
+        counted.add(storage.key)
+        owner = credited[storage.key]
+        if owner == name:
+            devices[storage.device] = devices.get(storage.device, 0) + storage.bytes
+        else:
+            shared += storage.bytes
+            if owner not in others:
+                others.append(owner)
+    return tuple(sorted(devices.items(), key=lambda item: -item[1])), shared, tuple(others)
 
 
 def _what(kinds: dict[str, int]) -> str:

@@ -206,15 +206,18 @@ def offer(cached: dict[str, int] | None = None) -> FreeOffer | None:
     if tb is None:  # freed already (or no error since): the report's figures of the moment are history
         return None
     locals_: dict[str, Any] = {}
-    link = tb if isinstance(tb, TracebackType) else None
+    link = tb if type(tb) is TracebackType else None
     while link is not None and len(locals_) < 1000:
         frame = link.tb_frame
         # A cell's own level is the user's namespace, and IPython's frames hold the shell (all of it): neither is the
         # failed call's.
-        module = str(frame.f_globals.get("__name__", ""))
-        if frame.f_code.co_name != "<module>" and not module.startswith(("IPython.", "ipykernel.")):
-            for name, value in frame.f_locals.items():
-                locals_.setdefault(f"{name} (in {frame.f_code.co_name})", value)
+        module = dict.get(frame.f_globals, "__name__")
+        if frame.f_code.co_name != "<module>" and not (type(module) is str
+                                                       and module.startswith(("IPython.", "ipykernel."))):
+            variables = frame.f_locals
+            for name, value in (dict.items(variables) if type(variables) is dict else variables.items()):
+                if type(name) is str:
+                    locals_.setdefault(f"{name} (in {frame.f_code.co_name})", value)
         link = link.tb_next
     held = memory_holders(locals_, max_seconds=0.1) if locals_ else None
     found = tuple((h.name, h.bytes) for h in held.holders if h.bytes) if held is not None else ()

@@ -8,6 +8,11 @@ as `result.error_in_exec`, can have any number of listeners, and what it display
 
 The hook makes the report and keeps it (`report.last_report()`); how it is shown is the front end's: `install` is
 given the function that displays it (the magics pass the presentation layer's view), so nothing here knows a view.
+
+The user's error stays the last one: whatever happens while the report is made and shown, `sys.last_type`,
+`sys.last_value`, `sys.last_traceback`, `sys.last_exc` and IPython's traceback formatter's hold (what `%debug` and
+`%tb` open) are the user's when the hook returns. A display that fails inside IPython's formatters is shown by IPython
+with a traceback of its own, which would otherwise take the user's place there.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _ATTRIBUTE = "_mgenv_jupyter_oom"  # the shell's attribute holding what install() put there
+_LAST_ERROR = ("last_type", "last_value", "last_traceback", "last_exc")  # Python's record of the last error
 
 
 # Frameworks whose first import must not overlap a sampler tick: the sampler's overlays and framework sources read a
@@ -41,9 +47,10 @@ class OomHook:
     """The listeners before and after each cell, the recorder they read from, and `show`, the front end's way to
     display a report under the failing cell."""
 
-    def __init__(self, recorder: Recorder, show: Callable[[OomReport], None]) -> None:
+    def __init__(self, recorder: Recorder, show: Callable[[OomReport], None], shell: Any = None) -> None:
         self.recorder = recorder
         self.show = show
+        self.shell = shell
 
     def before(self, info: Any) -> None:
         cell = getattr(info, "raw_cell", None) or ""
@@ -52,10 +59,11 @@ class OomHook:
 
     def __call__(self, result: Any) -> None:
         error = getattr(result, "error_in_exec", None)
-        sampler = self.recorder.ensure()
-        if error is None:
-            return
+        kept = _last_error(self.shell) if error is not None else None
         try:
+            sampler = self.recorder.ensure()
+            if error is None:
+                return
             # Imported on the first failure, not at `%load_ext`: tens of milliseconds, once, well within the report's
             # 300 ms (bench/oom_bench.py measures it).
             from ._recognise import recognise
@@ -71,6 +79,9 @@ class OomHook:
             self.show(report)
         except Exception:  # the user's cell already failed; the report must never add a second traceback
             log.exception("mgenv_jupyter could not explain an out-of-memory error")
+        finally:
+            if kept is not None:
+                _restore_last_error(self.shell, kept)
 
 
 def install(shell: Any, show: Callable[[OomReport], None], interval: float | None = None) -> OomHook:
@@ -80,13 +91,37 @@ def install(shell: Any, show: Callable[[OomReport], None], interval: float | Non
     if hook is not None:
         return hook
     recorder = Recorder() if interval is None else Recorder(interval)
-    hook = OomHook(recorder.start(), show)
+    hook = OomHook(recorder.start(), show, shell)
     shell.events.register("pre_run_cell", hook.before)
     shell.events.register("post_run_cell", hook)
     setattr(shell, _ATTRIBUTE, hook)
     # Nothing is imported ahead in the background: a report reads the history as plain lists (no pandas), so what it
     # imports on the first failure takes tens of milliseconds, and no thread holds the GIL behind the user's cells.
     return hook
+
+
+def _last_error(shell: Any) -> dict[str, Any]:
+    """The record of the last error: Python's (`sys.last_*`, those set) and IPython's formatter's traceback."""
+    kept = {name: getattr(sys, name) for name in _LAST_ERROR if hasattr(sys, name)}
+    formatter = getattr(shell, "InteractiveTB", None)
+    kept["formatter"] = getattr(formatter, "tb", None)
+    return kept
+
+
+def _restore_last_error(shell: Any, kept: dict[str, Any]) -> None:
+    """Put the record of the user's error back where anything replaced it."""
+    for name in _LAST_ERROR:
+        if name in kept:
+            if getattr(sys, name, None) is not kept[name]:
+                setattr(sys, name, kept[name])
+        elif hasattr(sys, name):
+            delattr(sys, name)
+    formatter = getattr(shell, "InteractiveTB", None)
+    if formatter is not None and getattr(formatter, "tb", None) is not kept["formatter"]:
+        try:
+            formatter.tb = kept["formatter"]
+        except Exception:  # a formatter that keeps no traceback
+            log.debug("IPython's traceback formatter", exc_info=True)
 
 
 def uninstall(shell: Any) -> None:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._last_result import LastResult
+from ..memory._holders import Holders, memory_holders
 from ._causes import Finding, diagnose
 from ._recognise import OutOfMemory
 from ._remedies import Remedy, remedies
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from ._free import FreeResult
 
 TIMELINE_SECONDS = 300.0  # of history before the failure kept in a report
+HOLDERS_SECONDS = 0.1  # of the report's making, at most, for what holds memory (the report comes within 300 ms)
 _EARLIER_CELLS = 10
 
 
@@ -51,7 +53,8 @@ class Timeline:
 @dataclass(frozen=True)
 class OomReport:
     """One out-of-memory failure explained. `findings` are the likely causes, likeliest first; `remedies` the
-    catalog settings that address them, best first. `took` is how long the report took to make (seconds)."""
+    catalog settings that address them, best first; `holders` the variables holding memory at the failure (what
+    the walk found within its bounds, and what it left out). `took` is how long the report took to make (seconds)."""
 
     event: OutOfMemory
     time: float
@@ -61,6 +64,7 @@ class OomReport:
     remedies: tuple[Remedy, ...]
     took: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
+    holders: Holders | None = None
     # The report's id: a random token, so a remedy id (`remedy_id`) names one remedy of this report and no other.
     key: str = field(default_factory=lambda: secrets.token_hex(8))
 
@@ -92,6 +96,7 @@ class OomReport:
             "findings": [{"cause": f.cause.value, "score": f.score, "evidence": f.evidence.en} for f in self.findings],
             "remedies": [r.to_json() for r in self.remedies],
             "notes": list(self.notes),
+            "holders": self.holders.to_json() if self.holders is not None else None,
         }
 
     def __repr__(self) -> str:
@@ -144,8 +149,10 @@ def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSessio
     findings = diagnose(event, state, session)
     chosen = remedies(event, findings, state, session)
     timeline = _timeline(sampler, event, state, now)
+    # The walk never raises and keeps its time bound, whatever the namespace holds (memory/_holders.py).
+    holders = memory_holders(max_seconds=HOLDERS_SECONDS)
     return OomReport(event, now, state, timeline, tuple(findings), tuple(chosen), time.perf_counter() - started,
-                     state.notes)
+                     state.notes, holders=holders)
 
 
 LAST: LastResult[OomReport] = LastResult("out-of-memory report")

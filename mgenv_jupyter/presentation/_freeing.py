@@ -54,6 +54,9 @@ ONE_PARAMETER = T("1 parameter", "1 个参数")
 BUFFERS = T("{count} buffers", "{count} 个缓冲区")
 ONE_BUFFER = T("1 buffer", "1 个缓冲区")
 OUTPUT_CACHE = T("output cache", "输出缓存")
+PARTIAL = T("at least: the walk stopped inside it", "至少:遍历在其中停止")
+HOLDERS_NONE_LOOKED = T("no variable looked at holds a framework tensor or array ({frameworks} looked for)",
+                        "已查看的变量中没有持有框架张量或数组的(查找了 {frameworks})")
 TOTAL = T("total", "合计")
 LOOKED = T("{visited:,} objects looked at in {ms} ms", "查看了 {visited:,} 个对象,用时 {ms} 毫秒")
 SKIPPED = T("Not looked at", "未查看")
@@ -70,8 +73,7 @@ OFFER_TITLE = T("Free what the failed cell holds", "释放失败单元占用的�
 OFFER_BUTTON = T("Free memory", "释放内存")
 OFFER_NOTE = T("never touches your variables; the output cache only with %memfree --outputs",
                "不改动你的变量;输出缓存仅在 %memfree --outputs 时清除")
-REPORT_HOLDERS_SECONDS = 0.1  # of the report's making, at most, for what holds memory
-_REUSE_SECONDS = 2.0  # the report's text, HTML and data are made one after the other: one walk serves them all
+_REUSE_SECONDS = 2.0  # the report's text, HTML and data are made one after the other: one look serves them all
 
 
 def _size(n: int | None) -> str:
@@ -205,6 +207,8 @@ class HoldersView:
                                                      names=", ".join(holder.shares_with)))
             if holder.output_cache:
                 notes.append(OUTPUT_CACHE.get(lang))
+            if holder.partial:
+                notes.append(PARTIAL.get(lang))
             rows.append({"name": holder.name, "what": self._what(holder), "bytes": holder.bytes, "devices": where,
                          "note": "; ".join(notes)})
         return rows
@@ -231,7 +235,8 @@ class HoldersView:
         lang = self.lang
         if not self.holders.frameworks:
             return NO_FRAMEWORK.get(lang)
-        return HOLDERS_NONE.get(lang).format(frameworks=", ".join(self.holders.frameworks))
+        none = HOLDERS_NONE if self.holders.complete else HOLDERS_NONE_LOOKED  # what the bounds left out may hold some
+        return none.get(lang).format(frameworks=", ".join(self.holders.frameworks))
 
     def notes(self) -> list[str]:
         lang = self.lang
@@ -283,7 +288,6 @@ class HoldersView:
 # ---- in the out-of-memory report ------------------------------------------------------------------------------------
 
 _recent_offer: tuple[float, int, FreeOffer | None] | None = None
-_recent_holders: tuple[float, Holders] | None = None
 
 
 def report_offer(report: OomReport) -> FreeOffer | None:
@@ -327,13 +331,8 @@ def offer_line(found: FreeOffer, language: str) -> str:
             f"({OFFER_NOTE.get(language)})")
 
 
-def report_holders(language: str) -> HoldersView:
-    """What holds memory now, for the report: the same walk as %memholders with a shorter time bound, made once for
-    the report's text, HTML and data (one after the other)."""
-    global _recent_holders
-    from ..memory._holders import memory_holders
-
-    now = time.monotonic()
-    if _recent_holders is None or now - _recent_holders[0] >= _REUSE_SECONDS:
-        _recent_holders = (now, memory_holders(max_seconds=REPORT_HOLDERS_SECONDS))
-    return HoldersView(_recent_holders[1], language, limit=10, timing=False)
+def report_holders(report: OomReport, language: str) -> HoldersView | None:
+    """What held memory at the failure, as the report shows it (None: a report made without looking)."""
+    if report.holders is None:
+        return None
+    return HoldersView(report.holders, language, limit=10, timing=False)

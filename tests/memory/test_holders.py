@@ -64,3 +64,196 @@ def test_in_a_shell_the_output_cache_is_named_and_ipythons_own_names_are_not(ip)
     said = repr(view)
     assert "weights  2 MiB  numpy.ndarray  [host 2 MiB]" in said and "output cache" in said
     assert mgenv_jupyter.memory_holders().to_json()["holders"] == view.to_json()["holders"]
+
+
+# ---- whatever the namespace holds (issue 28) ------------------------------------------------------------------------
+
+class Counted:
+    """Counts every piece of its own code the walk could run: a `__class__` property, `__getattribute__`,
+    `__getattr__`, `__array_interface__`, a container's `__iter__`, `values()`, `items()`, `__getitem__`, `__len__`."""
+
+    runs: dict[str, int] = {}
+
+    @classmethod
+    def ran(cls, what: str) -> None:
+        cls.runs[what] = cls.runs.get(what, 0) + 1
+
+
+class ClassProperty:
+    def __init__(self) -> None:
+        object.__setattr__(self, "payload", np.ones(MiB, dtype=np.uint8))
+
+    @property  # type: ignore[misc]
+    def __class__(self):  # noqa: PLE0237  (what a lazy proxy does)
+        Counted.ran("__class__")
+        return dict
+
+    def __getattribute__(self, name):
+        Counted.ran("__getattribute__")
+        return object.__getattribute__(self, name)
+
+    def __getattr__(self, name):
+        Counted.ran("__getattr__")
+        raise AttributeError(name)
+
+
+class Slotted:
+    __slots__ = ("weights",)
+
+    def __getattr__(self, name):
+        Counted.ran("slots __getattr__")
+        raise AttributeError(name)
+
+
+class Rows(list):
+    def __iter__(self):
+        Counted.ran("list subclass __iter__")
+        return super().__iter__()
+
+    def __len__(self):
+        Counted.ran("list subclass __len__")
+        return super().__len__()
+
+
+class ArrayLike:
+    """Exports its buffer to NumPy through `__array_interface__` (as many array libraries do); `np.asarray` reads it
+    once, and the array's `.base` is this object."""
+
+    def __init__(self) -> None:
+        self._data = np.ones(MiB, dtype=np.uint8)
+
+    @property
+    def __array_interface__(self):
+        Counted.ran("__array_interface__")
+        return self._data.__array_interface__
+
+
+def test_the_walk_runs_none_of_the_objects_code_and_still_finds_what_they_store():
+    Counted.runs = {}
+    slotted = Slotted()
+    slotted.weights = np.ones(2 * MiB, dtype=np.uint8)
+    exported = np.asarray(ArrayLike())
+    Counted.runs = {}  # np.asarray read the interface once: the user's call, not ours
+    found = memory_holders({"proxy": ClassProperty(), "slotted": slotted, "rows": Rows([np.ones(10)]),
+                            "exported": exported})
+    assert Counted.runs == {}, Counted.runs
+    assert found["proxy"].bytes == MiB  # its own attributes, read as the interpreter stores them
+    assert found["slotted"].bytes == 2 * MiB
+    assert found["exported"].what == "numpy.ndarray"
+    said = [text.en for text in found.skipped]
+    assert any("rows (Rows)" in s and "only its own code could say" in s for s in said), said
+
+
+def test_300_slow_objects_cannot_slow_the_walk_and_the_clock_is_read_every_few_objects():
+    """300 objects whose every attribute access takes 0.5 ms took 2.5 s against a bound of 0.2 s: the walk ran their
+    code, and read the clock once every 1,024 objects. Now their code runs 0 times, and a bound of 0 s stops the walk
+    within the first few objects."""
+    import time
+
+    class Slow:
+        def __getattribute__(self, name):
+            Counted.ran("slow")
+            time.sleep(0.0005)
+            return object.__getattribute__(self, name)
+
+    Counted.runs = {}
+    namespace = {f"slow{i}": Slow() for i in range(300)}
+    found = memory_holders(namespace, max_seconds=0.2)
+    assert Counted.runs == {} and found.complete
+    stopped = memory_holders({"rows": [[i] for i in range(5000)]}, max_seconds=0)
+    assert not stopped.complete and stopped.visited <= 32, stopped.visited
+    assert any("stopped after 0 s (its bound), in rows" in text.en for text in stopped.skipped)
+
+
+def test_the_bound_never_escapes_even_among_the_variables_that_are_arrays():
+    """`memory_holders(ns, max_visits=10)` raised the walk's private limit exception: the variables that are an
+    array themselves were measured outside the code that catches it."""
+    namespace = {f"a{i}": np.ones(1) for i in range(100)}
+    found = memory_holders(namespace, max_visits=10)
+    assert not found.complete and found.visited <= 10
+    said = [text.en for text in found.skipped]
+    assert any("stopped after 10 objects" in s for s in said), said
+    assert any(s.startswith("the variables a") and "more" in s for s in said), said  # named, not silently left
+    assert len(found.holders) < 100
+
+
+def test_a_proxy_whose_class_lookup_raises_is_left_alone():
+    """Django's `settings` before it is configured: a LazyObject whose `__class__` and `__getattr__` run a factory
+    that raises. `isinstance` asks `__class__`; the walk asks `type()` only."""
+
+    class ImproperlyConfigured(Exception):
+        pass
+
+    class LazySettings:
+        _wrapped = None
+
+        def _setup(self):
+            Counted.ran("factory")
+            raise ImproperlyConfigured("Requested settings, but settings are not configured.")
+
+        def __getattr__(self, name):
+            self._setup()
+
+        @property  # type: ignore[misc]
+        def __class__(self):  # noqa: PLE0237
+            self._setup()
+
+    Counted.runs = {}
+    found = memory_holders({"settings": LazySettings(), "weights": np.ones(MiB, dtype=np.uint8)})
+    assert Counted.runs == {}
+    assert found["weights"].bytes == MiB and found.complete
+
+
+def test_a_mapping_that_imports_on_access_imports_nothing_and_is_named(tmp_path, monkeypatch):
+    """transformers' lazy mappings import a model's module when touched; a dict subclass stands for one, importing a
+    real module from disk."""
+    import importlib
+
+    (tmp_path / "heavy_model_module.py").write_text("import numpy\nWEIGHTS = numpy.ones(8)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    class LazyMapping(dict):
+        def __getitem__(self, key):
+            return importlib.import_module("heavy_model_module").WEIGHTS
+
+        def values(self):
+            return [self[key] for key in self]
+
+        def items(self):
+            return [(key, self[key]) for key in self]
+
+        def __iter__(self):
+            importlib.import_module("heavy_model_module")
+            return super().__iter__()
+
+    mapping = LazyMapping(bert="heavy_model_module")
+    found = memory_holders({"MODEL_MAPPING": mapping, "cache": {"nested": [mapping]}})
+    assert "heavy_model_module" not in sys.modules
+    said = " ".join(text.en for text in found.skipped)
+    assert "MODEL_MAPPING (LazyMapping)" in said and "cache (a LazyMapping in it)" in said
+    assert "其中的 LazyMapping" in " ".join(text.zh for text in found.skipped)
+
+
+def test_what_a_function_or_method_holds_is_found_and_an_exceptions_traceback_too():
+    def make():
+        kept = np.ones(MiB, dtype=np.uint8)
+        return lambda: kept
+
+    class Trainer:
+        def __init__(self) -> None:
+            self.batch = np.ones(2 * MiB, dtype=np.uint8)
+
+        def step(self) -> None:
+            pass
+
+    def failing():
+        big = np.ones(3 * MiB, dtype=np.uint8)  # noqa: F841  (held by the frame)
+        raise MemoryError("stand-in")
+
+    try:
+        failing()
+    except MemoryError as exc:
+        error = exc
+    found = memory_holders({"closure": make(), "step": Trainer().step, "err": error})
+    assert found["closure"].bytes == MiB and found["step"].bytes == 2 * MiB
+    assert found["err"].bytes == 3 * MiB  # through its traceback's frames: what `del err` gives back

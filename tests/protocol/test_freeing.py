@@ -12,7 +12,9 @@ import pytest
 
 from mgenv_jupyter._comm import RequestHandler
 from mgenv_jupyter.oom import _free as free_module
-from mgenv_jupyter.presentation._freeing import report_holders
+from mgenv_jupyter.oom._recognise import recognise
+from mgenv_jupyter.oom._report import build_report
+from mgenv_jupyter.presentation.oom import OomView
 from mgenv_jupyter.protocol._freeing import FreedReply, FreeResultData, HoldersData
 
 from wire_check import check
@@ -46,7 +48,8 @@ def test_a_malformed_free_request_is_refused_and_frees_nothing(fresh_session, mo
     assert not called
 
 
-def test_what_holds_memory_in_the_report_has_the_schemas_shape():
+def test_what_holds_memory_in_the_report_has_the_schemas_shape(fresh_session):
     globals()["weights"] = np.ones(1 << 20, dtype=np.uint8)
-    data = report_holders("en").data()
+    report = build_report(recognise(MemoryError()), None, fresh_session)  # what held memory at the failure
+    data = OomView(report, "en").data()["holders"]
     check(data, HoldersData)

@@ -31,5 +31,5 @@ def oom_html(view: OomText) -> str:
     return (f"<div class='mgenv-oom'><div><b>{html.escape(view.headline())}</b></div>"
             f"{block(view.verdict_lines())}{block(view.number_lines())}{block(view.process_lines())}"
             f"{block(view.timeline_lines())}<div>{html.escape(REMEDIES.get(view.lang))}:</div><ol>{remedies}</ol>"
-            f"{report_holders(view.lang)._repr_html_()}"
+            f"{holders._repr_html_() if (holders := report_holders(view.report, view.lang)) is not None else ''}"
             f"<div><small>{html.escape(view.footer())}</small></div></div>")

@@ -175,10 +175,13 @@ class OomText:
                 lines.append(f"     {CAVEAT.get(self.lang)}: {remedy.caveat.get(self.lang)}")
         return lines
 
+    def holder_lines(self) -> list[str]:
+        holders = report_holders(self.report, self.lang)
+        return holders.lines() if holders is not None else []
+
     def lines(self) -> list[str]:
         return [self.headline(), *self.verdict_lines(), *self.number_lines(), *self.process_lines(),
-                *self.timeline_lines(), *self.remedy_lines(), *report_holders(self.lang).lines(),
-                self.footer()]
+                *self.timeline_lines(), *self.remedy_lines(), *self.holder_lines(), self.footer()]
 
     def footer(self) -> str:
         return self.say(FOOTER, ms=f"{self.report.took * 1000:.0f}")

@@ -25,15 +25,19 @@ def oom_data(view: OomText) -> OomReportData:
     sections = [lines for lines in (view.verdict_lines(), view.number_lines(), view.process_lines()) if lines]
     timeline: OomTimeline = {"title": timeline_title(view), "chart": timeline_chart(view),
                              "lines": [line.strip() for line in view.timeline_lines(sparklines=False)]}
-    return {"v": OOM_VERSION, "id": report.key, "language": view.lang, "headline": view.headline(),
-            "sections": sections,
-            "timeline": timeline,
-            "remedies": remedies, "remedies_title": REMEDIES.get(view.lang),
-            "no_remedy": None if remedies else NO_REMEDY.get(view.lang),
-            "footer": view.footer(),
-            "free": offer_info(free, view.lang) if (free := report_offer(view.report)) else None,
-            "holders": report_holders(view.lang).data(),
-            "kernel_holder": _kernel_holder(view)}
+    data: OomReportData = {
+        "v": OOM_VERSION, "id": report.key, "language": view.lang, "headline": view.headline(),
+        "sections": sections,
+        "timeline": timeline,
+        "remedies": remedies, "remedies_title": REMEDIES.get(view.lang),
+        "no_remedy": None if remedies else NO_REMEDY.get(view.lang),
+        "footer": view.footer(),
+        "free": offer_info(free, view.lang) if (free := report_offer(view.report)) else None,
+        "kernel_holder": _kernel_holder(view)}
+    holders = report_holders(report, view.lang)
+    if holders is not None:
+        data["holders"] = holders.data()
+    return data
 
 
 def _kernel_holder(view: OomText) -> OomKernelHolder | None:

@@ -1,5 +1,6 @@
-"""Framework adapters: each framework's own run-time API for changing a variable, for reading it back, and the
-probes that tell whether the moment that fixes a value (a first use) has passed.
+"""Framework adapters: each framework's own run-time API for changing a variable, for reading it back, the probes
+that tell whether the moment that fixes a value (a first use) has passed, and what its tensors and modules hold
+(`tensor_kinds()`, declared in _tensors.py).
 
 Adapters never import a framework: a live API is only offered when the framework's module is already loaded, and a
 probe answers None (cannot tell) when its framework is not.
@@ -15,6 +16,7 @@ from typing import Any
 
 from ..._imported import imported
 from ...catalog import Entry
+from ._tensors import FrameworkTensors
 
 
 @dataclass(frozen=True)
@@ -160,3 +162,24 @@ def known_live_keys() -> set[str]:
 def known_probes() -> set[str]:
     """Every latch probe an adapter implements (the catalog's `latch` may only name these)."""
     return set(_probes())
+
+
+def tensor_kinds() -> list[FrameworkTensors]:
+    """What each loaded framework's objects are and hold (runtime/frameworks/_tensors.py), for the holders walk:
+    PyTorch, JAX, Paddle, MegEngine, MXNet and NumPy, in that order; a framework not imported is not asked."""
+    from . import _jax as jax
+    from . import _megengine as megengine
+    from . import _mxnet as mxnet
+    from . import _numpy as numpy
+    from . import _paddle as paddle
+    from . import _torch as torch
+
+    found = []
+    for adapter in (torch, jax, paddle, megengine, mxnet, numpy):
+        try:
+            declared = adapter.tensor_kinds()
+        except Exception:  # a framework half loaded or of another version: its objects are not looked for
+            declared = None
+        if declared is not None:
+            found.append(declared)
+    return found

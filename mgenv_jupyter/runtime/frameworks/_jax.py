@@ -1,5 +1,6 @@
-"""JAX's run-time API, `jax.config.update`, and the probe for the backend's initialisation (the moment that reads
-XLA_FLAGS and the XLA client's memory settings, and after which some options no longer matter)."""
+"""JAX's run-time API, `jax.config.update`, the probe for the backend's initialisation (the moment that reads
+XLA_FLAGS and the XLA client's memory settings, and after which some options no longer matter), and what its arrays
+hold."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from ..._imported import imported
 from ...catalog import Entry
 from . import LiveApi
+from ._tensors import FrameworkTensors, Storage, TensorKind, device_name
 
 
 def _option(entry: Entry) -> str:
@@ -47,3 +49,29 @@ def gpu_initialised() -> bool | None:
         return started
     bridge = sys.modules["jax._src.xla_bridge"]
     return any(name in ("cuda", "rocm", "gpu") for name in getattr(bridge, "_backends", {}))
+
+
+# ---- what its objects hold (the holders walk asks; runtime/frameworks/_tensors.py) -------------------------------
+
+def _storage(array: Any) -> Storage | None:
+    if array.is_deleted():
+        return None
+    devices = list(array.devices())
+    device = devices[0] if len(devices) == 1 else None
+    where = device_name(device.platform, device.id) if device is not None else "+".join(
+        sorted(device_name(d.platform, d.id) for d in devices))
+    try:
+        key: tuple[Any, ...] = ("jax", where, array.unsafe_buffer_pointer())
+    except Exception:  # sharded over devices, or a backend without pointers
+        key = ("jax", id(array))
+    return Storage(key, where, int(array.nbytes), True)
+
+
+def tensor_kinds() -> FrameworkTensors | None:
+    """JAX's arrays: `jax.Array` is an abstract type; every array is an `ArrayImpl` (jax._src.array), the type looked
+    for. None until jax is imported. JAX has no modules of its own."""
+    array = imported("jax._src.array") if imported("jax") is not None else None
+    concrete = getattr(array, "ArrayImpl", None) if array is not None else None
+    if not isinstance(concrete, type):
+        return None
+    return FrameworkTensors("jax", (TensorKind(concrete, "jax.Array", _storage),))

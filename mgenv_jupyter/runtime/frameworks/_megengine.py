@@ -1,4 +1,5 @@
-"""MegEngine's run-time APIs: default device, log level, async level, DTR, and the interpreter's C++ options.
+"""MegEngine's run-time APIs: default device, log level, async level, DTR, and the interpreter's C++ options; and what
+its tensors and modules hold.
 
 Read-backs go to the C++ option (`core2.get_option`) where one exists: `megengine.dtr`'s getters return a Python-side
 cache that ignores what the environment set at import.
@@ -8,10 +9,24 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
+from ..._imported import imported
+from ..._static import inherits
 from ...catalog import Entry
 from . import GroupApi, LiveApi
+from ._tensors import (
+    BUFFER,
+    CHILD,
+    PARAMETER,
+    FrameworkTensors,
+    ModuleKind,
+    Storage,
+    TensorKind,
+    device_name,
+)
 
 
 def _mge() -> Any:
@@ -106,3 +121,52 @@ GROUP_APIS: dict[str, GroupApi] = {
     "megengine.dtr.enable": GroupApi(
         "megengine", _dtr_switch, lambda on: "megengine.dtr.enable()" if on else "megengine.dtr.disable()"),
 }
+
+
+# ---- what its objects hold (the holders walk asks; runtime/frameworks/_tensors.py) -------------------------------
+
+# MegEngine's Module keeps no registry: `parameters()` finds the tensors among its attributes and inside the lists,
+# tuples and dicts they hold (module.py's _expand_structure), a Parameter a parameter, any other Tensor a buffer.
+_NESTING = 4
+_ITEMS = 10_000  # of one list, tuple or dict among the attributes
+
+
+def _storage(tensor: Any) -> Storage | None:
+    device = str(getattr(tensor.device, "physical_name", tensor.device))  # "cpu0:0", "gpu0:0" ("xpux:0" is logical)
+    kind = device.rstrip("0123456789:x")
+    digits = device[len(kind):].split(":")[0]
+    where = device_name(kind, int(digits) if digits.isdigit() else None)
+    numpy = imported("numpy")  # MegEngine depends on NumPy: loaded with it
+    itemsize = numpy.dtype(tensor.dtype).itemsize if numpy is not None else 4
+    return Storage(("megengine", id(tensor)), where, int(tensor.size) * itemsize, True)
+
+
+def _module_contents(attributes: dict[str, Any], tensor: type, parameter: type, base: type
+                     ) -> Iterator[tuple[str, Any]]:
+    pending: list[tuple[Any, int]] = [(value, 0) for value in dict.values(attributes)]
+    while pending:
+        value, nesting = pending.pop()
+        kind = type(value)
+        if kind is parameter:
+            yield PARAMETER, value
+        elif kind is tensor:
+            yield BUFFER, value
+        elif kind is dict or kind is list or kind is tuple:
+            if nesting < _NESTING:
+                items = dict.values(value) if kind is dict else value
+                pending.extend((item, nesting + 1) for item in islice(items, _ITEMS))
+        elif inherits(kind, base):
+            yield CHILD, value
+
+
+def tensor_kinds() -> FrameworkTensors | None:
+    """MegEngine's tensors (`megengine.Tensor`, `megengine.Parameter`) and `megengine.module.Module`, whose
+    parameters and buffers are its attributes' tensors; None until megengine is imported."""
+    mge, module = imported("megengine"), imported("megengine.module")
+    if mge is None or module is None:
+        return None
+    tensor, parameter, base = mge.Tensor, mge.Parameter, module.Module
+    return FrameworkTensors(
+        "megengine", (TensorKind(tensor, "megengine.Tensor", _storage),
+                      TensorKind(parameter, "megengine.Parameter", _storage)),
+        ModuleKind(base, "megengine", lambda value: _module_contents(value, tensor, parameter, base)))

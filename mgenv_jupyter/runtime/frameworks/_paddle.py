@@ -1,12 +1,26 @@
-"""Paddle's run-time API: `paddle.set_flags` for every public FLAGS_*, read back with `paddle.get_flags`."""
+"""Paddle's run-time API: `paddle.set_flags` for every public FLAGS_*, read back with `paddle.get_flags`; and what its
+tensors and layers hold."""
 
 from __future__ import annotations
 
 import sys
 from typing import Any
 
+from ..._imported import imported
 from ...catalog import Entry
 from . import LiveApi
+from ._tensors import (
+    BUFFER,
+    CHILD,
+    HOST,
+    PARAMETER,
+    FrameworkTensors,
+    ModuleKind,
+    Storage,
+    TensorKind,
+    device_name,
+    registries,
+)
 
 
 def _apply(entry: Entry, value: Any) -> None:
@@ -22,3 +36,40 @@ def _call(entry: Entry, value: Any) -> str:
 
 
 LIVE_APIS: dict[str, LiveApi] = {"paddle.set_flags": LiveApi("paddle", _apply, _read, _call)}
+
+
+# ---- what its objects hold (the holders walk asks; runtime/frameworks/_tensors.py) -------------------------------
+
+# nn.Layer's own registries: what parameters(), buffers() and children() list (each layer's, without recursing)
+_REGISTRIES = (("_parameters", PARAMETER), ("_buffers", BUFFER), ("_sub_layers", CHILD))
+
+
+def _storage(tensor: Any) -> Storage | None:
+    if not tensor._is_initialized():
+        return None
+    place = tensor.place
+    where = device_name("gpu", place.gpu_device_id()) if place.is_gpu_place() else (
+        HOST if place.is_cpu_place() or place.is_cuda_pinned_place() else str(place))
+    size = int(tensor.size) * int(tensor.element_size())
+    try:
+        key: tuple[Any, ...] = ("paddle", where, tensor.data_ptr())
+    except Exception:  # older Paddle: no pointer, no sharing seen
+        key = ("paddle", id(tensor))
+    return Storage(key, where, size, True)
+
+
+def _layer_contents(attributes: dict[str, Any]) -> list[tuple[str, Any]]:
+    return registries(attributes, _REGISTRIES)
+
+
+def tensor_kinds() -> FrameworkTensors | None:
+    """Paddle's tensors (`paddle.Tensor`, and its parameters' `EagerParamBase`) and `paddle.nn.Layer` with its
+    `_parameters`, `_buffers` and `_sub_layers` registries; None until paddle is imported."""
+    paddle, nn, framework = imported("paddle"), imported("paddle.nn"), imported("paddle.base.framework")
+    if paddle is None or nn is None:
+        return None
+    kinds = [TensorKind(paddle.Tensor, "paddle.Tensor", _storage)]
+    parameter = getattr(framework, "EagerParamBase", None) if framework is not None else None
+    if isinstance(parameter, type):
+        kinds.append(TensorKind(parameter, "paddle.Parameter", _storage))
+    return FrameworkTensors("paddle", tuple(kinds), ModuleKind(nn.Layer, "paddle", _layer_contents))

@@ -1,5 +1,5 @@
-"""PyTorch's run-time APIs: the allocator settings, the CPU thread count, and the compiler's config modules; and the
-probe that tells whether CUDA (hence the allocator) has been initialised.
+"""PyTorch's run-time APIs: the allocator settings, the CPU thread count, and the compiler's config modules; the
+probe that tells whether CUDA (hence the allocator) has been initialised; and what its tensors and modules hold.
 
 `torch._C._accelerator_setAllocatorSettings` is what `torch.cuda.memory._set_allocator_settings` calls (the latter
 warns that it is deprecated in torch 2.13). It re-parses the whole string — keys left out go back to their defaults —
@@ -14,6 +14,17 @@ from typing import Any
 from ..._imported import imported
 from ...catalog import Entry
 from . import LiveApi
+from ._tensors import (
+    BUFFER,
+    CHILD,
+    PARAMETER,
+    FrameworkTensors,
+    ModuleKind,
+    Storage,
+    TensorKind,
+    device_name,
+    registries,
+)
 
 
 def _torch() -> Any:
@@ -77,3 +88,38 @@ def cuda_initialised() -> bool | None:
 
 
 PROBES = {"torch.cuda": lambda entry: cuda_initialised()}
+
+
+# ---- what its objects hold (the holders walk asks; runtime/frameworks/_tensors.py) -------------------------------
+
+# nn.Module's own registries: what parameters(), buffers() and children() list (each module's, without recursing)
+_REGISTRIES = (("_parameters", PARAMETER), ("_buffers", BUFFER), ("_modules", CHILD))
+
+
+def _storage(tensor: Any) -> Storage | None:
+    device = tensor.device
+    if device.type == "meta":  # a shape without memory (a model built under `torch.device("meta")`)
+        return None
+    where = device_name(device.type, device.index)
+    try:
+        storage = tensor.untyped_storage()
+    except (RuntimeError, NotImplementedError):  # sparse or another layout without one storage: its own size
+        return Storage(("torch", id(tensor)), where, int(tensor.element_size() * tensor.nelement()), True)
+    size = int(storage.nbytes())
+    owner = tensor._base is None and tensor.storage_offset() == 0 and tensor.nbytes == size
+    return Storage(("torch", where, storage.data_ptr()), where, size, owner)
+
+
+def _module_contents(attributes: dict[str, Any]) -> list[tuple[str, Any]]:
+    return registries(attributes, _REGISTRIES)
+
+
+def tensor_kinds() -> FrameworkTensors | None:
+    """PyTorch's tensors (`torch.Tensor`, and `nn.Parameter`, which is one) and `nn.Module` with its `_parameters`,
+    `_buffers` and `_modules` registries; None until torch is imported."""
+    torch, nn = imported("torch"), imported("torch.nn")
+    if torch is None or nn is None:
+        return None
+    return FrameworkTensors("torch", (TensorKind(torch.Tensor, "torch.Tensor", _storage),
+                                      TensorKind(nn.Parameter, "torch.nn.Parameter", _storage)),
+                            ModuleKind(nn.Module, "torch", _module_contents))

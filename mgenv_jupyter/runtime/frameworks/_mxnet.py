@@ -1,0 +1,74 @@
+"""What MXNet's objects hold: its NDArrays, and Gluon blocks with their parameters (one array per context).
+
+MXNet's settings have no live API (every variable is read at import or by the engine), so this adapter only sizes.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+from ..._imported import imported
+from ..._static import inherits
+from ._tensors import (
+    CHILD,
+    PARAMETER,
+    FrameworkTensors,
+    ModuleKind,
+    Storage,
+    TensorKind,
+    attributes,
+    device_name,
+    registries,
+)
+
+# Gluon's Block: `_reg_params` (the parameters set as attributes), `_params` (a ParameterDict of every parameter it
+# created, kept in the dict's own `_params`) and `_children` (its blocks; weak references in MXNet 2).
+
+
+def _storage(array: Any) -> Storage | None:
+    context = array.context
+    where = device_name(context.device_type, context.device_id)
+    numpy = imported("numpy")  # MXNet depends on NumPy: loaded with it
+    itemsize = numpy.dtype(array.dtype).itemsize if numpy is not None else 4
+    try:
+        key: tuple[Any, ...] = ("mxnet", where, array.handle.value)
+    except Exception:
+        key = ("mxnet", id(array))
+    return Storage(key, where, int(array.size) * itemsize, True)
+
+
+def _block_contents(own: dict[str, Any], parameter_type: type, parameter_dict: type | None
+                    ) -> Iterator[tuple[str, Any]]:
+    parameters = [value for _, value in registries(own, (("_reg_params", PARAMETER),))]
+    created = dict.get(own, "_params")
+    if parameter_dict is not None and type(created) is parameter_dict:
+        parameters.extend(value for _, value in registries(attributes(created), (("_params", PARAMETER),)))
+    for parameter in parameters:
+        if type(parameter) is parameter_type or inherits(type(parameter), parameter_type):
+            data = attributes(parameter).get("_data")
+            if type(data) is list:  # None until initialised (a deferred shape): it holds no memory yet
+                for array in data:
+                    yield PARAMETER, array
+    for _, child in registries(own, (("_children", CHILD),)):
+        if type(child) is weakref.ref:
+            child = child()
+        if child is not None:
+            yield CHILD, child
+
+
+def tensor_kinds() -> FrameworkTensors | None:
+    """MXNet's `NDArray` (and `mxnet.numpy.ndarray`) and Gluon's `Block`; None until mxnet is imported."""
+    ndarray, numpy, gluon = imported("mxnet.ndarray"), imported("mxnet.numpy"), imported("mxnet.gluon")
+    if ndarray is None:
+        return None
+    kinds = [TensorKind(ndarray.NDArray, "mxnet.NDArray", _storage)]
+    if numpy is not None and isinstance(getattr(numpy, "ndarray", None), type):
+        kinds.append(TensorKind(numpy.ndarray, "mxnet.numpy.ndarray", _storage))
+    module = None
+    if gluon is not None:
+        parameter, parameter_dict = gluon.Parameter, getattr(gluon, "ParameterDict", None)  # gone in MXNet 2
+        module = ModuleKind(gluon.Block, "mxnet",
+                            lambda block: _block_contents(block, parameter, parameter_dict))
+    return FrameworkTensors("mxnet", tuple(kinds), module)
