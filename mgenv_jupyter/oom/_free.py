@@ -26,15 +26,19 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+import inspect
 import logging
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from types import AsyncGeneratorType, CoroutineType, FrameType, GeneratorType, TracebackType
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from .._imported import imported
+from .._static import inherits
 from .._text import Text
+from ..catalog._values import format_size
 from ..memory._sample import split_key
 from ..memory._series_words import series_name
 
@@ -86,7 +90,8 @@ class Reading:
 class FreeResult:
     """What `free()` did and what it gave back: the readings before and after, the references cleared and the
     allocator calls made (bilingual sentences and the calls as written), the objects the collector found, the
-    output-cache entries cleared (None: not asked), what failed, and how long it took (seconds)."""
+    output-cache entries cleared (None: not asked), what failed, how long it took (seconds), and what it kept because
+    the user still holds it or it still runs (`kept`, bilingual sentences saying why)."""
 
     before: Reading
     after: Reading
@@ -98,6 +103,7 @@ class FreeResult:
     problems: tuple[str, ...] = ()
     took: float = 0.0
     simulated: bool = False
+    kept: tuple[Text, ...] = ()
 
     @property
     def rss_freed(self) -> int | None:
@@ -116,7 +122,8 @@ class FreeResult:
         return {"before": self.before.to_json(), "after": self.after.to_json(), "rss_freed": self.rss_freed,
                 "gpus_freed": self.gpus_freed, "cleared": [t.en for t in self.cleared], "released": list(self.released),
                 "not_asked": [t.en for t in self.not_asked], "collected": self.collected, "outputs": self.outputs,
-                "problems": list(self.problems), "took": self.took, "simulated": self.simulated}
+                "problems": list(self.problems), "took": self.took, "simulated": self.simulated,
+                "kept": [t.en for t in self.kept]}
 
 
 def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = None) -> FreeResult:
@@ -128,7 +135,7 @@ def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = Non
     if sampler is None:
         sampler = _kernel_sampler()
     before = read(sampler)
-    cleared, problems = drop_failed_cell(shell)
+    cleared, kept, problems = drop_failed_cell(shell)
     cleared_outputs = None
     if outputs:
         cleared_outputs = clear_outputs(shell)
@@ -139,7 +146,7 @@ def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = Non
     simulated = _release_simulation()
     after = read(sampler)
     result = FreeResult(before, after, tuple(cleared), tuple(released), tuple(not_asked), collected, cleared_outputs,
-                        tuple(problems), time.perf_counter() - started, simulated or _simulated(before))
+                        tuple(problems), time.perf_counter() - started, simulated or _simulated(before), tuple(kept))
     if sampler is not None:
         _mark(sampler, result)
     return result
@@ -152,7 +159,6 @@ MARK_NOTE = Text("memory given back (%memfree): {figures}", "归还内存(%memfr
 def _mark(sampler: Sampler, result: FreeResult) -> None:
     """Mark the moment on the live chart: what came back, the most of any figure (a GPU's, or the host's RSS)."""
     from .._text import current_language
-    from ..catalog._values import format_size
 
     pairs = [(device, result.before.gpus[device], result.after.gpus[device]) for device in result.gpus_freed]
     if result.before.rss is not None and result.after.rss is not None:
@@ -304,39 +310,86 @@ def _simulated(reading: Reading) -> bool:
 
 # ---- references -----------------------------------------------------------------------------------------------------
 
-def drop_failed_cell(shell: Any) -> tuple[list[Text], list[str]]:
+# An error's links, through BaseException's own accessors: a subclass's properties never run.
+_TRACEBACK = BaseException.__dict__["__traceback__"]
+_CAUSE = BaseException.__dict__["__cause__"].__get__
+_CONTEXT = BaseException.__dict__["__context__"].__get__
+_LINKS = 1000  # links followed along one traceback
+_GENERATOR_CODE = (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+                   | inspect.CO_ITERABLE_COROUTINE)
+_GENERATOR_FRAMES = ((GeneratorType, GeneratorType.__dict__["gi_frame"].__get__),
+                     (CoroutineType, CoroutineType.__dict__["cr_frame"].__get__),
+                     (AsyncGeneratorType, AsyncGeneratorType.__dict__["ag_frame"].__get__))
+
+KEPT_HELD = Text("{name} holds the traceback: del {name} gives back {size}",
+                 "{name} 持有该 traceback:del {name} 可归还 {size}")
+KEPT_HELD_NOTHING = Text("{name} holds the traceback (it holds no framework memory)",
+                         "{name} 持有该 traceback(其中没有框架内存)")
+KEPT_SUSPENDED = Text("the frame of {function}, a suspended generator or coroutine (clearing it would close it)",
+                      "{function} 的帧:挂起的生成器或协程(清除会将其关闭)")
+KEPT_RUNNING = Text("the frame of {function}, still running in another thread (its locals are in use)",
+                    "{function} 的帧:仍在另一线程中运行(其局部变量正在使用)")
+KEPT_UNSURE = Text("the traceback and its frames: the search for variables that hold it stopped at its bound "
+                   "({why}), so none of it was cleared; it goes once nothing else holds it",
+                   "traceback 及其帧:查找持有它的变量时达到上限({why}),因此均未清除;没有其他引用后即释放")
+
+
+@dataclass
+class _Failure:
+    """What the last error keeps alive: the errors (the last one and those chained to it), every traceback link
+    that refers to it, and the frames of those links in order."""
+
+    errors: list[BaseException]
+    links: list[TracebackType]
+    frames: list[FrameType]
+
+    @classmethod
+    def of(cls, shell: Any) -> tuple[_Failure, Any, TracebackType | None]:
+        """The last error's, with IPython's traceback formatter and the traceback it holds."""
+        errors: list[BaseException] = []
+        for name in ("last_exc", "last_value"):
+            value = getattr(sys, name, None)
+            if _is_error(value):
+                errors.append(value)
+        tracebacks: list[TracebackType] = []
+        last_tb = getattr(sys, "last_traceback", None)
+        if type(last_tb) is TracebackType:
+            tracebacks.append(last_tb)
+        result = getattr(shell, "last_execution_result", None) if shell is not None else None
+        error = getattr(result, "error_in_exec", None)
+        if _is_error(error):
+            errors.append(error)
+        formatter = getattr(shell, "InteractiveTB", None) if shell is not None else None
+        formatter_tb = getattr(formatter, "tb", None)
+        if type(formatter_tb) is TracebackType:
+            tracebacks.append(formatter_tb)
+        chained = _chain(errors)
+        tracebacks.extend(tb for error in chained if (tb := _TRACEBACK.__get__(error)) is not None)
+        links: dict[int, TracebackType] = {}
+        frames: dict[int, FrameType] = {}
+        for tb in tracebacks:
+            for link in _links(tb):
+                links.setdefault(id(link), link)
+                frames.setdefault(id(link.tb_frame), link.tb_frame)
+        return cls(chained, list(links.values()), list(frames.values())), formatter, formatter_tb
+
+
+def drop_failed_cell(shell: Any) -> tuple[list[Text], list[Text], list[str]]:
     """Clear the frames of the last error's traceback (and of the errors chained to it) and drop the references
-    Python and IPython keep to it. The user's namespace is not touched."""
+    Python and IPython keep to it, keeping what the user still holds; (cleared, kept, problems), in words.
+
+    Kept, and said why: an error that a variable still reaches keeps its traceback and frames (found by the holders
+    walk, which runs none of the user's code; when the walk stops at a bound nothing is cleared); the frame of a
+    suspended generator or coroutine (clearing it would close it: its `finally` would run) and a frame still running
+    in a thread. The user's namespace is not touched."""
     cleared: list[Text] = []
+    kept: list[Text] = []
     problems: list[str] = []
-    errors: list[BaseException] = []
-    tracebacks: list[TracebackType] = []
-    for name in ("last_exc", "last_value"):
-        value = getattr(sys, name, None)
-        if isinstance(value, BaseException):
-            errors.append(value)
-    last_tb = getattr(sys, "last_traceback", None)
-    if isinstance(last_tb, TracebackType):
-        tracebacks.append(last_tb)
-    result = getattr(shell, "last_execution_result", None) if shell is not None else None
-    error = getattr(result, "error_in_exec", None)
-    if isinstance(error, BaseException):
-        errors.append(error)
-    formatter = getattr(shell, "InteractiveTB", None) if shell is not None else None
-    formatter_tb = getattr(formatter, "tb", None)
-    if isinstance(formatter_tb, TracebackType):
-        tracebacks.append(formatter_tb)
-    frames = 0
-    seen: set[int] = set()
-    for error in _chain(errors):
-        tb = error.__traceback__
-        if tb is not None:
-            tracebacks.append(tb)
-        error.__traceback__ = None  # the frames of the failed call are held by this link
-    for tb in tracebacks:
-        frames += _clear(tb, seen)
-    if frames:
-        cleared.append(_say(FRAMES, count=frames))
+    failure, formatter, formatter_tb = _Failure.of(shell)
+    if failure.errors or failure.frames:
+        count = _clear_unheld(failure, shell, kept)
+        if count:
+            cleared.append(_say(FRAMES, count=count))
     held = [name for name in _SYS_NAMES if getattr(sys, name, None) is not None]
     for name in held:
         try:
@@ -353,7 +406,108 @@ def drop_failed_cell(shell: Any) -> tuple[list[Text], list[str]]:
             problems.append(f"IPython's traceback formatter: {type(exc).__name__}: {exc}")
     if not cleared:
         cleared.append(NOTHING_HELD)
-    return cleared, problems
+    return cleared, kept, problems
+
+
+def _clear_unheld(failure: _Failure, shell: Any, kept: list[Text]) -> int:
+    """Cut the errors' tracebacks and clear their frames, but for what is kept (said in `kept`); how many frames
+    were cleared.
+
+    Kept: what a variable still reaches (an error, a traceback link, a frame: the holders walk finds them without
+    running the user's code, and says what `del` of that variable would give back); a frame that is still alive (a
+    suspended generator's or coroutine's, or one another thread is running), and an error such a frame holds in its
+    locals, with that error's traceback. When the walk stopped at a bound, it cannot tell: nothing is cleared."""
+    from ..memory._holders import HoldersWalk
+
+    walk = HoldersWalk(watch=[*failure.errors, *failure.links, *failure.frames])
+    if shell is not None:
+        walk.namespace(shell.user_ns, getattr(shell, "user_ns_hidden", {}))
+    else:
+        walk.namespace()
+    holders = walk.result()
+    if not walk.complete:
+        kept.append(_say(KEPT_UNSURE, why=holders.skipped[-1].en if holders.skipped else "?"))
+        return 0
+    reached = walk.reached
+    live = _alive(failure.frames)  # frame id → why it is alive (in words)
+    holder_of: dict[int, str] = {}  # error id → who holds it: a variable, or a live frame (its sentence)
+    for error in failure.errors:
+        if id(error) in reached:
+            holder_of[id(error)] = reached[id(error)]
+    for frame in failure.frames:
+        if id(frame) in live:
+            for value in _frame_values(frame):
+                if id(value) in {id(error) for error in failure.errors}:
+                    holder_of.setdefault(id(value), "")  # said with its frame
+    protected: dict[int, str] = {}  # frame id → the variable that holds it ("" for a live frame's)
+    for error in failure.errors:
+        if id(error) in holder_of:
+            for link in _links(_TRACEBACK.__get__(error)):
+                protected.setdefault(id(link.tb_frame), holder_of[id(error)])
+    for link in failure.links:
+        if id(link) in reached:
+            for later in _links(link):
+                protected.setdefault(id(later.tb_frame), reached[id(link)])
+    for frame in failure.frames:
+        if id(frame) in reached:
+            protected.setdefault(id(frame), reached[id(frame)])
+    for error in failure.errors:
+        if id(error) not in holder_of:
+            _TRACEBACK.__set__(error, None)  # the frames of the failed call are held by this link
+    for name in dict.fromkeys(name for name in protected.values() if name):
+        size = next((h.bytes for h in holders.holders if h.name == name), 0)
+        kept.append(_say(KEPT_HELD, name=name, size=format_size(size)) if size else _say(KEPT_HELD_NOTHING, name=name))
+    count = 0
+    for frame in failure.frames:
+        if id(frame) in live:
+            kept.append(_say(live[id(frame)], function=getattr(frame.f_code, "co_qualname", frame.f_code.co_name)))
+        elif id(frame) not in protected:
+            try:
+                frame.clear()
+                count += 1
+            except RuntimeError:  # still executing: the frame that called free (its locals are the caller's)
+                pass
+    return count
+
+
+def _is_error(value: Any) -> TypeGuard[BaseException]:
+    """Whether `value` is an exception, by its type (isinstance would ask a `__class__` property)."""
+    return inherits(type(value), BaseException)
+
+
+def _links(tb: TracebackType | None) -> list[TracebackType]:
+    found: list[TracebackType] = []
+    while tb is not None and len(found) < _LINKS:
+        found.append(tb)
+        tb = tb.tb_next
+    return found
+
+
+def _alive(frames: list[FrameType]) -> dict[int, Text]:
+    """Those frames still alive, by id, with why: a generator's or coroutine's that has not finished (its generator
+    refers to it; a finished one no longer does), or one that another thread is running."""
+    found: dict[int, Text] = {}
+    candidates = [frame for frame in frames if frame.f_code.co_flags & _GENERATOR_CODE]
+    if candidates:  # one pass over the heap, as long as a gc.collect(), only when a generator's frame is there
+        wanted = {id(frame) for frame in candidates}
+        for referrer in gc.get_referrers(*candidates):
+            for kind, frame_of in _GENERATOR_FRAMES:
+                if type(referrer) is kind and (frame := frame_of(referrer)) is not None and id(frame) in wanted:
+                    found[id(frame)] = KEPT_SUSPENDED
+    me = threading.get_ident()
+    wanted = {id(frame) for frame in frames}
+    for thread, frame in sys._current_frames().items():
+        while thread != me and frame is not None:
+            if id(frame) in wanted:
+                found.setdefault(id(frame), KEPT_RUNNING)
+            frame = frame.f_back
+    return found
+
+
+def _frame_values(frame: FrameType) -> list[Any]:
+    """The values of a frame's local variables (read as a debugger does; no user code runs)."""
+    found = frame.f_locals
+    return list(dict.values(found)) if type(found) is dict else list(found.values())
 
 
 def _chain(errors: list[BaseException]) -> list[BaseException]:
@@ -370,25 +524,8 @@ def _chain(errors: list[BaseException]) -> list[BaseException]:
                 continue
             ids.add(id(error))
             found.append(error)
-            todo.extend(e for e in (error.__cause__, error.__context__) if e is not None)
+            todo.extend(e for e in (_CAUSE(error), _CONTEXT(error)) if e is not None)
     return found
-
-
-def _clear(tb: TracebackType, seen: set[int]) -> int:
-    """Clear every frame of `tb` not cleared yet (a frame still running is left alone); how many were cleared."""
-    count = 0
-    link: TracebackType | None = tb
-    while link is not None:
-        frame = link.tb_frame
-        if id(frame) not in seen:
-            seen.add(id(frame))
-            try:
-                frame.clear()
-                count += 1
-            except RuntimeError:  # still executing (the frame that called free): its locals are the caller's
-                pass
-        link = link.tb_next
-    return count
 
 
 def clear_outputs(shell: Any) -> int:

@@ -33,6 +33,7 @@ GAVE_BACK = T("gave back {size}", "归还 {size}")
 GREW = T("grew by {size}", "增加 {size}")
 UNCHANGED = T("unchanged", "不变")
 CLEARED = T("Cleared", "已清除")
+KEPT = T("Kept, as you still hold it or it still runs", "已保留(你仍持有或仍在运行)")
 ASKED = T("Allocators asked to give their cache back", "已请求归还缓存的分配器")
 NONE_ASKED = T("no loaded framework's allocator has a cache to give back", "已加载的框架中没有可归还缓存的分配器")
 NOT_ASKED = T("Not asked", "未调用")
@@ -132,12 +133,13 @@ class FreeView:
     def sections(self) -> list[list[str]]:
         lang, r = self.lang, self.result
         cleared = [f"{CLEARED.get(lang)}:"] + [f"  {text.get(lang)}" for text in r.cleared]
+        kept = [f"{KEPT.get(lang)}:"] + [f"  {text.get(lang)}" for text in r.kept] if r.kept else []
         asked = [f"{ASKED.get(lang)}: {', '.join(r.released)}" if r.released else NONE_ASKED.get(lang)]
         asked += [f"{NOT_ASKED.get(lang)}: {text.get(lang)}" for text in r.not_asked]
         figures = [f"{FIGURES.get(lang)}:"] + [
             f"  {f['label']}: {_size(f['before'])} → {_size(f['after'])}" + (f" ({f['change']})" if f["change"] else "")
             for f in self.figures()]
-        sections = [figures, cleared, asked]
+        sections = [figures, cleared, *([kept] if kept else []), asked]
         if r.problems:
             sections.append([f"{PROBLEMS.get(lang)}:"] + [f"  {problem}" for problem in r.problems])
         tail = [UNTOUCHED.get(lang)]

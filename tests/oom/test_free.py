@@ -116,3 +116,154 @@ def test_on_the_simulated_gpu_the_kernels_nvml_memory_drops_when_it_frees(ip, mo
         monkeypatch.delenv("MGENV_SIMULATE_GPU")
         close_kernel_sampler()
         simulation.stop_environment()
+
+
+# ---- what the user still holds is kept (issue 28) -------------------------------------------------------------------
+
+HELD_CELL = f"""
+import numpy as np, weakref
+refs = []
+def step():
+    big = np.ones({SIZE}, dtype=np.uint8)
+    refs.append(weakref.ref(big))
+    raise MemoryError("stand-in: the next allocation failed")
+try:
+    step()
+except MemoryError as e:
+    err = e
+    raise
+"""
+
+
+def test_an_error_the_user_holds_keeps_its_traceback_and_the_result_says_what_del_gives_back(ip):
+    """`err = e; raise`, then %memfree: `err.__traceback__` was None afterwards. Now it is kept, with the locals of
+    its frames, and the result names the variable; doing what it says gives the memory back."""
+    ip.run_cell(HELD_CELL)
+    view = ip.run_line_magic("memfree", "")
+    err = ip.user_ns["err"]
+    assert err.__traceback__ is not None
+    frames = []
+    tb = err.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    assert "big" in frames[-1].f_locals and ip.user_ns["refs"][0]() is not None
+    said = repr(view)
+    assert "Kept, as you still hold it or it still runs:\n  err holds the traceback: del err gives back 256 MiB" in said
+    assert view.result.to_json()["kept"] == ["err holds the traceback: del err gives back 256 MiB"]
+    del err, frames, tb
+    ip.run_cell("del err")  # what the result says to do
+    ip.run_line_magic("memfree", "")
+    assert ip.user_ns["refs"][0]() is None
+
+
+def test_a_suspended_generator_that_stored_an_error_goes_on_running(ip):
+    """A generator caught the error, stored it and kept running; the cell raised it. The free closed the generator:
+    its `finally` ran, and `next()` raised StopIteration."""
+    ip.run_cell(f"""
+import numpy as np
+log = []
+def step():
+    big = np.ones({SIZE}, dtype=np.uint8)
+    raise MemoryError("stand-in")
+def batches():
+    try:
+        while True:
+            try:
+                yield "batch"
+                step()
+            except MemoryError as error:
+                stored = error
+                yield stored
+    finally:
+        log.append("finally ran")
+stream = batches()
+next(stream)
+""")
+    ip.run_cell("raise next(stream)")
+    # Held from here on outside the namespace, where no walk looks: only the generator's own state protects it.
+    stream = ip.user_ns.pop("stream")
+    view = ip.run_line_magic("memfree", "")
+    assert ip.user_ns["log"] == []
+    assert next(stream) == "batch"
+    assert "the frame of batches, a suspended generator or coroutine (clearing it would close it)" in repr(view)
+    stream.close()
+    assert ip.user_ns["log"] == ["finally ran"]
+
+
+def test_a_suspended_coroutine_is_not_closed(ip):
+    ip.run_cell(f"""
+import numpy as np, types
+log = []
+@types.coroutine
+def pause(value=None):
+    return (yield value)
+def step():
+    big = np.ones({SIZE}, dtype=np.uint8)
+    raise MemoryError("stand-in")
+async def worker():
+    try:
+        while True:
+            try:
+                await pause("waiting")
+                step()
+            except MemoryError as error:
+                await pause(error)
+    finally:
+        log.append("finally ran")
+task = worker()
+task.send(None)
+""")
+    ip.run_cell("raise task.send(None)")
+    task = ip.user_ns.pop("task")  # held outside the namespace from here on
+    view = ip.run_line_magic("memfree", "")
+    assert ip.user_ns["log"] == []
+    assert task.send(None) == "waiting"
+    assert "the frame of worker, a suspended generator or coroutine" in repr(view)
+    task.close()
+    assert ip.user_ns["log"] == ["finally ran"]
+
+
+def test_a_function_still_running_in_a_thread_keeps_its_locals(ip):
+    ip.run_cell(f"""
+import numpy as np, queue, threading
+errors, go, seen = queue.Queue(), threading.Event(), []
+def step():
+    big = np.ones({SIZE}, dtype=np.uint8)
+    raise MemoryError("stand-in")
+def worker():
+    data = np.ones(1 << 20, dtype=np.uint8)
+    marker = "the thread's local"
+    try:
+        step()
+    except MemoryError as error:
+        errors.put(error)
+        del error
+    go.wait(60)
+    seen.append((marker, int(data.sum())))
+thread = threading.Thread(target=worker)
+thread.start()
+""")
+    ip.run_cell("raise errors.get(timeout=60)")
+    view = ip.run_line_magic("memfree", "")
+    ip.user_ns["go"].set()
+    ip.user_ns["thread"].join(60)
+    assert ip.user_ns["seen"] == [("the thread's local", 1 << 20)]
+    assert "the frame of worker, still running in another thread (its locals are in use)" in repr(view)
+    assert "frames of the failed cell's traceback" in repr(view)  # the finished step() was cleared
+
+
+def test_when_the_search_stops_at_its_bound_nothing_is_cleared_and_the_result_says_why(ip):
+    """A namespace larger than the walk's bound: it cannot tell whether a variable holds the error, so no traceback
+    is cut and no frame cleared; dropping Python's and IPython's hold still gives the memory back when nothing else
+    holds it."""
+    ip.user_ns["rows"] = [[[0] for _ in range(10_000)] for _ in range(15)]  # 300,000 objects: past 200,000
+    try:
+        _fail(ip)
+        view = ip.run_line_magic("memfree", "")
+        said = repr(view)
+        assert "the search for variables that hold it stopped at its bound" in said, said
+        assert "frames of the failed cell's traceback" not in said
+        assert ip.user_ns["refs"][0]() is None
+    finally:
+        del ip.user_ns["rows"]
