@@ -38,6 +38,7 @@ what was not looked into, so the answer is never silently partial; nothing an ob
 from __future__ import annotations
 
 import gc
+import heapq
 import logging
 import sys
 import time
@@ -68,15 +69,18 @@ from ..runtime.frameworks._tensors import BUFFER, HOST, PARAMETER, ModuleKind, S
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HOST", "MAX_DEPTH", "MAX_ITEMS", "MAX_SECONDS", "MAX_VISITS", "Holder", "Holders", "HoldersWalk",
-           "memory_holders"]
+__all__ = ["HOST", "MAX_DEPTH", "MAX_ITEMS", "MAX_ROWS", "MAX_SECONDS", "MAX_VISITS", "Holder", "Holders",
+           "HoldersWalk", "memory_holders"]
 
 MAX_DEPTH = 4  # levels below a variable: model.layers[3].weight is 3
 MAX_ITEMS = 10_000  # of one container's items
 MAX_VISITS = 200_000  # objects looked at in one walk
 MAX_SECONDS = 1.0  # of one walk
+MAX_ROWS = 1_000  # variables listed, largest first; those past them are summed
 _CHECK_CLOCK = 16  # objects between looks at the clock: a look costs about 50 ns, an object about a microsecond
-_ASSEMBLY_SECONDS = 4e-6  # making one variable's row once the walk ends (counted against the same time bound)
+# Counting a variable's bytes once the walk ends costs about what looking at one object does: the walk keeps that
+# much of its time bound for it, at the pace it measures on this machine now.
+_ASSEMBLY_PER_VISIT = 1.5
 _NAMED = 5  # variables or objects named in a note before "and N more"
 
 # IPython's own names in the user namespace (history, help): never a user's memory.
@@ -137,9 +141,10 @@ class Holder:
 
 @dataclass(frozen=True)
 class Holders:
-    """The variables holding framework memory, largest first, the totals per device, what the walk looked at and
-    what it left out (`skipped`, bilingual sentences), how long it took (seconds), and whether it finished within
-    its bounds (`complete`: every variable was looked at, without the visit or time bound stopping it)."""
+    """The variables holding framework memory, largest first (the first `MAX_ROWS`; `unlisted` more hold `rest`),
+    the totals per device, what the walk looked at and what it left out (`skipped`, bilingual sentences), how long it
+    took (seconds), and whether it finished within its bounds (`complete`: every variable was looked at, without the
+    visit or time bound stopping it)."""
 
     holders: tuple[Holder, ...]
     visited: int
@@ -147,10 +152,12 @@ class Holders:
     skipped: tuple[Text, ...] = ()
     frameworks: tuple[str, ...] = ()  # the frameworks loaded, whose types were looked for
     complete: bool = True
+    rest: tuple[tuple[str, int], ...] = ()  # bytes per device of the variables past the first MAX_ROWS
+    unlisted: int = 0  # how many those are
 
     @property
     def totals(self) -> dict[str, int]:
-        found: dict[str, int] = {}
+        found: dict[str, int] = dict(self.rest)
         for holder in self.holders:
             for device, size in holder.devices:
                 found[device] = found.get(device, 0) + size
@@ -165,7 +172,7 @@ class Holders:
     def to_json(self) -> dict[str, Any]:
         return {"holders": [h.to_json() for h in self.holders], "totals": self.totals, "visited": self.visited,
                 "took": self.took, "skipped": [s.en for s in self.skipped], "frameworks": list(self.frameworks),
-                "complete": self.complete}
+                "complete": self.complete, "unlisted": self.unlisted, "rest": dict(self.rest)}
 
 
 def memory_holders(namespace: Mapping[str, Any] | None = None, *, max_depth: int = MAX_DEPTH,
@@ -347,6 +354,8 @@ class HoldersWalk:
         self.closed: dict[str, tuple[str, bool]] = {}
         self.found: list[_Found] = []
         self._seen: set[int] = set()  # ids of what the current variable's walk has met
+        self.own: dict[str, int] = {}  # variable → the bytes counted for it alone (what `del` gives back), once done
+        self._walk_started, self._visits_before = self.started, 0  # the walk's pace is measured from here
         self._failed: Text | None = None
         try:
             self.kinds: _Kinds | None = _Kinds()
@@ -384,12 +393,18 @@ class HoldersWalk:
             self._fail(exc)
 
     def _ordered(self, kinds: _Kinds, variables: Iterable[tuple[str, Any, bool]]) -> None:
-        """The variables that are a tensor, then those that are a module, then the rest, until a bound stops it."""
-        known, classify = kinds.classes, kinds.of
+        """The variables that are a tensor, then those that are a module, then the rest, until a bound stops it
+        (sorting 100,000 variables into those three is under the same clock)."""
+        known, classify, clock = kinds.classes, kinds.of, time.perf_counter
         tensors: list[tuple[str, Any, bool]] = []
         modules: list[tuple[str, Any, bool]] = []
         others: list[tuple[str, Any, bool]] = []
-        for item in variables:
+        listed = iter(variables)
+        for count, item in enumerate(listed):
+            if not count % 1024 and self._past(clock()):
+                self._stop_at(item[0], "time")
+                self.left_out = [name for name, _, _ in (*tensors, *modules, *others, item, *listed)]
+                return
             how = (known.get(id(type(item[1]))) or classify(type(item[1]))).how
             if how == _TENSOR:
                 tensors.append(item)
@@ -397,6 +412,7 @@ class HoldersWalk:
                 modules.append(item)
             elif how != _PLAIN:
                 others.append(item)
+        self._walk_started, self._visits_before = clock(), self.visits
         self._tensors(tensors)
         rest = modules + others
         for place, (name, value, output_cache) in enumerate(rest):
@@ -405,21 +421,17 @@ class HoldersWalk:
                 break
             entry = _Found(name, output_cache)
             self.found.append(entry)
-            self.deadline -= _ASSEMBLY_SECONDS  # what making its row will take, out of the same bound
             self._variable(entry, value)
 
     def _tensors(self, tensors: list[tuple[str, Any, bool]]) -> None:
         """The variables that are a tensor: one look each, in a loop of their own (a notebook may hold 100,000)."""
         assert self.kinds is not None
         known, found, skipped = self.kinds.classes, self.found, self.skipped
-        max_visits, deadline, clock = self.max_visits, self.deadline, time.perf_counter
+        max_visits, clock = self.max_visits, time.perf_counter
         for place, (name, value, output_cache) in enumerate(tensors):
             self.visits = visits = self.visits + 1
-            deadline -= _ASSEMBLY_SECONDS
-            if visits >= max_visits or not visits % _CHECK_CLOCK and clock() > deadline:
-                self.stopped = _say(SKIPPED_TIME, seconds=self.max_seconds, name=name) if visits < max_visits else (
-                    _say(SKIPPED_VISITS, visits=visits, name=name))
-                skipped.append(self.stopped)
+            if visits >= max_visits or not visits % _CHECK_CLOCK and self._past(clock()):
+                self._stop_at(name, "visits" if visits >= max_visits else "time")
                 self.left_out.extend(left[0] for left in tensors[place:])
                 break
             entry = _Found(name, output_cache)
@@ -434,7 +446,6 @@ class HoldersWalk:
             entry.kinds[tensor.name] = 1
             if storage is not None:
                 entry.storages.append(storage)
-        self.deadline = deadline
 
     def result(self) -> Holders:
         skipped = list(self.skipped)
@@ -448,15 +459,17 @@ class HoldersWalk:
             skipped.append(_say(SKIPPED_DEPTH, depth=self.max_depth, count=self.too_deep))
         if self._failed is not None:
             skipped.append(self._failed)
+        rows: list[Holder] = []
+        rest: tuple[tuple[str, int], ...] = ()
+        unlisted = 0
         try:
             with _collector_paused():
-                holders = tuple(_assign(self.found))
+                rows, rest, unlisted, self.own = _assign(self.found)
         except Exception as exc:  # never: sizes are ints and keys tuples; if it were, the walk still answers
-            holders = ()
             skipped.append(_say(WALK_FAILED, error=_error(exc)))
         frameworks = self.kinds.frameworks if self.kinds is not None else ()
-        return Holders(holders, self.visits, time.perf_counter() - self.started, tuple(skipped), frameworks,
-                       self.complete)
+        return Holders(tuple(rows), self.visits, time.perf_counter() - self.started, tuple(skipped), frameworks,
+                       self.complete, rest, unlisted)
 
     # ---- one variable ----
 
@@ -470,9 +483,7 @@ class HoldersWalk:
             self._walk(entry, value)
         except _Stop as stop:
             entry.partial = True
-            self.stopped = _say(SKIPPED_TIME, seconds=self.max_seconds, name=entry.name) if str(stop) == "time" else (
-                _say(SKIPPED_VISITS, visits=self.visits, name=entry.name))
-            self.skipped.append(self.stopped)
+            self._stop_at(entry.name, str(stop))
         except Exception as exc:  # a framework object in a strange state: say so, go on with the rest
             self.skipped.append(_say(SKIPPED_FAILED, name=entry.name, error=_error(exc)))
 
@@ -482,14 +493,14 @@ class HoldersWalk:
         followed to its end, at its depth). This loop is the walk's cost: it keeps its state in locals."""
         assert self.kinds is not None
         known, classify, watch, reached = self.kinds.classes, self.kinds.of, self.watch, self.reached
-        max_visits, deadline, clock = self.max_visits, self.deadline, time.perf_counter
+        max_visits, past, clock = self.max_visits, self._past, time.perf_counter
         self._seen = seen = set()
         stack: list[tuple[Any, int, str | None]] = [(top, 0, None)]
         while stack:
             self.visits = visits = self.visits + 1
             if visits >= max_visits:
                 raise _Stop("visits")
-            if not visits % _CHECK_CLOCK and clock() > deadline:
+            if not visits % _CHECK_CLOCK and past(clock()):
                 raise _Stop("time")
             value, depth, role = stack.pop()
             if watch and id(value) in watch:
@@ -510,12 +521,25 @@ class HoldersWalk:
             else:
                 self._contents(stack, entry, kind, value, depth + 1)
 
+    def _past(self, now: float) -> bool:
+        """Whether the time bound is reached, keeping what counting the variables found so far will take (at the
+        pace the walk itself goes, measured from its first object)."""
+        if not self.found:
+            return now > self.deadline
+        pace = (now - self._walk_started) / max(self.visits - self._visits_before, 1)
+        return now + len(self.found) * pace * _ASSEMBLY_PER_VISIT > self.deadline
+
+    def _stop_at(self, name: str, bound: str) -> None:
+        self.stopped = _say(SKIPPED_TIME, seconds=self.max_seconds, name=name) if bound == "time" else (
+            _say(SKIPPED_VISITS, visits=self.visits, name=name))
+        self.skipped.append(self.stopped)
+
     def _visit(self) -> None:
         """Count one object looked at outside the walk's loop (a module's tensors), within the same bounds."""
         self.visits += 1
         if self.visits >= self.max_visits:
             raise _Stop("visits")
-        if not self.visits % _CHECK_CLOCK and time.perf_counter() > self.deadline:
+        if not self.visits % _CHECK_CLOCK and self._past(time.perf_counter()):
             raise _Stop("time")
 
     def _tensor(self, entry: _Found, kind: _Class, value: Any, role: str | None) -> None:
@@ -671,11 +695,11 @@ def _user_namespace() -> tuple[Mapping[str, Any], Mapping[str, Any]]:
     return vars(__main__), {}
 
 
-def _variables(namespace: Mapping[str, Any], hidden: Mapping[str, Any]) -> list[tuple[str, Any, bool]]:
-    """(name, value, is output cache) for the user's variables, then the output cache's entries as `Out[n]`."""
+def _variables(namespace: Mapping[str, Any], hidden: Mapping[str, Any]) -> Iterator[tuple[str, Any, bool]]:
+    """(name, value, is output cache) for the user's variables, then the output cache's entries as `Out[n]` (as the
+    walk takes them: listing 100,000 globals is under its clock too)."""
     items = list(dict.items(namespace)) if type(namespace) is dict else list(namespace.items())
     hidden_items = dict(dict.items(hidden)) if type(hidden) is dict else {}
-    found = []
     output = None
     for name, value in items:
         if type(name) is not str or not name:  # globals()[1] = x: not a variable anyone can name
@@ -689,15 +713,16 @@ def _variables(namespace: Mapping[str, Any], hidden: Mapping[str, Any]) -> list[
             continue  # _3 is Out[3], _i3 is In[3]
         if name in hidden_items and hidden_items[name] is value:  # put there by IPython at start, not by the user
             continue
-        found.append((name, value, False))
+        yield name, value, False
     if type(output) is dict:
-        found.extend((f"Out[{number}]", value, True) for number, value in list(dict.items(output)))
-    return found
+        for number, value in list(dict.items(output)):
+            yield f"Out[{number}]", value, True
 
 
-def _assign(found: list[_Found]) -> list[Holder]:
-    """Each storage counted once: for the variable that owns it (not a view), or else the first that holds it. (One
-    pass each, and a short way for a variable of one storage: there may be 100,000.)"""
+def _assign(found: list[_Found]) -> tuple[list[Holder], tuple[tuple[str, int], ...], int, dict[str, int]]:
+    """Each storage counted once: for the variable that owns it (not a view), or else the first that holds it.
+    (rows largest first, at most `MAX_ROWS`; the bytes per device of the variables past them and how many they are;
+    each variable's own bytes.) One short pass per variable: a notebook may have 100,000 of them."""
     credited: dict[tuple[Any, ...], str] = {}
     for entry in found:
         for storage in entry.storages:
@@ -707,8 +732,9 @@ def _assign(found: list[_Found]) -> list[Holder]:
         for storage in entry.storages:
             if storage.key not in credited:
                 credited[storage.key] = entry.name
-    rows: list[tuple[int, int, str, Holder]] = []
-    for entry in found:
+    split: list[tuple[int, int, str, int, tuple[tuple[str, int], ...], tuple[str, ...]]] = []
+    own: dict[str, int] = {}
+    for index, entry in enumerate(found):
         storages, name = entry.storages, entry.name
         if not storages:
             continue
@@ -720,13 +746,25 @@ def _assign(found: list[_Found]) -> list[Holder]:
             others: tuple[str, ...] = () if owner == name else (owner,)
         else:
             devices, shared, others = _split(name, storages, credited)
+        mine = sum(size for _, size in devices)
+        own[name] = mine
+        split.append((-mine, -shared, name, index, devices, others))
+    listed = heapq.nsmallest(MAX_ROWS, split, key=lambda row: row[:3])
+    rows = []
+    for _, shared, name, index, devices, others in listed:
+        entry = found[index]
         module = entry.module is not None
         what = entry.module if entry.module is not None else _what(entry.kinds)
-        holder = Holder(name, what, devices, shared, others, entry.output_cache, entry.parameters if module else None,
-                        entry.buffers if module else None, entry.partial)
-        rows.append((-sum(size for _, size in devices), -shared, name, holder))
-    rows.sort(key=lambda row: row[:3])
-    return [row[3] for row in rows]
+        rows.append(Holder(name, what, devices, -shared, others, entry.output_cache,
+                           entry.parameters if module else None, entry.buffers if module else None, entry.partial))
+    rest: dict[str, int] = {}
+    if len(split) > len(listed):
+        shown = {row[3] for row in listed}
+        for row in split:
+            if row[3] not in shown:
+                for device, size in row[4]:
+                    rest[device] = rest.get(device, 0) + size
+    return rows, tuple(sorted(rest.items(), key=lambda item: -item[1])), len(split) - len(listed), own
 
 
 def _split(name: str, storages: list[Storage], credited: dict[tuple[Any, ...], str]

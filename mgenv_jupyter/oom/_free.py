@@ -426,7 +426,8 @@ def _clear_unheld(failure: _Failure, shell: Any, kept: list[Text]) -> int:
         walk.namespace()
     holders = walk.result()
     if not walk.complete:
-        kept.append(_say(KEPT_UNSURE, why=holders.skipped[-1].en if holders.skipped else "?"))
+        why = walk.stopped or (holders.skipped[-1] if holders.skipped else Text("?", "?"))
+        kept.append(Text(KEPT_UNSURE.en.format(why=why.en), KEPT_UNSURE.zh.format(why=why.zh)))
         return 0
     reached = walk.reached
     live = _alive(failure.frames)  # frame id → why it is alive (in words)
@@ -455,7 +456,7 @@ def _clear_unheld(failure: _Failure, shell: Any, kept: list[Text]) -> int:
         if id(error) not in holder_of:
             _TRACEBACK.__set__(error, None)  # the frames of the failed call are held by this link
     for name in dict.fromkeys(name for name in protected.values() if name):
-        size = next((h.bytes for h in holders.holders if h.name == name), 0)
+        size = walk.own.get(name, 0)
         kept.append(_say(KEPT_HELD, name=name, size=format_size(size)) if size else _say(KEPT_HELD_NOTHING, name=name))
     count = 0
     for frame in failure.frames:

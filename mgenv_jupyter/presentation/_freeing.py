@@ -59,6 +59,7 @@ PARTIAL = T("at least: the walk stopped inside it", "至少:遍历在其中停�
 HOLDERS_NONE_LOOKED = T("no variable looked at holds a framework tensor or array ({frameworks} looked for)",
                         "已查看的变量中没有持有框架张量或数组的(查找了 {frameworks})")
 TOTAL = T("total", "合计")
+MORE = T("{count:,} more variables hold {sizes}", "另有 {count:,} 个变量持有 {sizes}")
 LOOKED = T("{visited:,} objects looked at in {ms} ms", "查看了 {visited:,} 个对象,用时 {ms} 毫秒")
 SKIPPED = T("Not looked at", "未查看")
 HOLDERS_HINT = T("Shared storage is counted once, for the variable that owns it. del NAME gives back its own size "
@@ -228,6 +229,20 @@ class HoldersView:
         separator = "," if lang == "zh" else ", "
         return f"{holder.what}{':' if lang == 'zh' else ': '}{separator.join(parts)}"
 
+    def _more(self) -> str:
+        """The variables holding memory beyond the rows shown, counted and summed (none is left out in silence)."""
+        hidden = self.holders.holders[self.limit:]
+        count = len(hidden) + self.holders.unlisted
+        if not count:
+            return ""
+        sizes: dict[str, int] = dict(self.holders.rest)
+        for holder in hidden:
+            for device, size in holder.devices:
+                sizes[device] = sizes.get(device, 0) + size
+        listed = ", ".join(f"{device} {format_size(size)}" for device, size in sorted(sizes.items(),
+                                                                                      key=lambda item: -item[1]))
+        return MORE.get(self.lang).format(count=count, sizes=listed or "0")
+
     def title(self) -> str:
         return HOLDERS.get(self.lang)
 
@@ -246,6 +261,9 @@ class HoldersView:
         totals = ", ".join(f"{device} {format_size(size)}" for device, size in self.holders.totals.items())
         if totals:
             notes.insert(0, f"{TOTAL.get(lang)}: {totals}")
+        more = self._more()
+        if more:
+            notes.insert(1, more)
         if self.holders.holders:  # how to read the rows: nothing to say without any
             notes.append(HOLDERS_HINT.get(lang))
         if self.timing:

@@ -257,3 +257,26 @@ def test_what_a_function_or_method_holds_is_found_and_an_exceptions_traceback_to
     found = memory_holders({"closure": make(), "step": Trainer().step, "err": error})
     assert found["closure"].bytes == MiB and found["step"].bytes == 2 * MiB
     assert found["err"].bytes == 3 * MiB  # through its traceback's frames: what `del err` gives back
+
+
+def test_rows_past_the_first_thousand_are_summed_and_none_is_dropped_in_silence():
+    from mgenv_jupyter.memory._holders import MAX_ROWS
+    from mgenv_jupyter.presentation._freeing import HoldersView
+
+    namespace = {f"a{i}": np.ones(1, dtype=np.uint8) for i in range(MAX_ROWS + 500)}
+    namespace["big"] = np.ones(MiB, dtype=np.uint8)
+    found = memory_holders(namespace)
+    assert len(found.holders) == MAX_ROWS and found.unlisted == 501 and found.holders[0].name == "big"
+    assert found.totals == {"host": MiB + MAX_ROWS + 500}
+    said = repr(HoldersView(found, "en"))
+    assert f"{MAX_ROWS + 501 - 20:,} more variables hold host" in said, said
+
+
+def test_the_variable_a_bound_stopped_in_says_it_holds_at_least_that():
+    found = memory_holders({"rows": [np.ones(8) for _ in range(100)]}, max_visits=50)
+    (row,) = found.holders
+    assert row.partial and row.to_json()["partial"]
+    from mgenv_jupyter.presentation._freeing import HoldersView
+
+    assert "at least: the walk stopped inside it" in repr(HoldersView(found, "en"))
+    assert "已查看的变量" not in repr(HoldersView(found, "zh"))  # it found one: no "none found" sentence
