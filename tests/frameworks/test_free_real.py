@@ -63,3 +63,6 @@ def test_what_holds_memory_names_each_variable_with_its_size_and_counts_shared_s
     total = 24 * MiB + 4000 + (parameters + (4000 if framework == "torch" else 0) if framework != "jax" else 0)
     assert r["totals"] == {"host": total}
     assert not r["skipped"]
+    if framework != "jax":  # a user's module overriding parameters() and its look-ups: read, never asked
+        assert r["counting"]["bytes"] == (16 * 16 + 16) * 4 and r["counting"]["parameters"] == 2, r["counting"]
+        assert set(r["counting_calls"].values()) == {0}, r["counting_calls"]
