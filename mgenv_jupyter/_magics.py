@@ -336,7 +336,7 @@ def complete(ipython: Any, event: Any) -> list[str]:
 
 
 MAGICS = ("envset", "envget", "envunset", "envlist", "envdiff", "envexport", "envload", "envlang", "memchart", "oom",
-          "memfree", "memholders")
+          "memfree", "memholders", "memtrace")
 
 
 def register(ipython: Any) -> None:

@@ -30,7 +30,8 @@ def run(framework: str, script: str, *args: str) -> dict[str, Any]:
             pytest.fail(f"{python} is missing: run ./dev setup")
         pytest.skip(f"{framework} venv not set up (./dev setup)")
     env = {k: v for k, v in os.environ.items() if not k.startswith(INHERITED_PREFIXES)}
-    env["PYTHONPATH"] = str(CHECKS)
+    # The scenario helpers, then this checkout (a worktree's package before the venv's editable install of main).
+    env["PYTHONPATH"] = os.pathsep.join((str(CHECKS), str(ROOT)))
     # The scenarios' expected texts are English: a machine whose locale is Chinese must not change what they print.
     env["MGENV_LANG"] = "en"
     done = subprocess.run([str(python), str(CHECKS / script), *args], capture_output=True, text=True, env=env,

@@ -455,6 +455,7 @@ export type OomReportParts = {
   free?: OomFreeOffer | null;
   kernel_holder?: OomKernelHolder | null;
   holders?: HoldersData;
+  record_sites?: string | null;
 };
 
 /** The report in the report's language: the headline, the lines of the verdict, numbers and other processes (`sections`, each a title line then its lines), the timeline, the remedies best first (or `no_remedy`), the footer. */
@@ -462,6 +463,7 @@ export type OomReportData = {
   free?: OomFreeOffer | null;
   kernel_holder?: OomKernelHolder | null;
   holders?: HoldersData;
+  record_sites?: string | null;
   v: number;
   id: string;
   language: string;
@@ -488,6 +490,14 @@ export type OomNotice = {
   v: number;
   type: 'oom';
   report: OomReportData;
+};
+
+/** Front end → kernel, over the sidebar's comm: record where memory is allocated in every cell from the next one on (`on`), or stop: what `%memtrace on|off` does. Answered by "result", or "error". */
+export type MemtraceRequest = {
+  v: number;
+  id: string;
+  type: 'memtrace';
+  on: boolean;
 };
 
 export type GpuViewState = 'ok' | 'no_driver' | 'no_gpu' | 'error';
@@ -560,7 +570,7 @@ export type GpuOwnersReply = {
   owners: GpuOwner[];
 };
 
-export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest | RemedyRequest;
+export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest | RemedyRequest | MemtraceRequest;
 
 /** A request as the front end writes it; the client adds `v` and `id` as it sends it. */
 export type RequestBody<R extends Request = Request> = R extends Request ? Omit<R, 'v' | 'id'> : never;

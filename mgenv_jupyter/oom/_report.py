@@ -20,6 +20,7 @@ from ._state import MemoryState, read_state
 
 if TYPE_CHECKING:
     from ..memory._sampler import Sampler
+    from ..memory._sites import Sites
     from ..protocol import SeriesInfo
     from ..runtime import EnvSession
     from ._free import FreeResult
@@ -61,6 +62,10 @@ class OomReport:
     remedies: tuple[Remedy, ...]
     took: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # Where the memory live at the failure was allocated (None: no framework recorded it), and the loaded frameworks
+    # that record it only when asked (`%memtrace on`): the report says how.
+    sites: Sites | None = None
+    record_offer: tuple[str, ...] = ()
     # The report's id: a random token, so a remedy id (`remedy_id`) names one remedy of this report and no other.
     key: str = field(default_factory=lambda: secrets.token_hex(8))
 
@@ -92,6 +97,8 @@ class OomReport:
             "findings": [{"cause": f.cause.value, "score": f.score, "evidence": f.evidence.en} for f in self.findings],
             "remedies": [r.to_json() for r in self.remedies],
             "notes": list(self.notes),
+            "sites": self.sites.to_json() if self.sites is not None else None,
+            "record_offer": list(self.record_offer),
         }
 
     def __repr__(self) -> str:
@@ -136,8 +143,10 @@ def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, n
                     tuple(peaks), sampler.series_info(series))
 
 
-def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSession) -> OomReport:
-    """Explain `event` with what `sampler` recorded and what `session` has set."""
+def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSession, sites: Sites | None = None,
+                 record_offer: tuple[str, ...] = ()) -> OomReport:
+    """Explain `event` with what `sampler` recorded and what `session` has set; `sites` are where the memory was
+    allocated, `record_offer` the frameworks that would say so with recording on."""
     started = time.perf_counter()
     now = time.time()
     state = read_state(sampler)
@@ -145,7 +154,7 @@ def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSessio
     chosen = remedies(event, findings, state, session)
     timeline = _timeline(sampler, event, state, now)
     return OomReport(event, now, state, timeline, tuple(findings), tuple(chosen), time.perf_counter() - started,
-                     state.notes)
+                     state.notes, sites, record_offer)
 
 
 LAST: LastResult[OomReport] = LastResult("out-of-memory report")

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..._imported import imported
 from ...catalog import Entry
+from .._live_blocks import StackRecorder
 
 
 @dataclass(frozen=True)
@@ -160,3 +161,12 @@ def known_live_keys() -> set[str]:
 def known_probes() -> set[str]:
     """Every latch probe an adapter implements (the catalog's `latch` may only name these)."""
     return set(_probes())
+
+
+def stack_recorders() -> dict[str, StackRecorder]:
+    """A fresh recorder of allocation stacks for each framework that records them (catalog._allocation_stacks says
+    which), by the catalog's framework key."""
+    from . import _jax as jax
+    from . import _torch as torch
+
+    return {"jax": jax.JaxRecorder(), "torch": torch.TorchRecorder()}
