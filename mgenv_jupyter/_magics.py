@@ -373,6 +373,11 @@ def unregister(ipython: Any) -> None:
             if not chain.chain:
                 del chains[magic]
     _comm_target(ipython, on=False)
+    from .memory._tracing import existing_tracer
+
+    tracer = existing_tracer(ipython)
+    if tracer is not None and tracer.on:
+        tracer.switch(ipython, False)
     from .oom import _hook as hook
 
     hook.uninstall(ipython)

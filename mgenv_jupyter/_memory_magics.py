@@ -62,7 +62,7 @@ def trace(shell: Any, cell: str) -> SitesView:
         exec(code, shell.user_global_ns, shell.user_ns)
     finally:
         sites = tracer.finish(CellNames(shell))
-    if sites is None:  # the cell was recorded as part of %memtrace on's recording, which ended elsewhere
+    if sites is None:  # an out-of-memory report ended the recording first (it cannot here: the cell succeeded)
         from .memory._sites import Sites
 
         sites = Sites((), "peak", cell=number)
@@ -102,6 +102,9 @@ class MemoryMagics(Magics):
         return holders()
 
     @no_var_expand
+    @magic_arguments()
+    @argument("mode", nargs="?", choices=("on", "off"),
+              help="on: record every cell from the next one on; off: stop (as a cell magic: none)")
     @line_cell_magic
     def memtrace(self, line: str, cell: str | None = None) -> Any:
         """Which lines allocated the memory. As a cell magic (`%%memtrace`), run the cell with every loaded framework
@@ -110,15 +113,13 @@ class MemoryMagics(Magics):
         the next one on, so an out-of-memory report says where the memory was allocated; `%memtrace off` stops;
         `%memtrace` alone shows the last recorded cell's sites. JAX records always; PyTorch records while this is
         on (its CUDA memory history, or its CPU profiler's memory events); others record no stacks, as said."""
+        mode = _parse_args(self.memtrace, line).mode
         if cell is not None:
-            if line.strip():
-                raise UsageError(f"%%memtrace takes no arguments (got {line.strip()[:50]!r})")
+            if mode is not None:
+                raise UsageError(f"%%memtrace takes no arguments (got {mode!r}): %memtrace {mode} is a line magic")
             return trace(self.shell, cell)
-        word = line.strip()
-        if word in ("on", "off"):
-            return tracing(self.shell, word == "on")
-        if word:
-            raise UsageError(f"%memtrace takes on, off or nothing (got {word[:50]!r})")
+        if mode is not None:
+            return tracing(self.shell, mode == "on")
         from .memory._tracing import kernel_tracer
         from .presentation._sites import SitesView
 

@@ -37,6 +37,7 @@ class Tracer:
         self.on = False
         self.last: Sites | None = None
         self._active: list[StackRecorder] = []
+        self._open = False  # a cell is being recorded (perhaps by no framework: then its sites say so)
         self._cell: int | None = None
         self._shell: Any = None
         self._lock = threading.Lock()
@@ -50,7 +51,7 @@ class Tracer:
     @property
     def recording(self) -> bool:
         """A cell is being recorded now."""
-        return bool(self._active)
+        return self._open
 
     def switch(self, shell: Any, on: bool) -> dict[str, bool]:
         """Record every cell of `shell` from the next one on (or stop): each loaded framework that records stacks,
@@ -73,8 +74,9 @@ class Tracer:
         """Start recording a cell (nothing when one is being recorded already: a %%memtrace cell under
         %memtrace on is one recording)."""
         with self._lock:
-            if self._active:
+            if self._open:
                 return
+            self._open = True
             self._cell = cell
             self._active = [r for r in self.recorders.values() if r.available()]
         for recorder in self._active:
@@ -83,9 +85,9 @@ class Tracer:
     def finish(self, cells: CellNames, moment: str = "peak") -> Sites | None:
         """End the cell's recording: the sites at its peak (kept as `last`); None when no cell was being recorded."""
         with self._lock:
-            active, self._active = self._active, []
-        if not active:
-            return None
+            if not self._open:
+                return None
+            active, self._active, self._open = self._active, [], False
         records = [record for record in (r.stop() for r in active) if record is not None]
         # A framework imported during the cell was not recording from its start; what it keeps anyway counts.
         records += [record for record in (r.now() for r in self.recorders.values()
@@ -96,7 +98,7 @@ class Tracer:
     def at_failure(self, cells: CellNames, cell: int | None) -> Sites | None:
         """The sites when a cell ran out of memory: the failing cell's recording if it was recorded, else what the
         frameworks that keep stacks anyway say is live now. None when nothing was recorded."""
-        if self._active:
+        if self._open:
             return self.finish(cells, "failure")
         records: list[BlockRecord] = []
         for recorder in self.recorders.values():
@@ -112,13 +114,13 @@ class Tracer:
         try:
             self.begin(running_cell(self._shell))
         except Exception:  # a recording that cannot start leaves the cell alone
-            self._active = []
+            self._active, self._open = [], False
 
     def _post_run_cell(self, result: Any) -> None:
         try:
             self.finish(CellNames(self._shell))
         except Exception:
-            self._active = []
+            self._active, self._open = [], False
 
 
 def unrecorded() -> tuple[tuple[str, Text], ...]:
