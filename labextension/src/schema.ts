@@ -570,6 +570,56 @@ export type GpuOwnersReply = {
   owners: GpuOwner[];
 };
 
+/** One device's figures for a cell ("gpu0", "gpu0 (simulated)", "host"): the highest sample while it ran, what it kept (after − before), and the memory before and after it; null where no reading was had. */
+export type DeviceMemoryInfo = {
+  device: string;
+  peak: number | null;
+  kept: number | null;
+  before: number | null;
+  after: number | null;
+};
+
+/** A variable that holds more memory after this run than after the first of the growing runs. */
+export type GrewInfo = {
+  name: string;
+  bytes: number;
+};
+
+/** Running this cell again kept more memory on `device` each time: what each of the last `runs` runs kept, oldest first, and the variables that grew. */
+export type LeakInfo = {
+  device: string;
+  runs: number;
+  kept: number[];
+  grew: GrewInfo[];
+};
+
+/** The run before, as the metadata had it: its number and figures (the badge says the change against it). */
+export type PreviousRunInfo = {
+  execution_count: number | null;
+  devices: DeviceMemoryInfo[];
+};
+
+/** What a cell's metadata keeps under `CELL_METADATA_KEY` → "memory": the kernel's figures of the last run, when it ended (seconds since the epoch), how long it ran, whether it succeeded, whether the GPU is the simulated one, the leak it shows (null: none) and the run before (null: none known; written by the front end). */
+export type CellMemoryRecord = {
+  v: number;
+  execution_count: number | null;
+  time: number;
+  duration: number;
+  ok: boolean;
+  simulated: boolean;
+  devices: DeviceMemoryInfo[];
+  leak: LeakInfo | null;
+  previous: PreviousRunInfo | null;
+};
+
+/** Kernel → front end, over the cells' comm: the cell `cell_id` (the front end's id; null: the kernel was not given one, then `record.execution_count` names it) finished. */
+export type CellMemoryNotice = {
+  v: number;
+  type: 'cell_memory';
+  cell_id: string | null;
+  record: CellMemoryRecord;
+};
+
 export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest | RemedyRequest | MemtraceRequest;
 
 /** A request as the front end writes it; the client adds `v` and `id` as it sends it. */
@@ -594,6 +644,9 @@ export const OOM_MIME = 'application/vnd.mgenv-jupyter.oom+json';
 export const OOM_VERSION = 3;
 export const FREE_MIME = 'application/vnd.mgenv-jupyter.free+json';
 export const FREE_VERSION = 1;
+export const CELLS_TARGET = 'mgenv_jupyter.cells';
+export const CELL_METADATA_KEY = 'mgenv_jupyter';
+export const CELL_MEMORY_VERSION = 1;
 /** Changes a history request may ask for at once, and the most a sidebar holds. */
 export const MAX_HISTORY_WINDOW = 500;
 /** Statuses of a value that reaches the framework only in a new kernel process (Status.needs_restart). */

@@ -1,0 +1,94 @@
+"""Each cell's memory to the front end: at `%load_ext` the kernel starts recording every cell's memory
+(memory/_cell_records.py) and, in a Jupyter kernel, opens the cells' comm (protocol/_cells.py), on which each record
+goes out as the cell finishes; the front end writes it into the cell's metadata. A leak is also said under the cell.
+Routing only: the figures and the leak are the memory layer's, the words presentation's.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .memory._cell_records import CellRecord, CellRecords
+
+log = logging.getLogger(__name__)
+
+_ATTRIBUTE = "_mgenv_jupyter_cells"
+
+
+def _walk() -> Any:
+    from .memory._holders import memory_holders
+
+    return memory_holders()
+
+
+def _show_leak(record: CellRecord) -> None:
+    from IPython.display import display
+
+    from .presentation._cell_records import LeakNote
+
+    display(LeakNote(record))
+
+
+def start(shell: Any) -> CellRecords:
+    """Record every cell of `shell` and, in a kernel, send each record over the cells' comm; idempotent."""
+    existing: CellRecords | None = getattr(shell, _ATTRIBUTE, None)
+    if existing is not None:
+        return existing
+    from .memory._cell_records import CellRecords
+    from .memory._shared import kernel_sampler
+
+    records = CellRecords(kernel_sampler, _walk, _show_leak)
+    records.register(shell)
+    comm = _open_comm(shell)
+    if comm is not None:
+        records.observe(_Sender(comm))
+    setattr(shell, _ATTRIBUTE, records)
+    return records
+
+
+def stop(shell: Any) -> None:
+    records: CellRecords | None = getattr(shell, _ATTRIBUTE, None)
+    if records is None:
+        return
+    records.unregister()
+    for callback in list(getattr(records, "_observers", ())):
+        if isinstance(callback, _Sender):
+            callback.close()
+        records.unobserve(callback)
+    setattr(shell, _ATTRIBUTE, None)
+
+
+class _Sender:
+    def __init__(self, comm: Any) -> None:
+        self.comm = comm
+
+    def __call__(self, record: CellRecord) -> None:
+        from .presentation._cell_records import notice
+
+        try:
+            self.comm.send(notice(record))
+        except Exception:  # a closed comm must not break the user's cell
+            log.debug("mgenv_jupyter: the cells' comm could not send", exc_info=True)
+
+    def close(self) -> None:
+        try:
+            self.comm.close()
+        except Exception:
+            log.debug("mgenv_jupyter: the cells' comm could not close", exc_info=True)
+
+
+def _open_comm(shell: Any) -> Any:
+    """The kernel's comm to the front ends for cell records (None outside a Jupyter kernel)."""
+    if getattr(shell, "kernel", None) is None:
+        return None
+    from .protocol._cells import CELL_MEMORY_VERSION, CELLS_TARGET
+
+    try:
+        from comm import create_comm
+
+        return create_comm(target_name=CELLS_TARGET, data={"v": CELL_MEMORY_VERSION})
+    except Exception:
+        log.exception("mgenv_jupyter: the cells' comm could not open; cells' memory stays in the kernel")
+        return None
