@@ -40,10 +40,8 @@ def start(shell: Any) -> CellRecords:
     from .memory._shared import kernel_sampler
 
     records = CellRecords(kernel_sampler, _walk, _show_leak)
-    records.register(shell)
-    comm = _open_comm(shell)
-    if comm is not None:
-        records.observe(_Sender(comm))
+    records.register(shell, _running_cell_id(shell))
+    records.observe(_Sender(lambda: _open_comm(shell)))
     setattr(shell, _ATTRIBUTE, records)
     return records
 
@@ -61,22 +59,64 @@ def stop(shell: Any) -> None:
 
 
 class _Sender:
-    def __init__(self, comm: Any) -> None:
-        self.comm = comm
+    """Sends each record on the cells' comm, opened now (so a front end that listens sees it before the first
+    record) and again after a front end closed it: a client without our extension (nbclient, another editor)
+    answers a comm it has no target for by closing it, for every front end."""
+
+    def __init__(self, opener: Any) -> None:
+        self._opener = opener
+        self.comm: Any = None
+        self._open()
+
+    def _open(self) -> None:
+        self.comm = self._opener()
+        if self.comm is not None:
+            self.comm.on_msg(_on_msg)
+            self.comm.on_close(self._closed)
+
+    def _closed(self, msg: Any = None) -> None:
+        self.comm = None
 
     def __call__(self, record: CellRecord) -> None:
         from .presentation._cell_records import notice
 
+        if self.comm is None:
+            self._open()
+        if self.comm is None:
+            return
         try:
             self.comm.send(notice(record))
         except Exception:  # a closed comm must not break the user's cell
             log.debug("mgenv_jupyter: the cells' comm could not send", exc_info=True)
 
     def close(self) -> None:
+        comm, self.comm = self.comm, None
         try:
-            self.comm.close()
+            if comm is not None:
+                comm.close()
         except Exception:
             log.debug("mgenv_jupyter: the cells' comm could not close", exc_info=True)
+
+
+def _on_msg(msg: Any) -> None:
+    """A front end's hello: its language, for the leak note (protocol/_cells.py's CellsHello). Anything else, or a
+    language we do not speak, is ignored: this comm changes nothing else."""
+    from ._text import LANGUAGES, learn_language
+
+    data = msg.get("content", {}).get("data") if isinstance(msg, dict) else None
+    if isinstance(data, dict) and data.get("type") == "hello" and data.get("language") in LANGUAGES:
+        learn_language(data["language"])
+
+
+def _running_cell_id(shell: Any) -> str | None:
+    """The id the front end gave the cell running now (JupyterLab and Notebook 7 send it as the execute request's
+    `cellId`); None outside a kernel or without one."""
+    try:
+        parent = shell.kernel.get_parent()
+    except Exception:  # no kernel, or an ipykernel without get_parent
+        return None
+    cell_id = parent.get("metadata", {}).get("cellId") if isinstance(parent, dict) else None
+    return cell_id if isinstance(cell_id, str) and 0 < len(cell_id) <= 100 else None
 
 
 def _open_comm(shell: Any) -> Any:

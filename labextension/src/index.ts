@@ -106,7 +106,12 @@ const cellMemory: JupyterFrontEndPlugin<void> = {
       ?.load(CELL_MEMORY_ID)
       .then(loaded => settings.follow(loaded))
       .catch(reason => console.warn('mgenv_jupyter: the cells’ memory setting could not be loaded; on', reason));
-    new CellMemory(notebooks, { trans: (translator ?? nullTranslator).load(DOMAIN), keep: () => settings.keep });
+    const translation = translator ?? nullTranslator;
+    new CellMemory(notebooks, {
+      trans: translation.load(DOMAIN),
+      language: catalogLanguage(translation.languageCode),
+      keep: () => settings.keep
+    });
   }
 };
 

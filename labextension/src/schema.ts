@@ -620,6 +620,13 @@ export type CellMemoryNotice = {
   record: CellMemoryRecord;
 };
 
+/** Front end → kernel, over the cells' comm, once it listens: its language ("en" or "zh"), so the note under a leaking cell is in the user's language (as the sidebar's hello does). Anything else on this comm is ignored. */
+export type CellsHello = {
+  v: number;
+  type: 'hello';
+  language: string;
+};
+
 export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest | RemedyRequest | MemtraceRequest;
 
 /** A request as the front end writes it; the client adds `v` and `id` as it sends it. */

@@ -109,10 +109,14 @@ class CellRecords:
 
     # ---- hooks ---------------------------------------------------------------------------------------------------
 
-    def register(self, shell: Any) -> None:
+    def register(self, shell: Any, running: str | None = None) -> None:
+        """Follow `shell`'s cells; `running` is the id of the cell running now (the one loading the extension),
+        recorded when it ends without a figure from before it."""
         if self._shell is shell:
             return
         self.unregister()
+        if running is not None:
+            self._cell_id, self._started = running, time.time()
         shell.events.register("pre_run_cell", self._pre_run_cell)
         shell.events.register("post_run_cell", self._post_run_cell)
         self._shell = shell

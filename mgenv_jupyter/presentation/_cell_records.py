@@ -18,6 +18,7 @@ LEAK = Text("This cell keeps more memory each time it runs: {kept} kept on {devi
 GREW = Text("grew since the first of them: {grew}", "自其中第一次运行以来增长:{grew}")
 NO_NAMES = Text("no variable of the notebook grew: what holds it is not a variable (a framework's cache, a module's "
                 "state, a closure)", "笔记本中没有变量增长:占用内存的不是变量(框架缓存、模块状态或闭包)")
+HOST = Text("host", "主机")
 WAY_OUT = Text("del the variable (or clear the list) before running the cell again; %memholders lists what holds "
                "memory now", "再次运行前删除该变量(或清空列表);%memholders 列出当前占用内存的变量")
 
@@ -45,7 +46,8 @@ class LeakNote:
         leak = self.record.leak
         if leak is None:
             return []
-        lines = [LEAK.get(lang).format(kept=", ".join(format_size(k) for k in leak.kept), device=leak.device,
+        device = HOST.get(lang) if leak.device == "host" else leak.device
+        lines = [LEAK.get(lang).format(kept=", ".join(format_size(k) for k in leak.kept), device=device,
                                        runs=leak.runs)]
         if leak.grew:
             lines.append("  " + GREW.get(lang).format(

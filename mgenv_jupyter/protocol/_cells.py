@@ -73,3 +73,12 @@ class CellMemoryNotice(TypedDict):
     type: Literal["cell_memory"]
     cell_id: str | None
     record: CellMemoryRecord
+
+
+class CellsHello(TypedDict):
+    """Front end → kernel, over the cells' comm, once it listens: its language ("en" or "zh"), so the note under a
+    leaking cell is in the user's language (as the sidebar's hello does). Anything else on this comm is ignored."""
+
+    v: int
+    type: Literal["hello"]
+    language: str

@@ -12,13 +12,19 @@ function signed(bytes: number): string {
   return (bytes > 0 ? '+' : bytes < 0 ? '−' : '±') + formatBytes(Math.abs(bytes));
 }
 
-/** What the badge says, line by line, and its tooltip (one line a device, the change, the leak). */
-export function badgeText(record: CellMemoryRecord, trans: Translation): { lines: string[]; title: string } {
+/**
+ * What the badge says, line by line, its tooltip (one line a device, the change, the leak) and which line is the
+ * change against the last run (-1: none; a narrow notebook leaves it to the tooltip).
+ */
+export function badgeText(
+  record: CellMemoryRecord,
+  trans: Translation
+): { lines: string[]; title: string; change: number } {
   const main = headline(record);
   const lines: string[] = [];
   const title: string[] = [];
   if (!main) {
-    return { lines, title: '' };
+    return { lines, title: '', change: -1 };
   }
   if (main.peak !== null) {
     lines.push(trans.__('peak %1', formatBytes(main.peak)));
@@ -28,9 +34,7 @@ export function badgeText(record: CellMemoryRecord, trans: Translation): { lines
   }
   const before = record.previous?.devices.find(d => d.device === main.device);
   const change = before && before.peak !== null && main.peak !== null ? main.peak - before.peak : null;
-  if (change !== null) {
-    lines.push(trans.__('%1 vs last', signed(change)));
-  }
+  const changeLine = change !== null ? lines.push(trans.__('%1 vs last', signed(change))) - 1 : -1;
   for (const device of record.devices) {
     title.push(
       trans.__(
@@ -58,7 +62,7 @@ export function badgeText(record: CellMemoryRecord, trans: Translation): { lines
   if (record.simulated) {
     title.push(trans.__('GPU figures from the simulated device'));
   }
-  return { lines, title: title.join('\n') };
+  return { lines, title: title.join('\n'), change: changeLine };
 }
 
 /** The badge's element for `record` (null: nothing to show). */
@@ -66,7 +70,7 @@ export function badgeNode(record: CellMemoryRecord | null, trans: Translation): 
   if (!record) {
     return null;
   }
-  const { lines, title } = badgeText(record, trans);
+  const { lines, title, change } = badgeText(record, trans);
   if (lines.length === 0) {
     return null;
   }
@@ -75,10 +79,13 @@ export function badgeNode(record: CellMemoryRecord | null, trans: Translation): 
   node.title = title;
   node.setAttribute('aria-label', title);
   node.setAttribute('role', 'note');
-  for (const line of lines) {
+  lines.forEach((line, index) => {
     const row = document.createElement('div');
     row.textContent = line;
+    if (index === change) {
+      row.className = 'mgenv-cell-memory-change';
+    }
     node.append(row);
-  }
+  });
   return node;
 }

@@ -10,7 +10,7 @@
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 
-import { CELL_METADATA_KEY, CELL_MEMORY_VERSION, CELLS_TARGET, CellMemoryNotice } from '../protocol';
+import { CELL_METADATA_KEY, CELL_MEMORY_VERSION, CELLS_TARGET, CellMemoryNotice, CellsHello } from '../protocol';
 import type { Translation } from '../sidebar/text';
 import { badgeNode } from './badge';
 import { nextRecord, readRecord } from './record';
@@ -20,6 +20,8 @@ type Cell = NotebookPanel['content']['widgets'][number];
 
 export interface CellMemoryOptions {
   trans: Translation;
+  /** The user's language, told to the kernel (the note under a leaking cell is written there). */
+  language: 'en' | 'zh';
   /** Whether records are written into the notebook (the "keepInNotebook" setting). */
   keep: () => boolean;
 }
@@ -116,6 +118,8 @@ export class CellMemory {
     this._kernels.add(kernel);
     const onComm = (comm: Kernel.IComm): void => {
       comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => this.receive(kernel, msg.content.data);
+      const hello: CellsHello = { v: CELL_MEMORY_VERSION, type: 'hello', language: this._options.language };
+      comm.send(hello);
     };
     kernel.registerCommTarget(CELLS_TARGET, comm => onComm(comm));
     // A page loaded after `%load_ext`: the kernel's comm is open already; listen to it under its id.
@@ -154,7 +158,10 @@ export class CellMemory {
     const badge = badgeNode(readRecord(cell.model.getMetadata(CELL_METADATA_KEY)), this._options.trans);
     cell.node.classList.toggle('mgenv-cell-has-memory', badge !== null);
     if (badge) {
+      cell.node.style.setProperty('--mgenv-badge-lines', String(badge.childElementCount));
       cell.node.append(badge);
+    } else {
+      cell.node.style.removeProperty('--mgenv-badge-lines');
     }
   }
 }
