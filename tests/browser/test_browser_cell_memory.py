@@ -59,7 +59,8 @@ def badge(page, index: int) -> dict:
     return page.evaluate("""index => {
         const cell = window.jupyterapp.shell.currentWidget.content.widgets[index];
         const node = cell.node.querySelector(':scope > .mgenv-cell-memory');
-        return node && {text: node.innerText, title: node.title, leak: node.classList.contains('mgenv-cell-memory-leak')};
+        return node && {text: node.innerText, title: node.title,
+                        leak: node.classList.contains('mgenv-cell-memory-leak')};
     }""", index)
 
 
@@ -76,7 +77,8 @@ BADGE_OVERLAPS_JS = """() => {
         range.selectNodeContents(prompt);
         const others = [['prompt text', range.getBoundingClientRect()],
                         ['editor', cell.querySelector('.jp-InputArea-editor').getBoundingClientRect()],
-                        ...[...cell.querySelectorAll('.jp-OutputArea-output')].map(o => ['output', o.getBoundingClientRect()])];
+                        ...[...cell.querySelectorAll('.jp-OutputArea-output')]
+                            .map(o => ['output', o.getBoundingClientRect()])];
         const next = cell.nextElementSibling;
         if (next) others.push(['next cell', next.getBoundingClientRect()]);
         for (const [what, other] of others) {
