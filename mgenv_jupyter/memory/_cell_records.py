@@ -86,6 +86,7 @@ class CellRecord:
 @dataclass
 class _Runs:
     kept: deque[dict[str, int]] = field(default_factory=lambda: deque(maxlen=LEAK_RUNS))
+    after: deque[dict[str, int]] = field(default_factory=lambda: deque(maxlen=LEAK_RUNS))
     walks: deque[dict[str, int] | None] = field(default_factory=lambda: deque(maxlen=LEAK_RUNS))
 
 
@@ -206,13 +207,20 @@ class CellRecords:
             self._runs.pop(next(iter(self._runs)))
         kept = {d.device: d.kept for d in devices if d.kept is not None}
         runs.kept.append(kept)
+        runs.after.append({d.device: d.after for d in devices if d.after is not None})
         grown = any(size >= LEAK_MIN_BYTES for size in kept.values())
         runs.walks.append(self._walked() if grown else None)
         if len(runs.kept) < LEAK_RUNS:
             return None
         for device in kept:
             series = [run.get(device) for run in runs.kept]
-            if all(size is not None and size >= LEAK_MIN_BYTES for size in series):
+            held = [run.get(device) for run in runs.after]
+            # Each run kept more, and what was held after each run grew: memory another cell gave back in between
+            # breaks the streak.
+            steps = zip(held, held[1:], strict=False)
+            growing = all(size is not None and size >= LEAK_MIN_BYTES for size in series) and all(
+                a is not None and b is not None and b - a >= LEAK_MIN_BYTES for a, b in steps)
+            if growing:
                 return Leak(device, LEAK_RUNS, tuple(int(s or 0) for s in series), self._grew(runs))
         return None
 
