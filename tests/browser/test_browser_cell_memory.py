@@ -18,6 +18,7 @@ import pytest
 from layout_checks import clipped_text, other_looks
 
 from lab_server import (
+    ARTIFACTS,
     TOKEN,
     chromium_page,
     execute_command,
@@ -140,6 +141,8 @@ def test_badges_rerun_leak_and_the_saved_notebook_in_jupyterlab(lab):
         assert "keeps more memory each time it runs" in note and "leak +512 MiB" in note
         problems = {"1400-light": layout(page)}
         screenshot(page, "cell-memory-1400-light.png")
+        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-WindowedPanel-viewport").screenshot(
+            path=str(ARTIFACTS / "cell-memory-notebook.png"))  # the README's picture (docs/cell-memory.png)
 
         def look(look_name: str) -> list[str]:
             page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
