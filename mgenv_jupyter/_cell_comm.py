@@ -103,7 +103,8 @@ def _on_msg(msg: Any) -> None:
     language we do not speak, is ignored: this comm changes nothing else."""
     from ._text import LANGUAGES, learn_language
 
-    data = msg.get("content", {}).get("data") if isinstance(msg, dict) else None
+    content = msg.get("content") if isinstance(msg, dict) else None
+    data = content.get("data") if isinstance(content, dict) else None
     if isinstance(data, dict) and data.get("type") == "hello" and data.get("language") in LANGUAGES:
         learn_language(data["language"])
 

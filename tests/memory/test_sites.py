@@ -105,10 +105,10 @@ def test_memtrace_magic_refuses_bad_input(ip):
     with pytest.raises(UsageError, match="invalid choice: 'maybe'"):
         ip.run_line_magic("memtrace", "maybe")
     with pytest.raises(UsageError, match="no arguments"):
-        ip.run_cell_magic("memtrace", "on", "x = 1")
+        ip.run_cell_magic("memtrace", "on", "refused_cell_ran = 1")
     with pytest.raises(UsageError, match="unrecognized arguments"):
-        ip.run_cell_magic("memtrace", "--fast", "x = 1")
-    assert "x" not in ip.user_ns or ip.user_ns["x"] != 1
+        ip.run_cell_magic("memtrace", "--fast", "refused_cell_ran = 1")
+    assert "refused_cell_ran" not in ip.user_ns
     assert ip.run_line_magic("memtrace", "off").on is False
 
 
