@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._text import Text, current_language
+from ..catalog._allocation_stacks import FACTS
 from ..catalog._values import format_size
 
 if TYPE_CHECKING:
@@ -106,15 +107,6 @@ TRACING_ON = Text("Recording where memory is allocated in every cell from the ne
                   "从下一个单元起,记录每个单元的内存分配位置(%memtrace off 停止)")
 TRACING_OFF = Text("No longer recording where memory is allocated (JAX still keeps its own record)",
                    "已停止记录内存分配位置(JAX 仍保留其自身的记录)")
-RECORDS = {
-    "jax": Text("JAX: always recorded (its device memory profile)", "JAX:始终记录(其设备内存分析)"),
-    "torch": Text("PyTorch: the CUDA memory history, kept on", "PyTorch:CUDA 显存历史,保持开启"),
-}
-CPU_ONLY = {
-    "torch": Text("PyTorch: no CUDA started, so each cell is recorded by its CPU profiler's memory events while it "
-                  "runs",
-                  "PyTorch:尚未启动 CUDA,每个单元运行时由 CPU 性能分析器的内存事件记录"),
-}
 NONE_LOADED = Text("no framework that records stacks is loaded yet: JAX and PyTorch are recorded once imported",
                    "尚未加载可记录调用栈的框架:JAX 与 PyTorch 导入后即被记录")
 
@@ -133,7 +125,8 @@ class TracingView:
             return [TRACING_OFF.get(lang)]
         lines = [TRACING_ON.get(lang)]
         for key, recording in self.frameworks.items():
-            text = RECORDS.get(key) if recording else CPU_ONLY.get(key)
+            facts = FACTS.get(key)
+            text = None if facts is None else facts.kept_on if recording else facts.per_cell
             if text is not None:
                 lines.append("  " + text.get(lang))
         if not self.frameworks:

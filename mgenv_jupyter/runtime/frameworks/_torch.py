@@ -232,10 +232,10 @@ def _cpu_stack(event: Any, kinds: Any) -> tuple[Frame, ...]:
 
 
 class TorchRecorder:
-    """Where PyTorch's memory was allocated, for the sites. On CUDA, the memory history: on for a traced cell (or
-    kept on across cells), read at the trace's peak, or now at a failure. On the CPU, the profiler's memory events
-    for the traced cell (PyTorch keeps no record of CPU blocks otherwise, so there is nothing to read at a failure
-    outside a traced cell)."""
+    """Where PyTorch's memory was allocated, for the sites. Once CUDA is started, the memory history: on for a traced
+    cell (or kept on across cells), read at the trace's peak, or now at a failure. Without CUDA, the CPU profiler's
+    memory events for the traced cell (PyTorch keeps no record of CPU blocks otherwise, so there is nothing to read at
+    a failure outside a traced cell)."""
 
     framework = "torch"
 
@@ -259,7 +259,8 @@ class TorchRecorder:
 
     def start(self) -> None:
         self._cuda = self._kept_on or cuda_history(True)
-        self._cpu = CpuProfile().start()
+        # The CPU profiler records every operator too: only where there is no CUDA history to read instead.
+        self._cpu = None if self._cuda else CpuProfile().start()
 
     def stop(self) -> BlockRecord | None:
         cpu, self._cpu = self._cpu, None
