@@ -31,15 +31,30 @@ def _show_leak(record: CellRecord) -> None:
     display(LeakNote(record))
 
 
+def _sampler_of(shell: Any) -> Any:
+    """The kernel's sampler as the out-of-memory recorder keeps it going (asking `kernel_sampler()` at every cell
+    would re-read the simulation's setting, importing its modules behind the user's back)."""
+    hook = getattr(shell, "_mgenv_jupyter_oom", None)
+
+    def sampler() -> Any:
+        found = hook.recorder.ensure() if hook is not None else None
+        if found is None:
+            from .memory._shared import kernel_sampler
+
+            found = kernel_sampler()
+        return found
+
+    return sampler
+
+
 def start(shell: Any) -> CellRecords:
     """Record every cell of `shell` and, in a kernel, send each record over the cells' comm; idempotent."""
     existing: CellRecords | None = getattr(shell, _ATTRIBUTE, None)
     if existing is not None:
         return existing
     from .memory._cell_records import CellRecords
-    from .memory._shared import kernel_sampler
 
-    records = CellRecords(kernel_sampler, _walk, _show_leak)
+    records = CellRecords(_sampler_of(shell), _walk, _show_leak)
     records.register(shell, _running_cell_id(shell))
     records.observe(_Sender(lambda: _open_comm(shell)))
     setattr(shell, _ATTRIBUTE, records)
@@ -67,6 +82,8 @@ class _Sender:
         self._opener = opener
         self.comm: Any = None
         self._open()
+        if self.comm is not None:  # what a record needs, now: nothing is imported behind the user's back later
+            from .presentation import _cell_records  # noqa: F401
 
     def _open(self) -> None:
         self.comm = self._opener()
@@ -78,12 +95,12 @@ class _Sender:
         self.comm = None
 
     def __call__(self, record: CellRecord) -> None:
-        from .presentation._cell_records import notice
-
         if self.comm is None:
             self._open()
-        if self.comm is None:
+        if self.comm is None:  # outside a kernel
             return
+        from .presentation._cell_records import notice
+
         try:
             self.comm.send(notice(record))
         except Exception:  # a closed comm must not break the user's cell

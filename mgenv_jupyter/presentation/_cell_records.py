@@ -4,12 +4,10 @@ a cell whose re-runs keep more memory each time, naming the variables that grew.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from typing import Any
 
 from .._text import Text, current_language
-from ..catalog._values import format_size
 from ..memory._cell_records import CellRecord
 from ..protocol._cells import CELL_MEMORY_VERSION, CellMemoryNotice, CellMemoryRecord
 
@@ -42,6 +40,8 @@ class LeakNote:
     language: str | None = None
 
     def lines(self) -> list[str]:
+        from ..catalog._values import format_size  # on a leak only: a record is sent without it
+
         lang = self.language or current_language()
         leak = self.record.leak
         if leak is None:
@@ -64,6 +64,8 @@ class LeakNote:
         printer.text(repr(self))
 
     def _repr_html_(self) -> str:
+        import html
+
         first, *rest = self.lines()
         body = "".join(f"<div>{html.escape(line.strip())}</div>" for line in rest)
         return f"<div class='mgenv-leak'><div><b>{html.escape(first)}</b></div>{body}</div>"
