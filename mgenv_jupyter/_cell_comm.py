@@ -37,7 +37,7 @@ def _sampler_of(shell: Any) -> Any:
     hook = getattr(shell, "_mgenv_jupyter_oom", None)
 
     def sampler() -> Any:
-        found = hook.recorder.ensure() if hook is not None else None
+        found = hook.recorder.sampler if hook is not None else None  # never restarts a paused recording
         if found is None:
             from .memory._shared import kernel_sampler
 
