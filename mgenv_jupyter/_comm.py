@@ -218,6 +218,19 @@ class RequestHandler:
         report = self.env.set(list(remedy.assignments), source="oom_report", force=False, live=True)
         return [wire.result_reply(report, self.language, request_id)]
 
+    def _on_memtrace(self, data: dict[str, Any], request_id: str) -> list[Reply]:
+        """The out-of-memory report's "Record allocation sites": what `%memtrace on|off` does, for this kernel."""
+        on = _field(data, "on", bool)
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        if shell is None:
+            raise BadRequest("this kernel has no IPython shell to record cells of")
+        from .memory._tracing import kernel_tracer
+
+        kernel_tracer(shell).switch(shell, on)
+        return [wire.result_reply(None, self.language, request_id)]
+
     def _on_history(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         before = _field(data, "before", (int, type(None)), None)
         limit = _field(data, "limit", int, STATE_HISTORY)

@@ -336,7 +336,7 @@ def complete(ipython: Any, event: Any) -> list[str]:
 
 
 MAGICS = ("envset", "envget", "envunset", "envlist", "envdiff", "envexport", "envload", "envlang", "memchart", "oom",
-          "memfree", "memholders")
+          "memfree", "memholders", "memtrace")
 
 
 def register(ipython: Any) -> None:
@@ -351,6 +351,9 @@ def register(ipython: Any) -> None:
     hook.install(ipython, show_oom_report)
     _oom_report_display(ipython, on=True)
     _comm_target(ipython, on=True)
+    from . import _cell_comm
+
+    _cell_comm.start(ipython)
     for magic in _COMPLETED_MAGICS:
         ipython.set_hook("complete_command", complete, str_key=magic)
     ipython._mgenv_jupyter_loaded = True
@@ -373,6 +376,14 @@ def unregister(ipython: Any) -> None:
             if not chain.chain:
                 del chains[magic]
     _comm_target(ipython, on=False)
+    from . import _cell_comm
+
+    _cell_comm.stop(ipython)
+    from .memory._tracing import existing_tracer
+
+    tracer = existing_tracer(ipython)
+    if tracer is not None and tracer.on:
+        tracer.switch(ipython, False)
     from .oom import _hook as hook
 
     hook.uninstall(ipython)

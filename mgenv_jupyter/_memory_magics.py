@@ -1,22 +1,25 @@
-"""`%memfree` and `%memholders`: give back what a failed cell holds, and say which variables hold the rest.
+"""`%memfree`, `%memholders` and `%memtrace`: give back what a failed cell holds, say which variables hold the
+rest, and which lines allocated it.
 
-Thin front ends of `oom.free.free` and `memory.holders.memory_holders`, imported on first use; what they return is
-the view a notebook shows (`.result` / `.holders` are the data).
+Thin front ends of `oom.free.free`, `memory.holders.memory_holders` and `memory.tracing`, imported on first use; what
+they return is the view a notebook shows (`.result` / `.holders` / `.sites` are the data).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from IPython.core.magic import Magics, line_magic, magics_class, no_var_expand
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ._magics import _parse_args
 
 if TYPE_CHECKING:
     from .presentation._freeing import FreeView, HoldersView
+    from .presentation._sites import SitesView, TracingView
 
-MAGICS = ("memfree", "memholders")
+MAGICS = ("memfree", "memholders", "memtrace")
 
 
 def free(outputs: bool = False) -> FreeView:
@@ -38,6 +41,40 @@ def holders() -> HoldersView:
     from .presentation._freeing import HoldersView
 
     return HoldersView(memory_holders())
+
+
+def trace(shell: Any, cell: str) -> SitesView:
+    """Run `cell` in `shell`'s namespace with every loaded framework recording where it allocates, and return the
+    live memory at the cell's peak by the line that allocated it. An error in the cell propagates as it would
+    without the magic (an out-of-memory report then names the lines)."""
+    from .memory._sites import CellNames
+    from .memory._tracing import kernel_tracer, running_cell
+    from .presentation._sites import SitesView
+
+    tracer = kernel_tracer(shell)
+    number = running_cell(shell)
+    # One blank line first: the body's line numbers are the cell's as the user sees it (the magic's line is line 1).
+    source = "\n" + shell.transform_cell(cell)
+    filename = shell.compile.cache(source, number if number is not None else 0, raw_code=source)
+    code = shell.compile(source, filename, "exec")
+    tracer.begin(number)
+    try:
+        exec(code, shell.user_global_ns, shell.user_ns)
+    finally:
+        sites = tracer.finish(CellNames(shell))
+    if sites is None:  # an out-of-memory report ended the recording first (it cannot here: the cell succeeded)
+        from .memory._sites import Sites
+
+        sites = Sites((), "peak", cell=number)
+    return SitesView(sites)
+
+
+def tracing(shell: Any, on: bool) -> TracingView:
+    """Record where memory is allocated in every cell from the next one on (`on`), or stop."""
+    from .memory._tracing import kernel_tracer
+    from .presentation._sites import TracingView
+
+    return TracingView(on, kernel_tracer(shell).switch(shell, on))
 
 
 @magics_class
@@ -63,3 +100,30 @@ class MemoryMagics(Magics):
         storage counted once), so you know which `del` gives what back. `.holders` is the data."""
         _parse_args(self.memholders, line)
         return holders()
+
+    @no_var_expand
+    @magic_arguments()
+    @argument("mode", nargs="?", choices=("on", "off"),
+              help="on: record every cell from the next one on; off: stop (as a cell magic: none)")
+    @line_cell_magic
+    def memtrace(self, line: str, cell: str | None = None) -> Any:
+        """Which lines allocated the memory. As a cell magic (`%%memtrace`), run the cell with every loaded framework
+        recording where it allocates and show the live memory at the cell's peak by cell and line, largest first
+        (`.frame()`: one row a site with cell, line, code, bytes, blocks). `%memtrace on` records every cell from
+        the next one on, so an out-of-memory report says where the memory was allocated; `%memtrace off` stops;
+        `%memtrace` alone shows the last recorded cell's sites. JAX records always; PyTorch records while this is
+        on (its CUDA memory history, or its CPU profiler's memory events); others record no stacks, as said."""
+        mode = _parse_args(self.memtrace, line).mode
+        if cell is not None:
+            if mode is not None:
+                raise UsageError(f"%%memtrace takes no arguments (got {mode!r}): %memtrace {mode} is a line magic")
+            return trace(self.shell, cell)
+        if mode is not None:
+            return tracing(self.shell, mode == "on")
+        from .memory._tracing import kernel_tracer
+        from .presentation._sites import SitesView
+
+        last = kernel_tracer(self.shell).last
+        if last is None:
+            raise UsageError("no cell has been recorded yet: run one with %%memtrace, or turn %memtrace on")
+        return SitesView(last)

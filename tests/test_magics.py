@@ -307,7 +307,7 @@ def _count_of_everything(ip) -> tuple[int, int, int, int, int]:
 
 def test_unloading_removes_what_loading_installed_and_reloading_gives_one_of_each(ip):
     loaded = _count_of_everything(ip)
-    assert loaded == (1, 5, 12, 1, 1)  # 12: eight %env…, %memchart, %oom, %memfree, %memholders
+    assert loaded == (1, 5, 13, 1, 1)  # 13: eight %env…, %memchart, %oom, %memfree, %memholders, %memtrace
     ip.run_line_magic("unload_ext", "mgenv_jupyter")
     assert _count_of_everything(ip) == (0, 0, 0, 0, 0)
     for _ in range(3):

@@ -22,8 +22,11 @@ import { askToRestart } from './sidebar/restartDialog';
 import { SidebarSettings } from './sidebar/settings';
 import { catalogLanguage, DOMAIN } from './sidebar/text';
 import { FREE_MIME, OOM_MIME } from './protocol';
+import { CellMemory } from './cellmemory/cellMemory';
+import { CellMemorySettings } from './cellmemory/settings';
 
 const PLUGIN_ID = 'mgenv-jupyter:sidebar';
+const CELL_MEMORY_ID = 'mgenv-jupyter:cell-memory';
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
@@ -68,6 +71,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       apply: (notebook, choice) => panel.follower.applyRemedy(notebook, choice),
       restart: () => app.commands.execute(COMMAND_IDS.restart),
       free: notebook => panel.follower.free(notebook),
+      recordSites: notebook => panel.follower.recordSites(notebook),
       shutdownHolder: shutdownKernelHolder(app, trans)
     });
     const addRenderer = (notebook: NotebookPanel): void => {
@@ -84,4 +88,31 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default plugin;
+/** Each cell's memory, kept in the notebook and shown as a badge by its prompt (cellmemory/cellMemory.ts). */
+const cellMemory: JupyterFrontEndPlugin<void> = {
+  id: CELL_MEMORY_ID,
+  description: 'Each cell’s peak and kept memory, written into its metadata and shown by its prompt.',
+  autoStart: true,
+  requires: [INotebookTracker],
+  optional: [ITranslator, ISettingRegistry],
+  activate: (
+    app: JupyterFrontEnd,
+    notebooks: INotebookTracker,
+    translator: ITranslator | null,
+    registry: ISettingRegistry | null
+  ) => {
+    const settings = new CellMemorySettings();
+    registry
+      ?.load(CELL_MEMORY_ID)
+      .then(loaded => settings.follow(loaded))
+      .catch(reason => console.warn('mgenv_jupyter: the cells’ memory setting could not be loaded; on', reason));
+    const translation = translator ?? nullTranslator;
+    new CellMemory(notebooks, {
+      trans: translation.load(DOMAIN),
+      language: catalogLanguage(translation.languageCode),
+      keep: () => settings.keep
+    });
+  }
+};
+
+export default [plugin, cellMemory];

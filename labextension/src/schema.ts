@@ -455,6 +455,7 @@ export type OomReportParts = {
   free?: OomFreeOffer | null;
   kernel_holder?: OomKernelHolder | null;
   holders?: HoldersData;
+  record_sites?: string | null;
 };
 
 /** The report in the report's language: the headline, the lines of the verdict, numbers and other processes (`sections`, each a title line then its lines), the timeline, the remedies best first (or `no_remedy`), the footer. */
@@ -462,6 +463,7 @@ export type OomReportData = {
   free?: OomFreeOffer | null;
   kernel_holder?: OomKernelHolder | null;
   holders?: HoldersData;
+  record_sites?: string | null;
   v: number;
   id: string;
   language: string;
@@ -488,6 +490,14 @@ export type OomNotice = {
   v: number;
   type: 'oom';
   report: OomReportData;
+};
+
+/** Front end → kernel, over the sidebar's comm: record where memory is allocated in every cell from the next one on (`on`), or stop: what `%memtrace on|off` does. Answered by "result", or "error". */
+export type MemtraceRequest = {
+  v: number;
+  id: string;
+  type: 'memtrace';
+  on: boolean;
 };
 
 export type GpuViewState = 'ok' | 'no_driver' | 'no_gpu' | 'error';
@@ -560,7 +570,64 @@ export type GpuOwnersReply = {
   owners: GpuOwner[];
 };
 
-export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest | RemedyRequest;
+/** One device's figures for a cell ("gpu0", "gpu0 (simulated)", "host"): the highest sample while it ran, what it kept (after − before), and the memory before and after it; null where no reading was had. */
+export type DeviceMemoryInfo = {
+  device: string;
+  peak: number | null;
+  kept: number | null;
+  before: number | null;
+  after: number | null;
+};
+
+/** A variable that holds more memory after this run than after the first of the growing runs. */
+export type GrewInfo = {
+  name: string;
+  bytes: number;
+};
+
+/** Running this cell again kept more memory on `device` each time: what each of the last `runs` runs kept, oldest first, and the variables that grew. */
+export type LeakInfo = {
+  device: string;
+  runs: number;
+  kept: number[];
+  grew: GrewInfo[];
+};
+
+/** The run before, as the metadata had it: its number and figures (the badge says the change against it). */
+export type PreviousRunInfo = {
+  execution_count: number | null;
+  devices: DeviceMemoryInfo[];
+};
+
+/** What a cell's metadata keeps under `CELL_METADATA_KEY` → "memory": the kernel's figures of the last run, when it ended (seconds since the epoch), how long it ran, whether it succeeded, whether the GPU is the simulated one, the leak it shows (null: none) and the run before (null: none known; written by the front end). */
+export type CellMemoryRecord = {
+  v: number;
+  execution_count: number | null;
+  time: number;
+  duration: number;
+  ok: boolean;
+  simulated: boolean;
+  devices: DeviceMemoryInfo[];
+  leak: LeakInfo | null;
+  previous: PreviousRunInfo | null;
+};
+
+/** Kernel → front end, over the cells' comm: the cell `cell_id` (the front end's id; null: the kernel was not given one, then `record.execution_count` names it) finished. */
+export type CellMemoryNotice = {
+  v: number;
+  type: 'cell_memory';
+  cell_id: string | null;
+  record: CellMemoryRecord;
+};
+
+/** Front end → kernel, over the cells' comm, once it listens: its language ("en" or "zh"), so the note under a leaking cell is in the user's language (as the sidebar's hello does). Anything else on this comm is ignored. */
+export type CellsHello = {
+  v: number;
+  type: 'hello';
+  language: string;
+};
+
+export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest | RemedyRequest | MemtraceRequest;
 
 /** A request as the front end writes it; the client adds `v` and `id` as it sends it. */
 export type RequestBody<R extends Request = Request> = R extends Request ? Omit<R, 'v' | 'id'> : never;
@@ -584,6 +651,9 @@ export const OOM_MIME = 'application/vnd.mgenv-jupyter.oom+json';
 export const OOM_VERSION = 3;
 export const FREE_MIME = 'application/vnd.mgenv-jupyter.free+json';
 export const FREE_VERSION = 1;
+export const CELLS_TARGET = 'mgenv_jupyter.cells';
+export const CELL_METADATA_KEY = 'mgenv_jupyter';
+export const CELL_MEMORY_VERSION = 1;
 /** Changes a history request may ask for at once, and the most a sidebar holds. */
 export const MAX_HISTORY_WINDOW = 500;
 /** Statuses of a value that reaches the framework only in a new kernel process (Status.needs_restart). */

@@ -134,3 +134,49 @@ describe('OomReportView', () => {
     expect(factory.defaultRank).toBeLessThan(50);
   });
 });
+
+describe('the report’s "Record allocation sites" button', () => {
+  const withOffer = { ...REPORT, record_sites: 'Record allocation sites' };
+
+  function recording(answer: any) {
+    const asked: unknown[] = [];
+    const panel = {} as any;
+    const view = new OomReportView({
+      trans,
+      notebookOf: () => panel,
+      apply: async () => null,
+      restart: async () => undefined,
+      recordSites: async notebook => {
+        asked.push(notebook);
+        return answer;
+      }
+    });
+    return { view, asked, panel };
+  }
+
+  it('is shown only where the kernel offers it, and one click asks that notebook’s kernel', async () => {
+    const { view, asked, panel } = recording({ v: 1, type: 'result', reply_to: 'x', changes: [], status: null, restart: false });
+    await view.renderModel(model(REPORT));
+    expect(view.node.querySelector('.mgenv-oom-record-sites')).toBeNull();
+    await view.renderModel(model(withOffer));
+    const button = view.node.querySelector<HTMLButtonElement>('.mgenv-oom-record-sites button')!;
+    expect(button.textContent).toBe('Record allocation sites');
+    button.click();
+    await flush();
+    expect(asked).toEqual([panel]);
+    expect(button.disabled).toBe(true);
+    expect(view.node.querySelector('.mgenv-oom-record-said')!.textContent).toBe(
+      'Recording from the next cell on: run the cell again to see its lines.'
+    );
+  });
+
+  it('says the kernel’s refusal, and can be clicked again', async () => {
+    const { view } = recording({ v: 1, type: 'error', reply_to: 'x', message: 'this kernel has no IPython shell' });
+    await view.renderModel(model(withOffer));
+    const button = view.node.querySelector<HTMLButtonElement>('.mgenv-oom-record-sites button')!;
+    button.click();
+    await flush();
+    expect(button.disabled).toBe(false);
+    expect(view.node.querySelector('.mgenv-oom-record-said')!.textContent).toBe('this kernel has no IPython shell');
+  });
+});

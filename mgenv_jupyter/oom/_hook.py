@@ -74,7 +74,7 @@ class OomHook:
             from ..runtime import session
             from ._report import build_report, remember
 
-            report = build_report(event, sampler, session())
+            report = build_report(event, sampler, session(), *_sites(sampler))
             remember(report)
             self.show(report)
         except Exception:  # the user's cell already failed; the report must never add a second traceback
@@ -82,6 +82,26 @@ class OomHook:
         finally:
             if kept is not None:
                 _restore_last_error(self.shell, kept)
+
+
+def _sites(sampler: Any) -> tuple[Any, tuple[str, ...]]:
+    """Where the memory was allocated at the failure (memory/_tracing.py), never a reason for no report."""
+    try:
+        from IPython import get_ipython
+
+        from ..memory._tracing import failure_sites
+
+        shell = get_ipython()
+        running = sampler.cells.running if sampler is not None else None
+        cell = running.cell if running is not None else None
+        if cell is None:
+            from ..memory._tracing import running_cell
+
+            cell = running_cell(shell)
+        return failure_sites(shell, cell) if shell is not None else (None, ())
+    except Exception:
+        log.exception("mgenv_jupyter could not read where the memory was allocated")
+        return None, ()
 
 
 def install(shell: Any, show: Callable[[OomReport], None], interval: float | None = None) -> OomHook:

@@ -21,6 +21,7 @@ from ._state import MemoryState, read_state
 
 if TYPE_CHECKING:
     from ..memory._sampler import Sampler
+    from ..memory._sites import Sites
     from ..protocol import SeriesInfo
     from ..runtime import EnvSession
     from ._free import FreeResult
@@ -65,6 +66,10 @@ class OomReport:
     took: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
     holders: Holders | None = None
+    # Where the memory live at the failure was allocated (None: no framework recorded it), and the loaded frameworks
+    # that record it only when asked (`%memtrace on`): the report says how.
+    sites: Sites | None = None
+    record_offer: tuple[str, ...] = ()
     # The report's id: a random token, so a remedy id (`remedy_id`) names one remedy of this report and no other.
     key: str = field(default_factory=lambda: secrets.token_hex(8))
 
@@ -97,6 +102,8 @@ class OomReport:
             "remedies": [r.to_json() for r in self.remedies],
             "notes": list(self.notes),
             "holders": self.holders.to_json() if self.holders is not None else None,
+            "sites": self.sites.to_json() if self.sites is not None else None,
+            "record_offer": list(self.record_offer),
         }
 
     def __repr__(self) -> str:
@@ -141,8 +148,10 @@ def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, n
                     tuple(peaks), sampler.series_info(series))
 
 
-def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSession) -> OomReport:
-    """Explain `event` with what `sampler` recorded and what `session` has set."""
+def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSession, sites: Sites | None = None,
+                 record_offer: tuple[str, ...] = ()) -> OomReport:
+    """Explain `event` with what `sampler` recorded and what `session` has set; `sites` are where the memory was
+    allocated, `record_offer` the frameworks that would say so with recording on."""
     started = time.perf_counter()
     now = time.time()
     state = read_state(sampler)
@@ -152,7 +161,7 @@ def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSessio
     # The walk never raises and keeps its time bound, whatever the namespace holds (memory/_holders.py).
     holders = memory_holders(max_seconds=HOLDERS_SECONDS)
     return OomReport(event, now, state, timeline, tuple(findings), tuple(chosen), time.perf_counter() - started,
-                     state.notes, holders=holders)
+                     state.notes, holders=holders, sites=sites, record_offer=record_offer)
 
 
 LAST: LastResult[OomReport] = LastResult("out-of-memory report")

@@ -10,7 +10,7 @@ from typing import get_args, get_type_hints
 
 from ._freeing import FreedReply, FreeRequest
 from ._memory import Batch, Snapshot
-from ._oom import OomNotice, RemedyRequest
+from ._oom import MemtraceRequest, OomNotice, RemedyRequest
 from ._sidebar import (
     CatalogReply,
     ChangedNotice,
@@ -31,7 +31,7 @@ from ._sidebar import (
 )
 
 REQUESTS = (HelloRequest, SetRequest, UnsetRequest, RefreshRequest, MemoryRequest, HistoryRequest, ProfileRequest,
-            VerifyRequest, FreeRequest, RemedyRequest)
+            VerifyRequest, FreeRequest, RemedyRequest, MemtraceRequest)
 REPLIES = (CatalogReply, StateReply, ResultReply, ErrorReply, ChangedNotice, HistoryReply, ProfileReply, FreedReply)
 NOTICES = (ChangedNotice, OomNotice, VerifyNotice)
 MEMORY = (Batch, Snapshot)

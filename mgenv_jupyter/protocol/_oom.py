@@ -79,6 +79,9 @@ class OomReportParts(TypedDict, total=False):
     free: OomFreeOffer | None
     kernel_holder: OomKernelHolder | None
     holders: HoldersData
+    # The label of the button that turns allocation-site recording on (a "memtrace" request), where a loaded framework
+    # records only when asked; null: nothing to turn on. The sites themselves are one of `sections`.
+    record_sites: str | None
 
 
 class OomReportData(OomReportParts):
@@ -117,3 +120,13 @@ class OomNotice(TypedDict):
     v: int
     type: Literal["oom"]
     report: OomReportData
+
+
+class MemtraceRequest(TypedDict):
+    """Front end → kernel, over the sidebar's comm: record where memory is allocated in every cell from the next one
+    on (`on`), or stop: what `%memtrace on|off` does. Answered by "result", or "error"."""
+
+    v: int
+    id: str
+    type: Literal["memtrace"]
+    on: bool

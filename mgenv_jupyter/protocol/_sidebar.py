@@ -47,7 +47,8 @@ from typing import Literal, TypedDict
 PROTOCOL_VERSION = 1
 COMM_TARGET = "mgenv_jupyter"
 
-REQUEST_TYPES = ("hello", "set", "unset", "refresh", "memory", "history", "profile", "verify", "free", "remedy")
+REQUEST_TYPES = ("hello", "set", "unset", "refresh", "memory", "history", "profile", "verify", "free", "remedy",
+                 "memtrace")
 REPLY_TYPES = ("catalog", "state", "result", "error", "changed", "history", "profile", "freed")
 # A notebook profile is applied only through a "profile" request, after the user approved that exact profile.
 # An out-of-memory report's button sends a "remedy" request naming the kernel's own remedy (protocol/_oom.py), never

@@ -171,6 +171,11 @@ export class KernelClient {
     return this._request({ type: 'free' });
   }
 
+  /** Record where memory is allocated in every cell from the next one on (what `%memtrace on` does), or stop. */
+  memtrace(on: boolean): Promise<Answer> {
+    return this._request({ type: 'memtrace', on });
+  }
+
   refresh(): void {
     void this._request({ type: 'refresh' });
   }

@@ -160,6 +160,17 @@ export class NotebookFollower {
     return this._client ? this._client.free() : null;
   }
 
+  /** Turn allocation-site recording on in `panel`'s kernel (the report's "Record allocation sites"). */
+  async recordSites(panel: NotebookPanel): Promise<Answer | null> {
+    if (panel !== this._panel || panel.isDisposed) {
+      return null;
+    }
+    if (!this._client && this._kernel && !this._kernel.isDisposed) {
+      this._connect(this._kernel);
+    }
+    return this._client ? this._client.memtrace(true) : null;
+  }
+
   /** A remedy clicked in the panel's copy of the last out-of-memory report: for the followed notebook. */
   applyRemedyToFollowed(choice: RemedyChoice): Promise<Answer | null> {
     return this._panel ? this.applyRemedy(this._panel, choice) : Promise.resolve(null);

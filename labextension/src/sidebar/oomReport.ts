@@ -32,6 +32,8 @@ export interface OomReportOptions {
   restart: () => Promise<unknown>;
   /** Ask that notebook's kernel to give back what the failed cell holds (null: no kernel followed there). */
   free?: (panel: NotebookPanel) => Promise<Answer | null>;
+  /** Turn allocation-site recording on in that notebook's kernel (null: no kernel followed there). */
+  recordSites?: (panel: NotebookPanel) => Promise<Answer | null>;
   /** Shut down another kernel of this server that holds most of the GPU, after asking (oomHolder.ts). */
   shutdownHolder?: ShutdownHolder;
 }
@@ -74,6 +76,9 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
       }
       this.node.append(section);
     }
+    if (data.record_sites && this._options.recordSites) {
+      this.node.append(this._recordSites(data.record_sites));
+    }
     const timeline = timelineView(data.timeline, undefined, this._options.trans);
     this._chart = timeline.chart;
     this.node.append(timeline.node);
@@ -114,6 +119,33 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
   private _destroyChart(): void {
     this._chart?.destroy();
     this._chart = null;
+  }
+
+  /** The button that turns allocation-site recording on: one click, a JSON "memtrace" request; the kernel says. */
+  private _recordSites(label: string): HTMLElement {
+    const { trans, notebookOf, recordSites } = this._options;
+    const row = el('div', 'mgenv-oom-record-sites');
+    const button = document.createElement('button');
+    button.className = 'jp-Button jp-mod-styled jp-mod-accept';
+    button.textContent = label;
+    const said = el('span', 'mgenv-oom-record-said');
+    button.addEventListener('click', () => {
+      const panel = notebookOf(this.node);
+      button.disabled = true;
+      void (panel && recordSites ? recordSites(panel) : Promise.resolve(null)).then(answer => {
+        button.disabled = answer?.type === 'result';
+        said.textContent =
+          answer === null
+            ? trans.__('This report’s notebook has no running kernel to set it in.')
+            : answer.type === 'result'
+              ? trans.__('Recording from the next cell on: run the cell again to see its lines.')
+              : answer.type === 'error'
+                ? answer.message
+                : answer.type;
+      });
+    });
+    row.append(button, said);
+    return row;
   }
 
   private _freeOffer(offer: OomFreeOffer): HTMLElement {

@@ -30,6 +30,7 @@ def oom_html(view: OomText) -> str:
         remedies = f"<li>{html.escape(offer_line(free, view.lang).strip().removeprefix('• '))}</li>" + remedies
     return (f"<div class='mgenv-oom'><div><b>{html.escape(view.headline())}</b></div>"
             f"{block(view.verdict_lines())}{block(view.number_lines())}{block(view.process_lines())}"
-            f"{block(view.timeline_lines())}<div>{html.escape(REMEDIES.get(view.lang))}:</div><ol>{remedies}</ol>"
+            f"{block(view.timeline_lines())}{block(view.site_lines())}<div>{html.escape(REMEDIES.get(view.lang))}:</div>"
+            f"<ol>{remedies}</ol>"
             f"{holders._repr_html_() if (holders := report_holders(view.report, view.lang)) is not None else ''}"
             f"<div><small>{html.escape(view.footer())}</small></div></div>")

@@ -34,6 +34,7 @@ from ._words import (
     ONCE_SET,
     PROCESS_LINE,
     PROCESSES,
+    RECORD_HINT,
     REMEDIES,
     RESTART,
     SAMPLES,
@@ -154,6 +155,20 @@ class OomText:
         interval = f"{statistics.median(gaps):.1f}".removesuffix(".0") if gaps else "?"  # 0.97 → "1", 0.25 → "0.2"
         return self.say(SAMPLES, count=len(before), interval=interval, failure=failure)
 
+    def site_lines(self) -> list[str]:
+        """Where the memory live at the failure was allocated, by line (when a framework recorded it), and how to
+        have it recorded where a loaded framework records only when asked."""
+        from ...catalog._frameworks import BY_KEY
+        from .._sites import SitesView
+
+        sites = self.report.sites
+        lines = SitesView(sites, self.lang).lines() if sites is not None and sites.frameworks else []
+        if self.report.record_offer:
+            names = ", ".join(BY_KEY[key].label.get(self.lang) if key in BY_KEY else key
+                              for key in self.report.record_offer)
+            lines.append(("  " if lines else "") + self.say(RECORD_HINT, frameworks=names))
+        return lines
+
     def when(self, remedy: Remedy) -> str:
         """When a remedy takes effect: what the session will say of it once set ("applied live", "takes effect at
         first use"...), the words %envdiff and the sidebar use; a restart names the button that does it."""
@@ -181,7 +196,8 @@ class OomText:
 
     def lines(self) -> list[str]:
         return [self.headline(), *self.verdict_lines(), *self.number_lines(), *self.process_lines(),
-                *self.timeline_lines(), *self.remedy_lines(), *self.holder_lines(), self.footer()]
+                *self.timeline_lines(), *self.site_lines(), *self.remedy_lines(), *self.holder_lines(),
+                self.footer()]
 
     def footer(self) -> str:
         return self.say(FOOTER, ms=f"{self.report.took * 1000:.0f}")

@@ -8,7 +8,7 @@ from ...protocol._oom import OOM_VERSION, OomKernelHolder, OomRemedyInfo, OomRep
 from .._freeing import offer_info, report_holders, report_offer
 from ._text import OomText
 from ._timeline import timeline_chart, timeline_title
-from ._words import NO_REMEDY, REMEDIES
+from ._words import NO_REMEDY, RECORD_BUTTON, REMEDIES
 
 
 def oom_data(view: OomText) -> OomReportData:
@@ -22,7 +22,8 @@ def oom_data(view: OomText) -> OomReportData:
          "envset": r.envset, "restart": r.restart, "when": view.when(r),
          "why": r.why.get(view.lang), "caveat": r.caveat.get(view.lang) if r.caveat is not None else None}
         for index, r in enumerate(report.remedies)]
-    sections = [lines for lines in (view.verdict_lines(), view.number_lines(), view.process_lines()) if lines]
+    sections = [lines for lines in (view.verdict_lines(), view.number_lines(), view.process_lines(),
+                                    view.site_lines()) if lines]
     timeline: OomTimeline = {"title": timeline_title(view), "chart": timeline_chart(view),
                              "lines": [line.strip() for line in view.timeline_lines(sparklines=False)]}
     data: OomReportData = {
@@ -33,7 +34,8 @@ def oom_data(view: OomText) -> OomReportData:
         "no_remedy": None if remedies else NO_REMEDY.get(view.lang),
         "footer": view.footer(),
         "free": offer_info(free, view.lang) if (free := report_offer(view.report)) else None,
-        "kernel_holder": _kernel_holder(view)}
+        "kernel_holder": _kernel_holder(view),
+        "record_sites": RECORD_BUTTON.get(view.lang) if report.record_offer else None}
     holders = report_holders(report, view.lang)
     if holders is not None:
         data["holders"] = holders.data()

@@ -62,3 +62,8 @@ FOOTER = T("Report made in {ms} ms. %oom shows it again; mgenv_jupyter.last_oom(
            "报告生成用时 {ms} 毫秒。%oom 可再次显示;mgenv_jupyter.last_oom() 以数据形式返回;"
            "remedy.apply() 通过会话设置。")
 SIMULATED = T(" (simulated)", "(模拟)")
+RECORD_HINT = T("Where the memory was allocated: {frameworks} records it only with recording on. Run %memtrace on (or "
+                "click \"Record allocation sites\"), then run the cell again to see the lines",
+                "内存分配位置:{frameworks} 仅在开启记录时记录。运行 %memtrace on(或点击“记录分配位置”),"
+                "然后重新运行该单元即可看到代码行")
+RECORD_BUTTON = T("Record allocation sites", "记录分配位置")

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..._imported import imported
 from ...catalog import Entry
+from .._live_blocks import StackRecorder
 from ._tensors import FrameworkTensors
 
 
@@ -183,3 +184,10 @@ def tensor_kinds() -> list[FrameworkTensors]:
         if declared is not None:
             found.append(declared)
     return found
+def stack_recorders() -> dict[str, StackRecorder]:
+    """A fresh recorder of allocation stacks for each framework that records them (catalog._allocation_stacks says
+    which), by the catalog's framework key."""
+    from . import _jax as jax
+    from . import _torch as torch
+
+    return {"jax": jax.JaxRecorder(), "torch": torch.TorchRecorder()}

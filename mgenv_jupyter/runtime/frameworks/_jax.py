@@ -5,10 +5,12 @@ hold."""
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Any
 
 from ..._imported import imported
 from ...catalog import Entry
+from .._live_blocks import BlockRecord, Frame, LiveBlocks
 from . import LiveApi
 from ._tensors import FrameworkTensors, Storage, TensorKind, device_name
 
@@ -75,3 +77,73 @@ def tensor_kinds() -> FrameworkTensors | None:
     if not isinstance(concrete, type):
         return None
     return FrameworkTensors("jax", (TensorKind(concrete, "jax.Array", _storage),))
+def live_blocks() -> BlockRecord | None:
+    """JAX's live buffers now and where each was allocated, from its device memory profile
+    (`jax.profiler.device_memory_profile()`, pprof). JAX records a Python stack for every buffer it allocates, always
+    ("the instrumentation is always enabled"), so there is nothing to turn on. None when JAX is not imported or has
+    no backend yet (asking would start one)."""
+    if imported("jax") is None or not backends_initialised():
+        return None
+    from ._pprof import samples
+
+    profile = sys.modules["jax"].profiler.device_memory_profile()
+    blocks = []
+    for sample in samples(profile):
+        if sample.labels.get("kind") != "buffer":  # compiled executables: no bytes of their own in the profile
+            continue
+        size = sample.values.get("space", 0)
+        if size <= 0:
+            continue
+        device = str(sample.labels.get("device", "?"))
+        frames = tuple(Frame(filename, line, function) for filename, line, function in sample.stack)
+        blocks.append(LiveBlocks(size, sample.values.get("allocations", 1), device, frames))
+    return BlockRecord("jax", tuple(blocks), sum(b.bytes for b in blocks))
+
+
+class JaxRecorder:
+    """Where JAX's memory was allocated, for the sites: JAX keeps every live buffer's stack itself, so recording a
+    cell only means looking often enough to see its peak. While a cell is traced a thread takes the profile every
+    `interval` seconds and keeps the largest; `stop()` compares it with one taken at the end."""
+
+    framework = "jax"
+
+    def __init__(self, interval: float = 0.05) -> None:
+        self.interval = interval
+        self._best: BlockRecord | None = None
+        self._stop: threading.Event | None = None
+        self._thread: threading.Thread | None = None
+
+    def available(self) -> bool:
+        return imported("jax") is not None  # a backend started during the cell is seen by the next profile
+
+    def keep_on(self, on: bool) -> bool:
+        return True  # always on: nothing to switch
+
+    def now(self) -> BlockRecord | None:
+        return live_blocks()
+
+    def start(self) -> None:
+        self._best = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, args=(self._stop,), name="mgenv-jax-sites", daemon=True)
+        self._thread.start()
+
+    def _poll(self, stop: threading.Event) -> None:
+        while not stop.wait(self.interval):
+            try:
+                self._keep(live_blocks())
+            except Exception:  # a profile that fails mid-cell is skipped; the one at the end still comes
+                continue
+
+    def _keep(self, record: BlockRecord | None) -> None:
+        if record is not None and (self._best is None or record.total > self._best.total):
+            self._best = record
+
+    def stop(self) -> BlockRecord | None:
+        if self._stop is not None and self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+        self._stop = self._thread = None
+        self._keep(live_blocks())
+        best, self._best = self._best, None
+        return best

@@ -1,5 +1,8 @@
 """PyTorch's run-time APIs: the allocator settings, the CPU thread count, and the compiler's config modules; the
 probe that tells whether CUDA (hence the allocator) has been initialised; and what its tensors and modules hold.
+probe that tells whether CUDA (hence the allocator) has been initialised; and where its memory was allocated: the CUDA
+memory history (`torch.cuda.memory._record_memory_history`, `_snapshot()`) and, on the CPU, the profiler's memory
+events with their Python stacks.
 
 `torch._C._accelerator_setAllocatorSettings` is what `torch.cuda.memory._set_allocator_settings` calls (the latter
 warns that it is deprecated in torch 2.13). It re-parses the whole string — keys left out go back to their defaults —
@@ -13,6 +16,7 @@ from typing import Any
 
 from ..._imported import imported
 from ...catalog import Entry
+from .._live_blocks import BlockRecord, Frame, LiveBlocks
 from . import LiveApi
 from ._tensors import (
     BUFFER,
@@ -123,3 +127,195 @@ def tensor_kinds() -> FrameworkTensors | None:
     return FrameworkTensors("torch", (TensorKind(torch.Tensor, "torch.Tensor", _storage),
                                       TensorKind(nn.Parameter, "torch.nn.Parameter", _storage)),
                             ModuleKind(nn.Module, "torch", _module_contents))
+# ---- where the memory was allocated ---------------------------------------------------------------------------------
+
+HISTORY_ENTRIES = 100_000  # alloc/free events the CUDA memory history keeps (PyTorch's own default)
+
+
+def cuda_history(on: bool) -> bool:
+    """Turn PyTorch's CUDA memory history on (a Python stack for every block allocated from now on, and a trace of
+    allocations and frees) or off. Only once CUDA is initialised: turning it on would initialise CUDA. False where
+    there is no CUDA to record."""
+    if not cuda_initialised():
+        return False
+    record = getattr(_torch().cuda.memory, "_record_memory_history", None)
+    if record is None:
+        return False
+    try:
+        if on:
+            record(enabled="all", context="all", stacks="python", max_entries=HISTORY_ENTRIES)
+        else:
+            record(enabled=None)
+    except (AttributeError, RuntimeError):  # a CPU-only build has no history to record
+        return False
+    return True
+
+
+def cuda_blocks(at_peak: bool) -> BlockRecord | None:
+    """The CUDA blocks live now (`at_peak` False) or at the highest point of the recorded trace, from PyTorch's own
+    snapshot. None without CUDA."""
+    if not cuda_initialised():
+        return None
+    return snapshot_record(_torch().cuda.memory._snapshot(), at_peak)
+
+
+def _frames(raw: object) -> tuple[Frame, ...]:
+    if not isinstance(raw, list):
+        return ()
+    return tuple(Frame(str(f.get("filename", "")), int(f.get("line", 0) or 0), str(f.get("name", "")))
+                 for f in raw if isinstance(f, dict))
+
+
+def snapshot_record(snapshot: dict[str, Any], at_peak: bool) -> BlockRecord:
+    """A memory snapshot as `torch.cuda.memory._snapshot()` returns it (documented in torch/cuda/_memory_viz.py and
+    the "Understanding CUDA Memory Usage" page): `segments`, each with its `device` and `blocks` (`size`, `state`,
+    `address`, `frames` innermost first), and `device_traces`, one list of events a device (`action` "alloc" /
+    "free_requested" / "free_completed" / "segment_alloc" ..., `addr`, `size`, `frames`).
+
+    Now: the blocks whose state is "active_allocated". At the peak: the trace replayed (an "alloc" adds its block, a
+    "free_completed" removes it) to its highest total, plus the blocks live now that the trace never mentions (alive
+    since before the history was turned on, so alive at the peak too)."""
+    live: dict[tuple[int, int], LiveBlocks] = {}
+    for segment in snapshot.get("segments", ()):
+        device = int(segment.get("device", 0))
+        for block in segment.get("blocks", ()):
+            if block.get("state") == "active_allocated":
+                live[(device, int(block.get("address", 0)))] = LiveBlocks(
+                    int(block.get("size", 0)), 1, f"gpu{device}", _frames(block.get("frames")))
+    if at_peak:
+        live = _at_peak(live, snapshot.get("device_traces", ()))
+    blocks = tuple(live.values())
+    return BlockRecord("torch", blocks, sum(b.bytes for b in blocks))
+
+
+def _at_peak(now: dict[tuple[int, int], LiveBlocks], traces: Any) -> dict[tuple[int, int], LiveBlocks]:
+    events = [(device, event) for device, trace in enumerate(traces) for event in trace
+              if event.get("action") in ("alloc", "free_completed")]
+    touched = {(device, int(event.get("addr", 0))) for device, event in events}
+    before = {key: block for key, block in now.items() if key not in touched}
+    total = best = sum(b.bytes for b in before.values())
+    best_at = 0
+    sizes: dict[tuple[int, int], int] = {}
+    for index, (device, event) in enumerate(events, start=1):
+        key = (device, int(event.get("addr", 0)))
+        if event["action"] == "alloc":
+            sizes[key] = int(event.get("size", 0))
+            total += sizes[key]
+        else:
+            total -= sizes.pop(key, 0)
+        if total > best:
+            best, best_at = total, index
+    live = dict(before)
+    for device, event in events[:best_at]:
+        key = (device, int(event.get("addr", 0)))
+        if event["action"] == "alloc":
+            live[key] = LiveBlocks(int(event.get("size", 0)), 1, f"gpu{device}", _frames(event.get("frames")))
+        else:
+            live.pop(key, None)
+    return live
+
+
+class CpuProfile:
+    """PyTorch's profiler recording the CPU's memory events with their Python stacks (`profile_memory=True,
+    with_stack=True`): every allocation and free while it runs. `stop()` gives the blocks live at the highest point
+    of what was recorded (memory allocated before `start()` is not in the record)."""
+
+    def __init__(self) -> None:
+        profiler = _torch().profiler
+        self._profile = profiler.profile(activities=[profiler.ProfilerActivity.CPU], profile_memory=True,
+                                         with_stack=True)
+
+    def start(self) -> CpuProfile:
+        self._profile.start()
+        return self
+
+    def stop(self) -> BlockRecord:
+        self._profile.stop()
+        tree = self._profile.profiler.kineto_results.experimental_event_tree()
+        return BlockRecord("torch", *_cpu_peak(tree))
+
+
+def _cpu_peak(tree: Any) -> tuple[tuple[LiveBlocks, ...], int]:
+    from torch._C._profiler import _EventType
+
+    allocations = []
+    pending = list(tree)
+    while pending:
+        event = pending.pop()
+        pending.extend(event.children)
+        if event.tag == _EventType.Allocation and str(event.extra_fields.device).startswith("cpu"):
+            allocations.append(event)
+    allocations.sort(key=lambda e: e.start_time_ns)
+    total = best = 0
+    best_at = 0
+    for index, event in enumerate(allocations, start=1):
+        total += int(event.extra_fields.alloc_size)
+        if total > best:
+            best, best_at = total, index
+    live: dict[int, tuple[int, Any]] = {}
+    for event in allocations[:best_at]:
+        fields = event.extra_fields
+        if fields.alloc_size > 0:
+            live[int(fields.ptr)] = (int(fields.alloc_size), event)
+        else:
+            live.pop(int(fields.ptr), None)
+    blocks = tuple(LiveBlocks(size, 1, "cpu", _cpu_stack(event, _EventType)) for size, event in live.values())
+    return blocks, sum(b.bytes for b in blocks)
+
+
+def _cpu_stack(event: Any, kinds: Any) -> tuple[Frame, ...]:
+    """An allocation's Python stack, innermost first: the frame that called into C (the nearest C call's caller, at
+    the line of the call), then the caller of each Python call around it (each at the line of its call)."""
+    frames: list[Frame] = []
+    parent = event.parent
+    while parent is not None:
+        if (parent.tag == kinds.PyCCall and not frames) or parent.tag == kinds.PyCall:
+            caller = parent.extra_fields.caller
+            frames.append(Frame(caller.file_name, int(caller.line_number), caller.function_name))
+        parent = parent.parent
+    return tuple(frames)
+
+
+class TorchRecorder:
+    """Where PyTorch's memory was allocated, for the sites. Once CUDA is started, the memory history: on for a traced
+    cell (or kept on across cells), read at the trace's peak, or now at a failure. Without CUDA, the CPU profiler's
+    memory events for the traced cell (PyTorch keeps no record of CPU blocks otherwise, so there is nothing to read at
+    a failure outside a traced cell)."""
+
+    framework = "torch"
+
+    def __init__(self) -> None:
+        self._kept_on = False
+        self._cuda = False
+        self._cpu: CpuProfile | None = None
+
+    def available(self) -> bool:
+        return imported("torch") is not None
+
+    def keep_on(self, on: bool) -> bool:
+        """Keep the CUDA memory history on across cells (or stop it): False where there is no CUDA to record."""
+        self._kept_on = on and cuda_history(True)
+        if not on:
+            cuda_history(False)
+        return self._kept_on
+
+    def now(self) -> BlockRecord | None:
+        return cuda_blocks(at_peak=False) if (self._kept_on or self._cuda) else None
+
+    def start(self) -> None:
+        self._cuda = self._kept_on or cuda_history(True)
+        # The CPU profiler records every operator too: only where there is no CUDA history to read instead.
+        self._cpu = None if self._cuda else CpuProfile().start()
+
+    def stop(self) -> BlockRecord | None:
+        cpu, self._cpu = self._cpu, None
+        cpu_record = cpu.stop() if cpu is not None else None
+        cuda_record = cuda_blocks(at_peak=True) if self._cuda else None
+        if self._cuda and not self._kept_on:
+            cuda_history(False)
+        self._cuda = False
+        if cuda_record is None:
+            return cpu_record
+        if cpu_record is None:
+            return cuda_record
+        return BlockRecord("torch", cuda_record.blocks + cpu_record.blocks, cuda_record.total + cpu_record.total)

@@ -1,0 +1,164 @@
+"""The kernel's recording of allocation sites: `%%memtrace` records one cell, `%memtrace on` every cell, and the
+out-of-memory report asks for the sites at the failure.
+
+Each framework records its own stacks (runtime/frameworks: JAX always; PyTorch when its CUDA memory history or its
+CPU profiler is on); the tracer starts and stops them around cells and groups what they give by the user's lines
+(memory/_sites.py). Frameworks that keep no stacks are named with what they do not record (the catalog's facts).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from .._text import Text
+from ..catalog._allocation_stacks import FACTS, Recording
+from ..runtime._live_blocks import BlockRecord, StackRecorder
+from ._sites import CellNames, Sites, group
+
+_ATTRIBUTE = "_mgenv_jupyter_tracer"
+
+
+def _recorders() -> dict[str, StackRecorder]:
+    from ..runtime.frameworks import stack_recorders
+
+    return stack_recorders()
+
+
+class Tracer:
+    """Starts and stops the frameworks' recordings around cells. `on`: recording every cell (`%memtrace on`);
+    `last`: the sites at the peak of the last recorded cell."""
+
+    def __init__(self, recorders: Callable[[], dict[str, StackRecorder]] = _recorders) -> None:
+        self._make = recorders
+        self._recorders: dict[str, StackRecorder] | None = None
+        self.on = False
+        self.last: Sites | None = None
+        self._active: list[StackRecorder] = []
+        self._open = False  # a cell is being recorded (perhaps by no framework: then its sites say so)
+        self._cell: int | None = None
+        self._shell: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def recorders(self) -> dict[str, StackRecorder]:
+        if self._recorders is None:
+            self._recorders = self._make()
+        return self._recorders
+
+    @property
+    def recording(self) -> bool:
+        """A cell is being recorded now."""
+        return self._open
+
+    def switch(self, shell: Any, on: bool) -> dict[str, bool]:
+        """Record every cell of `shell` from the next one on (or stop): each loaded framework that records stacks,
+        by key, and whether it records now (PyTorch's CUDA history needs CUDA started)."""
+        self.on = on
+        if on and self._shell is not shell:
+            shell.events.register("pre_run_cell", self._pre_run_cell)
+            shell.events.register("post_run_cell", self._post_run_cell)
+            self._shell = shell
+        elif not on and self._shell is not None:
+            for event, callback in (("pre_run_cell", self._pre_run_cell), ("post_run_cell", self._post_run_cell)):
+                try:
+                    self._shell.events.unregister(event, callback)
+                except ValueError:
+                    pass
+            self._shell = None
+        return {key: recorder.keep_on(on) for key, recorder in self.recorders.items() if recorder.available()}
+
+    def begin(self, cell: int | None) -> None:
+        """Start recording a cell (nothing when one is being recorded already: a %%memtrace cell under
+        %memtrace on is one recording)."""
+        with self._lock:
+            if self._open:
+                return
+            self._open = True
+            self._cell = cell
+            self._active = [r for r in self.recorders.values() if r.available()]
+        for recorder in self._active:
+            recorder.start()
+
+    def finish(self, cells: CellNames, moment: str = "peak") -> Sites | None:
+        """End the cell's recording: the sites at its peak (kept as `last`); None when no cell was being recorded."""
+        with self._lock:
+            if not self._open:
+                return None
+            active, self._active, self._open = self._active, [], False
+        records = [record for record in (r.stop() for r in active) if record is not None]
+        # A framework imported during the cell was not recording from its start; what it keeps anyway counts.
+        records += [record for record in (r.now() for r in self.recorders.values()
+                                          if r not in active and r.available()) if record is not None]
+        self.last = group(records, cells, moment, cell=self._cell, unrecorded=unrecorded())
+        return self.last
+
+    def at_failure(self, cells: CellNames, cell: int | None) -> Sites | None:
+        """The sites when a cell ran out of memory: the failing cell's recording if it was recorded, else what the
+        frameworks that keep stacks anyway say is live now. None when nothing was recorded."""
+        if self._open:
+            return self.finish(cells, "failure")
+        records: list[BlockRecord] = []
+        for recorder in self.recorders.values():
+            if recorder.available():
+                record = recorder.now()
+                if record is not None:
+                    records.append(record)
+        if not records:
+            return None
+        return group(records, cells, "failure", cell=cell, unrecorded=unrecorded())
+
+    def _pre_run_cell(self, info: Any) -> None:
+        try:
+            self.begin(running_cell(self._shell))
+        except Exception:  # a recording that cannot start leaves the cell alone
+            self._active, self._open = [], False
+
+    def _post_run_cell(self, result: Any) -> None:
+        try:
+            self.finish(CellNames(self._shell))
+        except Exception:
+            self._active, self._open = [], False
+
+
+def unrecorded() -> tuple[tuple[str, Text], ...]:
+    """Each loaded framework that keeps no stack for its blocks, and what it does not record."""
+    return tuple((key, facts.how) for key, facts in FACTS.items()
+                 if facts.recording is Recording.NEVER and key in sys.modules)
+
+
+def running_cell(shell: Any) -> int | None:
+    """The execution count of the cell running now: IPython 9 counts a cell before running it, IPython 8 after."""
+    from ._cells import _count_ahead
+
+    count = getattr(shell, "execution_count", None)
+    return count - _count_ahead() if isinstance(count, int) else None
+
+
+def kernel_tracer(shell: Any) -> Tracer:
+    """The shell's one tracer, made on first use."""
+    tracer: Tracer | None = getattr(shell, _ATTRIBUTE, None)
+    if tracer is None:
+        tracer = Tracer()
+        setattr(shell, _ATTRIBUTE, tracer)
+    return tracer
+
+
+def existing_tracer(shell: Any) -> Tracer | None:
+    return getattr(shell, _ATTRIBUTE, None)
+
+
+def failure_sites(shell: Any, cell: int | None) -> tuple[Sites | None, tuple[str, ...]]:
+    """For an out-of-memory report: the sites at the failure (None: nothing recorded them), and the loaded
+    frameworks that would have recorded them had recording been on (the report says how to turn it on)."""
+    tracer = kernel_tracer(shell)
+    sites = tracer.at_failure(CellNames(shell), cell)
+    if sites is None and tracer.last is not None and tracer.last.cell == cell and cell is not None:
+        sites = tracer.last  # the failing %%memtrace cell, recorded up to its failure
+    recorded = tracer.on or (sites is not None and sites.cell == cell and sites.moment == "failure"
+                             and tracer.last is sites)
+    offer = () if recorded else tuple(key for key, facts in FACTS.items()
+                                      if facts.recording is Recording.WHEN_ON and key in sys.modules)
+    return sites, offer

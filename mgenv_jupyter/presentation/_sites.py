@@ -1,0 +1,140 @@
+"""`SitesView`: the allocation sites as a notebook shows them, in English or Chinese — `%%memtrace`'s result and the
+out-of-memory report's "Where the memory was allocated". One line a site (`[7] line 3: h = model(x)  12.1 GiB in 340
+blocks`), the largest first; the memory no line of the user's code allocated, and the loaded frameworks that record
+no stacks, said apart. `.frame()` is the data (one row a site)."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .._text import Text, current_language
+from ..catalog._allocation_stacks import FACTS
+from ..catalog._values import format_size
+
+if TYPE_CHECKING:
+    import pandas
+
+    from ..memory._sites import Site, Sites
+
+SHOWN = 10  # sites listed in words; .frame() has them all
+
+TITLE = {
+    "peak": Text("Where the memory was allocated, at the cell's peak", "内存分配位置(单元的峰值时刻)"),
+    "failure": Text("Where the memory was allocated", "内存分配位置"),
+    "now": Text("Where the memory live now was allocated", "当前存活内存的分配位置"),
+}
+SUMMARY = Text("{total} recorded by {frameworks}", "{frameworks} 记录了 {total}")
+SITE = Text("{place}: {code}  {size} in {blocks} blocks", "{place}:{code}  {size},{blocks} 个块")
+SITE_ONE = Text("{place}: {code}  {size} in 1 block", "{place}:{code}  {size},1 个块")
+LIBRARY = Text(" (through {frames} library frames)", "(经过 {frames} 层库代码)")
+MORE = Text("… {count} more lines ({size}); .frame() lists them all", "… 另有 {count} 行({size});.frame() 列出全部")
+OUTSIDE = Text("{size} in {blocks} blocks allocated outside your code (no cell or file of yours in the stack)",
+               "{size}({blocks} 个块)在您的代码之外分配(调用栈中没有您的单元或文件)")
+NOTHING = Text("no framework recorded where memory was allocated (JAX always records; PyTorch records with "
+               "%memtrace on or in a %%memtrace cell)",
+               "没有框架记录内存分配位置(JAX 始终记录;PyTorch 需 %memtrace on 或在 %%memtrace 单元中记录)")
+NO_SITES = Text("nothing the frameworks recorded is live", "框架记录的内存均已释放")
+LINE = Text("line", "行")
+
+
+def place(site: Site, language: str) -> str:
+    """`[7] line 3` / `[7] 行 3`, or `train.py line 12`."""
+    where = f"[{site.cell}]" if site.cell is not None else (site.file or "?").rsplit("/", 1)[-1]
+    return f"{where} {LINE.get(language)} {site.line}"
+
+
+@dataclass(frozen=True)
+class SitesView:
+    sites: Sites
+    language: str | None = None
+
+    @property
+    def lang(self) -> str:
+        return self.language or current_language()
+
+    def frame(self) -> pandas.DataFrame:
+        """One row a site: cell, line, code, bytes, blocks (then file, function, devices, library frames)."""
+        return self.sites.frame()
+
+    def title(self) -> str:
+        return TITLE.get(self.sites.moment, TITLE["now"]).get(self.lang)
+
+    def site_line(self, site: Site) -> str:
+        words = SITE_ONE if site.blocks == 1 else SITE
+        line = words.get(self.lang).format(place=place(site, self.lang), code=site.code or site.function,
+                                           size=format_size(site.bytes), blocks=f"{site.blocks:,}")
+        if site.library_frames:
+            line += LIBRARY.get(self.lang).format(frames=site.library_frames)
+        return line
+
+    def lines(self) -> list[str]:
+        """The title, then one line a site (the largest SHOWN), then what no line of the user's allocated and what
+        the loaded frameworks do not record."""
+        sites, lang = self.sites, self.lang
+        lines = [self.title() + ":"]
+        if not sites.frameworks:
+            lines.append("  " + NOTHING.get(lang))
+        else:
+            lines.append("  " + SUMMARY.get(lang).format(total=format_size(sites.total),
+                                                        frameworks=", ".join(sites.frameworks)))
+            if not sites.sites and not sites.unattributed:
+                lines.append("  " + NO_SITES.get(lang))
+        lines += ["  " + self.site_line(site) for site in sites.sites[:SHOWN]]
+        rest = sites.sites[SHOWN:]
+        if rest:
+            lines.append("  " + MORE.get(lang).format(count=len(rest), size=format_size(sum(s.bytes for s in rest))))
+        if sites.unattributed:
+            lines.append("  " + OUTSIDE.get(lang).format(size=format_size(sites.unattributed),
+                                                        blocks=f"{sites.unattributed_blocks:,}"))
+        lines += ["  " + text.get(lang) for _, text in sites.unrecorded]
+        return lines
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+    def _repr_html_(self) -> str:
+        title, *rest = self.lines()
+        rows = "".join(f"<div>{html.escape(line.strip())}</div>" for line in rest)
+        return f"<div class='mgenv-sites'><div><b>{html.escape(title)}</b></div>{rows}</div>"
+
+
+TRACING_ON = Text("Recording where memory is allocated in every cell from the next one on (%memtrace off stops)",
+                  "从下一个单元起,记录每个单元的内存分配位置(%memtrace off 停止)")
+TRACING_OFF = Text("No longer recording where memory is allocated (JAX still keeps its own record)",
+                   "已停止记录内存分配位置(JAX 仍保留其自身的记录)")
+NONE_LOADED = Text("no framework that records stacks is loaded yet: JAX and PyTorch are recorded once imported",
+                   "尚未加载可记录调用栈的框架:JAX 与 PyTorch 导入后即被记录")
+
+
+@dataclass(frozen=True)
+class TracingView:
+    """What `%memtrace on|off` did: whether it records now, and each loaded framework's recording."""
+
+    on: bool
+    frameworks: dict[str, bool]
+    language: str | None = None
+
+    def lines(self) -> list[str]:
+        lang = self.language or current_language()
+        if not self.on:
+            return [TRACING_OFF.get(lang)]
+        lines = [TRACING_ON.get(lang)]
+        for key, recording in self.frameworks.items():
+            facts = FACTS.get(key)
+            text = None if facts is None else facts.kept_on if recording else facts.per_cell
+            if text is not None:
+                lines.append("  " + text.get(lang))
+        if not self.frameworks:
+            lines.append("  " + NONE_LOADED.get(lang))
+        return lines
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
