@@ -5,7 +5,9 @@ notebooks, and watch GPU memory.
 `AllocatorWidget(framework=...)` and `ConfigWidget(...)` edit the same variables with ipywidgets; `MemoryChart()`
 (or `%memchart`) charts the kernel's GPU memory live; when a cell runs out of memory a report says why and which
 setting fixes it (`%oom` shows it again, `last_oom()` returns it); `%memfree` (`free_memory()`) gives back what a
-failed cell holds and `%memholders` (`memory_holders()`) says which variables hold the rest.
+failed cell holds and `%memholders` (`memory_holders()`) says which variables hold the rest; `%%envsweep`
+(`sweep(code, {"NAME": [values]})`) measures a cell under several settings, each in a fresh kernel, and recommends one
+(`last_sweep()` returns the last).
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ if TYPE_CHECKING:
     from .widgets import AllocatorWidget, ConfigWidget, DTRWidget, MemoryChart
 
 __all__ = ["AllocatorWidget", "AlreadyReadWarning", "ConfigWidget", "DTRWidget", "InvalidValueError",
-           "MayBeLatchedWarning", "MemoryChart", "__version__", "free_memory", "last_oom", "memory_holders",
-           "load_ipython_extension", "session", "set_language", "unload_ipython_extension"]
+           "MayBeLatchedWarning", "MemoryChart", "__version__", "free_memory", "last_oom", "last_sweep",
+           "memory_holders", "load_ipython_extension", "session", "set_language", "sweep",
+           "unload_ipython_extension"]
 
 # Imported on first use, so `import mgenv_jupyter` stays cheap: widgets pull in ipywidgets, and the session builds the
 # catalog (`%load_ext` needs it; a bare import does not).
@@ -58,16 +61,38 @@ def free_memory(outputs: bool = False) -> Any:
     return free(outputs=outputs)
 
 
+def sweep(code: str, values: Any, setup: Any = None, repeat: int = 1, timeout: float | None = 600.0,
+          budget: int | str | None = None, **options: Any) -> Any:
+    """Run `code` once per point of `values` ({"NAME": [value, …], …}; several names make a grid), each point in a
+    fresh kernel of this kernel's kernelspec with its variables in the environment before it starts; returns a
+    `SweepResult` (`.frame()`, `.best`, `.apply()`). `%%envsweep` is the same as a cell magic; see
+    `mgenv_jupyter._sweep_magics.sweep` for every option."""
+    from ._sweep_magics import sweep as run
+
+    return run(code, values, setup, repeat, timeout, budget, **options)
+
+
+def last_sweep() -> Any:
+    """The latest sweep of this kernel (an interrupted one included, with the points that finished), or None."""
+    from .tuner._result import last_sweep as last
+
+    return last()
+
+
 def load_ipython_extension(ipython: Any) -> None:
     """`%load_ext mgenv_jupyter`: register the magics and completers; loading twice is harmless."""
     from ._magics import register
     from ._memory_magics import MemoryMagics
+    from ._sweep_magics import register_sweep
 
     register(ipython)
     ipython.register_magics(MemoryMagics)  # %memfree, %memholders (they use the magics' line parser)
+    register_sweep(ipython)  # %%envsweep, and how a SweepResult is shown
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     from ._magics import unregister
+    from ._sweep_magics import register_sweep
 
     unregister(ipython)
+    register_sweep(ipython, on=False)

@@ -49,6 +49,11 @@ class LastResult(Generic[T]):
         with self._lock:
             self._observers.append(callback)
 
+    def observers(self) -> int:
+        """How many callbacks are told of a new value now (each open sidebar is one)."""
+        with self._lock:
+            return len(self._observers)
+
     def unobserve(self, callback: Callable[[T], None]) -> None:
         """Stop telling `callback`; one never observed (or already removed) is ignored."""
         with self._lock:

@@ -63,13 +63,29 @@ def default_sources() -> list[MemorySource]:
     """NVML (the simulated GPU instead when `MGENV_SIMULATE_GPU` is set), MegEngine, Paddle, PyTorch, JAX, TensorFlow
     and MXNet allocators (idle until imported), and host memory while no GPU is visible. One process-tree walk is
     shared."""
+    sources, tree, nvml = _gpu_sources(ProcessTree(), None)
+    sources.append(HostFallback(nvml, tree))
+    return sources
+
+
+def measurement_sources(interval: float) -> list[MemorySource]:
+    """The sources of a measurement (a sweep's point): as `default_sources`, but the process tree's GPU memory is
+    read at every sample of `interval` seconds (the chart reads NVML's process list, which takes the driver's lock,
+    at most once a second) and its host memory always, GPU or not: a measured cell's peaks are both."""
+    tree = ProcessTree(max_age=interval)
+    sources, tree, _ = _gpu_sources(tree, interval)
+    sources.append(HostSource(tree))
+    return sources
+
+
+def _gpu_sources(tree: ProcessTree, process_interval: float | None) -> tuple[list[MemorySource], ProcessTree,
+                                                                              NvmlSource]:
     sources: list[MemorySource] = []
     try:
         _follow_environment()
     except InvalidValueError as exc:
         sources.append(UnavailableSource("nvml (simulated)", f"simulated GPU not started: {exc}"))
-    tree = ProcessTree()
-    nvml = NvmlSource(tree)
+    nvml = NvmlSource(tree, process_interval=process_interval)
 
     def kernel_uses(ordinal: int) -> bool | None:
         index = nvml_index(ordinal)
@@ -77,10 +93,23 @@ def default_sources() -> list[MemorySource]:
 
     sources.append(nvml)
     sources.extend(framework_sources(gate=kernel_uses))
-    sources.append(HostFallback(nvml, tree))
-    return sources
+    return sources, tree, nvml
 
 
+
+
+def gpu_devices() -> list[tuple[int, int]]:
+    """(NVML index, total bytes) of every GPU NVML answers for (the simulated ones when `MGENV_SIMULATE_GPU` is set):
+    one NVML read. A sweep runs one point per GPU at a time."""
+    try:
+        _follow_environment()
+    except InvalidValueError:
+        return []
+    source = NvmlSource(ProcessTree(), process_interval=3600.0)
+    try:
+        return [(index, int(sample.total or 0)) for index, sample in enumerate(source.sample())]
+    finally:
+        source.close()
 
 
 def gpu_total_bytes() -> int | None:
@@ -98,4 +127,5 @@ def gpu_total_bytes() -> int | None:
     return int(totals[0]) if totals else None
 
 
-__all__ = ["ENV", "HostFallback", "UnavailableSource", "default_sources", "gpu_total_bytes"]
+__all__ = ["ENV", "HostFallback", "UnavailableSource", "default_sources", "gpu_devices", "gpu_total_bytes",
+           "measurement_sources"]

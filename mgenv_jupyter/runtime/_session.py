@@ -514,6 +514,19 @@ class EnvSession:
                          option_value=plan.parsed.value if plan.parsed is not None else None,
                          latched=_probe(plan.entry, read))
 
+    def check(
+        self, assignments: Mapping[str, object] | Iterable[tuple[str, object]], *, source: str = "api",
+        force: bool = False,
+    ) -> dict[str, str | None]:
+        """Each variable's text as `set` would write it (normalised: "5GB" → "5368709120" where the framework wants
+        bytes; None for an unset), with every check `set` makes, the batch's conflicts and the environment's size
+        included, and nothing changed. Raises `InvalidValueError` as `set` would. A sweep checks every point's batch
+        with it before starting any kernel."""
+        pairs = list(assignments.items()) if isinstance(assignments, Mapping) else list(assignments)
+        with self._lock:
+            plans = self._plan(pairs, source=source, force=force)
+        return {plan.name: plan.parsed.text if plan.parsed is not None else None for plan in plans}
+
     def status_after(
         self, assignments: Mapping[str, object] | Iterable[tuple[str, object]], *, source: str = "api",
         force: bool = False,

@@ -191,3 +191,43 @@ def stack_recorders() -> dict[str, StackRecorder]:
     from . import _torch as torch
 
     return {"jax": jax.JaxRecorder(), "torch": torch.TorchRecorder()}
+
+
+def _peak_adapters() -> dict[str, Any]:
+    """The adapters that read a framework's own memory peaks, by the framework's top-level module."""
+    from . import _jax as jax
+    from . import _megengine as megengine
+    from . import _paddle as paddle
+    from . import _torch as torch
+
+    return {"torch": torch, "jax": jax, "paddle": paddle, "megengine": megengine}
+
+
+def peak_counters() -> dict[str, int]:
+    """Every imported framework's own memory peaks, "<framework> <device> <counter>" → bytes: PyTorch's
+    max_allocated / max_reserved, JAX's peak_bytes_in_use, Paddle's and MegEngine's max_allocated / max_reserved.
+    A framework that is not imported, or cannot be asked, gives nothing; asking never imports or initialises one."""
+    peaks: dict[str, int] = {}
+    for module, adapter in _peak_adapters().items():
+        if imported(module) is None:
+            continue
+        try:
+            found = adapter.peak_counters()
+        except Exception:  # a framework's internals may change; no figure is the honest answer
+            continue
+        peaks.update({f"{module} {key}": value for key, value in found.items()})
+    return peaks
+
+
+def reset_peak_counters() -> list[str]:
+    """Start every imported framework's peaks again from now where it can; the frameworks that did."""
+    reset = []
+    for module, adapter in _peak_adapters().items():
+        if imported(module) is None:
+            continue
+        try:
+            if adapter.reset_peak_counters():
+                reset.append(module)
+        except Exception:  # as above: a peak that cannot be reset is reported as it is
+            continue
+    return reset

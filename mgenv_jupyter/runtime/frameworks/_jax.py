@@ -147,3 +147,21 @@ class JaxRecorder:
         self._keep(live_blocks())
         best, self._best = self._best, None
         return best
+
+
+def peak_counters() -> dict[str, int]:
+    """JAX's `peak_bytes_in_use` per device of its started backends, since the process started (JAX has no reset).
+    Backends without statistics (the CPU's `memory_stats()` is None) give nothing; asking never starts a backend."""
+    if not backends_initialised():
+        return {}
+    peaks = {}
+    for device in sys.modules["jax"].local_devices():
+        stats = device.memory_stats()
+        if stats and "peak_bytes_in_use" in stats:
+            peaks[f"{device.platform}{device.id} peak_bytes_in_use"] = int(stats["peak_bytes_in_use"])
+    return peaks
+
+
+def reset_peak_counters() -> bool:
+    """JAX keeps its peak for the process's life: nothing to reset (False)."""
+    return False

@@ -170,3 +170,24 @@ def tensor_kinds() -> FrameworkTensors | None:
         "megengine", (TensorKind(tensor, "megengine.Tensor", _storage),
                       TensorKind(parameter, "megengine.Parameter", _storage)),
         ModuleKind(base, "megengine", lambda value: _module_contents(value, tensor, parameter, base)))
+
+
+def peak_counters() -> dict[str, int]:
+    """MegEngine's own peaks on its default GPU, since its last reset: `get_max_allocated_memory` and
+    `get_max_reserved_memory`. Its CPU device keeps no statistics: nothing there."""
+    mge = _mge()
+    device = mge.get_default_device()
+    if mge.get_device_count("gpu") == 0 or not device.startswith(("gpu", "xpu")):
+        return {}
+    name = "gpu0" if device.startswith("xpux") else device.partition(":")[0].replace("xpu", "gpu")
+    return {f"{name} max_allocated": int(mge.device.get_max_allocated_memory(name)),
+            f"{name} max_reserved": int(mge.device.get_max_reserved_memory(name))}
+
+
+def reset_peak_counters() -> bool:
+    """`megengine.device.reset_max_memory_stats()` on the default GPU; False without one."""
+    mge = _mge()
+    if mge.get_device_count("gpu") == 0:
+        return False
+    mge.device.reset_max_memory_stats(mge.get_default_device())
+    return True

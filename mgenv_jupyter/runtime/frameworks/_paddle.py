@@ -73,3 +73,31 @@ def tensor_kinds() -> FrameworkTensors | None:
     if isinstance(parameter, type):
         kinds.append(TensorKind(parameter, "paddle.Parameter", _storage))
     return FrameworkTensors("paddle", tuple(kinds), ModuleKind(nn.Layer, "paddle", _layer_contents))
+
+
+def _gpus() -> int:
+    paddle = sys.modules["paddle"]
+    return int(paddle.device.cuda.device_count()) if paddle.is_compiled_with_cuda() else 0
+
+
+def peak_counters() -> dict[str, int]:
+    """Paddle's own peaks per GPU it holds memory on, since its last reset: `max_memory_allocated` and
+    `max_memory_reserved` (host-side counters: asking creates no CUDA context). A CPU-only build gives nothing."""
+    cuda = sys.modules["paddle"].device.cuda
+    peaks = {}
+    for ordinal in range(_gpus()):
+        reserved = cuda.max_memory_reserved(ordinal)
+        if reserved:
+            peaks[f"gpu{ordinal} max_allocated"] = int(cuda.max_memory_allocated(ordinal))
+            peaks[f"gpu{ordinal} max_reserved"] = int(reserved)
+    return peaks
+
+
+def reset_peak_counters() -> bool:
+    """`reset_max_memory_allocated` and `reset_max_memory_reserved` on every GPU; False on a CPU-only build."""
+    cuda = sys.modules["paddle"].device.cuda
+    gpus = _gpus()
+    for ordinal in range(gpus):
+        cuda.reset_max_memory_allocated(ordinal)
+        cuda.reset_max_memory_reserved(ordinal)
+    return gpus > 0

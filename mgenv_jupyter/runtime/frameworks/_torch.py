@@ -319,3 +319,30 @@ class TorchRecorder:
         if cpu_record is None:
             return cuda_record
         return BlockRecord("torch", cuda_record.blocks + cpu_record.blocks, cuda_record.total + cpu_record.total)
+
+
+def peak_counters() -> dict[str, int]:
+    """PyTorch's own peaks per GPU it has used, since its last reset: `max_memory_allocated` (tensors) and
+    `max_memory_reserved` (what its caching allocator took from the device). Nothing before torch has initialised
+    CUDA (asking never initialises it)."""
+    if not cuda_initialised():
+        return {}
+    cuda = _torch().cuda
+    peaks = {}
+    for ordinal in range(cuda.device_count()):
+        reserved = cuda.max_memory_reserved(ordinal)
+        if reserved:
+            peaks[f"gpu{ordinal} max_allocated"] = int(cuda.max_memory_allocated(ordinal))
+            peaks[f"gpu{ordinal} max_reserved"] = int(reserved)
+    return peaks
+
+
+def reset_peak_counters() -> bool:
+    """Start PyTorch's peaks again from what it holds now (`torch.cuda.reset_peak_memory_stats`); False when there
+    is nothing to reset (CUDA not initialised)."""
+    if not cuda_initialised():
+        return False
+    cuda = _torch().cuda
+    for ordinal in range(cuda.device_count()):
+        cuda.reset_peak_memory_stats(ordinal)
+    return True

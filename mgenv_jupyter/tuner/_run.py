@@ -1,0 +1,172 @@
+"""A sweep from start to end: check everything, choose where points run, run them, keep the result.
+
+Everything the user gave is checked before the first kernel starts (the values as `%envset` checks them, the
+repeat, the timeouts, the budget); bad input raises `InvalidValueError` and nothing starts. Points run in fresh local
+kernels, one per GPU at a time (`_schedule.py`), or as Ray tasks when the user's code connected Ray (`_ray.py`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from .._errors import InvalidValueError
+from .._text import Text
+from ..catalog._values import parse_size
+from ..memory._sample import SIMULATION_ENV
+from ..runtime._session import EnvSession
+from ._grid import checked_grid
+from ._kernels import kernel_for_points
+from ._local import Job, Measure, run_local_point
+from ._point import Outcome, PointResult, failed_point
+from ._replay import SetupPlan
+from ._result import SweepResult, default_budget, given_budget, last_sweeps
+from ._schedule import run_on_slots
+
+MAX_REPEAT = 100
+DEFAULT_TIMEOUT = 600.0
+
+NO_CODE = Text("the cell to measure is empty: put the code to run under the %%envsweep line",
+               "要测量的单元为空:请把要运行的代码写在 %%envsweep 行下面")
+BAD_REPEAT = Text("repeat must be a whole number from 1 to {most}, not {value!r}",
+                  "repeat 必须是 1 到 {most} 之间的整数,而不是 {value!r}")
+BAD_SECONDS = Text("{what} must be a number of seconds above 0 (or None for no limit), not {value!r}",
+                   "{what} 必须是大于 0 的秒数(或 None 表示不限),而不是 {value!r}")
+BAD_BUDGET = Text("budget must be a size such as 10GB or a number of bytes, not {value!r}",
+                  "budget 必须是 10GB 这样的大小或字节数,而不是 {value!r}")
+BAD_PARALLEL = Text("parallel must be a whole number from 1 up, not {value!r}",
+                    "parallel 必须是从 1 起的整数,而不是 {value!r}")
+
+OnPoint = Callable[[SweepResult, PointResult], None]
+
+
+def checked_repeat(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPEAT:
+        raise InvalidValueError(BAD_REPEAT.get().format(most=MAX_REPEAT, value=value))
+    return value
+
+
+def checked_seconds(value: object, what: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise InvalidValueError(BAD_SECONDS.get().format(what=what, value=value))
+    return float(value)
+
+
+def checked_budget(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise InvalidValueError(BAD_BUDGET.get().format(value=value))
+    try:
+        nbytes = parse_size(value)
+    except (InvalidValueError, ValueError, OverflowError):
+        raise InvalidValueError(BAD_BUDGET.get().format(value=value)) from None
+    if nbytes <= 0:
+        raise InvalidValueError(BAD_BUDGET.get().format(value=value))
+    return nbytes
+
+
+def checked_parallel(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidValueError(BAD_PARALLEL.get().format(value=value))
+    return value
+
+
+def gpu_slots(parallel: int | None) -> tuple[list[int | None], list[int], bool]:
+    """The GPUs points may be pinned to (NVML indexes, those CUDA_VISIBLE_DEVICES shows this kernel), their totals,
+    and whether they are simulated; [None] (one unpinned slot) without a GPU."""
+    from ..memory._sources import gpu_devices
+
+    devices = gpu_devices()
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and visible.strip():
+        wanted = [int(word) for word in visible.split(",") if word.strip().isdigit()]
+        devices = [(index, total) for index, total in devices if index in wanted]
+    simulated = bool(os.environ.get(SIMULATION_ENV, "").strip())
+    if not devices:
+        return [None] * min(parallel or 1, 1), [], False
+    chosen = devices[:parallel] if parallel else devices
+    return [index for index, _ in chosen], [total for _, total in chosen], simulated
+
+
+def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, session: EnvSession,
+              repeat: object = 1, timeout: object = DEFAULT_TIMEOUT, setup_timeout: object = None,
+              budget: object = None, kernel: str | None = None, parallel: object = None, force: bool = False,
+              source: str = "api", on_start: Callable[[SweepResult], None] | None = None,
+              on_point: OnPoint | None = None, ray: bool | None = None) -> SweepResult:
+    """Run `code` once per point of `values` (name → values) in fresh processes; see the package's help."""
+    if not isinstance(code, str) or not code.strip():
+        raise InvalidValueError(NO_CODE.get())
+    repeats = checked_repeat(repeat)
+    limit = checked_seconds(timeout, "timeout")
+    setup_limit = checked_seconds(setup_timeout, "setup_timeout")
+    budget_bytes = checked_budget(budget)
+    slots_wanted = checked_parallel(parallel)
+    grid = checked_grid(values, session, source=source, force=force)
+    measure = Measure(code, setup, repeats, limit, setup_limit)
+    jobs = [Job(index, given, environment)
+            for index, (given, environment) in enumerate(zip(grid.given(), grid.points(), strict=True))]
+    from ._ray import ray_connected
+
+    if ray is not False and ray_connected():
+        from ._ray import ray_slots, run_ray_points
+
+        slots, totals, simulated = ray_slots(slots_wanted)
+        runner, kernel_name, how = "ray", None, "ray"
+    else:
+        slots, totals, simulated = gpu_slots(slots_wanted)
+        choice = kernel_for_points(kernel)
+        runner, kernel_name, how = "local", choice.name, choice.how
+    chosen = (given_budget(budget_bytes, bool(totals)) if budget_bytes is not None
+              else default_budget(totals, simulated, _host_total()))
+    result = SweepResult(code, grid, setup, [_pending(job) for job in jobs], chosen, repeat=repeats,
+                         timeout=limit, runner=runner, kernel=kernel_name, kernel_how=how, slots=tuple(slots),
+                         started=time.time(), simulated_devices=simulated)
+    if on_start is not None:
+        on_start(result)
+
+    def finished(point: PointResult) -> None:
+        result.points[point.index] = point
+        if on_point is not None:
+            on_point(result, point)
+
+    workdir = Path(tempfile.mkdtemp(prefix="mgenv-sweep-"))
+    try:
+        if runner == "ray":
+            points, interrupted = run_ray_points(jobs, measure, slots, finished)
+        else:
+            def run_point(index: int, gpu: int | None, cancelled: object) -> PointResult:
+                job = jobs[index]
+                return run_local_point(Job(job.index, job.values, job.environment, gpu), measure, choice, workdir,
+                                       cancelled)  # type: ignore[arg-type]
+
+            points, interrupted = run_on_slots(len(jobs), slots, run_point, lambda index, gpu: result.points[index],
+                                               finished)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    result.points = points
+    result.interrupted = interrupted
+    result.finished = time.time()
+    last_sweeps.remember(result)
+    return result
+
+
+def _pending(job: Job) -> PointResult:
+    return failed_point(job.index, job.values, job.environment, Outcome.NOT_RUN, None)
+
+
+def _host_total() -> int | None:
+    from ..memory._proc_figures import host_memory
+
+    figures = host_memory()
+    return figures[0] if figures is not None else None
+
