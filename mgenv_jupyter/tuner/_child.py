@@ -37,7 +37,8 @@ REPORT_ENV = "MGENV_SWEEP_REPORT"  # where `end()` writes the report (a file in 
 NAMES_ENV = "MGENV_SWEEP_VARIABLES"  # the swept names, comma-separated: the values the kernel had are reported
 SAMPLE_INTERVAL = 0.05
 MAX_TIMELINE = 600  # points of the memory-over-time curve kept per point (bucket maxima beyond)
-MAX_MESSAGE = 500  # characters of an exception's message kept
+MAX_MESSAGE = 500
+PARTIAL_SECONDS = 1.0  # how often the report so far is written while the measured cell runs  # characters of an exception's message kept
 REPORT_VERSION = 1
 
 _probe: Probe | None = None
@@ -57,6 +58,7 @@ class Probe:
         self._measuring = False
         self._begun_at = 0.0
         self._hwm_reset = False
+        self._partial_at = 0.0
         self.values: dict[str, str | None] = {}
         self.statuses: dict[str, str] = {}
         self.framework_reset: list[str] = []
@@ -97,14 +99,31 @@ class Probe:
             self._begun_at = time.time()
             self._measuring = True
         self.sampler.sample_once()
+        self._write_partial()
+
+    def _write_partial(self) -> None:
+        """The report so far, for a point that times out or crashes before `end()`: its values, its setup's outcome
+        and the memory up to its last second."""
+        path = os.environ.get(REPORT_ENV)
+        if path:
+            self._partial_at = time.monotonic()
+            try:
+                _write(path, self.report(final=False))
+            except OSError:  # the parent's directory is gone: the sweep ended this point
+                pass
 
     def end(self) -> dict[str, Any]:
-        from ..runtime.frameworks import peak_counters
-
         self.sampler.sample_once()
         self.sampler.flush()
         with self._lock:
             self._measuring = False
+        return self.report()
+
+    def report(self, final: bool = True) -> dict[str, Any]:
+        """What was measured so far (`final=False`: while the cell still runs, for a point that may never end)."""
+        from ..runtime.frameworks import peak_counters
+
+        with self._lock:
             setup, runs = self.cells[:self.measured_from], self.cells[self.measured_from:]
             timeline = list(self._timeline)
         device = [row[1] for row in timeline if row[1] is not None]
@@ -120,9 +139,9 @@ class Probe:
             "device_total_bytes": min(totals) if totals else None,
             "devices": gpus, "simulated": any(info["simulated"] for info in self._series.values()),
             "peak_host_bytes": peak_host, "host_high_water_bytes": high_water,
-            "framework_peaks": peak_counters(), "framework_reset": self.framework_reset,
+            "framework_peaks": peak_counters() if final else {}, "framework_reset": self.framework_reset,
             "timeline": _thin(timeline), "values": self.values, "statuses": self.statuses,
-            "started": self._begun_at, "finished": time.time(),
+            "started": self._begun_at, "finished": time.time(), "final": final,
         }
 
     def close(self) -> None:
@@ -160,6 +179,8 @@ class Probe:
                 readings = [columns[key][i] for key in gpu_keys if key in columns and columns[key][i] is not None]
                 host = columns[host_key][i] if host_key is not None and host_key in columns else None
                 self._timeline.append([round(t - self._begun_at, 3), sum(readings) if readings else None, host])
+        if time.monotonic() - self._partial_at >= PARTIAL_SECONDS:
+            self._write_partial()
 
 
 def _failure(error: BaseException) -> dict[str, Any]:

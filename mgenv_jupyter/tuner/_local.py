@@ -133,6 +133,7 @@ def run_local_point(job: Job, measure: Measure, choice: KernelChoice, workdir: P
                    if ended.outcome is Outcome.CRASHED else None)
         return failed_point(job.index, job.values, job.environment, ended.outcome,
                             None if ended.outcome is Outcome.NOT_RUN else phase, failure=failure,
+                            report=_partial(report_path) if phase is Phase.CELL else None,
                             printed=printed.text, printed_cut=printed.cut, gpu=job.gpu)
     except (OSError, RuntimeError, ValueError) as exc:  # the kernel's command failed, or its report is unreadable
         return failed_point(job.index, job.values, job.environment, Outcome.CRASHED, phase,
@@ -143,6 +144,14 @@ def run_local_point(job: Job, measure: Measure, choice: KernelChoice, workdir: P
             client.stop_channels()
         stop_point(manager)
         log.close()
+
+
+def _partial(path: Path) -> dict[str, Any] | None:
+    """What the probe wrote before the point ended (its values, its memory up to its last second)."""
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None
 
 
 LOG_TAIL = 1500
