@@ -14,7 +14,7 @@ Scenario file (JSON; sizes are bytes or strings such as "512MB", "40GB", 1024-ba
         "mig": false,                         # true: process query fails with NO_PERMISSION
         "process_memory": true,               # false: usedGpuMemory is NVML_VALUE_NOT_AVAILABLE
         "pid_namespace": "same",              # "foreign": our processes are listed under PIDs unknown here
-        "kernel": {"start": "1.5GB", "step": "256MB", "max": "24GB", "wave": "1GB"},   # or a plain size
+        "kernel": {"start": "1.5GB", "step": "256MB", "max": "24GB", "wave": "1GB"},   # or a plain size, or "host"
         "workers": [{"at": 3, "bytes": "300MB", "count": 2}],                          # real child processes
         "other_processes": [{"pid": 1, "bytes": "5GB"}],                               # listed as given
         "notebooks": {"train.ipynb": "30GB"}  # served by a Jupyter server: its kernel of that notebook holds this
@@ -23,6 +23,9 @@ Scenario file (JSON; sizes are bytes or strings such as "512MB", "40GB", 1024-ba
     }
 
 Kernel memory at time t: min(max, start + step × ⌊t / step_seconds⌋) + wave × (fraction of the current step).
+With `"kernel": "host"` it is what the kernel's process tree really holds in host memory (its resident size), on the
+one device the process would use: the first CUDA_VISIBLE_DEVICES names (device 0 without it). A cell that allocates
+more under one setting than another shows it on the simulated GPU: a sweep's device path, measured honestly.
 
 Bounds (anything else is refused with a message naming the field): sizes up to 1 PiB (`total` at least 1 byte),
 times finite from 0 to 10⁹ s (`step_seconds` at least 1 ms, an error window's `for` above 0), at most 64 devices and
@@ -81,6 +84,9 @@ PRESETS: dict[str, dict[str, Any]] = {
         "period": 90,
         "errors": [{"at": 20, "for": 3, "error": "UNKNOWN"}],
     },
+    # The kernel's real host memory on a small simulated GPU: a sweep's points peak as their cells really allocate.
+    "mirror-1gb": {"devices": [{"name": "NVIDIA Simulated 1GB", "total": "1GB", "kernel": "host"}]},
+    "mirror-4x1gb": {"devices": [{"name": "NVIDIA Simulated 1GB", "total": "1GB", "kernel": "host"}] * 4},
     "no-driver": {"library": False, "devices": []},
     "driver-not-loaded": {"driver": False, "devices": []},
     "mig": {
@@ -104,6 +110,7 @@ class KernelUse:
     step: int = 0
     max: int | None = None
     wave: int = 0
+    host: bool = False  # the kernel's process tree's real resident memory instead of a timeline
 
     def at(self, t: float, step_seconds: float) -> int:
         steps, phase = divmod(t, step_seconds)
@@ -347,10 +354,15 @@ def _notebooks(data: object, where: str) -> tuple[tuple[str, int], ...]:
 def _kernel(data: object, where: str) -> KernelUse | None:
     if data is None:
         return None
+    if data == "host":
+        return KernelUse(start=0, host=True)
     if isinstance(data, (list, tuple, bool)):
         raise _wrong(where, f"an object with {', '.join(_KERNEL_FIELDS)}, or a size", data)
     if not isinstance(data, Mapping):  # a plain size: where the kernel starts, and stays
-        return KernelUse(start=_size(data, where))
+        try:
+            return KernelUse(start=_size(data, where))
+        except InvalidValueError:
+            raise _wrong(where, f"a size, \"host\", or an object with {', '.join(_KERNEL_FIELDS)}", data) from None
     fields = _Fields(data, where, _KERNEL_FIELDS)
     return KernelUse(
         start=fields.size("start"),

@@ -16,6 +16,9 @@ Presets (`MGENV_SIMULATE_GPU=training`):
 - `mig`: an A100 in MIG mode; per-process memory is refused (NO_PERMISSION) as for a full-device handle.
 - `no-process-memory`: the driver lists processes but reports their memory as not available (as under WDDM).
 - `container`: the kernel's memory is listed under host PIDs that do not exist in this PID namespace.
+- `mirror-1gb`, `mirror-4x1gb`: one or four 1 GiB devices on which the kernel holds what its process tree really
+  holds in host memory, on the device CUDA_VISIBLE_DEVICES gives it first: a sweep's points peak as their cells
+  really allocate, pinned one per device.
 
 Served by a Jupyter server (`MGENV_SIMULATE_GPU` in the server's environment), the server extension passes
 `kernels`: then the device's processes are the server's real kernels instead of this process, each holding the
@@ -34,6 +37,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 from ._scenario import ENV, PRESETS, DeviceSpec, Scenario, nvml_error
@@ -83,6 +87,7 @@ class Simulation:
         # it holds beyond the scenario's kernel memory.
         self._kernels: list[tuple[DeviceSpec, FakeProcess, int | None, int]] = []
         self._released = False  # this kernel gave its cached memory back (release())
+        self._tree: Any = None  # the kernel's process tree, for a device whose kernel memory is its host memory
         self._lock = threading.Lock()
 
     @property
@@ -134,6 +139,8 @@ class Simulation:
                     kernel.used = None
                 elif fixed is not None:
                     kernel.used = fixed
+                elif spec.kernel is not None and spec.kernel.host:
+                    kernel.used = self._host_bytes()
                 else:
                     at = 0.0 if self._released and self.kernels is None else t  # given back: its start from then on
                     kernel.used = spec.kernel.at(at, scenario.step_seconds) + extra if spec.kernel else 0
@@ -143,6 +150,14 @@ class Simulation:
                     failure = window.code
                     break
             self.fake.failure = failure
+
+    def _host_bytes(self) -> int:
+        """What the kernel's process tree holds in host memory now, in the 2 MB pages a CUDA allocator hands out."""
+        if self._tree is None:
+            from ._process_tree import ProcessTree
+
+            self._tree = ProcessTree(max_age=0.1)
+        return self._tree.rss() // (2 * 1024**2) * (2 * 1024**2)
 
     def release(self) -> bool:
         """This kernel gave its allocators' cached memory back (`oom.free`): from now on its process holds its
@@ -174,7 +189,7 @@ class Simulation:
                     kernel = listed(pid, None)
                     self._kernels.append((spec, kernel, fixed, order % _STAGGER_CYCLE * _KERNEL_STAGGER))
                     processes.append(kernel)
-            elif spec.kernel is not None:
+            elif spec.kernel is not None and (not spec.kernel.host or index == _first_visible()):
                 kernel = listed(os.getpid(), None)
                 self._kernels.append((spec, kernel, None, 0))
                 processes.append(kernel)
@@ -192,6 +207,15 @@ class Simulation:
                    for group, workers in enumerate(spec.workers)
                    if kernels is None and (index, group) not in self._spawned]
         self._next_spawn = min(waiting, default=float("inf"))
+
+
+def _first_visible() -> int:
+    """The device a process would use: the first CUDA_VISIBLE_DEVICES names, or 0 (-1: it hides every device)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is None or not visible.strip():
+        return 0
+    first = visible.split(",")[0].strip()
+    return int(first) if first.isdigit() else -1
 
 
 @dataclass(frozen=True)

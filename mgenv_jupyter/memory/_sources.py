@@ -85,7 +85,8 @@ def _gpu_sources(tree: ProcessTree, process_interval: float | None) -> tuple[lis
         _follow_environment()
     except InvalidValueError as exc:
         sources.append(UnavailableSource("nvml (simulated)", f"simulated GPU not started: {exc}"))
-    nvml = NvmlSource(tree, process_interval=process_interval)
+    nvml = (NvmlSource(tree) if process_interval is None
+            else NvmlSource(tree, process_interval=process_interval, process_refresh=process_interval))
 
     def kernel_uses(ordinal: int) -> bool | None:
         index = nvml_index(ordinal)
