@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .cluster._verify_report import ClusterReport
     from .protocol._oom import OomNotice
     from .protocol._sidebar import ErrorReply, VerifyNotice
+    from .tuner._result import ProfileOffer
 
 log = logging.getLogger(__name__)
 
@@ -318,6 +319,9 @@ class SidebarComm:
         from .cluster import _last_verify as last_verify
 
         last_verify.observe(self._on_verified)
+        from .tuner._result import profile_offers
+
+        profile_offers.observe(self._on_profile_offer)
 
     def _send(self, data: KernelMessage) -> None:
         try:
@@ -353,10 +357,17 @@ class SidebarComm:
     def _on_verified(self, report: ClusterReport, made: float) -> None:
         self._send(self.handler.verify(report, made))
 
+    def _on_profile_offer(self, offer: ProfileOffer) -> None:
+        """A sweep's `.apply()` set values the running framework had already read: the sidebar keeps them in the
+        notebook profile, for "Restart and apply"."""
+        self._send({"type": "profile_offer", "assignments": dict(offer.assignments)})
+
     def _on_close(self, msg: Any = None) -> None:
         self.env.unobserve(self._on_change)
         oom_report.unobserve(self._on_oom)
         from .cluster import _last_verify as last_verify
+        from .tuner._result import profile_offers
 
         last_verify.unobserve(self._on_verified)
+        profile_offers.unobserve(self._on_profile_offer)
         self.memory.close()

@@ -627,6 +627,58 @@ export type CellsHello = {
   language: string;
 };
 
+export type SweepOutcome = 'ok' | 'oom' | 'error' | 'timeout' | 'crashed' | 'not_run';
+
+export type PeakKind = 'device' | 'host';
+
+/** One point as the figure draws it: its label on the setting axis (the values as given), its outcome (code and words), its time (median seconds, null unless ok), its peak (bytes of the budget's kind, null when unmeasured), whether it is the recommended point and whether it failed; `note` says why it failed, `gpu` where it ran. */
+export type SweepPointInfo = {
+  index: number;
+  label: string;
+  outcome: SweepOutcome;
+  outcome_label: string;
+  seconds: number | null;
+  peak: number | null;
+  best: boolean;
+  failed: boolean;
+  note: string;
+  gpu: number | null;
+};
+
+/** One point's memory while its measured cell ran: seconds since the cell began, bytes of the budget's kind. */
+export type SweepTimeline = {
+  index: number;
+  label: string;
+  t: number[];
+  bytes: (number | null)[];
+};
+
+/** The whole figure: its title and the setting axis's name; the chart titles and axis words; the peak's kind (device or host), the budget line (bytes, null for none, and its label), whether the device is simulated; the points in order and their timelines; `status` (a sentence: running, done, interrupted, the recommendation). */
+export type SweepFigure = {
+  title: string;
+  axis: string;
+  time_title: string;
+  peak_title: string;
+  timeline_title: string;
+  seconds_label: string;
+  bytes_label: string;
+  elapsed_label: string;
+  peak_kind: PeakKind;
+  budget: number | null;
+  budget_label: string;
+  simulated: boolean;
+  points: SweepPointInfo[];
+  timelines: SweepTimeline[];
+  status: string;
+  running: boolean;
+};
+
+/** `SweepResult.apply()` set values the running framework had already read: the notebook profile should keep them so that "Restart and apply" brings them into a new kernel. The sidebar adds them as if they were its own edits (the kernel's normalised values; never a secret). */
+export type ProfileOfferNotice = {
+  type: 'profile_offer';
+  assignments: Record<string, string>;
+};
+
 export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest | RemedyRequest | MemtraceRequest;
 
 /** A request as the front end writes it; the client adds `v` and `id` as it sends it. */
@@ -634,7 +686,7 @@ export type RequestBody<R extends Request = Request> = R extends Request ? Omit<
 
 export type Reply = CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply | FreedReply;
 
-export type Notice = ChangedNotice | OomNotice | VerifyNotice;
+export type Notice = ChangedNotice | OomNotice | VerifyNotice | ProfileOfferNotice;
 
 export type MemoryMessage = Batch | Snapshot;
 
@@ -661,7 +713,7 @@ export const RESTART_STATUSES: readonly StatusCode[] = ['already_read', 'may_be_
 /** The choice an optional NPURunConfig keyword offers for "leave it to the framework". */
 export const NONE_CHOICE = 'None';
 /** The `type` of every message the kernel sends over the sidebar's comm (the client ignores any other). */
-export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = ['catalog', 'state', 'result', 'error', 'changed', 'history', 'profile', 'freed', 'oom', 'verify', 'memory.batch', 'memory.snapshot'];
+export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = ['catalog', 'state', 'result', 'error', 'changed', 'history', 'profile', 'freed', 'oom', 'verify', 'profile_offer', 'memory.batch', 'memory.snapshot'];
 export const GPUS_PATH = 'mgenv-jupyter/gpus';
 export const GPUS_VERSION = 1;
 /** What every front end calls each status, in English and Chinese (Status.label). */

@@ -29,18 +29,19 @@ from ._sidebar import (
     VerifyNotice,
     VerifyRequest,
 )
+from ._sweep import ProfileOfferNotice
 
 REQUESTS = (HelloRequest, SetRequest, UnsetRequest, RefreshRequest, MemoryRequest, HistoryRequest, ProfileRequest,
             VerifyRequest, FreeRequest, RemedyRequest, MemtraceRequest)
 REPLIES = (CatalogReply, StateReply, ResultReply, ErrorReply, ChangedNotice, HistoryReply, ProfileReply, FreedReply)
-NOTICES = (ChangedNotice, OomNotice, VerifyNotice)
+NOTICES = (ChangedNotice, OomNotice, VerifyNotice, ProfileOfferNotice)
 MEMORY = (Batch, Snapshot)
 
 Reply = (CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply
          | FreedReply)
-Notice = ChangedNotice | OomNotice | VerifyNotice
+Notice = ChangedNotice | OomNotice | VerifyNotice | ProfileOfferNotice
 # Everything the kernel sends over the comm.
-KernelMessage = Reply | OomNotice | VerifyNotice | Batch | Snapshot
+KernelMessage = Reply | OomNotice | VerifyNotice | ProfileOfferNotice | Batch | Snapshot
 
 
 def message_types() -> tuple[str, ...]:

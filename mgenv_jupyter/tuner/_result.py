@@ -176,10 +176,13 @@ class SweepResult:
         session = (self._session or kernel_session)()
         report = session.set(list(best.environment.items()), source="api")
         restart = tuple(change.name for change in report.changes if change.outcome.needs_restart)
+        # A profile keeps catalog variables only and never a secret: the kernel refuses both from one anyway.
+        kept = {name: best.environment[name] for name in restart
+                if session.catalog.get(name) is not None and not change_is_secret(report, name)}
         offered = 0
-        if restart:
+        if kept:
             offered = profile_offers.observers()
-            profile_offers.remember(ProfileOffer({name: best.environment[name] for name in restart}))
+            profile_offers.remember(ProfileOffer(kept))
         return Applied(best, report, restart, offered)
 
     def to_json(self) -> dict[str, Any]:
@@ -194,6 +197,10 @@ class SweepResult:
             "best": None if best is None else best.index, "choice": self.choice.value,
             "points": [_point_json(point) for point in self.points],
         }
+
+
+def change_is_secret(report: SetReport, name: str) -> bool:
+    return any(change.secret for change in report.changes if change.name == name)
 
 
 def _point_json(point: PointResult) -> dict[str, Any]:

@@ -85,6 +85,7 @@ export class KernelClient {
   private _disposed = false;
   private _memoryReceived = new Signal<this, MemoryMessage>(this);
   private _profileReviewed = new Signal<this, ProfileReviewed>(this);
+  private _profileOffered = new Signal<this, Record<string, string>>(this);
 
   constructor(
     kernel: KernelLike,
@@ -105,6 +106,11 @@ export class KernelClient {
   /** The kernel's answer to the notebook profile sent at start (applied if approved, otherwise nothing changed). */
   get profileReviewed(): ISignal<this, ProfileReviewed> {
     return this._profileReviewed;
+  }
+
+  /** A sweep's `.apply()` in the kernel set values the running framework had already read: for the profile. */
+  get profileOffered(): ISignal<this, Record<string, string>> {
+    return this._profileOffered;
   }
 
   get isDisposed(): boolean {
@@ -265,6 +271,10 @@ export class KernelClient {
     }
     if (message.type === 'verify') {
       this._model.setLastVerify(Array.isArray(message.nodes) ? message : null);
+      return;
+    }
+    if (message.type === 'profile_offer') {
+      this._profileOffered.emit({ ...message.assignments });
       return;
     }
     if (message.type === 'catalog') {

@@ -349,6 +349,7 @@ export class NotebookFollower {
     this._client = client;
     client.memoryReceived.connect(this._onMemory, this);
     client.profileReviewed.connect(this._onProfileReviewed, this);
+    client.profileOffered.connect(this._onProfileOffered, this);
     client.setMemory(this._memoryOn);
     client.start();
     this._clientChanged.emit(client);
@@ -363,6 +364,21 @@ export class NotebookFollower {
   }
 
   /** Write the user's own change into the notebook profile; the consent records the new content as theirs. */
+  /**
+   * A sweep's `.apply()` in the followed kernel set values its framework had already read: the notebook profile keeps
+   * them, as if edited here, so "Restart and apply" starts a kernel with them. A secret is never kept.
+   */
+  private _onProfileOffered(client: KernelClient, assignments: Record<string, string>): void {
+    const panel = this._panel;
+    if (client !== this._client || !panel || panel.isDisposed) {
+      return;
+    }
+    const kept = Object.entries(assignments).filter(([name]) => !isSecret(name));
+    if (kept.length) {
+      this._updateProfile(panel, kept);
+    }
+  }
+
   private _updateProfile(panel: NotebookPanel, changes: [string, string | null][]): void {
     const before = readProfile(panel.context.model);
     let after = before;

@@ -81,11 +81,16 @@ def _category_panel(x0: float, figure: SweepFigure, title: str, values: Sequence
         y = y_of(budget)
         parts.append(f'<line x1="{x0 + LEFT}" x2="{x0 + PANEL_WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" '
                      f'stroke="{FAIL}" stroke-dasharray="5 3"/>')
-        parts.append(f'<text x="{x0 + PANEL_WIDTH - RIGHT}" y="{y - 3:.1f}" text-anchor="end" fill="{FAIL}">'
-                     f'{_esc(figure["budget_label"])}</text>')
-    path = [f"{x_of(i):.1f},{y_of(v):.1f}" for i, v in enumerate(values) if v is not None]
-    if len(path) > 1:
-        parts.append(f'<polyline points="{" ".join(path)}" fill="none" stroke="{COLORS[0]}" stroke-width="1.5"/>')
+        parts.append(f'<text x="{x0 + LEFT + 4}" y="{y - 3:.1f}" fill="{FAIL}">{_esc(figure["budget_label"])}</text>')
+    segments: list[list[str]] = [[]]  # a failed point breaks the line, as a failed run breaks the seed's curve
+    for i, (point, value) in enumerate(zip(points, values, strict=True)):
+        if value is None or point["failed"]:
+            segments.append([])
+        else:
+            segments[-1].append(f"{x_of(i):.1f},{y_of(value):.1f}")
+    for path in segments:
+        if len(path) > 1:
+            parts.append(f'<polyline points="{" ".join(path)}" fill="none" stroke="{COLORS[0]}" stroke-width="1.5"/>')
     for i, (point, value) in enumerate(zip(points, values, strict=True)):
         x = x_of(i)
         tip = f'<title>{_esc(point["label"])}: {_esc(point["outcome_label"])} {_esc(point["note"])}</title>'

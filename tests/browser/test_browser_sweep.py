@@ -1,0 +1,99 @@
+"""A sweep's figure in real JupyterLab and real Chromium: %%envsweep over four points on the simulated GPU (mirror-1gb:
+each point's GPU memory is what its cell really allocated), one of which runs out of memory. The live chart draws the
+three panels with uPlot (time and peak against the setting, the failed point marked, the budget line, the best point
+ringed, each point's memory over time); its words are the session's language (Chinese with JupyterLab's Chinese
+pack). Screenshots narrow and wide, light and dark, English and Chinese, under test-artifacts/."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from layout_checks import set_theme
+
+from lab_server import chromium_page, open_notebook, run_cell, running_lab, screenshot, write_notebook
+
+SWEEP = """%%envsweep SWEEP_MB=100,300,oom,600,1200 --repeat 2
+if os.environ["SWEEP_MB"] == "oom":
+    np.empty(2**50)  # NumPy's MemoryError: out of memory, as the report sees it
+x = None  # the last run's array goes before the next one is made
+x = np.ones(int(os.environ["SWEEP_MB"]) * 2**17)
+time.sleep(0.3)
+"""
+CELLS = ["%load_ext mgenv_jupyter", "import os, time\nimport numpy as np", SWEEP]
+FIGURE = ".jp-Cell:nth-child(3) .mgenv-sweep-chart"
+CHINESE_SETTINGS = {"locale": "zh_CN"}
+HAN = re.compile("[\u4e00-\u9fff]")
+# Every status line the figure shows, in order, from before the sweep starts.
+WATCH_STATUS = """() => {
+    window.sweepStatuses = [];
+    new MutationObserver(() => {
+        const status = document.querySelector('.mgenv-sweep-status')?.textContent;
+        if (status && status !== window.sweepStatuses[window.sweepStatuses.length - 1]) {
+            window.sweepStatuses.push(status);
+        }
+    }).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+
+
+def _lab(tmp_path, chinese: bool):
+    if chinese:
+        settings = tmp_path / "settings" / "@jupyterlab" / "translation-extension" / "plugin.jupyterlab-settings"
+        settings.parent.mkdir(parents=True)
+        settings.write_text(json.dumps(CHINESE_SETTINGS))
+    return running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": "mirror-1gb"})
+
+
+def _shoot(page, language: str) -> None:
+    """The figure wide and at 700 px, light and dark."""
+    for width in (1400, 700):
+        page.set_viewport_size({"width": width, "height": 900})
+        for dark in (False, True):
+            set_theme(page, dark)
+            page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+            page.locator(FIGURE).scroll_into_view_if_needed()
+            page.wait_for_function(  # laid out at this width: its panels redrawn for it
+                f"() => document.querySelector('{FIGURE} .mgenv-sweep-panels').style.gridTemplateColumns"
+                f".startsWith('repeat({3 if width > 1000 else 2},')", timeout=10_000)
+            page.locator(FIGURE).screenshot(
+                path=str(screenshot(page, f"sweep-{language}-{width}-{'dark' if dark else 'light'}.png")))
+    set_theme(page, False)
+    page.set_viewport_size({"width": 1400, "height": 900})
+
+
+@pytest.mark.parametrize("chinese", [False, True], ids=["en", "zh"])
+def test_the_sweep_figure_is_drawn_live_and_final(tmp_path, chinese):
+    language = "zh" if chinese else "en"
+    with _lab(tmp_path, chinese) as lab:
+        name = write_notebook(lab, "sweep.ipynb", CELLS)
+        with chromium_page() as page:
+            open_notebook(page, lab, name)
+            page.evaluate("() => { window.jupyterapp.shell.collapseLeft(); window.jupyterapp.shell.collapseRight(); }")
+            page.evaluate(WATCH_STATUS)
+            for index in range(len(CELLS)):
+                run_cell(page, index)
+            page.wait_for_selector(f"{FIGURE} canvas", timeout=120_000)
+            page.wait_for_function(
+                f"() => document.querySelector('{FIGURE}')?.mgenvSweep?.figure?.running === false", timeout=240_000)
+            figure = page.evaluate(f"() => document.querySelector('{FIGURE}').mgenvSweep.figure")
+            panels = page.evaluate(
+                f"() => [...document.querySelectorAll('{FIGURE} .uplot')].map(p => p.dataset.panel)")
+            status = page.inner_text(f"{FIGURE} .mgenv-sweep-status")
+            titles = page.inner_text(f"{FIGURE} .mgenv-sweep-panels")
+            seen = page.evaluate("() => window.sweepStatuses")
+            _shoot(page, language)
+    assert len(seen) >= 3 and seen[-1] == status  # drawn while the points ran, a new status as each ended
+    assert panels == ["time", "peak", "timeline"]
+    outcomes = {point["label"]: point["outcome"] for point in figure["points"]}
+    assert outcomes == {"100": "ok", "300": "ok", "oom": "oom", "600": "ok", "1200": "ok"}
+    assert sum(p["best"] for p in figure["points"]) == 1
+    assert figure["peak_kind"] == "device" and figure["simulated"] and figure["budget"] == int(1024**3 * 0.95)
+    assert len(figure["timelines"]) == 5  # every point that began its cell, the one that ran out of memory too
+    over = [p for p in figure["points"] if p["peak"] and p["peak"] > figure["budget"]]
+    assert [p["label"] for p in over] == ["1200"] and not over[0]["best"]
+    if chinese:
+        assert HAN.search(status) and HAN.search(titles) and "推荐" in status and "模拟" in titles
+        assert "recommended" not in status and "Peak" not in titles
+    else:
+        assert status.startswith("recommended: SWEEP_MB=") and "Peak GPU memory (simulated GPU)" in titles
