@@ -1,0 +1,28 @@
+"""The notebook side of a sweep on a real Ray cluster, run with .venvs/ray's Python: the user's code connects Ray, and
+`run_sweep` then runs each point as a Ray task (a CPU each here, in place of a GPU) with its variables in the task's
+runtime_env. Prints `RESULT {json}`: the frame and each point's process, node and values."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import ray
+
+from mgenv_jupyter.runtime import session
+from mgenv_jupyter.tuner import given_setup, run_sweep
+
+CELL = sys.argv[1]
+SETUP = sys.argv[2]
+VALUES = json.loads(sys.argv[3])
+
+ray.init(address=os.environ["RAY_ADDRESS"], logging_level="ERROR")
+result = run_sweep(CELL, VALUES, given_setup(SETUP), session=session(), timeout=60)
+frame = result.frame()
+print("RESULT " + json.dumps({
+    "runner": result.runner, "columns": list(frame.columns),
+    "frame": frame.astype(object).where(frame.notna(), None).to_dict("records"),
+    "pids": [p.pid for p in result.points], "driver": os.getpid(), "nodes": [p.node for p in result.points],
+    "held": [dict(p.kernel_values) for p in result.points], "printed": [p.printed for p in result.points],
+}))
