@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .cluster._verify_report import ClusterReport
     from .protocol._oom import OomNotice
     from .protocol._sidebar import ErrorReply, VerifyNotice
-    from .tuner._result import ProfileOffer
+    from .tuner._offers import CellOffer, ProfileOffer
 
 log = logging.getLogger(__name__)
 
@@ -266,6 +266,19 @@ class RequestHandler:
         checked = [_text(name, "a name") for name in names]
         return [wire.result_reply(self.env.unset(checked, source=self._source(data)), self.language, request_id)]
 
+    def _on_sweep_cell(self, data: dict[str, Any], request_id: str) -> list[Reply]:
+        """A `%%envsweep` cell for one catalog variable ("try several values…"): the sidebar inserts it, unrun."""
+        name = _text(_field(data, "name", str), "a name")
+        entry = self.env.catalog.get(name)
+        if entry is None or not entry.is_env:
+            raise BadRequest(f"{name[:100]!r} is not a catalog environment variable")
+        from .presentation.sweep._cell import sweep_cell
+        from .tuner._suggest import suggested_values
+
+        values = suggested_values(entry, self.env.get(name), _gpu_total())
+        return [{"v": PROTOCOL_VERSION, "type": "sweep_cell", "reply_to": request_id,
+                 "code": sweep_cell({name: values}, None, self.language)}]
+
     def _on_memory(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         on = _field(data, "on", bool)
         interval = checked_interval(_field(data, "interval", (int, float), DEFAULT_INTERVAL))
@@ -273,6 +286,12 @@ class RequestHandler:
             raise BadRequest("this comm has no memory stream")
         self.memory.switch(on, interval)
         return [wire.result_reply(None, self.language, request_id)]
+
+
+def _gpu_total() -> int | None:
+    from .memory._sources import gpu_total_bytes
+
+    return gpu_total_bytes()
 
 
 class MemoryStream:
@@ -319,9 +338,10 @@ class SidebarComm:
         from .cluster import _last_verify as last_verify
 
         last_verify.observe(self._on_verified)
-        from .tuner._result import profile_offers
+        from .tuner._offers import cell_offers, profile_offers
 
         profile_offers.observe(self._on_profile_offer)
+        cell_offers.observe(self._on_cell_offer)
 
     def _send(self, data: KernelMessage) -> None:
         try:
@@ -362,12 +382,17 @@ class SidebarComm:
         notebook profile, for "Restart and apply"."""
         self._send({"type": "profile_offer", "assignments": dict(offer.assignments)})
 
+    def _on_cell_offer(self, offer: CellOffer) -> None:
+        """A `%%envsweep` cell the user asked for (a widget's "try several values…"): the sidebar inserts it."""
+        self._send({"type": "cell_offer", "code": offer.code})
+
     def _on_close(self, msg: Any = None) -> None:
         self.env.unobserve(self._on_change)
         oom_report.unobserve(self._on_oom)
         from .cluster import _last_verify as last_verify
-        from .tuner._result import profile_offers
+        from .tuner._offers import cell_offers, profile_offers
 
         last_verify.unobserve(self._on_verified)
         profile_offers.unobserve(self._on_profile_offer)
+        cell_offers.unobserve(self._on_cell_offer)
         self.memory.close()

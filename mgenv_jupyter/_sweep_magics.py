@@ -107,7 +107,7 @@ def _chosen_cells(plan: SetupPlan, history: list[str], current: int, numbers: li
 def sweep(code: str, values: Mapping[str, Sequence[object]], setup: object = None, repeat: int = 1,
           timeout: float | None = 600.0, budget: int | str | None = None, *, kernel: str | None = None,
           parallel: int | None = None, setup_timeout: float | None = None, force: bool = False,
-          ray: bool | None = None, source: str = "api",
+          ray: bool | None = None, together: bool = False, source: str = "api",
           on_start: Callable[[SweepResult], None] | None = None,
           on_point: Callable[[SweepResult, Any], None] | None = None) -> SweepResult:
     """Run `code` once per point of `values` (NAME → values; several names make a grid), each point in a fresh
@@ -118,7 +118,8 @@ def sweep(code: str, values: Mapping[str, Sequence[object]], setup: object = Non
     (the median is kept). `timeout`: seconds the runs of `code` may take per point (None: no limit). `budget`: the
     most memory a recommended point may peak at (a size such as "10GB"; default: the device's total less 5%, or the
     host's without a GPU). `kernel`: another kernelspec by name. `parallel`: at most this many points at a time (one
-    per GPU by default). `ray`: False runs locally even when your code connected Ray.
+    per GPU by default). `ray`: False runs locally even when your code connected Ray. `together`: the variables'
+    values go together (the n-th point takes every variable's n-th value) instead of every combination.
 
     Every value is checked as `%envset` checks it before anything starts; bad input raises `InvalidValueError` and
     nothing runs. Returns a `SweepResult` (`.frame()`, `.best`, `.apply()`); `mgenv_jupyter.last_sweep()` returns it
@@ -132,7 +133,7 @@ def sweep(code: str, values: Mapping[str, Sequence[object]], setup: object = Non
     _sweep_cells.add(current)
     return run_sweep(code, values, plan, session=session(), repeat=repeat, timeout=timeout,
                      setup_timeout=setup_timeout, budget=budget, kernel=kernel, parallel=parallel, force=force,
-                     source=source, on_start=on_start, on_point=on_point, ray=ray)
+                     source=source, zipped=together, on_start=on_start, on_point=on_point, ray=ray)
 
 
 def _cell_numbers(text: str) -> list[int] | str:
@@ -165,6 +166,9 @@ class SweepMagics(Magics):
     @argument("--kernel", default=None, help="another kernelspec by name (default: this kernel's)")
     @argument("--parallel", type=int, default=None, help="at most this many points at a time (default: one per GPU)")
     @argument("--local", action="store_true", help="run the points here even when your code connected Ray")
+    @argument("--together", action="store_true",
+              help="take the variables' values together (the n-th point gets every variable's n-th value) instead "
+                   "of every combination")
     @argument("--force", action="store_true", help="as %%envset --force: names that look like misspelt ones")
     @argument("-o", action="store_true", dest="output", help="return the SweepResult")
     @cell_magic
@@ -191,7 +195,8 @@ class SweepMagics(Magics):
             result = _show_live(lambda on_start, on_point: sweep(
                 cell, values, setup=setup, repeat=args.repeat, timeout=args.timeout, budget=args.budget,
                 kernel=args.kernel, parallel=args.parallel, setup_timeout=args.setup_timeout, force=args.force,
-                ray=False if args.local else None, source="magic", on_start=on_start, on_point=on_point))
+                ray=False if args.local else None, together=args.together, source="magic", on_start=on_start,
+                on_point=on_point))
         except InvalidValueError as exc:
             raise UsageError(str(exc)) from None
         return result if args.output else None

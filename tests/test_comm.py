@@ -434,3 +434,17 @@ def test_comm_in_a_real_kernel():
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
+
+
+def test_a_sweep_cell_request_gets_a_cell_to_insert_and_changes_nothing(fresh_session):
+    from mgenv_jupyter._comm import RequestHandler
+
+    handler = RequestHandler(fresh_session)
+    before = dict(os.environ)
+    (reply,) = handler.handle(request("sweep_cell", name="FLAGS_allocator_strategy"))
+    assert reply["type"] == "sweep_cell" and reply["reply_to"]
+    first, *rest = reply["code"].splitlines()
+    assert first == "%%envsweep FLAGS_allocator_strategy=auto_growth,naive_best_fit,thread_local"
+    assert rest and rest[-1].startswith("# Replace this line with the code to measure")
+    (refused,) = handler.handle(request("sweep_cell", name="NOT_A_CATALOG_NAME"))
+    assert refused["type"] == "error" and dict(os.environ) == before and fresh_session.history == []

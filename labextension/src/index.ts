@@ -16,6 +16,7 @@ import { addGpuSection, shutdownKernelHolder } from './sidebar/gpuSection';
 import { sidebarIcon } from './sidebar/icon';
 import { SidebarPanel } from './sidebar/panel';
 import { freeRendererFactory } from './sidebar/freeOffer';
+import { insertCell } from './sidebar/follower';
 import { oomRendererFactory } from './sidebar/oomReport';
 import { askToApplyProfile } from './sidebar/profileDialog';
 import { askToRestart } from './sidebar/restartDialog';
@@ -72,6 +73,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       restart: () => app.commands.execute(COMMAND_IDS.restart),
       free: notebook => panel.follower.free(notebook),
       recordSites: notebook => panel.follower.recordSites(notebook),
+      insertCell,
       shutdownHolder: shutdownKernelHolder(app, trans)
     });
     const addRenderer = (notebook: NotebookPanel): void => {

@@ -139,6 +139,7 @@ export type EntryInfo = {
   applies_when: string | null;
   extra: boolean;
   is_env: boolean;
+  sweep: boolean;
 };
 
 export type FrameworkInfo = {
@@ -423,6 +424,7 @@ export type OomRemedyInfo = {
   when: string;
   why: string;
   caveat: string | null;
+  try_cell: string | null;
 };
 
 /** The timeline: its title line, the failing cell's memory curve as the chart component's own snapshot (the failing device's series from shortly before the cell to the failure, the cell's marker, and overlay lines for the device total, the earlier cells' peaks and what was held plus what was asked; null when nothing was recorded), and the same facts as text lines (what the text fallback says, without its sparkline). */
@@ -673,20 +675,42 @@ export type SweepFigure = {
   running: boolean;
 };
 
+/** "try several values…" of a variable in the sidebar: the kernel answers with a `%%envsweep` cell for it (values from the variable's type, around its current value and the GPU's memory), which the sidebar inserts below the active cell, unrun. `v` and `id` as every request has them. */
+export type SweepCellRequest = {
+  v: number;
+  id: string;
+  type: 'sweep_cell';
+  name: string;
+};
+
+/** The cell for a "sweep_cell" request. */
+export type SweepCellReply = {
+  v: number;
+  type: 'sweep_cell';
+  reply_to: string | null;
+  code: string;
+};
+
+/** A `%%envsweep` cell the kernel offers unasked by the sidebar (a widget's "try several values…" button): the sidebar of the notebook it came from inserts it below the active cell, unrun. */
+export type CellOfferNotice = {
+  type: 'cell_offer';
+  code: string;
+};
+
 /** `SweepResult.apply()` set values the running framework had already read: the notebook profile should keep them so that "Restart and apply" brings them into a new kernel. The sidebar adds them as if they were its own edits (the kernel's normalised values; never a secret). */
 export type ProfileOfferNotice = {
   type: 'profile_offer';
   assignments: Record<string, string>;
 };
 
-export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest | RemedyRequest | MemtraceRequest;
+export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest | RemedyRequest | MemtraceRequest | SweepCellRequest;
 
 /** A request as the front end writes it; the client adds `v` and `id` as it sends it. */
 export type RequestBody<R extends Request = Request> = R extends Request ? Omit<R, 'v' | 'id'> : never;
 
-export type Reply = CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply | FreedReply;
+export type Reply = CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply | FreedReply | SweepCellReply;
 
-export type Notice = ChangedNotice | OomNotice | VerifyNotice | ProfileOfferNotice;
+export type Notice = ChangedNotice | OomNotice | VerifyNotice | ProfileOfferNotice | CellOfferNotice;
 
 export type MemoryMessage = Batch | Snapshot;
 
@@ -713,7 +737,7 @@ export const RESTART_STATUSES: readonly StatusCode[] = ['already_read', 'may_be_
 /** The choice an optional NPURunConfig keyword offers for "leave it to the framework". */
 export const NONE_CHOICE = 'None';
 /** The `type` of every message the kernel sends over the sidebar's comm (the client ignores any other). */
-export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = ['catalog', 'state', 'result', 'error', 'changed', 'history', 'profile', 'freed', 'oom', 'verify', 'profile_offer', 'memory.batch', 'memory.snapshot'];
+export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = ['catalog', 'state', 'result', 'error', 'changed', 'history', 'profile', 'freed', 'sweep_cell', 'oom', 'verify', 'profile_offer', 'cell_offer', 'memory.batch', 'memory.snapshot'];
 export const GPUS_PATH = 'mgenv-jupyter/gpus';
 export const GPUS_VERSION = 1;
 /** What every front end calls each status, in English and Chinese (Status.label). */

@@ -166,6 +166,7 @@ export function entry(name: string, kind: EditorKind, extra: Partial<EntryInfo> 
     applies_when: null,
     extra: false,
     is_env: true,
+    sweep: true,
     ...extra
   };
 }

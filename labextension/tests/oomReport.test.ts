@@ -20,11 +20,11 @@ const REPORT: OomReportData = {
     {
       id: 'r1-0', cause: 'fragmentation', assignments: [['PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True']],
       envset: '%envset PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True', restart: true, when: 'needs a restart',
-      why: 'growable segments', caveat: null
+      why: 'growable segments', caveat: null, try_cell: null
     },
     {
       id: 'r1-1', cause: 'cap', assignments: [['A', '1'], ['B', '2']], envset: '%envset A=1 B=2', restart: false,
-      when: 'applies live', why: 'two at once', caveat: 'a caveat'
+      when: 'applies live', why: 'two at once', caveat: 'a caveat', try_cell: null
     }
   ],
   remedies_title: 'Remedies, best first',

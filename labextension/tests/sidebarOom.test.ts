@@ -19,7 +19,7 @@ const REPORT: OomReportData = {
   remedies: [{
     id: 'k7-0', cause: 'fragmentation', assignments: [['PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True']],
     envset: '%envset PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True', restart: true, when: 'needs a restart',
-    why: 'growable segments', caveat: null
+    why: 'growable segments', caveat: null, try_cell: null
   }],
   remedies_title: 'Remedies, best first',
   no_remedy: null,

@@ -74,7 +74,8 @@ class OomHook:
             from ..runtime import session
             from ._report import build_report, remember
 
-            report = build_report(event, sampler, session(), *_sites(sampler))
+            report = build_report(event, sampler, session(), *_sites(sampler),
+                                  cell_code=getattr(getattr(result, "info", None), "raw_cell", None))
             remember(report)
             self.show(report)
         except Exception:  # the user's cell already failed; the report must never add a second traceback

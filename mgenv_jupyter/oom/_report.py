@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 TIMELINE_SECONDS = 300.0  # of history before the failure kept in a report
 HOLDERS_SECONDS = 0.1  # of the report's making, at most, for what holds memory (the report comes within 300 ms)
+CELL_CODE_CHARS = 100_000  # of the failing cell's code kept for "try it first"
 _EARLIER_CELLS = 10
 
 
@@ -72,6 +73,9 @@ class OomReport:
     record_offer: tuple[str, ...] = ()
     # The report's id: a random token, so a remedy id (`remedy_id`) names one remedy of this report and no other.
     key: str = field(default_factory=lambda: secrets.token_hex(8))
+    # The failing cell's code as the user wrote it (at most CELL_CODE_CHARS), for "try it first": a sweep of that cell
+    # under the current setting and a remedy's. None when the shell did not say.
+    cell_code: str | None = None
 
     @property
     def verdict(self) -> Finding:
@@ -149,9 +153,9 @@ def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, n
 
 
 def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSession, sites: Sites | None = None,
-                 record_offer: tuple[str, ...] = ()) -> OomReport:
+                 record_offer: tuple[str, ...] = (), cell_code: str | None = None) -> OomReport:
     """Explain `event` with what `sampler` recorded and what `session` has set; `sites` are where the memory was
-    allocated, `record_offer` the frameworks that would say so with recording on."""
+    allocated, `record_offer` the frameworks that would say so with recording on, `cell_code` the failing cell's."""
     started = time.perf_counter()
     now = time.time()
     state = read_state(sampler)
@@ -162,6 +166,9 @@ def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSessio
     holders = memory_holders(max_seconds=HOLDERS_SECONDS)
     return OomReport(event, now, state, timeline, tuple(findings), tuple(chosen), time.perf_counter() - started,
                      state.notes, holders=holders, sites=sites, record_offer=record_offer)
+    code = cell_code[:CELL_CODE_CHARS] if isinstance(cell_code, str) and cell_code.strip() else None
+    return OomReport(event, now, state, timeline, tuple(findings), tuple(chosen), time.perf_counter() - started,
+                     state.notes, cell_code=code)
 
 
 LAST: LastResult[OomReport] = LastResult("out-of-memory report")

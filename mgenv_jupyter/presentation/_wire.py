@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .._errors import InvalidValueError
-from ..catalog import Catalog, Entry
+from ..catalog import Catalog, Entry, ReadWhen
 from ..catalog._allocator_config import KeyValueConfig
 from ..catalog._frameworks import FRAMEWORKS
 from ..catalog._secrets import MASK, is_secret, redact
@@ -83,6 +83,8 @@ def entry_info(entry: Entry, language: str) -> EntryInfo:
         "replaced_by": facts.replaced_by, "note": facts.note,
         "applies_when": entry.applies_when.variable if entry.applies_when else None, "extra": entry.extra,
         "is_env": entry.is_env,
+        # "try several values…": a sweep sets environment variables, and measures only what the framework reads
+        "sweep": entry.is_env and entry.when is not ReadWhen.NOT_READ,
     }
 
 

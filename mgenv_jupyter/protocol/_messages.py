@@ -29,19 +29,20 @@ from ._sidebar import (
     VerifyNotice,
     VerifyRequest,
 )
-from ._sweep import ProfileOfferNotice
+from ._sweep import CellOfferNotice, ProfileOfferNotice, SweepCellReply, SweepCellRequest
 
 REQUESTS = (HelloRequest, SetRequest, UnsetRequest, RefreshRequest, MemoryRequest, HistoryRequest, ProfileRequest,
-            VerifyRequest, FreeRequest, RemedyRequest, MemtraceRequest)
-REPLIES = (CatalogReply, StateReply, ResultReply, ErrorReply, ChangedNotice, HistoryReply, ProfileReply, FreedReply)
-NOTICES = (ChangedNotice, OomNotice, VerifyNotice, ProfileOfferNotice)
+            VerifyRequest, FreeRequest, RemedyRequest, MemtraceRequest, SweepCellRequest)
+REPLIES = (CatalogReply, StateReply, ResultReply, ErrorReply, ChangedNotice, HistoryReply, ProfileReply, FreedReply,
+           SweepCellReply)
+NOTICES = (ChangedNotice, OomNotice, VerifyNotice, ProfileOfferNotice, CellOfferNotice)
 MEMORY = (Batch, Snapshot)
 
 Reply = (CatalogReply | StateReply | ResultReply | ErrorReply | ChangedNotice | HistoryReply | ProfileReply
-         | FreedReply)
-Notice = ChangedNotice | OomNotice | VerifyNotice | ProfileOfferNotice
+         | FreedReply | SweepCellReply)
+Notice = ChangedNotice | OomNotice | VerifyNotice | ProfileOfferNotice | CellOfferNotice
 # Everything the kernel sends over the comm.
-KernelMessage = Reply | OomNotice | VerifyNotice | ProfileOfferNotice | Batch | Snapshot
+KernelMessage = Reply | OomNotice | VerifyNotice | ProfileOfferNotice | CellOfferNotice | Batch | Snapshot
 
 
 def message_types() -> tuple[str, ...]:

@@ -32,6 +32,7 @@ class OomRemedyInfo(TypedDict):
     when: str
     why: str
     caveat: str | None
+    try_cell: str | None  # "try it first": a %%envsweep cell of the failing cell, current setting against this one
 
 
 class OomTimeline(TypedDict):

@@ -48,8 +48,8 @@ PROTOCOL_VERSION = 1
 COMM_TARGET = "mgenv_jupyter"
 
 REQUEST_TYPES = ("hello", "set", "unset", "refresh", "memory", "history", "profile", "verify", "free", "remedy",
-                 "memtrace")
-REPLY_TYPES = ("catalog", "state", "result", "error", "changed", "history", "profile", "freed")
+                 "memtrace", "sweep_cell")
+REPLY_TYPES = ("catalog", "state", "result", "error", "changed", "history", "profile", "freed", "sweep_cell")
 # A notebook profile is applied only through a "profile" request, after the user approved that exact profile.
 # An out-of-memory report's button sends a "remedy" request naming the kernel's own remedy (protocol/_oom.py), never
 # a "set": the source "oom_report" is the kernel's own, and a set or unset that claims it is refused.
@@ -202,6 +202,7 @@ class EntryInfo(TypedDict):
     applies_when: str | None
     extra: bool
     is_env: bool
+    sweep: bool  # the sidebar offers "try several values…" (a %%envsweep cell) for it
 
 
 class FrameworkInfo(TypedDict):

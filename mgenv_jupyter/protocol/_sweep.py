@@ -61,6 +61,34 @@ class SweepFigure(TypedDict):
     running: bool
 
 
+class SweepCellRequest(TypedDict):
+    """"try several values…" of a variable in the sidebar: the kernel answers with a `%%envsweep` cell for it (values
+    from the variable's type, around its current value and the GPU's memory), which the sidebar inserts below the
+    active cell, unrun. `v` and `id` as every request has them."""
+
+    v: int
+    id: str
+    type: Literal["sweep_cell"]
+    name: str
+
+
+class SweepCellReply(TypedDict):
+    """The cell for a "sweep_cell" request."""
+
+    v: int
+    type: Literal["sweep_cell"]
+    reply_to: str | None
+    code: str
+
+
+class CellOfferNotice(TypedDict):
+    """A `%%envsweep` cell the kernel offers unasked by the sidebar (a widget's "try several values…" button): the
+    sidebar of the notebook it came from inserts it below the active cell, unrun."""
+
+    type: Literal["cell_offer"]
+    code: str
+
+
 class ProfileOfferNotice(TypedDict):
     """`SweepResult.apply()` set values the running framework had already read: the notebook profile should keep them
     so that "Restart and apply" brings them into a new kernel. The sidebar adds them as if they were its own edits

@@ -37,8 +37,8 @@ REPORT_ENV = "MGENV_SWEEP_REPORT"  # where `end()` writes the report (a file in 
 NAMES_ENV = "MGENV_SWEEP_VARIABLES"  # the swept names, comma-separated: the values the kernel had are reported
 SAMPLE_INTERVAL = 0.05
 MAX_TIMELINE = 600  # points of the memory-over-time curve kept per point (bucket maxima beyond)
-MAX_MESSAGE = 500
-PARTIAL_SECONDS = 1.0  # how often the report so far is written while the measured cell runs  # characters of an exception's message kept
+MAX_MESSAGE = 500  # characters of an exception's message kept
+PARTIAL_SECONDS = 1.0  # how often the report so far is written while the measured cell runs
 REPORT_VERSION = 1
 
 _probe: Probe | None = None

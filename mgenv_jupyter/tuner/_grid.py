@@ -46,6 +46,8 @@ TOO_MANY_POINTS = Text("the grid has {count:,} points (each is a fresh kernel); 
                        "网格有 {count:,} 个点(每个点是一个新内核);最多允许 {most} 个")
 NOT_ENVIRONMENT = Text("{name} is an NPURunConfig option, not an environment variable: a sweep sets each point's "
                        "environment", "{name} 是 NPURunConfig 选项,不是环境变量:扫描设置的是每个点的环境")
+UNEVEN = Text("values taken together need as many values for every variable ({counts})",
+               "一起取值的各变量需要同样多的取值({counts})")
 NOTHING_CHANGED = Text(" (nothing was started)", "(没有启动任何内核)")
 
 
@@ -61,25 +63,33 @@ class Variable:
 
 @dataclass(frozen=True)
 class Grid:
-    """The swept variables and, in order, every combination of their values (the first variable varies slowest)."""
+    """The swept variables and, in order, every combination of their values (the first variable varies slowest), or,
+    `zipped`, their values taken together: the n-th point has every variable's n-th value (settings that go together,
+    such as a remedy's variables against the current ones)."""
 
     variables: tuple[Variable, ...]
+    zipped: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(variable.name for variable in self.variables)
 
+    def _combinations(self, values: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+        return list(zip(*values, strict=True)) if self.zipped else list(itertools.product(*values))
+
     def points(self) -> list[dict[str, str]]:
         """Each point's environment: name → normalised value."""
         return [dict(zip(self.names, values, strict=True))
-                for values in itertools.product(*(variable.values for variable in self.variables))]
+                for values in self._combinations([variable.values for variable in self.variables])]
 
     def given(self) -> list[dict[str, str]]:
         """Each point's values as given, in the order of `points()`."""
         return [dict(zip(self.names, values, strict=True))
-                for values in itertools.product(*(variable.given for variable in self.variables))]
+                for values in self._combinations([variable.given for variable in self.variables])]
 
     def __len__(self) -> int:
+        if self.zipped:
+            return len(self.variables[0].values) if self.variables else 0
         count = 1
         for variable in self.variables:
             count *= len(variable.values)
@@ -122,9 +132,10 @@ def _one_value(session: EnvSession, name: str, text: str) -> bool:
 
 
 def checked_grid(values: Mapping[str, object], session: EnvSession, *, source: str = "api",
-                 force: bool = False) -> Grid:
+                 force: bool = False, zipped: bool = False) -> Grid:
     """The grid of `values` (name → list of values), every value and every point checked as `%envset` would check
-    it. Raises `InvalidValueError` listing every problem (what was wrong, what is allowed); nothing changes."""
+    it; `zipped`: the variables' values are taken together (each list as long as the others). Raises
+    `InvalidValueError` listing every problem (what was wrong, what is allowed); nothing changes."""
     if not isinstance(values, Mapping) or not values:
         raise InvalidValueError(NO_VARIABLES.get())
     errors: list[str] = []
@@ -134,8 +145,11 @@ def checked_grid(values: Mapping[str, object], session: EnvSession, *, source: s
             variables.append(_variable(name, raw, session, source, force))
         except InvalidValueError as exc:
             errors.append(str(exc))
+    if not errors and zipped and len({len(variable.values) for variable in variables}) > 1:
+        counts = ", ".join(f"{variable.name}: {len(variable.values)}" for variable in variables)
+        errors.append(UNEVEN.get().format(counts=counts))
     if not errors:
-        grid = Grid(tuple(variables))
+        grid = Grid(tuple(variables), zipped)
         if len(grid) > MAX_POINTS:
             errors.append(TOO_MANY_POINTS.get().format(count=len(grid), most=MAX_POINTS))
         elif len(variables) > 1:

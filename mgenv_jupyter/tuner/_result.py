@@ -8,12 +8,13 @@ point's values through the session. Its words are presentation's; here are codes
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._last_result import LastResult
 from ._grid import Grid
+from ._offers import ProfileOffer, profile_offers
 from ._point import Outcome, PointResult
 from ._replay import SetupPlan
 
@@ -67,16 +68,6 @@ class Applied:
     report: SetReport
     restart: tuple[str, ...]
     profile_offered: int  # sidebars told; 0: none is open
-
-
-@dataclass(frozen=True)
-class ProfileOffer:
-    """Variables for the notebook profile, for restart-and-apply: every open sidebar adds them."""
-
-    assignments: Mapping[str, str]
-
-
-profile_offers: LastResult[ProfileOffer] = LastResult("sweep's profile offer")
 
 
 @dataclass

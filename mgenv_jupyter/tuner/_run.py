@@ -101,17 +101,18 @@ def gpu_slots(parallel: int | None) -> tuple[list[int | None], list[int], bool]:
 def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, session: EnvSession,
               repeat: object = 1, timeout: object = DEFAULT_TIMEOUT, setup_timeout: object = None,
               budget: object = None, kernel: str | None = None, parallel: object = None, force: bool = False,
-              source: str = "api", on_start: Callable[[SweepResult], None] | None = None,
+              source: str = "api", zipped: bool = False, on_start: Callable[[SweepResult], None] | None = None,
               on_point: OnPoint | None = None, ray: bool | None = None) -> SweepResult:
     """Run `code` once per point of `values` (name → values) in fresh processes; see the package's help."""
-    if not isinstance(code, str) or not code.strip():
+    if not isinstance(code, str) or not any(line.strip() and not line.lstrip().startswith("#")
+                                            for line in code.splitlines()):
         raise InvalidValueError(NO_CODE.get())
     repeats = checked_repeat(repeat)
     limit = checked_seconds(timeout, "timeout")
     setup_limit = checked_seconds(setup_timeout, "setup_timeout")
     budget_bytes = checked_budget(budget)
     slots_wanted = checked_parallel(parallel)
-    grid = checked_grid(values, session, source=source, force=force)
+    grid = checked_grid(values, session, source=source, force=force, zipped=zipped)
     measure = Measure(code, setup, repeats, limit, setup_limit)
     jobs = [Job(index, given, environment)
             for index, (given, environment) in enumerate(zip(grid.given(), grid.points(), strict=True))]

@@ -103,7 +103,9 @@ class AllocatorWidget(EnvPanel):
         rows = [VariableRow(current, entry) for entry in allocator_entries(current.catalog, framework)]
         latching = widgets.HTML(text_html(LATCHING[framework].get(current_language())))
         latching.add_class("mgenv-intro")
-        super().__init__(rows, [latching, *rows], TITLES[framework])
+        # "Try several values…" sweeps the first setting the widget shows (the allocator's strategy, its config)
+        first = [row.entry.name for row in rows[:1]]
+        super().__init__(rows, [latching, *rows], TITLES[framework], sweep=first)
 
     def strategy(self) -> str | None:
         """Paddle's allocator strategy as chosen in the widget (edited or applied); None for other frameworks."""

@@ -93,7 +93,7 @@ class DTRWidget(EnvPanel):
         self.threshold_row.show_under_editor(self.share)
         body = [self.switch_row.widget, self.threshold_row.widget, self.minimum_row.widget, self.sqrt_row.widget,
                 caveat, self.effect]
-        super().__init__(rows, body, "MegEngine DTR")
+        super().__init__(rows, body, "MegEngine DTR", sweep=(THRESHOLD,))
         self.threshold_row.on_edit(lambda row: self._update_share())
         self._after_change(None)
 

@@ -18,6 +18,7 @@ import ipywidgets as widgets
 from .._errors import AlreadyReadWarning, InvalidValueError
 from .._markup import text_html
 from .._text import Text, current_language
+from ..catalog import Entry
 from ..catalog._applicability import applicability
 from ..runtime import EnvSession, SetReport, session
 from ._link import SessionLink
@@ -27,6 +28,15 @@ STYLE_SHEET = Path(__file__).with_name("style.css")
 NOTHING_EDITED = Text("Nothing to apply: no value was edited.", "没有需要应用的修改。")
 NOTHING_APPLIED = Text("Nothing was applied:", "未应用任何修改:")
 CLOSED = Text("This widget was closed.", "此控件已关闭。")
+TRY_SEVERAL = Text("Try several values…", "尝试几个取值…")
+TRY_SEVERAL_TIP = Text("a %%envsweep cell that measures your code at several values, each in a fresh kernel",
+                       "一个 %%envsweep 单元,在几个取值下测量你的代码,每个取值一个全新的内核")
+SWEEP_CELL_SENT = Text("The Framework Env panel inserts this cell below the active cell; put the code to measure in "
+                       "it and run it:",
+                       "Framework Env 面板会把这个单元插入到当前单元下方;把要测量的代码写进去再运行:")
+SWEEP_CELL_COPY = Text("Copy this into a new cell, put the code to measure in it and run it (open the Framework Env "
+                       "panel to have it inserted for you):",
+                       "把它复制到一个新单元中,写入要测量的代码后运行(打开 Framework Env 面板可自动插入):")
 
 
 class EnvPanel(widgets.VBox):
@@ -36,15 +46,22 @@ class EnvPanel(widgets.VBox):
     following the session. Statuses are refreshed after every cell (a cell may import a framework) and on `refresh()`.
     """
 
-    def __init__(self, rows: Sequence[Row], body: Sequence[widgets.Widget], title: str) -> None:
+    def __init__(self, rows: Sequence[Row], body: Sequence[widgets.Widget], title: str,
+                 sweep: Sequence[str] = ()) -> None:
         apply_button = widgets.Button(description="Apply", button_style="primary",
                                       tooltip="apply every edited value as one batch (all or nothing)")
         reset_button = widgets.Button(description="Reset", tooltip="discard the edits")
+        buttons = [apply_button, reset_button]
+        self.sweep_names = tuple(sweep)
+        if self.sweep_names:
+            self.try_button = widgets.Button(description=TRY_SEVERAL.get(), tooltip=TRY_SEVERAL_TIP.get())
+            self.try_button.on_click(lambda _: self.try_several())
+            buttons.append(self.try_button)
         message = widgets.HTML()
         message.add_class("mgenv-message")
         heading = widgets.HTML(f"<style>{style_sheet()}</style>{html.escape(title)}")
         heading.add_class("mgenv-title")
-        super().__init__(children=[heading, *body, widgets.HBox([apply_button, reset_button]), message])
+        super().__init__(children=[heading, *body, widgets.HBox(buttons), message])
         self.add_class("mgenv-widget")
         self.session: EnvSession = session()
         self.apply_button = apply_button
@@ -104,6 +121,36 @@ class EnvPanel(widgets.VBox):
                                        caught_warning.lineno)
         self._show_report(report, [str(w.message) for w in caught if issubclass(w.category, AlreadyReadWarning)])
         return report
+
+    def try_several(self) -> str:
+        """"Try several values…": a `%%envsweep` cell for this widget's main variables (values from their types,
+        around what is edited or set, the GPU's memory for a size), handed to the Framework Env panel, which inserts
+        it below the active cell, unrun; the widget shows the cell too, to copy where no panel is open. Returns it."""
+        from ..memory._sources import gpu_total_bytes
+        from ..presentation.sweep._cell import sweep_cell
+        from ..tuner._offers import CellOffer, cell_offers
+        from ..tuner._suggest import suggested_values
+
+        edited = dict(self._edited_values())
+        total = gpu_total_bytes()
+        values = {}
+        for name in self.sweep_names:
+            entry = self.session.catalog.get(name)
+            if entry is not None:
+                now = edited.get(name, self.session.get(name))
+                values[name] = suggested_values(entry, _normalised(entry, now), total)
+        code = sweep_cell(values, None, current_language())
+        panels = cell_offers.observers()
+        cell_offers.remember(CellOffer(code))
+        note = (SWEEP_CELL_SENT if panels else SWEEP_CELL_COPY).get()
+        self.message.value = f"<div>{html.escape(note)}</div><pre class='mgenv-sweep-cell'>{html.escape(code)}</pre>"
+        return code
+
+    def _edited_values(self) -> list[tuple[str, object]]:
+        try:
+            return self.pending()
+        except InvalidValueError:  # an invalid edit: the suggestion starts from what is set
+            return []
 
     def reset(self) -> None:
         """Discard the edits: every row shows the session's values again."""
@@ -188,6 +235,16 @@ class EnvPanel(widgets.VBox):
 def style_sheet() -> str:
     """The widgets' style sheet (style.css beside this module), read once."""
     return STYLE_SHEET.read_text(encoding="utf-8")
+
+
+def _normalised(entry: Entry, value: object) -> str | None:
+    """An edited or set value as the variable's type writes it ("4GB" → bytes); None when it is not one."""
+    if value is None:
+        return None
+    try:
+        return entry.type.parse(value).text
+    except InvalidValueError:
+        return None
 
 
 def _descendants(widget: widgets.Widget) -> Iterator[widgets.Widget]:

@@ -24,7 +24,8 @@ def test_each_points_gpu_memory_is_its_own_and_the_budget_is_the_devices(fresh_s
     assert frame["outcome"].tolist() == ["ok", "ok", "ok"] and frame["gpu"].tolist() == [0, 0, 0]
     peaks = frame["peak_device_bytes"].tolist()
     # what each point's cell allocated, on top of the same kernel: 100, 400 and 1200 MiB apart (2 MiB pages)
-    assert abs((peaks[1] - peaks[0]) - 300 * 2**20) < 40 * 2**20 and abs((peaks[2] - peaks[1]) - 800 * 2**20) < 60 * 2**20
+    assert abs((peaks[1] - peaks[0]) - 300 * 2**20) < 40 * 2**20
+    assert abs((peaks[2] - peaks[1]) - 800 * 2**20) < 60 * 2**20
     assert frame["fits_budget"].tolist() == [True, True, False]  # 1200 MiB does not fit a 1 GiB device
     assert result.best is not None and result.best.values["SWEEP_MB"] != "1200"
     assert all(point.simulated for point in result.points)
@@ -50,7 +51,7 @@ def test_n_points_on_k_devices_run_one_per_device_in_ceil_n_over_k_rounds(fresh_
         by_gpu.setdefault(point.gpu, []).append((point.started, point.finished))
     for intervals in by_gpu.values():  # one point per GPU at a time
         intervals.sort()
-        assert all(end <= next_start for (_, end), (next_start, _) in zip(intervals, intervals[1:]))
+        assert all(end <= next_start for (_, end), (next_start, _) in zip(intervals, intervals[1:], strict=False))
     assert sorted(len(v) for v in by_gpu.values()) == [count // devices, math.ceil(count / devices)]
     # the measured cells never overlapped more than K at once: rounds = ⌈N/K⌉
     moments = sorted([(p.started, 1) for p in result.points] + [(p.finished, -1) for p in result.points])

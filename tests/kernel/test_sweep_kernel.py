@@ -159,8 +159,9 @@ def test_interrupting_keeps_what_finished_and_ends_every_point():
         assert reply["content"]["status"] == "ok"  # the sweep kept what finished: the cell did not fail
         left = _gone()
         outcomes = []
-        client.execute("import json\nprint('OUTCOMES', json.dumps([p.outcome.value for p in "
-                       "mgenv_jupyter.last_sweep().points], separators=(',', ':')), mgenv_jupyter.last_sweep().interrupted)")
+        client.execute("import json\n_r = mgenv_jupyter.last_sweep()\n"
+                       "print('OUTCOMES', json.dumps([p.outcome.value for p in _r.points], separators=(',', ':')), "
+                       "_r.interrupted)")
         while not outcomes:
             message = client.get_iopub_msg(timeout=30)
             if message["msg_type"] == "stream" and "OUTCOMES" in message["content"]["text"]:

@@ -24,7 +24,8 @@ def test_every_message_the_kernel_sends_has_one_type_the_front_end_knows():
 
 def test_the_unions_and_the_guard_are_generated_not_written_by_hand():
     written = typescript()
-    assert "export type Notice = ChangedNotice | OomNotice | VerifyNotice;" in written
+    assert ("export type Notice = ChangedNotice | OomNotice | VerifyNotice | ProfileOfferNotice | CellOfferNotice;"
+            in written)
     assert "export type KernelMessage = Reply | Notice | MemoryMessage;" in written
     assert "export type RequestBody<R extends Request = Request> = R extends Request ? Omit<R, 'v' | 'id'> : never;" \
         in written

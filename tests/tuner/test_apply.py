@@ -16,9 +16,10 @@ from mgenv_jupyter.catalog._values import Size
 from mgenv_jupyter.presentation.sweep import AppliedView
 from mgenv_jupyter.runtime import EnvSession, ImportWatcher, Status
 from mgenv_jupyter.tuner._grid import Grid, Variable
+from mgenv_jupyter.tuner._offers import profile_offers
 from mgenv_jupyter.tuner._point import Outcome, PointResult
 from mgenv_jupyter.tuner._replay import SetupPlan
-from mgenv_jupyter.tuner._result import Budget, BudgetOf, SweepResult, profile_offers
+from mgenv_jupyter.tuner._result import Budget, BudgetOf, SweepResult
 
 T = Text("probe", "探针")
 
@@ -41,7 +42,8 @@ def swept(session: EnvSession) -> SweepResult:
               PointResult(1, {"PROBE_THRESHOLD": "2GB"}, {"PROBE_THRESHOLD": str(2 * 1024**3)}, Outcome.OK,
                           runs=(1.0,), peak_host_bytes=200)]
     grid = Grid((Variable("PROBE_THRESHOLD", ("1GB", "2GB"), (str(1024**3), str(2 * 1024**3))),))
-    return SweepResult("run()", grid, SetupPlan((), True), points, Budget(1000, BudgetOf.HOST), _session=lambda: session)
+    return SweepResult("run()", grid, SetupPlan((), True), points, Budget(1000, BudgetOf.HOST),
+                       _session=lambda: session)
 
 
 def test_before_the_import_the_best_value_is_set_and_nothing_needs_a_restart(probe):
@@ -82,7 +84,7 @@ def test_with_no_sidebar_open_the_result_says_how_to_apply_it_after_a_restart(pr
 
 def test_an_open_sidebar_is_sent_the_offer_as_a_notice(fresh_session):
     from mgenv_jupyter._comm import SidebarComm
-    from mgenv_jupyter.tuner._result import ProfileOffer
+    from mgenv_jupyter.tuner._offers import ProfileOffer
 
     class RecordingComm:
         def __init__(self) -> None:

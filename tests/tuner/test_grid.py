@@ -103,3 +103,11 @@ def test_a_comma_value_given_once_is_ambiguous_and_says_how_to_write_it(fresh_se
 def test_malformed_words_are_refused(fresh_session, word):
     with pytest.raises(InvalidValueError):
         words_to_values([word], fresh_session)
+
+
+def test_values_taken_together_make_one_point_per_position(fresh_session):
+    grid = checked_grid({"OMP_NUM_THREADS": ["1", "2", "4"], "MALLOC_ARENA_MAX": ["1", "2", "4"]}, fresh_session,
+                        zipped=True)
+    assert len(grid) == 3 and [tuple(p.values()) for p in grid.points()] == [("1", "1"), ("2", "2"), ("4", "4")]
+    with pytest.raises(InvalidValueError, match="as many values"):
+        checked_grid({"OMP_NUM_THREADS": ["1", "2"], "MALLOC_ARENA_MAX": ["1"]}, fresh_session, zipped=True)

@@ -24,7 +24,8 @@ import {
   PROTOCOL_VERSION,
   Request,
   RequestBody,
-  ResultReply
+  ResultReply,
+  SweepCellReply
 } from '../protocol';
 import { EnvModel } from './model';
 import { Profile } from './profile';
@@ -38,7 +39,7 @@ export const MEMORY_INTERVAL = DEFAULT_INTERVAL;
 
 export type KernelLike = Pick<Kernel.IKernelConnection, 'requestExecute' | 'createComm' | 'iopubMessage'>;
 
-export type Answer = ResultReply | ErrorReply | ProfileReply | HistoryReply | FreedReply;
+export type Answer = ResultReply | ErrorReply | ProfileReply | HistoryReply | FreedReply | SweepCellReply;
 
 /**
  * A remedy of an out-of-memory report as a click names it: the kernel's ids for the report and the remedy (all that
@@ -86,6 +87,7 @@ export class KernelClient {
   private _memoryReceived = new Signal<this, MemoryMessage>(this);
   private _profileReviewed = new Signal<this, ProfileReviewed>(this);
   private _profileOffered = new Signal<this, Record<string, string>>(this);
+  private _cellOffered = new Signal<this, string>(this);
 
   constructor(
     kernel: KernelLike,
@@ -111,6 +113,11 @@ export class KernelClient {
   /** A sweep's `.apply()` in the kernel set values the running framework had already read: for the profile. */
   get profileOffered(): ISignal<this, Record<string, string>> {
     return this._profileOffered;
+  }
+
+  /** A %%envsweep cell the kernel offers (a widget's "try several values…"): to insert below the active cell. */
+  get cellOffered(): ISignal<this, string> {
+    return this._cellOffered;
   }
 
   get isDisposed(): boolean {
@@ -180,6 +187,11 @@ export class KernelClient {
   /** Record where memory is allocated in every cell from the next one on (what `%memtrace on` does), or stop. */
   memtrace(on: boolean): Promise<Answer> {
     return this._request({ type: 'memtrace', on });
+  }
+
+  /** "Try several values…" of `name`: the kernel answers with a %%envsweep cell for it, to insert (never to run). */
+  sweepCell(name: string): Promise<Answer> {
+    return this._request({ type: 'sweep_cell', name });
   }
 
   refresh(): void {
@@ -277,12 +289,18 @@ export class KernelClient {
       this._profileOffered.emit({ ...message.assignments });
       return;
     }
+    if (message.type === 'cell_offer') {
+      if (typeof message.code === 'string') {
+        this._cellOffered.emit(message.code);
+      }
+      return;
+    }
     if (message.type === 'catalog') {
       this._gotCatalog = true;
     }
     this._model.receive(message);
     const answers = message.type === 'result' || message.type === 'error' || message.type === 'profile' ||
-      message.type === 'history' || message.type === 'freed';
+      message.type === 'history' || message.type === 'freed' || message.type === 'sweep_cell';
     if (answers && message.reply_to) {
       const resolve = this._pending.get(message.reply_to);
       if (resolve) {

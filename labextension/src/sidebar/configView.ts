@@ -32,6 +32,8 @@ export interface ConfigActions {
   applyRemedyToFollowed?(choice: RemedyChoice): Promise<Answer | null>;
   /** Run cluster.verify() in the followed kernel; the result arrives through the model. */
   verifyNodes?(): Promise<Answer | null>;
+  /** "Try several values…": the followed kernel's %%envsweep cell for a variable, inserted below the active cell. */
+  trySeveral?(name: string): Promise<Answer | null>;
 }
 
 export class ConfigView extends Widget {
@@ -52,7 +54,12 @@ export class ConfigView extends Widget {
       actions.applyRemedyToFollowed?.(choice) ?? Promise.resolve(null));
     this._verify = new VerifyView(trans, () => actions.verifyNodes?.() ?? Promise.resolve(null));
     this._profile = new ProfileSection(model, actions, trans);
-    this._catalog = new CatalogView(model, trans, (name, value) => actions.edit(name, value));
+    this._catalog = new CatalogView(
+      model,
+      trans,
+      (name, value) => actions.edit(name, value),
+      actions.trySeveral ? name => void actions.trySeveral?.(name) : undefined
+    );
     this._history = new HistoryView(model, trans, (before, limit) => actions.loadHistory(before, limit));
     const catalog = this._catalog;
     this.node.append(

@@ -181,6 +181,24 @@ export class NotebookFollower {
     return this._client ? this._client.verify() : Promise.resolve(null);
   }
 
+  /**
+   * "Try several values…" of a variable: the followed kernel writes a %%envsweep cell for it (its values from the
+   * variable's type), inserted below the active cell of the followed notebook for the user to edit and run. Nothing
+   * runs. Null: no kernel followed.
+   */
+  async trySeveral(name: string): Promise<Answer | null> {
+    const client = this._client;
+    const panel = this._panel;
+    if (!client || !panel) {
+      return null;
+    }
+    const answer = await client.sweepCell(name);
+    if (answer.type === 'sweep_cell' && panel === this._panel && !panel.isDisposed) {
+      insertCell(panel, answer.code);
+    }
+    return answer;
+  }
+
   /** Remove a variable from the notebook profile only (the running kernel keeps its value). */
   forget(name: string): void {
     const panel = this._panel;
@@ -350,6 +368,7 @@ export class NotebookFollower {
     client.memoryReceived.connect(this._onMemory, this);
     client.profileReviewed.connect(this._onProfileReviewed, this);
     client.profileOffered.connect(this._onProfileOffered, this);
+    client.cellOffered.connect(this._onCellOffered, this);
     client.setMemory(this._memoryOn);
     client.start();
     this._clientChanged.emit(client);
@@ -379,6 +398,14 @@ export class NotebookFollower {
     }
   }
 
+  /** A cell the followed kernel offers (a widget's "try several values…"): inserted below the active cell, unrun. */
+  private _onCellOffered(client: KernelClient, code: string): void {
+    const panel = this._panel;
+    if (client === this._client && panel && !panel.isDisposed) {
+      insertCell(panel, code);
+    }
+  }
+
   private _updateProfile(panel: NotebookPanel, changes: [string, string | null][]): void {
     const before = readProfile(panel.context.model);
     let after = before;
@@ -400,4 +427,16 @@ export class NotebookFollower {
   private _onMemory(_: KernelClient, message: MemoryMessage): void {
     this._memoryReceived.emit(message);
   }
+}
+
+/** Insert a code cell holding `code` below the notebook's active cell and make it the active one; it is not run. */
+export function insertCell(panel: NotebookPanel, code: string): void {
+  const notebook = panel.content;
+  const model = notebook.model;
+  if (!model) {
+    return;
+  }
+  const index = Math.min(notebook.activeCellIndex + 1, model.sharedModel.cells.length);
+  model.sharedModel.insertCell(index, { cell_type: 'code', source: code, metadata: {} });
+  notebook.activeCellIndex = index;
 }

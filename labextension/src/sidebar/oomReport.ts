@@ -36,6 +36,8 @@ export interface OomReportOptions {
   recordSites?: (panel: NotebookPanel) => Promise<Answer | null>;
   /** Shut down another kernel of this server that holds most of the GPU, after asking (oomHolder.ts). */
   shutdownHolder?: ShutdownHolder;
+  /** "Try it first": insert the remedy's %%envsweep cell below the active cell of that notebook, unrun. */
+  insertCell?: (panel: NotebookPanel, code: string) => void;
 }
 
 export class OomReportView extends Widget implements IRenderMime.IRenderer {
@@ -164,11 +166,19 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
   }
 
   private _remedy(remedy: OomRemedyInfo): HTMLElement {
-    const { trans, notebookOf, apply, restart } = this._options;
+    const { trans, notebookOf, apply, restart, insertCell } = this._options;
     return remedyItem(remedy, {
       trans,
       language: this._language,
       reportId: this._reportId,
+      tryFirst: insertCell
+        ? code => {
+            const panel = notebookOf(this.node);
+            if (panel) {
+              insertCell(panel, code);
+            }
+          }
+        : undefined,
       apply: choice => {
         const panel = notebookOf(this.node);
         return panel ? apply(panel, choice) : Promise.resolve(null);
@@ -190,6 +200,8 @@ export interface RemedyOptions {
   brief?: boolean;
   /** The language of what the outcome says (the report's; English when not given). */
   language?: Language;
+  /** "Try it first": insert the remedy's %%envsweep cell (the failing cell, the current setting against it). */
+  tryFirst?: (code: string) => void;
 }
 
 /** One remedy: its Apply button, %envset line, when it takes effect and why, its caveat, and what a click did. */
@@ -203,7 +215,20 @@ export function remedyItem(remedy: OomRemedyInfo, options: RemedyOptions): HTMLE
   apply.title = trans.__('Set this in the kernel (%1) and keep it in the notebook profile', remedy.envset);
   const code = el('code', 'mgenv-oom-envset');
   code.textContent = remedy.envset;
-  head.append(apply, code);
+  head.append(apply);
+  const tryCell = remedy.try_cell;
+  if (tryCell && options.tryFirst) {
+    const tryFirst = el('button', 'jp-Button jp-mod-minimal mgenv-oom-try') as HTMLButtonElement;
+    tryFirst.type = 'button';
+    tryFirst.textContent = trans.__('Try it first');
+    tryFirst.title = trans.__(
+      'Insert a %%envsweep cell that runs the failing cell under the current setting and this one, each in a fresh kernel'
+    );
+    const tryFirstCallback = options.tryFirst;
+    tryFirst.addEventListener('click', () => tryFirstCallback(tryCell));
+    head.append(tryFirst);
+  }
+  head.append(code);
   const why = el('div', 'mgenv-oom-why');
   const when = el('b', '');
   when.textContent = remedy.when;

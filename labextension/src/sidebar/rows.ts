@@ -30,7 +30,7 @@ export class VariableRow {
   private _refused = false; // the editor holds an edit the kernel refused, with its reason shown
   private _trans: Translation;
 
-  constructor(entry: EntryInfo, onEdit: EditHandler, trans: Translation) {
+  constructor(entry: EntryInfo, onEdit: EditHandler, trans: Translation, onTry?: (name: string) => void) {
     this.entry = entry;
     this._trans = trans;
     this.node = el('div', 'mgenv-sb-row');
@@ -75,7 +75,7 @@ export class VariableRow {
       note.textContent = entry.note;
       this.node.append(note);
     }
-    this.node.append(this._details());
+    this.node.append(this._details(onTry));
     this.update(undefined, null);
   }
 
@@ -169,7 +169,7 @@ export class VariableRow {
    * The facts beyond the first line, folded (a sidebar row has one line to spare): what is allowed, where the
    * framework reads it, what replaces it, and the caveats, which the summary announces.
    */
-  private _details(): HTMLElement {
+  private _details(onTry?: (name: string) => void): HTMLElement {
     const trans = this._trans;
     const { caveats } = this.entry;
     const details = el('details', 'mgenv-sb-details');
@@ -201,6 +201,15 @@ export class VariableRow {
       add(trans.__('Use instead'), this.entry.replaced_by);
     }
     details.append(summary, list);
+    if (onTry) {
+      // The kernel writes a %%envsweep cell for this variable into the notebook; the user edits and runs it.
+      const tryButton = el('button', 'jp-Button jp-mod-minimal jp-mod-small mgenv-sb-try') as HTMLButtonElement;
+      tryButton.type = 'button';
+      tryButton.textContent = trans.__('Try several values…');
+      tryButton.title = trans.__('Insert a %%envsweep cell below the active cell that measures it at several values');
+      tryButton.addEventListener('click', () => onTry(this.entry.name));
+      details.append(tryButton);
+    }
     if (caveats.length) {
       const items = el('ul', 'mgenv-sb-caveats');
       for (const caveat of caveats) {

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...oom._holder import kernel_holder
 from ...protocol._oom import OOM_VERSION, OomKernelHolder, OomRemedyInfo, OomReportData, OomTimeline
 from .._freeing import offer_info, report_holders, report_offer
+from ..sweep._cell import try_cell
 from ._text import OomText
 from ._timeline import timeline_chart, timeline_title
 from ._words import NO_REMEDY, RECORD_BUTTON, REMEDIES
@@ -20,7 +21,8 @@ def oom_data(view: OomText) -> OomReportData:
         {"id": report.remedy_id(index), "cause": r.cause.value,
          "assignments": [[name, value] for name, value in r.assignments],
          "envset": r.envset, "restart": r.restart, "when": view.when(r),
-         "why": r.why.get(view.lang), "caveat": r.caveat.get(view.lang) if r.caveat is not None else None}
+         "why": r.why.get(view.lang), "caveat": r.caveat.get(view.lang) if r.caveat is not None else None,
+         "try_cell": try_cell(report, r, view.lang)}
         for index, r in enumerate(report.remedies)]
     sections = [lines for lines in (view.verdict_lines(), view.number_lines(), view.process_lines(),
                                     view.site_lines()) if lines]

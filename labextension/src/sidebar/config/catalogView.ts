@@ -25,8 +25,19 @@ export class CatalogView {
   private _rows = new Map<string, VariableRow>();
   private _input: HTMLInputElement;
 
-  /** `edit` sets (a value) or unsets (null) a variable in the followed kernel. */
-  constructor(model: EnvModel, trans: Translation, edit: (name: string, value: string | null) => Promise<Answer | null>) {
+  private _trySeveral: ((name: string) => void) | undefined;
+
+  /**
+   * `edit` sets (a value) or unsets (null) a variable in the followed kernel; `trySeveral` asks it for a %%envsweep
+   * cell of a variable (its row offers "try several values…" where the kernel says a sweep applies).
+   */
+  constructor(
+    model: EnvModel,
+    trans: Translation,
+    edit: (name: string, value: string | null) => Promise<Answer | null>,
+    trySeveral?: (name: string) => void
+  ) {
+    this._trySeveral = trySeveral;
     this._model = model;
     this._trans = trans;
     this._edit = edit;
@@ -84,7 +95,12 @@ export class CatalogView {
         heading.textContent = category.category;
         section.append(heading);
         for (const entry of category.entries) {
-          const row = new VariableRow(entry, (name, value) => void this._editRow(name, value), this._trans);
+          const row = new VariableRow(
+            entry,
+            (name, value) => void this._editRow(name, value),
+            this._trans,
+            entry.sweep ? this._trySeveral : undefined
+          );
           row.update(this._model.variable(entry.name), this._model.badge(entry.name));
           row.setEnabled(live);
           this._rows.set(entry.name, row);

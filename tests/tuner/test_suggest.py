@@ -1,0 +1,62 @@
+"""What "try several values…" and "try it first" write: values from the variable's type around what it is, and a
+`%%envsweep` cell the magic reads back as those values."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from mgenv_jupyter._text import Text
+from mgenv_jupyter.catalog import catalog
+from mgenv_jupyter.oom._recognise import recognise
+from mgenv_jupyter.oom._remedies import Remedy
+from mgenv_jupyter.oom._report import build_report
+from mgenv_jupyter.presentation.sweep._cell import sweep_cell, try_cell
+from mgenv_jupyter.tuner._grid import checked_grid, words_to_values
+from mgenv_jupyter.tuner._suggest import suggested_values
+
+GiB = 1024**3
+
+
+def read_back(cell: str, session) -> dict:
+    from mgenv_jupyter._shell_words import split_words
+
+    words = [w for w in split_words(cell.splitlines()[0])[1:] if not w.startswith("--")]
+    return words_to_values(words, session)
+
+
+def test_a_size_is_tried_at_shares_of_the_gpu_when_unset_and_around_its_value_when_set():
+    entry = catalog().get("MEGENGINE_DTR_EVICTION_THRESHOLD")
+    assert suggested_values(entry, None, 11 * GiB)[1:] == ["2816MB", "6GB", "8GB", "10GB"]
+    assert suggested_values(entry, str(5 * GiB), None) == ["2560MB", "5GB", "10GB", "20GB"]
+
+
+def test_a_closed_type_is_tried_at_every_choice_and_a_config_at_its_switch():
+    assert suggested_values(catalog().get("FLAGS_allocator_strategy"), None, None) == [
+        "auto_growth", "naive_best_fit", "thread_local"]
+    assert suggested_values(catalog().get("PYTORCH_CUDA_ALLOC_CONF"), "max_split_size_mb:128", None) == [
+        "expandable_segments:True,max_split_size_mb:128", "expandable_segments:False,max_split_size_mb:128"]
+
+
+def test_every_suggested_cell_reads_back_as_its_values_and_passes_the_checks(fresh_session):
+    for name in ("MEGENGINE_DTR_EVICTION_THRESHOLD", "PYTORCH_CUDA_ALLOC_CONF", "FLAGS_allocator_strategy",
+                 "XLA_PYTHON_CLIENT_MEM_FRACTION", "MXNET_GPU_MEM_POOL_TYPE", "MEGENGINE_DTR_EVICTEE_MINIMUM_SIZE"):
+        values = suggested_values(catalog().get(name), fresh_session.get(name), 16 * GiB)
+        cell = sweep_cell({name: values}, None, "en")
+        assert read_back(cell, fresh_session) == {name: values}, cell
+        assert len(checked_grid({name: values}, fresh_session)) == len(values)
+        assert cell.splitlines()[1].startswith("# Replace this line")
+
+
+def test_try_it_first_sweeps_the_failing_cell_over_the_current_setting_and_the_remedy(fresh_session):
+    fresh_session.set({"FLAGS_allocator_strategy": "naive_best_fit"})
+    report = build_report(recognise(MemoryError()), None, fresh_session, cell_code="train_step()\n")
+    remedy = Remedy(cause=next(iter(type(report.findings[0].cause))), why=Text("w", "w"), restart=True,
+                    assignments=(("FLAGS_allocator_strategy", "auto_growth"),
+                                 ("FLAGS_fraction_of_gpu_memory_to_use", "0.5")))
+    cell = try_cell(report, remedy, "en")
+    assert cell is not None
+    assert cell.splitlines()[0] == ("%%envsweep FLAGS_allocator_strategy=naive_best_fit,auto_growth "
+                                    "FLAGS_fraction_of_gpu_memory_to_use=0.92,0.5 --together")
+    assert cell.rstrip().endswith("train_step()")
+    assert len(checked_grid(read_back(cell, fresh_session), fresh_session, zipped=True)) == 2
+    assert try_cell(replace(report, cell_code=None), remedy, "en") is None
