@@ -12,7 +12,19 @@ import re
 import pytest
 from layout_checks import set_theme
 
-from lab_server import chromium_page, open_notebook, run_cell, running_lab, screenshot, write_notebook
+from lab_server import (
+    OOM_SCENARIO,
+    OOM_STAND_IN,
+    chromium_page,
+    open_notebook,
+    open_sidebar,
+    raise_oom,
+    run_cell,
+    running_lab,
+    screenshot,
+    set_left_area_width,
+    write_notebook,
+)
 
 SWEEP = """%%envsweep SWEEP_MB=100,300,oom,600,1200 --repeat 2
 if os.environ["SWEEP_MB"] == "oom":
@@ -97,3 +109,50 @@ def test_the_sweep_figure_is_drawn_live_and_final(tmp_path, chinese):
         assert "recommended" not in status and "Peak" not in titles
     else:
         assert status.startswith("recommended: SWEEP_MB=") and "Peak GPU memory (simulated GPU)" in titles
+
+
+# ---- the ways into a sweep: they insert a %%envsweep cell and run nothing ---------------------------------------
+
+ENTRY_CELLS = ["%load_ext mgenv_jupyter", OOM_STAND_IN, raise_oom(after_s=1.5)]
+
+
+def _cells(page) -> list[str]:
+    return page.evaluate("() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.cells"
+                         ".map(c => c.getSource())")
+
+
+def test_try_it_first_and_try_several_values_insert_a_sweep_cell(tmp_path):
+    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}) as lab:
+        name = write_notebook(lab, "entry.ipynb", ENTRY_CELLS)
+        with chromium_page() as page:
+            open_notebook(page, lab, name)
+            for index in range(len(ENTRY_CELLS)):
+                run_cell(page, index)
+            page.wait_for_selector(".jp-OutputArea .mgenv-oom .mgenv-oom-try", timeout=90_000)
+            page.locator(".jp-OutputArea .mgenv-oom .mgenv-oom-remedy").first.scroll_into_view_if_needed()
+            screenshot(page, "sweep-try-it-first.png")
+            before = len(_cells(page))
+            page.locator(".jp-OutputArea .mgenv-oom .mgenv-oom-try").first.click()
+            page.wait_for_function(f"() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.cells"
+                                   f".length > {before}", timeout=10_000)
+            tried = _cells(page)
+            # the sidebar's row: "Try several values…" in its details
+            open_sidebar(page)
+            page.get_by_label("Search variables").fill("MEGENGINE_DTR_EVICTION_THRESHOLD")
+            row = page.locator(".mgenv-sb-row[data-name='MEGENGINE_DTR_EVICTION_THRESHOLD']")
+            row.locator(".mgenv-sb-details > summary").click()
+            row.locator(".mgenv-sb-try").scroll_into_view_if_needed()
+            set_left_area_width(page, 320)
+            screenshot(page, "sweep-try-several-sidebar.png")
+            before = len(_cells(page))
+            row.locator(".mgenv-sb-try").click()
+            page.wait_for_function(f"() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.cells"
+                                   f".length > {before}", timeout=30_000)
+            several = _cells(page)
+            prompts = page.evaluate("() => [...document.querySelectorAll('.jp-InputPrompt')].map(p => p.textContent)")
+    inserted = [cell for cell in tried if cell.startswith("%%envsweep")]
+    assert len(inserted) == 1 and "raise OutOfMemoryError(" in inserted[0]  # the failing cell, to run as a sweep
+    assert "PYTORCH_" in inserted[0].splitlines()[0]  # the remedy's variable against its current setting
+    sweeps = [cell for cell in several if cell.startswith("%%envsweep MEGENGINE_DTR_EVICTION_THRESHOLD=")]
+    assert len(sweeps) == 1 and "GB" in sweeps[0].splitlines()[0]  # shares of the simulated 40 GiB GPU
+    assert sum(1 for p in prompts if "[" in p and any(ch.isdigit() for ch in p)) == len(ENTRY_CELLS)  # nothing ran
