@@ -12,7 +12,7 @@ import pytest
 from mgenv_jupyter.memory._fake_nvml import installed
 from mgenv_jupyter.memory._nvml_source import UNAVAILABLE, NvmlSource
 from mgenv_jupyter.memory._process_tree import ProcessTree
-from mgenv_jupyter.memory._scenario import PRESETS
+from mgenv_jupyter.memory._scenario import PRESETS, Scenario
 from mgenv_jupyter.memory._simulation import Simulation
 
 GiB = 1024**3
@@ -109,3 +109,44 @@ def test_scenario_file_format_from_the_docs(tmp_path, clock):
         assert sample.process == 11 * GiB  # capped at max
         assert sample.used == 11 * GiB + 5 * GiB + GiB + 512 * MiB
         assert sample.total == 80 * GiB
+
+
+# ---- the mirror-* presets: the kernel holds what its process tree really holds -----------------------------------
+
+MiB = 1024**2
+
+
+def _process_memory(visible: str | None, monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
+    if visible is None:
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    else:
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+    with Simulation("mirror-4x1gb"):
+        source = NvmlSource(ProcessTree(), process_interval=0.0, process_refresh=0.0)
+        try:
+            samples = source.sample()
+        finally:
+            source.close()
+    assert all(sample.simulated for sample in samples)
+    return [sample.process for sample in samples]
+
+
+def test_the_kernel_is_on_the_device_it_would_use(monkeypatch):
+    on = _process_memory("2", monkeypatch)
+    assert on[2] and all(not used for index, used in enumerate(on) if index != 2)
+    assert _process_memory(None, monkeypatch)[0]
+
+
+def test_it_holds_what_the_tree_holds_in_host_memory(monkeypatch):
+    before = _process_memory("0", monkeypatch)[0] or 0
+    ballast = bytearray(200 * MiB)  # touched: bytearray fills with zeros
+    after = _process_memory("0", monkeypatch)[0] or 0
+    del ballast
+    assert abs((after - before) - 200 * MiB) < 20 * MiB
+    assert abs(after - ProcessTree().rss()) < 300 * MiB  # the tree's resident size, in 2 MiB pages
+
+
+def test_host_is_the_only_word_a_kernel_takes_besides_sizes():
+    assert Scenario.from_json({"devices": [{"kernel": "host"}]}).devices[0].kernel.host
+    with pytest.raises(Exception, match='"host"'):
+        Scenario.from_json({"devices": [{"kernel": "guest"}]})

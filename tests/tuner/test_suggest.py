@@ -3,14 +3,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from mgenv_jupyter._text import Text
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.oom._recognise import recognise
-from mgenv_jupyter.oom._remedies import Remedy
-from mgenv_jupyter.oom._report import build_report
-from mgenv_jupyter.presentation.sweep._cell import sweep_cell, try_cell
+from mgenv_jupyter.presentation.sweep._cell import sweep_cell
 from mgenv_jupyter.tuner._grid import checked_grid, words_to_values
 from mgenv_jupyter.tuner._suggest import suggested_values
 
@@ -45,18 +39,3 @@ def test_every_suggested_cell_reads_back_as_its_values_and_passes_the_checks(fre
         assert read_back(cell, fresh_session) == {name: values}, cell
         assert len(checked_grid({name: values}, fresh_session)) == len(values)
         assert cell.splitlines()[1].startswith("# Replace this line")
-
-
-def test_try_it_first_sweeps_the_failing_cell_over_the_current_setting_and_the_remedy(fresh_session):
-    fresh_session.set({"FLAGS_allocator_strategy": "naive_best_fit"})
-    report = build_report(recognise(MemoryError()), None, fresh_session, cell_code="train_step()\n")
-    remedy = Remedy(cause=next(iter(type(report.findings[0].cause))), why=Text("w", "w"), restart=True,
-                    assignments=(("FLAGS_allocator_strategy", "auto_growth"),
-                                 ("FLAGS_fraction_of_gpu_memory_to_use", "0.5")))
-    cell = try_cell(report, remedy, "en")
-    assert cell is not None
-    assert cell.splitlines()[0] == ("%%envsweep FLAGS_allocator_strategy=naive_best_fit,auto_growth "
-                                    "FLAGS_fraction_of_gpu_memory_to_use=0.92,0.5 --together")
-    assert cell.rstrip().endswith("train_step()")
-    assert len(checked_grid(read_back(cell, fresh_session), fresh_session, zipped=True)) == 2
-    assert try_cell(replace(report, cell_code=None), remedy, "en") is None

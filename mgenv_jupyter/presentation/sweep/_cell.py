@@ -23,7 +23,7 @@ TRY_FIRST = Text("# Try the remedy before applying it: the failing cell under th
 
 
 def sweep_line(values: Mapping[str, Sequence[str]], together: bool = False) -> str:
-    words = []
+    words: list[str] = []
     for name, given in values.items():
         if any("," in value for value in given) or not given:
             words.extend(f"{name}={shlex.quote(value)}" if value else f"{name}=" for value in (given or [""]))

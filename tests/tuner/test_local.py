@@ -1,0 +1,30 @@
+"""One point in a fresh local kernel: its environment (the sweeping kernel's, with the point's values, the probe's
+two parameters and its GPU), and a whole point run through jupyter_client."""
+
+from __future__ import annotations
+
+import threading
+
+from mgenv_jupyter.tuner._kernels import kernel_for_points
+from mgenv_jupyter.tuner._local import Job, Measure, point_environment, run_local_point
+from mgenv_jupyter.tuner._point import Outcome
+from mgenv_jupyter.tuner._replay import given_setup
+
+
+def test_the_points_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("ALREADY_HERE", "kept")
+    monkeypatch.setenv("JPY_PARENT_PID", "1")
+    env = point_environment(Job(0, {"X": "1GB"}, {"X": "1073741824"}, gpu=2), tmp_path / "r.json", ["X"])
+    assert env["X"] == "1073741824" and env["ALREADY_HERE"] == "kept" and env["CUDA_VISIBLE_DEVICES"] == "2"
+    assert env["MGENV_SWEEP_REPORT"] == str(tmp_path / "r.json") and env["MGENV_SWEEP_VARIABLES"] == "X"
+    assert "JPY_PARENT_PID" not in env  # jupyter_client sets the point's own
+
+
+def test_a_point_runs_its_setup_then_its_cell_in_a_fresh_kernel(tmp_path):
+    measure = Measure("import os\nprint('held', os.environ['SWEEP_X'], base)", given_setup("base = 41 + 1"), 2,
+                      60.0, None)
+    point = run_local_point(Job(0, {"SWEEP_X": "a"}, {"SWEEP_X": "a"}), measure, kernel_for_points(), tmp_path,
+                            threading.Event())
+    assert point.outcome is Outcome.OK and len(point.runs) == 2 and point.kernel_values == {"SWEEP_X": "a"}
+    assert point.printed.count("held a 42") == 2 and point.peak_host_bytes and point.pid
+    assert not list(tmp_path.glob("*.partial"))
