@@ -222,7 +222,7 @@ export function remedyItem(remedy: OomRemedyInfo, options: RemedyOptions): HTMLE
     tryFirst.type = 'button';
     tryFirst.textContent = trans.__('Try it first');
     tryFirst.title = trans.__(
-      'Insert a %%envsweep cell that runs the failing cell under the current setting and this one, each in a fresh kernel'
+      'Insert a cell that runs the failing cell under the current setting and this one, each in a fresh kernel'
     );
     const tryFirstCallback = options.tryFirst;
     tryFirst.addEventListener('click', () => tryFirstCallback(tryCell));

@@ -200,16 +200,21 @@ export class VariableRow {
     if (this.entry.replaced_by) {
       add(trans.__('Use instead'), this.entry.replaced_by);
     }
-    details.append(summary, list);
     if (onTry) {
-      // The kernel writes a %%envsweep cell for this variable into the notebook; the user edits and runs it.
+      // On the summary line, so it is seen and reached by Tab with the details folded. The kernel writes a
+      // %%envsweep cell for this variable into the notebook; the user edits and runs it.
       const tryButton = el('button', 'jp-Button jp-mod-minimal jp-mod-small mgenv-sb-try') as HTMLButtonElement;
       tryButton.type = 'button';
       tryButton.textContent = trans.__('Try several values…');
-      tryButton.title = trans.__('Insert a %%envsweep cell below the active cell that measures it at several values');
-      tryButton.addEventListener('click', () => onTry(this.entry.name));
-      details.append(tryButton);
+      tryButton.title = trans.__('Insert a cell below the active one that measures your code at several values of it');
+      tryButton.addEventListener('click', event => {
+        event.preventDefault(); // a click in the summary would fold or unfold the details too
+        event.stopPropagation();
+        onTry(this.entry.name);
+      });
+      summary.append(' · ', tryButton);
     }
+    details.append(summary, list);
     if (caveats.length) {
       const items = el('ul', 'mgenv-sb-caveats');
       for (const caveat of caveats) {
