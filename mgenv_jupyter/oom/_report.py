@@ -164,11 +164,9 @@ def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSessio
     timeline = _timeline(sampler, event, state, now)
     # The walk never raises and keeps its time bound, whatever the namespace holds (memory/_holders.py).
     holders = memory_holders(max_seconds=HOLDERS_SECONDS)
-    return OomReport(event, now, state, timeline, tuple(findings), tuple(chosen), time.perf_counter() - started,
-                     state.notes, holders=holders, sites=sites, record_offer=record_offer)
     code = cell_code[:CELL_CODE_CHARS] if isinstance(cell_code, str) and cell_code.strip() else None
     return OomReport(event, now, state, timeline, tuple(findings), tuple(chosen), time.perf_counter() - started,
-                     state.notes, cell_code=code)
+                     state.notes, holders=holders, sites=sites, record_offer=record_offer, cell_code=code)
 
 
 LAST: LastResult[OomReport] = LastResult("out-of-memory report")
