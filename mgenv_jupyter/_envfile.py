@@ -14,7 +14,6 @@ import io
 import json
 import re
 import shlex
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -87,92 +86,6 @@ def parse_dotenv(text: str, origin: str = "file") -> list[tuple[str, str]]:
                                     "nothing was changed")
         pairs.append((binding.key, binding.value))
     return pairs
-
-
-# ---- a magic's line ------------------------------------------------------------------------------------------------
-# `%envset A=1 B='two words' C="tab\\there"  # a comment`: each word is NAME=VALUE, its value read as python-dotenv
-# reads a value; whitespace ends an unquoted value (so a value with spaces is quoted), and a word starting with # ends
-# the line. Each piece starts with a different character, so a line is scanned once, without backtracking.
-_LINE_PIECES = re.compile(
-    r"""(?P<space>\s+)
-      | (?P<comment>\#.*)
-      | (?P<option>-\S*)
-      | (?P<name>[^\s=]*)=(?P<value>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|['"]|[^\s'"]\S*|)(?P<after>\S*)
-      | (?P<word>\S+)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
-_BARE = re.compile(r"[^\s'\"\x00-\x1f\x7f][^\s\x00-\x1f\x7f]*")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_DOUBLE_QUOTED = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\a": "\\a", "\b": "\\b",
-                  "\f": "\\f", "\v": "\\v"}
-NOT_AN_ASSIGNMENT = ("{word} is not NAME=VALUE: write each assignment as NAME=VALUE, and quote a value with spaces "
-                     "('two words')")
-UNCLOSED_QUOTE = ("the value of {name} opens a quote that is not closed: close every quote you open (\"...\" or "
-                  "'...'); nothing was changed")
-TEXT_AFTER_QUOTE = ("the value of {name} has text right after its closing quote: quote the whole value, or leave a "
-                    "space before the next NAME=VALUE; nothing was changed")
-
-
-def parse_line(line: str, describe: Callable[[str, int], str] = lambda word, position: f"word {position}",
-               ) -> tuple[list[str], list[tuple[str, str]]]:
-    """The options (words starting with '-') and the NAME=VALUE assignments of a one-line `%envset`, each value read as
-    python-dotenv reads a value in a file (and `%%envset` and `%envload` read it): unquoted text as written, backslashes
-    and `#` inside it included (`C:\\temp\\new`); 'single quotes' keep their text (\\' and \\\\ aside); "double quotes"
-    decode \\n, \\t, \\\\, \\" and the like. A word starting with # begins a comment. A word that is not NAME=VALUE, an
-    unclosed quote, or text glued to a closing quote raises `InvalidValueError` (the value is never quoted back:
-    `describe(word, position)` says which word, for a word that may hold a secret)."""
-    options: list[str] = []
-    pairs: list[tuple[str, str]] = []
-    if "'" not in line and '"' not in line and "#" not in line and "-" not in line:  # most lines: words as written
-        for position, word in enumerate(line.split(), start=1):
-            name, sep, value = word.partition("=")
-            if not sep:
-                raise InvalidValueError(NOT_AN_ASSIGNMENT.format(word=describe(word, position)))
-            pairs.append((name, value))
-        return options, pairs
-    position = 0
-    for piece in _LINE_PIECES.finditer(line):
-        kind = piece.lastgroup
-        if kind == "space":
-            continue
-        if kind == "comment":
-            break
-        position += 1
-        if kind == "option":
-            options.append(piece.group())
-            continue
-        if kind == "word":
-            raise InvalidValueError(NOT_AN_ASSIGNMENT.format(word=describe(piece.group(), position)))
-        name, value = piece.group("name"), piece.group("value")
-        shown_name = name if is_variable_name(name) else f"word {position}"
-        if value in ("'", '"'):
-            raise InvalidValueError(UNCLOSED_QUOTE.format(name=shown_name))
-        if piece.group("after"):
-            raise InvalidValueError(TEXT_AFTER_QUOTE.format(name=shown_name))
-        pairs.append((name, _dotenv_value(name, value) if value[:1] in ("'", '"') else value))
-    return options, pairs
-
-
-def _dotenv_value(name: str, text: str) -> str:
-    """A quoted value decoded by python-dotenv itself, so the line means what the same text means in a file."""
-    from dotenv.parser import parse_stream  # on first use: `%load_ext` does not need python-dotenv
-
-    bindings = [b for b in parse_stream(io.StringIO(f"V={text}")) if b.key is not None or b.error]
-    if len(bindings) != 1 or bindings[0].error or bindings[0].value is None:  # cannot happen for the pieces above
-        raise InvalidValueError(UNCLOSED_QUOTE.format(name=name if is_variable_name(name) else "a variable"))
-    return bindings[0].value
-
-
-def line_value(value: str) -> str:
-    """`value` written for a one-line `%envset` (`parse_line` reads it back exactly): as it is when it has no blank or
-    control character and starts with no quote; else in 'single quotes' when it holds no quote, backslash or control
-    character; else in "double quotes" with python-dotenv's escapes."""
-    if _BARE.fullmatch(value):
-        return value
-    if "'" not in value and "\\" not in value and not _CONTROL.search(value):
-        return f"'{value}'"
-    return '"' + "".join(_DOUBLE_QUOTED.get(char, char) for char in value) + '"'
 
 
 def read_dotenv(path: Path) -> list[tuple[str, str]]:

@@ -19,6 +19,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from . import _envfile as envfile
 from . import _launchers as launchers
+from ._dotenv_line import parse_line
 from ._errors import InvalidValueError
 from ._shell_words import split_words
 from ._text import current_language, set_language
@@ -125,7 +126,7 @@ class EnvMagics(Magics):
         """
         _check_length(line)
         try:
-            options, pairs = envfile.parse_line(line, _describe)
+            options, pairs = parse_line(line, _describe)
         except InvalidValueError as exc:
             raise UsageError(str(exc)) from None
         force, live = False, True

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from IPython.core.error import UsageError
 
-from mgenv_jupyter._envfile import line_value
+from mgenv_jupyter._dotenv_line import line_value
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.runtime import Status
 

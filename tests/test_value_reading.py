@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from IPython.core.error import UsageError
 
-from mgenv_jupyter._envfile import line_value, parse_dotenv, parse_line
+from mgenv_jupyter._dotenv_line import line_value, parse_line
+from mgenv_jupyter._envfile import parse_dotenv
 from mgenv_jupyter._errors import InvalidValueError
 
 

@@ -25,6 +25,7 @@ from .._errors import (
     MayBeLatchedWarning,
 )
 from .._text import Text
+from .._user_warning import warn_at_user
 from ..catalog import Catalog, Entry, Group, Parsed, catalog
 from ..catalog._secrets import MASK, is_secret, is_secret_name, is_secret_value, redact
 from ..catalog._values import FreeText
@@ -322,7 +323,7 @@ class EnvSession:
                 errors.append(GIVEN_TWICE.get().format(name=name))
             seen.add(name if isinstance(name, str) else "")
         if not errors:
-            errors = self._conflict_errors(plans) or self._environment_size_errors(plans)
+            errors = self._conflict_errors(plans) or self._environment_size_errors(plans, source)
         if errors:
             # Errors quote values (a path a type refused): they pass through the same redaction as values.
             raise InvalidValueError(redact("; ".join(errors)) + ("" if len(pairs) == 1 else NOTHING_CHANGED.get()))
@@ -378,7 +379,7 @@ class EnvSession:
                                                     because=conflict.because.get()))
         return errors
 
-    def _environment_size_errors(self, plans: list[_Plan]) -> list[str]:
+    def _environment_size_errors(self, plans: list[_Plan], source: str) -> list[str]:
         """Refuse a batch after which no program could be started from the kernel; warn when it gets close."""
         growth = sum([plan.growth for plan in plans])
         if growth <= 0:
@@ -388,9 +389,8 @@ class EnvSession:
         if projected > limit:
             return [TOO_BIG.get().format(projected=projected // 1024, limit=limit // 1024)]
         if projected > warn_at:
-            warnings.warn(f"the environment holds {projected // 1024:,} KiB; at {limit // 1024:,} KiB no program "
-                          "could be started from this kernel (!cmd, subprocess)", EnvironmentSizeWarning,
-                          stacklevel=5)
+            warn_at_user(f"the environment holds {projected // 1024:,} KiB; at {limit // 1024:,} KiB no program "
+                         "could be started from this kernel (!cmd, subprocess)", EnvironmentSizeWarning, source)
         return []
 
     def _execute(self, plans: list[_Plan], source: str, live: bool) -> SetReport:
@@ -554,12 +554,12 @@ class EnvSession:
                 call = None  # past the first use the framework refuses or ignores it: only a restart helps
             if status is Status.ALREADY_READ:
                 warning = already_read_warning(entry, read, new, call, at_first_use=probe is True)
-                warnings.warn(warning.get(), AlreadyReadWarning, stacklevel=5)
+                warn_at_user(warning.get(), AlreadyReadWarning, source)
             else:
-                warnings.warn(may_be_latched_warning(entry, read, new, call).get(), MayBeLatchedWarning, stacklevel=5)
+                warn_at_user(may_be_latched_warning(entry, read, new, call).get(), MayBeLatchedWarning, source)
         danger = policy.warning(name, entry, new) if new is not None else None
         if danger is not None:
-            warnings.warn(danger, CodeLoadingWarning, stacklevel=5)
+            warn_at_user(danger, CodeLoadingWarning, source)
             notes = (*notes, danger)
         effective = applied.effective if applied is not None else None
         # Each value is judged once, as `shown` judges it: by the name, or by the value's own shape.

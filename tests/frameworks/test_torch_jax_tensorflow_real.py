@@ -140,3 +140,23 @@ def test_tensorflow_reads_the_environment_at_the_first_operation_when_set_before
     assert r["set"]["outcomes"] == {"TF_NUM_INTRAOP_THREADS": "pending_first_use"}
     assert r["reported"] == 0  # tf.config.threading does not report the variable...
     assert r["new_threads"] > baseline["new_threads"]  # ...but TensorFlow used it
+
+
+def test_the_already_read_warning_points_at_the_users_line_and_its_way_out_works_with_real_torch():
+    """Issue 29, points 1 and 2: `import torch`, then `%envset TORCH_SHOW_CPP_STACKTRACES=1`."""
+    r = run("torch", "torch_warning.py")
+    shown = r["shown"]
+    assert "AlreadyReadWarning: torch already read TORCH_SHOW_CPP_STACKTRACES" in shown
+    assert shown.startswith("<ipython-input-") and ">:2: AlreadyReadWarning" in shown  # the cell's second line
+    assert "run_line_magic('envset', 'TORCH_SHOW_CPP_STACKTRACES=1')" in shown  # the user's line, as IPython ran it
+    assert "mgenv_jupyter" not in shown.split("AlreadyReadWarning")[0] and "self._change" not in shown
+    assert "_session.py" not in shown
+    # A real warning: a catcher records it, at the user's line; a filter silences it.
+    assert r["recorded"] == [{"category": "AlreadyReadWarning", "is_already_read": True,
+                              "filename": r["recorded"][0]["filename"], "lineno": 1}]
+    assert r["recorded"][0]["filename"].startswith("<ipython-input-")
+    assert r["silenced"] == ""
+    # The way out, run as written in a new process before `import torch`: torch's errors carry the C++ stack.
+    assert r["advice"] == "%envset TORCH_SHOW_CPP_STACKTRACES=1"
+    assert r["had_stack_before"] is False
+    assert r["new_kernel"] == ["C++ STACK True"] and not r["new_kernel_warned"]
