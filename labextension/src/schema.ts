@@ -7,6 +7,8 @@ export type EditorKind = 'choice' | 'switch' | 'presence' | 'fraction' | 'number
 
 export type ReadingCode = 'import' | 'first_use' | 'per_object' | 'every_call' | 'not_read' | 'option';
 
+export type CarryCode = 'carry' | 'secret' | 'loads_code';
+
 export type ProfileAction = 'set' | 'unchanged' | 'refused';
 
 export type VerifyArrival = 'at_start' | 'after_start' | 'missing';
@@ -78,7 +80,7 @@ export type VerifyRequest = {
   type: 'verify';
 };
 
-/** A variable's state now: its value (secrets masked), status and why, the live API written out with this value (or the default, then `live_example`), whether it applies with the values chosen (and why not), and for a `key:value` config its keys as the kernel parsed the value (`keys`; null for any other variable, when unset, or when the value does not parse), so the front end never splits it itself. */
+/** A variable's state now: its value (secrets masked), status and why, the live API written out with this value (or the default, then `live_example`), whether it applies with the values chosen (and why not), and for a `key:value` config its keys as the kernel parsed the value (`keys`; null for any other variable, when unset, or when the value does not parse), so the front end never splits it itself. `carry`: what "Restart and apply" does with the value this session set (runtime/_carry.py); null when there is nothing to carry. */
 export type VariableInfo = {
   value: string | null;
   status: StatusCode;
@@ -88,6 +90,7 @@ export type VariableInfo = {
   applies: boolean;
   applies_reason: string | null;
   keys: Record<string, string> | null;
+  carry: CarryCode | null;
 };
 
 export type UnitInfo = {

@@ -174,6 +174,7 @@ export function entry(name: string, kind: EditorKind, extra: Partial<EntryInfo> 
 export function variable(value: string | null, status: StatusCode, extra: Partial<VariableInfo> = {}): VariableInfo {
   return {
     value, status, message: `${status} message`, live: null, live_example: false, applies: true, applies_reason: null, keys: null,
+    carry: null,
     ...extra
   };
 }

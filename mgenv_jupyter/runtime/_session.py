@@ -230,6 +230,11 @@ class EnvSession:
         with self._lock:
             return list(self._changed_through_session)
 
+    def changed_by_session(self, name: str) -> bool:
+        """Whether `name` is among `changed_through_session()` (asked for every variable a sidebar is sent)."""
+        with self._lock:
+            return name in self._changed_through_session
+
     def _is_option(self, name: str) -> bool:
         entry = self.catalog.get(name)
         return entry is not None and not entry.is_env

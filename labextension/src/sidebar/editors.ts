@@ -633,6 +633,16 @@ export function sizeParts(value: string | null, editor: EditorInfo): { number: s
   return { number: count.toString(), unit: chosen.name };
 }
 
+/**
+ * A value as the sidebar shows it outside its editor (the profile, the restart question): a size in the one notation
+ * of sizes, with the kernel's units ("3 GiB" for the "3221225472" the environment and the profile hold); anything
+ * else as it is.
+ */
+export function valueText(entry: EntryInfo | undefined, value: string): string {
+  const parts = entry?.editor.kind === 'size' ? sizeParts(value, entry.editor) : null;
+  return parts ? `${parts.number} ${parts.unit}` : value;
+}
+
 function setBound(input: HTMLInputElement, which: 'min' | 'max', value: number | null): void {
   if (value === null) {
     input.removeAttribute(which);
