@@ -667,6 +667,10 @@ export const NONE_CHOICE = 'None';
 export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = ['catalog', 'state', 'result', 'error', 'changed', 'history', 'profile', 'freed', 'oom', 'verify', 'memory.batch', 'memory.snapshot'];
 export const GPUS_PATH = 'mgenv-jupyter/gpus';
 export const GPUS_VERSION = 1;
+/** The one notation of sizes (catalog/_values.py): binary units as written everywhere, 1024-based. */
+export const SIZE_UNITS: readonly (readonly [string, number])[] = [['B', 1], ['KiB', 1024], ['MiB', 1048576], ['GiB', 1073741824], ['TiB', 1099511627776]];
+/** Decimals a shown size keeps: below the first figure of a pair of its unit, the second. */
+export const SIZE_DECIMALS: readonly (readonly [number, number])[] = [[10, 2], [100, 1]];
 /** What every front end calls each status, in English and Chinese (Status.label). */
 export const STATUS_LABELS: Record<StatusCode, { en: string; zh: string }> = {
   "effective": {

@@ -69,8 +69,8 @@ def page(lab: Any) -> Iterator[Any]:
         open_notebook(page, lab, NOTEBOOK)
         run_cell_at(page, 0)
         open_sidebar(page)
-        set_size(page, THRESHOLD, "3", "GB")
-        page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=3221225472')", timeout=30_000)
+        set_size(page, THRESHOLD, "3", "GiB")
+        page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=3 GiB')", timeout=30_000)
         field = editor(page, DEVICE)
         field.fill("tpu0")  # not a MegEngine device: the kernel refuses it
         field.press("Enter")
@@ -280,7 +280,7 @@ SHOWN_AND_LIVE_JS = """name => {
     return {value: input.value, unit: unit ? unit.value : null, live: live.hidden ? null : live.textContent,
             badge: row.querySelector('.mgenv-sb-badge').textContent};
 }"""
-UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}  # the sidebar's sizes are binary
+UNITS = {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4}  # the sidebar's sizes are binary
 
 
 def shown_and_live(page: Any, name: str) -> tuple[Any, Any]:
@@ -323,7 +323,7 @@ def test_readme_pictures(page, theme):
     screenshot(page, f"sidebar-readme-{theme}.png")
     try:
         assert layout_problems(page, SIDEBAR) == []
-        assert [editor(page, THRESHOLD).input_value(), editor(page, f"{THRESHOLD} unit").input_value()] == ["3", "GB"]
+        assert [editor(page, THRESHOLD).input_value(), editor(page, f"{THRESHOLD} unit").input_value()] == ["3", "GiB"]
     finally:
         page.get_by_label("Search variables").fill("")
 

@@ -10,7 +10,7 @@ CELLS = [
     "%load_ext mgenv_jupyter\nimport os, threading, mgenv_jupyter\n"
     "dtr = mgenv_jupyter.DTRWidget(gpu_total_bytes=16 * 1024**3)\ndtr",
     # what a click does in the browser: the front end sets the values, then presses Apply
-    "dtr.threshold_row.editor.number.value = 4\ndtr.threshold_row.editor.unit.value = 'GB'\n"
+    "dtr.threshold_row.editor.number.value = 4\ndtr.threshold_row.editor.unit.value = 'GiB'\n"
     "dtr.switch_row.checkbox.value = True\ndtr.apply_button.click()\n"
     "print('ENV', os.environ['MEGENGINE_DTR_EVICTION_THRESHOLD'], os.environ['MEGENGINE_ENABLE_DROP'])\n"
     "print('SHARE', dtr.share.value)",
