@@ -168,7 +168,8 @@ class EnvMagics(Magics):
 
     @no_var_expand
     @magic_arguments()
-    @argument("--force", action="store_true", help="unset names that look like misspelt catalog names")
+    @argument("--force", action="store_true", help="accepted for symmetry with %%envset; a set variable is always "
+              "unset, whatever its spelling")
     @argument("--env-only", action="store_true", dest="env_only", help="the environment only, not the live API")
     @argument("names", nargs="+", metavar="NAME")
     @line_magic

@@ -12,7 +12,7 @@ import pytest
 from IPython.core.error import UsageError
 
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.catalog._values import GiB, MiB, SIZE_UNITS, Size, format_size
+from mgenv_jupyter.catalog._values import SIZE_UNITS, GiB, MiB, Size, format_size
 from mgenv_jupyter.presentation._editor import editor_spec
 from mgenv_jupyter.protocol._typescript import typescript
 

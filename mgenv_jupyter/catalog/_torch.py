@@ -186,6 +186,30 @@ ENTRIES = (
         extra=True,
         loads_code=None,
     ),
+    _allocator(
+        "PYTORCH_HIP_ALLOC_CONF",
+        category=MEMORY,
+        type=ALLOCATOR_CONFIG,
+        default=None,
+        when=ReadWhen.FIRST_USE,
+        read_at=Text(
+            f"c10/cuda/CUDAAllocatorConfig.h : CUDAAllocatorConfig::instance(), in ROCm builds ({VERSION}'s headers)",
+            f"c10/cuda/CUDAAllocatorConfig.h : CUDAAllocatorConfig::instance(),仅 ROCm 版({VERSION} 的头文件)",
+        ),
+        first_use=_FIRST_ALLOCATOR_USE,
+        description=Text(
+            "The allocator settings under the name ROCm users know, with the same key:value settings as "
+            "PYTORCH_ALLOC_CONF; read by ROCm builds of PyTorch only.",
+            "ROCm 用户熟悉的分配器设置名,key:value 设置与 PYTORCH_ALLOC_CONF 相同;只有 ROCm 版 PyTorch 读取。",
+        ),
+        caveats=(Text(
+            "A ROCm build reads it only when PYTORCH_CUDA_ALLOC_CONF is not set, and before PYTORCH_ALLOC_CONF; a CUDA "
+            "or CPU build never reads it (the #ifdef USE_ROCM branch in CUDAAllocatorConfig::instance()).",
+            "ROCm 版只在 PYTORCH_CUDA_ALLOC_CONF 未设置时读取它,且先于 PYTORCH_ALLOC_CONF;CUDA 版和 CPU 版从不读取"
+            "(CUDAAllocatorConfig::instance() 中的 #ifdef USE_ROCM 分支)。"), _BACKEND_AT_LOAD, _STRICTER),
+        extra=True,
+        loads_code=None,
+    ),
     _variable(
         "PYTORCH_NO_CUDA_MEMORY_CACHING",
         category=MEMORY,

@@ -62,6 +62,7 @@ THE_NAME = Text("the name", "该名字")
 NEAR_MISS = Text("{name} is not a known variable; did you mean {meant}? (use --force to set {name} anyway)",
                  "{name} 不是已知变量;是不是想写 {meant}?(确实要设置 {name} 请加 --force)")
 NOT_SET = Text("{name} is not set", "{name} 未设置")
+NOT_SET_MEANT = Text("{name} is not set; did you mean {meant}?", "{name} 未设置;是不是想写 {meant}?")
 SECRET_REFUSED = Text("{name}: the value (not shown: it looks like a secret) is not allowed: expected {allowed}",
                       "{name}:不接受该取值(看起来是机密信息,不予显示):应为{allowed}")
 CONFLICT = Text("{names} cannot both be set: {because} Unset one of them",
@@ -339,10 +340,12 @@ class EnvSession:
             shown_name = repr(name) if isinstance(name, str) and len(name) <= 60 else THE_NAME.get()
             raise InvalidValueError(BAD_NAME.get().format(name=shown_name))
         entry = self.catalog.get(name)
-        if entry is None and not force and source != "profile":
+        if entry is None and not force and source != "profile" and (value is not None or name not in self.environ):
+            # Setting a misspelt name is refused; unsetting one that is set removes what is there, as asked.
             meant = self.catalog.near_miss(name)
             if meant is not None:
-                raise InvalidValueError(NEAR_MISS.get().format(name=name, meant=meant))
+                template = NEAR_MISS if value is not None else NOT_SET_MEANT
+                raise InvalidValueError(template.get().format(name=name, meant=meant))
         text = value if isinstance(value, str) else None
         refused = policy.refusal(name, entry, text, source, force)
         if refused is not None:

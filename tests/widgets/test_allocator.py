@@ -128,6 +128,7 @@ def test_torch_names_refused_together(ip, closing):
 
 @pytest.mark.parametrize("framework, kinds", [
     ("torch", {"PYTORCH_ALLOC_CONF": "KeyValueEditor", "PYTORCH_CUDA_ALLOC_CONF": "KeyValueEditor",
+               "PYTORCH_HIP_ALLOC_CONF": "KeyValueEditor",
                "PYTORCH_NO_CUDA_MEMORY_CACHING": "PresenceEditor"}),
     ("jax", {"XLA_PYTHON_CLIENT_PREALLOCATE": "SwitchEditor", "XLA_CLIENT_MEM_FRACTION": "FractionEditor",
              "XLA_PYTHON_CLIENT_MEM_FRACTION": "FractionEditor", "XLA_PYTHON_CLIENT_ALLOCATOR": "ChoiceEditor"}),
