@@ -193,20 +193,23 @@ ENTRIES = (
         default=None,
         when=ReadWhen.FIRST_USE,
         read_at=Text(
-            f"c10/cuda/CUDAAllocatorConfig.h : CUDAAllocatorConfig::instance(), in ROCm builds ({VERSION}'s headers)",
-            f"c10/cuda/CUDAAllocatorConfig.h : CUDAAllocatorConfig::instance(),仅 ROCm 版({VERSION} 的头文件)",
+            f"c10/core/AllocatorConfig.cpp : AcceleratorAllocatorConfig::instance() (first call; in libc10 between the "
+            f"CUDA and the generic name), c10/cuda/CUDAAllocatorConfig.h : CUDAAllocatorConfig::instance() ({VERSION})",
+            "c10/core/AllocatorConfig.cpp : AcceleratorAllocatorConfig::instance()(首次调用时;libc10 中位于 CUDA 名"
+            f"与通用名之间),c10/cuda/CUDAAllocatorConfig.h : CUDAAllocatorConfig::instance()({VERSION})",
         ),
         first_use=_FIRST_ALLOCATOR_USE,
         description=Text(
-            "The allocator settings under the name ROCm users know, with the same key:value settings as "
-            "PYTORCH_ALLOC_CONF; read by ROCm builds of PyTorch only.",
-            "ROCm 用户熟悉的分配器设置名,key:value 设置与 PYTORCH_ALLOC_CONF 相同;只有 ROCm 版 PyTorch 读取。",
+            "The name ROCm users know for PYTORCH_ALLOC_CONF, with the same key:value settings.",
+            "ROCm 用户熟悉的 PYTORCH_ALLOC_CONF 别名,key:value 设置相同。",
         ),
         caveats=(Text(
-            "A ROCm build reads it only when PYTORCH_CUDA_ALLOC_CONF is not set, and before PYTORCH_ALLOC_CONF; a CUDA "
-            "or CPU build never reads it (the #ifdef USE_ROCM branch in CUDAAllocatorConfig::instance()).",
-            "ROCm 版只在 PYTORCH_CUDA_ALLOC_CONF 未设置时读取它,且先于 PYTORCH_ALLOC_CONF;CUDA 版和 CPU 版从不读取"
-            "(CUDAAllocatorConfig::instance() 中的 #ifdef USE_ROCM 分支)。"), _BACKEND_AT_LOAD, _STRICTER),
+            "Every build of torch 2.13.0 reads it, not only ROCm's (checked with the CPU wheel): after "
+            "PYTORCH_CUDA_ALLOC_CONF, which wins over it, and before PYTORCH_ALLOC_CONF, which it silently overrides; "
+            "set only one of the three.",
+            "torch 2.13.0 的所有版本都会读取它,而不只是 ROCm 版(已用 CPU wheel 验证):它排在 PYTORCH_CUDA_ALLOC_CONF "
+            "之后(后者优先),在 PYTORCH_ALLOC_CONF 之前(会悄悄覆盖后者);三者只设置一个。"),
+            _BACKEND_AT_LOAD, _STRICTER, _SEGMENT_PERSISTS),
         extra=True,
         loads_code=None,
     ),
@@ -480,4 +483,12 @@ CONFLICTS = (
         "other way round), so they are refused together here.",
         "此时 torch 2.13.0 使用 PYTORCH_CUDA_ALLOC_CONF 并悄悄忽略 PYTORCH_ALLOC_CONF(其他版本正好相反),"
         "因此这里不允许同时设置。")),
+    Conflict(("PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF"), Text(
+        "torch 2.13.0 then uses PYTORCH_HIP_ALLOC_CONF and silently ignores PYTORCH_ALLOC_CONF, so they are refused "
+        "together here.",
+        "此时 torch 2.13.0 使用 PYTORCH_HIP_ALLOC_CONF 并悄悄忽略 PYTORCH_ALLOC_CONF,因此这里不允许同时设置。")),
+    Conflict(("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF"), Text(
+        "torch 2.13.0 then uses PYTORCH_CUDA_ALLOC_CONF and silently ignores PYTORCH_HIP_ALLOC_CONF, so they are "
+        "refused together here.",
+        "此时 torch 2.13.0 使用 PYTORCH_CUDA_ALLOC_CONF 并悄悄忽略 PYTORCH_HIP_ALLOC_CONF,因此这里不允许同时设置。")),
 )

@@ -160,3 +160,18 @@ def test_the_already_read_warning_points_at_the_users_line_and_its_way_out_works
     assert r["advice"] == "%envset TORCH_SHOW_CPP_STACKTRACES=1"
     assert r["had_stack_before"] is False
     assert r["new_kernel"] == ["C++ STACK True"] and not r["new_kernel_warned"]
+
+
+def test_torch_reads_the_hip_name_of_the_allocator_config_on_every_build_between_the_other_two():
+    """The catalog's PYTORCH_HIP_ALLOC_CONF (issue 29, point 13): read by the CPU wheel too, and the pairs the catalog
+    refuses together are the ones where torch silently drops one."""
+    r = run("torch", "torch_alloc_conf_names.py")
+    assert r == {"PYTORCH_CUDA_ALLOC_CONF": "PYTORCH_CUDA_ALLOC_CONF",
+                 "PYTORCH_HIP_ALLOC_CONF": "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF": "PYTORCH_ALLOC_CONF",
+                 "PYTORCH_CUDA_ALLOC_CONF+PYTORCH_HIP_ALLOC_CONF": "PYTORCH_CUDA_ALLOC_CONF",
+                 "PYTORCH_CUDA_ALLOC_CONF+PYTORCH_ALLOC_CONF": "PYTORCH_CUDA_ALLOC_CONF",
+                 "PYTORCH_HIP_ALLOC_CONF+PYTORCH_ALLOC_CONF": "PYTORCH_HIP_ALLOC_CONF"}
+    from mgenv_jupyter.catalog import catalog
+
+    refused_together = {frozenset(conflict.names) for conflict in catalog().conflicts}
+    assert {frozenset(pair.split("+")) for pair in r if "+" in pair} <= refused_together
