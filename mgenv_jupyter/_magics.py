@@ -203,10 +203,10 @@ class EnvMagics(Magics):
         """Variables changed through the session (magics, widgets, the sidebar, files, the API) since the kernel
         started, as a DataFrame: who changed them and when. --all adds the kernel's own start-up changes and other
         code's writes to os.environ, which %envexport carries only with --all too."""
-        from .presentation._tables import env_table
+        from .presentation._tables import diff_table
 
         args = _parse_args(self.envdiff, line)
-        return env_table(session().diff(everything=args.everything).set_index("name"), language=current_language())
+        return diff_table(session(), everything=args.everything)
 
     @no_var_expand
     @magic_arguments()
