@@ -8,6 +8,7 @@ see it as usual, with the user's file and line number as its place (`<sidebar>`,
 
 from __future__ import annotations
 
+import linecache
 import sys
 import sysconfig
 import threading
@@ -46,31 +47,67 @@ def _ours_or_a_runners(frame: FrameType) -> bool:
 
 def warn_at_user(message: str, category: type[Warning], where: str) -> None:
     """Warn with the user's line as the place; without one, with no place at all (`where`, such as "sidebar", is the
-    filename a catcher records then)."""
+    filename a catcher records then). Shown, it reads as guidance: the warning's name and the user's line as they
+    typed it (a notebook cell's, not IPython's translation of a magic), then the message."""
     frame = user_frame()
-    if frame is not None:
-        globals_ = frame.f_globals
-        registry = globals_.setdefault("__warningregistry__", {})
-        warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno,
-                               module=globals_.get("__name__"), registry=registry, module_globals=globals_)
+    if frame is None:
+        _warn(message, category, f"<{where}>", 0, None, heading=None)
         return
-    _warn_without_place(message, category, f"<{where}>")
+    filename, lineno = frame.f_code.co_filename, frame.f_lineno
+    _warn(message, category, filename, lineno, frame.f_globals, heading=_place(filename, lineno, frame.f_globals))
 
 
-def _warn_without_place(text: str, kind: type[Warning], place: str) -> None:
-    """`warnings.formatwarning` writes "file:line: Category: message"; for this one warning, only "Category:
-    message". The formatter is swapped for the length of the call, and passes every other warning through."""
+def _place(filename: str, lineno: int, module_globals: dict) -> str:
+    """Where the user's line is, and the line: "cell [2], line 1: %envset X=1" for a notebook cell, "train.py:12:
+    session().set(...)" for a file."""
+    cell = _cell_line(filename, lineno)
+    if cell is not None:
+        return cell
+    line = linecache.getline(filename, lineno, module_globals).strip()
+    return f"{filename}:{lineno}" + (f": {line}" if line else "")
+
+
+def _cell_line(filename: str, lineno: int) -> str | None:
+    """The cell's number and the line the user typed, from IPython's own records of the cells it ran; None outside
+    IPython or for a file that is no cell."""
+    if "IPython" not in sys.modules:
+        return None
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        number = shell.compile._filename_map.get(filename) if shell is not None else None
+        if number is None:
+            return None
+        lines = shell.history_manager.input_hist_raw[number].splitlines()
+    except Exception:  # noqa: BLE001 - IPython's records are a nicety: without them, the file and line
+        return None
+    line = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+    return f"cell [{number}], line {lineno}" + (f": {line}" if line else "")
+
+
+def _warn(text: str, kind: type[Warning], place: str, at: int, module_globals: dict | None,
+          heading: str | None) -> None:
+    """`warnings.warn_explicit` at file `place`, line `at`. `warnings.formatwarning` writes "file:line: Category:
+    message" and IPython's translation of the line; for this one warning it writes the heading, then the message. The
+    formatter is swapped for the length of the call, and passes every other warning through."""
     with _formatting:
         original = warnings.formatwarning
 
-        def without_place(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-                          line: str | None = None) -> str:
-            if filename == place and str(message) == text:
-                return f"{category.__name__}: {message}\n"
+        def ours(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                 line: str | None = None) -> str:
+            if filename == place and lineno == at and str(message) == text:
+                return (f"{category.__name__}: {message}\n" if heading is None
+                        else f"{category.__name__} — {heading}\n{message}\n")
             return original(message, category, filename, lineno, line)
 
-        warnings.formatwarning = without_place
+        warnings.formatwarning = ours
         try:
-            warnings.warn_explicit(text, kind, place, 0, module="mgenv_jupyter", registry=None)
+            if module_globals is None:
+                warnings.warn_explicit(text, kind, place, at, module="mgenv_jupyter", registry=None)
+            else:
+                warnings.warn_explicit(text, kind, place, at, module=module_globals.get("__name__"),
+                                       registry=module_globals.setdefault("__warningregistry__", {}),
+                                       module_globals=module_globals)
         finally:
             warnings.formatwarning = original

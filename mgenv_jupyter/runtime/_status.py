@@ -169,16 +169,16 @@ APPLIED_BUT_FIXED = _T("{applied}; but {module} fixed it at {first_use}, which h
 WARNING_FIXED = _T("{module} read {name} at {first_use}, which has already happened in this kernel",
                    "{module} 已在{first_use}读取 {name},本内核中这一时刻已经过去")
 WARNING_MAY_BE_LATCHED = _T("{latched}: if that moment has passed, the running {module} will not see it {target} "
-                            "(os.environ holds it now, and processes started from here inherit it). Way out: "
+                            "(os.environ holds it now, and processes started from here inherit it).\nWay out: "
                             "{way_out}.",
                             "{latched}:若这一时刻已经过去,正在运行的 {module} 看不到它{target}"
-                            "(os.environ 中已是新值,从这里启动的进程会继承它)。解决办法:{way_out}。")
+                            "(os.environ 中已是新值,从这里启动的进程会继承它)。\n解决办法:{way_out}。")
 ALREADY_READ = _T("{module} read {seen} {when} and keeps it; restart the kernel to apply",
                   "{module} 已于{when}读取 {seen} 并一直沿用;需重启内核才能生效")
 WARNING = _T("{moment}, and keeps what it read: the running {module} will not see it {target} (os.environ holds it "
-             "now, and processes started from here inherit it). Way out: {way_out}.",
+             "now, and processes started from here inherit it).\nWay out: {way_out}.",
              "{moment},并一直沿用当时读到的值:正在运行的 {module} 看不到它{target}(os.environ 中已是新值,"
-             "从这里启动的进程会继承它)。解决办法:{way_out}。")
+             "从这里启动的进程会继承它)。\n解决办法:{way_out}。")
 WARNING_BEFORE_LOAD = _T("{module} was imported before mgenv_jupyter was loaded and read {name} then; at kernel start "
                          "it was {seen}",
                          "{module} 在加载 mgenv_jupyter 之前就已导入并读取了 {name};内核启动时它是 {seen}")
@@ -190,13 +190,14 @@ TARGET_SET = _T("set to {value}", "被设为 {value}")
 # frameworks read at start across the restart (runtime/_carry.py); without it, the line to run in the new kernel.
 WAY_OUT = _T("a new kernel. With the Framework Env sidebar open, its 'Restart and apply' restarts the kernel and "
              "carries this value over, with the others this session set that a framework reads at start; without the "
-             "sidebar, restart the kernel, then run %load_ext mgenv_jupyter and {line} before {package} is imported",
+             "sidebar, restart the kernel, then run `%load_ext mgenv_jupyter` and `{line}` before {package} is "
+             "imported",
              "换一个新内核。打开框架环境变量侧边栏时,点“重启并应用”即可重启内核并把这个值带过去,"
              "本会话设置的其他在框架启动时读取的值也会一并带过去;"
-             "不用侧边栏时,重启内核后,在导入 {package} 之前运行 %load_ext mgenv_jupyter 和 {line}")
-WAY_OUT_UNSET = _T("a new kernel: restart the kernel, then run %load_ext mgenv_jupyter and {line} before {package} is "
-                   "imported",
-                   "换一个新内核:重启内核后,在导入 {package} 之前运行 %load_ext mgenv_jupyter 和 {line}")
+             "不用侧边栏时,重启内核后,在导入 {package} 之前运行 `%load_ext mgenv_jupyter` 和 `{line}`")
+WAY_OUT_UNSET = _T("a new kernel: restart the kernel, then run `%load_ext mgenv_jupyter` and `{line}` before {package} "
+                   "is imported",
+                   "换一个新内核:重启内核后,在导入 {package} 之前运行 `%load_ext mgenv_jupyter` 和 `{line}`")
 WAY_OUT_LIVE = _T("{way_out}; or change it live now with {call}", "{way_out};或者现在就用 {call} 实时修改")
 YOUR_VALUE = _T("<your value>", "<你的值>")
 BEFORE_LOAD = _T("before mgenv_jupyter was loaded", "在加载 mgenv_jupyter 之前")

@@ -22,7 +22,7 @@ except Exception:  # noqa: BLE001
 
 shown = io.StringIO()
 with contextlib.redirect_stderr(shown):
-    ip.run_cell("x = 1\n%envset TORCH_SHOW_CPP_STACKTRACES=1")
+    ip.run_cell("x = 1\n%envset TORCH_SHOW_CPP_STACKTRACES=1", store_history=True)  # a numbered cell, as in a notebook
 
 from mgenv_jupyter import AlreadyReadWarning  # noqa: E402
 
@@ -39,7 +39,7 @@ with contextlib.redirect_stderr(silenced), warnings.catch_warnings():
 
 # The way out, followed as written: a new process (a restarted kernel) runs the line before `import torch`.
 text = shown.getvalue()
-advice = text.split("run %load_ext mgenv_jupyter and ", 1)[1].split(" before torch is imported", 1)[0]
+advice = text.split("run `%load_ext mgenv_jupyter` and `", 1)[1].split("` before torch is imported", 1)[0]
 new_kernel = ("from IPython.core.interactiveshell import InteractiveShell\n"
               "ip = InteractiveShell.instance()\n"
               "ip.run_line_magic('load_ext', 'mgenv_jupyter')\n"

@@ -202,13 +202,13 @@ def test_the_already_read_warning_names_the_module_moment_value_and_way_out(impo
     assert warning == (
         f"{READER} already read PROBE_SIZE at {clock}, when it was '1024', and keeps what it read: the running "
         f"{READER} will not see it set to '2048' (os.environ holds it now, and processes started from here inherit "
-        "it). Way out: a new kernel. With the Framework Env sidebar open, its 'Restart and apply' restarts the kernel "
+        "it).\nWay out: a new kernel. With the Framework Env sidebar open, its 'Restart and apply' restarts the kernel "
         "and carries this value over, with the others this session set that a framework reads at start; without the "
-        "sidebar, restart the kernel, then run %load_ext mgenv_jupyter and %envset PROBE_SIZE=2048 before "
+        "sidebar, restart the kernel, then run `%load_ext mgenv_jupyter` and `%envset PROBE_SIZE=2048` before "
         f"{READER} is imported; or change it live now with probe.set_size(2048).")
     unset = already_read_warning(SIZE, imported, None, None).get("en")
     assert "will not see it unset" in unset
-    assert unset.endswith(f"run %load_ext mgenv_jupyter and %envunset PROBE_SIZE before {READER} is imported.")
+    assert unset.endswith(f"run `%load_ext mgenv_jupyter` and `%envunset PROBE_SIZE` before {READER} is imported.")
 
 
 def test_the_warning_for_a_module_imported_before_loading_says_what_can_be_known(imported):
