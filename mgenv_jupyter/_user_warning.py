@@ -16,6 +16,8 @@ import warnings
 from pathlib import Path
 from types import FrameType
 
+from ._text import Text
+
 # Packages that run the user's code, or run ours on the user's behalf: never the user's line. Matched against a
 # frame's module (its spec's name where it has one: `python -m ipykernel_launcher` runs as "__main__").
 _NOT_THE_USERS = frozenset({
@@ -24,6 +26,7 @@ _NOT_THE_USERS = frozenset({
 })
 _STANDARD_LIBRARY = tuple({str(Path(sysconfig.get_paths()[key]).resolve()) for key in ("stdlib", "platstdlib")})
 _formatting = threading.Lock()
+CELL_LINE = Text("cell [{number}], line {line}", "单元格 [{number}] 第 {line} 行")
 
 
 def user_frame() -> FrameType | None:
@@ -83,7 +86,7 @@ def _cell_line(filename: str, lineno: int) -> str | None:
     except Exception:  # noqa: BLE001 - IPython's records are a nicety: without them, the file and line
         return None
     line = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
-    return f"cell [{number}], line {lineno}" + (f": {line}" if line else "")
+    return CELL_LINE.get().format(number=number, line=lineno) + (f": {line}" if line else "")
 
 
 def _warn(text: str, kind: type[Warning], place: str, at: int, module_globals: dict | None,

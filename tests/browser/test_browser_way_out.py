@@ -135,6 +135,7 @@ def test_screenshots_of_the_warning_and_the_restart_question(tmp_path, language)
     assert all(shot.stat().st_size > 10_000 for shot in shots)
     if language == "zh":
         assert "解决办法" in warning and "重启并应用" in warning
+        assert warning.startswith("AlreadyReadWarning — 单元格 [2] 第 1 行: %envset")
         assert "新内核将得到" in text and "保存在笔记本中" in text
     else:
         assert "Way out" in warning and warning.startswith("AlreadyReadWarning — cell [2], line 1: %envset")
