@@ -36,6 +36,6 @@ def test_widgets_in_a_real_kernel(tmp_path):
     text = ["".join(o.get("text", "") for o in cell_outputs) for cell_outputs in outputs]
     assert f"ENV {4 * 1024**3} 1" in text[1] and "25%" in text[1]
     assert "widget" in outputs[2][0]["data"]["text/plain"]  # %envdiff: source "widget"
-    assert "WIDGET 2.0 GB" in text[4]
-    assert "THREAD 1.0 GB" in text[5]
+    assert "WIDGET 2.0 GiB" in text[4]
+    assert "THREAD 1.0 GiB" in text[5]
     assert "OBSERVERS 0" in text[7]
