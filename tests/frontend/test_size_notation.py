@@ -61,5 +61,5 @@ def test_the_kernels_labels_and_the_charts_come_from_one_table():
     assert [format_size(n) for n in (1536, 3 * MiB, 5 * GiB, 3361447936)] == ["1.5 KiB", "3 MiB", "5 GiB", "3.13 GiB"]
     from pathlib import Path
 
-    chart = (Path(__file__).resolve().parents[1] / "labextension" / "src" / "chart" / "format.ts").read_text()
+    chart = (Path(__file__).resolve().parents[2] / "labextension" / "src" / "chart" / "format.ts").read_text()
     assert "SIZE_UNITS" in chart and "SIZE_DECIMALS" in chart and "'GiB'" not in chart  # no second table
