@@ -25,6 +25,7 @@ from .protocol._messages import KernelMessage, Reply
 from .protocol._sidebar import MAX_HISTORY_WINDOW
 from .runtime import EnvSession, SetReport
 from .runtime import _profile as profile
+from .runtime._carry import still_to_carry
 from .runtime._profile_trust import ProfileTrust
 
 if TYPE_CHECKING:
@@ -205,6 +206,10 @@ class RequestHandler:
         source = self._source(data)
         force = _field(data, "force", bool, False)
         live = not _field(data, "env_only", bool, False)
+        if source == "restart":
+            pairs = still_to_carry(self.env, pairs)
+            if not pairs:
+                return [wire.result_reply(None, self.language, request_id)]
         report = self.env.set(pairs, source=source, force=force, live=live)
         return [wire.result_reply(report, self.language, request_id)]
 

@@ -7,6 +7,8 @@ export type EditorKind = 'choice' | 'switch' | 'presence' | 'fraction' | 'number
 
 export type ReadingCode = 'import' | 'first_use' | 'per_object' | 'every_call' | 'not_read' | 'option';
 
+export type CarryCode = 'carry' | 'secret' | 'loads_code';
+
 export type ProfileAction = 'set' | 'unchanged' | 'refused';
 
 export type VerifyArrival = 'at_start' | 'after_start' | 'missing';
@@ -78,7 +80,7 @@ export type VerifyRequest = {
   type: 'verify';
 };
 
-/** A variable's state now: its value (secrets masked), status and why, the live API written out with this value (or the default, then `live_example`), whether it applies with the values chosen (and why not), and for a `key:value` config its keys as the kernel parsed the value (`keys`; null for any other variable, when unset, or when the value does not parse), so the front end never splits it itself. */
+/** A variable's state now: its value (secrets masked), status and why, the live API written out with this value (or the default, then `live_example`), whether it applies with the values chosen (and why not), and for a `key:value` config its keys as the kernel parsed the value (`keys`; null for any other variable, when unset, or when the value does not parse), so the front end never splits it itself. `carry`: what "Restart and apply" does with the value this session set (runtime/_carry.py); null when there is nothing to carry. */
 export type VariableInfo = {
   value: string | null;
   status: StatusCode;
@@ -88,6 +90,7 @@ export type VariableInfo = {
   applies: boolean;
   applies_reason: string | null;
   keys: Record<string, string> | null;
+  carry: CarryCode | null;
 };
 
 export type UnitInfo = {
@@ -740,6 +743,10 @@ export const NONE_CHOICE = 'None';
 export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = ['catalog', 'state', 'result', 'error', 'changed', 'history', 'profile', 'freed', 'sweep_cell', 'oom', 'verify', 'profile_offer', 'cell_offer', 'memory.batch', 'memory.snapshot'];
 export const GPUS_PATH = 'mgenv-jupyter/gpus';
 export const GPUS_VERSION = 1;
+/** The one notation of sizes (catalog/_values.py): binary units as written everywhere, 1024-based. */
+export const SIZE_UNITS: readonly (readonly [string, number])[] = [['B', 1], ['KiB', 1024], ['MiB', 1048576], ['GiB', 1073741824], ['TiB', 1099511627776]];
+/** Decimals a shown size keeps: below the first figure of a pair of its unit, the second. */
+export const SIZE_DECIMALS: readonly (readonly [number, number])[] = [[10, 2], [100, 1]];
 /** What every front end calls each status, in English and Chinese (Status.label). */
 export const STATUS_LABELS: Record<StatusCode, { en: string; zh: string }> = {
   "effective": {

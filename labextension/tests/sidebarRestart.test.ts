@@ -5,7 +5,9 @@ import { Signal } from '@lumino/signaling';
 import { addSidebarCommands, COMMAND_IDS } from '../src/sidebar/commands';
 import { EnvModel } from '../src/sidebar/model';
 import { SidebarPanel } from '../src/sidebar/panel';
-import { RestartQuestionArgs, restartBody, restartCount, restartItems } from '../src/sidebar/restartReview';
+import {
+  carriedValues, keptNames, RestartQuestionArgs, restartBody, restartCount, restartItems
+} from '../src/sidebar/restartReview';
 import { DOMAIN } from '../src/sidebar/text';
 import { MASK, VariableInfo } from '../src/protocol';
 import { FakeKernel, flush, variable } from './fakes';
@@ -64,7 +66,7 @@ describe('what "Restart and apply" would do', () => {
     ]);
     expect(restartCount(items)).toBe(0);
     const body = restartBody({ notebook: 'downloaded.ipynb', items, saved: true }, trans, 'en');
-    expect(body.querySelector('tr[data-name="LD_PRELOAD"] td:last-child')?.textContent).toBe(
+    expect(body.querySelector('tr[data-name="LD_PRELOAD"] td:nth-child(4)')?.textContent).toBe(
       'never taken from a profile: a restart does not set it'
     );
   });
@@ -77,9 +79,9 @@ describe('what "Restart and apply" would do', () => {
     const body = restartBody(args, trans, 'en');
     const rows = [...body.querySelectorAll('tbody tr')].map(r => [...r.children].map(c => c.textContent));
     expect(rows).toEqual([
-      ['OTHER', '2', '(not set)', 'the kernel holds another value'],
-      ['LATE', '3', '3', 'already read, restart needed'],
-      ['SAME', '1', '1', 'effective']
+      ['OTHER', '2', '(not set)', 'the kernel holds another value', 'kept'],
+      ['LATE', '3', '3', 'already read, restart needed', 'kept'],
+      ['SAME', '1', '1', 'effective', 'kept']
     ]);
     expect(body.querySelector('p')!.textContent).toContain('The kernel of train.ipynb restarts');
     expect(body.querySelector('.mgenv-restart-review-unsaved')!.textContent).toContain('unsaved changes');
@@ -87,7 +89,42 @@ describe('what "Restart and apply" would do', () => {
     expect(saved.querySelector('.mgenv-restart-review-saved')!.textContent).toContain('the notebook is saved');
     const empty = restartBody({ notebook: 'a.ipynb', items: [], saved: true }, trans, 'en');
     expect(empty.querySelector('table')).toBeNull();
-    expect(empty.textContent).toContain('The notebook profile is empty');
+    expect(empty.textContent).toContain('The notebook profile is empty and this kernel set nothing');
+  });
+});
+
+describe('what this session set that a restart carries over', () => {
+  it('lists the kernel’s carried values beside the profile, the newer value standing in for the profile’s', () => {
+    const env = model({ A: '1', B: '2' }, {
+      A: variable('1', 'pending_import', { carry: 'carry' }), // set by the profile itself: listed once, as the profile's
+      B: variable('5', 'already_read', { carry: 'carry' }), // a cell set another value after the framework read it
+      C: variable('3', 'already_read', { carry: 'carry' }), // a cell's %envset, not in the profile
+      D: variable('4', 'pending_import', { carry: 'carry' }),
+      T: variable(MASK, 'already_read', { carry: 'secret' }),
+      L: variable('/x.so', 'pending_import', { carry: 'loads_code' }),
+      E: variable('9', 'effective') // read on every use: nothing to carry
+    });
+    const items = restartItems(env);
+    expect(items.map(i => [i.name, i.origin, i.value, i.needed, i.refused, i.profiled])).toEqual([
+      ['A', 'profile', '1', false, false, null],
+      ['B', 'session', '5', true, false, '2'],
+      ['C', 'session', '3', true, false, null],
+      ['D', 'session', '4', false, false, null],
+      ['T', 'session', MASK, false, true, null],
+      ['L', 'session', '/x.so', false, true, null]
+    ]);
+    expect(restartCount(items)).toBe(2);
+    expect(carriedValues(items)).toEqual({ B: '5', C: '3', D: '4' }); // never a secret, never code-loading
+    const body = restartBody({ notebook: 'train.ipynb', items, saved: true }, trans, 'en');
+    const boxes = [...body.querySelectorAll<HTMLInputElement>('input[data-keep]')];
+    expect(boxes.map(box => [box.dataset.keep, box.checked, box.getAttribute('aria-label')])).toEqual([
+      ['B', true, 'Keep B in the notebook'], ['C', true, 'Keep C in the notebook'], ['D', true, 'Keep D in the notebook']
+    ]);
+    boxes[1].checked = false;
+    expect(keptNames(body)).toEqual(['B', 'D']);
+    expect(body.querySelector('tr[data-name="T"] td:nth-child(4)')!.textContent).toContain('a secret never leaves');
+    expect(body.querySelector('tr[data-name="L"] td:nth-child(4)')!.textContent).toContain('can load code');
+    expect(body.querySelector('.mgenv-restart-review-carried')!.textContent).toContain('carried over this once');
   });
 });
 
@@ -95,6 +132,7 @@ describe('what "Restart and apply" would do', () => {
 function notebook(profile: Record<string, string>) {
   const kernel = new FakeKernel();
   const calls: string[] = [];
+  let metadata: any = { profile };
   const panel: any = {
     disposed: new Signal<any, void>({}),
     isDisposed: false,
@@ -105,6 +143,7 @@ function notebook(profile: Record<string, string>) {
       kernelDisplayName: 'Python 3',
       restartKernel: async () => {
         calls.push('restart');
+        panel.sessionContext.statusChanged.emit('restarting');
       }
     },
     context: {
@@ -117,13 +156,16 @@ function notebook(profile: Record<string, string>) {
       model: {
         dirty: true,
         metadataChanged: new Signal<any, any>({}),
-        getMetadata: () => ({ profile }),
-        setMetadata: () => undefined,
+        getMetadata: () => metadata,
+        setMetadata: (_: string, value: any) => {
+          metadata = value;
+          calls.push(`profile ${JSON.stringify(value.profile)}`);
+        },
         deleteMetadata: () => undefined
       }
     }
   };
-  return { panel, calls };
+  return { panel, calls, kernel };
 }
 
 describe('the "Restart and apply" command', () => {
@@ -134,7 +176,7 @@ describe('the "Restart and apply" command', () => {
     await flush();
     const commands = new CommandRegistry();
     const asked: RestartQuestionArgs[] = [];
-    let answer = { restart: false, save: false };
+    let answer = { restart: false, save: false, keep: [] as string[] };
     addSidebarCommands({
       commands, shell: { activateById: () => undefined }, panel: sidebar, trans,
       askToRestart: async args => {
@@ -155,13 +197,46 @@ describe('the "Restart and apply" command', () => {
     expect(asked[0]).toMatchObject({ notebook: 'train.ipynb', saved: false });
     expect(asked[0].items.map(i => [i.name, i.value, i.now])).toEqual([['A', '1', '2']]);
 
-    answer = { restart: true, save: true };
+    answer = { restart: true, save: true, keep: [] };
     await commands.execute(COMMAND_IDS.restart);
     expect(calls).toEqual(['save', 'restart']); // saved first: the profile lives in the notebook
 
     // The new kernel reports the profile's value: nothing left that needs a restart.
     sidebar.model.receive({ v: 1, type: 'changed', changes: [], variables: { A: variable('1', 'pending_import') } });
     expect(label()).toBe('Restart and apply');
+    sidebar.dispose();
+  });
+
+  it('keeps the ticked carried values in the profile, then hands every carried value to the restarted kernel', async () => {
+    const { panel: notebookPanel, calls, kernel } = notebook({ A: '1' });
+    const source = { currentWidget: notebookPanel, currentChanged: new Signal<any, any>({}) };
+    const sidebar = new SidebarPanel(source, { trans, language: 'en' });
+    await flush();
+    const commands = new CommandRegistry();
+    addSidebarCommands({
+      commands, shell: { activateById: () => undefined }, panel: sidebar, trans,
+      askToRestart: async () => ({ restart: true, save: true, keep: ['TORCH_SHOW_CPP_STACKTRACES'] })
+    });
+    sidebar.model.receive({
+      v: 1, type: 'state', reply_to: null, history: [], history_total: 0, kernel: KERNEL,
+      variables: {
+        A: variable('1', 'effective'),
+        TORCH_SHOW_CPP_STACKTRACES: variable('1', 'already_read', { carry: 'carry' }),
+        PYTORCH_CUDA_ALLOC_CONF: variable('expandable_segments:True', 'pending_first_use', { carry: 'carry' })
+      }
+    });
+    expect(commands.label(COMMAND_IDS.restart)).toBe('Restart and apply (1)');
+    const before = kernel.comms.length;
+    await commands.execute(COMMAND_IDS.restart);
+    await flush();
+    // Kept in the profile before the notebook is saved, then the restart.
+    expect(calls).toEqual(['profile {"A":"1","TORCH_SHOW_CPP_STACKTRACES":"1"}', 'save', 'restart']);
+    const fresh = kernel.comms.slice(before).pop()!;
+    expect(fresh.bodies().map(body => body.type)).toEqual(['hello', 'profile', 'set']);
+    expect(fresh.bodies()[2]).toEqual({
+      type: 'set', source: 'restart', force: false, env_only: false,
+      assignments: { TORCH_SHOW_CPP_STACKTRACES: '1', PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' }
+    });
     sidebar.dispose();
   });
 });

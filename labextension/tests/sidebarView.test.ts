@@ -23,7 +23,7 @@ const ENTRIES: EntryInfo[] = [
   entry('E_SIZE', 'size', { framework: 'paddle', category: 'Memory', default: '0' }),
   entry('E_SIZE_MB', 'size', {
     framework: 'paddle', category: 'Memory', default: '500',
-    editor: editorInfo('size', { unit_bytes: 1024 ** 2, min: 1, units: [{ name: 'MB', bytes: 1024 ** 2 }, { name: 'GB', bytes: 1024 ** 3 }] })
+    editor: editorInfo('size', { unit_bytes: 1024 ** 2, min: 1, units: [{ name: 'MiB', bytes: 1024 ** 2 }, { name: 'GiB', bytes: 1024 ** 3 }] })
   }),
   entry('E_TEXT', 'text', { editor: editorInfo('text', { placeholder: 'xpux' }), caveats: ['one', 'two'] })
 ];
@@ -81,11 +81,10 @@ describe('ConfigView', () => {
     expect([slider.type, slider.min, slider.max, slider.step, slider.value]).toEqual(['range', '0', '1', '0.01', '0.92']);
     const number = editor('E_NUMBER');
     expect([number.type, number.min, number.max, number.step, number.placeholder]).toEqual(['number', '1', '64', '1', '4']);
-    expect(editor('E_SIZE').type).toBe('number');
-    expect(options(editor('E_SIZE unit'))).toEqual(['B', 'KB', 'MB', 'GB', 'TB']);
-    expect(options(editor('E_SIZE_MB unit'))).toEqual(['MB', 'GB']);
-    expect(editor('E_SIZE_MB').min).toBe('1'); // one MB, in MB, the unit the default (500 MB) is shown in
-    expect(editor('E_SIZE_MB').placeholder).toBe('500');
+    expect(editor('E_SIZE').type).toBe('text'); // a number, or a size with its unit, as its tooltip says
+    expect(options(editor('E_SIZE unit'))).toEqual(['B', 'KiB', 'MiB', 'GiB', 'TiB']);
+    expect(options(editor('E_SIZE_MB unit'))).toEqual(['MiB', 'GiB']);
+    expect(editor('E_SIZE_MB').placeholder).toBe('500'); // in MiB, the unit the default (500 MiB) is shown in
     expect(editor('E_TEXT').type).toBe('text');
     expect(editor('E_TEXT').placeholder).toBe('xpux');
     expect([...document.querySelectorAll<HTMLElement>('[data-editor]')].map(n => n.dataset.editor).sort()).toEqual(
@@ -125,7 +124,7 @@ describe('ConfigView', () => {
     type(editor('E_NUMBER'), '8');
     editor('E_NUMBER').dispatchEvent(new Event('change')); // the browser's change after Enter sends nothing more
     const unit = editor('E_SIZE unit');
-    unit.value = 'GB';
+    unit.value = 'GiB';
     unit.dispatchEvent(new Event('change')); // no number yet: nothing to send
     type(editor('E_SIZE'), '5');
     type(editor('E_TEXT'), 'cpu0');
@@ -133,7 +132,7 @@ describe('ConfigView', () => {
     await flush();
     expect(edits).toEqual([
       ['E_CHOICE', 'b'], ['E_OPTIONAL', 'x'], ['E_PRESENCE', '1'], ['E_PRESENCE', null], ['E_SWITCH', '1'],
-      ['E_FRACTION', '0.5'], ['E_NUMBER', '8'], ['E_SIZE', '5GB'], ['E_TEXT', 'cpu0'], ['E_TEXT', null]
+      ['E_FRACTION', '0.5'], ['E_NUMBER', '8'], ['E_SIZE', '5GiB'], ['E_TEXT', 'cpu0'], ['E_TEXT', null]
     ]);
   });
 
@@ -176,26 +175,30 @@ describe('ConfigView', () => {
       ['PYTORCH_ALLOC_CONF', null]]); // every key left out: the variable is unset
   });
 
-  it('round-trips a size: the kernel’s "5368709120" shows as 5 GB, and 5 GB is sent as "5GB"', async () => {
+  it('round-trips a size: the kernel’s "5368709120" shows as 5 GiB, and 5 GiB is sent as "5GiB"', async () => {
     const { model, edits } = view();
     model.receive(changed({ E_SIZE: variable('5368709120', 'pending_import'), E_SIZE_MB: variable('2048', 'pending_import') }));
-    expect([editor('E_SIZE').value, editor('E_SIZE unit').value]).toEqual(['5', 'GB']);
-    expect([editor('E_SIZE_MB').value, editor('E_SIZE_MB unit').value]).toEqual(['2', 'GB']); // 2048 MB
-    // The kernel's units are 1024-based: they read GiB (as the chart writes them) and are sent as the kernel spells them.
+    expect([editor('E_SIZE').value, editor('E_SIZE unit').value]).toEqual(['5', 'GiB']);
+    expect([editor('E_SIZE_MB').value, editor('E_SIZE_MB unit').value]).toEqual(['2', 'GiB']); // 2048 MiB
+    // The units read as the kernel names them, the one notation of sizes (GiB, as the chart writes them too).
     const units = [...editor('E_SIZE_MB unit').options].map(o => [o.textContent, o.value]);
-    expect(units).toEqual([['MiB', 'MB'], ['GiB', 'GB']]);
-    expect(editor('E_SIZE_MB').min).toBe(String(1 / 1024)); // the kernel's minimum, 1 MB, in GB
+    expect(units).toEqual([['MiB', 'MiB'], ['GiB', 'GiB']]);
     type(editor('E_SIZE'), '5'); // unchanged: nothing to send
     type(editor('E_SIZE'), '1.5');
     const unit = editor('E_SIZE unit');
-    unit.value = 'MB';
+    unit.value = 'MiB';
     unit.dispatchEvent(new Event('change'));
+    // Typed with a unit, as the tooltip offers ("512MB"): sent as typed, for the kernel to read, whatever the list shows.
+    expect(editor('E_SIZE').title).toBe('allowed for size');
+    type(editor('E_SIZE'), '512MB');
+    unit.value = 'GiB';
+    unit.dispatchEvent(new Event('change')); // the box has its own unit: the list changes nothing
     await flush();
-    expect(edits).toEqual([['E_SIZE', '1.5GB'], ['E_SIZE', '1.5MB']]);
-    expect(sizeParts('1536', editorInfo('size', { unit_bytes: 1024 ** 2, units: [{ name: 'MB', bytes: 1024 ** 2 }, { name: 'GB', bytes: 1024 ** 3 }] })))
-      .toEqual({ number: '1536', unit: 'MB' });
+    expect(edits).toEqual([['E_SIZE', '1.5GiB'], ['E_SIZE', '1.5MiB'], ['E_SIZE', '512MB']]);
+    expect(sizeParts('1536', editorInfo('size', { unit_bytes: 1024 ** 2, units: [{ name: 'MiB', bytes: 1024 ** 2 }, { name: 'GiB', bytes: 1024 ** 3 }] })))
+      .toEqual({ number: '1536', unit: 'MiB' });
     expect(sizeParts('0', editorInfo('size'))).toEqual({ number: '0', unit: 'B' });
-    expect(sizeParts((2n ** 60n).toString(), editorInfo('size'))).toEqual({ number: String(2 ** 20), unit: 'TB' }); // past 2**53
+    expect(sizeParts((2n ** 60n).toString(), editorInfo('size'))).toEqual({ number: String(2 ** 20), unit: 'TiB' }); // past 2**53
     expect(sizeParts('5GB', editorInfo('size'))).toBeNull();
   });
 
@@ -420,6 +423,16 @@ describe('the notebook profile in the panel', () => {
     expect(mark.textContent).toBe('will not be applied');
     expect(mark.title).toContain('never taken from a notebook profile');
     expect(section.querySelectorAll('.mgenv-sb-profile-refused')).toHaveLength(1);
+  });
+
+  it('shows a size in the one notation of sizes, the plain number the notebook keeps in its tooltip', () => {
+    const { model, section } = panel('applied');
+    model.receive({ v: 1, type: 'catalog', reply_to: null, language: 'en', entries: ENTRIES, frameworks: FRAMEWORKS });
+    model.setProfile({ E_SIZE: '3221225472', E_SIZE_MB: '2048', E_TEXT: 'cpu0' });
+    const shown = [...section.querySelectorAll('.mgenv-sb-profile-entry code')].map(c => [c.textContent, c.getAttribute('title')]);
+    expect(shown).toEqual([
+      ['E_SIZE=3 GiB', 'E_SIZE=3221225472'], ['E_SIZE_MB=2 GiB', 'E_SIZE_MB=2048'], ['E_TEXT=cpu0', null]
+    ]);
   });
 });
 

@@ -32,16 +32,16 @@ WHOLE_NUMBER_FROM = Text("a whole number from {low}{high}", "从 {low} 起{high}
 UP_TO = Text(" up to {high}", "、不超过 {high}")
 OPEN_FRACTION = Text("a number strictly between 0 and 1", "严格介于 0 和 1 之间的数(不含两端)")
 CLOSED_FRACTION = Text("a number from 0 to 1", "0 到 1 之间的数")
-ROUNDUP_ALLOWED = Text("a power of two for every size (4), or per size in MB [256:1,512:2,>:4] (sizes powers of "
+ROUNDUP_ALLOWED = Text("a power of two for every size (4), or per size in MiB [256:1,512:2,>:4] (sizes powers of "
                        "two or >, divisions 0 or powers of two)",
-                       "对所有大小统一用一个 2 的幂(如 4),或按大小区间(MB)分别给出,如 [256:1,512:2,>:4]"
+                       "对所有大小统一用一个 2 的幂(如 4),或按大小区间(MiB)分别给出,如 [256:1,512:2,>:4]"
                        "(大小取 2 的幂或 >,份数取 0 或 2 的幂)")
 LIST_UNCLOSED = Text("{given} is not allowed: a list must end with ]", "不接受 {given}:列表必须以 ] 结尾")
 ITEM_FORM = Text("{given} is not allowed: each item is SIZE_MB:DIVISIONS",
                  "不接受 {given}:每一项应写成 SIZE_MB:DIVISIONS")
-SIZE_IN_MB = Text("a size in MB that is a power of two, or >", "以 MB 计、为 2 的幂的大小,或 >")
-SIZES_POWERS = Text("{given} is not allowed: sizes are powers of two (MB), or >",
-                    "不接受 {given}:大小须为 2 的幂(MB),或写 >")
+SIZE_IN_MB = Text("a size in MiB that is a power of two, or >", "以 MiB 计、为 2 的幂的大小,或 >")
+SIZES_POWERS = Text("{given} is not allowed: sizes are powers of two (MiB), or >",
+                    "不接受 {given}:大小须为 2 的幂(MiB),或写 >")
 ZERO_OR_POWER = Text("0 or a power of two", "0 或 2 的幂")
 DIVISIONS_POWERS = Text("{given} is not allowed: divisions are 0 or a power of two",
                         "不接受 {given}:份数须为 0 或 2 的幂")
@@ -179,7 +179,7 @@ class Fraction(ConfigValue):
 
 @dataclass(frozen=True)
 class RoundupDivisions(ConfigValue):
-    """`roundup_power2_divisions`: one power of two for every size (`4`), or per size interval in MB
+    """`roundup_power2_divisions`: one power of two for every size (`4`), or per size interval in MiB
     `[256:1,512:2,>:4]` (sizes powers of two, `>` for all larger sizes; divisions 0 (no rounding) or powers of two)."""
 
     kind: ClassVar[str] = "text"

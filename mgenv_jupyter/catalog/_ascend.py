@@ -497,14 +497,14 @@ ENTRIES = (
         "131072",
         Text(
             "Inputs smaller than this many bytes are merged into one block before being copied to the device "
-            "(0 to 32 MB).",
-            "小于该字节数的输入会先合并成一块内存再拷贝到设备(范围 0 到 32 MB)。",
+            "(0 to 32 MiB).",
+            "小于该字节数的输入会先合并成一块内存再拷贝到设备(范围 0 到 32 MiB)。",
         ),
         caveats=(
             Text(
-                "The NPURunConfig docstring says the default is 25600 bytes; the code uses 131072 (128 KB). Values "
-                "outside 0-32 MB are clamped by the adapter with a warning.",
-                "NPURunConfig 的 docstring 写默认值为 25600 字节,代码实际为 131072(128 KB)。超出 0~32 MB 的值会被"
+                "The NPURunConfig docstring says the default is 25600 bytes; the code uses 131072 (128 KiB). Values "
+                "outside 0-32 MiB are clamped by the adapter with a warning.",
+                "NPURunConfig 的 docstring 写默认值为 25600 字节,代码实际为 131072(128 KiB)。超出 0~32 MiB 的值会被"
                 "适配器截断并告警。",
             ),
         ),

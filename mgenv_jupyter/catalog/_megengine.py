@@ -435,9 +435,9 @@ ENTRIES = (
         when=ReadWhen.PER_OBJECT,
         read_at=_SUBLINEAR_SEARCHER,
         description=Text(
-            "Lower bound, in MB, of the memory bottleneck the planner aims for: raise it to trade memory for speed; "
+            "Lower bound, in MiB, of the memory bottleneck the planner aims for: raise it to trade memory for speed; "
             "read again each time a traced graph with sublinear memory optimisation is compiled.",
-            "规划器追求的显存瓶颈下界(单位 MB),调高它可以用显存换速度;"
+            "规划器追求的显存瓶颈下界(单位 MiB),调高它可以用显存换速度;"
             "每次编译开启亚线性优化的 trace 计算图时都会重新读取。",
         ),
         caveats=(_SUBLINEAR_OVERRIDES, _NO_COMP_GRAPH_OPT, RELEASE_BUILD_CAVEAT),

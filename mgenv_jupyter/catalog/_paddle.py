@@ -99,9 +99,9 @@ ENTRIES = (
         when=ReadWhen.IMPORT,
         read_at=f"{_BOOTSTRAP} → paddle/fluid/framework/garbage_collector.cc : GetEagerDeletionThreshold()",
         description=Text(
-            "Garbage-collection threshold in GB: unused tensors are freed once this much garbage has piled up; 0 "
+            "Garbage-collection threshold in GiB: unused tensors are freed once this much garbage has piled up; 0 "
             "frees garbage immediately and a negative value turns garbage collection off.",
-            "垃圾回收阈值(单位 GB):无用张量累计到该大小时才释放;0 表示一出现就立即释放,负数表示关闭垃圾回收。",
+            "垃圾回收阈值(单位 GiB):无用张量累计到该大小时才释放;0 表示一出现就立即释放,负数表示关闭垃圾回收。",
         ),
         caveats=(_STATIC_ONLY,),
         loads_code=None,
@@ -220,9 +220,9 @@ ENTRIES = (
         when=ReadWhen.IMPORT,
         read_at=f"{_BOOTSTRAP} → paddle/fluid/framework/ir/coalesce_grad_tensor_pass.cc : CoalesceGradTensorPass",
         description=Text(
-            "Upper bound in MB on the gradients fused into one communication call (such as NCCL AllReduce); -1 means "
+            "Upper bound in MiB on the gradients fused into one communication call (such as NCCL AllReduce); -1 means "
             "groups are not formed by size.",
-            "单次通信调用(如 NCCL AllReduce)中融合的梯度大小上限,单位 MB;-1 表示不按大小分组。",
+            "单次通信调用(如 NCCL AllReduce)中融合的梯度大小上限,单位 MiB;-1 表示不按大小分组。",
         ),
         caveats=(_STATIC_ONLY,),
         loads_code=None,
@@ -259,9 +259,9 @@ ENTRIES = (
         read_at=f"{_BOOTSTRAP} → paddle/phi/core/memory/allocation/naive_best_fit_allocator.cc : "
         "GetCPUBuddyAllocator()",
         description=Text(
-            "Size in MB of each CPU memory chunk the allocator requests; the smaller of this and "
+            "Size in MiB of each CPU memory chunk the allocator requests; the smaller of this and "
             "FLAGS_fraction_of_cpu_memory_to_use × physical memory is used.",
-            "分配器每次申请的 CPU 内存块大小(MB);实际取它与 FLAGS_fraction_of_cpu_memory_to_use × 物理内存 "
+            "分配器每次申请的 CPU 内存块大小(MiB);实际取它与 FLAGS_fraction_of_cpu_memory_to_use × 物理内存 "
             "两者中的较小值。",
         ),
         first_use=Text(
@@ -280,9 +280,9 @@ ENTRIES = (
         when=ReadWhen.IMPORT,
         read_at=f"{_BOOTSTRAP} → paddle/phi/core/platform/device/gpu/gpu_info.cc : GpuAllocSize(realloc=false)",
         description=Text(
-            "Size in MB of the first GPU memory chunk; it overrides FLAGS_fraction_of_gpu_memory_to_use, and 0 falls "
+            "Size in MiB of the first GPU memory chunk; it overrides FLAGS_fraction_of_gpu_memory_to_use, and 0 falls "
             "back to that fraction.",
-            "首个显存块的大小(MB);设置后覆盖 FLAGS_fraction_of_gpu_memory_to_use,为 0 时改用该比例。",
+            "首个显存块的大小(MiB);设置后覆盖 FLAGS_fraction_of_gpu_memory_to_use,为 0 时改用该比例。",
         ),
         first_use=_FIRST_GPU_ALLOC,
         caveats=(_NAIVE_ONLY,),
@@ -322,9 +322,9 @@ ENTRIES = (
         when=ReadWhen.IMPORT,
         read_at=f"{_BOOTSTRAP} → paddle/phi/core/platform/device/gpu/gpu_info.cc : GpuAllocSize(realloc=true)",
         description=Text(
-            "Size in MB of each extra GPU chunk requested when the current one is exhausted; it overrides "
+            "Size in MiB of each extra GPU chunk requested when the current one is exhausted; it overrides "
             "FLAGS_fraction_of_gpu_memory_to_use for refills, and 0 falls back to that fraction.",
-            "当前显存块用完后每次追加申请的大小(MB);设置后补充时覆盖 FLAGS_fraction_of_gpu_memory_to_use,"
+            "当前显存块用完后每次追加申请的大小(MiB);设置后补充时覆盖 FLAGS_fraction_of_gpu_memory_to_use,"
             "为 0 时改用该比例。",
         ),
         caveats=(_NAIVE_ONLY,),

@@ -86,8 +86,8 @@ ENTRIES = (
         read_at="tensorflow/core/common_runtime/gpu/gpu_process_state.cc : GPUProcessState::GetGpuHostAllocator()",
         first_use=Text("the first pinned host allocation", "第一次分配锁页主机内存时"),
         description=Text(
-            "Limit (MB) of the pinned host memory TensorFlow uses for GPU transfers (64 GB by default).",
-            "TensorFlow 用于 GPU 传输的锁页主机内存上限(MB,默认 64 GB)。",
+            "Limit (MiB) of the pinned host memory TensorFlow uses for GPU transfers (64 GiB by default).",
+            "TensorFlow 用于 GPU 传输的锁页主机内存上限(MiB,默认 64 GiB)。",
         ),
         caveats=(_GPU_ONLY,),
         extra=True,

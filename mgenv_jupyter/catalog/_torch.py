@@ -42,31 +42,31 @@ ALLOCATOR_KEYS = (
          "Grow one memory segment as needed instead of allocating many: less fragmentation.",
          "按需扩展同一块显存段,而不是分配许多段:碎片更少。", "False"),
     _key("max_split_size_mb", WholeNumber(minimum=11),
-         "Blocks larger than this (MB) are never split, which limits fragmentation; at least large_segment_size_mb "
+         "Blocks larger than this (MiB) are never split, which limits fragmentation; at least large_segment_size_mb "
          "(20 unless set).",
-         "大于该值(MB)的块不会被切分,从而减少碎片;至少为 large_segment_size_mb(未设置时为 20)。",
+         "大于该值(MiB)的块不会被切分,从而减少碎片;至少为 large_segment_size_mb(未设置时为 20)。",
          at_least="large_segment_size_mb"),
     _key("max_non_split_rounding_mb", WholeNumber(minimum=11),
-         "How much larger (MB) a cached block may be than the request and still be used whole; at least "
+         "How much larger (MiB) a cached block may be than the request and still be used whole; at least "
          "large_segment_size_mb (20 unless set).",
-         "缓存块最多可以比请求大多少(MB)仍被整块使用;至少为 large_segment_size_mb(未设置时为 20)。", "20",
+         "缓存块最多可以比请求大多少(MiB)仍被整块使用;至少为 large_segment_size_mb(未设置时为 20)。", "20",
          at_least="large_segment_size_mb"),
     _key("roundup_power2_divisions", RoundupDivisions(),
-         "Round allocation sizes up to this many divisions of each power of two, or per size interval in MB.",
-         "把分配大小向上取整到每个 2 的幂区间的若干等分,也可按大小区间(MB)分别设置。"),
+         "Round allocation sizes up to this many divisions of each power of two, or per size interval in MiB.",
+         "把分配大小向上取整到每个 2 的幂区间的若干等分,也可按大小区间(MiB)分别设置。"),
     _key("garbage_collection_threshold", Fraction(open=True),
          "Free unused cached blocks once this share of the allowed memory is in use (strictly between 0 and 1).",
          "显存使用达到允许总量的该比例时回收未使用的缓存块(严格介于 0 和 1 之间)。"),
     _key("large_segment_size_mb", WholeNumber(minimum=11),
-         "Size (MB) of the segments that large allocations are packed into; more than 10.",
-         "大块分配所打包进的显存段大小(MB);须大于 10。", "20"),
+         "Size (MiB) of the segments that large allocations are packed into; more than 10.",
+         "大块分配所打包进的显存段大小(MiB);须大于 10。", "20"),
     _key("pinned_use_background_threads", TorchBool(),
          "Let a background thread process pinned-memory events.", "用后台线程处理锁页内存的事件。", "False"),
     _key("pinned_max_round_threshold_mb", WholeNumber(),
-         "Pinned allocations above this size (MB) are not rounded up to a power of two.",
-         "超过该大小(MB)的锁页内存分配不再向上取整到 2 的幂。"),
+         "Pinned allocations above this size (MiB) are not rounded up to a power of two.",
+         "超过该大小(MiB)的锁页内存分配不再向上取整到 2 的幂。"),
     _key("pinned_max_cached_size_mb", WholeNumber(),
-         "Pinned blocks above this size (MB) are not kept in the cache.", "超过该大小(MB)的锁页内存块不再缓存。"),
+         "Pinned blocks above this size (MiB) are not kept in the cache.", "超过该大小(MiB)的锁页内存块不再缓存。"),
     _key("pinned_use_cuda_host_register", TorchBool(),
          "Allocate pinned memory with malloc + cudaHostRegister instead of cudaHostAlloc.",
          "用 malloc + cudaHostRegister 代替 cudaHostAlloc 分配锁页内存。", "False", device_only=True),
@@ -74,7 +74,7 @@ ALLOCATOR_KEYS = (
          "Threads that register pinned memory (a power of two, at most 128).",
          "注册锁页内存的线程数(2 的幂,最多 128)。", "1", device_only=True),
     _key("pinned_reserve_segment_size_mb", WholeNumber(minimum=1),
-         "Reserve one pinned segment of this size (MB) up front.", "预先保留一个该大小(MB)的锁页内存段。",
+         "Reserve one pinned segment of this size (MiB) up front.", "预先保留一个该大小(MiB)的锁页内存段。",
          device_only=True),
     _key("release_lock_on_cudamalloc", TorchBool(),
          "Release the allocator's lock while cudaMalloc runs.", "在 cudaMalloc 执行期间释放分配器的锁。", "False",
@@ -183,6 +183,33 @@ ENTRIES = (
             "PYTORCH_ALLOC_CONF 的旧名,设置格式相同;文档称其已弃用。",
         ),
         caveats=(_WHICH_NAME_WINS, _BACKEND_AT_LOAD, _STRICTER, _SEGMENT_PERSISTS),
+        extra=True,
+        loads_code=None,
+    ),
+    _allocator(
+        "PYTORCH_HIP_ALLOC_CONF",
+        category=MEMORY,
+        type=ALLOCATOR_CONFIG,
+        default=None,
+        when=ReadWhen.FIRST_USE,
+        read_at=Text(
+            f"c10/core/AllocatorConfig.cpp : AcceleratorAllocatorConfig::instance() (first call; in libc10 between the "
+            f"CUDA and the generic name), c10/cuda/CUDAAllocatorConfig.h : CUDAAllocatorConfig::instance() ({VERSION})",
+            "c10/core/AllocatorConfig.cpp : AcceleratorAllocatorConfig::instance()(首次调用时;libc10 中位于 CUDA 名"
+            f"与通用名之间),c10/cuda/CUDAAllocatorConfig.h : CUDAAllocatorConfig::instance()({VERSION})",
+        ),
+        first_use=_FIRST_ALLOCATOR_USE,
+        description=Text(
+            "The name ROCm users know for PYTORCH_ALLOC_CONF, with the same key:value settings.",
+            "ROCm 用户熟悉的 PYTORCH_ALLOC_CONF 别名,key:value 设置相同。",
+        ),
+        caveats=(Text(
+            "Every build of torch 2.13.0 reads it, not only ROCm's (checked with the CPU wheel): after "
+            "PYTORCH_CUDA_ALLOC_CONF, which wins over it, and before PYTORCH_ALLOC_CONF, which it silently overrides; "
+            "set only one of the three.",
+            "torch 2.13.0 的所有版本都会读取它,而不只是 ROCm 版(已用 CPU wheel 验证):它排在 PYTORCH_CUDA_ALLOC_CONF "
+            "之后(后者优先),在 PYTORCH_ALLOC_CONF 之前(会悄悄覆盖后者);三者只设置一个。"),
+            _BACKEND_AT_LOAD, _STRICTER, _SEGMENT_PERSISTS),
         extra=True,
         loads_code=None,
     ),
@@ -456,4 +483,12 @@ CONFLICTS = (
         "other way round), so they are refused together here.",
         "此时 torch 2.13.0 使用 PYTORCH_CUDA_ALLOC_CONF 并悄悄忽略 PYTORCH_ALLOC_CONF(其他版本正好相反),"
         "因此这里不允许同时设置。")),
+    Conflict(("PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF"), Text(
+        "torch 2.13.0 then uses PYTORCH_HIP_ALLOC_CONF and silently ignores PYTORCH_ALLOC_CONF, so they are refused "
+        "together here.",
+        "此时 torch 2.13.0 使用 PYTORCH_HIP_ALLOC_CONF 并悄悄忽略 PYTORCH_ALLOC_CONF,因此这里不允许同时设置。")),
+    Conflict(("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF"), Text(
+        "torch 2.13.0 then uses PYTORCH_CUDA_ALLOC_CONF and silently ignores PYTORCH_HIP_ALLOC_CONF, so they are "
+        "refused together here.",
+        "此时 torch 2.13.0 使用 PYTORCH_CUDA_ALLOC_CONF 并悄悄忽略 PYTORCH_HIP_ALLOC_CONF,因此这里不允许同时设置。")),
 )

@@ -24,6 +24,12 @@ KiB = 1024
 MiB = 1024**2
 GiB = 1024**3
 TiB = 1024**4
+# The one notation of sizes wherever one is shown or chosen — the magics' messages, the widgets' and the sidebar's unit
+# lists, the chart (schema.ts carries both tables to the front end): binary units written as such, 1024-based as the
+# frameworks count. Input also takes the frameworks' own spellings, read the same way (MegEngine's "5GB" is 5 GiB).
+SIZE_UNITS = (("B", 1), ("KiB", KiB), ("MiB", MiB), ("GiB", GiB), ("TiB", TiB))
+# How many decimals a shown size keeps: two below 10 of its unit, one below 100, none from there on.
+SIZE_DECIMALS = ((10, 2), (100, 1))
 
 _FALSE_WORDS = frozenset({"0", "false", "off", "no", "n", "f"})
 _TRUE_WORDS = frozenset({"1", "true", "on", "yes", "y", "t"})
@@ -145,11 +151,12 @@ ALLOWED_SWITCH = Text("{on} (on) or {off} (off); true/false, on/off, yes/no are 
                       "{on}(开)或 {off}(关);也接受 true/false、on/off、yes/no")
 ALLOWED_PRESENCE = Text("any value turns it ON (even 0); unset the variable to turn it off",
                         "任何值都会开启(即使是 0);删除该变量才会关闭")
-ALLOWED_SIZE = Text("a whole number of {unit}{limits}, or a size with a unit such as 512MB or 5GB",
-                    "{unit}数的整数{limits},或带单位的大小,如 512MB 或 5GB")
-ALLOWED_RESERVE = Text("a size to reserve exactly (b:<bytes>, or 2GB which becomes b:2147483648), "
+ALLOWED_SIZE = Text("a whole number of {unit}{limits}, or a size with a unit such as 512 MiB or 5 GiB "
+                    "(MB and GB mean the same: 1024-based)",
+                    "{unit}数的整数{limits},或带单位的大小,如 512 MiB 或 5 GiB(写 MB、GB 也一样,按 1024 换算)")
+ALLOWED_RESERVE = Text("a size to reserve exactly (b:<bytes>, or 2 GiB, which becomes b:2147483648), "
                        "or 1/all to reserve all free memory",
-                       "要精确预留的大小(b:<字节数>,或 2GB,会变为 b:2147483648),或 1/all 预留全部空闲显存")
+                       "要精确预留的大小(b:<字节数>,或 2 GiB,会变为 b:2147483648),或 1/all 预留全部空闲显存")
 ALLOWED_CHOICE = Text("one of {values}", "以下之一:{values}")
 ALLOWED_INTEGER = Text("a whole number{limits}", "整数{limits}")
 ALLOWED_NUMBER = Text("a number{limits}", "数字{limits}")
@@ -163,8 +170,10 @@ RANGE_LOW = Text(" ≥ {low}", ",≥ {low}")
 RANGE_FROM = Text(" from {low}", ",从 {low} 起")
 ALLOWED_OPTIONAL = Text("None (framework default) or {inner}", "None(框架默认)或{inner}")
 RANGE_HIGH = Text(" ≤ {high}", ",≤ {high}")
-SIZE_HELP = Text("a size such as 1048576, 512MB, 5GB or 1.5 gb (units B, KB, MB, GB, TB; 1024-based)",
-                 "大小,如 1048576、512MB、5GB 或 1.5 gb(单位 B、KB、MB、GB、TB,按 1024 换算)")
+SIZE_HELP = Text("a size such as 1048576 (bytes), 512 MiB or 1.5 GiB (units B, KiB, MiB, GiB, TiB, 1024-based; "
+                 "KB, MB, GB, TB mean the same)",
+                 "大小,如 1048576(字节)、512 MiB 或 1.5 GiB(单位 B、KiB、MiB、GiB、TiB,按 1024 换算;"
+                 "写 KB、MB、GB、TB 也一样)")
 WHOLE_NUMBER_OF = Text("a whole number of {unit}", "整数个{unit}")
 UNITS = Text("units", "单位")
 EXAMPLES = Text(" (e.g. {examples})", "(例如 {examples})")
@@ -208,7 +217,7 @@ def _split_size(raw: object) -> tuple[float, int | None]:
 
 
 def parse_size(raw: object) -> int:
-    """Bytes from `5GB`, `1.5 gb`, `512MiB`, `1048576` (1024-based, as MegEngine's own parser)."""
+    """Bytes from `5GiB`, `5GB`, `1.5 gb`, `512 MiB`, `1048576` (1024-based, as MegEngine's own parser)."""
     number, unit = _split_size(raw)
     nbytes = number * (unit or 1)
     if nbytes != int(nbytes):
@@ -219,12 +228,13 @@ def parse_size(raw: object) -> int:
 def format_size(n: int) -> str:
     """A short human size in binary units, written as such: 5368709120 → '5 GiB', 3361447936 → '3.13 GiB'.
 
-    Two decimals below 10, one below 100, none above (3.13, 37.3, 512), trailing zeros dropped; the chart's front end
-    formats sizes the same way (labextension/src/chart/format.ts), so a line's label and the axis agree."""
-    for unit, name in ((TiB, "TiB"), (GiB, "GiB"), (MiB, "MiB"), (KiB, "KiB")):
+    Two decimals below 10, one below 100, none above (3.13, 37.3, 512), trailing zeros dropped (SIZE_UNITS,
+    SIZE_DECIMALS); the chart's front end formats sizes from the same two tables (labextension/src/chart/format.ts),
+    so a line's label and the axis agree."""
+    for name, unit in reversed(SIZE_UNITS[1:]):
         if abs(n) >= unit:
             value = abs(n) / unit
-            digits = 0 if value >= 100 else 1 if value >= 10 else 2
+            digits = next((decimals for below, decimals in SIZE_DECIMALS if value < below), 0)
             # Halves round up, as JavaScript's toFixed does (Python's format would round 37.25 to 37.2).
             shown = str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
             if "." in shown:

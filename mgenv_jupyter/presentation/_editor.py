@@ -9,10 +9,9 @@ from dataclasses import dataclass
 from .._text import Text
 from ..catalog import Entry
 from ..catalog._allocator_config import KeyValueConfig
-from ..catalog._values import GiB, KiB, MiB, OptionalOf, TiB, ValueType
+from ..catalog._values import SIZE_UNITS, OptionalOf, ValueType
 from ..protocol._sidebar import NONE_CHOICE, EditorKind
 
-SIZE_UNITS = (("B", 1), ("KB", KiB), ("MB", MiB), ("GB", GiB), ("TB", TiB))
 # What an empty text box means, written in it: nothing set, or the framework's default for a key left out.
 NOT_SET = Text("not set", "未设置")
 DEFAULT = Text("default", "默认值")

@@ -1,6 +1,9 @@
 """`EnvTable`: what `%envlist` and `%envdiff` return. It is a pandas DataFrame for code (filter it, join it, export it),
 shown in a notebook as a compact HTML table that fits a notebook column: the columns that matter first, "not set"
-instead of NaN/NaT, times to the second, long texts cut with the whole text as a tooltip.
+instead of NaN/NaT, times to the second, long texts cut with the whole text as a tooltip. The display is in the
+session's language when it is shown, whatever it was when the table was made: headers, "not set", the row count, and
+every cell that holds one of the table's own words (a description, a status, a category), which the table keeps in
+both languages (`attrs["texts"]`); what the user put in a cell is shown as it is.
 
 `MemoryTable`: the memory chart's `.history` and `.per_cell()`. The data stay integer bytes; the notebook shows sizes
 in binary units as the chart writes them (`format_size`), times to the millisecond, and a long frame's first and last
@@ -13,17 +16,31 @@ import html
 import math
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas
 
 from .._markup import TABLE_STYLE, text_html
-from .._text import Text
+from .._text import Text, current_language
 from ..catalog._values import format_size
+
+if TYPE_CHECKING:
+    from ..runtime import EnvSession
 
 NOT_SET = Text("not set", "未设置")
 MORE_COLUMNS = Text("{count} more columns in the DataFrame: {names}", "DataFrame 中另有 {count} 列:{names}")
 ROWS = Text("{count} rows", "{count} 行")
+# What each column of %envlist and %envdiff is called on screen; the DataFrame keeps the names code uses (a header's
+# tooltip says it).
+HEADERS = {
+    "name": Text("name", "名称"), "framework": Text("framework", "框架"), "category": Text("category", "类别"),
+    "value": Text("value", "取值"), "status": Text("status", "状态"), "default": Text("default", "默认值"),
+    "when": Text("when", "读取时机"), "type": Text("type", "类型"), "allowed": Text("allowed", "允许的取值"),
+    "live_api": Text("live API", "实时接口"), "description": Text("description", "说明"),
+    "at_start": Text("at start", "启动时"), "now": Text("now", "现在"), "source": Text("source", "来源"),
+    "changed": Text("changed", "修改时间"), "exported": Text("exported", "是否导出"),
+}
+Texts = dict[str, dict[object, Text]]  # column → row label → the cell's words in both languages
 _LONGEST = 90  # characters shown of a long text; the whole text is in its tooltip
 
 
@@ -45,24 +62,44 @@ class EnvTable(pandas.DataFrame):
 
 
 def env_table(frame: pandas.DataFrame, shown_columns: Sequence[str] | None = None,
-              language: str | None = None) -> EnvTable:
+              language: str | None = None, texts: Texts | None = None) -> EnvTable:
+    """`frame` with its display; `language`: the one its cells were written in; `texts`: the table's own words in
+    both languages, by column and row, so the display can follow the session's language."""
     table = EnvTable(frame)
     table.shown_columns = list(shown_columns) if shown_columns is not None else None
     table.language = language
+    if texts:
+        table.attrs["texts"] = texts
     return table
 
 
+def diff_table(session: EnvSession, everything: bool = False) -> EnvTable:
+    """`%envdiff`: the session's changes since the kernel started (`EnvSession.diff`), shown in the session's language
+    whenever it is shown."""
+    from ..runtime._session import EXPORTED, EXPORTED_WITH_ALL, OUTSIDE
+
+    frame = session.diff(everything=everything).set_index("name")
+    exported = set(session.changed_through_session()) | set(session.options)
+    texts: Texts = {"status": {}, "exported": {}, "source": {}}
+    for name in frame.index:
+        texts["status"][name] = session.state(name).status.label
+        texts["exported"][name] = EXPORTED if name in exported else EXPORTED_WITH_ALL
+        texts["source"][name] = OUTSIDE  # only where no change of the session's names the source
+    return env_table(frame, language=current_language(), texts=texts)
+
+
 def render_html(table: EnvTable) -> str:
-    language = table.language
+    language = current_language()  # the session's now: a table made in another language is shown in this one
+    texts: Texts = table.attrs.get("texts", {})
     wanted = [c for c in (table.shown_columns or table.columns) if c in table.columns]
     hidden = [str(c) for c in table.columns if c not in wanted]
     index_name = table.index.name
-    head = ([f"<th>{html.escape(str(index_name))}</th>"] if index_name else []) + [
-        f"<th>{html.escape(str(c))}</th>" for c in wanted]
+    head = ([_header(index_name, language)] if index_name else []) + [_header(c, language) for c in wanted]
     rows = []
     for label, row in zip(table.index, table[wanted].itertuples(index=False), strict=True):
         cells = [f"<td class='mgenv-name'>{_cell(label, language)}</td>"] if index_name else []
-        cells += [f"<td>{_cell(value, language)}</td>" for value in row]
+        cells += [f"<td>{_cell(_in_language(value, texts.get(str(column), {}).get(label), language), language)}</td>"
+                  for column, value in zip(wanted, row, strict=True)]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     note = ROWS.get(language).format(count=len(table))
     if hidden:
@@ -70,6 +107,20 @@ def render_html(table: EnvTable) -> str:
     return (f"{TABLE_STYLE}<div class='mgenv-table-wrap'><table class='mgenv-table'><thead><tr>{''.join(head)}</tr>"
             f"</thead><tbody>{''.join(rows)}</tbody></table><div class='mgenv-table-note'>{html.escape(note)}</div>"
             "</div>")
+
+
+def _header(column: object, language: str) -> str:
+    words = HEADERS.get(str(column))
+    if words is None:
+        return f"<th>{html.escape(str(column))}</th>"
+    return f"<th title='{html.escape(str(column), quote=True)}'>{html.escape(words.get(language))}</th>"
+
+
+def _in_language(value: Any, words: Text | None, language: str) -> Any:
+    """A cell holding one of the table's own words, in `language`; anything else (the user's edit) as it is."""
+    if words is not None and value in (words.en, words.zh):
+        return words.get(language)
+    return value
 
 
 def _cell(value: Any, language: str | None) -> str:

@@ -37,6 +37,7 @@ from ..protocol._freeing import FreedReply
 from ..protocol._oom import OomNotice
 from ..protocol._sidebar import KeyInfo, VerifyNodeInfo, VerifyNotice, VerifyVariableInfo
 from ..runtime import Change, EnvSession, SetReport
+from ..runtime._carry import carry_code
 from ..runtime._status import furthest
 from ._details import details
 from ._editor import EditorSpec, KeySpec, editor_spec
@@ -95,7 +96,7 @@ def variable_info(session: EnvSession, name: str, language: str) -> VariableInfo
         "value": view.value, "status": view.status.value, "message": view.message,
         "live": facts.live if facts else None, "live_example": facts.live_example if facts else False,
         "applies": view.applicability.applies, "applies_reason": view.applicability.reason,
-        "keys": _config_keys(session.catalog.get(name), view.value),
+        "keys": _config_keys(session.catalog.get(name), view.value), "carry": carry_code(session, name),
     }
 
 

@@ -8,6 +8,7 @@ Front end → kernel:
     {"v": 1, "id": "…", "type": "hello", "language": "en"}            → "catalog", then "state"
     {"v": 1, "id": "…", "type": "set", "assignments": {"NAME": "VALUE"}, "source": "sidebar", "force": false,
      "env_only": false}                                              → "result" (or "error"), then "changed"
+                                      (source "restart": the values "Restart and apply" carries into a new kernel)
     {"v": 1, "id": "…", "type": "unset", "names": ["NAME"], "source": "sidebar"}        → same
     {"v": 1, "id": "…", "type": "refresh"}                             → "state"
     {"v": 1, "id": "…", "type": "memory", "on": true, "interval": 0.1} → "result", then "memory.batch" messages
@@ -53,7 +54,7 @@ REPLY_TYPES = ("catalog", "state", "result", "error", "changed", "history", "pro
 # A notebook profile is applied only through a "profile" request, after the user approved that exact profile.
 # An out-of-memory report's button sends a "remedy" request naming the kernel's own remedy (protocol/_oom.py), never
 # a "set": the source "oom_report" is the kernel's own, and a set or unset that claims it is refused.
-SIDEBAR_SOURCES = ("sidebar",)
+SIDEBAR_SOURCES = ("sidebar", "restart")
 
 
 class HelloRequest(TypedDict):
@@ -128,13 +129,18 @@ MAX_HISTORY_WINDOW = 500
 # The choice an optional NPURunConfig keyword offers for "leave it to the framework" (presentation/_editor.py).
 NONE_CHOICE = "None"
 ReadingCode = Literal["import", "first_use", "per_object", "every_call", "not_read", "option"]
+# Whether a restart carries a variable the session set since the kernel started and a framework reads at start
+# (runtime/_carry.py): "carry", or why it cannot: a secret never leaves the kernel, a variable that can load code
+# never comes back from a front end without force.
+CarryCode = Literal["carry", "secret", "loads_code"]
 
 
 class VariableInfo(TypedDict):
     """A variable's state now: its value (secrets masked), status and why, the live API written out with this value
     (or the default, then `live_example`), whether it applies with the values chosen (and why not), and for a
     `key:value` config its keys as the kernel parsed the value (`keys`; null for any other variable, when unset, or
-    when the value does not parse), so the front end never splits it itself."""
+    when the value does not parse), so the front end never splits it itself. `carry`: what "Restart and apply" does
+    with the value this session set (runtime/_carry.py); null when there is nothing to carry."""
 
     value: str | None
     status: StatusCode
@@ -144,6 +150,7 @@ class VariableInfo(TypedDict):
     applies: bool
     applies_reason: str | None
     keys: dict[str, str] | None
+    carry: CarryCode | None
 
 
 class UnitInfo(TypedDict):

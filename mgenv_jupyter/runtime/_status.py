@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from .._dotenv_line import line_value
 from .._quoting import quoted
 from .._text import Text, localised
 from ..catalog import Entry, ReadWhen
@@ -167,26 +168,38 @@ APPLIED_BUT_FIXED = _T("{applied}; but {module} fixed it at {first_use}, which h
                        "在内核重启前一直沿用当时读到的值")
 WARNING_FIXED = _T("{module} read {name} at {first_use}, which has already happened in this kernel",
                    "{module} 已在{first_use}读取 {name},本内核中这一时刻已经过去")
-WARNING_MAY_BE_LATCHED = _T("{latched}. It is now {target} in os.environ (processes started from here inherit it); if "
-                            "that moment has passed, the running {module} will not see it. Way out: {way_out}.",
-                            "{latched}。os.environ 中它现在{target}(从这里启动的进程会继承它);若这一时刻已经过去,"
-                            "正在运行的 {module} 看不到这个值。解决办法:{way_out}。")
+WARNING_MAY_BE_LATCHED = _T("{latched}: if that moment has passed, the running {module} will not see it {target} "
+                            "(os.environ holds it now, and processes started from here inherit it).\nWay out: "
+                            "{way_out}.",
+                            "{latched}:若这一时刻已经过去,正在运行的 {module} 看不到它{target}"
+                            "(os.environ 中已是新值,从这里启动的进程会继承它)。\n解决办法:{way_out}。")
 ALREADY_READ = _T("{module} read {seen} {when} and keeps it; restart the kernel to apply",
                   "{module} 已于{when}读取 {seen} 并一直沿用;需重启内核才能生效")
-WARNING = _T("{moment}. It is now {target} in os.environ (processes started from here inherit it), but the running "
-             "{module} will not see it. Way out: {way_out}.",
-             "{moment}。os.environ 中它现在{target}(从这里启动的进程会继承它),但正在运行的 {module} 看不到这个值。"
-             "解决办法:{way_out}。")
+WARNING = _T("{moment}, and keeps what it read: the running {module} will not see it {target} (os.environ holds it "
+             "now, and processes started from here inherit it).\nWay out: {way_out}.",
+             "{moment},并一直沿用当时读到的值:正在运行的 {module} 看不到它{target}(os.environ 中已是新值,"
+             "从这里启动的进程会继承它)。\n解决办法:{way_out}。")
 WARNING_BEFORE_LOAD = _T("{module} was imported before mgenv_jupyter was loaded and read {name} then; at kernel start "
                          "it was {seen}",
                          "{module} 在加载 mgenv_jupyter 之前就已导入并读取了 {name};内核启动时它是 {seen}")
 WARNING_READ = _T("{module} already read {name} {when}, when it was {seen}",
                   "{module} 已于{when}读取 {name},当时为 {seen}")
-TARGET_UNSET = _T("unset", "已被取消设置")
+TARGET_UNSET = _T("unset", "被取消设置")
 TARGET_SET = _T("set to {value}", "被设为 {value}")
-WAY_OUT = _T("restart the kernel with it set (the Framework Env sidebar's 'Restart and apply' does this)",
-             "在设置好该变量后重启内核(框架环境变量侧边栏的“重启并应用”即可完成)")
-WAY_OUT_LIVE = _T("{way_out}, or change it live with {call}", "{way_out},或用 {call} 实时修改")
+# The way out, to be followed as it reads: with the sidebar, its "Restart and apply" carries the session's values that
+# frameworks read at start across the restart (runtime/_carry.py); without it, the line to run in the new kernel.
+WAY_OUT = _T("a new kernel. With the Framework Env sidebar open, its 'Restart and apply' restarts the kernel and "
+             "carries this value over, with the others this session set that a framework reads at start; without the "
+             "sidebar, restart the kernel, then run `%load_ext mgenv_jupyter` and `{line}` before {package} is "
+             "imported",
+             "换一个新内核。打开框架环境变量侧边栏时,点“重启并应用”即可重启内核并把这个值带过去,"
+             "本会话设置的其他在框架启动时读取的值也会一并带过去;"
+             "不用侧边栏时,重启内核后,在导入 {package} 之前运行 `%load_ext mgenv_jupyter` 和 `{line}`")
+WAY_OUT_UNSET = _T("a new kernel: restart the kernel, then run `%load_ext mgenv_jupyter` and `{line}` before {package} "
+                   "is imported",
+                   "换一个新内核:重启内核后,在导入 {package} 之前运行 `%load_ext mgenv_jupyter` 和 `{line}`")
+WAY_OUT_LIVE = _T("{way_out}; or change it live now with {call}", "{way_out};或者现在就用 {call} 实时修改")
+YOUR_VALUE = _T("<your value>", "<你的值>")
 BEFORE_LOAD = _T("before mgenv_jupyter was loaded", "在加载 mgenv_jupyter 之前")
 AT_TIME = _T("at {time}", "{time} ")
 UNSET_WORD = _T("unset", "未设置")
@@ -291,21 +304,32 @@ def already_read_warning(entry: Entry, read: ImportRecord, new: str | None, live
         moment = message(WARNING_BEFORE_LOAD, module=read.module, name=entry.name, seen=seen)
     else:
         moment = message(WARNING_READ, module=read.module, name=entry.name, when=when_read(read), seen=seen)
-    target = message(TARGET_UNSET) if new is None else message(TARGET_SET, value=quoted(shown(entry.name, new)))
-    way_out = message(WAY_OUT_LIVE, way_out=_as_text(message(WAY_OUT)), call=live_call) if live_call else (
-        message(WAY_OUT))
-    return message(WARNING, moment=_as_text(moment), target=_as_text(target), module=read.module,
-                   way_out=_as_text(way_out))
+    return message(WARNING, moment=_as_text(moment), target=_target(entry, new), module=read.module,
+                   way_out=_way_out(entry, read, new, live_call))
 
 
 def may_be_latched_warning(entry: Entry, read: ImportRecord, new: str | None, live_call: str | None) -> Message:
     """The MayBeLatchedWarning: the framework is loaded and nothing tells whether the first use has happened."""
     latched = message(LATCHED, module=read.module, when=when_read(read), first_use=first_use_text(entry))
-    target = message(TARGET_UNSET) if new is None else message(TARGET_SET, value=quoted(shown(entry.name, new)))
-    way_out = message(WAY_OUT_LIVE, way_out=_as_text(message(WAY_OUT)), call=live_call) if live_call else (
-        message(WAY_OUT))
-    return message(WARNING_MAY_BE_LATCHED, latched=_as_text(latched), target=_as_text(target), module=read.module,
-                   way_out=_as_text(way_out))
+    return message(WARNING_MAY_BE_LATCHED, latched=_as_text(latched), target=_target(entry, new), module=read.module,
+                   way_out=_way_out(entry, read, new, live_call))
+
+
+def _target(entry: Entry, new: str | None) -> Text:
+    return _as_text(message(TARGET_UNSET) if new is None else message(TARGET_SET, value=quoted(shown(entry.name, new))))
+
+
+def _way_out(entry: Entry, read: ImportRecord, new: str | None, live_call: str | None) -> Text:
+    """What to do, written to be followed as it reads: the magic line that sets the value in a new kernel (a secret's
+    value left for the user to type)."""
+    if new is None:
+        line: str | Text = f"%envunset {entry.name}"
+    elif shown(entry.name, new) != new:
+        line = Text(f"%envset {entry.name}={YOUR_VALUE.en}", f"%envset {entry.name}={YOUR_VALUE.zh}")
+    else:
+        line = f"%envset {entry.name}={line_value(new)}"
+    way_out = message(WAY_OUT_UNSET if new is None else WAY_OUT, line=line, package=read.module.partition(".")[0])
+    return _as_text(message(WAY_OUT_LIVE, way_out=_as_text(way_out), call=live_call) if live_call else way_out)
 
 
 def _as_text(part: Message) -> Text:

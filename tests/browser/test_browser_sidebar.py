@@ -88,8 +88,8 @@ def test_sidebar_sets_a_variable_the_kernel_sees_and_the_notebook_keeps(tmp_path
             page.get_by_label("Search variables").fill("eviction threshold")
             shown = page.eval_on_selector_all(".mgenv-sb-row:not([hidden])", "rows => rows.map(r => r.dataset.name)")
             unset_badge = badge(page, THRESHOLD).inner_text()
-            set_size(page, THRESHOLD, "2048", "MB")
-            wait_for_size(page, THRESHOLD, "2", "GB")  # the kernel's 2147483648 bytes, in the largest exact unit
+            set_size(page, THRESHOLD, "2048", "MiB")
+            wait_for_size(page, THRESHOLD, "2", "GiB")  # the kernel's 2147483648 bytes, in the largest exact unit
             # No framework is imported in this kernel.
             assert badge(page, THRESHOLD).inner_text() == "takes effect at import"
             run_cell(page, 0)
@@ -100,7 +100,7 @@ def test_sidebar_sets_a_variable_the_kernel_sees_and_the_notebook_keeps(tmp_path
             saved = wait_for_saved_profile(lab.root / name)  # the profile travels with the file
     assert THRESHOLD in shown and len(shown) < 5, shown  # the search box keeps what matches name or description
     assert unset_badge == "not set"  # not "takes effect at import": nothing is set for the import to read
-    assert f"{THRESHOLD}=2147483648" in profile
+    assert f"{THRESHOLD}=2 GiB" in profile  # the one notation of sizes; the file keeps the bytes
     assert saved["metadata"]["mgenv_jupyter"] == {"profile": {THRESHOLD: "2147483648"}}
     assert "mgenv_jupyter" not in saved["cells"][0]["source"]  # nothing was written into the user's cells
 
@@ -283,8 +283,8 @@ def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(tmp_path):
             open_notebook(page, lab, name)
             run_cell(page, 0)
             open_sidebar(page)
-            set_size(page, THRESHOLD, "3", "GB")
-            page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=3221225472')", timeout=30_000)
+            set_size(page, THRESHOLD, "3", "GiB")
+            page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=3 GiB')", timeout=30_000)
             page.locator(".mgenv-sb-history > summary").click()
             clicked = restart_and_apply(page)
             # Only the new kernel's history has the profile's entry: the panel applied it as the kernel came back.
@@ -380,7 +380,7 @@ def test_paddle_kernel_badges_and_restart_and_apply(tmp_path):
                 ".textContent === 'already read, restart needed'", timeout=30_000)
             page.get_by_label("Search variables").fill(PADDLE_FLAG)
             screenshot(page, "sidebar-paddle-already-read.png")
-            set_size(page, PADDLE_FLAG, "200", "MB")  # the way out: set it in the panel, which keeps it in the profile
+            set_size(page, PADDLE_FLAG, "200", "MiB")  # the way out: set it in the panel, which keeps it in the profile
             page.wait_for_selector(f".mgenv-sb-profile :text('{PADDLE_FLAG}=200')", timeout=30_000)
             page.locator(".mgenv-sb-history > summary").click()
             clicked = restart_and_apply(page)
@@ -478,8 +478,8 @@ def test_sidebar_in_notebook_7(tmp_path):
             page.click("li.lm-MenuBar-item:has-text('View')")
             page.locator(".lm-Menu-itemLabel:text-is('Framework Env')").click()  # View › Framework Env
             page.wait_for_selector(".mgenv-sb-config[data-connection='ready'] .mgenv-sb-row", timeout=60_000)
-            set_size(page, THRESHOLD, "1", "GB")
-            page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=1073741824')", timeout=30_000)
+            set_size(page, THRESHOLD, "1", "GiB")
+            page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=1 GiB')", timeout=30_000)
             run_cell(page, 0)
             page.wait_for_selector("text=kernel sees 1073741824", timeout=30_000)
             screenshot(page, "sidebar-notebook7.png")

@@ -28,7 +28,7 @@ def test_dtr_widget_in_jupyterlab(tmp_path):
                 timeout=30_000)  # the %envset in a later cell reached the widget
             number.fill("4")
             number.press("Tab")
-            row.locator("select").select_option("GB")
+            row.locator("select").select_option("GiB")
             page.get_by_role("button", name="Apply").first.click()
             page.wait_for_selector(".mgenv-widget :text('4 GiB')", timeout=30_000)
             run_cell(page, 1)

@@ -69,8 +69,8 @@ def page(lab: Any) -> Iterator[Any]:
         open_notebook(page, lab, NOTEBOOK)
         run_cell_at(page, 0)
         open_sidebar(page)
-        set_size(page, THRESHOLD, "3", "GB")
-        page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=3221225472')", timeout=30_000)
+        set_size(page, THRESHOLD, "3", "GiB")
+        page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=3 GiB')", timeout=30_000)
         field = editor(page, DEVICE)
         field.fill("tpu0")  # not a MegEngine device: the kernel refuses it
         field.press("Enter")
@@ -280,7 +280,7 @@ SHOWN_AND_LIVE_JS = """name => {
     return {value: input.value, unit: unit ? unit.value : null, live: live.hidden ? null : live.textContent,
             badge: row.querySelector('.mgenv-sb-badge').textContent};
 }"""
-UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}  # the sidebar's sizes are binary
+UNITS = {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4}  # the sidebar's sizes are binary
 
 
 def shown_and_live(page: Any, name: str) -> tuple[Any, Any]:
@@ -323,19 +323,21 @@ def test_readme_pictures(page, theme):
     screenshot(page, f"sidebar-readme-{theme}.png")
     try:
         assert layout_problems(page, SIDEBAR) == []
-        assert [editor(page, THRESHOLD).input_value(), editor(page, f"{THRESHOLD} unit").input_value()] == ["3", "GB"]
+        assert [editor(page, THRESHOLD).input_value(), editor(page, f"{THRESHOLD} unit").input_value()] == ["3", "GiB"]
     finally:
         page.get_by_label("Search variables").fill("")
 
 
 def test_restart_and_apply_asks_lists_saves_and_counts_down(page, lab):
-    """The profile holds the 3 GB threshold (and the device the keyboard test set); a cell sets 1 GB, so one
-    variable needs the restart: the button says (1). It asks first, listing the threshold with the value the new
-    kernel gets and what the kernel holds now, and offers to save the unsaved notebook that keeps the profile; once
-    the kernel is back with the profile applied, the count is gone."""
+    """The profile holds the 3 GiB threshold (and the device the keyboard test set); a cell sets 1 GiB, and cell 0 set
+    Paddle's strategy: "Restart and apply" lists the profile's device, and the values the cells set (each a framework
+    reads at start), the cell's threshold standing in for the profile's with a box to keep it in the notebook. Kept:
+    the strategy; not kept: the threshold, which this restart carries over once while the profile keeps 3 GiB. It
+    offers to save the unsaved notebook that keeps the profile; the fresh kernel has the carried threshold before the
+    cell that prints it runs."""
     page.evaluate("() => window.jupyterapp.shell.expandLeft()")
     run_cell_at(page, 2)
-    button = page.locator(f"{TOOLBAR} jp-button[aria-label='Restart and apply (1)']")
+    button = page.locator(f"{TOOLBAR} jp-button[aria-label='Restart and apply']")  # nothing a restart alone brings
     button.wait_for(timeout=30_000)
     button.click()
     question = page.locator(RESTART_QUESTION)
@@ -345,18 +347,21 @@ def test_restart_and_apply_asks_lists_saves_and_counts_down(page, lab):
     unsaved = question.locator(".mgenv-restart-review-unsaved").count()
     save = question.locator(".jp-Dialog-checkbox input[type=checkbox]")
     assert save.is_checked()
+    question.get_by_label(f"Keep {THRESHOLD} in the notebook").uncheck()
     question.screenshot(path=str(screenshot(page, "sidebar-lab-restart-question.png")))
     question.get_by_role("button", name="Restart and apply").click()
-    page.wait_for_selector(f"{TOOLBAR} jp-button[aria-label='Restart and apply']", timeout=60_000)
-    page.wait_for_selector(".mgenv-sb-config[data-connection='ready']", timeout=60_000)
+    # The new kernel's history has the carried threshold (the old one's never had a "[restart]" entry).
+    page.wait_for_selector(".mgenv-sb-history-list :text('[restart]')", state="attached", timeout=60_000)
     output = run_cell_at(page, 1)
     screenshot(page, "sidebar-lab-restart-applied.png")
     saved = json.loads((lab.root / NOTEBOOK).read_text())
-    assert rows == [[THRESHOLD, "3221225472", "1073741824", "the kernel holds another value"],
-                    [DEVICE, "gpu1", "gpu1", "takes effect at import"]]  # set from the keyboard test, in effect
+    assert rows == [[DEVICE, "gpu1", "gpu1", "takes effect at import", "kept"],
+                    [THRESHOLD, "1 GiB", "1 GiB", "takes effect at import", "keepinstead of 3 GiB"],
+                    ["FLAGS_allocator_strategy", "auto_growth", "auto_growth", "takes effect at import", "keep"]]
     assert unsaved == 1
-    assert saved["metadata"]["mgenv_jupyter"]["profile"][THRESHOLD] == "3221225472"
-    assert output.endswith("3221225472"), output  # the fresh kernel got the profile before the cell ran
+    profile = saved["metadata"]["mgenv_jupyter"]["profile"]
+    assert profile[THRESHOLD] == "3221225472" and profile["FLAGS_allocator_strategy"] == "auto_growth"
+    assert output.endswith("1073741824"), output  # the fresh kernel got the carried value before the cell ran
 
 
 # Notebook 7's left area sits in a split panel of its own (#main-split-panel), beside the notebook.

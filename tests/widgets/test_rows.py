@@ -52,7 +52,7 @@ def test_rows_are_traits_that_observe_and_link(ip, closing):
     mirror = ipywidgets.Text()
     ipywidgets.link((pool, "value"), (mirror, "value"))
     mirror.value = "2GB"  # typed elsewhere: the row's editor follows, normalised to what Paddle reads (MB)
-    assert (pool.editor.number.value, pool.editor.unit.value) == (2.0, "GB") and pool.value == "2048"
+    assert (pool.editor.number.value, pool.editor.unit.value) == (2.0, "GiB") and pool.value == "2048"
     strategy.value = "auto_growth"  # set from code: the editor follows, and the rules are evaluated again
     assert strategy.editor.dropdown.value == "auto_growth" and not pool.applies
     assert strategy.status == "unset"  # edited, not applied: the kernel's variable is still not set

@@ -1,6 +1,7 @@
 /**
  * The kernel side of one attachment: loads the extension in the kernel with the constant `%load_ext mgenv_jupyter`,
- * opens the comm (target "mgenv_jupyter"), says hello, hands the notebook profile to the kernel for review, and routes
+ * opens the comm (target "mgenv_jupyter"), says hello, hands the notebook profile to the kernel for review (and, after
+ * "Restart and apply", the values it carries over, as a "set" with source "restart"), and routes
  * what the kernel answers: sidebar replies to the model, the profile's review to `profileReviewed`, memory batches to
  * `memoryReceived`. Requests are JSON data; no Python source is ever built from what the user typed.
  *
@@ -83,6 +84,7 @@ export class KernelClient {
   private _retried = false;
   private _loadOk = false;
   private _profile: Profile;
+  private _carry: Record<string, string>;
   private _disposed = false;
   private _memoryReceived = new Signal<this, MemoryMessage>(this);
   private _profileReviewed = new Signal<this, ProfileReviewed>(this);
@@ -92,13 +94,14 @@ export class KernelClient {
   constructor(
     kernel: KernelLike,
     model: EnvModel,
-    options: { language: Language; profile?: Profile; memoryInterval?: number }
+    options: { language: Language; profile?: Profile; carry?: Record<string, string>; memoryInterval?: number }
   ) {
     this._kernel = kernel;
     this._model = model;
     this._language = options.language;
     this._interval = options.memoryInterval ?? MEMORY_INTERVAL;
     this._profile = { ...(options.profile ?? {}) };
+    this._carry = { ...(options.carry ?? {}) };
   }
 
   get memoryReceived(): ISignal<this, MemoryMessage> {
@@ -262,6 +265,10 @@ export class KernelClient {
           this._profileReviewed.emit({ profile, answer });
         }
       });
+    }
+    // After the profile, so the values this session set last (carried by "Restart and apply") are the ones that stand.
+    if (Object.keys(this._carry).length) {
+      void this.set(this._carry, 'restart');
     }
     if (this._memoryOn) {
       void this._request({ type: 'memory', on: true, interval: this._interval });

@@ -296,24 +296,10 @@ class FractionEditor extends NumberEditor {
 }
 
 /**
- * How a unit of a size reads. The kernel's units are 1024-based (its "GB" is 1024³ bytes, as Paddle and MegEngine
- * read "5GB"), so they read as the chart and the magics' messages write them, GiB; the value sent stays "5GB".
- */
-export function unitLabel(bytes: number, name: string): string {
-  return BINARY_UNITS.get(bytes) ?? name;
-}
-
-const BINARY_UNITS = new Map([
-  [1, 'B'],
-  [1024, 'KiB'],
-  [1024 ** 2, 'MiB'],
-  [1024 ** 3, 'GiB'],
-  [1024 ** 4, 'TiB']
-]);
-
-/**
- * A number and a unit (1024-based) for a size the kernel holds as a count of `unit_bytes`; sent as text such as
- * "5GB" for the kernel to normalise, and the kernel's value shown back in the largest unit that divides it exactly.
+ * A number and a unit (the kernel's units, 1024-based) for a size the kernel holds as a count of `unit_bytes`; sent as
+ * text such as "5GiB" for the kernel to normalise, and the kernel's value shown back in the largest unit that divides
+ * it exactly. The box also takes a size typed with its unit ("512MB", "1.5 GiB"), as its tooltip (the kernel's
+ * `allowed`) says: that text goes to the kernel as typed, whatever the unit list shows.
  */
 class SizeEditor extends Editor {
   private _number = styled<HTMLInputElement>('input', 'mgenv-sb-number');
@@ -321,18 +307,18 @@ class SizeEditor extends Editor {
 
   constructor(entry: EntryInfo, commit: Commit) {
     super(entry, commit);
-    this._number.type = 'number';
-    this._number.step = 'any';
+    this._number.type = 'text';
+    this._number.inputMode = 'decimal';
+    this._number.spellcheck = false;
     this._named(this._typed(this._number));
     for (const unit of entry.editor.units) {
-      const node = option(unit.name, unitLabel(unit.bytes, unit.name));
+      const node = option(unit.name);
       node.dataset.bytes = String(unit.bytes);
       this._unit.append(node);
     }
     this._named(this._unit, `${entry.name} unit`);
     this._unit.addEventListener('change', () => {
-      this._bounds();
-      if (this._number.value.trim() !== '') {
+      if (this._number.value.trim() !== '' && !HAS_UNIT.test(this._number.value)) {
         this._send();
       }
     });
@@ -349,7 +335,10 @@ class SizeEditor extends Editor {
 
   read(): string | null {
     const typed = this._number.value.trim();
-    return typed === '' ? null : `${typed}${this._unit.value}`;
+    if (typed === '') {
+      return null;
+    }
+    return HAS_UNIT.test(typed) ? typed : `${typed}${this._unit.value}`;
   }
 
   protected _render(value: string | null): boolean {
@@ -359,19 +348,12 @@ class SizeEditor extends Editor {
     this._unit.value = (parts ?? fallback)?.unit ?? this.entry.editor.units[0]?.name ?? '';
     this._number.value = parts?.number ?? '';
     this._number.placeholder = value === null && fallback ? fallback.number : '';
-    this._bounds();
     return value === null || parts !== null;
   }
-
-  /** The kernel's bounds are counts of `unit_bytes`; the box counts the unit chosen. */
-  private _bounds(): void {
-    const { min, max, unit_bytes } = this.entry.editor;
-    const chosen = Number(this._unit.selectedOptions[0]?.dataset.bytes ?? unit_bytes);
-    const scale = (bound: number | null) => (bound === null ? null : (bound * unit_bytes) / chosen);
-    setBound(this._number, 'min', scale(min));
-    setBound(this._number, 'max', scale(max));
-  }
 }
+
+/** A size typed with its unit: letters after the number ("512MB", "1.5 GiB"). */
+const HAS_UNIT = /[a-z]/i;
 
 /** Free text, checked by the kernel; empty unsets (and for an optional keyword, so does "None"). */
 class TextEditor extends Editor {
@@ -613,7 +595,7 @@ export function editorFor(entry: EntryInfo, commit: Commit, trans: Translation):
 
 /**
  * A size the kernel holds (a whole count of `unit_bytes`) as a number and the largest of `units` that divides it
- * exactly: "5368709120" bytes → 5 GB, "1536" MB → 1536 MB. Null for anything that is not a whole count.
+ * exactly: "5368709120" bytes → 5 GiB, "1536" MiB → 1536 MiB. Null for anything that is not a whole count.
  */
 export function sizeParts(value: string | null, editor: EditorInfo): { number: string; unit: string } | null {
   if (value === null || !/^\d+$/.test(value.trim()) || !editor.units.length) {
@@ -631,6 +613,16 @@ export function sizeParts(value: string | null, editor: EditorInfo): { number: s
     return null; // smaller than the smallest unit offered; cannot happen for the kernel's own units
   }
   return { number: count.toString(), unit: chosen.name };
+}
+
+/**
+ * A value as the sidebar shows it outside its editor (the profile, the restart question): a size in the one notation
+ * of sizes, with the kernel's units ("3 GiB" for the "3221225472" the environment and the profile hold); anything
+ * else as it is.
+ */
+export function valueText(entry: EntryInfo | undefined, value: string): string {
+  const parts = entry?.editor.kind === 'size' ? sizeParts(value, entry.editor) : null;
+  return parts ? `${parts.number} ${parts.unit}` : value;
 }
 
 function setBound(input: HTMLInputElement, which: 'min' | 'max', value: number | null): void {
