@@ -219,7 +219,7 @@ def test_dtr_offers_thresholds_at_shares_of_the_gpu(fresh_session, closing, monk
     finally:
         cell_offers.unobserve(offered.append)
     code = offered[0].code
-    assert code.splitlines()[0] == f"%%envsweep {THRESHOLD}=0,10GB,20GB,30GB,36GB"
+    assert code.splitlines()[0] == f"%%envsweep {THRESHOLD}=0,10GiB,20GiB,30GiB,36GiB"
     assert "Framework Env panel inserts this cell" in widget.message.value and "%%envsweep" in widget.message.value
     assert fresh_session.get(THRESHOLD) is None and fresh_session.history == []  # nothing set, nothing run
 
@@ -228,9 +228,9 @@ def test_an_edited_value_is_where_the_suggestion_starts(fresh_session, closing):
     widget = DTRWidget(gpu_total_bytes=16 * 1024**3)
     closing(widget)
     widget.threshold_row.editor.number.value = 4
-    widget.threshold_row.editor.unit.value = "GB"
+    widget.threshold_row.editor.unit.value = "GiB"
     code = widget.try_several()
-    assert code.splitlines()[0] == f"%%envsweep {THRESHOLD}=2GB,4GB,8GB,16GB"  # a half, it, twice, four times
+    assert code.splitlines()[0] == f"%%envsweep {THRESHOLD}=2GiB,4GiB,8GiB,16GiB"  # a half, it, twice, four times
     assert "Copy this into a new cell" in widget.message.value  # no Framework Env panel is open here
 
 
