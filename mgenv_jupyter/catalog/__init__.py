@@ -29,7 +29,8 @@ __getattr__, __dir__ = lazy_names(__name__, {"Entry": "_entry", "ReadWhen": "_en
 __all__ = ["Catalog", "Entry", "Group", "Parsed", "ReadWhen", "catalog"]
 
 # One data module per framework; order is the order front ends list them in.
-DATA_MODULES = ("_megengine", "_dtr", "_mxnet", "_paddle", "_torch", "_jax", "_tensorflow", "_ascend", "_cuda")
+DATA_MODULES = ("_megengine", "_megengine_dtr", "_mxnet", "_paddle", "_torch", "_jax", "_tensorflow", "_ascend",
+                "_cuda")
 FRAMEWORKS = tuple(framework.key for framework in FRAMEWORK_INFO)
 # Why a selection was refused (%envlist, %envget), in the language of the moment.
 UNKNOWN_FRAMEWORK = Text("unknown framework {framework}: use one of {frameworks}",

@@ -21,7 +21,7 @@ from .._errors import InvalidValueError
 from .._text import Text
 from ..catalog._allocator_config import KeyValueConfig
 from ..catalog._applicability import effective_text
-from ..catalog._dtr import DTR_PEAK_CAVEAT
+from ..catalog._megengine_dtr import DTR_PEAK_CAVEAT
 from ..runtime._status import Status, furthest
 from ._causes import Cause, Figures, Finding, figures, jax_fraction_variable, size
 from ._recognise import OutOfMemory
