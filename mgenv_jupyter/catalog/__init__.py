@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from .._lazy_names import lazy_names
 from .._text import Text
+from ._frameworks import DATA_MODULES
 from ._frameworks import FRAMEWORKS as FRAMEWORK_INFO
 
 if TYPE_CHECKING:
@@ -28,9 +29,6 @@ __getattr__, __dir__ = lazy_names(__name__, {"Entry": "_entry", "ReadWhen": "_en
 
 __all__ = ["Catalog", "Entry", "Group", "Parsed", "ReadWhen", "catalog"]
 
-# One data module per framework; order is the order front ends list them in.
-DATA_MODULES = ("_megengine", "_megengine_dtr", "_mxnet", "_paddle", "_torch", "_jax", "_tensorflow", "_ascend",
-                "_cuda")
 FRAMEWORKS = tuple(framework.key for framework in FRAMEWORK_INFO)
 # Why a selection was refused (%envlist, %envget), in the language of the moment.
 UNKNOWN_FRAMEWORK = Text("unknown framework {framework}: use one of {frameworks}",

@@ -53,6 +53,9 @@ def gpu_initialised() -> bool | None:
     return any(name in ("cuda", "rocm", "gpu") for name in getattr(bridge, "_backends", {}))
 
 
+cuda_started = gpu_initialised  # the registry's question: has this framework initialised CUDA?
+
+
 # ---- what its objects hold (the holders walk asks; runtime/frameworks/_tensors.py) -------------------------------
 
 def _storage(array: Any) -> Storage | None:
@@ -165,3 +168,6 @@ def peak_counters() -> dict[str, int]:
 def reset_peak_counters() -> bool:
     """JAX keeps its peak for the process's life: nothing to reset (False)."""
     return False
+
+
+STACK_RECORDER = JaxRecorder  # the registry's recorder of where this framework's memory was allocated

@@ -73,3 +73,6 @@ def gpu_initialised() -> bool | None:
     if not started:
         return started
     return bool(_tf().config.list_physical_devices("GPU"))
+
+
+cuda_started = gpu_initialised  # the registry's question: has this framework initialised CUDA?

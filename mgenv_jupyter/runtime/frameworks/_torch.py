@@ -91,6 +91,9 @@ def cuda_initialised() -> bool | None:
     return bool(torch.cuda.is_initialized())
 
 
+cuda_started = cuda_initialised  # the registry's question: has this framework initialised CUDA?
+
+
 PROBES = {"torch.cuda": lambda entry: cuda_initialised()}
 
 
@@ -346,3 +349,6 @@ def reset_peak_counters() -> bool:
     for ordinal in range(cuda.device_count()):
         cuda.reset_peak_memory_stats(ordinal)
     return True
+
+
+STACK_RECORDER = TorchRecorder  # the registry's recorder of where this framework's memory was allocated
