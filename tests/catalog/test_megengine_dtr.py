@@ -1,5 +1,5 @@
-"""MegEngine's DTR variables (catalog/_megengine_dtr.py): one category, the switch that does what megengine.dtr.enable() does,
-sizes in bytes, and the caveats every DTR user needs."""
+"""MegEngine's DTR variables (catalog/_megengine_dtr.py): one category, the switch that does what
+megengine.dtr.enable() does, sizes in bytes, and the caveats every DTR user needs."""
 
 from __future__ import annotations
 

@@ -3,7 +3,8 @@ code the product has for one framework; every other module asks it through the f
 
 - `LIVE_APIS` and `GROUP_APIS`: how to change a variable (or a group) in the running framework and read it back;
 - `PROBES`: whether the moment that fixes a value (a first use) has passed; `cuda_started()`: whether it started CUDA;
-- `tensor_kinds()`: what its tensors and modules hold (_tensors.py); `STACK_RECORDER`: where its memory was allocated.
+- `tensor_kinds()`: what its tensors and modules hold (_tensors.py); `STACK_RECORDER`: where its memory was allocated;
+- `OOM_PATTERNS`: how to recognise its out-of-memory errors (_out_of_memory.py).
 
 Adapters never import a framework: a live API is only offered when the framework's module is already loaded, and a
 probe answers None (cannot tell) when its framework is not. Only ADAPTERS names the frameworks here
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 # CuPy and NumPy are no framework of the catalog, but their pools are given back and their arrays sized. Ascend has
 # none: its options are recorded for the user's own NPURunConfig call.
 ADAPTERS = {"torch": "_torch", "jax": "_jax", "paddle": "_paddle", "megengine": "_megengine", "mxnet": "_mxnet",
-            "tensorflow": "_tensorflow", "numpy": "_numpy"}
+            "tensorflow": "_tensorflow", "cupy": "_cupy", "numpy": "_numpy"}
 
 
 @dataclass(frozen=True)

@@ -4,15 +4,19 @@ hold."""
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
-from ...catalog import Entry
 from .._live_blocks import BlockRecord, Frame, LiveBlocks
 from . import LiveApi
+from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import FrameworkTensors, Storage, TensorKind, device_name
+
+if TYPE_CHECKING:
+    from ...catalog import Entry
 
 
 def _option(entry: Entry) -> str:
@@ -171,3 +175,24 @@ def reset_peak_counters() -> bool:
 
 
 STACK_RECORDER = JaxRecorder  # the registry's recorder of where this framework's memory was allocated
+
+# ---- its out-of-memory errors (oom/_recognise.py asks; runtime/frameworks/_out_of_memory.py) ---------------------
+
+OOM_PATTERNS = (
+    # XLA's BFC allocator via jax.errors.JaxRuntimeError (jaxlib.xla_extension.XlaRuntimeError before JAX 0.4.36):
+    # GPU "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1.00TiB with allocator GPU_0_bfc on device 0"
+    # (H100 capture); CPU "RESOURCE_EXHAUSTED: Out of memory allocating 1125899906842624 bytes." (jax venv).
+    OomPattern("jax", "gpu", ("jax.errors.JaxRuntimeError", "jaxlib.xla_extension.XlaRuntimeError",
+                              "jax._src.lib.xla_extension.XlaRuntimeError"),
+               re.compile(rf"RESOURCE_EXHAUSTED: Out of memory while trying to allocate (?P<requested>{SIZE}) with "
+                          r"allocator GPU_(?P<gpu>\d+)_bfc"),
+               both(sizes(requested="requested"), gpu_index)),
+    OomPattern("jax", "host", ("jax.errors.JaxRuntimeError", "jaxlib.xla_extension.XlaRuntimeError",
+                               "jax._src.lib.xla_extension.XlaRuntimeError"),
+               re.compile(rf"RESOURCE_EXHAUSTED: Out of memory allocating (?P<requested>{SIZE})"),
+               sizes(requested="requested")),
+    OomPattern("jax", "gpu", ("jax.errors.JaxRuntimeError", "jaxlib.xla_extension.XlaRuntimeError",
+                              "jax._src.lib.xla_extension.XlaRuntimeError"),
+               re.compile(r"out of memory|GPU_(?P<gpu>\d+)_bfc", re.I), gpu_index, after="RESOURCE_EXHAUSTED:"),
+)
+

@@ -8,15 +8,16 @@ cache that ignores what the environment set at import.
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from collections.abc import Iterator
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
 from ..._static import inherits
-from ...catalog import Entry
 from . import GroupApi, LiveApi
+from ._out_of_memory import OomPattern, sizes
 from ._tensors import (
     BUFFER,
     CHILD,
@@ -27,6 +28,9 @@ from ._tensors import (
     TensorKind,
     device_name,
 )
+
+if TYPE_CHECKING:
+    from ...catalog import Entry
 
 
 def _mge() -> Any:
@@ -171,7 +175,6 @@ def tensor_kinds() -> FrameworkTensors | None:
                       TensorKind(parameter, "megengine.Parameter", _storage)),
         ModuleKind(base, "megengine", lambda value: _module_contents(value, tensor, parameter, base)))
 
-
 def peak_counters() -> dict[str, int]:
     """MegEngine's own peaks on its default GPU, since its last reset: `get_max_allocated_memory` and
     `get_max_reserved_memory`. Its CPU device keeps no statistics: nothing there."""
@@ -191,3 +194,20 @@ def reset_peak_counters() -> bool:
         return False
     mge.device.reset_max_memory_stats(mge.get_default_device())
     return True
+
+
+# ---- its out-of-memory errors (oom/_recognise.py asks; runtime/frameworks/_out_of_memory.py) ---------------------
+
+OOM_PATTERNS = (
+    # MegEngine 1.13.4: src/core/impl/comp_node/mem_alloc/impl.cpp MemAllocImplHelper::do_alloc, "out of memory while
+    # requesting %zu bytes; you can try setting MGB_CUDA_RESERVE_MEMORY ..." (device allocators);
+    # src/core/include/megbrain/comp_node/alloc.h "failed to alloc %zu bytes"; CPU: src/core/impl/comp_node/cpu/
+    # comp_node.cpp mgb_aligned_alloc "failed to malloc %zubytes with align %zu" (megengine venv). Raised as the
+    # RuntimeError cause of core2.AsyncError.
+    OomPattern("megengine", "gpu", ("builtins.RuntimeError",),
+               re.compile(r"out of memory while requesting (?P<requested>\d+) bytes"), sizes(requested="requested")),
+    OomPattern("megengine", "host", ("builtins.RuntimeError",),
+               re.compile(r"failed to malloc (?P<requested>\d+) ?bytes with align"), sizes(requested="requested")),
+    OomPattern("megengine", "gpu", ("builtins.RuntimeError",),
+               re.compile(r"MemAllocError|failed to alloc (?P<requested>\d+) bytes"), sizes(requested="requested")),
+)

@@ -5,12 +5,14 @@ MXNet's settings have no live API (every variable is read at import or by the en
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Iterator
 from typing import Any
 
 from ..._imported import imported
 from ..._static import inherits
+from ._out_of_memory import OomPattern
 from ._tensors import (
     CHILD,
     PARAMETER,
@@ -72,3 +74,16 @@ def tensor_kinds() -> FrameworkTensors | None:
         module = ModuleKind(gluon.Block, "mxnet",
                             lambda block: _block_contents(block, parameter, parameter_dict))
     return FrameworkTensors("mxnet", tuple(kinds), module)
+
+# ---- its out-of-memory errors (oom/_recognise.py asks; runtime/frameworks/_out_of_memory.py) ---------------------
+
+OOM_PATTERNS = (
+    # MXNet 1.9.1: src/storage/pooled_storage_manager.h GPUPooledStorageManager::Alloc (and the rounded pool),
+    # LOG(FATAL) << "cudaMalloc retry failed: " << cudaGetErrorString(e) → "out of memory"; the unpooled
+    # src/storage/gpu_device_storage.h "CUDA: out of memory"; CPU: src/storage/cpu_device_storage.h "Failed to allocate
+    # CPU Memory" (mxnet venv).
+    OomPattern("mxnet", "gpu", ("mxnet.base.MXNetError",),
+               re.compile(r"cudaMalloc (?:retry )?failed: out of memory|CUDA: out of memory")),
+    OomPattern("mxnet", "host", ("mxnet.base.MXNetError",), re.compile(r"Failed to allocate CPU Memory")),
+)
+

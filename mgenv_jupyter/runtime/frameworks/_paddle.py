@@ -3,12 +3,13 @@ tensors and layers hold."""
 
 from __future__ import annotations
 
+import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
-from ...catalog import Entry
 from . import LiveApi
+from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import (
     BUFFER,
     CHILD,
@@ -21,6 +22,9 @@ from ._tensors import (
     device_name,
     registries,
 )
+
+if TYPE_CHECKING:
+    from ...catalog import Entry
 
 
 def _apply(entry: Entry, value: Any) -> None:
@@ -74,7 +78,6 @@ def tensor_kinds() -> FrameworkTensors | None:
         kinds.append(TensorKind(parameter, "paddle.Parameter", _storage))
     return FrameworkTensors("paddle", tuple(kinds), ModuleKind(nn.Layer, "paddle", _layer_contents))
 
-
 def _gpus() -> int:
     paddle = sys.modules["paddle"]
     return int(paddle.device.cuda.device_count()) if paddle.is_compiled_with_cuda() else 0
@@ -101,3 +104,23 @@ def reset_peak_counters() -> bool:
         cuda.reset_max_memory_allocated(ordinal)
         cuda.reset_max_memory_reserved(ordinal)
     return gpus > 0
+
+
+# ---- its out-of-memory errors (oom/_recognise.py asks; runtime/frameworks/_out_of_memory.py) ---------------------
+
+OOM_PATTERNS = (
+    # Paddle turns its BadAlloc into Python's MemoryError with the "(ResourceExhausted)" summary. GPU:
+    # paddle/phi/core/memory/allocation/cuda_allocator.cc CUDAAllocator::AllocateImpl, "Out of memory error on GPU %d.
+    # Cannot allocate %s memory on GPU %d, %s memory has been allocated and available memory is only %s." (also
+    # cuda_malloc_async_allocator.cc, cuda_virtual_mem_allocator.cc); CPU: cpu_allocator.cc "Fail to alloc memory of
+    # %d size, error code is %d." (paddle 3.3.1 venv).
+    OomPattern("paddle", "gpu", ("builtins.MemoryError",),
+               re.compile(rf"Out of memory error on GPU (?:Virtual Memory )?(?P<gpu>\d+)\. Cannot allocate "
+                          rf"(?P<requested>{SIZE}) memory on GPU (?:Virtual Memory )?\d+, "
+                          rf"(?:(?P<in_use>{SIZE}) memory has been allocated and )?"
+                          rf"available memory is only (?P<free>{SIZE})"),
+               both(sizes(requested="requested", in_use="in_use", free="free"), gpu_index)),
+    OomPattern("paddle", "host", ("builtins.MemoryError",),
+               re.compile(r"\(ResourceExhausted\) Fail to alloc memory of (?P<requested>\d+) size"),
+               sizes(requested="requested")),
+)

@@ -11,13 +11,14 @@ so the full normalised value is passed, never a single key.
 
 from __future__ import annotations
 
+import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
-from ...catalog import Entry
 from .._live_blocks import BlockRecord, Frame, LiveBlocks
 from . import LiveApi
+from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import (
     BUFFER,
     CHILD,
@@ -29,6 +30,9 @@ from ._tensors import (
     device_name,
     registries,
 )
+
+if TYPE_CHECKING:
+    from ...catalog import Entry
 
 
 def _torch() -> Any:
@@ -352,3 +356,46 @@ def reset_peak_counters() -> bool:
 
 
 STACK_RECORDER = TorchRecorder  # the registry's recorder of where this framework's memory was allocated
+
+# ---- its out-of-memory errors (oom/_recognise.py asks; runtime/frameworks/_out_of_memory.py) ---------------------
+
+# The most text between two facts of one PyTorch message (its lines about other processes using the GPU).
+_GAP = 4096
+_TORCH_GPU = re.compile(
+    # c10/cuda/CUDACachingAllocator.cpp, as PyTorch 2.11 wrote it on an H100 (tests/data/cuda_facts_h100.json)
+    rf"out of memory\. Tried to allocate (?P<requested>{SIZE})\. GPU (?P<gpu>\d+) has a total capacity of "
+    rf"(?P<total>{SIZE}) of which (?P<free>{SIZE}) is free\.")
+# The message's later figures, each searched for in the _GAP characters after the head above: one search each from
+# one place, where optional parts `(?:.*?X)?` of one pattern would scan on from every repeat of the head.
+_TORCH_LATER = (
+    re.compile(rf"this process has (?P<in_use>{SIZE}) memory in use\.(?:\s*(?P<allowed>{SIZE}) allowed;)?"),
+    re.compile(rf"Of the allocated memory (?P<allocated>{SIZE}) is allocated by PyTorch, and (?P<cached_free>{SIZE}) "
+               r"is reserved by PyTorch but unallocated"),
+)
+
+
+def _torch_gpu(match: re.Match[str] | None) -> dict[str, int]:
+    facts = both(sizes(requested="requested", total="total", free="free"), gpu_index)(match)
+    if match is not None:
+        later = match.string[match.end():match.end() + _GAP]
+        for pattern in _TORCH_LATER:
+            found = pattern.search(later)
+            facts.update(sizes(**{name: name for name in pattern.groupindex})(found) if found else {})
+    return facts
+
+
+_TORCH_GPU_SHORT = re.compile(rf"out of memory\. Tried to allocate (?P<requested>{SIZE})")
+
+OOM_PATTERNS = (
+    OomPattern("torch", "gpu", ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError"), _TORCH_GPU, _torch_gpu),
+    OomPattern("torch", "gpu", ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError"), _TORCH_GPU_SHORT,
+               sizes(requested="requested")),
+    OomPattern("torch", "gpu", ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError"), None),
+    # c10/core/impl/alloc_cpu.cpp (torch 2.13 CPU wheel): "DefaultCPUAllocator: can't allocate memory: you tried to
+    # allocate 1125899906842624 bytes. Error code 12 (Cannot allocate memory)"
+    OomPattern("torch", "host", ("builtins.RuntimeError",),
+               re.compile(r"DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                          r"(?P<requested>\d+) bytes"),
+               sizes(requested="requested")),
+)
+
