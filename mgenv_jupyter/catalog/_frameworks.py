@@ -59,15 +59,20 @@ GPU_MODULES = ("megengine", "paddle", "mxnet", "torch", "tensorflow", "jax", "cu
 READER_MODULES = frozenset((*GPU_MODULES, "npu_bridge", "torch._dynamo.config", "torch._inductor.config"))
 
 
+def fact(key: str, name: str) -> Any:
+    """What framework `key`'s home declares under `name` (`ALLOCATOR`, `STACKS`, `OUT_OF_MEMORY`, ...); None where it
+    declares nothing under that name, or `key` is no framework of the catalog. Imports that framework's homes, which
+    build its entries: asked when a feature is used, never at `%load_ext`."""
+    framework = BY_KEY.get(key)
+    for home in framework.homes if framework is not None else ():
+        module = importlib.import_module(f"{__package__}.{home}")
+        if hasattr(module, name):
+            return getattr(module, name)
+    return None
+
+
 def declared(name: str) -> dict[str, Any]:
-    """What the frameworks' homes declare under `name` (`ALLOCATOR`, `STACKS`, `OUT_OF_MEMORY`, ...), by framework
-    key in the order of FRAMEWORKS; a framework whose home declares nothing under that name is left out. Imports the
-    homes, which build their entries: asked when a feature is used, never at `%load_ext`."""
-    found = {}
-    for framework in FRAMEWORKS:
-        for home in framework.homes:
-            module = importlib.import_module(f"{__package__}.{home}")
-            if hasattr(module, name):
-                found[framework.key] = getattr(module, name)
-                break
-    return found
+    """What the frameworks' homes declare under `name`, by framework key in the order of FRAMEWORKS; a framework whose
+    home declares nothing under that name is left out. Imports every home."""
+    found = ((framework.key, fact(framework.key, name)) for framework in FRAMEWORKS)
+    return {key: value for key, value in found if value is not None}

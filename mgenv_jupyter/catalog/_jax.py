@@ -275,3 +275,8 @@ ENTRIES = (
 CONFLICTS = (
     Conflict(("XLA_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_MEM_FRACTION"), _BOTH_FRACTIONS),
 )
+
+# What giving memory back (`%memfree`, `last_oom().free()`) says of JAX, which it does not ask.
+CACHE_KEPT = Text("JAX: not asked (no call gives its pool back without deleting live arrays; an array's buffer is "
+                  "freed when the array is collected)",
+                  "JAX:未调用(没有在不删除现有数组的情况下归还内存池的接口;数组被回收时其缓冲区即释放)")

@@ -182,3 +182,7 @@ ENTRIES = (
         loads_code=None,
     ),
 )
+
+# What giving memory back (`%memfree`, `last_oom().free()`) says of TensorFlow, which it does not ask.
+CACHE_KEPT = Text("TensorFlow: not asked (it has no call that returns its pool)",
+                  "TensorFlow:未调用(没有归还内存池的接口)")

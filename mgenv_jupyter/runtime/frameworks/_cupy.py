@@ -4,6 +4,8 @@ a notebook's arrays are often CuPy's: its failures are recognised and its pools 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from ._out_of_memory import SIZE, OomPattern, sizes
 
@@ -17,3 +19,12 @@ OOM_PATTERNS = (
                sizes(requested="requested", allocated="allocated")),
     OomPattern("cupy", "gpu", ("cupy.cuda.memory.OutOfMemoryError",), None),
 )
+
+# ---- giving its cached memory back (oom/_free.py asks) -------------------------------------------------------------
+
+def release_cache(cupy: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
+    """The free blocks of CuPy's device and pinned memory pools."""
+    return [("cupy.get_default_memory_pool().free_all_blocks()",
+             lambda: cupy.get_default_memory_pool().free_all_blocks()),
+            ("cupy.get_default_pinned_memory_pool().free_all_blocks()",
+             lambda: cupy.get_default_pinned_memory_pool().free_all_blocks())]

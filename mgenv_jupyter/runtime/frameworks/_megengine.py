@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -211,3 +211,10 @@ OOM_PATTERNS = (
     OomPattern("megengine", "gpu", ("builtins.RuntimeError",),
                re.compile(r"MemAllocError|failed to alloc (?P<requested>\d+) bytes"), sizes(requested="requested")),
 )
+
+
+# ---- giving its cached memory back (oom/_free.py asks) -------------------------------------------------------------
+
+def release_cache(megengine: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
+    """`megengine.coalesce_free_memory()`."""
+    return [("megengine.coalesce_free_memory()", megengine.coalesce_free_memory)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..._imported import imported
@@ -87,3 +87,12 @@ OOM_PATTERNS = (
     OomPattern("mxnet", "host", ("mxnet.base.MXNetError",), re.compile(r"Failed to allocate CPU Memory")),
 )
 
+# ---- giving its cached memory back (oom/_free.py asks) -------------------------------------------------------------
+
+def release_cache(mxnet: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
+    """`Context.empty_cache()` for the host, and for each GPU the kernel uses (`gpus()`: asking another GPU's pool
+    would create a context there to free nothing)."""
+    calls: list[tuple[str, Callable[[], object]]] = [("mxnet.cpu().empty_cache()", lambda: mxnet.cpu().empty_cache())]
+    for ordinal in gpus():
+        calls.append((f"mxnet.gpu({ordinal}).empty_cache()", lambda n=ordinal: mxnet.gpu(n).empty_cache()))
+    return calls

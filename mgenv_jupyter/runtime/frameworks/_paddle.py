@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
@@ -124,3 +125,12 @@ OOM_PATTERNS = (
                re.compile(r"\(ResourceExhausted\) Fail to alloc memory of (?P<requested>\d+) size"),
                sizes(requested="requested")),
 )
+
+
+# ---- giving its cached memory back (oom/_free.py asks) -------------------------------------------------------------
+
+def release_cache(paddle: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
+    """`paddle.device.cuda.empty_cache()` on a CUDA build."""
+    if paddle.is_compiled_with_cuda():
+        return [("paddle.device.cuda.empty_cache()", paddle.device.cuda.empty_cache)]
+    return []

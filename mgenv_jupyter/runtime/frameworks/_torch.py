@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
@@ -399,3 +400,11 @@ OOM_PATTERNS = (
                sizes(requested="requested")),
 )
 
+# ---- giving its cached memory back (oom/_free.py asks) -------------------------------------------------------------
+
+def release_cache(torch: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
+    """`torch.cuda.empty_cache()` once CUDA is initialised (before that there is no cache to give back)."""
+    cuda = getattr(torch, "cuda", None)
+    if cuda is not None and cuda.is_initialized():
+        return [("torch.cuda.empty_cache()", cuda.empty_cache)]
+    return []

@@ -32,3 +32,26 @@ def test_a_cupy_error_of_another_wording_is_still_cupy_on_the_gpu():
     error = captured("cupy: one allocation larger than the GPU")
     event = recognise(type(error)("a future CuPy's other words"))
     assert event is not None and (event.framework, event.device, event.requested) == ("cupy", "gpu", None)
+
+
+def test_cupy_gives_back_the_free_blocks_of_both_its_pools():
+    """CuPy is not installed here: a stand-in module, labelled, records the calls its adapter makes."""
+    from mgenv_jupyter.runtime.frameworks._cupy import release_cache
+
+    freed: list[str] = []
+
+    class Pool:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def free_all_blocks(self) -> None:
+            freed.append(self.name)
+
+    stand_in = type("cupy", (), {"get_default_memory_pool": staticmethod(lambda: Pool("device")),
+                                 "get_default_pinned_memory_pool": staticmethod(lambda: Pool("pinned"))})
+    calls = release_cache(stand_in, lambda: [])
+    assert [what for what, _ in calls] == ["cupy.get_default_memory_pool().free_all_blocks()",
+                                           "cupy.get_default_pinned_memory_pool().free_all_blocks()"]
+    for _, action in calls:
+        action()
+    assert freed == ["device", "pinned"]
