@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .._text import Text
 from ._entry import EntryFactory, ReadWhen
+from ._out_of_memory import Fixed, OutOfMemoryFacts, OwnCause, Remedy, ShareOfRoom, Unless
 from ._rules import Conflict
 from ._values import Choice, Integer, Number, Pattern, Switch
 
@@ -280,3 +281,21 @@ CONFLICTS = (
 CACHE_KEPT = Text("JAX: not asked (no call gives its pool back without deleting live arrays; an array's buffer is "
                   "freed when the array is collected)",
                   "JAX:未调用(没有在不删除现有数组的情况下归还内存池的接口;数组被回收时其缓冲区即释放)")
+
+# JAX's two names for its memory share, newest first (the catalog refuses both at once; each defaults to 0.75).
+FRACTION_NAMES = ("XLA_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_MEM_FRACTION")
+
+# What the out-of-memory report says of JAX (catalog/_out_of_memory.py). Preallocation is off only for "false",
+# "False" and "0" in JAX's own reading (the entry's caveat): a value set in any other case leaves it on.
+OUT_OF_MEMORY = OutOfMemoryFacts(
+    causes=(OwnCause("cap", 0.75, Text(
+        "JAX's allocator takes at most {fraction:.0%} of the GPU ({cap}); {room} is not held by other processes",
+        "JAX 的分配器最多使用 GPU 的 {fraction:.0%}({cap});未被其他进程占用的显存有 {room}")),),
+    remedies=(
+        Remedy(("cap",), (ShareOfRoom(FRACTION_NAMES, 0.95, 0.05),), Text(
+            "JAX's allocator may then take this share of the GPU", "JAX 的分配器可以使用 GPU 的这一比例")),
+        Remedy(("cap",), (Fixed("XLA_PYTHON_CLIENT_PREALLOCATE", "false", Unless.READ_ANY_CASE),), Text(
+            "JAX allocates as it goes instead of taking its whole share at the start",
+            "JAX 按需分配,而不是一开始就占满其份额")),
+    ),
+)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .._text import Text
 from ._entry import EntryFactory, ReadWhen
+from ._out_of_memory import Fixed, OutOfMemoryFacts, Remedy, Unless
 from ._values import Choice, Integer, Switch
 
 READERS = ("mxnet",)
@@ -436,4 +437,11 @@ ENTRIES = (
         ),
         loads_code=None,
     ),
+)
+
+# What the out-of-memory report says of MXNet (catalog/_out_of_memory.py). MXNet compares the pool type as written.
+OUT_OF_MEMORY = OutOfMemoryFacts(
+    remedies=(Remedy(("fragmentation",), (Fixed("MXNET_GPU_MEM_POOL_TYPE", "Round", Unless.SET),), Text(
+        "MXNet's pool rounds sizes, so freed blocks fit later requests",
+        "MXNet 的显存池按取整后的大小复用,释放的块可以满足之后的申请")),),
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .._text import Text
 from ._entry import EntryFactory, ReadWhen
+from ._out_of_memory import Fixed, OutOfMemoryFacts, OwnCause, Remedy, Unless
 from ._rules import Condition
 from ._values import Choice, Integer, MiB, Number, Size, Switch
 
@@ -329,5 +330,20 @@ ENTRIES = (
         ),
         caveats=(_NAIVE_ONLY,),
         loads_code=None,
+    ),
+)
+
+# What the out-of-memory report says of Paddle (catalog/_out_of_memory.py). Its cap is the pool's size, which matters
+# only under naive_best_fit (the entry's own rule; paddle's adapter asks it).
+OUT_OF_MEMORY = OutOfMemoryFacts(
+    causes=(OwnCause("cap", 0.6, Text(
+        "Paddle's naive_best_fit allocator sizes its pool from FLAGS_fraction_of_gpu_memory_to_use",
+        "Paddle 的 naive_best_fit 分配器按 FLAGS_fraction_of_gpu_memory_to_use 确定显存池大小")),),
+    remedies=(
+        Remedy(("fragmentation",), (Fixed("FLAGS_allocator_strategy", "auto_growth", Unless.READ),), Text(
+            "Paddle's auto_growth allocator grows and splits its chunks as needed",
+            "Paddle 的 auto_growth 分配器按需增长并切分显存块")),
+        Remedy(("cap",), (Fixed("FLAGS_fraction_of_gpu_memory_to_use", "0.95"),), Text(
+            "naive_best_fit's pool may then take 95% of the GPU", "naive_best_fit 的显存池可使用 GPU 的 95%")),
     ),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .._text import Text
 from ._entry import EntryFactory, ReadWhen
+from ._out_of_memory import Fixed, OutOfMemoryFacts, OwnCause, Remedy, Unless
 from ._values import Choice, Integer, Size, Switch
 
 VERSION = "tensorflow 2.21.0"
@@ -186,3 +187,18 @@ ENTRIES = (
 # What giving memory back (`%memfree`, `last_oom().free()`) says of TensorFlow, which it does not ask.
 CACHE_KEPT = Text("TensorFlow: not asked (it has no call that returns its pool)",
                   "TensorFlow:未调用(没有归还内存池的接口)")
+
+# What the out-of-memory report says of TensorFlow (catalog/_out_of_memory.py).
+OUT_OF_MEMORY = OutOfMemoryFacts(
+    causes=(OwnCause("cap", 0.3, Text(
+        "TensorFlow maps nearly all of the GPU at its first use unless allow growth is on; another notebook on the "
+        "same GPU then has nothing left", "除非开启 allow growth,TensorFlow 首次使用时会占据几乎整个 GPU;"
+        "同一 GPU 上的另一个 notebook 就无显存可用")),),
+    remedies=(
+        Remedy(("fragmentation",), (Fixed("TF_GPU_ALLOCATOR", "cuda_malloc_async", Unless.SET),), Text(
+            "CUDA's own asynchronous allocator in place of TensorFlow's BFC pool",
+            "用 CUDA 自带的异步分配器代替 TensorFlow 的 BFC 显存池")),
+        Remedy(("cap",), (Fixed("TF_FORCE_GPU_ALLOW_GROWTH", "true"),), Text(
+            "TensorFlow takes GPU memory as it needs it", "TensorFlow 按需占用显存")),
+    ),
+)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from .._text import Text
 from ._allocator_config import ConfigKey, Fraction, KeyValueConfig, RoundupDivisions, TorchBool, WholeNumber, Word
 from ._entry import EntryFactory, ReadWhen
+from ._out_of_memory import ConfigKey as AddKey
+from ._out_of_memory import OutOfMemoryFacts, OwnCause, Remedy
 from ._rules import Conflict
 from ._values import Integer, Pattern, Presence, Switch
 
@@ -491,4 +493,15 @@ CONFLICTS = (
         "torch 2.13.0 then uses PYTORCH_CUDA_ALLOC_CONF and silently ignores PYTORCH_HIP_ALLOC_CONF, so they are "
         "refused together here.",
         "此时 torch 2.13.0 使用 PYTORCH_CUDA_ALLOC_CONF 并悄悄忽略 PYTORCH_HIP_ALLOC_CONF,因此这里不允许同时设置。")),
+)
+
+# What the out-of-memory report says of PyTorch (catalog/_out_of_memory.py).
+OUT_OF_MEMORY = OutOfMemoryFacts(
+    causes=(OwnCause("cap", 0.75, Text(
+        "PyTorch's per-process memory fraction allows {allowed} (torch.cuda.set_per_process_memory_fraction)",
+        "PyTorch 的单进程显存比例只允许 {allowed}(torch.cuda.set_per_process_memory_fraction)")),),
+    remedies=(Remedy(("fragmentation",), (AddKey(("PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"),
+                                                 "expandable_segments", "True"),), Text(
+        "PyTorch maps memory in growable segments instead of fixed blocks, so freed space can be reused for larger "
+        "tensors", "PyTorch 改用可增长的显存段而非固定大小的块,释放的空间可以复用于更大的 tensor")),),
 )

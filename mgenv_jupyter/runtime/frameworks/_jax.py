@@ -7,9 +7,13 @@ from __future__ import annotations
 import re
 import sys
 import threading
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
+from ...catalog._applicability import effective_text
+from ...catalog._jax import FRACTION_NAMES
+from ...catalog._out_of_memory import Room, name_in_use
 from .._live_blocks import BlockRecord, Frame, LiveBlocks
 from . import LiveApi
 from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
@@ -195,4 +199,22 @@ OOM_PATTERNS = (
                               "jax._src.lib.xla_extension.XlaRuntimeError"),
                re.compile(r"out of memory|GPU_(?P<gpu>\d+)_bfc", re.I), gpu_index, after="RESOURCE_EXHAUSTED:"),
 )
+
+# ---- its own causes of running out of memory (oom/_causes.py asks; the words: catalog/_jax.py) -----------------------
+
+def oom_evidence(cause: str, facts: Mapping[str, int], room: Room, session: Any) -> dict[str, float] | None:
+    """JAX's cap shows when its share of the GPU (the name in use, else the catalog's default) is below 95% of what
+    other processes leave free."""
+    if cause != "cap":
+        return None
+    get, known = session.get, session.catalog
+    name = name_in_use(FRACTION_NAMES, get)
+    try:
+        fraction = float(effective_text(known, name, get) or "")  # the catalog's default when unset
+    except ValueError:  # set outside the session to what JAX cannot read: its default
+        fraction = float(known.get(name).default)
+    free = None if room.total is None else room.total - (room.others or 0)
+    if free is not None and room.total and fraction * room.total < free * 0.95:
+        return {"fraction": fraction, "cap": int(fraction * room.total), "room": free}
+    return None
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
 from ..._static import inherits
-from . import GroupApi, LiveApi
+from ...catalog._out_of_memory import Room
+from . import GroupApi, LiveApi, live_api
 from ._out_of_memory import OomPattern, sizes
 from ._tensors import (
     BUFFER,
@@ -218,3 +219,33 @@ OOM_PATTERNS = (
 def release_cache(megengine: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
     """`megengine.coalesce_free_memory()`."""
     return [("megengine.coalesce_free_memory()", megengine.coalesce_free_memory)]
+
+# ---- its own causes of running out of memory (oom/_causes.py asks; the words: catalog/_megengine_dtr.py) -------------
+
+_TRUE = ("1", "true", "yes", "on")
+# The switches that turn DTR on (the catalog's DTR group sets them together with the computing path's record).
+_DTR_SWITCHES = ("MEGENGINE_ENABLE_DROP", "MEGENGINE_DTR_AUTO_DROP")
+
+
+def dtr_enabled(session: Any) -> bool:
+    """Whether MegEngine's DTR is on: what the running MegEngine reports where it is loaded, else the session's
+    values (the switches the catalog's DTR group sets together)."""
+    known = session.catalog
+    values = []
+    for name in _DTR_SWITCHES:
+        entry = known.get(name)
+        value = session.get(name)
+        api = live_api(entry) if entry is not None and "megengine" in sys.modules else None
+        if api is not None:
+            try:
+                value = api.read(entry)
+            except Exception:  # the framework's internals moved: the session's value is what we know
+                pass
+        values.append(str(value).strip().lower() in _TRUE)
+    return all(values)
+
+
+def oom_evidence(cause: str, facts: Mapping[str, int], room: Room, session: Any) -> dict[str, float] | None:
+    """MegEngine's own cause: it ran out of memory with DTR off."""
+    return {} if cause == "dtr_off" and not dtr_enabled(session) else None
+

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
+from ...catalog._applicability import applicability
+from ...catalog._out_of_memory import Room
 from . import LiveApi
 from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import (
@@ -134,3 +136,13 @@ def release_cache(paddle: Any, gpus: Callable[[], list[int]]) -> list[tuple[str,
     if paddle.is_compiled_with_cuda():
         return [("paddle.device.cuda.empty_cache()", paddle.device.cuda.empty_cache)]
     return []
+
+# ---- its own causes of running out of memory (oom/_causes.py asks; the words: catalog/_paddle.py) --------------------
+
+def oom_evidence(cause: str, facts: Mapping[str, int], room: Room, session: Any) -> dict[str, float] | None:
+    """Paddle's cap shows where its pool's size matters (under naive_best_fit: the entry's own rule)."""
+    known, get = session.catalog, session.get
+    pool = known.get("FLAGS_fraction_of_gpu_memory_to_use")
+    shows = pool is not None and pool.applies_when is not None and applicability(known, pool, get).applies
+    return {} if cause == "cap" and shows else None
+

@@ -6,9 +6,11 @@ from __future__ import annotations
 import math
 import re
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
+from ...catalog._out_of_memory import Room
 from . import LiveApi
 from ._out_of_memory import MESSAGE_CHARS, SIZE, OomPattern, sizes
 
@@ -173,4 +175,12 @@ OOM_PATTERNS = (
     OomPattern("tensorflow", "host", _TF_ERROR, re.compile(r"OOM when allocating|out of memory", re.I),
                where=_tf_where),
 )
+
+# ---- its own causes of running out of memory (oom/_causes.py asks; the words: catalog/_tensorflow.py) ----------------
+
+def oom_evidence(cause: str, facts: Mapping[str, int], room: Room, session: Any) -> dict[str, float] | None:
+    """TensorFlow's cap shows unless memory growth is on."""
+    if cause == "cap" and str(session.get("TF_FORCE_GPU_ALLOW_GROWTH")).lower() != "true":
+        return {}
+    return None
 

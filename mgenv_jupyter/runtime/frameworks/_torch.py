@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
+from ...catalog._out_of_memory import Room
 from .._live_blocks import BlockRecord, Frame, LiveBlocks
 from . import LiveApi
 from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
@@ -408,3 +409,11 @@ def release_cache(torch: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, 
     if cuda is not None and cuda.is_initialized():
         return [("torch.cuda.empty_cache()", cuda.empty_cache)]
     return []
+
+# ---- its own causes of running out of memory (oom/_causes.py asks; the words: catalog/_torch.py) ---------------------
+
+def oom_evidence(cause: str, facts: Mapping[str, int], room: Room, session: Any) -> dict[str, float] | None:
+    """PyTorch's cap shows when its message states the per-process fraction's `allowed` size."""
+    allowed = facts.get("allowed")
+    return {"allowed": allowed} if cause == "cap" and allowed is not None else None
+
