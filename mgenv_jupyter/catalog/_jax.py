@@ -10,6 +10,7 @@ is initialised.
 from __future__ import annotations
 
 from .._text import Text
+from ._allocation_stacks import Recording, StackFacts
 from ._entry import EntryFactory, ReadWhen
 from ._out_of_memory import Fixed, OutOfMemoryFacts, OwnCause, Remedy, ShareOfRoom, Unless
 from ._rules import Conflict
@@ -299,3 +300,11 @@ OUT_OF_MEMORY = OutOfMemoryFacts(
             "JAX 按需分配,而不是一开始就占满其份额")),
     ),
 )
+
+# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
+STACKS = StackFacts("jax", Recording.ALWAYS, Text(
+    "JAX keeps the Python stack of every live buffer (jax.profiler.device_memory_profile), always",
+    "JAX 始终记录每个存活缓冲区的 Python 调用栈(jax.profiler.device_memory_profile)"),
+    kept_on=Text("JAX: always recorded (its device memory profile)", "JAX:始终记录(其设备内存分析)"),
+    when=Text("JAX always records", "JAX 始终记录"),
+    after_off=Text("JAX still keeps its own record", "JAX 仍保留其自身的记录"))

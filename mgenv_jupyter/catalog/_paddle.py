@@ -6,6 +6,7 @@ whether a change still matters depends on when the C++ consumer reads the flag.
 from __future__ import annotations
 
 from .._text import Text
+from ._allocation_stacks import Recording, StackFacts
 from ._entry import EntryFactory, ReadWhen
 from ._out_of_memory import Fixed, OutOfMemoryFacts, OwnCause, Remedy, Unless
 from ._rules import Condition
@@ -347,3 +348,8 @@ OUT_OF_MEMORY = OutOfMemoryFacts(
             "naive_best_fit's pool may then take 95% of the GPU", "naive_best_fit 的显存池可使用 GPU 的 95%")),
     ),
 )
+
+# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
+STACKS = StackFacts("paddle", Recording.NEVER, Text(
+    "PaddlePaddle does not record where its tensors were allocated: its allocator keeps sizes, not stacks",
+    "飞桨 PaddlePaddle 不记录张量在哪里分配:其分配器只记录大小,不记录调用栈"))

@@ -9,6 +9,7 @@ counts), and the import of the compiler's config modules (`torch._inductor.confi
 from __future__ import annotations
 
 from .._text import Text
+from ._allocation_stacks import Recording, StackFacts
 from ._allocator_config import ConfigKey, Fraction, KeyValueConfig, RoundupDivisions, TorchBool, WholeNumber, Word
 from ._entry import EntryFactory, ReadWhen
 from ._out_of_memory import ConfigKey as AddKey
@@ -505,3 +506,16 @@ OUT_OF_MEMORY = OutOfMemoryFacts(
         "PyTorch maps memory in growable segments instead of fixed blocks, so freed space can be reused for larger "
         "tensors", "PyTorch 改用可增长的显存段而非固定大小的块,释放的空间可以复用于更大的 tensor")),),
 )
+
+# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
+STACKS = StackFacts("torch", Recording.WHEN_ON, Text(
+    "PyTorch records stacks on CUDA in its memory history (torch.cuda.memory._record_memory_history) and on "
+    "the CPU in its profiler's memory events (torch.profiler with profile_memory and with_stack), only while "
+    "they are on",
+    "PyTorch 仅在开启时记录调用栈:CUDA 上是显存历史(torch.cuda.memory._record_memory_history),CPU 上是"
+    "性能分析器的内存事件(torch.profiler 的 profile_memory 与 with_stack)"),
+    kept_on=Text("PyTorch: the CUDA memory history, kept on", "PyTorch:CUDA 显存历史,保持开启"),
+    per_cell=Text("PyTorch: no CUDA started, so each cell is recorded by its CPU profiler's memory events while "
+                  "it runs", "PyTorch:尚未启动 CUDA,每个单元运行时由 CPU 性能分析器的内存事件记录"),
+    when=Text("PyTorch records with %memtrace on or in a %%memtrace cell",
+              "PyTorch 需 %memtrace on 或在 %%memtrace 单元中记录"))
