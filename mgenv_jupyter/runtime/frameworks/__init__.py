@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 # none: its options are recorded for the user's own NPURunConfig call.
 ADAPTERS = {"torch": "_torch", "jax": "_jax", "paddle": "_paddle", "megengine": "_megengine", "mxnet": "_mxnet",
             "tensorflow": "_tensorflow", "cupy": "_cupy", "numpy": "_numpy"}
+# The adapters that read their framework's allocator (`read_counters`), in the order the memory sources list them: the
+# sources are made at `%load_ext`, before any adapter is imported.
+COUNTERS = ("megengine", "paddle", "torch", "jax", "tensorflow", "mxnet")
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
+from ..._text import Text
 from ...catalog._applicability import effective_text
 from ...catalog._jax import FRACTION_NAMES
 from ...catalog._out_of_memory import Room, name_in_use
 from .._live_blocks import BlockRecord, Frame, LiveBlocks
 from . import LiveApi
+from ._counters import Counters, OpenDevices, Reading
 from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import FrameworkTensors, Storage, TensorKind, device_name
 
@@ -217,4 +219,46 @@ def oom_evidence(cause: str, facts: Mapping[str, int], room: Room, session: Any)
     if free is not None and room.total and fraction * room.total < free * 0.95:
         return {"fraction": fraction, "cap": int(fraction * room.total), "room": free}
     return None
+
+# ---- its allocator's counters (memory/_framework_sources.py asks; runtime/frameworks/_counters.py) --------------
+
+def read_counters(jax: Any, devices: list[int] | None, open_devices: OpenDevices) -> Reading:
+    """JAX's allocator per device of its default backend: `Device.memory_stats()` → `bytes_in_use` (allocated),
+    `pool_bytes` (reserved: what the allocator took from the device, all of it when JAX preallocates), and
+    `peak_bytes_in_use` (peak); `bytes_limit` (the most it may take: XLA_PYTHON_CLIENT_MEM_FRACTION of the device) is
+    the device's `total`.
+
+    Read only once JAX has started its backends (`jax._src.xla_bridge.backends_are_initialized()`): asking for devices
+    earlier would start them, which reads XLA_FLAGS and the XLA client's memory settings and, on a GPU, preallocates
+    most of its memory. A backend without statistics (the CPU's `memory_stats()` is None) gives no series.
+    """
+    if not backends_initialised():
+        return Reading([], "jax has not started its backends yet (its first operation starts them)")
+    counters = []
+    untracked = set()
+    for device in jax.local_devices():
+        if devices is not None and device.id not in devices:
+            continue
+        stats = device.memory_stats()
+        if not stats:
+            untracked.add(device.platform)
+            continue
+        counters.append(Counters(f"{device.platform}{device.id}", allocated=stats.get("bytes_in_use"),
+                                 reserved=stats.get("pool_bytes"), peak=stats.get("peak_bytes_in_use"),
+                                 total=stats.get("bytes_limit")))
+    if counters:
+        return Reading(counters)
+    platforms = ", ".join(sorted(untracked)) or "default"
+    return Reading([], f"jax's {platforms} backend keeps no memory statistics (Device.memory_stats() is None)")
+
+
+# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
+STATE_SENTENCES = (
+    (r"jax has not started its backends yet \(its first operation starts them\)",
+     Text("jax has not started its backends yet (its first operation starts them)",
+          "jax 尚未启动其后端(第一次运算时启动)")),
+    (r"jax's (\w+) backend keeps no memory statistics \(Device\.memory_stats\(\) is None\)",
+     Text("jax's {0} backend keeps no memory statistics (Device.memory_stats() is None)",
+          "jax 的 {0} 后端不记录显存统计(Device.memory_stats() 为 None)")),
+)
 

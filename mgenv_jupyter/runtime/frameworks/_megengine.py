@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
 from ..._static import inherits
+from ..._text import Text
 from ...catalog._out_of_memory import Room
 from . import GroupApi, LiveApi, live_api
+from ._counters import Counters, OpenDevices, Reading
 from ._out_of_memory import OomPattern, sizes
 from ._tensors import (
     BUFFER,
@@ -248,4 +250,47 @@ def dtr_enabled(session: Any) -> bool:
 def oom_evidence(cause: str, facts: Mapping[str, int], room: Room, session: Any) -> dict[str, float] | None:
     """MegEngine's own cause: it ran out of memory with DTR off."""
     return {} if cause == "dtr_off" and not dtr_enabled(session) else None
+
+# ---- its allocator's counters (memory/_framework_sources.py asks; runtime/frameworks/_counters.py) --------------
+
+def read_counters(mge: Any, devices: list[int] | None, open_devices: OpenDevices) -> Reading:
+    """MegEngine's allocator on its default device (or `devices`): `get_allocated_memory`, `get_reserved_memory`,
+    `get_max_allocated_memory`, on the GPUs the kernel uses (reading another creates a CUDA context there).
+
+    MegEngine runs asynchronously and these counters are read without `megengine._full_sync()` (which would stall
+    training), so they may trail the last operations slightly. Its CPU device keeps no allocator statistics (it
+    reports 0 whatever is allocated), so a CPU-only MegEngine gives no series.
+    """
+    gpus = mge.get_device_count("gpu")
+    if gpus == 0:
+        return Reading([], "megengine sees no GPU; its CPU device keeps no allocator statistics "
+                           "(get_allocated_memory('cpu0') is always 0)")
+    ordinals = devices if devices is not None else _default_gpu(mge.get_default_device())
+    if not ordinals:
+        return Reading([], f"megengine's default device is {mge.get_default_device()}, which has no GPU allocator")
+    counters = []
+    for ordinal in open_devices([d for d in ordinals if d < gpus]):
+        device = f"gpu{ordinal}"
+        counters.append(Counters(device, allocated=mge.get_allocated_memory(device),
+                                 reserved=mge.get_reserved_memory(device), peak=mge.get_max_allocated_memory(device)))
+    return Reading(counters)
+
+
+def _default_gpu(device: str) -> list[int]:
+    match = re.fullmatch(r"(?:gpu|xpu)(\d+|x)(?::\d+)?", device)
+    if match is None:
+        return []
+    return [0 if match.group(1) == "x" else int(match.group(1))]
+
+
+# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
+STATE_SENTENCES = (
+    (r"megengine sees no GPU; its CPU device keeps no allocator statistics \(get_allocated_memory\('cpu0'\) is "
+     r"always 0\)",
+     Text("megengine sees no GPU; its CPU device keeps no allocator statistics (get_allocated_memory('cpu0') is "
+          "always 0)", "megengine 未发现 GPU;其 CPU 设备没有分配器统计(get_allocated_memory('cpu0') 始终为 0)")),
+    (r"megengine's default device is (.*), which has no GPU allocator",
+     Text("megengine's default device is {0}, which has no GPU allocator",
+          "megengine 的默认设备是 {0},它没有 GPU 分配器")),
+)
 

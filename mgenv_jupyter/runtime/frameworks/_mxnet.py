@@ -12,6 +12,8 @@ from typing import Any
 
 from ..._imported import imported
 from ..._static import inherits
+from ..._text import Text
+from ._counters import Counters, OpenDevices, Reading
 from ._out_of_memory import OomPattern
 from ._tensors import (
     CHILD,
@@ -96,3 +98,35 @@ def release_cache(mxnet: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, 
     for ordinal in gpus():
         calls.append((f"mxnet.gpu({ordinal}).empty_cache()", lambda n=ordinal: mxnet.gpu(n).empty_cache()))
     return calls
+
+# ---- its allocator's counters (memory/_framework_sources.py asks; runtime/frameworks/_counters.py) --------------
+
+def read_counters(mx: Any, devices: list[int] | None, open_devices: OpenDevices) -> Reading:
+    """MXNet's view of each GPU the kernel uses (reading another creates a CUDA context there):
+    `mx.context.gpu_memory_info` → free and total, shown as used/total.
+
+    This is cudaMemGetInfo: device-wide (every process), not MXNet's own pool, which MXNet does not report.
+    """
+    count = mx.context.num_gpus()
+    if count == 0:
+        return Reading([], "mxnet sees no GPU" + (" (this MXNet build has no CUDA)" if not _cuda_build(mx) else ""))
+    counters = []
+    for ordinal in open_devices(devices if devices is not None else range(count)):
+        free, total = mx.context.gpu_memory_info(ordinal)
+        counters.append(Counters(f"gpu{ordinal}", used=total - free, total=total))
+    return Reading(counters)
+
+
+def _cuda_build(mx: Any) -> bool:
+    try:
+        return bool(mx.runtime.Features().is_enabled("CUDA"))
+    except Exception:  # older builds have no feature list: assume CUDA, say less
+        return True
+
+
+# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
+STATE_SENTENCES = (
+    (r"mxnet sees no GPU \(this MXNet build has no CUDA\)",
+     Text("mxnet sees no GPU (this MXNet build has no CUDA)", "mxnet 未发现 GPU(此 MXNet 版本不含 CUDA)")),
+)
+

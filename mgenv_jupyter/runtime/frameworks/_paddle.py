@@ -9,9 +9,11 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
+from ..._text import Text
 from ...catalog._applicability import applicability
 from ...catalog._out_of_memory import Room
 from . import LiveApi
+from ._counters import Counters, OpenDevices, Reading, first_line
 from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import (
     BUFFER,
@@ -145,4 +147,39 @@ def oom_evidence(cause: str, facts: Mapping[str, int], room: Room, session: Any)
     pool = known.get("FLAGS_fraction_of_gpu_memory_to_use")
     shows = pool is not None and pool.applies_when is not None and applicability(known, pool, get).applies
     return {} if cause == "cap" and shows else None
+
+# ---- its allocator's counters (memory/_framework_sources.py asks; runtime/frameworks/_counters.py) --------------
+
+def read_counters(paddle: Any, devices: list[int] | None, open_devices: OpenDevices) -> Reading:
+    """Paddle's allocator per GPU: `paddle.device.cuda.memory_allocated`, `memory_reserved`, `max_memory_allocated`.
+
+    These are host-side counters (no CUDA context is created). GPUs where Paddle holds nothing are left out.
+    """
+    cuda = paddle.device.cuda
+    if not paddle.is_compiled_with_cuda():
+        try:
+            cuda.memory_allocated()
+        except ValueError as exc:  # Paddle's own words: "not supported in CPU-only PaddlePaddle ..."
+            return Reading([], f"paddle: {first_line(exc)}")
+        return Reading([], "CPU-only PaddlePaddle build: no GPU allocator statistics")
+    count = cuda.device_count()
+    if count == 0:
+        return Reading([], "paddle sees no GPU")
+    counters = []
+    for ordinal in devices if devices is not None else range(count):
+        reserved = cuda.memory_reserved(ordinal)
+        allocated = cuda.memory_allocated(ordinal)
+        if devices is None and not reserved and not allocated:
+            continue
+        counters.append(Counters(f"gpu{ordinal}", allocated=allocated, reserved=reserved,
+                                 peak=cuda.max_memory_allocated(ordinal)))
+    return Reading(counters, None if counters else "ok: paddle holds no GPU memory yet")
+
+
+# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
+STATE_SENTENCES = (
+    (r"CPU-only PaddlePaddle build: no GPU allocator statistics",
+     Text("CPU-only PaddlePaddle build: no GPU allocator statistics",
+          "仅支持 CPU 的 PaddlePaddle:没有 GPU 分配器统计")),
+)
 

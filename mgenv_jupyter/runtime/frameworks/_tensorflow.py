@@ -10,8 +10,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
+from ..._text import Text
 from ...catalog._out_of_memory import Room
 from . import LiveApi
+from ._counters import Counters, OpenDevices, Reading
 from ._out_of_memory import MESSAGE_CHARS, SIZE, OomPattern, sizes
 
 if TYPE_CHECKING:
@@ -183,4 +185,37 @@ def oom_evidence(cause: str, facts: Mapping[str, int], room: Room, session: Any)
     if cause == "cap" and str(session.get("TF_FORCE_GPU_ALLOW_GROWTH")).lower() != "true":
         return {}
     return None
+
+# ---- its allocator's counters (memory/_framework_sources.py asks; runtime/frameworks/_counters.py) --------------
+
+def read_counters(tf: Any, devices: list[int] | None, open_devices: OpenDevices) -> Reading:
+    """TensorFlow's allocator per GPU: `tf.config.experimental.get_memory_info("GPU:n")` → `current` (allocated) and
+    `peak`; TensorFlow reports neither what it holds from the device nor its limit.
+
+    Read only once TensorFlow's eager context is initialised (its first operation): `get_memory_info` initialises the
+    context itself, which fixes the thread pools and takes the GPUs. Without a GPU there is nothing to read
+    (TensorFlow 2.21 answers zeros for "CPU:0", though its docs say it raises).
+    """
+    if not context_initialised():
+        return Reading([], "tensorflow has not initialised its runtime yet (its first operation does)")
+    gpus = tf.config.list_logical_devices("GPU")
+    if not gpus:
+        return Reading([], "tensorflow sees no GPU")
+    counters = []
+    for gpu in gpus:
+        name = gpu.name.rpartition("device:")[2]  # "/device:GPU:1" → "GPU:1", as get_memory_info takes it
+        ordinal = int(name.rpartition(":")[2])
+        if devices is not None and ordinal not in devices:
+            continue
+        info = tf.config.experimental.get_memory_info(name)
+        counters.append(Counters(f"gpu{ordinal}", allocated=info.get("current"), peak=info.get("peak")))
+    return Reading(counters)
+
+
+# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
+STATE_SENTENCES = (
+    (r"tensorflow has not initialised its runtime yet \(its first operation does\)",
+     Text("tensorflow has not initialised its runtime yet (its first operation does)",
+          "tensorflow 尚未初始化其运行时(第一次运算时初始化)")),
+)
 

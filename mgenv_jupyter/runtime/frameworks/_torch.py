@@ -17,9 +17,11 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
+from ..._text import Text
 from ...catalog._out_of_memory import Room
 from .._live_blocks import BlockRecord, Frame, LiveBlocks
 from . import LiveApi
+from ._counters import Counters, OpenDevices, Reading
 from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import (
     BUFFER,
@@ -416,4 +418,29 @@ def oom_evidence(cause: str, facts: Mapping[str, int], room: Room, session: Any)
     """PyTorch's cap shows when its message states the per-process fraction's `allowed` size."""
     allowed = facts.get("allowed")
     return {"allowed": allowed} if cause == "cap" and allowed is not None else None
+
+# ---- its allocator's counters (memory/_framework_sources.py asks; runtime/frameworks/_counters.py) --------------
+
+def read_counters(torch: Any, devices: list[int] | None, open_devices: OpenDevices) -> Reading:
+    """PyTorch's caching allocator per GPU (`torch.cuda.memory_allocated`, `memory_reserved`,
+    `max_memory_allocated`), read only once PyTorch has initialised CUDA itself. GPUs it holds nothing on are left out.
+    """
+    cuda = torch.cuda
+    if not cuda.is_initialized():
+        return Reading([], "torch has not initialised CUDA in this kernel yet")
+    counters = []
+    for ordinal in devices if devices is not None else range(cuda.device_count()):
+        reserved = cuda.memory_reserved(ordinal)
+        if devices is None and not reserved:
+            continue
+        counters.append(Counters(f"gpu{ordinal}", allocated=cuda.memory_allocated(ordinal), reserved=reserved,
+                                 peak=cuda.max_memory_allocated(ordinal)))
+    return Reading(counters, None if counters else "ok: torch holds no GPU memory yet")
+
+
+# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
+STATE_SENTENCES = (
+    (r"torch has not initialised CUDA in this kernel yet",
+     Text("torch has not initialised CUDA in this kernel yet", "torch 尚未在此内核中初始化 CUDA")),
+)
 
