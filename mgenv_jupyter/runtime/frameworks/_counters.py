@@ -1,7 +1,8 @@
-"""What an adapter reads of its framework's allocator (`read_counters`, asked by memory/_framework_sources.py): per
-device, the bytes allocated, reserved and peaked at, or the device's used and total, as the framework says them; or,
-when there is nothing to read, why, in the words the memory sources' state is written in (memory/_state_words.py
-words them for people, from the sentences each adapter declares: `STATE_SENTENCES`).
+"""What an adapter gives the memory chart. What it reads of its framework's allocator (`read_counters`, asked by
+memory/_framework_sources.py): per device, the bytes allocated, reserved and peaked at, or the device's used and
+total, as the framework says them; or, when there is nothing to read, why, in the words the memory sources' state is
+written in (memory/_state_words.py words them for people, from the sentences each adapter declares:
+`STATE_SENTENCES`). And the lines its settings draw over the chart (`chart_lines`, asked by memory/_overlays.py).
 
 A reading never imports or initialises a framework: it is given the module, already imported. Where a reading would
 create a CUDA context on a GPU the kernel has not used yet, the adapter asks `open_devices` which of its devices may
@@ -33,6 +34,20 @@ class Reading(NamedTuple):
 
     counters: list[Counters]
     state: str | None = None
+
+
+class ChartLine(NamedTuple):
+    """A horizontal line over the memory chart: `kind` is its wire code (protocol/_memory.py OverlayKind), `device`
+    the device label it belongs to (None: none in particular), `bytes` where it is drawn, `label` its name with its
+    size, `short` the name written beside it (the chart adds the device where there are several), `note` what it
+    means and where its value came from; words in the language asked."""
+
+    kind: str
+    device: str | None
+    bytes: int
+    label: str
+    short: str
+    note: str
 
 
 def first_line(exc: BaseException) -> str:

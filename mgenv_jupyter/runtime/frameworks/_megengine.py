@@ -14,12 +14,14 @@ from collections.abc import Callable, Iterator, Mapping
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+from ..._errors import InvalidValueError
 from ..._imported import imported
 from ..._static import inherits
 from ..._text import Text
 from ...catalog._out_of_memory import Room
+from ...catalog._values import format_size
 from . import GroupApi, LiveApi, live_api
-from ._counters import Counters, OpenDevices, Reading
+from ._counters import ChartLine, Counters, OpenDevices, Reading
 from ._out_of_memory import OomPattern, sizes
 from ._tensors import (
     BUFFER,
@@ -34,6 +36,7 @@ from ._tensors import (
 
 if TYPE_CHECKING:
     from ...catalog import Entry
+    from .._session import EnvSession
 
 
 def _mge() -> Any:
@@ -294,3 +297,46 @@ STATE_SENTENCES = (
           "megengine 的默认设备是 {0},它没有 GPU 分配器")),
 )
 
+# ---- the lines its settings draw over the memory chart (memory/_overlays.py asks) ---------------------------------
+
+DTR_THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
+DTR_AUTO_DROP = "MEGENGINE_DTR_AUTO_DROP"
+DTR_LABEL = Text("DTR eviction threshold ({size})", "DTR 释放阈值({size})")
+DTR_FROM_LIVE = Text("megengine's live option dtr_eviction_threshold", "megengine 的实时选项 dtr_eviction_threshold")
+DTR_FROM_ENV = Text("{name} in the environment; megengine reads it at import", "环境变量 {name};megengine 在导入时读取")
+DTR_NOTE = Text("from {origin}; compares with MegEngine's live tensor memory (megengine allocated)",
+                "来自{origin};与 MegEngine 实时的 tensor 显存(megengine 已分配)比较")
+DTR_OFF = Text("; DTR auto drop is off, so nothing is evicted at this line yet",
+               ";DTR 自动释放已关闭,到达此线时尚不会释放")
+
+
+def chart_lines(session: EnvSession, gpu_totals: Mapping[str, int], language: str) -> list[ChartLine]:
+    """DTR's eviction threshold, from the running MegEngine's own option where it is loaded (its C++ option is the
+    truth), else from what the session set for its import; none at 0 (no threshold: DTR evicts only when an
+    allocation fails)."""
+    entry = session.catalog.get(DTR_THRESHOLD)
+    if entry is None:
+        return []
+    api = live_api(entry)
+    live = api.read(entry) if api is not None else None
+    if api is not None and live is not None:  # megengine is loaded: its C++ option is the truth
+        value = int(live)
+        origin = DTR_FROM_LIVE.get(language)
+        auto = session.catalog.get(DTR_AUTO_DROP)
+        auto_api = live_api(auto) if auto is not None else None
+        enabled = auto is None or auto_api is None or auto_api.read(auto) not in ("0", "False")
+    else:
+        text = session.get(DTR_THRESHOLD)
+        if text is None:
+            return []
+        try:
+            value = int(entry.type.parse(text).value)
+        except InvalidValueError:
+            return []
+        origin = DTR_FROM_ENV.get(language).format(name=DTR_THRESHOLD)
+        enabled = session.get(DTR_AUTO_DROP) not in (None, "0")
+    if value <= 0:  # 0: no threshold, DTR evicts only when an allocation fails
+        return []
+    off = "" if enabled else DTR_OFF.get(language)
+    return [ChartLine("dtr_threshold", None, value, DTR_LABEL.get(language).format(size=format_size(value)), "DTR",
+                      DTR_NOTE.get(language).format(origin=origin) + off)]

@@ -94,9 +94,11 @@ OOM_PATTERNS = (
 def release_cache(mxnet: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
     """`Context.empty_cache()` for the host, and for each GPU the kernel uses (`gpus()`: asking another GPU's pool
     would create a context there to free nothing)."""
+    def gpu(ordinal: int) -> Callable[[], object]:
+        return lambda: mxnet.gpu(ordinal).empty_cache()
+
     calls: list[tuple[str, Callable[[], object]]] = [("mxnet.cpu().empty_cache()", lambda: mxnet.cpu().empty_cache())]
-    for ordinal in gpus():
-        calls.append((f"mxnet.gpu({ordinal}).empty_cache()", lambda n=ordinal: mxnet.gpu(n).empty_cache()))
+    calls += [(f"mxnet.gpu({ordinal}).empty_cache()", gpu(ordinal)) for ordinal in gpus()]
     return calls
 
 # ---- its allocator's counters (memory/_framework_sources.py asks; runtime/frameworks/_counters.py) --------------

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
 from ..._text import Text
-from ...catalog._applicability import applicability
+from ...catalog._applicability import ALWAYS, Applicability, applicability
 from ...catalog._out_of_memory import Room
+from ...catalog._values import format_size
 from . import LiveApi
-from ._counters import Counters, OpenDevices, Reading, first_line
+from ._counters import ChartLine, Counters, OpenDevices, Reading, first_line
 from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import (
     BUFFER,
@@ -30,6 +31,7 @@ from ._tensors import (
 
 if TYPE_CHECKING:
     from ...catalog import Entry
+    from .._session import EnvSession
 
 
 def _apply(entry: Entry, value: Any) -> None:
@@ -183,3 +185,73 @@ STATE_SENTENCES = (
           "仅支持 CPU 的 PaddlePaddle:没有 GPU 分配器统计")),
 )
 
+# ---- the lines its settings draw over the memory chart (memory/_overlays.py asks) ---------------------------------
+
+MiB = 1024**2
+PADDLE_FLAGS = ("FLAGS_allocator_strategy", "FLAGS_fraction_of_gpu_memory_to_use", "FLAGS_initial_gpu_memory_in_mb")
+PADDLE_LABEL = Text("Paddle first chunk ({size})", "Paddle 首块显存({size})")
+PADDLE_SHARE = Text("FLAGS_fraction_of_gpu_memory_to_use={fraction} × total; Paddle takes that share of the memory "
+                    "*available* at its first allocation, so the real chunk is at most this",
+                    "FLAGS_fraction_of_gpu_memory_to_use={fraction} × 总量;Paddle 在首次分配时取*可用*显存的这一比例,"
+                    "所以实际的块最多这么大")
+PADDLE_NOTE = Text("{reason}: {how}; when the chunk is used up Paddle requests another",
+                   "{reason}:{how};这块用完后 Paddle 会再申请一块")
+DRAWN = Text("drawn", "已绘出")
+
+
+def chart_lines(session: EnvSession, gpu_totals: Mapping[str, int], language: str) -> list[ChartLine]:
+    """Paddle's first chunk on each GPU (`gpu_totals`: NVML's GPUs), from the running Paddle's flags where it is
+    loaded, else from what the session set; only where its pool's size matters (the catalog's rule: under
+    naive_best_fit)."""
+    flags = _paddle_flags(session)
+    if flags is None:
+        return []
+    fraction = float(flags["FLAGS_fraction_of_gpu_memory_to_use"])
+    initial_mb = int(float(flags["FLAGS_initial_gpu_memory_in_mb"]))
+    sizing = "FLAGS_initial_gpu_memory_in_mb" if initial_mb > 0 else "FLAGS_fraction_of_gpu_memory_to_use"
+    applies = paddle_cap_applies(session, flags, sizing, language)
+    if not applies.applies:
+        return []  # the catalog's rule: outside naive_best_fit (auto_growth, the default) there is no cap to draw
+    lines = []
+    for device, total in gpu_totals.items():
+        if initial_mb > 0:
+            value = initial_mb * MiB
+            how = f"FLAGS_initial_gpu_memory_in_mb={initial_mb}"
+        else:
+            value = int(fraction * total)
+            how = PADDLE_SHARE.get(language).format(fraction=f"{fraction:.3g}")
+        lines.append(ChartLine("paddle_cap", device, value,
+                               PADDLE_LABEL.get(language).format(size=format_size(value)), "Paddle",
+                               PADDLE_NOTE.get(language).format(reason=applies.reason or DRAWN.get(language), how=how)))
+    return lines
+
+
+def paddle_cap_applies(session: EnvSession, flags: Mapping[str, Any], name: str, language: str = "en"
+                       ) -> Applicability:
+    """Whether the pool size `name` (which sizes the cap) matters with Paddle's `flags`, by the catalog's own rule for
+    it (its `applies_when`, evaluated as every front end evaluates it), not by a copy of that rule here."""
+    entry = session.catalog.get(name)
+    if entry is None:
+        return ALWAYS
+
+    def lookup(variable: str) -> str | None:
+        value = flags[variable] if variable in flags else session.get(variable)
+        return None if value is None else str(value)
+
+    return applicability(session.catalog, entry, lookup, language)
+
+
+def _paddle_flags(session: EnvSession) -> dict[str, Any] | None:
+    paddle = imported("paddle")
+    if paddle is not None and hasattr(paddle, "get_flags"):
+        return dict(paddle.get_flags(list(PADDLE_FLAGS)))
+    if all(session.get(name) is None for name in PADDLE_FLAGS):
+        return None
+    flags = {}
+    for name in PADDLE_FLAGS:
+        entry = session.catalog.get(name)
+        text = session.get(name)
+        flags[name] = text if text is not None else (entry.default if entry is not None else None)
+    if flags["FLAGS_fraction_of_gpu_memory_to_use"] is None or flags["FLAGS_initial_gpu_memory_in_mb"] is None:
+        return None
+    return flags
