@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .._text import Text
 from ._allocation_stacks import Recording, StackFacts
+from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
 from ._out_of_memory import Fixed, OutOfMemoryFacts, OwnCause, Remedy, ShareOfRoom, Unless
 from ._rules import Conflict
@@ -308,3 +309,15 @@ STACKS = StackFacts("jax", Recording.ALWAYS, Text(
     kept_on=Text("JAX: always recorded (its device memory profile)", "JAX:始终记录(其设备内存分析)"),
     when=Text("JAX always records", "JAX 始终记录"),
     after_off=Text("JAX still keeps its own record", "JAX 仍保留其自身的记录"))
+
+# Its allocator's settings as AllocatorWidget groups them (catalog/_allocators.py).
+ALLOCATOR = Allocator(
+    Text("JAX GPU memory (XLA client)", "JAX 显存(XLA 客户端)"),
+    latching=Text(
+        "JAX reads these when its backend initialises — the first operation or jax.devices(), not the import — and "
+        "only a GPU backend uses them; after that a change waits for a restart.",
+        "JAX 在后端初始化时(第一次运算或 jax.devices(),而非 import 时)读取这些变量,且只有 GPU 后端使用它们;"
+        "此后修改要等重启才生效。",
+    ),
+    category="GPU memory",
+)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .._text import Text
 from ._allocation_stacks import Recording, StackFacts
+from ._allocators import Allocator
 from ._code_loading import LOADS_COMPILED_CODE, RUNS_PROGRAMS
 from ._entry import EntryFactory, ReadWhen
 from ._values import Choice, FileSystemPath, GiB, Integer, MiB, Number, Pattern, Presence, ReserveMemory, Size, Switch
@@ -829,3 +830,14 @@ ENTRIES = (
 STACKS = StackFacts("megengine", Recording.NEVER, Text(
     "MegEngine does not record where its tensors were allocated: its allocator keeps sizes, not stacks",
     "MegEngine 不记录张量在哪里分配:其分配器只记录大小,不记录调用栈"))
+
+# Its allocator's settings as AllocatorWidget groups them (catalog/_allocators.py).
+ALLOCATOR = Allocator(
+    Text("MegEngine allocator", "MegEngine 分配器"),
+    latching=Text(
+        "The reserve is taken when each GPU is first used, so it must be set before the first operation on that "
+        "device; in-place update is read at every optimizer step.",
+        "预留显存在每块 GPU 第一次使用时申请,必须在该设备上第一次运算前设置;原地更新在每次 optimizer.step() 时读取。",
+    ),
+    names=("MGB_CUDA_RESERVE_MEMORY", "MEGENGINE_INPLACE_UPDATE"),
+)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .._text import Text
 from ._allocation_stacks import Recording, StackFacts
+from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
 from ._out_of_memory import Fixed, OutOfMemoryFacts, Remedy, Unless
 from ._values import Choice, Integer, Switch
@@ -451,3 +452,13 @@ OUT_OF_MEMORY = OutOfMemoryFacts(
 STACKS = StackFacts("mxnet", Recording.NEVER, Text(
     "MXNet does not record where its arrays were allocated: its storage pool keeps sizes, not stacks",
     "MXNet 不记录数组在哪里分配:其存储池只记录大小,不记录调用栈"))
+
+# Its allocator's settings as AllocatorWidget groups them (catalog/_allocators.py).
+ALLOCATOR = Allocator(
+    Text("MXNet GPU memory pool", "MXNet 显存池"),
+    latching=Text(
+        "MXNet's GPU memory pool reads these at the first GPU allocation and keeps them until the process ends.",
+        "MXNet 的显存池在第一次 GPU 分配时读取这些变量,并一直沿用到进程结束。",
+    ),
+    names=("MXNET_GPU_MEM_POOL_TYPE", "MXNET_GPU_MEM_POOL_RESERVE"),
+)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .._text import Text
 from ._allocation_stacks import Recording, StackFacts
+from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
 from ._out_of_memory import Fixed, OutOfMemoryFacts, OwnCause, Remedy, Unless
 from ._rules import Condition
@@ -353,3 +354,20 @@ OUT_OF_MEMORY = OutOfMemoryFacts(
 STACKS = StackFacts("paddle", Recording.NEVER, Text(
     "PaddlePaddle does not record where its tensors were allocated: its allocator keeps sizes, not stacks",
     "飞桨 PaddlePaddle 不记录张量在哪里分配:其分配器只记录大小,不记录调用栈"))
+
+# Its allocator's settings as AllocatorWidget groups them (catalog/_allocators.py).
+ALLOCATOR = Allocator(
+    Text("Paddle allocator", "Paddle 分配器"),
+    latching=Text(
+        "Paddle copies these flags at `import paddle`; paddle.set_flags changes them afterwards, but the allocator "
+        "fixes its strategy and pool sizes at the first allocation — after that a change is reported by "
+        "paddle.get_flags and ignored by the allocator (status \"may already be latched\").",
+        "Paddle 在 `import paddle` 时读取这些 flag,之后可用 paddle.set_flags 修改;但分配器在第一次分配时就固定了策略"
+        "和内存池大小,此后的修改 paddle.get_flags 能看到,分配器却不再理会(状态为 \"may already be latched\")。",
+    ),
+    names=("FLAGS_allocator_strategy", "FLAGS_fraction_of_gpu_memory_to_use", "FLAGS_initial_gpu_memory_in_mb",
+           "FLAGS_reallocate_gpu_memory_in_mb", "FLAGS_fraction_of_cpu_memory_to_use",
+           "FLAGS_initial_cpu_memory_in_mb"),
+    strategy="FLAGS_allocator_strategy",
+    default=True,
+)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .._text import Text
 from ._allocation_stacks import Recording, StackFacts
+from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
 from ._out_of_memory import Fixed, OutOfMemoryFacts, OwnCause, Remedy, Unless
 from ._values import Choice, Integer, Size, Switch
@@ -209,3 +210,15 @@ STACKS = StackFacts("tensorflow", Recording.NEVER, Text(
     "TensorFlow does not record where its tensors were allocated: its allocators keep sizes and its profiler "
     "names operations, not Python lines",
     "TensorFlow 不记录张量在哪里分配:其分配器只记录大小,性能分析器只记录算子,不记录 Python 代码行"))
+
+# Its allocator's settings as AllocatorWidget groups them (catalog/_allocators.py).
+ALLOCATOR = Allocator(
+    Text("TensorFlow GPU allocator", "TensorFlow GPU 分配器"),
+    latching=Text(
+        "TensorFlow reads these when each GPU is first used (its allocator is created then); memory growth can "
+        "still be switched per GPU with tf.config.experimental.set_memory_growth before that.",
+        "TensorFlow 在每块 GPU 第一次使用时(此时创建其分配器)读取这些变量;在此之前仍可用 "
+        "tf.config.experimental.set_memory_growth 按 GPU 开启显存增长。",
+    ),
+    category="GPU memory",
+)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from .._text import Text
 from ._allocation_stacks import Recording, StackFacts
 from ._allocator_config import ConfigKey, Fraction, KeyValueConfig, RoundupDivisions, TorchBool, WholeNumber, Word
+from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
 from ._out_of_memory import ConfigKey as AddKey
 from ._out_of_memory import OutOfMemoryFacts, OwnCause, Remedy
@@ -519,3 +520,16 @@ STACKS = StackFacts("torch", Recording.WHEN_ON, Text(
                   "it runs", "PyTorch:尚未启动 CUDA,每个单元运行时由 CPU 性能分析器的内存事件记录"),
     when=Text("PyTorch records with %memtrace on or in a %%memtrace cell",
               "PyTorch 需 %memtrace on 或在 %%memtrace 单元中记录"))
+
+# Its allocator's settings as AllocatorWidget groups them (catalog/_allocators.py).
+ALLOCATOR = Allocator(
+    Text("PyTorch allocator", "PyTorch 分配器"),
+    latching=Text(
+        "The allocator config is applied as one value: each key below is its own control, and a key left at "
+        "\"default\" is left out. backend is fixed when torch loads; the other keys at the allocator's first use, "
+        "after which torch.cuda.memory._set_allocator_settings changes them for later allocations.",
+        "分配器设置作为一个值整体应用:下面每个键各有一个控件,取 \"默认\" 的键不写入。backend 在 torch 加载时固定;其余键"
+        "在分配器第一次使用时读取,之后可用 torch.cuda.memory._set_allocator_settings 修改,对之后的分配生效。",
+    ),
+    category="GPU memory",
+)
