@@ -21,8 +21,6 @@ from ._values import ALLOWED_CHOICE, NO_NUL, NORMALISED, NOT_ALLOWED, Parsed, Va
 
 _TOKEN = re.compile(r"[,:\[\]]|[^,:\[\]]+")
 _DIGITS = re.compile(r"\+?\d+")
-_TRUE = frozenset({"true", "1", "on", "yes"})
-_FALSE = frozenset({"false", "0", "off", "no"})
 
 
 # What each key allows and why a value was refused, in the language of the moment.
@@ -83,29 +81,6 @@ class ConfigValue(ValueType):
 
     def check(self, text: str) -> tuple[str, Any]:
         raise NotImplementedError
-
-
-@dataclass(frozen=True)
-class TorchBool(ConfigValue):
-    """PyTorch's `ConfigTokenizer::toBool`: exactly `True` or `False`; we also take true/1/on/yes and false/0/off/no
-    and write them as PyTorch spells them."""
-
-    kind: ClassVar[str] = "switch"
-
-    def check(self, text: str) -> tuple[str, Any]:
-        if text in ("True", "False"):
-            return text, text == "True"
-        if text.lower() in _TRUE:
-            return "True", True
-        if text.lower() in _FALSE:
-            return "False", False
-        raise InvalidValueError(NOT_ALLOWED.get().format(given=quoted(text), allowed=self.allowed()))
-
-    def allowed(self) -> str:
-        return TRUE_OR_FALSE.get()
-
-    def choices(self) -> tuple[str, ...]:
-        return ("True", "False")
 
 
 @dataclass(frozen=True)

@@ -8,15 +8,56 @@ counts), and the import of the compiler's config modules (`torch._inductor.confi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .._errors import InvalidValueError
+from .._quoting import quoted
 from .._text import Text
 from ._allocation_stacks import Recording, StackFacts
-from ._allocator_config import ConfigKey, Fraction, KeyValueConfig, RoundupDivisions, TorchBool, WholeNumber, Word
+from ._allocator_config import (
+    TRUE_OR_FALSE,
+    ConfigKey,
+    ConfigValue,
+    Fraction,
+    KeyValueConfig,
+    RoundupDivisions,
+    WholeNumber,
+    Word,
+)
 from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
 from ._out_of_memory import ConfigKey as AddKey
 from ._out_of_memory import OutOfMemoryFacts, OwnCause, Remedy
 from ._rules import Conflict
-from ._values import Integer, Pattern, Presence, Switch
+from ._values import NOT_ALLOWED, Integer, Pattern, Presence, Switch
+
+_TRUE = frozenset({"true", "1", "on", "yes"})
+_FALSE = frozenset({"false", "0", "off", "no"})
+
+
+@dataclass(frozen=True)
+class TorchBool(ConfigValue):
+    """PyTorch's `ConfigTokenizer::toBool`: exactly `True` or `False`; we also take true/1/on/yes and false/0/off/no
+    and write them as PyTorch spells them."""
+
+    kind: ClassVar[str] = "switch"
+
+    def check(self, text: str) -> tuple[str, Any]:
+        if text in ("True", "False"):
+            return text, text == "True"
+        if text.lower() in _TRUE:
+            return "True", True
+        if text.lower() in _FALSE:
+            return "False", False
+        raise InvalidValueError(NOT_ALLOWED.get().format(given=quoted(text), allowed=self.allowed()))
+
+    def allowed(self) -> str:
+        return TRUE_OR_FALSE.get()
+
+    def choices(self) -> tuple[str, ...]:
+        return ("True", "False")
+
 
 VERSION = "torch 2.13.0"
 MEMORY = Text("GPU memory (allocator)", "显存(分配器)")
