@@ -24,6 +24,7 @@ from ._errors import InvalidValueError
 from ._shell_words import split_words
 from ._text import current_language, set_language
 from .catalog import FRAMEWORKS
+from .catalog._frameworks import KEYWORD_CALLS
 from .catalog._secrets import is_secret_value, redact
 from .runtime import session, watcher
 from .runtime._environ_limits import MAX_VARIABLE_BYTES
@@ -156,7 +157,7 @@ class EnvMagics(Magics):
 
     @no_var_expand
     @magic_arguments()
-    @argument("name", help="a variable (or NPURunConfig keyword)")
+    @argument("name", help=f"a variable (or {', '.join(KEYWORD_CALLS.values())} keyword)")
     @line_magic
     def envget(self, line: str) -> VariableView:
         """Show a variable's value and what it means for this kernel (effective, takes effect at import, already

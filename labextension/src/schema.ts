@@ -737,7 +737,7 @@ export const CELL_MEMORY_VERSION = 1;
 export const MAX_HISTORY_WINDOW = 500;
 /** Statuses of a value that reaches the framework only in a new kernel process (Status.needs_restart). */
 export const RESTART_STATUSES: readonly StatusCode[] = ['already_read', 'may_be_latched'];
-/** The choice an optional NPURunConfig keyword offers for "leave it to the framework". */
+/** The choice an optional keyword option (of the user's own call) offers for "leave it to the framework". */
 export const NONE_CHOICE = 'None';
 /** The `type` of every message the kernel sends over the sidebar's comm (the client ignores any other). */
 export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = ['catalog', 'state', 'result', 'error', 'changed', 'history', 'profile', 'freed', 'sweep_cell', 'oom', 'verify', 'profile_offer', 'cell_offer', 'memory.batch', 'memory.snapshot'];

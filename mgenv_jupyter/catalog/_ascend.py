@@ -11,6 +11,7 @@ from __future__ import annotations
 from .._text import Text
 from ._code_loading import LOADS_COMPILED_CODE, WRITES_FILES
 from ._entry import Entry, EntryFactory, ReadWhen
+from ._options import KeywordOptions
 from ._values import (
     Choice,
     FileSystemPath,
@@ -1029,4 +1030,18 @@ ENTRIES = (
         extra=True,
         loads_code=None,
     ),
+)
+
+# Its entries are NPURunConfig's keyword arguments, not variables: how every front end words them (catalog/_options.py).
+KEYWORD_OPTIONS = KeywordOptions(
+    export_key="npu_run_config",
+    label=Text("NPURunConfig option", "NPURunConfig 参数"),
+    keyword=Text("NPURunConfig keyword", "NPURunConfig 关键字参数"),
+    passed=Text("passed to NPURunConfig(**session().npu_run_config_kwargs())",
+                "通过 NPURunConfig(**session().npu_run_config_kwargs()) 传入"),
+    recorded=Text("recorded: NPURunConfig({name}={value}, ...) via mgenv_jupyter.session().npu_run_config_kwargs()",
+                  "已记录:通过 mgenv_jupyter.session().npu_run_config_kwargs() 得到 NPURunConfig({name}={value}, ...)"),
+    removed=Text("removed from the NPURunConfig options", "已从 NPURunConfig 参数中移除"),
+    not_variable=Text("{name} is an NPURunConfig option, not an environment variable: a sweep sets each point's "
+                      "environment", "{name} 是 NPURunConfig 选项,不是环境变量:扫描设置的是每个点的环境"),
 )

@@ -25,6 +25,7 @@ class Framework:
     source: str  # the source the catalog was traced from
     checked: str | None  # the wheel the real-framework tests run (None: none exists on PyPI for this machine)
     homes: tuple[str, ...] = ()  # its data modules in this package, its home first
+    options: str | None = None  # the call its entries are keyword arguments of, where they are no variables
 
 
 FRAMEWORKS = (
@@ -41,11 +42,13 @@ FRAMEWORKS = (
     Framework("tensorflow", Text("TensorFlow", "TensorFlow"), "tensorflow 2.21.0 (Python sources of the wheel; "
               "C++ file names from the TensorFlow source tree)", "tensorflow_cpu 2.21.0", ("_tensorflow",)),
     Framework("ascend", Text("Ascend (NPURunConfig)", "昇腾(NPURunConfig)"), "hicann/tensorflow master (2026-07)",
-              None, ("_ascend",)),
+              None, ("_ascend",), options="NPURunConfig"),
     Framework("cuda", Text("CUDA", "CUDA"), "the CUDA driver's documented variables", None, ("_cuda",)),
 )
 
 BY_KEY = {framework.key: framework for framework in FRAMEWORKS}
+# The frameworks whose entries are keyword arguments of a call in the user's code, and that call (catalog/_options.py).
+KEYWORD_CALLS = {framework.key: framework.options for framework in FRAMEWORKS if framework.options is not None}
 # Every data module of the catalog, in the order front ends list the frameworks.
 DATA_MODULES = tuple(home for framework in FRAMEWORKS for home in framework.homes)
 

@@ -133,7 +133,8 @@ def _constants() -> str:
         "/** Statuses of a value that reaches the framework only in a new kernel process (Status.needs_restart). */",
         "export const RESTART_STATUSES: readonly StatusCode[] = "
         + _text([status.value for status in Status if status.needs_restart]) + ";",
-        "/** The choice an optional NPURunConfig keyword offers for \"leave it to the framework\". */",
+        "/** The choice an optional keyword option (of the user's own call) offers for \"leave it to the "
+        "framework\". */",
         f"export const NONE_CHOICE = {_text(sidebar.NONE_CHOICE)};",
         "/** The `type` of every message the kernel sends over the sidebar's comm (the client ignores any other). */",
         "export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = "

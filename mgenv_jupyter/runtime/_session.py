@@ -240,10 +240,14 @@ class EnvSession:
         entry = self.catalog.get(name)
         return entry is not None and not entry.is_env
 
-    def npu_run_config_kwargs(self) -> dict[str, Any]:
-        """The NPURunConfig options chosen so far, as keyword arguments: `NPURunConfig(**kwargs)`."""
+    def chosen_options(self) -> dict[str, Any]:
+        """The keyword options (catalog/_options.py) chosen so far, as keyword arguments."""
         with self._lock:
             return dict(self.options)
+
+    def npu_run_config_kwargs(self) -> dict[str, Any]:
+        """The NPURunConfig options chosen so far, as keyword arguments: `NPURunConfig(**kwargs)`."""
+        return self.chosen_options()
 
     # ---- observers -----------------------------------------------------------------------------------------------
 

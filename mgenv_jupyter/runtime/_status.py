@@ -17,6 +17,7 @@ from .._dotenv_line import line_value
 from .._quoting import quoted
 from .._text import Text, localised
 from ..catalog import Entry, ReadWhen
+from ..catalog._options import keyword_options
 from ..catalog._secrets import shown
 from ._import_watcher import ImportRecord
 
@@ -32,7 +33,7 @@ class Status(str, enum.Enum):
     APPLIED_LIVE = "applied_live"  # changed through the framework's own API and read back
     MAY_BE_LATCHED = "may_be_latched"  # a first-use value after the framework was imported
     NO_LONGER_READ = "no_longer_read"  # documented, but no code reads it any more
-    OPTION = "option"  # an NPURunConfig keyword, passed by the user's code
+    OPTION = "option"  # a keyword argument of the user's own call (catalog/_options.py), passed by the user's code
     UNSET = "unset"  # removed, or a non-catalog variable that is not set
 
     @property
@@ -69,7 +70,7 @@ LABELS: dict[Status, Text] = {
     Status.APPLIED_LIVE: Text("applied live", "已实时应用"),
     Status.MAY_BE_LATCHED: Text("may already be latched", "可能已被锁定"),
     Status.NO_LONGER_READ: Text("no longer read", "已不再读取"),
-    Status.OPTION: Text("NPURunConfig option", "NPURunConfig 参数"),
+    Status.OPTION: keyword_options().label,
     Status.UNSET: Text("not set", "未设置"),
 }
 
@@ -139,12 +140,6 @@ NOT_CATALOG_REMOVED = _T("removed from this process's environment", "已从本�
 DEAD = _T("no code in {reader} reads {name} any more, so it has no effect{instead}",
           "{reader} 的代码已不再读取 {name},设置它没有任何效果{instead}")
 DEAD_INSTEAD = _T("; use {replacement} instead", ";请改用 {replacement}")
-OPTION_STATE = _T("passed to NPURunConfig(**session().npu_run_config_kwargs())",
-                  "通过 NPURunConfig(**session().npu_run_config_kwargs()) 传入")
-OPTION_RECORDED = _T(
-    "recorded: NPURunConfig({name}={value}, ...) via mgenv_jupyter.session().npu_run_config_kwargs()",
-    "已记录:通过 mgenv_jupyter.session().npu_run_config_kwargs() 得到 NPURunConfig({name}={value}, ...)")
-OPTION_REMOVED = _T("removed from the NPURunConfig options", "已从 NPURunConfig 参数中移除")
 EVERY_CALL = _T("{reader} reads it on every use: effective now", "{reader} 每次使用时都会读取:立即生效")
 PER_OBJECT = _T("{reader} reads it each time the object is created: effective for new ones from now on",
                 "{reader} 每次创建对象时读取:对此后新建的对象生效")
@@ -245,11 +240,12 @@ def assess(s: Situation) -> tuple[Status, Message]:
         return Status.NO_LONGER_READ, message(DEAD, reader=reader, name=entry.name,
                                               instead=_as_text(instead) if instead else "")
     if when is _OPTION:
+        words = keyword_options()
         if not s.change:
-            return Status.OPTION, message(OPTION_STATE)
+            return Status.OPTION, message(words.passed)
         if s.unset:
-            return Status.UNSET, message(OPTION_REMOVED)
-        return Status.OPTION, message(OPTION_RECORDED, name=entry.name, value=repr(s.option_value))
+            return Status.UNSET, message(words.removed)
+        return Status.OPTION, message(words.recorded, name=entry.name, value=repr(s.option_value))
     removed = s.change and s.unset
     read = s.read
     if s.value is None and not s.change and (read is None or when in _READ_EACH_TIME):

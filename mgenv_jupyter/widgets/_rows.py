@@ -45,7 +45,7 @@ def session_text(session: EnvSession, entry: Entry) -> str | None:
     """The variable's value now, as text an editor can show; None when unset."""
     if entry.is_env:
         return session.get(entry.name)
-    options = session.npu_run_config_kwargs()
+    options = session.chosen_options()
     return None if entry.name not in options or options[entry.name] is None else str(options[entry.name])
 
 
