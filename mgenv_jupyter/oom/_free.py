@@ -48,6 +48,7 @@ from ..runtime.frameworks import ADAPTERS, declared
 
 if TYPE_CHECKING:
     from ..memory._sampler import Sampler
+    from ._report import OomReport
 
 log = logging.getLogger(__name__)
 
@@ -230,6 +231,24 @@ def offer(cached: dict[str, int] | None = None) -> FreeOffer | None:
     if not found and not spare:
         return None
     return FreeOffer(found, spare)
+
+
+def report_offer(report: OomReport) -> FreeOffer | None:
+    """Whether an out-of-memory report offers "Free what the failed cell holds" now: the failed call's locals still
+    hold framework memory, or the failing device's allocator held reserved but unallocated memory at the failure (and
+    the failed cell has not been freed since)."""
+    cached: dict[str, int] = {}
+    event = report.event
+    for device in report.state.devices:
+        spare = device.cached_free
+        if spare is None and device.gpu == event.gpu:
+            spare = event.facts.get("cached_free")
+        if spare:
+            cached[device.device] = spare
+    if not cached and event.facts.get("cached_free"):
+        where = f"gpu{event.gpu}" if event.gpu is not None else "the GPU"
+        cached[where] = event.facts["cached_free"]
+    return offer(cached)
 
 
 # ---- reading ------------------------------------------------------------------------------------------------------

@@ -7,15 +7,13 @@ every front end, HTML for notebooks, and the wire's data for the labextension (p
 from __future__ import annotations
 
 import html
-import sys
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._text import Text, current_language
 from ..catalog._values import format_size
 from ..memory._holders import Holder, Holders
-from ..oom._free import FreeOffer, FreeResult, offer
+from ..oom._free import FreeOffer, FreeResult
 from ..protocol._freeing import FREE_MIME, FREE_VERSION, FigureInfo, FreeResultData, HolderInfo, HoldersData
 from ..protocol._oom import OomFreeOffer
 
@@ -75,7 +73,6 @@ OFFER_TITLE = T("Free what the failed cell holds", "释放失败单元占用的�
 OFFER_BUTTON = T("Free memory", "释放内存")
 OFFER_NOTE = T("never touches your variables; the output cache only with %memfree --outputs",
                "不改动你的变量;输出缓存仅在 %memfree --outputs 时清除")
-_REUSE_SECONDS = 2.0  # the report's text, HTML and data are made one after the other: one look serves them all
 
 
 def _size(n: int | None) -> str:
@@ -306,39 +303,6 @@ class HoldersView:
 
 
 # ---- in the out-of-memory report ------------------------------------------------------------------------------------
-
-_recent_offer: tuple[float, int, FreeOffer | None] | None = None
-
-
-def report_offer(report: OomReport) -> FreeOffer | None:
-    """Whether the report offers "Free what the failed cell holds", decided by the kernel (oom.free.offer): the
-    failed call's locals still hold framework memory, or the failing device's allocator held reserved but unallocated
-    memory at the failure (and the failed cell has not been freed since). Asked again within a moment for the same
-    report (its text, HTML and data), the same answer."""
-    global _recent_offer
-    now = time.monotonic()
-    if (_recent_offer is not None and _recent_offer[1] == id(report) and now - _recent_offer[0] < _REUSE_SECONDS
-            and (_recent_offer[2] is None or getattr(sys, "last_traceback", None) is not None)):
-        return _recent_offer[2]
-    found = _report_offer(report)
-    _recent_offer = (now, id(report), found)
-    return found
-
-
-def _report_offer(report: OomReport) -> FreeOffer | None:
-    cached: dict[str, int] = {}
-    event = report.event
-    for device in report.state.devices:
-        spare = device.cached_free
-        if spare is None and device.gpu == event.gpu:
-            spare = event.facts.get("cached_free")
-        if spare:
-            cached[device.device] = spare
-    if not cached and event.facts.get("cached_free"):
-        where = f"gpu{event.gpu}" if event.gpu is not None else "the GPU"
-        cached[where] = event.facts["cached_free"]
-    return offer(cached)
-
 
 def offer_info(found: FreeOffer, language: str) -> OomFreeOffer:
     return {"title": OFFER_TITLE.get(language), "why": found.why(format_size).get(language), "magic": "%memfree",

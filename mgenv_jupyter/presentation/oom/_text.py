@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..._text import Text, current_language
 from ...memory._series_words import series_name
 from ...oom._causes import size
-from .._freeing import offer_line, report_holders, report_offer
+from ...oom._free import FreeOffer, report_offer
+from .._freeing import offer_line, report_holders
 from ._words import (
     ALLOCATOR,
     ALSO,
@@ -71,6 +73,12 @@ class OomText:
     @property
     def lang(self) -> str:
         return self.language or current_language()
+
+    @cached_property
+    def free_offer(self) -> FreeOffer | None:
+        """What the kernel offers to free now (oom/_free.py report_offer), asked once for this view: its text, its
+        HTML and its renderer's data are made one after the other, and asking walks the failed call's locals."""
+        return report_offer(self.report)
 
     def say(self, text: Text, **fields: Any) -> str:
         return text.get(self.lang).format(**fields)
@@ -178,7 +186,7 @@ class OomText:
 
     def remedy_lines(self) -> list[str]:
         lines = [f"{REMEDIES.get(self.lang)}:"]
-        free = report_offer(self.report)
+        free = self.free_offer
         if free is not None:  # first, unnumbered: it sets nothing
             lines.append(offer_line(free, self.lang))
         if not self.report.remedies:

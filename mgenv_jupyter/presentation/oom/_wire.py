@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...oom._holder import kernel_holder
 from ...protocol._oom import OOM_VERSION, OomKernelHolder, OomRemedyInfo, OomReportData, OomTimeline
-from .._freeing import offer_info, report_holders, report_offer
+from .._freeing import offer_info, report_holders
 from ..sweep._cell import try_cell
 from ._text import OomText
 from ._timeline import timeline_chart, timeline_title
@@ -35,7 +35,7 @@ def oom_data(view: OomText) -> OomReportData:
         "remedies": remedies, "remedies_title": REMEDIES.get(view.lang),
         "no_remedy": None if remedies else NO_REMEDY.get(view.lang),
         "footer": view.footer(),
-        "free": offer_info(free, view.lang) if (free := report_offer(view.report)) else None,
+        "free": offer_info(free, view.lang) if (free := view.free_offer) else None,
         "kernel_holder": _kernel_holder(view),
         "record_sites": RECORD_BUTTON.get(view.lang) if report.record_offer else None}
     holders = report_holders(report, view.lang)
