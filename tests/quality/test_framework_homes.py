@@ -5,7 +5,8 @@ modules of mgenv_jupyter that name it in code outside its homes and the registri
 What names a framework, in a module's code (its syntax tree, so comments never count):
 - an import of it, or any identifier, attribute, argument, keyword or imported name with one of its words;
 - a string constant with one of its words, or that holds a variable or option name its catalog entries declare
-  (`"FLAGS_allocator_strategy"` is Paddle's, `"precision_mode"` Ascend's), whatever else the string says.
+  (`"FLAGS_allocator_strategy"` is Paddle's, `"precision_mode"` Ascend's), whatever else the string says; a name of
+  one plain word (Ascend's `distribute`) is no naming, nor one of a library every framework links (OMP_NUM_THREADS).
 A string that is a statement of its own (a docstring, or the note under a constant) is documentation, never counted.
 
 Words are found by splitting a name at underscores, dots, other punctuation and case changes (`NPURunConfig` is NPU,
@@ -59,11 +60,12 @@ def words(text: str) -> set[str]:
 
 def entry_names() -> dict[str, str]:
     """Every catalog variable or option name of the seven frameworks → its framework, but for the names of the
-    libraries they all link (SHARED_LIBRARIES)."""
+    libraries they all link (SHARED_LIBRARIES) and names of one plain word (Ascend's options `distribute` and
+    `deterministic` are words of any path or sentence too)."""
     from mgenv_jupyter.catalog import catalog
 
-    return {entry.name: entry.framework for entry in catalog()
-            if entry.framework in WORDS and entry.name.split("_")[0] not in SHARED_LIBRARIES}
+    return {entry.name: entry.framework for entry in catalog() if entry.framework in WORDS and "_" in entry.name
+            and entry.name.split("_")[0] not in SHARED_LIBRARIES}
 
 
 def _documentation(tree: ast.AST) -> set[int]:
