@@ -34,7 +34,7 @@ SAME_IN_EVERY_LANGUAGE = {
     "Group": {"key", "framework", "members", "on", "off", "live_api"},
     "Conflict": {"names"},
     "Condition": {"variable", "values"},
-    "Framework": {"key"},
+    "Framework": {"key", "homes", "options"},  # its catalog modules, and the call its options are keywords of
     "ConfigKey": {"name", "default", "parser", "at_least"},  # `parser` is not sent to front ends (to_json)
     # value types: their spellings, aliases, examples and patterns (a value note is a Text, beside its value)
     "*type": {"values", "aliases", "examples", "regex", "on", "off", "words", "value_notes"},
