@@ -262,7 +262,8 @@ class RequestHandler:
         approved = approve or trust.is_approved(digest)
         items = profile.review(self.env, chosen)
         report = profile.apply(self.env, chosen, items) if approved and wanted else None
-        return [wire.profile_reply(digest, approved, stored, items, report, self.language, request_id)]
+        return [wire.profile_reply(digest, approved, stored, items, report, self.env.catalog, self.language,
+                                   request_id)]
 
     def _on_unset(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         names = _field(data, "names", list)

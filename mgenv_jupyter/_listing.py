@@ -54,6 +54,7 @@ def catalog_frame(
             "live_api": facts.live,
             "description": facts.description,
         })
-    from .presentation._tables import env_table
+    from .presentation._tables import env_table, size_cells
 
-    return env_table(pandas.DataFrame(rows, columns=COLUMNS).set_index("name"), SHOWN, language, texts)
+    frame = pandas.DataFrame(rows, columns=COLUMNS).set_index("name")
+    return env_table(frame, SHOWN, language, texts, size_cells(session.catalog, frame, ("value", "default")))

@@ -438,3 +438,23 @@ def test_known_bad_lines(ip, line):
     with pytest.raises(UsageError):
         ip.run_line_magic("envset", line)
     assert dict(os.environ) == before
+
+
+def test_envset_and_envget_outputs_follow_envlang_when_shown(ip):
+    """Issue 29, point 10: a %envset report and a %envget view made under %envlang zh kept their Chinese notes and
+    descriptions after %envlang en. Each renders in the language in effect when it is displayed, as the tables do;
+    what the kernel already printed (a warning on stderr) stays as printed."""
+    formatter = ip.display_formatter
+    try:
+        ip.run_line_magic("envlang", "zh")
+        report = ip.run_line_magic("envset", "MEGENGINE_DTR_EVICTION_THRESHOLD=5GB MGB_DUMP_INPUT=0")
+        view = ip.run_line_magic("envget", "FLAGS_initial_gpu_memory_in_mb")  # does not apply under auto_growth
+        chinese = formatter.format(report)[0]["text/plain"] + formatter.format(view)[0]["text/plain"]
+        assert "已换算为 5368709120 字节" in chinese and "默认值" in chinese and "当前不起作用" in chinese
+        ip.run_line_magic("envlang", "en")
+        english = "".join(formatter.format(output)[0]["text/plain"] + output._repr_html_() for output in (report, view))
+        assert "normalised to 5368709120 bytes (5 GiB)" in english and "turns it ON" in english
+        assert "default: " in english and "does not apply now: only matters under naive_best_fit" in english
+        assert not any("\u4e00" <= ch <= "\u9fff" for ch in english), english
+    finally:
+        ip.run_line_magic("envlang", "en")

@@ -80,7 +80,13 @@ export type VerifyRequest = {
   type: 'verify';
 };
 
-/** A variable's state now: its value (secrets masked), status and why, the live API written out with this value (or the default, then `live_example`), whether it applies with the values chosen (and why not), and for a `key:value` config its keys as the kernel parsed the value (`keys`; null for any other variable, when unset, or when the value does not parse), so the front end never splits it itself. `carry`: what "Restart and apply" does with the value this session set (runtime/_carry.py); null when there is nothing to carry. */
+/** A size setting's value as the kernel writes it in the one notation of sizes (catalog/_values.py `size_parts`: the largest unit that divides it exactly): "5" and "GiB" for the "5368709120" the environment holds. A size editor shows the two parts; everywhere else the sidebar writes "<number> <unit>" ("5 GiB") with the value itself on hover. The front end never splits a size itself. */
+export type SizeInfo = {
+  number: string;
+  unit: string;
+};
+
+/** A variable's state now: its value (secrets masked), status and why, the live API written out with this value (or the default, then `live_example`), whether it applies with the values chosen (and why not), and for a `key:value` config its keys as the kernel parsed the value (`keys`; null for any other variable, when unset, or when the value does not parse), so the front end never splits it itself; likewise a size's value split into a number and a unit (`size`; null for any other variable, when unset, or when the value is not a whole count). `carry`: what "Restart and apply" does with the value this session set (runtime/_carry.py); null when there is nothing to carry. */
 export type VariableInfo = {
   value: string | null;
   status: StatusCode;
@@ -90,6 +96,7 @@ export type VariableInfo = {
   applies: boolean;
   applies_reason: string | null;
   keys: Record<string, string> | null;
+  size: SizeInfo | null;
   carry: CarryCode | null;
 };
 
@@ -123,7 +130,7 @@ export type EditorInfo = {
   keys: KeyInfo[];
 };
 
-/** A catalog entry as front ends show it, in one language (presentation layer). */
+/** A catalog entry as front ends show it, in one language (presentation layer); a size's default also split as the kernel writes it (`default_size`, as VariableInfo.size). */
 export type EntryInfo = {
   name: string;
   framework: string;
@@ -135,6 +142,7 @@ export type EntryInfo = {
   read_at: string;
   readers: string[];
   default: string | null;
+  default_size: SizeInfo | null;
   allowed: string;
   caveats: string[];
   replaced_by: string | null;
@@ -220,10 +228,13 @@ export type HistoryReply = {
   total: number;
 };
 
+/** One variable of a reviewed profile: its value there, the kernel's now, what applying does (and why not); for a size, both split as the kernel writes them (`size`, `current_size`, as VariableInfo.size), so the profile and the question before it is applied show 3 GiB. */
 export type ProfileItemInfo = {
   name: string;
   value: string | null;
+  size: SizeInfo | null;
   current: string | null;
+  current_size: SizeInfo | null;
   action: ProfileAction;
   reason: string | null;
 };

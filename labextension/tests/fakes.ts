@@ -160,6 +160,7 @@ export function entry(name: string, kind: EditorKind, extra: Partial<EntryInfo> 
     read_at: 'megengine/__init__.py',
     readers: ['megengine'],
     default: null,
+    default_size: null,
     allowed: `allowed for ${kind}`,
     caveats: [],
     replaced_by: null,
@@ -176,7 +177,7 @@ export function entry(name: string, kind: EditorKind, extra: Partial<EntryInfo> 
 export function variable(value: string | null, status: StatusCode, extra: Partial<VariableInfo> = {}): VariableInfo {
   return {
     value, status, message: `${status} message`, live: null, live_example: false, applies: true, applies_reason: null, keys: null,
-    carry: null,
+    size: null, carry: null,
     ...extra
   };
 }

@@ -55,8 +55,8 @@ describe('what "Restart and apply" would do', () => {
     env.setProfileReview({
       status: 'applied',
       items: [
-        { name: 'MGE_DEFAULT_DEVICE', value: 'cpu0', current: null, action: 'set', reason: null },
-        { name: 'LD_PRELOAD', value: '/tmp/x.so', current: null, action: 'refused', reason: 'code-loading' }
+        { name: 'MGE_DEFAULT_DEVICE', value: 'cpu0', size: null, current: null, current_size: null, action: 'set', reason: null },
+        { name: 'LD_PRELOAD', value: '/tmp/x.so', size: null, current: null, current_size: null, action: 'refused', reason: 'code-loading' }
       ]
     });
     const items = restartItems(env);
@@ -90,6 +90,34 @@ describe('what "Restart and apply" would do', () => {
     const empty = restartBody({ notebook: 'a.ipynb', items: [], saved: true }, trans, 'en');
     expect(empty.querySelector('table')).toBeNull();
     expect(empty.textContent).toContain('The notebook profile is empty and this kernel set nothing');
+  });
+});
+
+describe('sizes in the restart question', () => {
+  it('writes a size as the kernel split it: the profile’s, what the kernel holds, and the one a carried value replaces', () => {
+    const env = model({ THRESHOLD: '3221225472', POOL: '2048' }, {
+      THRESHOLD: variable('1610612736', 'already_read', { size: { number: '1.5', unit: 'GiB' } }),
+      POOL: variable('4096', 'already_read', { carry: 'carry', size: { number: '4', unit: 'GiB' } })
+    });
+    env.setProfileReview({
+      status: 'applied',
+      items: [
+        { name: 'THRESHOLD', value: '3221225472', size: { number: '3', unit: 'GiB' }, current: '1610612736',
+          current_size: { number: '1.5', unit: 'GiB' }, action: 'set', reason: null },
+        { name: 'POOL', value: '2048', size: { number: '2', unit: 'GiB' }, current: '4096',
+          current_size: { number: '4', unit: 'GiB' }, action: 'set', reason: null }
+      ]
+    });
+    const items = restartItems(env);
+    // The split is the kernel's, whatever rule the sidebar might have used (1.5 GiB, not 1536 MiB).
+    expect(items.map(i => [i.name, i.value, i.shown.value, i.shown.now, i.shown.profiled])).toEqual([
+      ['THRESHOLD', '3221225472', '3 GiB', '1.5 GiB', null],
+      ['POOL', '4096', '4 GiB', '4 GiB', '2 GiB']
+    ]);
+    expect(carriedValues(items)).toEqual({ POOL: '4096' }); // what is sent stays what the framework reads
+    const body = restartBody({ notebook: 'train.ipynb', items, saved: true }, trans, 'en');
+    const cells = [...body.querySelectorAll('tbody tr')].map(r => [...r.children].slice(0, 3).map(c => c.textContent));
+    expect(cells).toEqual([['THRESHOLD', '3 GiB', '1.5 GiB'], ['POOL', '4 GiB', '4 GiB']]);
   });
 });
 

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from .._errors import InvalidValueError
 from .._quoting import quoted
-from .._text import Text
+from .._text import Message, Text, message
 from ._values import ALLOWED_CHOICE, NO_NUL, NORMALISED, NOT_ALLOWED, Parsed, ValueType
 
 _TOKEN = re.compile(r"[,:\[\]]|[^,:\[\]]+")
@@ -52,6 +52,7 @@ COMMA_EXPECTED = Text("after {item} expected a comma, got {got}", "{item} 之后
 UNKNOWN_KEY = Text("unknown key {key}: use one of {keys}", "未知的键 {key}:可用的键有 {keys}")
 AT_LEAST = Text("{key}: {value} is not allowed: expected at least {other} ({floor})",
                 "{key}:不接受 {value}:至少应为 {other}({floor})")
+KEY_NOTE = Text("{key}: {note}", "{key} 键:{note}")  # what a key's value became, said beside the key
 PAIRS_ALLOWED = Text("key:value pairs separated by commas (such as {example}); keys: {keys}",
                      "以逗号分隔的 key:value 对(例如 {example});可用的键:{keys}")
 
@@ -76,7 +77,7 @@ class ConfigValue(ValueType):
     def parse(self, raw: object) -> Parsed:
         text = str(raw).strip() if not isinstance(raw, bool) else ("True" if raw else "False")
         canonical, value = self.check(text.replace(" ", ""))
-        notes = (NORMALISED.get().format(given=quoted(text), shown=quoted(canonical)),) if canonical != text else ()
+        notes = (message(NORMALISED, given=quoted(text), shown=quoted(canonical)),) if canonical != text else ()
         return Parsed(canonical, value, notes)
 
     def check(self, text: str) -> tuple[str, Any]:
@@ -229,7 +230,7 @@ class KeyValueConfig(ValueType):
         result = self.join(dict(items))
         notes = list(result.notes)
         if result.text != text.strip():
-            notes.insert(0, NORMALISED.get().format(given=quoted(text), shown=quoted(result.text)))
+            notes.insert(0, message(NORMALISED, given=quoted(text), shown=quoted(result.text)))
         return Parsed(result.text, result.value, tuple(dict.fromkeys(notes)))
 
     def split(self, text: str) -> list[tuple[str, str]]:
@@ -273,7 +274,7 @@ class KeyValueConfig(ValueType):
             raise InvalidValueError(UNKNOWN_KEY.get().format(key=repr(unknown[0]), keys=", ".join(known)))
         parts: list[str] = []
         typed: dict[str, Any] = {}
-        notes: list[str] = []
+        notes: list[Message] = []
         for key in self.keys:
             if key.name not in values or values[key.name] is None:
                 continue
@@ -283,7 +284,7 @@ class KeyValueConfig(ValueType):
                 raise InvalidValueError(f"{key.name}: {exc}") from None
             parts.append(f"{key.name}:{parsed.text}")
             typed[key.name] = parsed.text
-            notes.extend(f"{key.name}: {note}" for note in parsed.notes)
+            notes.extend(message(KEY_NOTE, key=key.name, note=note) for note in parsed.notes)
         for key in self.keys:
             floor_key = self.key(key.at_least) if key.at_least else None
             floor = typed.get(key.at_least or "", floor_key.default if floor_key else None)

@@ -3,7 +3,9 @@ shown in a notebook as a compact HTML table that fits a notebook column: the col
 instead of NaN/NaT, times to the second, long texts cut with the whole text as a tooltip. The display is in the
 session's language when it is shown, whatever it was when the table was made: headers, "not set", the row count, and
 every cell that holds one of the table's own words (a description, a status, a category), which the table keeps in
-both languages (`attrs["texts"]`); what the user put in a cell is shown as it is.
+both languages (`attrs["texts"]`); what the user put in a cell is shown as it is. A size setting's value or default
+is shown in the one notation of sizes (5 GiB, the value the environment holds on hover: `attrs["sizes"]`); the frame
+keeps the text the environment holds, as code reads and exports it.
 
 `MemoryTable`: the memory chart's `.history` and `.per_cell()`. The data stay integer bytes; the notebook shows sizes
 in binary units as the chart writes them (`format_size`), times to the millisecond, and a long frame's first and last
@@ -25,6 +27,7 @@ from .._text import Text, current_language
 from ..catalog._values import format_size
 
 if TYPE_CHECKING:
+    from ..catalog import Catalog
     from ..runtime import EnvSession
 
 NOT_SET = Text("not set", "未设置")
@@ -41,6 +44,7 @@ HEADERS = {
     "changed": Text("changed", "修改时间"), "exported": Text("exported", "是否导出"),
 }
 Texts = dict[str, dict[object, Text]]  # column → row label → the cell's words in both languages
+Sizes = dict[str, dict[object, tuple[str, str]]]  # column → row label → (the value as stored, as shown: "5 GiB")
 _LONGEST = 90  # characters shown of a long text; the whole text is in its tooltip
 
 
@@ -62,15 +66,33 @@ class EnvTable(pandas.DataFrame):
 
 
 def env_table(frame: pandas.DataFrame, shown_columns: Sequence[str] | None = None,
-              language: str | None = None, texts: Texts | None = None) -> EnvTable:
+              language: str | None = None, texts: Texts | None = None, sizes: Sizes | None = None) -> EnvTable:
     """`frame` with its display; `language`: the one its cells were written in; `texts`: the table's own words in
-    both languages, by column and row, so the display can follow the session's language."""
+    both languages, by column and row, so the display can follow the session's language; `sizes`: the cells holding a
+    size, as they are shown."""
     table = EnvTable(frame)
     table.shown_columns = list(shown_columns) if shown_columns is not None else None
     table.language = language
     if texts:
         table.attrs["texts"] = texts
+    if sizes:
+        table.attrs["sizes"] = sizes
     return table
+
+
+def size_cells(known: Catalog, frame: pandas.DataFrame, columns: Sequence[str]) -> Sizes:
+    """The cells of `columns` (rows named by variable) holding a size setting's value, each as stored and as shown in
+    the one notation of sizes (the value type's `shown`: "5 GiB" for 5368709120)."""
+    sizes: Sizes = {}
+    for column in columns:
+        for name, value in frame[column].items():
+            entry = known.get(str(name))
+            if entry is None or not isinstance(value, str):
+                continue
+            written = entry.type.shown(value)
+            if written != value:
+                sizes.setdefault(column, {})[name] = (value, written)
+    return sizes
 
 
 def diff_table(session: EnvSession, everything: bool = False) -> EnvTable:
@@ -79,18 +101,20 @@ def diff_table(session: EnvSession, everything: bool = False) -> EnvTable:
     from ..runtime._session import EXPORTED, EXPORTED_WITH_ALL, OUTSIDE
 
     frame = session.diff(everything=everything).set_index("name")
+    sizes = size_cells(session.catalog, frame, ("at_start", "now"))
     exported = set(session.changed_through_session()) | set(session.options)
     texts: Texts = {"status": {}, "exported": {}, "source": {}}
     for name in frame.index:
         texts["status"][name] = session.state(name).status.label
         texts["exported"][name] = EXPORTED if name in exported else EXPORTED_WITH_ALL
         texts["source"][name] = OUTSIDE  # only where no change of the session's names the source
-    return env_table(frame, language=current_language(), texts=texts)
+    return env_table(frame, language=current_language(), texts=texts, sizes=sizes)
 
 
 def render_html(table: EnvTable) -> str:
     language = current_language()  # the session's now: a table made in another language is shown in this one
     texts: Texts = table.attrs.get("texts", {})
+    sizes: Sizes = table.attrs.get("sizes", {})
     wanted = [c for c in (table.shown_columns or table.columns) if c in table.columns]
     hidden = [str(c) for c in table.columns if c not in wanted]
     index_name = table.index.name
@@ -98,8 +122,9 @@ def render_html(table: EnvTable) -> str:
     rows = []
     for label, row in zip(table.index, table[wanted].itertuples(index=False), strict=True):
         cells = [f"<td class='mgenv-name'>{_cell(label, language)}</td>"] if index_name else []
-        cells += [f"<td>{_cell(_in_language(value, texts.get(str(column), {}).get(label), language), language)}</td>"
-                  for column, value in zip(wanted, row, strict=True)]
+        for column, value in zip(wanted, row, strict=True):
+            words, size = texts.get(str(column), {}).get(label), sizes.get(str(column), {}).get(label)
+            cells.append(f"<td>{_sized(value, size) or _cell(_in_language(value, words, language), language)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     note = ROWS.get(language).format(count=len(table))
     if hidden:
@@ -121,6 +146,14 @@ def _in_language(value: Any, words: Text | None, language: str) -> Any:
     if words is not None and value in (words.en, words.zh):
         return words.get(language)
     return value
+
+
+def _sized(value: Any, size: tuple[str, str] | None) -> str | None:
+    """A cell holding a size as stored, shown as the size (the stored value on hover); None for any other cell (a
+    value the user changed in the frame is shown as it is)."""
+    if size is None or value != size[0]:
+        return None
+    return f"<span title='{html.escape(size[0], quote=True)}'>{html.escape(size[1])}</span>"
 
 
 def _cell(value: Any, language: str | None) -> str:

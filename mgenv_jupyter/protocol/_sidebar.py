@@ -135,12 +135,24 @@ ReadingCode = Literal["import", "first_use", "per_object", "every_call", "not_re
 CarryCode = Literal["carry", "secret", "loads_code"]
 
 
+class SizeInfo(TypedDict):
+    """A size setting's value as the kernel writes it in the one notation of sizes (catalog/_values.py `size_parts`:
+    the largest unit that divides it exactly): "5" and "GiB" for the "5368709120" the environment holds. A size editor
+    shows the two parts; everywhere else the sidebar writes "<number> <unit>" ("5 GiB") with the value itself on
+    hover. The front end never splits a size itself."""
+
+    number: str
+    unit: str
+
+
 class VariableInfo(TypedDict):
     """A variable's state now: its value (secrets masked), status and why, the live API written out with this value
     (or the default, then `live_example`), whether it applies with the values chosen (and why not), and for a
     `key:value` config its keys as the kernel parsed the value (`keys`; null for any other variable, when unset, or
-    when the value does not parse), so the front end never splits it itself. `carry`: what "Restart and apply" does
-    with the value this session set (runtime/_carry.py); null when there is nothing to carry."""
+    when the value does not parse), so the front end never splits it itself; likewise a size's value split into a
+    number and a unit (`size`; null for any other variable, when unset, or when the value is not a whole count).
+    `carry`: what "Restart and apply" does with the value this session set (runtime/_carry.py); null when there is
+    nothing to carry."""
 
     value: str | None
     status: StatusCode
@@ -150,6 +162,7 @@ class VariableInfo(TypedDict):
     applies: bool
     applies_reason: str | None
     keys: dict[str, str] | None
+    size: SizeInfo | None
     carry: CarryCode | None
 
 
@@ -190,7 +203,8 @@ class EditorInfo(TypedDict):
 
 
 class EntryInfo(TypedDict):
-    """A catalog entry as front ends show it, in one language (presentation layer)."""
+    """A catalog entry as front ends show it, in one language (presentation layer); a size's default also split as
+    the kernel writes it (`default_size`, as VariableInfo.size)."""
 
     name: str
     framework: str
@@ -202,6 +216,7 @@ class EntryInfo(TypedDict):
     read_at: str
     readers: list[str]
     default: str | None
+    default_size: SizeInfo | None
     allowed: str
     caveats: list[str]
     replaced_by: str | None
@@ -294,9 +309,15 @@ ProfileAction = Literal["set", "unchanged", "refused"]
 
 
 class ProfileItemInfo(TypedDict):
+    """One variable of a reviewed profile: its value there, the kernel's now, what applying does (and why not); for a
+    size, both split as the kernel writes them (`size`, `current_size`, as VariableInfo.size), so the profile and the
+    question before it is applied show 3 GiB."""
+
     name: str
     value: str | None
+    size: SizeInfo | None
     current: str | None
+    current_size: SizeInfo | None
     action: ProfileAction
     reason: str | None
 

@@ -9,9 +9,9 @@ from typing import NamedTuple
 
 from .._markup import TABLE_STYLE, text_html
 from .._quoting import quoted, truncated
-from .._text import Text
+from .._text import Message, Text
 from ..catalog._secrets import MASK, is_secret, shown
-from ._status import Message, Status
+from ._status import Status
 
 __all__ = ["MASK", "Change", "SetReport", "is_secret", "now", "shown"]
 
@@ -28,10 +28,16 @@ class Change(NamedTuple):
     source: str
     outcome: Status
     message: Message
-    notes: tuple[str, ...] = ()
+    notes: tuple[Message, ...] = ()  # said in the language of the moment the change is shown
     effective: str | None = None  # what the framework reports after a live change
     seq: int = 0  # the change's number in this kernel, from 1; 0 until it is recorded
     secret: bool = False  # the name or the value is a secret: values are masked, and no profile may keep it
+    shown: str | None = None  # `new` as a user reads it where that differs (a size: "5 GiB"); `new` is what is stored
+
+    @property
+    def new_shown(self) -> str | None:
+        """The new value as it is shown: in the one notation of sizes for a size, else as stored."""
+        return self.shown if self.shown is not None else self.new
 
     def as_row(self, language: str | None = None) -> dict[str, object]:
         """The record as plain data; the outcome as its code, the message in `language`."""
@@ -70,7 +76,8 @@ class SetReport:
     def lines(self) -> list[str]:
         result = []
         for c in self.changes:
-            value = UNSET_VALUE.get() if c.new is None else quoted(c.new)
+            value = UNSET_VALUE.get() if c.new is None else quoted(c.new) if c.shown is None else \
+                f"{c.shown} ({c.new})"  # a size as 5 GiB, and the plain number the framework reads
             result.append(f"{c.name}={value}: {c.outcome.label.get()} — {c.message}")
             result.extend(NOTE.get().format(note=note) for note in c.notes)
         return result
@@ -88,10 +95,13 @@ class SetReport:
 
         blocks = []
         for c in self.changes:
-            value = UNSET_VALUE.get() if c.new is None else truncated(c.new)
-            notes = "".join(f"<div class='mgenv-change-note'>{text_html(n)}</div>" for n in c.notes)
+            value = UNSET_VALUE.get() if c.new is None else truncated(c.new_shown or "")
+            # A size is shown as 5 GiB; what the environment holds, the plain number the framework reads, on hover.
+            stored = f" title='{html.escape(c.new, quote=True)}'" if c.shown is not None and c.new else ""
+            notes = "".join(f"<div class='mgenv-change-note'>{text_html(n.get())}</div>" for n in c.notes)
             blocks.append(
-                f"<div class='mgenv-change'><div><code>{html.escape(c.name)}</code> = <code>{html.escape(value)}</code>"
+                f"<div class='mgenv-change'><div><code>{html.escape(c.name)}</code> = <code{stored}>"
+                f"{html.escape(value)}</code>"
                 f" · <b>{html.escape(c.outcome.label.get())}</b></div>"
                 f"<div class='mgenv-change-why'>{text_html(str(c.message))}</div>{notes}</div>"
             )

@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-from .._text import Text
+from .._text import Message, Text, message
 from ..catalog import Entry
 from ..catalog._code_loading import code_effect, needs_force_as_unknown
 from ..catalog._secrets import is_secret
@@ -82,7 +82,13 @@ def refusal(name: str, entry: Entry | None, value: str | None, source: str, forc
 
 def warning(name: str, entry: Entry | None = None, value: str | None = None) -> str | None:
     """What to tell the user who sets a code-loading variable themselves (None: nothing to tell)."""
+    said = warning_note(name, entry, value)
+    return None if said is None else said.get()
+
+
+def warning_note(name: str, entry: Entry | None = None, value: str | None = None) -> Message | None:
+    """The same warning kept as the change's note, said in the language of the moment it is shown."""
     effect = code_effect(name, entry, value)
     if effect is None:
         return None
-    return SET_WITH_WARNING.get().format(name=name, effect=effect.get())
+    return message(SET_WITH_WARNING, name=name, effect=effect)

@@ -24,16 +24,16 @@ from .._errors import (
     InvalidValueError,
     MayBeLatchedWarning,
 )
-from .._text import Text
+from .._text import Message, Text
 from .._user_warning import warn_at_user
 from ..catalog import Catalog, Entry, Group, Parsed, catalog
-from ..catalog._secrets import MASK, is_secret, is_secret_name, is_secret_value, redact
+from ..catalog._secrets import MASK, is_secret, is_secret_name, is_secret_value, redact, redact_message
 from ..catalog._values import FreeText
 from . import _environ_limits as environ_limits
 from . import _policy as policy
 from ._import_watcher import ImportRecord, ImportWatcher, process_start_environ
 from ._outcome import Change, SetReport, now, shown
-from ._status import Applied, Message, Situation, Status, already_read_warning, assess, may_be_latched_warning
+from ._status import Applied, Situation, Status, already_read_warning, assess, may_be_latched_warning
 from .frameworks import GroupApi, LiveApi, group_api, latched, live_api, live_call, outlasts_latch
 
 if TYPE_CHECKING:
@@ -582,9 +582,9 @@ class EnvSession:
                 warn_at_user(warning.get(), AlreadyReadWarning, source)
             else:
                 warn_at_user(may_be_latched_warning(entry, read, new, call).get(), MayBeLatchedWarning, source)
-        danger = policy.warning(name, entry, new) if new is not None else None
+        danger = policy.warning_note(name, entry, new) if new is not None else None
         if danger is not None:
-            warn_at_user(danger, CodeLoadingWarning, source)
+            warn_at_user(danger.get(), CodeLoadingWarning, source)
             notes = (*notes, danger)
         effective = applied.effective if applied is not None else None
         # Each value is judged once, as `shown` judges it: by the name, or by the value's own shape.
@@ -594,9 +594,11 @@ class EnvSession:
         effective_shown, hide_effective = _judged(effective, by_name) if effective is not None else (None, False)
         secret = hide_old or hide_new or hide_effective
         if notes:  # notes quote the value (a path "expanded to" another): the same redaction as values
-            notes = tuple(redact(note, (plan.old, new, effective) if secret else ()) for note in notes)
+            notes = tuple(redact_message(note, (plan.old, new, effective) if secret else ()) for note in notes)
+        # A size is shown in the one notation of sizes ("5 GiB"); the change keeps the text the environment holds.
+        written = entry.type.shown(new) if entry is not None and new is not None and not secret else None
         return Change(now(), name, old, new_shown, source, status, reason, notes, effective_shown,
-                      seq=next(self._sequence), secret=secret)
+                      seq=next(self._sequence), secret=secret, shown=written if written != new else None)
 
 
 def _judged(value: str | None, secret_name: bool) -> tuple[str | None, bool]:

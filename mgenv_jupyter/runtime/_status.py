@@ -11,11 +11,10 @@ import enum
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from .._dotenv_line import line_value
 from .._quoting import quoted
-from .._text import Text, localised
+from .._text import Message, Text, message
 from ..catalog import Entry, ReadWhen
 from ..catalog._options import keyword_options
 from ..catalog._secrets import shown
@@ -73,29 +72,6 @@ LABELS: dict[Status, Text] = {
     Status.OPTION: keyword_options().label,
     Status.UNSET: Text("not set", "未设置"),
 }
-
-
-class Message(NamedTuple):
-    """A sentence in English and Chinese with its blanks filled: `fields` values are text, or `Text` chosen in the
-    same language. A named tuple, as immutable as a frozen dataclass and made in half the time: every change makes
-    one."""
-
-    template: Text
-    fields: tuple[tuple[str, str | Text], ...] = ()
-
-    def get(self, language: str | None = None) -> str:
-        values = {name: localised(value, language) for name, value in self.fields}
-        return self.template.get(language).format(**values)
-
-    def __str__(self) -> str:
-        return self.get()
-
-    def __contains__(self, part: object) -> bool:  # words of the sentence, not the tuple's two fields
-        return isinstance(part, str) and part in self.get()
-
-
-def message(template: Text, **fields: str | Text) -> Message:
-    return Message(template, tuple(fields.items()))
 
 
 @dataclass(frozen=True)
@@ -208,8 +184,16 @@ def when_read(read: ImportRecord) -> Text:
     return Text(AT_TIME.en.format(time=clock), AT_TIME.zh.format(time=clock))
 
 
-def seen_value(name: str, value: str | None) -> str | Text:
-    return UNSET_WORD if value is None else quoted(shown(name, value))
+def seen_value(entry: Entry, value: str | None) -> str | Text:
+    return UNSET_WORD if value is None else said_value(entry, value)
+
+
+def said_value(entry: Entry, value: str) -> str:
+    """A value inside a sentence: a size in the one notation of sizes (5 GiB), anything else quoted as it is ('cpu0'),
+    a secret masked."""
+    masked = shown(entry.name, value)
+    written = entry.type.shown(value) if masked == value else value
+    return written if written != value else quoted(masked)
 
 
 def first_use_text(entry: Entry) -> Text:
@@ -250,8 +234,9 @@ def assess(s: Situation) -> tuple[Status, Message]:
     read = s.read
     if s.value is None and not s.change and (read is None or when in _READ_EACH_TIME):
         # Nothing set and nothing read yet (or read afresh on every use): the default is what will apply.
-        default = message(NOT_SET_DEFAULT, reader=reader, default=entry.default) if entry.default is not None else (
-            message(NOT_SET_NO_DEFAULT, reader=reader))
+        # A size's default is said as every size is ("1 MiB", not 1048576).
+        default = message(NOT_SET_DEFAULT, reader=reader, default=entry.type.shown(entry.default)) if (
+            entry.default is not None) else message(NOT_SET_NO_DEFAULT, reader=reader)
         return Status.UNSET, default
     if when in _READ_EACH_TIME:
         why = message(EVERY_CALL if when is _EVERY_CALL else PER_OBJECT, reader=reader)
@@ -266,7 +251,7 @@ def assess(s: Situation) -> tuple[Status, Message]:
     if s.applied is not None:
         applied = message(APPLIED, call=s.applied.call, module=read.module,
                           effective=UNSET_WORD if s.applied.effective is None else
-                          quoted(shown(entry.name, s.applied.effective)))
+                          said_value(entry, s.applied.effective))
         if not fixed_at_first_use or s.applied.lasting or s.latched is False:
             return Status.APPLIED_LIVE, applied
         if s.latched:
@@ -286,14 +271,14 @@ def assess(s: Situation) -> tuple[Status, Message]:
             return Status.ALREADY_READ, message(FIXED, module=read.module, first_use=first_use_text(entry))
         return Status.MAY_BE_LATCHED, latched
     return Status.ALREADY_READ, message(ALREADY_READ, module=read.module, when=when_read(read),
-                                        seen=seen_value(entry.name, read.value(entry.name)))
+                                        seen=seen_value(entry, read.value(entry.name)))
 
 
 def already_read_warning(entry: Entry, read: ImportRecord, new: str | None, live_call: str | None,
                          at_first_use: bool = False) -> Message:
     """The AlreadyReadWarning: the module, the moment, the value it read, and the way out. `at_first_use`: the
     moment was the variable's first use (a probe said it has passed), not the import."""
-    seen = seen_value(entry.name, read.value(entry.name))
+    seen = seen_value(entry, read.value(entry.name))
     if at_first_use:
         moment = message(WARNING_FIXED, module=read.module, name=entry.name, first_use=first_use_text(entry))
     elif read.before_load:
@@ -312,7 +297,7 @@ def may_be_latched_warning(entry: Entry, read: ImportRecord, new: str | None, li
 
 
 def _target(entry: Entry, new: str | None) -> Text:
-    return _as_text(message(TARGET_UNSET) if new is None else message(TARGET_SET, value=quoted(shown(entry.name, new))))
+    return _as_text(message(TARGET_UNSET) if new is None else message(TARGET_SET, value=said_value(entry, new)))
 
 
 def _way_out(entry: Entry, read: ImportRecord, new: str | None, live_call: str | None) -> Text:

@@ -118,7 +118,7 @@ def test_envset_in_a_later_cell_updates_an_open_widget(ip, closing):
     for shown in (widget, other):
         editor = shown.rows[THRESHOLD].editor
         assert (editor.number.value, editor.unit.value) == (3.0, "GiB")
-        assert f"<code>{3 * GiB}</code>" in shown.rows[THRESHOLD].details.value
+        assert f"<code title='{3 * GiB}'>3 GiB</code>" in shown.rows[THRESHOLD].details.value  # the bytes on hover
     assert widget.rows["MGE_DEFAULT_DEVICE"].editor.text.value == "cpu1"
     assert widget.pending() == [("MGE_DEFAULT_DEVICE", "cpu1")]
     ip.run_cell("%envunset MEGENGINE_DTR_EVICTION_THRESHOLD")

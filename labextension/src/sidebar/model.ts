@@ -15,6 +15,7 @@ import {
   ProfileItemInfo,
   PROTOCOL_VERSION,
   Reply,
+  SizeInfo,
   VariableInfo,
   VerifyNotice
 } from '../protocol';
@@ -136,6 +137,26 @@ export class EnvModel {
 
   variable(name: string): VariableInfo | undefined {
     return this._variables[name];
+  }
+
+  /**
+   * A size setting's `value` as the kernel split it (the number and unit a size editor shows; "3 GiB" wherever else
+   * it is shown), from what the kernel sent for that very value: the variable's value now, its default, or the reviewed
+   * profile's value. Null for any other value, or one the kernel has not split: it is shown as it is.
+   */
+  sizeOf(name: string, value: string | null | undefined): SizeInfo | null {
+    if (value === null || value === undefined) {
+      return null;
+    }
+    const now = this._variables[name];
+    if (now?.size && now.value === value) {
+      return now.size;
+    }
+    const entry = this._byName.get(name);
+    if (entry?.default_size && entry.default === value) {
+      return entry.default_size;
+    }
+    return this._review.items.find(item => item.name === name && item.value === value)?.size ?? null;
   }
 
   /** The framework's name as the kernel spells it in the catalog language (the key itself if it sent none). */

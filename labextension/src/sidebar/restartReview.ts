@@ -87,9 +87,9 @@ export function restartItems(model: EnvModel): RestartItem[] {
 }
 
 function shownIn(model: EnvModel, item: RestartItem): RestartItem {
-  const entry = model.entry(item.name);
-  const text = (value: string | null | undefined) => (typeof value === 'string' ? valueText(entry, value) : value);
-  return { ...item, shown: { value: valueText(entry, item.value), now: text(item.now), profiled: text(item.profiled) ?? null } };
+  const text = (value: string | null | undefined) =>
+    typeof value === 'string' ? valueText(model.sizeOf(item.name, value), value) : value;
+  return { ...item, shown: { value: text(item.value) ?? '', now: text(item.now), profiled: text(item.profiled) ?? null } };
 }
 
 /** How many variables only a restart brings into effect (the number on the button). */

@@ -78,7 +78,7 @@ export class ProfileSection {
       const item = el('li', '');
       const entry = el('div', 'mgenv-sb-profile-entry');
       const assignment = el('code', '');
-      const shown = valueText(this._model.entry(name), value);
+      const shown = valueText(this._model.sizeOf(name, value), value);
       assignment.append(...breakableName(name), `=${shown}`);
       if (shown !== value) {
         assignment.title = `${name}=${value}`; // what the notebook keeps: the plain number the framework reads
