@@ -169,6 +169,8 @@ export type ChangeInfo = {
   message: string;
   effective: string | null;
   secret: boolean;
+  shown_old: string | null;
+  shown_new: string | null;
 };
 
 export type KernelInfo = {

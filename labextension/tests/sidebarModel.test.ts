@@ -22,7 +22,7 @@ const catalog: Reply = {
 function change(name: string, value: string | null, outcome: StatusCode, time = 1): ChangeInfo {
   return {
     seq: time, time, name, old: null, new: value, source: 'magic', outcome, message: `${name} ${outcome}`, effective: null,
-    secret: false
+    secret: false, shown_old: null, shown_new: null
   };
 }
 

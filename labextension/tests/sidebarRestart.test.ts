@@ -119,6 +119,17 @@ describe('sizes in the restart question', () => {
     const cells = [...body.querySelectorAll('tbody tr')].map(r => [...r.children].slice(0, 3).map(c => c.textContent));
     expect(cells).toEqual([['THRESHOLD', '3 GiB', '1.5 GiB'], ['POOL', '4 GiB', '4 GiB']]);
   });
+
+  it('writes a profile’s size the kernel held earlier (set in the panel, then changed in a cell) as it split it then', () => {
+    const env = model({}, { THRESHOLD: variable('3221225472', 'pending_import', { size: { number: '3', unit: 'GiB' } }) });
+    env.setProfile({ THRESHOLD: '3221225472' }); // the panel kept the value the kernel took
+    env.receive({ v: 1, type: 'changed', changes: [], variables: {
+      THRESHOLD: variable('1073741824', 'already_read', { carry: 'carry', size: { number: '1', unit: 'GiB' } })
+    } });
+    const [item] = restartItems(env);
+    expect([item.shown.value, item.shown.now, item.shown.profiled]).toEqual(['1 GiB', '1 GiB', '3 GiB']);
+    expect(env.sizeOf('THRESHOLD', '5')).toBeNull(); // a value the kernel never split is shown as it is
+  });
 });
 
 describe('what this session set that a restart carries over', () => {

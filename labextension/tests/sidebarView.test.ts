@@ -355,7 +355,7 @@ describe('ConfigView', () => {
     const { model, widget, actions } = view();
     const changes = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i): ChangeInfo => ({
       seq: from + i, time: 1, name: 'E_NUMBER', old: null, new: String(from + i), source: 'magic',
-      outcome: 'pending_import', message: '', effective: null, secret: false
+      outcome: 'pending_import', message: '', effective: null, secret: false, shown_old: null, shown_new: null
     }));
     const kernel = { python: 'python', version: '3.11', imported: [] };
     model.receive({ v: 1, type: 'state', reply_to: null, variables: {}, history: changes(10, 12), history_total: 12, kernel });
@@ -381,6 +381,18 @@ describe('ConfigView', () => {
     expect(items()).toHaveLength(12);
     expect(older.hidden).toBe(true); // all of them, back to change 1
     expect(actions.loadHistory).toHaveBeenCalledTimes(1);
+  });
+
+  it('writes a size in the history as the kernel wrote it, never as the plain number', async () => {
+    const { model } = view();
+    const sized: ChangeInfo = {
+      seq: 1, time: 1, name: 'E_SIZE', old: '1073741824', new: '3221225472', source: 'profile', outcome: 'pending_import',
+      message: '', effective: null, secret: false, shown_old: '1 GiB', shown_new: '3 GiB'
+    };
+    model.receive({ v: 1, type: 'state', reply_to: null, variables: {}, history: [sized], history_total: 1,
+      kernel: { python: 'python', version: '3.11', imported: [] } });
+    await flush();
+    expect(document.querySelector('.mgenv-sb-history-item')!.textContent).toMatch(/E_SIZE: 1 GiB → 3 GiB \[profile\]/);
   });
 
   it('explains a kernel without the package', () => {

@@ -127,7 +127,8 @@ def change_info(change: Change, language: str) -> ChangeInfo:
     return {
         "seq": change.seq, "time": change.time, "name": change.name, "old": change.old, "new": change.new,
         "source": change.source, "outcome": change.outcome.value, "message": change.message.get(language),
-        "effective": change.effective, "secret": change.secret,
+        "effective": change.effective, "secret": change.secret, "shown_old": change.shown_old,
+        "shown_new": change.shown,
     }
 
 

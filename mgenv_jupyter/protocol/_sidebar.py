@@ -243,6 +243,8 @@ class ChangeInfo(TypedDict):
     message: str
     effective: str | None
     secret: bool
+    shown_old: str | None  # `old` and `new` as a user reads them where that differs: a size as "5 GiB" (the kernel's
+    shown_new: str | None  # one notation of sizes); null: as they are
 
 
 class KernelInfo(TypedDict):

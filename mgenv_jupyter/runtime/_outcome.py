@@ -33,6 +33,7 @@ class Change(NamedTuple):
     seq: int = 0  # the change's number in this kernel, from 1; 0 until it is recorded
     secret: bool = False  # the name or the value is a secret: values are masked, and no profile may keep it
     shown: str | None = None  # `new` as a user reads it where that differs (a size: "5 GiB"); `new` is what is stored
+    shown_old: str | None = None  # `old` likewise
 
     @property
     def new_shown(self) -> str | None:

@@ -596,9 +596,18 @@ class EnvSession:
         if notes:  # notes quote the value (a path "expanded to" another): the same redaction as values
             notes = tuple(redact_message(note, (plan.old, new, effective) if secret else ()) for note in notes)
         # A size is shown in the one notation of sizes ("5 GiB"); the change keeps the text the environment holds.
-        written = entry.type.shown(new) if entry is not None and new is not None and not secret else None
+        written = _written(entry, new) if not secret else None
+        written_old = _written(entry, old) if not secret else None
         return Change(now(), name, old, new_shown, source, status, reason, notes, effective_shown,
-                      seq=next(self._sequence), secret=secret, shown=written if written != new else None)
+                      seq=next(self._sequence), secret=secret, shown=written, shown_old=written_old)
+
+
+def _written(entry: Entry | None, value: str | None) -> str | None:
+    """`value` as a user reads it where that differs from the text itself (a size: "5 GiB"); None otherwise."""
+    if entry is None or value is None:
+        return None
+    written = entry.type.shown(value)
+    return written if written != value else None
 
 
 def _judged(value: str | None, secret_name: bool) -> tuple[str | None, bool]:

@@ -298,7 +298,8 @@ def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(tmp_path):
     assert output.strip() == "fresh: True | 3221225472"
     # The kernel already holds the profile's value: no count, only a fresh process.
     assert clicked == "Restart and apply"
-    assert f"{THRESHOLD}: (unset) → 3221225472 [profile]" in history  # applied by the panel, in the new kernel
+    assert f"{THRESHOLD}: (unset) → 3 GiB [profile]" in history  # applied by the panel, in the new kernel (a size
+    # in the one notation: the kernel holds 3221225472, as the cell printed)
     assert asked == 0  # the user's own setting: approved when they made it
 
 

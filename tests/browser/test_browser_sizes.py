@@ -3,9 +3,10 @@ point 8): the Framework Env panel's size editor and its default line, with the p
 at 1000 and 1280 px the DTR widget's rows, %envset's report and %envget's view; light and dark, in English and with
 JupyterLab set to 中文 (the kernel follows the front end's language). The threshold set to 5 GiB reads 5 GiB in the
 editor and the report; MegEngine's evictee minimum, not set, reads "default: 1 MiB" ("默认值:1 MiB"), never
-1048576, which the framework reads and which stays on hover. Each picture is taken, then checked by eye:
-test-artifacts/sizes-<language>-<width>-<theme>.png (the window at the widget), sizes-<language>-outputs-<width>-<theme>.png
-(at %envset's and %envget's outputs) and sizes-<language>-panel-<threshold|minimum>-<width>-<theme>.png (the panel, at each row)."""
+1048576, which the framework reads and which stays on hover. Each picture is taken, then checked by eye, in
+test-artifacts/: sizes-<language>-<width>-<theme>.png (the window at the widget), sizes-<language>-outputs-<width>-
+<theme>.png (at %envset's and %envget's outputs) and sizes-<language>-panel-<threshold|minimum>-<width>-<theme>.png
+(the panel, at each row)."""
 
 from __future__ import annotations
 

@@ -127,6 +127,12 @@ def test_the_sidebar_gets_each_size_split_by_the_kernel(fresh_session):
     assert variables[THRESHOLD]["size"] == {"number": "5", "unit": "GiB"}
     assert variables[POOL]["size"] == {"number": "1536", "unit": "MiB"}  # 1.5 GiB: the largest unit dividing it
     assert variables[MINIMUM]["size"] is None and variables[MINIMUM]["message"].endswith("its default, 1 MiB")
+    result, *_ = handler.handle({"v": 1, "id": "s", "type": "set", "assignments": {THRESHOLD: "3GB"},
+                                 "source": "sidebar"})
+    [change] = result["changes"]  # the history's words: the values as a user reads them, beside what is stored
+    assert (change["old"], change["new"], change["shown_old"], change["shown_new"]) == (
+        "5368709120", "3221225472", "5 GiB", "3 GiB")
+    fresh_session.set({THRESHOLD: "5GB"})
     [review] = handler.handle({"v": 1, "id": "p", "type": "profile", "profile": {THRESHOLD: "3221225472"},
                                "approve": False, "apply": False})
     [item] = review["items"]
