@@ -396,7 +396,9 @@ def test_line_magic_fuzz(ip, items, quote):
         report = check(ip, lambda: ip.run_line_magic("envset", " ".join(words)))
         if report is not None:
             assert_fully_applied(report)
-            if quote:  # each value written as the line reads it back: one assignment per pair
+            # each value written as the line reads it back: one assignment per pair, unless a name holds a '#', which
+            # may start the line's comment there (as in a dotenv file: `%envset A=1  # why`)
+            if quote and not any("#" in name for name, _ in items):
                 assert len(report) == len(items)
     finally:
         restore(environ)
