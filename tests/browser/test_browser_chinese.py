@@ -84,6 +84,7 @@ def english_texts() -> list[str]:
     from mgenv_jupyter._text import Text
     from mgenv_jupyter.memory import _overlays as overlays
     from mgenv_jupyter.memory import _state_words as state_words
+    from mgenv_jupyter.runtime import frameworks
     from mgenv_jupyter.runtime._status import Status
 
     catalog = json.loads((ROOT / "mgenv_jupyter" / "locale" / "zh_CN" / "LC_MESSAGES" / "mgenv_jupyter.json")
@@ -91,6 +92,9 @@ def english_texts() -> list[str]:
     texts = [msgid.split("\u0004")[-1] for msgid in catalog if msgid]
     texts += [text.en for _, text in state_words._SENTENCES]
     texts += [value.en for value in vars(overlays).values() if isinstance(value, Text)]
+    # the chart's lines that belong to one framework are named in its adapter (MegEngine's DTR threshold)
+    texts += [value.en for key in frameworks.ADAPTERS for value in vars(frameworks.adapter(key)).values()
+              if isinstance(value, Text)]
     return texts + [status.label.en for status in Status]
 
 
