@@ -28,6 +28,9 @@ MARKED_TIERS = {"browser": "browser", "kernel": "kernel", "frameworks": "framewo
                 "ray_cluster": "ray"}
 
 
+INSTALL_SECONDS = 2400
+
+
 @pytest.hookimpl(tryfirst=True)  # before -m deselects anything
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     tests = Path(__file__).resolve().parent
@@ -36,6 +39,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if tier in MARKED_TIERS:
             item.add_marker(getattr(pytest.mark, MARKED_TIERS[tier]))
             item.add_marker(pytest.mark.slow)
+        if tier == "packaging":  # a wheel built through npm, a framework downloaded: longer than the suite's limit
+            item.add_marker(pytest.mark.timeout(INSTALL_SECONDS))
 
 
 @pytest.fixture(autouse=True)

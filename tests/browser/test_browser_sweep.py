@@ -153,5 +153,5 @@ def test_try_it_first_and_try_several_values_insert_a_sweep_cell(tmp_path):
     assert len(inserted) == 1 and "raise OutOfMemoryError(" in inserted[0]  # the failing cell, to run as a sweep
     assert "PYTORCH_" in inserted[0].splitlines()[0]  # the remedy's variable against its current setting
     sweeps = [cell for cell in several if cell.startswith("%%envsweep MEGENGINE_DTR_EVICTION_THRESHOLD=")]
-    assert len(sweeps) == 1 and "GB" in sweeps[0].splitlines()[0]  # shares of the simulated 40 GiB GPU
+    assert len(sweeps) == 1 and "GiB" in sweeps[0].splitlines()[0]  # shares of the simulated 40 GiB GPU
     assert sum(1 for p in prompts if "[" in p and any(ch.isdigit() for ch in p)) == len(ENTRY_CELLS)  # nothing ran
