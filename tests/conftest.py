@@ -8,6 +8,7 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
+import durations_record
 import pytest
 
 import mgenv_jupyter.runtime as runtime
@@ -20,6 +21,14 @@ ROOT = Path(__file__).resolve().parent.parent
 # whose locale is Chinese must not change them. The kernels, servers and scenarios the tests start inherit it; tests of
 # the language choice set these variables themselves, and a front end's language still counts before the locale.
 os.environ["LC_ALL"] = "C.UTF-8"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    durations_record.add_option(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    durations_record.register(config)  # every run writes each test's durations (test-artifacts/durations.json)
 
 
 # Tier directories whose tests are marked with the tier's marker and `slow` (the tier conftests say what each holds):
