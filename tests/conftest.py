@@ -1,4 +1,5 @@
-"""Shared fixtures: a restored environment, a fresh kernel session, and a real IPython shell with the extension."""
+"""Shared fixtures: a restored environment, a fresh kernel session, a real IPython shell with the extension, and the
+browser tiers' JupyterLab servers and Chromium (tests/lab_server.py says how they are shared)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import pytest
 import mgenv_jupyter.runtime as runtime
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.runtime import EnvSession, ImportWatcher
+
+from lab_server import LabPool, shared_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -145,3 +148,25 @@ def closing():
     yield made.append
     for widget in made:
         widget.close()
+
+
+@pytest.fixture(scope="session")
+def lab_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabPool]:
+    """The session's JupyterLab servers, one per kind (tests/lab_server.py's docstring)."""
+    pool = LabPool(tmp_path_factory.mktemp("labs"))
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def shared_lab(lab_pool: LabPool):
+    """`with shared_lab(env=..., app=..., server_config=..., settings=...) as lab:` a JupyterLab from the session's
+    pool, reset for this test (tests/lab_server.py's docstring says what that covers)."""
+    return lab_pool.lab
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[object]:
+    """One Chromium for the module: chromium_page() opens a new context in it for each page."""
+    with shared_chromium() as browser:
+        yield browser

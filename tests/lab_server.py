@@ -2,21 +2,49 @@
 `timeout`, polled on /api/status, stopped by its PID. Chromium is Debian's, driven by Playwright.
 
 The lab exposes its application object as `window.jupyterapp` (JupyterLab's `expose_app_in_browser`), so tests can run
-commands through its command registry instead of clicking through menus (and run them while a dialog is open)."""
+commands through its command registry instead of clicking through menus (and run them while a dialog is open).
+
+Starting a JupyterLab costs seconds, and a Chromium a few more: tests share both where they do not interfere.
+
+- `shared_lab` (a fixture, tests/conftest.py): `with shared_lab(env=..., app=...) as lab:` gives a test a JupyterLab
+  server that looks freshly started, from a pool kept for the whole session (LabPool): one server per kind (its
+  environment, its server config, its user settings, its `jupyter` command), started by the first test that asks for
+  that kind and handed to the next. Before each test the pool shuts down every kernel and session through the REST API,
+  deletes the saved workspaces (a page opens on JupyterLab's default layout), puts the user settings back (a theme or a
+  language a test chose is gone), empties the notebooks folder and forgets what the kernels remembered in the data dir
+  (approved profiles, kernel specs a test added under `lab.data / "kernels"`). After the test its kernels are shut down.
+  `app="notebook"` serves the same server's Notebook 7 pages. Tests of one module that need a server of their own for
+  the whole module (a notebook run once and looked at by every test) keep `running_lab`.
+- `chromium` (a module fixture, tests/conftest.py; every module of tests/browser uses it through that tier's conftest):
+  one Chromium for the module; inside it every `with chromium_page(width, height) as page:` is a new browser context
+  (its own cookies, storage and cache) with one page, closed when the block ends. Outside it, chromium_page starts a
+  Chromium of its own. A Chromium is not shared by modules: Playwright's sync API marks its event loop as the thread's
+  running one while it lives, and other tiers run asyncio code (nbclient) in the same thread.
+
+A new browser test module needs nothing more than
+    def test_x(shared_lab):
+        with shared_lab(env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab, chromium_page() as page:
+            name = write_notebook(lab, "x.ipynb", [...])
+            open_notebook(page, lab, name)
+A test that must start from a server nobody used before (what it checks lives in the server process) uses
+`running_lab(tmp_path)` as before."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
+from collections import OrderedDict
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +92,21 @@ def _free_port() -> int:
 
 # JupyterLab settings for test labs: no news pop-up over screenshots, and no "Select Kernel" dialog (which can open
 # after a notebook already reads idle, and then catches the next click or command).
-SETTINGS = {
+SETTINGS: dict[str, dict[str, Any]] = {
     "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
     "@jupyterlab/notebook-extension/tracker": {"autoStartDefaultKernel": True},
 }
+
+
+def _write_settings(folder: Path, settings: dict[str, dict], keep: bool = False) -> None:
+    """Each plugin's user settings as JupyterLab keeps them (`<plugin id>.jupyterlab-settings`); with `keep`, a file a
+    test wrote there before the lab started stays as it is."""
+    for plugin, values in settings.items():
+        path = folder / f"{plugin}.jupyterlab-settings"
+        if keep and path.exists():
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
 
 
 @contextmanager
@@ -81,10 +120,7 @@ def running_lab(
     dirs = {name: workdir / name for name in ("config", "runtime", "workspaces", "settings", "notebooks", "data")}
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
-    for plugin, settings in SETTINGS.items():
-        path = dirs["settings"] / f"{plugin}.jupyterlab-settings"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(settings))
+    _write_settings(dirs["settings"], SETTINGS, keep=True)
     # Notebook 7 (served by the same server under /notebooks) exposes its app too, unless a test brings its config.
     server_config = dirs["config"] / "jupyter_server_config.json"
     if not server_config.exists():
@@ -124,20 +160,55 @@ def running_lab(
             os.killpg(proc.pid, signal.SIGKILL)
 
 
+# The Chromium of the test module now running (the `chromium` fixture), if any: chromium_page opens contexts in it.
+_shared_browsers: list[Any] = []
+
+
 @contextmanager
-def chromium_page(width: int = 1400, height: int = 900) -> Iterator[object]:
+def shared_chromium() -> Iterator[Any]:
+    """One Chromium for every chromium_page() opened until this block ends (a test module's: see the docstring)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:  # Playwright gives the browser a new, empty profile directory of its own
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        _shared_browsers.append(browser)
         try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            yield page
+            yield browser
         finally:
+            _shared_browsers.remove(browser)
             browser.close()
 
 
+@contextmanager
+def chromium_page(width: int = 1400, height: int = 900) -> Iterator[Any]:
+    """A page in a new browser context (nothing kept from another page: cookies, storage, cache), in the shared
+    Chromium where one is open, else in a Chromium started for this block."""
+    if _shared_browsers:
+        context = _shared_browsers[-1].new_context(viewport={"width": width, "height": height})
+        try:
+            yield context.new_page()
+        finally:
+            context.close()
+        return
+    with shared_chromium(), chromium_page(width, height) as page:
+        yield page
+
+
 PYTHON3 = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def write_user_settings(lab: Lab, plugin: str, values: dict[str, Any]) -> None:
+    """A user's settings for one plugin (`mgenv-jupyter:sidebar`), as JupyterLab's Settings editor saves them: a page
+    opened afterwards has them. A shared lab puts its settings back before its next test."""
+    _write_settings(lab.root.parent / "settings", {plugin.replace(":", "/"): values})
+
+
+def add_kernel_spec(lab: Lab, name: str, spec: dict[str, Any]) -> None:
+    """A kernel spec (kernel.json's content) in the server's data dir, where JupyterLab lists it from the next page
+    load on; a shared lab forgets it before its next test."""
+    folder = lab.data / "kernels" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "kernel.json").write_text(json.dumps(spec))
 
 
 def write_notebook(lab: Lab, name: str, cells: list[str], kernelspec: dict | None = None,
@@ -153,16 +224,102 @@ def write_notebook(lab: Lab, name: str, cells: list[str], kernelspec: dict | Non
     return name
 
 
-def shut_down_kernels(lab: Lab) -> None:
-    """Shut down every session's kernel through the server's REST API (a notebook opened next gets a new kernel)."""
-    def call(method: str, path: str) -> Any:
-        request = urllib.request.Request(f"{lab.url}{path}?token={TOKEN}", method=method)
-        with urllib.request.urlopen(request, timeout=30) as response:
-            body = response.read()
-        return json.loads(body) if body else None
+def _rest(lab: Lab, method: str, path: str) -> Any:
+    request = urllib.request.Request(f"{lab.url}{path}?token={TOKEN}", method=method)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        body = response.read()
+    return json.loads(body) if body else None
 
-    for session in call("GET", "/api/sessions"):
-        call("DELETE", f"/api/sessions/{session['id']}")
+
+def shut_down_kernels(lab: Lab) -> None:
+    """Shut down every session's kernel through the server's REST API (a notebook opened next gets a new kernel), and
+    any kernel started without a session."""
+    for session in _rest(lab, "GET", "/api/sessions"):
+        _rest(lab, "DELETE", f"/api/sessions/{session['id']}")
+    for kernel in _rest(lab, "GET", "/api/kernels"):
+        try:
+            _rest(lab, "DELETE", f"/api/kernels/{kernel['id']}")
+        except urllib.error.HTTPError as error:  # gone meanwhile: its session's deletion was still ending it
+            if error.code != 404:
+                raise
+
+
+class LabPool:
+    """JupyterLab servers shared by a session's tests, one per kind, at most `limit` running at once (the one used
+    least recently stops first); each test gets its server as a fresh one looks (the module docstring says how)."""
+
+    def __init__(self, base: Path, limit: int = 3) -> None:
+        self.base = base
+        self.limit = limit
+        self._servers: OrderedDict[str, tuple[Lab, ExitStack, dict[str, dict]]] = OrderedDict()
+        self._in_use: set[str] = set()
+
+    @contextmanager
+    def lab(self, env: dict[str, str] | None = None, app: str = "lab", server_config: dict | None = None,
+            settings: dict[str, dict] | None = None, jupyter: Path | None = None) -> Iterator[Lab]:
+        """A server with this environment, server config (jupyter_server_config.json) and user settings ({plugin id:
+        settings}, beside the test labs' own SETTINGS), reset for this test; `app="notebook"` for Notebook 7's
+        pages."""
+        key = json.dumps([env or {}, server_config, settings, str(jupyter)], sort_keys=True)
+        # Handing a server to a second user while the first holds it would shut down the first one's kernels.
+        assert key not in self._in_use, "this test (or its module) holds a lab of this kind already: use that one"
+        if key in self._servers:
+            self._servers.move_to_end(key)
+            lab, _, user_settings = self._servers[key]
+            try:
+                self._reset(lab, user_settings)
+            except OSError:  # the server has gone (killed, crashed): a new one of the same kind
+                self._stop(key)
+        if key not in self._servers:
+            idle = [held for held in self._servers if held not in self._in_use]
+            while len(self._servers) >= self.limit and idle:
+                self._stop(idle.pop(0))
+            self._start(key, env, server_config, settings, jupyter)
+        lab = self._servers[key][0]
+        self._in_use.add(key)
+        try:
+            yield replace(lab, app=app)
+        finally:
+            self._in_use.discard(key)
+            shut_down_kernels(lab)  # nothing of this test's keeps running (a sampler at 10 Hz) while others run
+
+    def close(self) -> None:
+        while self._servers:
+            self._stop(next(iter(self._servers)))
+
+    def _start(self, key: str, env: dict[str, str] | None, server_config: dict | None,
+               settings: dict[str, dict] | None, jupyter: Path | None) -> None:
+        workdir = self.base / f"lab{len(list(self.base.iterdir()))}"
+        (workdir / "config").mkdir(parents=True)
+        if server_config is not None:
+            (workdir / "config" / "jupyter_server_config.json").write_text(json.dumps(server_config))
+        user_settings = {**SETTINGS, **(settings or {})}
+        _write_settings(workdir / "settings", user_settings)
+        stack = ExitStack()
+        # A session can outlive the per-test limit of running_lab; the limit only ends a server left behind by a
+        # pytest that was killed.
+        lab = stack.enter_context(running_lab(workdir, env=env, limit_s=6 * 3600, jupyter=jupyter))
+        self._servers[key] = (lab, stack, user_settings)
+
+    def _stop(self, key: str) -> None:
+        _, stack, _ = self._servers.pop(key)
+        stack.close()
+
+    @staticmethod
+    def _reset(lab: Lab, user_settings: dict[str, dict]) -> None:
+        shut_down_kernels(lab)
+        workdir = lab.root.parent
+        for saved in (workdir / "workspaces").glob("*"):
+            saved.unlink()
+        shutil.rmtree(workdir / "settings")
+        _write_settings(workdir / "settings", user_settings)
+        for remembered in ("mgenv_jupyter", "kernels"):  # approved profiles; kernel specs a test added
+            shutil.rmtree(lab.data / remembered, ignore_errors=True)
+        for entry in lab.root.iterdir():
+            if entry.is_dir():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
 
 
 def execute_command(page: object, command: str, args: dict | None = None) -> object:

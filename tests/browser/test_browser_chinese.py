@@ -35,7 +35,6 @@ from lab_server import (
     open_notebook,
     raise_oom,
     run_cell,
-    running_lab,
     screenshot,
     set_left_area_width,
     write_notebook,
@@ -130,11 +129,9 @@ def english_left(text: str, phrases: set[str], words: set[str] | None = None) ->
     return sorted(left)
 
 
-def chinese_lab(tmp_path):
-    settings = tmp_path / "settings" / "@jupyterlab" / "translation-extension" / "plugin.jupyterlab-settings"
-    settings.parent.mkdir(parents=True)
-    settings.write_text(json.dumps(CHINESE_SETTINGS["@jupyterlab/translation-extension/plugin"]))
-    return running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)})
+def chinese_lab(shared_lab):
+    """JupyterLab set to 中文 before its page loads (a server of its own kind: its language is its user settings')."""
+    return shared_lab(env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}, settings=CHINESE_SETTINGS)
 
 
 def run_the_notebook(page, lab, dark: bool, language: str) -> dict:
@@ -220,8 +217,8 @@ def open_rows(page, theme: str, language: str) -> dict:
 
 
 @pytest.mark.parametrize("dark", [False, True])
-def test_with_jupyterlab_in_chinese_everything_of_ours_on_the_screen_is_chinese(tmp_path, dark):
-    with chinese_lab(tmp_path) as lab, chromium_page(width=1400, height=900) as page:
+def test_with_jupyterlab_in_chinese_everything_of_ours_on_the_screen_is_chinese(shared_lab, dark):
+    with chinese_lab(shared_lab) as lab, chromium_page(width=1400, height=900) as page:
         texts = run_the_notebook(page, lab, dark, "zh")
         lang = page.evaluate("() => document.documentElement.lang")
     assert lang.startswith("zh"), lang  # JupyterLab itself is in Chinese
@@ -255,8 +252,8 @@ def test_with_jupyterlab_in_chinese_everything_of_ours_on_the_screen_is_chinese(
     assert "未设置" in texts["placeholders"] and "not set" not in texts["placeholders"], texts["placeholders"]
 
 
-def test_an_english_jupyterlab_stays_english(tmp_path):
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}) as lab, \
+def test_an_english_jupyterlab_stays_english(shared_lab):
+    with shared_lab(env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}) as lab, \
             chromium_page(width=1400, height=900) as page:
         texts = run_the_notebook(page, lab, False, "en")
     for region in ("panel", "panel_chart", "inline", "envset", "report", "dialog", "trap", "refused",

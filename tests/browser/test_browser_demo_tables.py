@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from layout_checks import clipped_text, set_theme, sticking_out
 
-from lab_server import ROOT, chromium_page, run_all_cells, running_lab, screenshot
+from lab_server import ROOT, chromium_page, run_all_cells, screenshot
 
 EXTRA = "%envdiff --all"  # appended: what the kernel's start-up changed too
 START_UP = ("CLICOLOR", "MPLBACKEND", "GIT_PAGER", "FORCE_COLOR")
@@ -42,9 +42,9 @@ def show(page, source: str) -> str:
 
 
 @pytest.mark.parametrize(("width", "dark"), [(700, False), (1400, True)])
-def test_the_demos_tables_read_like_the_rest(tmp_path, width, dark):
+def test_the_demos_tables_read_like_the_rest(shared_lab, width, dark):
     theme = "dark" if dark else "light"
-    with running_lab(tmp_path) as lab:
+    with shared_lab() as lab:
         nb = nbformat.read(ROOT / "demo.ipynb", as_version=4)
         nb.cells.append(nbformat.v4.new_code_cell(EXTRA))
         nbformat.write(nb, lab.root / "demo.ipynb")

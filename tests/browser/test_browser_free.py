@@ -22,7 +22,6 @@ from lab_server import (
     open_and_run,
     raise_oom,
     run_cell,
-    running_lab,
     screenshot,
     write_notebook,
 )
@@ -71,8 +70,8 @@ def shoot(page, name: str) -> None:
     screenshot(page, name.replace(".png", "-chart.png"))
 
 
-def test_the_reports_free_button_gives_the_memory_back_and_the_chart_marks_it(tmp_path):
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}) as lab:
+def test_the_reports_free_button_gives_the_memory_back_and_the_chart_marks_it(shared_lab):
+    with shared_lab(env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}) as lab:
         name = write_notebook(lab, "free.ipynb", [
             "%load_ext mgenv_jupyter\nimport numpy as np\nkeep = 'user global'\n"
             "weights = np.ones(64 << 20, dtype=np.uint8)",
@@ -133,12 +132,12 @@ def test_the_reports_free_button_gives_the_memory_back_and_the_chart_marks_it(tm
     assert problems == {key: [] for key in problems}, problems
 
 
-def test_the_free_button_in_notebook_7(tmp_path):
+def test_the_free_button_in_notebook_7(shared_lab):
     """Notebook 7 renders the same offer, and a click frees there too, with the sidebar never opened."""
     import pytest
 
     pytest.importorskip("notebook", minversion="7", reason="Notebook 7 is not installed in this environment")
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}, app="notebook") as lab:
+    with shared_lab(env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}, app="notebook") as lab:
         name = write_notebook(lab, "free7.ipynb", [
             "%load_ext mgenv_jupyter\nimport time\ntime.sleep(1.5)", f"{OOM_STAND_IN}\n{raise_oom()}"])
         report = ".jp-Cell:nth-child(2) .mgenv-oom"

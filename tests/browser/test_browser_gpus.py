@@ -61,15 +61,19 @@ def stranger() -> Iterator[subprocess.Popen[bytes]]:
     proc.wait()
 
 
-def start(tmp_path: Any, stranger: subprocess.Popen[bytes], app: str = "lab") -> Any:
-    scenario = tmp_path / "gpus.json"
+@pytest.fixture(scope="module")
+def three_notebooks(tmp_path_factory: pytest.TempPathFactory, stranger: subprocess.Popen[bytes]) -> Any:
+    """The simulated GPU where each of NOTEBOOKS' kernels holds its share and the stranger 3 GiB."""
+    scenario = tmp_path_factory.mktemp("gpus") / "gpus.json"
     scenario.write_text(json.dumps({"name": "three-notebooks", "devices": [{
         "name": "NVIDIA A100-SXM4-40GB", "total": "40GB", "others": "512MB", "kernel": "1GB",
         "notebooks": {name: f"{gib}GB" for name, gib in NOTEBOOKS.items()},
         "other_processes": [{"pid": stranger.pid, "bytes": f"{OTHER_GIB}GB"}]}]}))
-    (tmp_path / "config").mkdir(exist_ok=True)
-    (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(CONFIG))
-    return running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(scenario)}, app=app)
+    return scenario
+
+
+def start(shared_lab: Any, scenario: Any, app: str = "lab") -> Any:
+    return shared_lab(env={"MGENV_SIMULATE_GPU": str(scenario)}, server_config=CONFIG, app=app)
 
 
 def start_kernels(lab: Lab) -> dict[str, str]:
@@ -127,8 +131,8 @@ def layout_problems(page: Any) -> list[str]:
             *sticking_out(page, f"{SECTION} .mgenv-gpu-bar, {SECTION} .mgenv-gpu-row button", SECTION)]
 
 
-def test_every_notebooks_gpu_memory_in_jupyterlab(tmp_path, stranger):
-    with start(tmp_path, stranger) as lab, chromium_page(1400, 1000) as page:
+def test_every_notebooks_gpu_memory_in_jupyterlab(shared_lab, three_notebooks, stranger):
+    with start(shared_lab, three_notebooks) as lab, chromium_page(1400, 1000) as page:
         kernels = start_kernels(lab)
         page.goto(lab.page_url("lab"))
         page.wait_for_selector(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']", timeout=60_000)
@@ -223,9 +227,9 @@ def test_every_notebooks_gpu_memory_in_jupyterlab(tmp_path, stranger):
                                timeout=30_000)
 
 
-def test_notebook_7_opens_the_view_and_lists_the_kernels(tmp_path, stranger):
+def test_notebook_7_opens_the_view_and_lists_the_kernels(shared_lab, three_notebooks):
     pytest.importorskip("notebook", minversion="7", reason="Notebook 7 is not installed in this environment")
-    with start(tmp_path, stranger, app="notebook") as lab, chromium_page(1200, 1000) as page:
+    with start(shared_lab, three_notebooks, app="notebook") as lab, chromium_page(1200, 1000) as page:
         kernels = start_kernels(lab)
         page.goto(lab.page_url("notebooks/big.ipynb"))
         page.wait_for_selector(".jp-Notebook", timeout=60_000)

@@ -18,11 +18,11 @@ import pytest
 from layout_checks import clipped_text, overlapping, set_theme, sticking_out, unusable_inputs
 
 from lab_server import (
+    LabPool,
     chromium_page,
     execute_command,
     open_sidebar,
     run_all_cells,
-    running_lab,
     screenshot,
     set_left_area_width,
     write_notebook,
@@ -37,8 +37,9 @@ HIGH_CONTRAST = "JupyterLab Dark High Contrast"
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    with running_lab(tmp_path_factory.mktemp("layout"), env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as started:
+def lab(lab_pool: LabPool) -> Iterator[Any]:
+    """A lab of the session's pool, held by this module: its notebooks stay open from one case to the next."""
+    with lab_pool.lab(env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as started:
         yield started
 
 

@@ -20,11 +20,11 @@ import pytest
 from layout_checks import clipped_text, overlapping, set_high_contrast, set_theme, sticking_out, unusable_inputs
 
 from lab_server import (
+    LabPool,
     chromium_page,
     open_notebook,
     open_sidebar,
     run_active_cell,
-    running_lab,
     screenshot,
     set_left_area_width,
     write_notebook,
@@ -50,13 +50,10 @@ THEMES = ("light", "dark")
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One server for JupyterLab (/lab) and Notebook 7 (/notebooks), which exposes its app to tests as the lab does."""
-    workdir = tmp_path_factory.mktemp("layout-sidebar")
-    (workdir / "config").mkdir()
-    (workdir / "config" / "jupyter_server_config.json").write_text(
-        json.dumps({"JupyterNotebookApp": {"expose_app_in_browser": True}}))
-    with running_lab(workdir, env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
+def lab(lab_pool: LabPool) -> Iterator[Any]:
+    """One server for JupyterLab (/lab) and Notebook 7 (/notebooks), which exposes its app to tests as the lab does (a
+    lab of the session's pool, held by this module)."""
+    with lab_pool.lab(env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
         write_notebook(lab, NOTEBOOK, CELLS)
         yield lab
 
