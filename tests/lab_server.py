@@ -41,6 +41,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -150,7 +151,7 @@ def running_lab(
             except OSError:
                 if proc.poll() is not None or time.time() > deadline:
                     raise RuntimeError(f"JupyterLab did not start:\n{log.read_text()[-3000:]}") from None
-                time.sleep(0.5)
+                time.sleep(0.2)  # polls until the server answers (it has no other way to say it is up)
         yield Lab(url, dirs["notebooks"], log, Path(child_env["JUPYTER_DATA_DIR"]), app)
     finally:
         try:
@@ -322,6 +323,69 @@ class LabPool:
                 entry.unlink()
 
 
+class CommTraffic:
+    """Every comm message between a page and its kernels, read from the kernel websockets the page opens after this is
+    made (Jupyter's v1 websocket protocol, or the JSON one): what the front end asked and what the kernel answered,
+    so that a test can wait for the kernel's answer to a request instead of for a while."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.sent: list[dict[str, Any]] = []
+        self.received: list[dict[str, Any]] = []
+        page.on("websocket", self._watch)
+        _traffic[page] = self
+
+    @staticmethod
+    def of(page: Any) -> CommTraffic:
+        """The recorder made for this page (by a fixture that opened it, say)."""
+        return _traffic[page]
+
+    def _watch(self, socket: Any) -> None:
+        if "/api/kernels/" in socket.url:
+            socket.on("framesent", lambda payload: self._record(self.sent, payload))
+            socket.on("framereceived", lambda payload: self._record(self.received, payload))
+
+    @staticmethod
+    def _record(into: list[dict[str, Any]], payload: str | bytes) -> None:
+        content = _ws_content(payload)
+        data = content.get("data") if isinstance(content, dict) else None
+        if "comm_id" in content and isinstance(data, dict):
+            into.append(data)
+
+    def mark(self) -> int:
+        """Where the requests sent from now on start (for wait_for_answer)."""
+        return len(self.sent)
+
+    def wait_for_answer(self, request: dict[str, Any], after: int, timeout_s: float = 30) -> dict[str, Any]:
+        """The kernel's answer to the first request sent since `after` (a mark()) whose fields include `request`'s
+        (`{"type": "memory", "on": False}`), once it has arrived."""
+        start = after
+        deadline = time.monotonic() + timeout_s
+        while True:
+            asked = [m for m in self.sent[start:] if request.items() <= m.items()]
+            answers = [m for m in self.received if asked and m.get("reply_to") == asked[0].get("id")]
+            if answers:
+                return answers[0]
+            assert time.monotonic() < deadline, f"no answer to {request} in {timeout_s:.0f} s (sent: {asked})"
+            self.page.wait_for_timeout(50)  # Playwright delivers the socket's frames while it waits
+
+
+_traffic: weakref.WeakKeyDictionary[Any, CommTraffic] = weakref.WeakKeyDictionary()
+
+
+def _ws_content(payload: str | bytes) -> Any:
+    """A kernel websocket frame's message content: the v1 protocol's binary frame (offsets, then the channel, header,
+    parent header, metadata, content and buffers), or the older protocol's JSON message."""
+    try:
+        if isinstance(payload, str):
+            return json.loads(payload).get("content", {})
+        count = int.from_bytes(payload[:8], "little")
+        offsets = [int.from_bytes(payload[8 * (i + 1):8 * (i + 2)], "little") for i in range(count)]
+        return json.loads(payload[offsets[4]:offsets[5]]) if count > 5 else {}
+    except (ValueError, AttributeError):  # not a message (a frame of something else)
+        return {}
+
+
 def execute_command(page: object, command: str, args: dict | None = None) -> object:
     """Run a JupyterLab command through its command registry (works while a modal dialog is open)."""
     return page.evaluate(  # type: ignore[attr-defined]
@@ -360,12 +424,15 @@ def open_notebook(page: object, lab: Lab, name: str, timeout_s: float = 120) -> 
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)  # type: ignore[attr-defined]
     deadline = time.time() + timeout_s
     while True:
-        _answer_kernel_dialog(page)
+        try:  # until the kernel is ready, or JupyterLab asks which kernel to use
+            page.wait_for_function(f"() => ({_KERNEL_READY_JS})() || ({_KERNEL_DIALOG_JS})()",  # type: ignore
+                                   timeout=max(deadline - time.time(), 0.001) * 1000)
+        except Exception as error:  # Playwright's TimeoutError
+            raise TimeoutError(f"the notebook's kernel did not become idle in {timeout_s:.0f} s") from error
         if page.evaluate(_KERNEL_READY_JS):  # type: ignore[attr-defined]
             break
-        if time.time() > deadline:
-            raise TimeoutError(f"the notebook's kernel did not become idle in {timeout_s:.0f} s")
-        time.sleep(0.25)
+        _answer_kernel_dialog(page)
+        page.wait_for_function(f"() => !({_KERNEL_DIALOG_JS})()", timeout=30_000)  # type: ignore[attr-defined]
 
 
 _KERNEL_READY_JS = """() => {
@@ -469,10 +536,15 @@ def main_thread_busy(page: object, seconds: float) -> float:
         return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
 
     start_task, start = task_duration(), time.perf_counter()
-    time.sleep(seconds)
+    time.sleep(seconds)  # the window measured: what the page does meanwhile is the figure
     busy = (task_duration() - start_task) / (time.perf_counter() - start)
     cdp.detach()
     return busy
+
+
+# JupyterLab's "Select Kernel" dialog is open (open_notebook answers it with the preselected kernel).
+_KERNEL_DIALOG_JS = ("() => [...document.querySelectorAll('.jp-Dialog')]"
+                     ".some(dialog => dialog.textContent.includes('Select Kernel'))")
 
 
 def _answer_kernel_dialog(page: object) -> None:

@@ -61,6 +61,8 @@ PANEL_CHART = ".mgenv-sb-memory .mgenv-chart"
 CHINESE_SETTINGS = {"@jupyterlab/translation-extension/plugin": {"locale": "zh_CN"}}
 HAN = re.compile("[\u4e00-\u9fff]")
 
+# How many samples each chart holds.
+SAMPLES_JS = "charts => charts.map(chart => document.querySelector(chart)?.mgenvChart?.store.length ?? 0)"
 # Our parts of the page, and the chart's words drawn on its canvas (the axis label), which have no DOM text.
 TEXTS_JS = """([panel, panelChart, inline, envset, report]) => {
     const text = selector => document.querySelector(selector)?.innerText ?? '';
@@ -165,7 +167,12 @@ def run_the_notebook(page, lab, dark: bool, language: str) -> dict:
         memory = page.evaluate("() => document.querySelector('.mgenv-sb-memory')?.outerHTML.slice(0, 3000)")
         raise AssertionError(f"the panel's chart drew nothing: {memory}") from None
     set_left_area_width(page, 280)
-    page.evaluate("() => new Promise(done => setTimeout(done, 1500))")  # a batch or two: the legends fill in
+    # A batch or two more in each chart (at 10 Hz, 15 samples), until every line's legend row shows its value.
+    grown = page.evaluate(SAMPLES_JS, [INLINE_CHART, PANEL_CHART])
+    page.wait_for_function(f"""([charts, before]) => ({SAMPLES_JS})(charts).every((n, i) => n >= before[i] + 15)
+        && charts.every(chart => [...document.querySelectorAll(`${{chart}} .mgenv-chart-legend-series`)]
+            .every(row => !['', '–'].includes(row.querySelector('.mgenv-chart-legend-now')?.textContent ?? '')))""",
+                           arg=[[INLINE_CHART, PANEL_CHART], grown], timeout=30_000)
     execute_command(page, "notebook:move-cursor-up")  # the first cells in view: %envset and the chart
     page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex = 1")
     page.locator(CELL.format(2)).scroll_into_view_if_needed()

@@ -21,12 +21,18 @@ START_UP = ("CLICOLOR", "MPLBACKEND", "GIT_PAGER", "FORCE_COLOR")
 SHOW_JS = """async source => {
     const notebook = window.jupyterapp.shell.currentWidget.content;
     const index = notebook.widgets.findIndex(cell => cell.model.sharedModel.getSource().trim() === source);
-    // Heights of cells not rendered yet are estimates: scroll, let them render, and scroll again.
-    for (let i = 0; i < 3; i++) {
+    const frames = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+    // Heights of cells not rendered yet are estimates: scroll, let the cells in view render, and scroll again,
+    // until a scroll leaves the cell where the one before it did (at most 20 rounds).
+    let top = null;
+    for (let i = 0; i < 20 && index >= 0; i++) {
         await notebook.scrollToItem(index, 'start');
-        await new Promise(done => setTimeout(done, 300));
+        await frames();
         notebook.widgets[index].node.scrollIntoView({block: 'start'});
-        await new Promise(done => setTimeout(done, 300));
+        await frames();
+        const now = notebook.widgets[index].node.getBoundingClientRect().top;
+        if (top !== null && Math.abs(now - top) < 1) break;
+        top = now;
     }
     return index;
 }"""

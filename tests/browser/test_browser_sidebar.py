@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from layout_checks import clipped_text, overlapping, set_theme, unusable_inputs
 from lab_server import (
     PROFILE_QUESTION,
     ROOT,
+    CommTraffic,
     add_kernel_spec,
     chromium_page,
     main_thread_busy,
@@ -218,6 +218,7 @@ def test_live_memory_panel_draws_the_simulated_gpu_and_stops_when_hidden(shared_
     with shared_lab(env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
         name = write_notebook(lab, "memory.ipynb", ["x = 1"])
         with chromium_page() as page:
+            traffic = CommTraffic(page)
             open_notebook(page, lab, name)
             open_sidebar(page)
             status = ".mgenv-sb-memory .mgenv-chart-status:has-text('Simulated GPU (a100-40gb)')"
@@ -228,8 +229,10 @@ def test_live_memory_panel_draws_the_simulated_gpu_and_stops_when_hidden(shared_
             legend = page.inner_text(".mgenv-sb-memory .mgenv-chart-legend")
             page.locator(".mgenv-sb-memory").screenshot(path=str(screenshot(page, "sidebar-memory-panel.png")))
             busy_shown = main_thread_busy(page, MEASURE_S)
+            asked = traffic.mark()
             page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()  # hide the panel
-            time.sleep(1.0)
+            # The kernel has stopped once it answers the panel's "memory off": what it sent before has arrived by then.
+            traffic.wait_for_answer({"type": "memory", "on": False}, after=asked)
             hidden_start = page.evaluate(rows)
             busy_hidden = main_thread_busy(page, MEASURE_S)
             hidden_end = page.evaluate(rows)

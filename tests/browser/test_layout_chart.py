@@ -224,7 +224,7 @@ def node_stream(gpus, total, simulation, share, lost_after=None):
                           total=total, process=int(total * (share - 0.1) + 2 * w * GiB), simulated=True)
                    for g, w in enumerate(wave)]
         yield {"samples": samples, "states": [state], "cpu_seconds": 0.0, "sampled": i}
-        time.sleep(0.1)
+        time.sleep(0.1)  # a node sends a batch every 0.1 s (10 Hz), as the real ones do
 
 streams = {"node_a": node_stream(1, 40 * GiB, "a100-40gb", 0.5), "node_b": node_stream(2, 16 * GiB, "2xv100", 0.6),
            "node_c": node_stream(1, 40 * GiB, "a100-40gb", 0.8, lost_after=50)}
