@@ -27,7 +27,12 @@ A new browser test module needs nothing more than
             name = write_notebook(lab, "x.ipynb", [...])
             open_notebook(page, lab, name)
 A test that must start from a server nobody used before (what it checks lives in the server process) uses
-`running_lab(tmp_path)` as before."""
+`running_lab(tmp_path)` as before.
+
+Wait on what happens, never for a while: Playwright's wait_for_selector / wait_for_function, CommTraffic (the kernel's
+answer to a request of the sidebar's, read off the kernel websockets), tests/waiting.py's wait_until outside the page.
+A fixed wait stays only where it is the scenario (a window over which nothing may arrive, a cell that runs while a
+simulated GPU fills), with a comment that says so."""
 
 from __future__ import annotations
 
