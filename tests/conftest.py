@@ -16,7 +16,8 @@ import mgenv_jupyter.runtime as runtime
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.runtime import EnvSession, ImportWatcher
 
-from lab_server import LabPool, shared_chromium
+from lab_pool import LabPool
+from lab_server import shared_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,14 +7,14 @@ commands through its command registry instead of clicking through menus (and run
 Starting a JupyterLab costs seconds, and a Chromium a few more: tests share both where they do not interfere.
 
 - `shared_lab` (a fixture, tests/conftest.py): `with shared_lab(env=..., app=...) as lab:` gives a test a JupyterLab
-  server that looks freshly started, from a pool kept for the whole session (LabPool): one server per kind (its
-  environment, its server config, its user settings, its `jupyter` command), started by the first test that asks for
-  that kind and handed to the next. Before each test the pool shuts down every kernel and session through the REST API,
-  deletes the saved workspaces (a page opens on JupyterLab's default layout), puts the user settings back (a theme or a
-  language a test chose is gone), empties the notebooks folder and forgets what the kernels remembered in the data dir
-  (approved profiles, kernel specs a test added under `lab.data / "kernels"`). After the test its kernels are shut down.
-  `app="notebook"` serves the same server's Notebook 7 pages. Tests of one module that need a server of their own for
-  the whole module (a notebook run once and looked at by every test) keep `running_lab`.
+  server that looks freshly started, from a pool kept for the whole session (tests/lab_pool.py): one server per kind
+  (its environment, its server config, its user settings, its `jupyter` command), started by the first test that asks
+  for that kind and handed to the next. Before each test the pool shuts down every kernel and session through the REST
+  API, deletes the saved workspaces (a page opens on JupyterLab's default layout), puts the user settings back (a theme
+  or a language a test chose is gone), empties the notebooks folder and forgets what the kernels remembered in the data
+  dir (approved profiles, kernel specs a test added under `lab.data / "kernels"`). After the test its kernels are shut
+  down. `app="notebook"` serves the same server's Notebook 7 pages. A module that keeps one notebook open for all its
+  tests holds a lab for the module (`with lab_pool.lab(...) as lab:` in a module fixture).
 - `chromium` (a module fixture, tests/conftest.py; every module of tests/browser uses it through that tier's conftest):
   one Chromium for the module; inside it every `with chromium_page(width, height) as page:` is a new browser context
   (its own cookies, storage and cache) with one page, closed when the block ends. Outside it, chromium_page starts a
@@ -29,16 +29,15 @@ A new browser test module needs nothing more than
 A test that must start from a server nobody used before (what it checks lives in the server process) uses
 `running_lab(tmp_path)` as before.
 
-Wait on what happens, never for a while: Playwright's wait_for_selector / wait_for_function, CommTraffic (the kernel's
-answer to a request of the sidebar's, read off the kernel websockets), tests/waiting.py's wait_until outside the page.
-A fixed wait stays only where it is the scenario (a window over which nothing may arrive, a cell that runs while a
-simulated GPU fills), with a comment that says so."""
+Wait on what happens, never for a while: Playwright's wait_for_selector / wait_for_function, tests/comm_traffic.py's
+CommTraffic (the kernel's answer to a request of the sidebar's, read off the kernel websockets), tests/waiting.py's
+wait_until outside the page. A fixed wait stays only where it is the scenario (a window over which nothing may arrive,
+a cell that runs while a simulated GPU fills), with a comment that says so."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -46,11 +45,9 @@ import sys
 import time
 import urllib.error
 import urllib.request
-import weakref
-from collections import OrderedDict
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, replace
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +101,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
 }
 
 
-def _write_settings(folder: Path, settings: dict[str, dict], keep: bool = False) -> None:
+def write_settings(folder: Path, settings: dict[str, dict], keep: bool = False) -> None:
     """Each plugin's user settings as JupyterLab keeps them (`<plugin id>.jupyterlab-settings`); with `keep`, a file a
     test wrote there before the lab started stays as it is."""
     for plugin, values in settings.items():
@@ -126,7 +123,7 @@ def running_lab(
     dirs = {name: workdir / name for name in ("config", "runtime", "workspaces", "settings", "notebooks", "data")}
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
-    _write_settings(dirs["settings"], SETTINGS, keep=True)
+    write_settings(dirs["settings"], SETTINGS, keep=True)
     # Notebook 7 (served by the same server under /notebooks) exposes its app too, unless a test brings its config.
     server_config = dirs["config"] / "jupyter_server_config.json"
     if not server_config.exists():
@@ -206,7 +203,7 @@ PYTHON3 = {"name": "python3", "display_name": "Python 3", "language": "python"}
 def write_user_settings(lab: Lab, plugin: str, values: dict[str, Any]) -> None:
     """A user's settings for one plugin (`mgenv-jupyter:sidebar`), as JupyterLab's Settings editor saves them: a page
     opened afterwards has them. A shared lab puts its settings back before its next test."""
-    _write_settings(lab.root.parent / "settings", {plugin.replace(":", "/"): values})
+    write_settings(lab.root.parent / "settings", {plugin.replace(":", "/"): values})
 
 
 def add_kernel_spec(lab: Lab, name: str, spec: dict[str, Any]) -> None:
@@ -248,147 +245,6 @@ def shut_down_kernels(lab: Lab) -> None:
         except urllib.error.HTTPError as error:  # gone meanwhile: its session's deletion was still ending it
             if error.code != 404:
                 raise
-
-
-class LabPool:
-    """JupyterLab servers shared by a session's tests, one per kind, at most `limit` running at once (the one used
-    least recently stops first); each test gets its server as a fresh one looks (the module docstring says how)."""
-
-    def __init__(self, base: Path, limit: int = 3) -> None:
-        self.base = base
-        self.limit = limit
-        self._servers: OrderedDict[str, tuple[Lab, ExitStack, dict[str, dict]]] = OrderedDict()
-        self._in_use: set[str] = set()
-
-    @contextmanager
-    def lab(self, env: dict[str, str] | None = None, app: str = "lab", server_config: dict | None = None,
-            settings: dict[str, dict] | None = None, jupyter: Path | None = None) -> Iterator[Lab]:
-        """A server with this environment, server config (jupyter_server_config.json) and user settings ({plugin id:
-        settings}, beside the test labs' own SETTINGS), reset for this test; `app="notebook"` for Notebook 7's
-        pages."""
-        key = json.dumps([env or {}, server_config, settings, str(jupyter)], sort_keys=True)
-        # Handing a server to a second user while the first holds it would shut down the first one's kernels.
-        assert key not in self._in_use, "this test (or its module) holds a lab of this kind already: use that one"
-        if key in self._servers:
-            self._servers.move_to_end(key)
-            lab, _, user_settings = self._servers[key]
-            try:
-                self._reset(lab, user_settings)
-            except OSError:  # the server has gone (killed, crashed): a new one of the same kind
-                self._stop(key)
-        if key not in self._servers:
-            idle = [held for held in self._servers if held not in self._in_use]
-            while len(self._servers) >= self.limit and idle:
-                self._stop(idle.pop(0))
-            self._start(key, env, server_config, settings, jupyter)
-        lab = self._servers[key][0]
-        self._in_use.add(key)
-        try:
-            yield replace(lab, app=app)
-        finally:
-            self._in_use.discard(key)
-            shut_down_kernels(lab)  # nothing of this test's keeps running (a sampler at 10 Hz) while others run
-
-    def close(self) -> None:
-        while self._servers:
-            self._stop(next(iter(self._servers)))
-
-    def _start(self, key: str, env: dict[str, str] | None, server_config: dict | None,
-               settings: dict[str, dict] | None, jupyter: Path | None) -> None:
-        workdir = self.base / f"lab{len(list(self.base.iterdir()))}"
-        (workdir / "config").mkdir(parents=True)
-        if server_config is not None:
-            (workdir / "config" / "jupyter_server_config.json").write_text(json.dumps(server_config))
-        user_settings = {**SETTINGS, **(settings or {})}
-        _write_settings(workdir / "settings", user_settings)
-        stack = ExitStack()
-        # A session can outlive the per-test limit of running_lab; the limit only ends a server left behind by a
-        # pytest that was killed.
-        lab = stack.enter_context(running_lab(workdir, env=env, limit_s=6 * 3600, jupyter=jupyter))
-        self._servers[key] = (lab, stack, user_settings)
-
-    def _stop(self, key: str) -> None:
-        _, stack, _ = self._servers.pop(key)
-        stack.close()
-
-    @staticmethod
-    def _reset(lab: Lab, user_settings: dict[str, dict]) -> None:
-        shut_down_kernels(lab)
-        workdir = lab.root.parent
-        for saved in (workdir / "workspaces").glob("*"):
-            saved.unlink()
-        shutil.rmtree(workdir / "settings")
-        _write_settings(workdir / "settings", user_settings)
-        for remembered in ("mgenv_jupyter", "kernels"):  # approved profiles; kernel specs a test added
-            shutil.rmtree(lab.data / remembered, ignore_errors=True)
-        for entry in lab.root.iterdir():
-            if entry.is_dir():
-                shutil.rmtree(entry)
-            else:
-                entry.unlink()
-
-
-class CommTraffic:
-    """Every comm message between a page and its kernels, read from the kernel websockets the page opens after this is
-    made (Jupyter's v1 websocket protocol, or the JSON one): what the front end asked and what the kernel answered,
-    so that a test can wait for the kernel's answer to a request instead of for a while."""
-
-    def __init__(self, page: Any) -> None:
-        self.page = page
-        self.sent: list[dict[str, Any]] = []
-        self.received: list[dict[str, Any]] = []
-        page.on("websocket", self._watch)
-        _traffic[page] = self
-
-    @staticmethod
-    def of(page: Any) -> CommTraffic:
-        """The recorder made for this page (by a fixture that opened it, say)."""
-        return _traffic[page]
-
-    def _watch(self, socket: Any) -> None:
-        if "/api/kernels/" in socket.url:
-            socket.on("framesent", lambda payload: self._record(self.sent, payload))
-            socket.on("framereceived", lambda payload: self._record(self.received, payload))
-
-    @staticmethod
-    def _record(into: list[dict[str, Any]], payload: str | bytes) -> None:
-        content = _ws_content(payload)
-        data = content.get("data") if isinstance(content, dict) else None
-        if "comm_id" in content and isinstance(data, dict):
-            into.append(data)
-
-    def mark(self) -> int:
-        """Where the requests sent from now on start (for wait_for_answer)."""
-        return len(self.sent)
-
-    def wait_for_answer(self, request: dict[str, Any], after: int, timeout_s: float = 30) -> dict[str, Any]:
-        """The kernel's answer to the first request sent since `after` (a mark()) whose fields include `request`'s
-        (`{"type": "memory", "on": False}`), once it has arrived."""
-        start = after
-        deadline = time.monotonic() + timeout_s
-        while True:
-            asked = [m for m in self.sent[start:] if request.items() <= m.items()]
-            answers = [m for m in self.received if asked and m.get("reply_to") == asked[0].get("id")]
-            if answers:
-                return answers[0]
-            assert time.monotonic() < deadline, f"no answer to {request} in {timeout_s:.0f} s (sent: {asked})"
-            self.page.wait_for_timeout(50)  # Playwright delivers the socket's frames while it waits
-
-
-_traffic: weakref.WeakKeyDictionary[Any, CommTraffic] = weakref.WeakKeyDictionary()
-
-
-def _ws_content(payload: str | bytes) -> Any:
-    """A kernel websocket frame's message content: the v1 protocol's binary frame (offsets, then the channel, header,
-    parent header, metadata, content and buffers), or the older protocol's JSON message."""
-    try:
-        if isinstance(payload, str):
-            return json.loads(payload).get("content", {})
-        count = int.from_bytes(payload[:8], "little")
-        offsets = [int.from_bytes(payload[8 * (i + 1):8 * (i + 2)], "little") for i in range(count)]
-        return json.loads(payload[offsets[4]:offsets[5]]) if count > 5 else {}
-    except (ValueError, AttributeError):  # not a message (a frame of something else)
-        return {}
 
 
 def execute_command(page: object, command: str, args: dict | None = None) -> object:

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from layout_checks import clipped_text, overlapping, set_theme, unusable_inputs
 
+from comm_traffic import CommTraffic
 from lab_server import (
     PROFILE_QUESTION,
     ROOT,
-    CommTraffic,
     add_kernel_spec,
     chromium_page,
     main_thread_busy,

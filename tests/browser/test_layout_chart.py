@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from layout_checks import clipped_text, overlapping, set_theme, sticking_out, unusable_inputs
 
+from lab_pool import LabPool
 from lab_server import (
-    LabPool,
     chromium_page,
     execute_command,
     open_sidebar,

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from layout_checks import clipped_text, overlapping, set_high_contrast, set_theme, sticking_out, unusable_inputs
 
+from comm_traffic import CommTraffic
+from lab_pool import LabPool
 from lab_server import (
-    CommTraffic,
-    LabPool,
     chromium_page,
     open_notebook,
     open_sidebar,

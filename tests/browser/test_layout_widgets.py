@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from layout_checks import clipped_text, overlapping, set_theme, unusable_inputs
 
-from lab_server import ARTIFACTS, LabPool, chromium_page, execute_command, open_notebook, write_notebook
+from lab_pool import LabPool
+from lab_server import ARTIFACTS, chromium_page, execute_command, open_notebook, write_notebook
 
 NOTEBOOK = "layout-widgets.ipynb"
 NOTEBOOK_7 = "layout-widgets-nb7.ipynb"  # its own kernel: widgets shown by another page's kernel are not redrawn
