@@ -20,6 +20,8 @@ PIB = 1 << 50
 TF_ERROR = "tensorflow.python.framework.errors_impl.ResourceExhaustedError"
 
 
+# Started ahead, two at a time, while the tests run (tests/frameworks/conftest.py); TensorFlow's below.
+SCENARIOS = [(framework, "oom_host.py", framework) for framework in ("torch", "jax", "paddle", "megengine", "mxnet")]
 # TensorFlow's scenarios, started together by the first test that needs one: each is a process of its own, and most of
 # their time is the BFC pool's 10 s wait for memory (below), which they then spend side by side.
 # `oom_host.py tensorflow` is the one command of two tests (the host allocation's plain case, the BFC test as the
