@@ -101,6 +101,10 @@ SETTINGS: dict[str, dict[str, Any]] = {
 }
 
 
+# The user settings of a JupyterLab set to 中文 (its language pack's locale): `shared_lab(settings=CHINESE_LAB)`.
+CHINESE_LAB: dict[str, dict[str, Any]] = {"@jupyterlab/translation-extension/plugin": {"locale": "zh_CN"}}
+
+
 def write_settings(folder: Path, settings: dict[str, dict], keep: bool = False) -> None:
     """Each plugin's user settings as JupyterLab keeps them (`<plugin id>.jupyterlab-settings`); with `keep`, a file a
     test wrote there before the lab started stays as it is."""

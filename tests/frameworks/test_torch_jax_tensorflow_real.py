@@ -20,7 +20,8 @@ SCENARIOS = [("jax", "jax_xla_flags.py", "before_first_op"), ("jax", "jax_xla_fl
              ("torch", "widgets_torch.py", "after_import"), ("tensorflow", "tensorflow_threads.py", "baseline"),
              ("tensorflow", "tensorflow_threads.py", "before_first_op"),
              ("tensorflow", "tensorflow_threads.py", "after_first_op"),
-             ("tensorflow", "tensorflow_threads.py", "before_import")]
+             ("tensorflow", "tensorflow_threads.py", "before_import"), ("torch", "torch_warning.py"),
+             ("torch", "torch_alloc_conf_names.py")]
 
 
 @functools.cache  # a fresh process each; the default is asked by several tests
