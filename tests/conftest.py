@@ -1,4 +1,5 @@
-"""Shared fixtures: a restored environment, a fresh kernel session, and a real IPython shell with the extension."""
+"""Shared fixtures: a restored environment, a fresh kernel session, a real IPython shell with the extension, and the
+browser tiers' JupyterLab servers and Chromium (tests/lab_server.py says how they are shared)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
+import durations_record
 import pytest
 
 import mgenv_jupyter.runtime as runtime
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.runtime import EnvSession, ImportWatcher
+
+from lab_pool import LabPool
+from lab_server import shared_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,6 +25,14 @@ ROOT = Path(__file__).resolve().parent.parent
 # whose locale is Chinese must not change them. The kernels, servers and scenarios the tests start inherit it; tests of
 # the language choice set these variables themselves, and a front end's language still counts before the locale.
 os.environ["LC_ALL"] = "C.UTF-8"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    durations_record.add_option(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    durations_record.register(config)  # every run writes each test's durations (test-artifacts/durations.json)
 
 
 # Tier directories whose tests are marked with the tier's marker and `slow` (the tier conftests say what each holds):
@@ -141,3 +154,25 @@ def closing():
     yield made.append
     for widget in made:
         widget.close()
+
+
+@pytest.fixture(scope="session")
+def lab_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabPool]:
+    """The session's JupyterLab servers, one per kind (tests/lab_server.py's docstring)."""
+    pool = LabPool(tmp_path_factory.mktemp("labs"))
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def shared_lab(lab_pool: LabPool):
+    """`with shared_lab(env=..., app=..., server_config=..., settings=...) as lab:` a JupyterLab from the session's
+    pool, reset for this test (tests/lab_server.py's docstring says what that covers)."""
+    return lab_pool.lab
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[object]:
+    """One Chromium for the module: chromium_page() opens a new context in it for each page."""
+    with shared_chromium() as browser:
+        yield browser

@@ -10,12 +10,11 @@ and dark, in English and in Chinese (under test-artifacts/)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from layout_checks import set_theme
 
 from lab_server import (
+    CHINESE_LAB,
     PROFILE_QUESTION,
     RESTART_BUTTON,
     RESTART_QUESTION,
@@ -24,7 +23,6 @@ from lab_server import (
     open_notebook,
     open_sidebar,
     run_cell,
-    running_lab,
     screenshot,
     set_left_area_width,
     wait_for_saved_profile,
@@ -51,8 +49,8 @@ CELLS = [
 ]
 
 
-def test_restart_and_apply_carries_what_a_cell_set_and_keeps_what_the_user_ticks(tmp_path):
-    with running_lab(tmp_path) as lab:
+def test_restart_and_apply_carries_what_a_cell_set_and_keeps_what_the_user_ticks(shared_lab):
+    with shared_lab() as lab:
         name = write_notebook(lab, "way-out.ipynb", CELLS)
         with chromium_page(1280, 900) as page:
             open_notebook(page, lab, name)
@@ -94,18 +92,13 @@ def test_restart_and_apply_carries_what_a_cell_set_and_keeps_what_the_user_ticks
     assert saved["metadata"]["mgenv_jupyter"] == {"profile": {LEVEL: "2"}}  # only what the user kept
 
 
-CHINESE_SETTINGS = {"locale": "zh_CN"}
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
-def test_screenshots_of_the_warning_and_the_restart_question(tmp_path, language):
+def test_screenshots_of_the_warning_and_the_restart_question(shared_lab, language):
     """The warning under its cell and the restart question, with the panel 250 px wide beside the notebook, at 1000
     and 1280 px, light and dark: each picture is opened and checked by eye (test-artifacts/way-out-*.png)."""
-    if language == "zh":
-        settings = tmp_path / "settings" / "@jupyterlab" / "translation-extension" / "plugin.jupyterlab-settings"
-        settings.parent.mkdir(parents=True)
-        settings.write_text(json.dumps(CHINESE_SETTINGS))
-    with running_lab(tmp_path) as lab:
+    with shared_lab(settings=CHINESE_LAB if language == "zh" else None) as lab:
         name = write_notebook(lab, "way-out.ipynb", CELLS[:2])
         with chromium_page(1280, 800) as page:
             open_notebook(page, lab, name)

@@ -19,12 +19,13 @@ from typing import Any
 import pytest
 from layout_checks import clipped_text, overlapping, set_high_contrast, set_theme, sticking_out, unusable_inputs
 
+from comm_traffic import CommTraffic
+from lab_pool import LabPool
 from lab_server import (
     chromium_page,
     open_notebook,
     open_sidebar,
     run_active_cell,
-    running_lab,
     screenshot,
     set_left_area_width,
     write_notebook,
@@ -50,13 +51,10 @@ THEMES = ("light", "dark")
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One server for JupyterLab (/lab) and Notebook 7 (/notebooks), which exposes its app to tests as the lab does."""
-    workdir = tmp_path_factory.mktemp("layout-sidebar")
-    (workdir / "config").mkdir()
-    (workdir / "config" / "jupyter_server_config.json").write_text(
-        json.dumps({"JupyterNotebookApp": {"expose_app_in_browser": True}}))
-    with running_lab(workdir, env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
+def lab(lab_pool: LabPool) -> Iterator[Any]:
+    """One server for JupyterLab (/lab) and Notebook 7 (/notebooks), which exposes its app to tests as the lab does (a
+    lab of the session's pool, held by this module)."""
+    with lab_pool.lab(env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
         write_notebook(lab, NOTEBOOK, CELLS)
         yield lab
 
@@ -66,6 +64,7 @@ def page(lab: Any) -> Iterator[Any]:
     """The notebook's first cell run, the sidebar open, a size set in it (the profile has one variable) and a device
     name it refused (its reason under the field)."""
     with chromium_page(width=1400, height=900) as page:
+        CommTraffic(page)  # the sidebar's requests and the kernel's answers, for the tests that wait on them
         open_notebook(page, lab, NOTEBOOK)
         run_cell_at(page, 0)
         open_sidebar(page)
@@ -194,11 +193,14 @@ def test_sections_collapse_and_resize(page):
     samples = "() => document.querySelector('.mgenv-sb-chart').mgenvChart.store.length"
     before = page.evaluate(heights)
     memory_title = page.locator(".mgenv-sb .jp-AccordionPanel-title:has-text('Live GPU memory')")
+    traffic = CommTraffic.of(page)
+    asked = traffic.mark()
     memory_title.click()
     page.wait_for_function("() => document.querySelector('.mgenv-sb-memory').classList.contains('lm-mod-hidden')")
-    time.sleep(1.0)  # a batch already on its way may still arrive
+    # The kernel has stopped once it answers the panel's "memory off": what it sent before has arrived by then.
+    traffic.wait_for_answer({"type": "memory", "on": False}, after=asked)
     folded = page.evaluate(samples)
-    time.sleep(1.5)
+    page.wait_for_timeout(1500)  # the window over which nothing more may arrive: what this check is
     assert page.evaluate(samples) == folded, "the kernel kept streaming to a folded chart"
     collapsed = page.evaluate(heights)
     memory_title.press("Enter")  # the keyboard unfolds it, as a click does

@@ -12,6 +12,9 @@ from mgenv_jupyter.catalog import _names_read, catalog
 
 from framework_venvs import run
 
+# Started ahead, two at a time, while the tests run (tests/frameworks/conftest.py).
+SCENARIOS = [(framework, "env_names.py", *packages) for framework, packages in PACKAGES.items()]
+
 
 @pytest.mark.parametrize("framework", list(PACKAGES))
 def test_every_name_a_framework_reads_is_listed_and_never_a_near_miss(framework):

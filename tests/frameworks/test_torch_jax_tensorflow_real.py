@@ -11,6 +11,18 @@ from mgenv_jupyter.catalog import catalog
 
 from framework_venvs import run
 
+# Started ahead, two at a time, while the tests run (tests/frameworks/conftest.py).
+SCENARIOS = [("jax", "jax_xla_flags.py", "before_first_op"), ("jax", "jax_xla_flags.py", "after_first_op"),
+             ("jax", "jax_x64.py", "before_import"), ("jax", "jax_x64.py", "after_import"),
+             ("torch", "torch_threads.py", "before_import"), ("torch", "torch_threads.py", "after_import"),
+             ("torch", "torch_threads.py", "above_cores"), ("torch", "torch_inductor.py"),
+             ("torch", "torch_allocator.py"), ("torch", "widgets_torch.py", "before_import"),
+             ("torch", "widgets_torch.py", "after_import"), ("tensorflow", "tensorflow_threads.py", "baseline"),
+             ("tensorflow", "tensorflow_threads.py", "before_first_op"),
+             ("tensorflow", "tensorflow_threads.py", "after_first_op"),
+             ("tensorflow", "tensorflow_threads.py", "before_import"), ("torch", "torch_warning.py"),
+             ("torch", "torch_alloc_conf_names.py")]
+
 
 @functools.cache  # a fresh process each; the default is asked by several tests
 def torch_threads(scenario: str) -> dict:

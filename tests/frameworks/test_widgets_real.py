@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from framework_venvs import run
 
+# Started ahead, two at a time, while the tests run (tests/frameworks/conftest.py).
+SCENARIOS = [(framework, f"widgets_{framework}.py", scenario)
+             for framework in ("megengine", "paddle") for scenario in ("before_import", "after_import")]
+
 GiB, MiB = 1024**3, 1024**2
 DTR_ON = {"enable_drop": 1, "enable_dtr_auto_drop": 1, "record_computing_path": 1}
 DTR_OFF = {"enable_drop": 0, "enable_dtr_auto_drop": 0, "record_computing_path": 0}

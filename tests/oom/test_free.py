@@ -98,7 +98,8 @@ def test_on_the_simulated_gpu_the_kernels_nvml_memory_drops_when_it_frees(ip, mo
     close_kernel_sampler()
     try:
         simulation.from_environment()  # its timeline starts now
-        ip.run_cell("import time\ntime.sleep(1.2)")  # the scenario reaches its 38 GiB
+        # A cell runs while the scenario's timeline climbs to its 38 GiB: the simulated GPU fills with time.
+        ip.run_cell("import time\ntime.sleep(1.2)")
         ip.run_cell("raise MemoryError('stand-in')")
         result = ip.run_line_magic("memfree", "").result
         assert result.simulated

@@ -73,9 +73,10 @@ def scenario(ip, monkeypatch):
         recorder.ensure()
         for cell in ("a = 1", "b = 2"):
             ip.run_cell(cell, store_history=True)
-            time.sleep(0.1)
+            time.sleep(0.1)  # two of the recorder's samples after each cell, as between a user's cells
         ip.user_ns["_oom_error"] = error
         with capture_output() as captured:
+            # The failing cell runs while the scenario climbs to its limit, as a training step does.
             ip.run_cell("import time\ntime.sleep(1.2)\nraise _oom_error", store_history=True)
         return captured.stdout + "".join(str(o.data.get("text/plain", "")) for o in captured.outputs)
 

@@ -17,7 +17,7 @@ def test_a_host_oom_report_from_a_real_sampler(fresh_session):
         for cell in (1, 2, 3):
             sampler.cells.start(cell)
             sampler.sample_once()
-            time.sleep(0.01)
+            time.sleep(0.01)  # the cell's two samples at two different times
             sampler.sample_once()
             sampler.cells.finish(cell, ok=cell != 3)
         event = recognise(MemoryError())
