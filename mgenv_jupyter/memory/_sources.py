@@ -11,8 +11,8 @@ from ._framework_sources import framework_sources, nvml_index
 from ._host_source import HostSource
 from ._nvml_source import NvmlSource
 from ._process_tree import ProcessTree
-from ._sample import SIMULATION_ENV as ENV
 from ._sample import MemorySource, Sample
+from .simulated import ENV
 
 
 class UnavailableSource:
@@ -54,7 +54,7 @@ def _follow_environment() -> None:
     """Start (or stop) the simulated GPU as `MGENV_SIMULATE_GPU` says. With none asked for and none running, the
     simulation's modules are not imported at all: a kernel without it never pays for them."""
     if os.environ.get(ENV, "").strip() or f"{__package__}.simulation" in sys.modules:
-        from ._simulation import from_environment
+        from .simulated._simulation import from_environment
 
         from_environment()
 

@@ -286,7 +286,7 @@ def _nvml_process_memory() -> dict[str, int]:
         import pynvml
     except ImportError:
         return {}
-    from ..memory._fake_nvml import installed
+    from ..memory.simulated._fake_nvml import installed
 
     suffix = " (simulated)" if installed() is not None else ""
     try:
@@ -625,7 +625,7 @@ def _malloc_trim() -> Any:
 
 def _release_simulation() -> bool:
     """Tell the simulated GPU, if one runs in this kernel, that the kernel gave its cached memory back."""
-    from ..memory import _simulation as simulation
+    from ..memory.simulated import _simulation as simulation
 
     running = getattr(simulation, "running", None)
     current = running() if running is not None else None

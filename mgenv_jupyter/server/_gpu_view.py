@@ -6,7 +6,7 @@ a read is under way wait for that read; a view younger than `min_age` is answere
 nobody asks.
 
 With `MGENV_SIMULATE_GPU` in the server's environment, the simulated GPU's processes are the server's real kernels
-(memory/_simulation.py, `kernels`): the whole path runs without a GPU, labelled "simulated".
+(memory/simulated/_simulation.py, `kernels`): the whole path runs without a GPU, labelled "simulated".
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from typing import Any
 
 from .._errors import InvalidValueError
 from ..memory._gpu_processes import GpuProcessReader, GpuReading
-from ..memory._scenario import ENV
 from ..memory._self_report import read_report
-from ..memory._simulation import Simulation
+from ..memory.simulated import ENV
+from ..memory.simulated._simulation import Simulation
 from ..protocol._gpus import GPUS_VERSION, GpuOwner, GpuOwnersReply, GpuServerView
 from ._attribution import KernelEntry, LiveProcessTable, attribute, kernel_info, owner
 

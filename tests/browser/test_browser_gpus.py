@@ -406,7 +406,7 @@ def test_html_in_a_process_or_notebook_name_is_text_in_the_report_the_view_and_t
             name = write_notebook(lab, "a.ipynb", [
                 "%load_ext mgenv_jupyter", OOM_STAND_IN, raise_oom(HOLDER_MESSAGE),
                 f"import os\nos.environ['MGENV_SIMULATE_GPU'] = {str(alone)!r}\n"
-                "from mgenv_jupyter.memory._simulation import from_environment\nfrom_environment()\n"
+                "from mgenv_jupyter.memory.simulated._simulation import from_environment\nfrom_environment()\n"
                 + raise_oom(HOLDER_MESSAGE)])
 
             # The report that names the notebook, and its Shut down question.

@@ -93,7 +93,7 @@ def test_the_verdict_names_the_notebook_of_the_kernel_holding_most_of_the_gpu(tm
             stranger_gpu = tmp_path / "stranger.json"
             stranger_gpu.write_text(json.dumps(scenario([(stranger.pid, "30GB")])))
             run(kc, f"import os\nos.environ['MGENV_SIMULATE_GPU'] = {str(stranger_gpu)!r}\n"
-                    "from mgenv_jupyter.memory._simulation import from_environment\nfrom_environment()")
+                    "from mgenv_jupyter.memory.simulated._simulation import from_environment\nfrom_environment()")
             other = run(kc, f"raise OutOfMemoryError({MESSAGE!r})")
             kc.stop_channels()
     finally:

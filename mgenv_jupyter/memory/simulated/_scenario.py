@@ -43,13 +43,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._errors import InvalidValueError
-from .._quoting import quoted
-from .._regular_files import MAX_FILE_BYTES, read_text_file
-from ..catalog._values import parse_size
-from ._sample import SIMULATION_ENV
+from ..._errors import InvalidValueError
+from ..._quoting import quoted
+from ..._regular_files import MAX_FILE_BYTES, read_text_file
+from ...catalog._values import parse_size
+from . import ENV
 
-ENV = SIMULATION_ENV
 MiB = 1024**2
 MAX_BYTES = 1024**5  # 1 PiB: more than any GPU, and sums of such sizes stay within NVML's 64-bit fields
 MAX_SECONDS = 1e9

@@ -1,6 +1,6 @@
 """The simulated GPU: `MGENV_SIMULATE_GPU=<preset or scenario file>` in the kernel's environment.
 
-It exists for tests and demos on machines without a GPU. A scenario drives a fake NVML library (`fake_nvml.py`)
+It exists for tests and demos on machines without a GPU. A scenario drives a fake NVML library (`_fake_nvml.py`)
 installed behind the real pynvml, so the NVML source runs its real code path; every reading from it is labelled
 "simulated" (`Sample.simulated`, the source's name, the device label), and the source names the scenario
 (`NvmlSource.simulation`).
@@ -25,7 +25,7 @@ Served by a Jupyter server (`MGENV_SIMULATE_GPU` in the server's environment), t
 scenario's kernel memory (a little more for each later kernel, so that they differ) or, for a kernel of a notebook
 the device's `notebooks` names, exactly that share.
 
-The scenario format, its bounds and the presets are in `scenario.py`.
+The scenario format, its bounds and the presets are in `_scenario.py`.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ class Simulation:
     def _host_bytes(self) -> int:
         """What the kernel's process tree holds in host memory now, in the 2 MB pages a CUDA allocator hands out."""
         if self._tree is None:
-            from ._process_tree import ProcessTree
+            from .._process_tree import ProcessTree
 
             self._tree = ProcessTree(max_age=0.1)
         return self._tree.rss() // (2 * 1024**2) * (2 * 1024**2)
