@@ -8,7 +8,7 @@
 import { formatBytes } from '../chart/format';
 import { OomKernelHolder } from '../protocol';
 import { el } from './dom';
-import { formatDuration } from './gpuLayout';
+import { idleMeaning, kernelState } from './gpuLayout';
 import { Translation } from './text';
 
 /** What a click came to: shut down, declined at the question, the kernel already gone, or the server failed. */
@@ -30,7 +30,8 @@ export function kernelHolderItem(holder: OomKernelHolder, trans: Translation, sh
   const notebook = holder.notebooks.join(', ') || holder.kernel_id.slice(0, 8);
   text.textContent =
     trans.__('Shut down the kernel of %1 on this server: it holds %2 of this GPU', notebook, formatBytes(holder.bytes)) +
-    (holder.idle_seconds === null ? '' : ` (${trans.__('idle for %1', formatDuration(holder.idle_seconds, trans))})`);
+    (holder.idle_seconds === null && !holder.running_cell ? '' : ` (${kernelState(holder, trans)})`);
+  text.title = idleMeaning(trans);
   head.append(button, text);
   const outcome = el('div', 'mgenv-oom-outcome');
   outcome.setAttribute('role', 'status');
