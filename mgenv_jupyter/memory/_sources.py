@@ -78,6 +78,16 @@ def _follow_environment() -> None:
         from_environment()
 
 
+def follow_simulated_gpu() -> None:
+    """Start, change or stop the simulated GPU now, as MGENV_SIMULATE_GPU and the server's machine say (the
+    out-of-memory hook asks after every cell, so a variable set in a cell holds from the next one, even where the
+    recorder pauses during it); a bad value is logged and changes nothing."""
+    try:
+        _follow_environment()
+    except InvalidValueError as exc:
+        log.warning("mgenv_jupyter: the simulated GPU is not changed: %s", exc)
+
+
 class SimulationFollower:
     """The NVML source's question, at most once a second: should the simulated GPU start, change or stop? So the
     sampler follows `MGENV_SIMULATE_GPU` set in a cell (or the server's machine defined anew) within a second,

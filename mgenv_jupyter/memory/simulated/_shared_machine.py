@@ -50,11 +50,13 @@ _MAX_TIME = 1e11  # seconds since the epoch: a finite time, within the next thou
 @dataclass(frozen=True)
 class Holder:
     """A process that holds memory on the simulated devices: its pid, when its timeline starts (seconds since the
-    epoch), its place among those that came (0, 1, ...), the notebooks of its server sessions, when it gave its cached
-    memory back (None: never), and its worker processes as (pid, device index, bytes)."""
+    epoch; None for a kernel the server listed that has not looked at the machine itself: it holds the scenario's
+    start until it does, as a kernel that has run no GPU code yet), its place among those that came (0, 1, ...), the
+    notebooks of its server sessions, when it gave its cached memory back (None: never), and its worker processes
+    as (pid, device index, bytes)."""
 
     pid: int
-    joined: float
+    joined: float | None
     order: int
     notebooks: tuple[str, ...] = ()
     released: float | None = None
@@ -136,7 +138,7 @@ class SharedMachine:
         """A new machine of `scenario` (its JSON, checked by the caller) from `now`: the processes already on it stay,
         each starting its timeline over (their workers belong to the machine before: each process stops its own)."""
         def new(machine: Machine | None) -> Machine:
-            holders = tuple(replace(h, joined=now, released=None, workers=()) for h in
+            holders = tuple(replace(h, joined=None if h.joined is None else now, released=None, workers=()) for h in
                             (machine.holders if machine is not None else ()))
             return Machine(secrets.token_hex(8), spec, name, scenario, now, kept or bool(machine and machine.kept),
                            holders, machine.came if machine is not None else 0)
@@ -150,14 +152,16 @@ class SharedMachine:
         return self.change(lambda m: None if m is None else replace(m, kept=True))
 
     def join(self, pid: int, now: float, notebooks: tuple[str, ...] | None = None) -> Machine | None:
-        """`pid` holds memory on the machine from `now` on (already holding: unchanged; `notebooks` given: its
-        notebooks become those)."""
+        """`pid` looks at the machine itself and holds memory on it, its timeline from `now` on (already looking:
+        unchanged; listed by the server only: its timeline starts now; `notebooks` given: its notebooks become
+        those)."""
         return self.change(lambda m: _joined(m, ((pid, notebooks),), now))
 
     def sync(self, kernels: Iterable[tuple[int, tuple[str, ...]]], now: float) -> Machine | None:
         """Exactly a server's kernels (pid, notebook paths) hold memory on the machine: those already on it keep
-        their timeline and take their notebooks as given, a new one comes, one the server no longer has leaves (a
-        kernel shut down is gone from the device at once, as its process is from a real GPU)."""
+        their timeline and take their notebooks as given, a new one comes (holding the scenario's start until it
+        looks itself), one the server no longer has leaves (a kernel shut down is gone from the device at once, as
+        its process is from a real GPU)."""
         wanted = tuple((pid, notebooks) for pid, notebooks in kernels)
         pids = {pid for pid, _ in wanted}
         current = self.read()
@@ -169,7 +173,7 @@ class SharedMachine:
             if machine is None:
                 return None
             kept = replace(machine, holders=tuple(h for h in machine.holders if h.pid in pids))
-            return _joined(kept, wanted, now)
+            return _joined(kept, wanted, None)
 
         return self.change(synced)
 
@@ -199,7 +203,8 @@ class SharedMachine:
 
 
 def _joined(machine: Machine | None, kernels: tuple[tuple[int, tuple[str, ...] | None], ...],
-            now: float) -> Machine | None:
+            now: float | None) -> Machine | None:
+    """`machine` with `kernels` on it; `now`: they look at it themselves from then (None: the server lists them)."""
     if machine is None:
         return None
     holders, came = list(machine.holders), machine.came
@@ -209,7 +214,10 @@ def _joined(machine: Machine | None, kernels: tuple[tuple[int, tuple[str, ...] |
             if len(holders) < MAX_HOLDERS:
                 holders.append(Holder(pid, now, came, notebooks or ()))
                 came += 1
-        elif notebooks is not None and holders[at].notebooks != notebooks:
+            continue
+        if now is not None and holders[at].joined is None:
+            holders[at] = replace(holders[at], joined=now)
+        if notebooks is not None and holders[at].notebooks != notebooks:
             holders[at] = replace(holders[at], notebooks=notebooks)
     return replace(machine, holders=tuple(holders), came=came)
 
@@ -225,7 +233,8 @@ def _pruned(machine: Machine | None) -> Machine | None:
 
 
 def alive(pid: int) -> bool:
-    """Whether a process `pid` exists here (one of another user counts)."""
+    """Whether a process `pid` runs here (one of another user counts; one that ended and that its parent has not
+    waited for yet, a zombie, does not: a kernel shut down or restarted may be one for a moment)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -234,7 +243,11 @@ def alive(pid: int) -> bool:
         return True
     except (OSError, OverflowError, ValueError):
         return False
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read(4096).rpartition(b")")[2][:2] != b" Z"
+    except OSError:  # no /proc (another system), or it ended meanwhile: kill(0) answered
+        return True
 
 
 # ---- the file -------------------------------------------------------------------------------------------------------
@@ -284,14 +297,14 @@ def _holder(data: object) -> Holder | None:
         return None
     pid, joined, order, notebooks, released, workers = (
         data.get(k) for k in ("pid", "joined", "order", "notebooks", "released", "workers"))
-    if not (_pid(pid) and _time(joined) and _count(order) and (released is None or _time(released))
+    if not (_pid(pid) and (joined is None or _time(joined)) and _count(order) and (released is None or _time(released))
             and isinstance(notebooks, list) and len(notebooks) <= MAX_NOTEBOOKS
             and all(_text(n, 4096) for n in notebooks) and isinstance(workers, list) and len(workers) <= MAX_WORKERS):
         return None
     kept = tuple((w[0], w[1], w[2]) for w in workers
                  if isinstance(w, list) and len(w) == 3 and _pid(w[0]) and _count(w[1]) and _count(w[2]))
-    return Holder(pid, float(joined), order, tuple(notebooks), None if released is None else float(released),  # type: ignore[arg-type]
-                  kept)
+    return Holder(pid, None if joined is None else float(joined), order, tuple(notebooks),  # type: ignore[arg-type]
+                  None if released is None else float(released), kept)
 
 
 def _text(value: object, most: int) -> bool:

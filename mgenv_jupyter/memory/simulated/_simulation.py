@@ -174,8 +174,8 @@ class Simulation:
             return 0
         if spec.kernel.host:
             return self._host_bytes(holder.pid)
-        if holder.released is not None and holder.released <= now:
-            t = 0.0  # given back: its start from then on
+        if holder.joined is None or (holder.released is not None and holder.released <= now):
+            t = 0.0  # not looking at the machine yet, or given back: its start
         else:
             t = now - holder.joined
             t = t % self.scenario.period if self.scenario.period > 0 else t
@@ -240,6 +240,8 @@ class Simulation:
         timeline; the machine learns their pids so that every process lists them."""
         waiting = []
         started = False
+        if mine.joined is None:
+            return
         for index, spec in enumerate(self.scenario.devices):
             for group, workers in enumerate(spec.workers):
                 if (index, group) in self._spawned:
@@ -355,8 +357,8 @@ def _follow_shared(shared: SharedMachine, spec: str, changed: bool) -> None:
         data, name = Scenario.source(spec)
         Scenario.from_json(data, name)  # checked before the machine changes for anyone
         state = shared.define(spec, data, name, now)
-    if spec and state is not None and state.holder(os.getpid()) is None:
-        state = shared.join(os.getpid(), now)
+    if spec and state is not None and ((mine := state.holder(os.getpid())) is None or mine.joined is None):
+        state = shared.join(os.getpid(), now)  # its own timeline from now (the server may have listed it already)
     elif not spec and changed and state is not None and state.holder(os.getpid()) is not None:
         state = shared.leave(os.getpid())  # the variable was removed: this process holds nothing any more
     if state is None or not state.in_use:

@@ -52,9 +52,12 @@ def test_processes_join_in_order_and_a_second_reader_of_the_file_sees_the_same_m
     assert [(h.pid, h.order, h.joined, h.notebooks) for h in other.holders] == [
         (sleepers[0], 0, 1001.0, ()), (sleepers[1], 1, 1001.0, ("big.ipynb",))]
     assert (tmp_path / "m.json").stat().st_mode & 0o777 == 0o600
+    # Listed by the server again: it holds the scenario's start until it looks at the machine itself.
     machine.sync([(sleepers[0], ()), (sleepers[1], ("big.ipynb",)), (sleepers[2], ())], 1003.0)
     again = machine.read()
-    assert again is not None and [(h.pid, h.order, h.joined) for h in again.holders][-1] == (sleepers[2], 3, 1003.0)
+    assert again is not None and [(h.pid, h.order, h.joined) for h in again.holders][-1] == (sleepers[2], 3, None)
+    looked = machine.join(sleepers[2], 1004.0)
+    assert looked is not None and [(h.pid, h.order, h.joined) for h in looked.holders][-1] == (sleepers[2], 3, 1004.0)
 
 
 def test_a_holder_whose_process_ended_leaves_and_a_machine_no_server_keeps_goes_with_its_last(tmp_path):

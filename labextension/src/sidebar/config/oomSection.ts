@@ -8,6 +8,7 @@
 import { OomRemedyInfo } from '../../protocol';
 import { Answer, RemedyChoice } from '../client';
 import { el } from '../dom';
+import { button } from './buttons';
 import { EnvModel } from '../model';
 import { markApplied, remedyItem } from '../oomReport';
 import { Translation } from '../text';
@@ -40,10 +41,9 @@ export class OomSection {
     const head = el('div', 'mgenv-sb-oom-head');
     const title = el('div', 'mgenv-sb-oom-title');
     title.textContent = trans.__('Last out of memory in this kernel');
-    const dismiss = el('button', 'jp-Button mgenv-sb-oom-dismiss') as HTMLButtonElement;
+    // JupyterLab's minimal button; its × is drawn by CSS, so the card's text stays the report's.
+    const dismiss = button('', trans.__('Dismiss (until the next out-of-memory error)'), 'mgenv-sb-oom-dismiss');
     dismiss.type = 'button';
-    dismiss.textContent = '×';
-    dismiss.title = trans.__('Dismiss (until the next out-of-memory error)');
     dismiss.setAttribute('aria-label', trans.__('Dismiss the out-of-memory report'));
     dismiss.addEventListener('click', () => {
       this._dismissed = report.id;
@@ -56,13 +56,15 @@ export class OomSection {
     const verdict = el('div', 'mgenv-sb-oom-verdict');
     verdict.textContent = report.sections[0]?.[0] ?? '';
     verdict.title = verdict.textContent;
-    const parts: HTMLElement[] = [head, headline, verdict];
+    const parts: HTMLElement[] = [head];
     if (report.freed) {
+      // The latest news first: what was given back, and what was left.
       const freed = el('div', 'mgenv-sb-oom-freed');
       freed.setAttribute('role', 'status');
       freed.textContent = report.freed.summary;
       parts.push(freed);
     }
+    parts.push(headline, verdict);
     const list = el('ol', 'mgenv-oom-remedies');
     for (const remedy of report.remedies) {
       const item = remedyItem(remedy, {
