@@ -75,6 +75,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       recordSites: notebook => panel.follower.recordSites(notebook),
       insertCell,
       shutdownHolder: shutdownKernelHolder(app, trans),
+      kernelRunning: async id => (await app.serviceManager.kernels.findById(id)) !== undefined,
       watch: reportWatch(panel.model)
     });
     const addRenderer = (notebook: NotebookPanel): void => {

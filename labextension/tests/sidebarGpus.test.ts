@@ -211,6 +211,20 @@ describe('GpuView', () => {
 });
 
 describe('the out-of-memory report’s offer to shut the holding kernel down', () => {
+  it('offers nothing for a kernel the server no longer runs (shut down since, the notebook reopened)', async () => {
+    const gone: OomKernelHolder = {
+      kernel_id: 'k-gone', notebooks: ['old.ipynb'], bytes: GiB, gpu: 0, idle_seconds: null, idle_since: null,
+      running_cell: false
+    };
+    const item = kernelHolderItem(gone, trans, async () => ({ state: 'done', message: '' }), async () => false);
+    await new Promise(resolve => setTimeout(resolve, 0));
+    expect(item.querySelector<HTMLButtonElement>('.mgenv-oom-holder-shutdown')!.hidden).toBe(true);
+    expect(item.querySelector('.mgenv-oom-outcome')!.textContent).toBe('That kernel is no longer running on this server.');
+    const alive = kernelHolderItem(gone, trans, async () => ({ state: 'done', message: '' }), async () => true);
+    await new Promise(resolve => setTimeout(resolve, 0));
+    expect(alive.querySelector<HTMLButtonElement>('.mgenv-oom-holder-shutdown')!.hidden).toBe(false);
+  });
+
   const holder: OomKernelHolder = {
     kernel_id: 'k-big', notebooks: ['big.ipynb'], bytes: 30 * GiB, gpu: 0, idle_seconds: 7200, idle_since: 'cell',
     running_cell: false

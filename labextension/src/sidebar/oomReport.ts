@@ -19,7 +19,7 @@ import { OOM_MIME, OOM_VERSION, OomFreed, OomFreeOffer, OomRemedyInfo, OomReport
 import { Answer, RemedyChoice } from './client';
 import { el } from './dom';
 import { freedItem, freeOfferItem, holdersView } from './freeOffer';
-import { kernelHolderItem, ShutdownHolder } from './oomHolder';
+import { KernelRunning, kernelHolderItem, ShutdownHolder } from './oomHolder';
 import { ChartLike, timelineView } from './oomTimeline';
 import { badgeFor } from './badges';
 import { EnvModel, ModelChange } from './model';
@@ -39,6 +39,8 @@ export interface OomReportOptions {
   recordSites?: (panel: NotebookPanel) => Promise<Answer | null>;
   /** Shut down another kernel of this server that holds most of the GPU, after asking (oomHolder.ts). */
   shutdownHolder?: ShutdownHolder;
+  /** Whether the server still runs a kernel (a report naming one shut down since offers nothing). */
+  kernelRunning?: KernelRunning;
   /** "Try it first": insert the remedy's %%envsweep cell below the active cell of that notebook, unrun. */
   insertCell?: (panel: NotebookPanel, code: string) => void;
   /** What the followed kernel says of its last report and its variables now (the sidebar's model). */
@@ -121,7 +123,8 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
     }
     const list = el('ol', 'mgenv-oom-remedies');
     if (data.kernel_holder && this._options.shutdownHolder) {
-      list.append(kernelHolderItem(data.kernel_holder, this._options.trans, this._options.shutdownHolder));
+      list.append(kernelHolderItem(data.kernel_holder, this._options.trans, this._options.shutdownHolder,
+        this._options.kernelRunning));
     }
     for (const remedy of data.remedies) {
       const item = this._remedy(remedy);
