@@ -65,6 +65,13 @@ _NOT_A_REMEDY = Text(
     "最新报告中的补救措施;未做任何更改")
 
 
+_NOT_THE_LAST_FAILURE = Text(
+    "this button belongs to an earlier out-of-memory report than the kernel's last: what it offered to free is not "
+    "held any more; run %memfree in a cell to give back what the kernel holds now; nothing was freed",
+    "此按钮属于比本内核最近一次更早的内存不足报告:它要释放的内存已不再被保留;如需归还内核当前占用的内存,请在单元中运行 "
+    "%memfree;未释放任何内存")
+
+
 class BadRequest(ValueError):
     """A message that does not follow the protocol; its text goes back in the error reply."""
 
@@ -186,6 +193,14 @@ class RequestHandler:
             raise BadRequest(_OUTPUTS_FROM_A_CELL.get(self.language))
         from .oom._free import free
 
+        report_id = _field(data, "report_id", str, None)
+        if report_id is not None:  # a report's button: that report's failed cell, once
+            last = oom_report.last_report()
+            if last is None or report_id != last.key:
+                raise BadRequest(_NOT_THE_LAST_FAILURE.get(self.language))
+            earlier = oom_report.freed(last)
+            if earlier is not None:  # given back already (%memfree, the other view's button): said, not done again
+                return [wire.freed_reply(earlier, self.language, request_id, earlier=True)]
         return [wire.freed_reply(free(), self.language, request_id)]
 
     def _on_refresh(self, data: dict[str, Any], request_id: str) -> list[Reply]:

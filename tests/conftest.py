@@ -78,7 +78,7 @@ def no_leftover_front_end_language() -> Iterator[None]:
 def no_leftover_simulation(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Each test starts without a simulated GPU (whatever the shell exported, or an earlier test left running);
     tests that want one set MGENV_SIMULATE_GPU themselves."""
-    from mgenv_jupyter.memory import _simulation as simulation
+    from mgenv_jupyter.memory.simulated import _simulation as simulation
 
     monkeypatch.delenv(simulation.ENV, raising=False)
     simulation.stop_environment()

@@ -415,8 +415,14 @@ export type HoldersData = {
   notes: string[];
 };
 
+/** `report_id`: the report whose button asks (its id); the kernel then frees that report's failed cell once: a report already given back (by %memfree, or the button in the other view) is answered with that free, nothing freed again, and an earlier report than the kernel's last is refused. */
+export type FreeRequestParts = {
+  report_id?: string;
+};
+
 /** Front end → kernel, over the sidebar's comm: give back what the failed cell holds (the report's "Free what the failed cell holds"). Never the output cache: only `%memfree --outputs` in a cell clears it, and a request that asks ("outputs") is refused. Answered by "freed", or "error". */
 export type FreeRequest = {
+  report_id?: string;
   v: number;
   id: string;
   type: 'free';
@@ -459,18 +465,28 @@ export type OomFreeOffer = {
   note: string;
 };
 
-/** Another kernel of this Jupyter server holds most of the failing GPU (its server extension said so, memory/_server_owners.py): its kernel id, notebooks, the bytes NVML lists for it on the GPU, the GPU's index and how long it has been idle (null: busy or unknown). The front end offers to shut it down through the server's kernel API after the user confirms, and takes the notebook and memory it names from the server again: this is data for a button, never consent. */
+/** Another kernel of this Jupyter server holds most of the failing GPU (its server extension said so, memory/_server_owners.py): its kernel id, notebooks, the bytes NVML lists for it on the GPU, the GPU's index, whether it is running a user's cell, and how long it has been idle since its last one (`idle_since`, as protocol/_gpus.py's GpuKernelInfo; null: running or unknown). The front end offers to shut it down through the server's kernel API after the user confirms, and takes the notebook and memory it names from the server again: this is data for a button, never consent. */
 export type OomKernelHolder = {
   kernel_id: string;
   notebooks: string[];
   bytes: number | null;
   gpu: number;
   idle_seconds: number | null;
+  idle_since: 'cell' | 'start' | 'watch' | null;
+  running_cell: boolean;
 };
 
-/** Parts a report made before they existed lacks: the free offer (null: nothing to give back), another kernel of this server holding most of the GPU (null: none, or the server has no extension) and what holds memory now, by name. */
+/** The report's failed cell was given back since the report was made (%memfree, the report's button, `free()`): when (seconds since the epoch), the line saying so with what came back and what was left ("Given back at 14:03:05: gpu0: this kernel (NVML) 38 GiB → 2 GiB; ..."), and every figure before → after. */
+export type OomFreed = {
+  time: number;
+  summary: string;
+  figures: FigureInfo[];
+};
+
+/** Parts a report made before they existed lacks: the free offer (null: nothing to give back), what a free since the report gave back (null: none yet; then there is no offer), another kernel of this server holding most of the GPU (null: none, or the server has no extension) and what holds memory now, by name. */
 export type OomReportParts = {
   free?: OomFreeOffer | null;
+  freed?: OomFreed | null;
   kernel_holder?: OomKernelHolder | null;
   holders?: HoldersData;
   record_sites?: string | null;
@@ -479,6 +495,7 @@ export type OomReportParts = {
 /** The report in the report's language: the headline, the lines of the verdict, numbers and other processes (`sections`, each a title line then its lines), the timeline, the remedies best first (or `no_remedy`), the footer. */
 export type OomReportData = {
   free?: OomFreeOffer | null;
+  freed?: OomFreed | null;
   kernel_holder?: OomKernelHolder | null;
   holders?: HoldersData;
   record_sites?: string | null;
@@ -524,7 +541,9 @@ export type PidNamespace = 'same' | 'foreign' | 'unknown';
 
 export type FigureSource = 'nvml' | 'kernel_report' | 'unknown';
 
-/** One kernel of this server: its id and kernel spec name, the notebook paths of its sessions (none for a kernel started without one), its execution state and last activity (ISO 8601, UTC) as the server's kernel manager tracks them, how long it has been idle (seconds; null when busy or unknown), and whether its pid is known (a remote or non-local kernel has none, so none of its memory can be attributed). */
+export type IdleSince = 'cell' | 'start' | 'watch';
+
+/** One kernel of this server: its id and kernel spec name, the notebook paths of its sessions (none for a kernel started without one), its execution state and last activity (ISO 8601, UTC) as the server's kernel manager tracks them (any message counts there, a chart's too), whether its pid is known (a remote or non-local kernel has none, so none of its memory can be attributed), and its use by a user: whether it is running a cell a user sent (an execute request) and for how long (seconds), or how long it has been idle (seconds since that last cell ended, or, `idle_since`, since it started or since the server began watching it with none run; null while a cell runs or when unknown). Messages of charts, widgets and the sidebar never count as a cell. */
 export type GpuKernelInfo = {
   id: string;
   name: string;
@@ -532,6 +551,9 @@ export type GpuKernelInfo = {
   execution_state: string;
   last_activity: string | null;
   idle_seconds: number | null;
+  idle_since: IdleSince | null;
+  running_cell: boolean;
+  running_seconds: number | null;
   pid_known: boolean;
 };
 

@@ -14,10 +14,6 @@ HEADLINE_ORDER = ("process", "allocated", "used")
 
 OK = "ok"
 
-# The variable that asks for the simulated GPU (simulation.py): named here, so that asking whether it is set imports
-# none of the simulation.
-SIMULATION_ENV = "MGENV_SIMULATE_GPU"
-
 
 @dataclass(slots=True)
 class Sample:

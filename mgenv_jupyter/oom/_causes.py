@@ -20,6 +20,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .._text import Text
 from ..catalog._frameworks import declared, fact
@@ -27,6 +28,9 @@ from ..catalog._out_of_memory import Room
 from ..runtime.frameworks import adapter
 from ._recognise import OutOfMemory
 from ._state import DeviceFigures, MemoryState
+
+if TYPE_CHECKING:
+    from ..memory._server_owners import NotebookOwner
 
 
 class Cause(str, enum.Enum):
@@ -157,12 +161,11 @@ def diagnose(event: OutOfMemory, state: MemoryState, session: object) -> list[Fi
         if top is not None and top.owner is not None and top.owner.notebooks:
             # Another kernel of this Jupyter server, as its extension says: name its notebook and how long it idles.
             notebook = ", ".join(top.owner.notebooks)
-            idle = top.owner.idle_seconds
-            who = (f"; the largest, pid {top.pid}, is the kernel of notebook {notebook} on this server"
-                   f"{f', idle for {_duration(idle)}' if idle is not None else f', {top.owner.execution_state}'}, "
+            use = _use(top.owner)
+            who = (f"; the largest, pid {top.pid}, is the kernel of notebook {notebook} on this server, {use.en}, "
                    f"holding {size(top.bytes)}")
-            zh_who = (f";最大的是 pid {top.pid},即本服务器上笔记本 {notebook} 的内核"
-                      f"{f',已空闲 {_duration(idle, zh=True)}' if idle is not None else ''},占用 {size(top.bytes)}")
+            zh_who = (f";最大的是 pid {top.pid},即本服务器上笔记本 {notebook} 的内核,{use.zh},"
+                      f"占用 {size(top.bytes)}")
         elif top is not None:
             named = ", ".join(x for x in (top.user, top.name) if x) or "not visible here"
             who = f"; the largest, pid {top.pid} ({named}), holds {size(top.bytes)}"
@@ -195,6 +198,23 @@ def diagnose(event: OutOfMemory, state: MemoryState, session: object) -> list[Fi
 def _processes(state: MemoryState, event: OutOfMemory, f: Figures) -> list:
     index = event.gpu if event.gpu is not None else (f.device.gpu if f.device is not None else None)
     return [p for p in state.processes if p.gpu == index]
+
+
+def _use(owner: NotebookOwner) -> Text:
+    """How a user uses another kernel, as the server's view says: running a cell, or idle since its last cell (since
+    it started, or since the server watches it, with none run); its state's word otherwise. Messages of charts and
+    widgets never count as use."""
+    idle, since = owner.idle_seconds, owner.idle_since
+    if owner.running_cell:
+        return Text("running a cell", "正在运行单元")
+    if idle is None:
+        return Text(owner.execution_state, owner.execution_state)
+    en, zh = _duration(idle), _duration(idle, zh=True)
+    if since == "cell":
+        return Text(f"idle {en} since its last cell", f"上个单元结束后已空闲 {zh}")
+    if since == "start":
+        return Text(f"idle {en}, no cell run yet", f"已空闲 {zh},尚未运行单元")
+    return Text(f"idle {en}, no cell seen", f"已空闲 {zh},未见运行单元")
 
 
 def _duration(seconds: float, zh: bool = False) -> str:

@@ -38,6 +38,7 @@ from types import AsyncGeneratorType, CoroutineType, FrameType, GeneratorType, T
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from .._imported import imported
+from .._last_result import LastResult
 from .._static import inherits
 from .._text import Text
 from ..catalog._frameworks import fact
@@ -149,7 +150,12 @@ def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = Non
                         tuple(problems), time.perf_counter() - started, simulated or _simulated(before), tuple(kept))
     if sampler is not None:
         _mark(sampler, result)
+    FREES.remember(result)
     return result
+
+
+# Every free, as it ends, for whoever keeps track (the last out-of-memory report: oom/_report.py).
+FREES: LastResult[FreeResult] = LastResult("free")
 
 
 MARK_LABEL = Text("freed {size}", "释放 {size}")
@@ -286,7 +292,7 @@ def _nvml_process_memory() -> dict[str, int]:
         import pynvml
     except ImportError:
         return {}
-    from ..memory._fake_nvml import installed
+    from ..memory.simulated._fake_nvml import installed
 
     suffix = " (simulated)" if installed() is not None else ""
     try:
@@ -625,7 +631,7 @@ def _malloc_trim() -> Any:
 
 def _release_simulation() -> bool:
     """Tell the simulated GPU, if one runs in this kernel, that the kernel gave its cached memory back."""
-    from ..memory import _simulation as simulation
+    from ..memory.simulated import _simulation as simulation
 
     running = getattr(simulation, "running", None)
     current = running() if running is not None else None

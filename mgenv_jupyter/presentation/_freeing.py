@@ -7,21 +7,27 @@ every front end, HTML for notebooks, and the wire's data for the labextension (p
 from __future__ import annotations
 
 import html
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._text import Text, current_language
 from ..catalog._values import format_size
 from ..memory._holders import Holder, Holders
-from ..oom._free import FreeOffer, FreeResult
+from ..oom._free import NOTHING_HELD, FreeOffer, FreeResult
+from ..oom._report import freed
 from ..protocol._freeing import FREE_MIME, FREE_VERSION, FigureInfo, FreeResultData, HolderInfo, HoldersData
-from ..protocol._oom import OomFreeOffer
+from ..protocol._oom import OomFreed, OomFreeOffer
 
 if TYPE_CHECKING:
     from ..oom._report import OomReport
 
 T = Text
 FREED = T("Freed what the failed cell held", "已释放失败单元占用的内存")
+NOTHING_TO_FREE = T("No failed cell was held any more, so none was freed; memory now",
+                    "已没有被保留的失败单元,因此没有释放;当前内存")
+EARLIER = T("Given back already at {time}, nothing freed again", "已于 {time} 归还,未再次释放")
+GIVEN_BACK = T("Given back at {time}", "已于 {time} 归还")
 FIGURES = T("Memory before → after", "内存(释放前 → 释放后)")
 HOST_RSS = T("host RSS (this kernel)", "主机 RSS(本内核)")
 NVML = T("{device}: this kernel (NVML)", "{device}:本内核(NVML)")
@@ -95,6 +101,7 @@ class FreeView:
 
     result: FreeResult
     language: str | None = None
+    earlier: bool = False  # a free that ran before (the report's button after %memfree): nothing was freed now
 
     @property
     def lang(self) -> str:
@@ -123,10 +130,20 @@ class FreeView:
         return rows
 
     def headline(self) -> str:
+        """What the free did, first: it freed the failed cell's memory (before → after), or there was no failed cell
+        left to free (memory now), or, asked again for one already given back, when that was."""
         lang = self.lang
-        gave = [f"{figure['label']} {_size(figure['before'])} → {_size(figure['after'])}"
-                for figure in self.figures()[:2]]
-        return f"{FREED.get(lang)}: " + "; ".join(gave)
+        if self.earlier:
+            return f"{EARLIER.get(lang).format(time=clock_time(self.result.after.time))}: " + self.gave()
+        if NOTHING_HELD in self.result.cleared:
+            now = [f"{figure['label']} {_size(figure['after'])}" for figure in self.figures()[:2]]
+            return f"{NOTHING_TO_FREE.get(lang)}: " + "; ".join(now)
+        return f"{FREED.get(lang)}: " + self.gave()
+
+    def gave(self) -> str:
+        """The first two figures before → after: what came back and what is left."""
+        return "; ".join(f"{figure['label']} {_size(figure['before'])} → {_size(figure['after'])}"
+                         for figure in self.figures()[:2])
 
     def sections(self) -> list[list[str]]:
         lang, r = self.lang, self.result
@@ -313,6 +330,21 @@ def offer_line(found: FreeOffer, language: str) -> str:
     """The offer as the text report's first remedy (unnumbered: it sets nothing)."""
     return (f"  • %memfree   — {OFFER_TITLE.get(language)}: {found.why(format_size).get(language)} "
             f"({OFFER_NOTE.get(language)})")
+
+
+def clock_time(moment: float) -> str:
+    """A moment of today as a clock shows it here (the kernel's time zone): "14:03:05"."""
+    return time.strftime("%H:%M:%S", time.localtime(moment))
+
+
+def freed_info(report: OomReport, language: str) -> OomFreed | None:
+    """How a report says that its failed cell was given back since it was made, and what was left (None: not yet)."""
+    result = freed(report)
+    if result is None:
+        return None
+    view = FreeView(result, language)
+    return {"time": round(result.after.time, 3), "figures": view.figures(),
+            "summary": f"{GIVEN_BACK.get(language).format(time=clock_time(result.after.time))}: {view.gave()}"}
 
 
 def report_holders(report: OomReport, language: str) -> HoldersView | None:

@@ -189,9 +189,11 @@ def result_reply(report: SetReport | None, language: str, reply_to: str) -> Resu
             "restart": status is not None and status.needs_restart}
 
 
-def freed_reply(result: FreeResult, language: str, reply_to: str) -> FreedReply:
-    """What a "free" request gave back (the memory before and after, what was cleared), in the sidebar's language."""
-    return {"v": PROTOCOL_VERSION, "type": "freed", "reply_to": reply_to, "result": FreeView(result, language).data()}
+def freed_reply(result: FreeResult, language: str, reply_to: str, earlier: bool = False) -> FreedReply:
+    """What a "free" request gave back (the memory before and after, what was cleared), in the sidebar's language;
+    `earlier`: the free that gave the report's failed cell back before this request, which freed nothing again."""
+    return {"v": PROTOCOL_VERSION, "type": "freed", "reply_to": reply_to,
+            "result": FreeView(result, language, earlier).data()}
 
 
 def history_reply(changes: Iterable[Change], total: int, language: str, reply_to: str) -> HistoryReply:

@@ -295,30 +295,20 @@ HOLDER_MESSAGE = (
     "allocated by PyTorch, and 100.00 MiB is reserved by PyTorch but unallocated.")
 
 
-def oom_scenario(holders: list[tuple[int, str]]) -> str:
+def oom_scenario(holders: list[tuple[int, str]], notebooks: dict[str, str] | None = None) -> str:
+    """A GPU whose kernels climb to 9 GiB, a notebook's kernel holding its share (the server and its kernels share
+    this one simulated device), and other processes by pid."""
     return json.dumps({"name": "oom-server", "step_seconds": 0.05, "devices": [{
         "name": "NVIDIA A100-SXM4-40GB", "total": "40GB", "reserved": "512MB",
-        "kernel": {"start": "1GB", "step": "1GB", "max": "9GB"},
+        "kernel": {"start": "1GB", "step": "1GB", "max": "9GB"}, "notebooks": notebooks or {},
         "other_processes": [{"pid": pid, "bytes": size} for pid, size in holders]}]})
-
-
-def kernel_pid(kernel_id: str) -> int:
-    import psutil
-
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        for process in psutil.process_iter(["cmdline"]):
-            if any(f"kernel-{kernel_id}.json" in part for part in process.info["cmdline"] or ()):
-                return int(process.pid)
-        time.sleep(0.2)
-    raise AssertionError(f"no process for kernel {kernel_id}")
 
 
 def test_the_oom_report_names_the_holding_notebook_and_shuts_it_down_after_asking(tmp_path):
     """In kernel A an out-of-memory error while kernel B (another notebook of the same server) holds most of the
     simulated GPU: the report names B's notebook, and its Shut down asks first and then B is gone."""
     gpu = tmp_path / "oom-gpu.json"
-    gpu.write_text(oom_scenario([]))
+    gpu.write_text(oom_scenario([], {"b.ipynb": "30GB"}))  # kernel B's share, beside kernel A, as on a shared GPU
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(CONFIG))
     with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(gpu)}) as lab, chromium_page(1400, 1000) as page:
@@ -326,8 +316,6 @@ def test_the_oom_report_names_the_holding_notebook_and_shuts_it_down_after_askin
                                                       "nbformat_minor": 5}))
         holder = api(lab, "POST", "api/sessions", {"path": "b.ipynb", "type": "notebook", "name": "b.ipynb",
                                                    "kernel": {"name": "python3"}})["kernel"]["id"]
-        # What NVML lists beside kernel A: kernel B's process with 30 GiB, as on a shared GPU.
-        gpu.write_text(oom_scenario([(kernel_pid(holder), "30GB")]))
         name = write_notebook(lab, "a.ipynb", [
             "%load_ext mgenv_jupyter", OOM_STAND_IN, raise_oom(HOLDER_MESSAGE)])
         open_and_run(page, lab, name, 3, until=".jp-Notebook .mgenv-oom .mgenv-oom-holder", timeout_s=90)
@@ -432,7 +420,7 @@ def test_html_in_a_process_or_notebook_name_is_text_in_the_report_the_view_and_t
     shutil.copy("/bin/sleep", program)
     stranger = subprocess.Popen([str(program), "900"])
     gpu = tmp_path / "oom-gpu.json"
-    gpu.write_text(oom_scenario([(stranger.pid, "3GB")]))
+    gpu.write_text(oom_scenario([(stranger.pid, "3GB")], {HTML_NOTEBOOK: "30GB"}))
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(CONFIG))
     try:
@@ -444,14 +432,14 @@ def test_html_in_a_process_or_notebook_name_is_text_in_the_report_the_view_and_t
             holder = api(lab, "POST", "api/sessions", {"path": HTML_NOTEBOOK, "type": "notebook",
                                                        "name": HTML_NOTEBOOK, "kernel": {"name": "python3"}})
             holder_id = holder["kernel"]["id"]
-            gpu.write_text(oom_scenario([(kernel_pid(holder_id), "30GB"), (stranger.pid, "3GB")]))
             # The second report: the same GPU with only the stranger's program beside the kernel.
             alone = tmp_path / "oom-gpu-stranger.json"
             alone.write_text(oom_scenario([(stranger.pid, "30GB")]))
             name = write_notebook(lab, "a.ipynb", [
                 "%load_ext mgenv_jupyter", OOM_STAND_IN, raise_oom(HOLDER_MESSAGE),
                 f"import os\nos.environ['MGENV_SIMULATE_GPU'] = {str(alone)!r}\n"
-                "from mgenv_jupyter.memory._simulation import from_environment\nfrom_environment()\n"
+                "from mgenv_jupyter.memory.simulated._simulation import from_environment\nfrom_environment()\n"
+                "import time\ntime.sleep(1.5)\n"
                 + raise_oom(HOLDER_MESSAGE)])
 
             # The report that names the notebook, and its Shut down question.

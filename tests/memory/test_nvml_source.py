@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pynvml
 import pytest
 
-from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 from mgenv_jupyter.memory._nvml_source import UNAVAILABLE, NvmlSource
 from mgenv_jupyter.memory._process_tree import ProcessTree
+from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 
 GiB = 1024**3
 MiB = 1024**2

@@ -14,12 +14,12 @@ import psutil
 import pytest
 
 from mgenv_jupyter._errors import InvalidValueError
-from mgenv_jupyter.memory import _simulation as simulation
-from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._process_tree import ProcessTree
 from mgenv_jupyter.memory._sample import Sample
 from mgenv_jupyter.memory._sampler import Sampler
+from mgenv_jupyter.memory.simulated import _simulation as simulation
+from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.protocol import MIN_INTERVAL
 
 GiB = 1024**3

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from mgenv_jupyter.memory import _simulation as simulation
-from mgenv_jupyter.memory._fake_nvml import installed
 from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
+from mgenv_jupyter.memory.simulated import _simulation as simulation
+from mgenv_jupyter.memory.simulated._fake_nvml import installed
 
 
 def sampler_threads() -> int:

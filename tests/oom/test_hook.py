@@ -25,9 +25,9 @@ from IPython.utils.capture import capture_output
 
 import mgenv_jupyter
 from mgenv_jupyter._magics import show_oom_report
-from mgenv_jupyter.memory import _simulation as simulation
 from mgenv_jupyter.memory._holders import MAX_VISITS
 from mgenv_jupyter.memory._shared import close_kernel_sampler
+from mgenv_jupyter.memory.simulated import _simulation as simulation
 from mgenv_jupyter.oom import Cause
 from mgenv_jupyter.oom import _hook as hook
 from mgenv_jupyter.oom._report import remember

@@ -183,8 +183,9 @@ export class KernelClient {
    * Ask the kernel to give back what the failed cell holds (the report's "Free what the failed cell holds"): it
    * decides what to clear (never the output cache) and answers "freed" with the memory before and after.
    */
-  free(): Promise<Answer> {
-    return this._request({ type: 'free' });
+  /** Give back what the failed cell holds; `reportId`: the report whose button asks (freed once, never again). */
+  free(reportId?: string): Promise<Answer> {
+    return this._request(reportId === undefined ? { type: 'free' } : { type: 'free', report_id: reportId });
   }
 
   /** Record where memory is allocated in every cell from the next one on (what `%memtrace on` does), or stop. */

@@ -158,15 +158,18 @@ export class NotebookFollower {
     return answer;
   }
 
-  /** Give back what the failed cell holds in `panel`'s kernel (null: not the followed notebook, or no kernel). */
-  async free(panel: NotebookPanel): Promise<Answer | null> {
+  /**
+   * Give back what the failed cell of report `reportId` holds in `panel`'s kernel (null: not the followed notebook,
+   * or no kernel). A report given back already is answered with that free: nothing is freed twice.
+   */
+  async free(panel: NotebookPanel, reportId?: string): Promise<Answer | null> {
     if (panel !== this._panel || panel.isDisposed) {
       return null;
     }
     if (!this._client && this._kernel && !this._kernel.isDisposed) {
       this._connect(this._kernel);
     }
-    return this._client ? this._client.free() : null;
+    return this._client ? this._client.free(reportId) : null;
   }
 
   /** Turn allocation-site recording on in `panel`'s kernel (the report's "Record allocation sites"). */

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from .._freeing import offer_line, report_holders
+from .._freeing import freed_info, offer_line, report_holders
 from ._text import OomText
 from ._words import CAVEAT, NO_REMEDY, REMEDIES
 
@@ -26,7 +26,9 @@ def oom_html(view: OomText) -> str:
         + (f"<br><small>{html.escape(CAVEAT.get(view.lang))}: {html.escape(r.caveat.get(view.lang))}</small>"
            if r.caveat is not None else "") + "</li>"
         for r in view.report.remedies) or f"<li>{html.escape(NO_REMEDY.get(view.lang))}</li>"
-    if (free := view.free_offer) is not None:
+    if (done := freed_info(view.report, view.lang)) is not None:
+        remedies = f"<li>{html.escape(done['summary'])}</li>" + remedies
+    elif (free := view.free_offer) is not None:
         remedies = f"<li>{html.escape(offer_line(free, view.lang).strip().removeprefix('• '))}</li>" + remedies
     return (f"<div class='mgenv-oom'><div><b>{html.escape(view.headline())}</b></div>"
             f"{block(view.verdict_lines())}{block(view.number_lines())}{block(view.process_lines())}"

@@ -13,7 +13,7 @@ from ..._text import Text, current_language
 from ...memory._series_words import series_name
 from ...oom._causes import size
 from ...oom._free import FreeOffer, report_offer
-from .._freeing import offer_line, report_holders
+from .._freeing import freed_info, offer_line, report_holders
 from ._words import (
     ALLOCATOR,
     ALSO,
@@ -187,7 +187,10 @@ class OomText:
     def remedy_lines(self) -> list[str]:
         lines = [f"{REMEDIES.get(self.lang)}:"]
         free = self.free_offer
-        if free is not None:  # first, unnumbered: it sets nothing
+        done = freed_info(self.report, self.lang)
+        if done is not None:  # given back since: said instead of offered again
+            lines.append(f"  • {done['summary']}")
+        elif free is not None:  # first, unnumbered: it sets nothing
             lines.append(offer_line(free, self.lang))
         if not self.report.remedies:
             return lines + ["  " + NO_REMEDY.get(self.lang)]
