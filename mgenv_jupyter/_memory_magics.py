@@ -8,7 +8,6 @@ they return is the view a notebook shows (`.result` / `.holders` / `.sites` are 
 from __future__ import annotations
 
 import ast
-
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
