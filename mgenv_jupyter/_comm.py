@@ -124,11 +124,14 @@ class RequestHandler:
             request_id = raw_id if isinstance(raw_id, str) and len(raw_id) <= MAX_ID else None
         try:
             return self._dispatch(data, request_id)
-        except (BadRequest, InvalidValueError) as exc:
-            return [self.error(str(exc), request_id)]
+        except BadRequest as exc:
+            return [self.error(str(exc), request_id, code="bad_request")]
+        except InvalidValueError as exc:
+            return [self.error(str(exc), request_id, exc.field, exc.code)]
         except Exception as exc:  # the kernel never crashes because of a message, and the request still gets an answer
             log.exception("mgenv_jupyter comm handler failed")
-            return [self.error(f"internal error ({type(exc).__name__}); nothing was changed", request_id)]
+            return [self.error(f"internal error ({type(exc).__name__}); nothing was changed", request_id,
+                               code="internal")]
 
     def _dispatch(self, data: object, request_id: str | None) -> list[Reply]:
         if not isinstance(data, dict):
@@ -146,8 +149,8 @@ class RequestHandler:
 
     # ---- the messages, in this sidebar's language (built by presentation/_wire.py) -------------------------------
 
-    def error(self, message: str, reply_to: str | None) -> ErrorReply:
-        return wire.error_reply(message, reply_to)
+    def error(self, message: str, reply_to: str | None, field: str | None = None, code: str = "invalid") -> ErrorReply:
+        return wire.error_reply(message, reply_to, field, code)
 
     def changed(self, report: SetReport) -> Reply:
         return wire.changed_notice(self.env, report, self.language)
@@ -376,7 +379,7 @@ class SidebarComm:
             replies = self.handler.handle(data)
         except Exception as exc:  # handle() answers everything itself; this only guards against the unforeseen
             log.exception("mgenv_jupyter comm handler failed")
-            replies = [self.handler.error(f"internal error ({type(exc).__name__})", None)]
+            replies = [self.handler.error(f"internal error ({type(exc).__name__})", None, code="internal")]
         for reply in replies:
             self._send(reply)
         if replies and replies[0]["type"] == "catalog":  # a hello answered: the last OOM report and verify() too

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 
 class InvalidValueError(ValueError):
-    """A name or value was rejected. The message says what was wrong and what is allowed; nothing was changed."""
+    """A name or value was rejected. The message says what was wrong and what is allowed; nothing was changed.
+
+    For code, not people: `field` names the variable the error is about (None: none in particular) and `code` says
+    what kind of error it is ("bad_value", "near_miss", "refused", ...; "invalid" when nobody said). A front end acts
+    on these, never on the message's words (the sidebar shows an error under the editor of its `field`)."""
+
+    def __init__(self, message: str = "", *, field: str | None = None, code: str = "invalid") -> None:
+        super().__init__(message)
+        self.field = field
+        self.code = code
 
 
 class AlreadyReadWarning(UserWarning):

@@ -281,7 +281,8 @@ def test_every_reply_carries_its_request_id_even_for_an_internal_error(handler, 
     msg = request("refresh")
     [reply] = handler.handle(msg)
     assert reply == {"v": PROTOCOL_VERSION, "type": "error", "reply_to": msg["id"],
-                     "message": "internal error (RuntimeError); nothing was changed"}
+                     "message": "internal error (RuntimeError); nothing was changed", "field": None,
+                     "code": "internal"}
 
 
 def test_lone_surrogates_and_oversize_values_change_nothing_and_every_reply_has_its_id(handler, fresh_session):
@@ -324,6 +325,23 @@ def test_invalid_value_is_an_error_reply_and_changes_nothing(handler):
     [reply] = handler.handle(msg)
     assert reply["type"] == "error" and reply["reply_to"] == msg["id"] and "naive_best_fit" in reply["message"]
     assert dict(os.environ) == before
+
+
+def test_an_error_reply_names_its_field_and_its_code_for_the_sidebar_to_act_on(handler):
+    """The sidebar puts an error under the editor of the variable it is about: the reply says which (`field`) and
+    what kind of error (`code`), so that nothing reads the message's words."""
+    cases = [
+        ({"FLAGS_allocator_strategy": "fastest"}, "FLAGS_allocator_strategy", "bad_value"),
+        ({"FLAGS_alocator_strategy": "naive_best_fit"}, "FLAGS_alocator_strategy", "near_miss"),
+        ({"MGE_DEFAULT_DEVICE": "cpu0", "FLAGS_allocator_strategy": "fastest"}, "FLAGS_allocator_strategy",
+         "bad_value"),
+        ({"1BAD": "x"}, None, "bad_name"),
+    ]
+    for assignments, field, code in cases:
+        [reply] = handler.handle(request("set", assignments=assignments, source="sidebar"))
+        assert (reply["type"], reply["field"], reply["code"]) == ("error", field, code), (assignments, reply)
+    [bad] = handler.handle(request("set", assignments=[], source="sidebar"))
+    assert (bad["field"], bad["code"]) == (None, "bad_request")
 
 
 def test_code_like_names_are_only_data(handler):

@@ -208,11 +208,14 @@ export type ResultReply = {
   restart: boolean;
 };
 
+/** A refused request: `message` for people; `field` (the variable it is about, or null) and `code` (what kind of error: "bad_value", "near_miss", "refused", "bad_request", "internal", ...) for code, which never reads the message. */
 export type ErrorReply = {
   v: number;
   type: 'error';
   reply_to: string | null;
   message: string;
+  field: string | null;
+  code: string;
 };
 
 export type ChangedNotice = {

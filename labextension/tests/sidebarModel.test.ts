@@ -101,7 +101,7 @@ describe('EnvModel', () => {
 
   it('shows an error reply and clears it on the next result', () => {
     const model = new EnvModel();
-    model.receive({ v: 1, type: 'error', reply_to: 's1', message: "'5XB' is not allowed: expected a size" });
+    model.receive({ v: 1, type: 'error', reply_to: 's1', message: "'5XB' is not allowed: expected a size", field: null, code: 'bad_value' });
     expect(model.error).toContain('not allowed');
     model.receive({ v: 1, type: 'result', reply_to: 's2', changes: [], status: null, restart: false });
     expect(model.error).toBeNull();
@@ -113,12 +113,16 @@ describe('EnvModel', () => {
       v: 1, type: 'catalog', reply_to: null, language: 'en', frameworks: [],
       entries: [{ name: 'E_SIZE' } as any]
     });
-    model.receive({ v: 1, type: 'error', reply_to: 's1', message: "E_SIZE: '5XB' is not allowed: expected a size" });
+    model.receive({
+      v: 1, type: 'error', reply_to: 's1', message: "E_SIZE: '5XB' is not allowed: expected a size", field: 'E_SIZE', code: 'bad_value'
+    });
     expect([model.error, model.fieldError]).toEqual([
       null, { name: 'E_SIZE', message: "E_SIZE: '5XB' is not allowed: expected a size" }
     ]);
     // A name the catalog does not have (a near miss) concerns no field of the panel.
-    model.receive({ v: 1, type: 'error', reply_to: 's2', message: 'E_SIZ is not a known variable; did you mean E_SIZE?' });
+    model.receive({
+      v: 1, type: 'error', reply_to: 's2', message: 'E_SIZ is not a known variable; did you mean E_SIZE?', field: 'E_SIZ', code: 'near_miss'
+    });
     expect(model.error).toBe('E_SIZ is not a known variable; did you mean E_SIZE?');
     model.receive({ v: 1, type: 'result', reply_to: 's3', changes: [], status: null, restart: false });
     expect([model.error, model.fieldError]).toEqual([null, null]);
@@ -151,7 +155,7 @@ describe('EnvModel', () => {
   it('forgets the previous kernel on reset, what became of the profile included', () => {
     const model = new EnvModel();
     model.receive(catalog);
-    model.receive({ v: 1, type: 'error', reply_to: null, message: 'x' });
+    model.receive({ v: 1, type: 'error', reply_to: null, message: 'x', field: null, code: 'invalid' });
     model.setProfileReview({ status: 'declined', items: [] });
     model.resetKernelState();
     expect(model.entries).toHaveLength(0);
@@ -164,7 +168,7 @@ describe('EnvModel', () => {
     const model = new EnvModel();
     const seen: ModelChange[] = [];
     model.changed.connect((_, c) => seen.push(c));
-    model.receive({ v: 1, type: 'error', reply_to: 's1', message: 'no' });
+    model.receive({ v: 1, type: 'error', reply_to: 's1', message: 'no', field: null, code: 'invalid' });
     const items: ProfileItemInfo[] = [
       { name: 'LD_PRELOAD', value: '/tmp/x.so', size: null, current: null, current_size: null, action: 'refused', reason: 'never from a profile' }
     ];

@@ -318,7 +318,7 @@ describe('ConfigView', () => {
   it('shows the kernel’s error about a variable under that variable’s field, not above the catalog', async () => {
     const { model, actions } = view();
     const answers: any[] = [
-      { v: 1, type: 'error', reply_to: 's1', message: "E_TEXT: 'tpu0' is not allowed: expected a device" },
+      { v: 1, type: 'error', reply_to: 's1', message: "E_TEXT: 'tpu0' is not allowed: expected a device", field: 'E_TEXT', code: 'bad_value' },
       { v: 1, type: 'result', reply_to: 's2', changes: [] }
     ];
     actions.edit = async () => {
@@ -340,7 +340,7 @@ describe('ConfigView', () => {
     await flush();
     expect([error.hidden, text.hasAttribute('aria-invalid'), text.value]).toEqual([true, false, 'cpu0']);
     // An error that names no variable of the catalog is shown above it.
-    model.receive({ v: 1, type: 'error', reply_to: 's3', message: 'not connected to a kernel' });
+    model.receive({ v: 1, type: 'error', reply_to: 's3', message: 'not connected to a kernel', field: null, code: 'not_connected' });
     expect([top.hidden, top.textContent]).toEqual([false, 'Error: not connected to a kernel']);
   });
 

@@ -156,9 +156,11 @@ def profile_item_info(item: ProfileItem, known: Catalog) -> ProfileItemInfo:
 # ---- replies to a request -----------------------------------------------------------------------------------------
 
 
-def error_reply(message: str, reply_to: str | None) -> ErrorReply:
-    """A refused request: why, and what is allowed (a secret in the text is masked)."""
-    return {"v": PROTOCOL_VERSION, "type": "error", "reply_to": reply_to, "message": redact(message)}
+def error_reply(message: str, reply_to: str | None, field: str | None = None, code: str = "invalid") -> ErrorReply:
+    """A refused request: why, and what is allowed (a secret in the text is masked); the variable it is about and
+    what kind of error, for the front end to act on."""
+    return {"v": PROTOCOL_VERSION, "type": "error", "reply_to": reply_to, "message": redact(message), "field": field,
+            "code": code}
 
 
 def catalog_reply(session: EnvSession, language: str, reply_to: str) -> CatalogReply:

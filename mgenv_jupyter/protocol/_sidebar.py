@@ -286,10 +286,16 @@ class ResultReply(TypedDict):
 
 
 class ErrorReply(TypedDict):
+    """A refused request: `message` for people; `field` (the variable it is about, or null) and `code` (what kind of
+    error: "bad_value", "near_miss", "refused", "bad_request", "internal", ...) for code, which never reads the
+    message."""
+
     v: int
     type: Literal["error"]
     reply_to: str | None
     message: str
+    field: str | None
+    code: str
 
 
 class ChangedNotice(TypedDict):

@@ -322,55 +322,60 @@ class EnvSession:
             raise InvalidValueError(NOTHING_TO_SET.get())
         seen: set[str] = set()
         plans = []
-        errors = []
+        errors: list[InvalidValueError] = []
         for name, value in pairs:
             try:
                 plans.append(self._plan_one(name, value, source, force))
             except InvalidValueError as exc:
-                errors.append(str(exc))
+                errors.append(exc)
             if isinstance(name, str) and name in seen:
-                errors.append(GIVEN_TWICE.get().format(name=name))
+                errors.append(InvalidValueError(GIVEN_TWICE.get().format(name=name), field=name, code="given_twice"))
             seen.add(name if isinstance(name, str) else "")
         if not errors:
             errors = self._conflict_errors(plans) or self._environment_size_errors(plans, source)
         if errors:
-            # Errors quote values (a path a type refused): they pass through the same redaction as values.
-            raise InvalidValueError(redact("; ".join(errors)) + ("" if len(pairs) == 1 else NOTHING_CHANGED.get()))
+            # Errors quote values (a path a type refused): they pass through the same redaction as values. The batch's
+            # error is about the field of its first, and of that kind when it is the only one.
+            first = errors[0]
+            raise InvalidValueError(redact("; ".join(map(str, errors))) + ("" if len(pairs) == 1 else
+                                                                           NOTHING_CHANGED.get()),
+                                    field=first.field, code=first.code if len(errors) == 1 else "several")
         return plans
 
     def _plan_one(self, name: object, value: object, source: str, force: bool) -> _Plan:
         if not isinstance(name, str) or not environ_limits.is_variable_name(name):
             shown_name = repr(name) if isinstance(name, str) and len(name) <= 60 else THE_NAME.get()
-            raise InvalidValueError(BAD_NAME.get().format(name=shown_name))
+            raise InvalidValueError(BAD_NAME.get().format(name=shown_name), code="bad_name")
         entry = self.catalog.get(name)
         if entry is None and not force and source != "profile" and (value is not None or name not in self.environ):
             # Setting a misspelt name is refused; unsetting one that is set removes what is there, as asked.
             meant = self.catalog.near_miss(name)
             if meant is not None:
                 template = NEAR_MISS if value is not None else NOT_SET_MEANT
-                raise InvalidValueError(template.get().format(name=name, meant=meant))
+                raise InvalidValueError(template.get().format(name=name, meant=meant), field=name, code="near_miss")
         text = value if isinstance(value, str) else None
         refused = policy.refusal(name, entry, text, source, force)
         if refused is not None:
-            raise InvalidValueError(refused)
+            raise InvalidValueError(refused, field=name, code="refused")
         in_environ = entry is None or entry.is_env
         old = self._value(name, entry)
         freed = environ_limits.variable_bytes(name, old) if in_environ and old is not None else 0
         if value is None:
             if old is None and entry is None:
-                raise InvalidValueError(NOT_SET.get().format(name=name))
+                raise InvalidValueError(NOT_SET.get().format(name=name), field=name, code="not_set")
             return _Plan(name, entry, None, old, in_environ, -freed)
         value_type = entry.type if entry is not None else _FREE_TEXT
         try:
             parsed = value_type.parse(value)
         except InvalidValueError as exc:
             if isinstance(value, str) and is_secret(name, value):  # the type's message quotes the value
-                raise InvalidValueError(SECRET_REFUSED.get().format(name=name, allowed=value_type.allowed())) from None
-            raise InvalidValueError(f"{name}: {exc}") from None
+                raise InvalidValueError(SECRET_REFUSED.get().format(name=name, allowed=value_type.allowed()),
+                                        field=name, code="bad_value") from None
+            raise InvalidValueError(f"{name}: {exc}", field=name, code="bad_value") from None
         added = environ_limits.check_variable(name, parsed.text) if in_environ else 0
         return _Plan(name, entry, parsed, old, in_environ, added - freed)
 
-    def _conflict_errors(self, plans: list[_Plan]) -> list[str]:
+    def _conflict_errors(self, plans: list[_Plan]) -> list[InvalidValueError]:
         """Refuse a batch that sets a variable the framework cannot take together with others that would then be set
         too. Two already set before (the kernel's start-up environment, say) are not refused in a batch that sets
         neither: that batch did not make the conflict, and unsetting one of them must stay possible."""
@@ -386,11 +391,12 @@ class EnvSession:
         errors = []
         for conflict in touched:  # a name the batch does not touch is asked only when it matters
             if all(changed[name] if name in changed else self.get(name) is not None for name in conflict.names):
-                errors.append(CONFLICT.get().format(names=AND.get().join(conflict.names),
-                                                    because=conflict.because.get()))
+                errors.append(InvalidValueError(CONFLICT.get().format(names=AND.get().join(conflict.names),
+                                                                      because=conflict.because.get()),
+                                                field=conflict.names[0], code="conflict"))
         return errors
 
-    def _environment_size_errors(self, plans: list[_Plan], source: str) -> list[str]:
+    def _environment_size_errors(self, plans: list[_Plan], source: str) -> list[InvalidValueError]:
         """Refuse a batch after which no program could be started from the kernel; warn when it gets close."""
         growth = sum([plan.growth for plan in plans])
         if growth <= 0:
@@ -398,7 +404,8 @@ class EnvSession:
         projected = environ_limits.environment_bytes(self.environ) + growth
         warn_at, limit = environ_limits.environment_budget()
         if projected > limit:
-            return [TOO_BIG.get().format(projected=projected // 1024, limit=limit // 1024)]
+            return [InvalidValueError(TOO_BIG.get().format(projected=projected // 1024, limit=limit // 1024),
+                                      code="environment_size")]
         if projected > warn_at:
             warn_at_user(f"the environment holds {projected // 1024:,} KiB; at {limit // 1024:,} KiB no program "
                          "could be started from this kernel (!cmd, subprocess)", EnvironmentSizeWarning, source)
@@ -416,7 +423,7 @@ class EnvSession:
                 except Exception as exc:
                     raise InvalidValueError(
                         f"{plan.name}: {api.module} rejected {shown(plan.name, value.text)!r}: {exc} "
-                        "(nothing was changed)"
+                        "(nothing was changed)", field=plan.name, code="rejected_live"
                     ) from None
                 applied.append((plan, api))
                 effective[plan.name] = Applied(api.call(entry, value.value), _read_back(api, entry),
@@ -474,7 +481,7 @@ class EnvSession:
                 api.switch(on)
             except Exception as exc:
                 raise InvalidValueError(SWITCH_FAILED.get().format(group=group.key, call=api.call(on),
-                                                                   error=exc)) from None
+                                                                   error=exc), code="switch_failed") from None
             for name in group.members:
                 member = self.catalog.get(name)
                 member_api = live_api(member) if member is not None else None
@@ -495,7 +502,8 @@ class EnvSession:
                 else:
                     self.environ[plan.name] = plan.parsed.text
             except (OSError, ValueError) as exc:  # the checks should have caught it; the OS has the last word
-                raise InvalidValueError(OS_REFUSED.get().format(name=plan.name, error=type(exc).__name__)) from None
+                raise InvalidValueError(OS_REFUSED.get().format(name=plan.name, error=type(exc).__name__),
+                                        field=plan.name, code="os_refused") from None
 
     def _rollback(self, plans: list[_Plan], options: dict[str, Any], applied: list[tuple[_Plan, Any]]) -> None:
         self.options = options

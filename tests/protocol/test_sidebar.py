@@ -70,7 +70,7 @@ def test_a_change_of_the_strategy_updates_the_pool_sizes_that_depend_on_it(messa
 
 
 def test_the_checker_itself_finds_a_wrong_type():
-    good = {"v": 1, "type": "error", "reply_to": None, "message": "x"}
+    good = {"v": 1, "type": "error", "reply_to": None, "message": "x", "field": None, "code": "invalid"}
     check(good, protocol.ErrorReply)
     for bad in ({**good, "v": "1"}, {**good, "type": "oops"}, {**good, "extra": 1},
                 {k: v for k, v in good.items() if k != "message"}):

@@ -403,6 +403,6 @@ export class KernelClient {
   }
 
   private _localError(message: string): ErrorReply {
-    return { v: PROTOCOL_VERSION, type: 'error', reply_to: null, message };
+    return { v: PROTOCOL_VERSION, type: 'error', reply_to: null, message, field: null, code: 'not_connected' };
   }
 }

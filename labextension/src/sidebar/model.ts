@@ -56,7 +56,7 @@ export interface ProfileReview {
   items: readonly ProfileItemInfo[];
 }
 
-/** An error the kernel gave about one variable of the catalog (its message begins with the variable's name). */
+/** An error the kernel gave about one variable of the catalog (the error reply's `field`). */
 export interface FieldError {
   name: string;
   message: string;
@@ -300,7 +300,7 @@ export class EnvModel {
         return true;
       case 'error': {
         const text = typeof message.message === 'string' ? message.message : 'the kernel rejected the request';
-        const name = this._variableNamedBy(text);
+        const name = this._catalogField(message.field);
         if (name === null) {
           this._error = text;
         } else {
@@ -395,10 +395,9 @@ export class EnvModel {
     this._changed.emit({ kind: 'error' });
   }
 
-  /** The catalog variable a kernel error is about: its messages name the variable first ("NAME: 'x' is not…"). */
-  private _variableNamedBy(message: string): string | null {
-    const first = /^[A-Za-z_][A-Za-z0-9_]*/.exec(message)?.[0];
-    return first !== undefined && this._byName.has(first) ? first : null;
+  /** The catalog variable a kernel error is about (the reply's `field`); null when it names none of the catalog's. */
+  private _catalogField(field: string | null | undefined): string | null {
+    return typeof field === 'string' && this._byName.has(field) ? field : null;
   }
 
   setFilter(filter: string): void {
