@@ -301,10 +301,23 @@ export type SeriesInfo = {
   node: string | null;
 };
 
+/** A state as a code and its arguments (mgenv_jupyter/_source_state.py): front ends act on `code`, never on words; `args` are the parts that vary ("framework": "paddle"), as text. */
+export type StatePart = {
+  code: string;
+  args: Record<string, string>;
+};
+
+export type StateInfo = {
+  code: string;
+  args: Record<string, string>;
+  parts: StatePart[];
+};
+
 export type SourceState = {
   name: string;
-  state: string;
+  state: StateInfo;
   text: string;
+  lead: string | null;
   simulated: boolean;
   simulation: string | null;
   node: string | null;

@@ -12,10 +12,12 @@ const series = (key: string, node: string | null): SeriesInfo => ({
   node
 });
 
-const source = (name: string, state: string, node: string | null): SourceState => ({
+// A source's state by its code, worded as the kernel words it in English (memory/_state_words.py).
+const source = (name: string, code: string, node: string | null, text: string = code): SourceState => ({
   name,
-  state,
-  text: state,
+  state: { code, args: {}, parts: [] },
+  text,
+  lead: null,
   simulated: false,
   simulation: null,
   node
@@ -55,7 +57,7 @@ describe('the legend with a cluster', () => {
   const states = [
     source('nvml', 'ok', null),
     source('node_a (remote)', 'ok', 'node_a'),
-    source('node_b (remote)', 'lost: ConnectionError: raylet gone', 'node_b')
+    source('node_b (remote)', 'lost', 'node_b', 'lost: ConnectionError: raylet gone')
   ];
 
   it('groups the series by node, the kernel first, each node under its name and state', () => {
@@ -63,7 +65,7 @@ describe('the legend with a cluster', () => {
     expect(groups).toEqual([
       { key: '', name: 'this kernel', state: null },
       { key: 'node_a', name: 'node_a', state: 'ok', stateText: 'ok' },
-      { key: 'node_b', name: 'node_b', state: 'lost: ConnectionError: raylet gone', stateText: 'lost: ConnectionError: raylet gone' }
+      { key: 'node_b', name: 'node_b', state: 'lost', stateText: 'lost: ConnectionError: raylet gone' }
     ]);
     const legend = new Legend(() => undefined);
     // The rows arrive in the order the series came, overlay lines last; the legend lists them node by node, a node's
@@ -110,7 +112,7 @@ describe('the legend with a cluster', () => {
     expect(stale()).toEqual([]);
     const headingBefore = headings()[1];
 
-    legend.setEntries(entries, [live[0], { ...live[1], state: 'lost: ConnectionError: raylet gone' }]);
+    legend.setEntries(entries, [live[0], { ...live[1], state: 'lost', stateText: 'lost: ConnectionError: raylet gone' }]);
     const [a, b] = headings();
     expect(b).toBe(headingBefore); // a state change updates the heading in place
     expect(b.classList.contains('mgenv-chart-legend-group-lost')).toBe(true);
@@ -127,7 +129,7 @@ describe('the legend with a cluster', () => {
     ).toEqual([true]); // the greyed row is node_b's, right under its heading
 
     // A node that says something else than ok or lost shows it as it is.
-    legend.setEntries(entries, [{ ...live[0], state: 'no data for 7 s' }, live[1]]);
+    legend.setEntries(entries, [{ ...live[0], state: 'quiet', stateText: 'no data for 7 s' }, live[1]]);
     expect(headings()[0].querySelector('.mgenv-chart-legend-group-state')!.textContent).toBe('no data for 7 s');
     expect(stale()).toEqual([]);
   });
@@ -150,7 +152,7 @@ describe('the status line with a cluster', () => {
       source('nvml', 'ok', null),
       source('node_a (remote)', 'ok', 'node_a'),
       source('node_b (remote)', 'ok', 'node_b'),
-      source('node_c (remote)', 'lost: ConnectionError: raylet gone', 'node_c')
+      source('node_c (remote)', 'lost', 'node_c', 'lost: ConnectionError: raylet gone')
     ];
     const line = statusLine(states, true);
     expect(line.text).toBe('3 nodes: 2 ok, node_c lost · NVML ok');

@@ -32,7 +32,10 @@ from collections.abc import Iterator, Mapping
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
+from .._source_state import State, from_wire
+from .._text import current_language
 from ..memory._sample import QUANTITIES, MemorySource, Sample
+from ..memory._state_words import state_text
 from ._nodes import Node, alive_nodes, pinned
 from ._remote_source import NodeBatch, NodeState, RemoteSource, first_line, start_reader
 
@@ -59,12 +62,13 @@ class NodeMemory:
         self.cpu_seconds = 0.0  # the sampling thread's CPU time spent reading sources
         self.sampled = 0
 
-    def stream(self, interval: float) -> Iterator[NodeBatch]:
-        """Yield a batch every `interval` seconds until `stop()`."""
+    def stream(self, interval: float) -> Iterator[dict[str, Any]]:
+        """Yield a batch every `interval` seconds until `stop()`: a `NodeBatch` as sent (each state as `State.wire()`
+        gives it), which the kernel takes through `checked_batch`."""
         next_tick = time.monotonic()
         last_housekeeping = -float("inf")
         active: list[MemorySource] = []
-        states: list[NodeState] = []
+        states: list[dict[str, Any]] = []  # NodeState with its state as the wire has it (`State.wire()`)
         while not self._stop.is_set():
             began = time.thread_time()
             housekeeping = time.monotonic() - last_housekeeping >= _HOUSEKEEPING_SECONDS
@@ -77,7 +81,7 @@ class NodeMemory:
             if housekeeping:
                 last_housekeeping = time.monotonic()
                 active = [source for source in self.sources if not getattr(source, "idle", False)]
-                states = [{"name": s.name, "state": s.state, "idle": bool(getattr(s, "idle", False)),
+                states = [{"name": s.name, "state": s.state.wire(), "idle": bool(getattr(s, "idle", False)),
                            "simulated": bool(getattr(s, "simulated", False)),
                            "simulation": getattr(s, "simulation", None)} for s in self.sources]
             self.cpu_seconds += time.thread_time() - began
@@ -218,8 +222,10 @@ class ClusterMemory:
         return None if self._closing else first_line(exc)
 
     def states(self) -> dict[str, str]:
-        """Per node label, its state: "ok", "starting", "lost: ...", "no data for N s", or a source's problem."""
-        return {label: source.state for label, source in self.sources.items()}
+        """Per node label, its state in words, in the session's language: "ok", "starting", "lost: ...", "no data for
+        N s", or a source's problem."""
+        language = current_language()
+        return {label: state_text(source.state, language) for label, source in self.sources.items()}
 
     def actor(self, label: str) -> Any:
         """The Ray actor sampling node `label` (its `pid()` says which process it is)."""
@@ -358,16 +364,20 @@ def _checked_sample(raw: Any) -> Sample | None:
 
 
 def _checked_state(raw: Any) -> NodeState | None:
-    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not isinstance(raw.get("state"), str):
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not isinstance(raw.get("state"), dict):
+        return None
+    state = from_wire(raw["state"], _text)
+    if state is None:
         return None
     simulation = raw.get("simulation")
-    return {"name": _text(raw["name"]), "state": _text(raw["state"]), "idle": raw.get("idle") is True,
+    return {"name": _text(raw["name"]), "state": state, "idle": raw.get("idle") is True,
             "simulated": raw.get("simulated") is True,
             "simulation": _text(simulation) if isinstance(simulation, str) else None}
 
 
 def _refused(why: str) -> NodeState:
-    return {"name": REFUSED_STATE, "state": f"refused {why}", "idle": False, "simulated": False, "simulation": None}
+    return {"name": REFUSED_STATE, "state": State("refused", why=why), "idle": False, "simulated": False,
+            "simulation": None}
 
 
 def _finite(value: Any) -> bool:

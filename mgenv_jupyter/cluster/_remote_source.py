@@ -17,15 +17,16 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import TypedDict
 
-from ..memory._sample import OK, Sample
+from .._source_state import LOST, OK, STATE_OK, State, problems
+from ..memory._sample import Sample
 
 LATENCIES_KEPT = 4096
-ENDED = "ended"  # the state of a source whose consumer closed it: an orderly end, never "lost"
+ENDED = State("ended")  # the state of a source whose consumer closed it: an orderly end, never "lost"
 
 
 class NodeState(TypedDict):
     name: str
-    state: str
+    state: State
     idle: bool  # nothing to read there (a framework not imported, the host fallback while GPUs answer)
     simulated: bool
     simulation: str | None
@@ -39,6 +40,14 @@ class NodeBatch(TypedDict):
     states: list[NodeState]
     cpu_seconds: float
     sampled: int
+
+
+def _parts(name: str, state: State) -> list[State]:
+    """A node's source's problem as parts of the node's state, the first after the source's name ("nvml: ...")."""
+    parts = list(state.parts) or [state]
+    first = parts[0]
+    where = first.arg("where")
+    return [first.at(f"{name}: {where}" if where else name), *parts[1:]]
 
 
 class RemoteSource:
@@ -116,21 +125,21 @@ class RemoteSource:
         return next((state["simulation"] for state in self._states if state["simulation"]), None)
 
     @property
-    def state(self) -> str:
+    def state(self) -> State:
         with self._lock:
             if self._lost is not None:
-                return f"lost: {self._lost}"
+                return State(LOST, reason=self._lost)
             if self._ended:
                 return ENDED
             if self._stopped:
-                return "stopped"
+                return State("stopped")
             if self._last_batch is None:
-                return "starting"
+                return State("starting")
             quiet = time.monotonic() - self._last_batch
             if quiet > self.stale_seconds:
-                return f"no data for {quiet:.0f} s"
-            problems = [f"{s['name']}: {s['state']}" for s in self._states if s["state"] != OK and not s["idle"]]
-            return "; ".join(problems) or OK
+                return State("quiet", seconds=f"{quiet:.0f}")
+            return problems(part for s in self._states if s["state"].code != OK and not s["idle"]
+                            for part in _parts(s["name"], s["state"])) if self._states else STATE_OK
 
     def sample(self) -> list[Sample]:
         now = time.time()

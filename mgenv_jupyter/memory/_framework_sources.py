@@ -1,11 +1,11 @@
 """Framework allocators: what each framework says it has allocated, reserved and peaked at (or the device's used
 and total), as its adapter reads it (`read_counters`, runtime/frameworks/_counters.py).
 
-A framework is never imported here: its source reads only when the framework is already in `sys.modules`, and says
-"not imported" otherwise. Some readings would create a CUDA context (hundreds of MB) on a GPU the kernel has not used
-yet (MegEngine's per-device counters, MXNet's `gpu_memory_info`): those adapters ask which devices are open, and the
-sources' `gate(ordinal)` answers: when it answers False (NVML sees no memory of the kernel's process tree on that
-GPU) the device is skipped until it is used.
+A framework is never imported here: its source reads only when the framework is already in `sys.modules`, and says "not
+imported" (`NOT_IMPORTED`) otherwise. Some readings would create a CUDA context (hundreds of MB) on a GPU the kernel has
+not used yet (MegEngine's per-device counters, MXNet's `gpu_memory_info`): those adapters ask which devices are open,
+and the sources' `gate(ordinal)` answers: when it answers False (NVML sees no memory of the kernel's process tree on
+that GPU) the device is skipped until it is used.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from typing import Any
 
 from .._ascii_numbers import whole_number
 from .._imported import imported
+from .._source_state import NOT_IMPORTED, STATE_OK, State
 from ..runtime.frameworks import COUNTERS
 from ..runtime.frameworks._counters import first_line
-from ._sample import OK, Sample
+from ._sample import Sample
 
 Gate = Callable[[int], "bool | None"]
 _MAX_NVML_INDEX = 9999  # far beyond any machine's GPUs; a longer number in CUDA_VISIBLE_DEVICES names none
@@ -36,11 +37,11 @@ class FrameworkSource:
         self.name = name or self.name
         self.devices = None if devices is None else list(devices)
         self.gate = gate
-        self._idle = f"{self.name} is not imported"
+        self._idle = State(NOT_IMPORTED, framework=self.name)
         self._state = self._idle
 
     @property
-    def state(self) -> str:
+    def state(self) -> State:
         return self._state
 
     @property
@@ -56,7 +57,8 @@ class FrameworkSource:
         try:
             return self._read(module)
         except Exception as exc:  # a framework call may raise anything; the sampler must carry on
-            self._state = f"{self.name} error: {type(exc).__name__}: {first_line(exc)}"
+            self._state = State("framework_error", framework=self.name,
+                                error=f"{type(exc).__name__}: {first_line(exc)}")
             return []
 
     def close(self) -> None:
@@ -71,7 +73,7 @@ class FrameworkSource:
         counters, state = read(module, self.devices, lambda ordinals: self._open(ordinals, waiting))
         samples = [Sample(time.time(), self.name, f"{self.name} {c.device}", allocated=c.allocated,
                           reserved=c.reserved, peak=c.peak, used=c.used, total=c.total) for c in counters]
-        self._state = self._waiting_state(waiting) if waiting else state or OK
+        self._state = self._waiting_state(waiting) if waiting else state or STATE_OK
         return samples
 
     def _open(self, ordinals: Sequence[int], waiting: list[int]) -> list[int]:
@@ -84,10 +86,9 @@ class FrameworkSource:
             (waiting if self.gate(ordinal) is False else allowed).append(ordinal)
         return allowed
 
-    def _waiting_state(self, waiting: list[int]) -> str:
-        names = ", ".join(f"gpu{d}" for d in waiting)
-        return (f"waiting for the kernel to use {names}: reading {self.name}'s counters there now would create a "
-                "CUDA context")
+    def _waiting_state(self, waiting: list[int]) -> State:
+        # Reading there now would create a CUDA context.
+        return State("waiting_for_devices", framework=self.name, devices=", ".join(f"gpu{d}" for d in waiting))
 
 
 def framework_sources(gate: Gate | None = None) -> list[FrameworkSource]:

@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from .._source_state import STATE_OK, State
 from ._nvml_client import NvmlClient
-from ._sample import OK
 
 
 @dataclass(frozen=True)
@@ -41,12 +41,12 @@ class DeviceReading:
 
 @dataclass(frozen=True)
 class GpuReading:
-    """All devices at one moment. `state` is OK, or why there is nothing (no driver, an NVML error); `simulated` and
-    `simulation` say when the fake NVML library answered (MGENV_SIMULATE_GPU), and which scenario."""
+    """All devices at one moment. `state` is ok (`STATE_OK`), or why there is nothing (no driver, an NVML error);
+    `simulated` and `simulation` say when the fake NVML library answered (MGENV_SIMULATE_GPU), and which scenario."""
 
     time: float
     devices: tuple[DeviceReading, ...]
-    state: str
+    state: State
     simulated: bool
     simulation: str | None
 
@@ -73,7 +73,7 @@ class GpuProcessReader:
             name = pynvml.nvmlDeviceGetName(device.handle)
             self._names.append(name.decode() if isinstance(name, bytes) else str(name))
 
-    def _read(self, pynvml: Any) -> tuple[tuple[DeviceReading, ...], str]:
+    def _read(self, pynvml: Any) -> tuple[tuple[DeviceReading, ...], State]:
         devices = []
         for index, (handle, mig) in enumerate(self._nvml.devices):
             memory = pynvml.nvmlDeviceGetMemoryInfo(handle)
@@ -88,4 +88,4 @@ class GpuProcessReader:
                 processes = None
                 problem = f"{'MIG mode: ' if mig else ''}NVML answers '{exc}' for the process list"
             devices.append(DeviceReading(index, self._names[index], memory.total, memory.used, processes, problem))
-        return tuple(devices), OK
+        return tuple(devices), STATE_OK

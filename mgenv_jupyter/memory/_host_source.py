@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import time
 
+from .._source_state import STATE_OK, State
 from ._proc_figures import host_memory
 from ._process_tree import ProcessTree
-from ._sample import OK, Sample
+from ._sample import Sample
 
 
 class HostSource:
@@ -19,10 +20,10 @@ class HostSource:
 
     def __init__(self, tree: ProcessTree | None = None) -> None:
         self.tree = tree if tree is not None else ProcessTree()
-        self._state = "not sampled yet"
+        self._state = State("not_sampled")
 
     @property
-    def state(self) -> str:
+    def state(self) -> State:
         return self._state
 
     def sample(self) -> list[Sample]:
@@ -30,9 +31,9 @@ class HostSource:
             total, available = machine_memory()
             process = self.tree.rss()
         except Exception as exc:  # psutil can fail on exotic /proc setups; the chart shows why
-            self._state = f"host memory unavailable: {type(exc).__name__}: {exc}"
+            self._state = State("host_unavailable", error=f"{type(exc).__name__}: {exc}")
             return []
-        self._state = OK
+        self._state = STATE_OK
         return [Sample(time.time(), self.name, "host", used=total - available, total=total, process=process)]
 
     def close(self) -> None:

@@ -4,7 +4,7 @@ report's list of other processes (oom/_state.py, a client for one reading).
 NVML is initialised on the first read and kept while pynvml's library is the one initialised; without a driver it is
 tried again every `retry_seconds` (at once when the simulated GPU comes or goes); when someone shut NVML down under
 us it is initialised again on the next read; `close()` releases it (NVML counts initialisations). A read never
-raises: what stops it becomes `state`, in the English words front ends match (memory/_state_words.py words them).
+raises: what stops it becomes `state`, a code (`State`; memory/_state_words.py words it).
 Without the simulated GPU, before anyone imported pynvml, NVIDIA's library is looked for first: a machine without a
 driver then never pays pynvml's import (about ten milliseconds).
 """
@@ -16,16 +16,13 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from ._sample import OK
+from .._source_state import NO_GPU, NO_LIBRARY, NOT_LOADED, STATE_OK, State
 
 if TYPE_CHECKING:
     from .simulated._fake_nvml import FakeNvml
 
-NO_LIBRARY = "no NVIDIA driver (libnvidia-ml.so.1 not found)"
-NOT_LOADED = "no NVIDIA driver (the driver is not loaded)"
-NO_PYNVML = "nvidia-ml-py is not installed (pip install nvidia-ml-py)"
-NO_GPU = "NVML sees no GPU"
 
+NOT_READ = State("not_read")
 T = TypeVar("T")
 
 
@@ -51,7 +48,7 @@ class NvmlClient:
     `simulated` and `simulation` say whether the fake NVML library (MGENV_SIMULATE_GPU) answered, and which
     scenario."""
 
-    def __init__(self, retry_seconds: float = 10.0, state: str = "not read yet",
+    def __init__(self, retry_seconds: float = 10.0, state: State = NOT_READ,
                  on_start: Callable[[Any], None] | None = None) -> None:
         self.retry_seconds = retry_seconds
         self.state = state
@@ -64,7 +61,7 @@ class NvmlClient:
         self._next_try = 0.0
         self._process_query = "nvmlDeviceGetComputeRunningProcesses"
 
-    def read(self, what: Callable[[Any], tuple[T, str]]) -> T | None:
+    def read(self, what: Callable[[Any], tuple[T, State]]) -> T | None:
         fake = installed()
         if (fake is not None) != self.simulated:
             self._next_try = 0.0  # the simulated GPU came or went: ask the NVML now in place at once, not after a retry
@@ -75,12 +72,12 @@ class NvmlClient:
             if now < self._next_try:
                 return None
             if not nvml_library_loads():
-                self._no_driver(NO_LIBRARY, now)
+                self._no_driver(State(NO_LIBRARY), now)
                 return None
         try:
             import pynvml
         except ImportError:
-            self.state = NO_PYNVML
+            self.state = State("no_pynvml")
             return None
         try:
             if not self._start(pynvml):
@@ -90,9 +87,9 @@ class NvmlClient:
         except pynvml.NVMLError as exc:
             if isinstance(exc, pynvml.NVMLError_Uninitialized):
                 self._library = None  # someone shut NVML down under us: initialise again next time
-            self.state = f"NVML error: {exc}"
+            self.state = State("nvml_error", error=exc)
         except Exception as exc:  # a sampler or a server must survive anything a driver binding can throw
-            self.state = f"NVML error: {type(exc).__name__}: {exc}"
+            self.state = State("nvml_error", error=f"{type(exc).__name__}: {exc}")
         return None
 
     def processes(self, pynvml: Any, handle: Any) -> list[Any]:
@@ -128,22 +125,22 @@ class NvmlClient:
         try:
             pynvml.nvmlInit()
         except pynvml.NVMLError_LibraryNotFound:
-            self._no_driver(NO_LIBRARY, now)
+            self._no_driver(State(NO_LIBRARY), now)
             return False
         except pynvml.NVMLError_DriverNotLoaded:
-            self._no_driver(NOT_LOADED, now)
+            self._no_driver(State(NOT_LOADED), now)
             return False
         self._library = pynvml.nvmlLib
         self.devices = []
         for index in range(pynvml.nvmlDeviceGetCount()):
             handle = pynvml.nvmlDeviceGetHandleByIndex(index)
             self.devices.append(NvmlDevice(handle, _mig_enabled(pynvml, handle)))
-        self.state = OK if self.devices else NO_GPU
+        self.state = STATE_OK if self.devices else State(NO_GPU)
         if self._on_start is not None:
             self._on_start(pynvml)
         return True
 
-    def _no_driver(self, state: str, now: float) -> None:
+    def _no_driver(self, state: State, now: float) -> None:
         self.state = state
         self.devices = []
         self._next_try = now + self.retry_seconds

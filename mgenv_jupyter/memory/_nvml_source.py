@@ -12,11 +12,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .._source_state import FOREIGN_PIDS, State, problems
 from ._nvml_client import NvmlClient
 from ._process_tree import ProcessTree
-from ._sample import OK, Sample
+from ._sample import Sample
 
-UNAVAILABLE = "per-process memory unavailable (MIG or container PID namespace)"
 # The process list takes the driver's global lock and costs milliseconds on real GPUs (nvmlDeviceGetMemoryInfo costs
 # about 12 µs), so it is read at most this often, whatever the sampling rate; MGENV_PROCESS_LIST_SECONDS changes it.
 PROCESS_LIST_SECONDS = 1.0
@@ -55,10 +55,10 @@ class NvmlSource:
         self.process_refresh = max(process_refresh, self.process_interval)
         # Per device: (used, tree, when, kernel bytes, problem) at the last process-list query; while used and the
         # tree stay the same a sample costs one NVML call per device.
-        self._known: dict[int, tuple[int, frozenset[int], float, int | None, str]] = {}
+        self._known: dict[int, tuple[int, frozenset[int], float, int | None, State | None]] = {}
         self._kernel_bytes: dict[int, int | None] = {}
         self._labels: dict[bool, list[str]] = {False: [], True: []}
-        self._nvml = NvmlClient(retry_seconds, "not sampled yet", on_start=self._started)
+        self._nvml = NvmlClient(retry_seconds, State("not_sampled"), on_start=self._started)
         self._follow = follow
 
     @property
@@ -76,7 +76,7 @@ class NvmlSource:
         return self._nvml.simulation
 
     @property
-    def state(self) -> str:
+    def state(self) -> State:
         # Says what NVML does, simulated or not: `simulated` and `simulation` tell that it is the fake, so that a
         # front end names the simulation once instead of in every part of its status line.
         return self._nvml.state
@@ -105,13 +105,13 @@ class NvmlSource:
         self._known.clear()
         self._labels = {False: [f"gpu{i}" for i in range(count)], True: [f"gpu{i} (simulated)" for i in range(count)]}
 
-    def _read(self, pynvml: Any) -> tuple[list[Sample], str]:
+    def _read(self, pynvml: Any) -> tuple[list[Sample], State]:
         simulated = self.simulated
         name = self.name
         labels = self._labels[simulated]
         tree = self.tree.pids()
         samples = []
-        problems: list[str] = []
+        found: list[State] = []
         devices = self._nvml.devices
         for index, (handle, mig) in enumerate(devices):
             try:
@@ -119,7 +119,7 @@ class NvmlSource:
             except pynvml.NVMLError_Uninitialized:
                 raise
             except pynvml.NVMLError as exc:
-                problems.append(f"NVML error on gpu{index}: {exc}")
+                found.append(State("nvml_device_error", device=f"gpu{index}", error=exc))
                 self._kernel_bytes[index] = None
                 continue
             used = memory.used
@@ -135,20 +135,22 @@ class NvmlSource:
                 kernel, problem = self._kernel_memory(pynvml, handle, mig, tree)
                 self._known[index] = (used, tree, now, kernel, problem)
             self._kernel_bytes[index] = kernel
-            if problem:
-                problems.append(problem if len(devices) == 1 else f"gpu{index}: {problem}")
+            if problem is not None:
+                found.append(problem if len(devices) == 1 else problem.at(f"gpu{index}"))
             samples.append(Sample(time.time(), name, labels[index], used=used, total=memory.total, process=kernel,
                                   simulated=simulated))
-        return samples, "; ".join(dict.fromkeys(problems)) if problems else OK
+        return samples, problems(found)
 
-    def _kernel_memory(self, pynvml: Any, handle: Any, mig: bool, tree: frozenset[int]) -> tuple[int | None, str]:
-        """(bytes the process tree holds on this device, or None; the problem in words, or "")."""
+    def _kernel_memory(self, pynvml: Any, handle: Any, mig: bool,
+                       tree: frozenset[int]) -> tuple[int | None, State | None]:
+        """(bytes the process tree holds on this device, or None; the problem, or None). Most problems say that
+        per-process memory is unavailable (MIG or a container's PID namespace)."""
         try:
             processes = self._nvml.processes(pynvml, handle)
         except (pynvml.NVMLError_NoPermission, pynvml.NVMLError_NotSupported) as exc:
-            return None, f"{UNAVAILABLE}: {'MIG mode, ' if mig else ''}NVML answers '{exc}' for the process list"
+            return None, State("mig_process_list_refused" if mig else "process_list_refused", answer=exc)
         except pynvml.NVMLError as exc:
-            return None, f"NVML error: {exc}"
+            return None, State("nvml_error", error=exc)
         kernel, ours, unreported, reported = 0, False, False, False
         for process in processes:  # a plain loop: this runs at the sampling rate
             used = process.usedGpuMemory
@@ -160,16 +162,16 @@ class NvmlSource:
                 else:
                     kernel += used
         if unreported or (processes and not reported):
-            return None, "per-process memory unavailable (the driver does not report it, as under Windows WDDM)"
+            return None, State("process_memory_unreported")
         if not ours and processes:
             former = self.tree.former()
             strangers = [p.pid for p in processes if p.pid not in former and not _pid_exists(p.pid)]
             if strangers:
                 shown = ", ".join(str(pid) for pid in strangers[:3]) + (", ..." if len(strangers) > 3 else "")
-                return None, f"{UNAVAILABLE}: NVML lists PIDs {shown}, which do not exist in this kernel's namespace"
+                return None, State(FOREIGN_PIDS, pids=shown)
         if mig and not processes:
-            return None, f"{UNAVAILABLE}: MIG mode, and NVML lists no process for the full device"
-        return kernel, ""
+            return None, State("mig_no_process")
+        return kernel, None
 
 
 def _pid_exists(pid: int) -> bool:

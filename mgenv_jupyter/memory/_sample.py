@@ -6,13 +6,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from .._source_state import State
+
 # The quantities a sample can carry, in the order front ends list them. Each becomes a series "<device> <quantity>".
 QUANTITIES = ("used", "total", "process", "allocated", "reserved", "peak")
 
 # Which quantity stands for a device in per-cell tables and legends: the kernel's own memory when it is known.
 HEADLINE_ORDER = ("process", "allocated", "used")
 
-OK = "ok"
 
 
 @dataclass(slots=True)
@@ -62,8 +63,9 @@ def split_key(key: str) -> tuple[str, str]:
 class MemorySource(Protocol):
     """Anything the sampler can read memory from.
 
-    `state` says in words whether the source works ("ok") and, if not, why ("no NVIDIA driver", "NVML error: GPU is
-    lost", "per-process memory unavailable (MIG or container PID namespace)", ...). `sample()` never raises: a failure
+    `state` says, as a code and its arguments (`State`), whether the source works ("ok") and, if not, why
+    ("no_library": no NVIDIA driver, "nvml_error" and its error, "foreign_pids": NVML's pids are another namespace's,
+    ...; memory/_state_words.py words them). `sample()` never raises: a failure
     becomes `state`, and the readings that still worked are returned. A source may also have an `idle` attribute:
     while it is True (nothing to read, e.g. its framework is not imported) the sampler asks it only once a second; and
     `simulated` / `simulation` attributes: it reads the simulated GPU, and that simulation's name.
@@ -73,7 +75,7 @@ class MemorySource(Protocol):
     def name(self) -> str: ...
 
     @property
-    def state(self) -> str: ...
+    def state(self) -> State: ...
 
     def sample(self) -> list[Sample]: ...
 

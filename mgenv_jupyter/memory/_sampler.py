@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from .._source_state import State
 from .._text import current_language
 from ..protocol import Batch, BatchMeta, SeriesInfo, Snapshot, SourceState, checked_interval
 from ..protocol._memory import MarkInfo, MarkKind
@@ -112,7 +113,7 @@ class Sampler:
         self._pending: list[tuple[float, dict[str, int]]] = []
         self._series: dict[str, SeriesInfo] = {}
         self._keys: dict[str, list[tuple[str, str]]] = {}  # device → (quantity, series key), formatted once
-        self._errors: dict[int, str] = {}  # id(source) → what it raised
+        self._errors: dict[int, State] = {}  # id(source) → what it raised
         self._active: list[MemorySource] = []  # sources that were not idle at the last housekeeping
         self._states: list[SourceState] = []
         self._overlays: list[Overlay] = []
@@ -286,7 +287,7 @@ class Sampler:
         try:
             samples = source.sample()
         except Exception as exc:  # sources promise not to raise; one that does stays visible with its error
-            self._errors[id(source)] = f"error: {type(exc).__name__}: {exc}"
+            self._errors[id(source)] = State("source_error", error=f"{type(exc).__name__}: {exc}")
             return []
         self._errors.pop(id(source), None)
         return samples
@@ -312,13 +313,14 @@ class Sampler:
     def _refresh_states(self) -> None:
         # Read when a batch goes out or someone asks, not every tick: at 100 Hz the difference shows. Its words are
         # imported by the first to ask (`_want_meta`), in that caller's thread.
-        from ._state_words import state_text
+        from ._state_words import lead, state_text
 
         language = current_language()
         states: list[SourceState] = []
         for s in self.sources:
             state = self._errors.get(id(s), s.state)
-            states.append({"name": s.name, "state": state, "text": state_text(state, language),
+            states.append({"name": s.name, "state": state.wire(), "text": state_text(state, language),
+                           "lead": lead(state, language),
                            "simulated": bool(getattr(s, "simulated", 0)), "simulation": getattr(s, "simulation", None),
                            "node": getattr(s, "node", None)})
         if states != self._states:

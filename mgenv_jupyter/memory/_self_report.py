@@ -25,8 +25,6 @@ from ..protocol._memory import Batch
 from ._sample import split_key
 
 PREFIX = "mgenv-kernel-"
-# How NvmlSource's state says NVML's pids are another namespace's (nvml_source.py): then the kernel reports itself.
-NAMESPACE_PROBLEM = "do not exist in this kernel's namespace"
 VERSION = 1
 MAX_AGE_SECONDS = 5.0  # older than this, a report is stale: the kernel stopped recording or is gone
 MAX_REPORT_BYTES = 64 * 1024

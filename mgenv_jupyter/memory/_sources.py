@@ -10,6 +10,7 @@ import time
 from collections import deque
 
 from .._errors import InvalidValueError
+from .._source_state import HOST_IDLE, State
 from ._framework_sources import framework_sources, nvml_index
 from ._host_source import HostSource
 from ._nvml_source import NvmlSource
@@ -26,7 +27,7 @@ class UnavailableSource:
     simulated = False
     idle = True
 
-    def __init__(self, name: str, state: str) -> None:
+    def __init__(self, name: str, state: State) -> None:
         self.name = name
         self.state = state
 
@@ -56,7 +57,7 @@ class HostFallback(HostSource):
 
     def sample(self) -> list[Sample]:
         if self.gpus.device_count:
-            self._state = "idle: GPUs are visible (host memory is the fallback)"
+            self._state = State(HOST_IDLE)
             try:
                 self.recent.append((time.time(), self.tree.rss()))
             except Exception:  # psutil can fail on exotic /proc setups: no host timeline then
@@ -137,7 +138,7 @@ def _gpu_sources(tree: ProcessTree, process_interval: float | None) -> tuple[lis
     try:
         _follow_environment()
     except InvalidValueError as exc:
-        sources.append(UnavailableSource("nvml (simulated)", f"simulated GPU not started: {exc}"))
+        sources.append(UnavailableSource("nvml (simulated)", State("simulation_refused", error=str(exc))))
     nvml = (NvmlSource(tree, follow=SimulationFollower()) if process_interval is None
             else NvmlSource(tree, process_interval=process_interval, process_refresh=process_interval,
                             follow=SimulationFollower()))

@@ -1,104 +1,125 @@
-"""A memory source's state in the user's language: the chart's status line and legend show `state_text()` (a series'
-name is worded by `_series_words`).
+"""A memory source's state (`State`, a code and its arguments) in words, in the language asked: the chart's
+status line and legend show them. The words are chosen here from the code, never read back: code acts on codes.
 
-Sources write their state in English words (`"ok"`, `"paddle is not imported"`, `"no NVIDIA driver (...)"`), which
-front ends and tests also match on; this module only words them for people. Each known sentence is a pattern over
-the whole state with the parts that vary (a framework's name, a device, an exception's message) carried over as they
-are; a state no pattern knows is shown as written. A state may join several problems with "; " and prefix one with
-its device ("gpu1: ..."): each part is worded alone. Patterns are anchored and have no nested repetition, and the text
-is cut to a bounded length first: states carry exception messages from outside.
+Each code has one template with its arguments as blanks; a framework's adapter words its own codes (`STATE_WORDS`).
+A state of several problems is its parts' words joined by "; ", each after what it concerns ("gpu1: ..."). Where a
+template starts with the source's own word (`{framework} sees no GPU`, `NVML error: ...`), `lead()` gives the words
+after it, for a status line that writes the source's name itself ("Paddle sees no GPU"). Arguments carry text from
+outside (an exception's message): each is cut to a bounded length first.
 """
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
+from .._source_state import HOLDS_NOTHING, OK, PROBLEMS, State
 from .._text import Text
 from ..runtime.frameworks import declared
 
-_LONGEST = 600  # characters of a state worded; a longer one (an exception's message) is cut
+_LONGEST = 600  # characters of an argument worded; a longer one (an exception's message) is cut
 
 OK_WORD = Text("ok", "正常")
+_UNAVAILABLE = Text("per-process memory unavailable (MIG or container PID namespace): ",
+                    "无法得到每个进程的显存(MIG 或容器的 PID 命名空间):")
 
-# (pattern over the whole part, its words; {0}, {1}... are the pattern's groups, carried over as they are); the
-# sentences a framework's adapter writes are its own (`STATE_SENTENCES`), placed before the general ones that follow
-# the host's.
-_SENTENCES: tuple[tuple[re.Pattern[str], Text], ...] = tuple((re.compile(pattern), text) for pattern, text in (
-    (r"ok", OK_WORD),
-    (r"(\w+) holds no GPU memory yet", Text("{0} holds no GPU memory yet", "{0} 尚未占用 GPU 显存")),
-    (r"(\w+) is not imported", Text("{0} is not imported", "{0} 未导入")),
-    (r"not sampled yet", Text("not sampled yet", "尚未采样")),
-    (r"not read yet", Text("not read yet", "尚未读取")),
-    (r"idle: GPUs are visible \(host memory is the fallback\)",
-     Text("idle: GPUs are visible (host memory is the fallback)", "空闲:已有可见 GPU(主机内存仅作后备)")),
-    (r"no NVIDIA driver \(libnvidia-ml\.so\.1 not found\)",
-     Text("no NVIDIA driver (libnvidia-ml.so.1 not found)", "没有 NVIDIA 驱动(未找到 libnvidia-ml.so.1)")),
-    (r"no NVIDIA driver \(the driver is not loaded\)",
-     Text("no NVIDIA driver (the driver is not loaded)", "没有 NVIDIA 驱动(驱动未加载)")),
-    (r"NVML sees no GPU", Text("NVML sees no GPU", "NVML 未发现 GPU")),
-    (r"nvidia-ml-py is not installed \(pip install nvidia-ml-py\)",
-     Text("nvidia-ml-py is not installed (pip install nvidia-ml-py)", "未安装 nvidia-ml-py(pip install nvidia-ml-py)")),
-    (r"NVML error on (gpu\d+): (.*)", Text("NVML error on {0}: {1}", "NVML 在 {0} 上出错:{1}")),
-    (r"NVML error: (.*)", Text("NVML error: {0}", "NVML 出错:{0}")),
-    (r"per-process memory unavailable \(MIG or container PID namespace\): (.*)",
-     Text("per-process memory unavailable (MIG or container PID namespace): {0}",
-          "无法得到每个进程的显存(MIG 或容器的 PID 命名空间):{0}")),
-    (r"per-process memory unavailable \(the driver does not report it, as under Windows WDDM\)",
-     Text("per-process memory unavailable (the driver does not report it, as under Windows WDDM)",
-          "无法得到每个进程的显存(驱动不报告,如 Windows WDDM 下)")),
-    (r"MIG mode, NVML answers '(.*)' for the process list",
-     Text("MIG mode, NVML answers '{0}' for the process list", "MIG 模式,NVML 对进程列表的回答是 '{0}'")),
-    (r"NVML answers '(.*)' for the process list",
-     Text("NVML answers '{0}' for the process list", "NVML 对进程列表的回答是 '{0}'")),
-    (r"MIG mode(?:, and|:) NVML lists no process for the full device",
-     Text("MIG mode, and NVML lists no process for the full device", "MIG 模式,NVML 未列出整个设备上的进程")),
-    (r"NVML lists PIDs (.*), which do not exist in this kernel's namespace",
-     Text("NVML lists PIDs {0}, which do not exist in this kernel's namespace",
-          "NVML 列出的 PID {0} 在此内核的命名空间中不存在")),
-    (r"host memory unavailable: (.*)", Text("host memory unavailable: {0}", "无法读取主机内存:{0}")),
-    *(row for rows in declared("STATE_SENTENCES").values() for row in rows),
-    (r"(\w+) sees no GPU", Text("{0} sees no GPU", "{0} 未发现 GPU")),
-    (r"waiting for the kernel to use ([\w, ]+): reading (\w+)'s counters there now would create a CUDA context",
-     Text("waiting for the kernel to use {0}: reading {1}'s counters there now would create a CUDA context",
-          "等待内核使用 {0}:现在读取 {1} 的计数器会创建 CUDA 上下文")),
-    (r"(\w+) error: (.*)", Text("{0} error: {1}", "{0} 出错:{1}")),
-    (r"error: (.*)", Text("error: {0}", "出错:{0}")),
-    (r"lost: (.*)", Text("lost: {0}", "已失联:{0}")),
-    (r"starting", Text("starting", "正在启动")),
-    (r"ended", Text("ended", "已结束")),
-    (r"no data for (\d+) s", Text("no data for {0} s", "已 {0} 秒没有数据")),
-))
-_OK_DETAIL = re.compile(r"ok: (.*)")
-_DEVICE_PREFIX = re.compile(r"(gpu\d+): (.*)")
+
+def _unavailable(en: str, zh: str) -> Text:
+    return Text(_UNAVAILABLE.en + en, _UNAVAILABLE.zh + zh)
+
+
+# code → its words; {name} is the argument `name`. The NVML source's and the host's come first, then the
+# frameworks' own (`STATE_WORDS`), then those every framework source and the cluster's nodes share.
+WORDS: dict[str, Text] = {
+    OK: OK_WORD,
+    HOLDS_NOTHING: Text("{framework} holds no GPU memory yet", "{framework} 尚未占用 GPU 显存"),
+    "not_imported": Text("{framework} is not imported", "{framework} 未导入"),
+    "not_sampled": Text("not sampled yet", "尚未采样"),
+    "not_read": Text("not read yet", "尚未读取"),
+    "host_idle": Text("idle: GPUs are visible (host memory is the fallback)", "空闲:已有可见 GPU(主机内存仅作后备)"),
+    "no_library": Text("no NVIDIA driver (libnvidia-ml.so.1 not found)", "没有 NVIDIA 驱动(未找到 libnvidia-ml.so.1)"),
+    "driver_not_loaded": Text("no NVIDIA driver (the driver is not loaded)", "没有 NVIDIA 驱动(驱动未加载)"),
+    "no_gpu": Text("NVML sees no GPU", "NVML 未发现 GPU"),
+    "no_pynvml": Text("nvidia-ml-py is not installed (pip install nvidia-ml-py)",
+                      "未安装 nvidia-ml-py(pip install nvidia-ml-py)"),
+    "nvml_error": Text("NVML error: {error}", "NVML 出错:{error}"),
+    "nvml_device_error": Text("NVML error on {device}: {error}", "NVML 在 {device} 上出错:{error}"),
+    "process_list_refused": _unavailable("NVML answers '{answer}' for the process list",
+                                         "NVML 对进程列表的回答是 '{answer}'"),
+    "mig_process_list_refused": _unavailable("MIG mode, NVML answers '{answer}' for the process list",
+                                             "MIG 模式,NVML 对进程列表的回答是 '{answer}'"),
+    "mig_no_process": _unavailable("MIG mode, and NVML lists no process for the full device",
+                                   "MIG 模式,NVML 未列出整个设备上的进程"),
+    "foreign_pids": _unavailable("NVML lists PIDs {pids}, which do not exist in this kernel's namespace",
+                                 "NVML 列出的 PID {pids} 在此内核的命名空间中不存在"),
+    "process_memory_unreported": Text(
+        "per-process memory unavailable (the driver does not report it, as under Windows WDDM)",
+        "无法得到每个进程的显存(驱动不报告,如 Windows WDDM 下)"),
+    "host_unavailable": Text("host memory unavailable: {error}", "无法读取主机内存:{error}"),
+    "simulation_refused": Text("simulated GPU not started: {error}", "模拟 GPU 未启动:{error}"),
+    "simulation_setting_refused": Text("{variable}: {error}", "{variable}:{error}"),
+    **{code: text for words in declared("STATE_WORDS").values() for code, text in words.items()},
+    "sees_no_gpu": Text("{framework} sees no GPU", "{framework} 未发现 GPU"),
+    "waiting_for_devices": Text(
+        "waiting for the kernel to use {devices}: reading {framework}'s counters there now would create a CUDA context",
+        "等待内核使用 {devices}:现在读取 {framework} 的计数器会创建 CUDA 上下文"),
+    "framework_error": Text("{framework} error: {error}", "{framework} 出错:{error}"),
+    "source_error": Text("error: {error}", "出错:{error}"),
+    "lost": Text("lost: {reason}", "已失联:{reason}"),
+    "starting": Text("starting", "正在启动"),
+    "ended": Text("ended", "已结束"),
+    "stopped": Text("stopped", "已停止"),
+    "quiet": Text("no data for {seconds} s", "已 {seconds} 秒没有数据"),
+    "refused": Text("refused {why}", "refused {why}"),
+}
+# The word a template starts with when it names its source, as the source's name begins: a status line that names
+# the source drops it ("NVML error: x" → "NVML error: x" after the name "NVML", "{framework} sees no GPU" → "sees no
+# GPU" after "Paddle").
+_LEADS = ("{framework} ", "NVML ", "host ")
+_WHERE = Text("{where}: {text}", "{where}:{text}")
 
 
 @lru_cache(maxsize=256)  # states change seldom, and the sampler words them with every batch it sends
-def state_text(state: str, language: str) -> str:
-    """`state` worded in `language` ("zh" or "en"). "ok: <detail>" becomes the detail alone (the front end writes
-    "<source> ok (<detail>)"); English comes back as the source wrote it."""
-    text = state[:_LONGEST]
-    ok = _OK_DETAIL.fullmatch(text)
-    if ok:
-        text = ok.group(1)
-    if language != "zh":
-        return text
-    whole = _sentence(text)
-    return whole if whole != text else "; ".join(_part(part) for part in text.split("; "))
+def state_text(state: State, language: str) -> str:
+    """`state` worded in `language` ("zh" or "en"). An unknown code (a newer node's) is shown as its code and
+    arguments."""
+    if state.code == PROBLEMS:
+        return "; ".join(_part(part, language) for part in state.parts)
+    return _part(state, language)
 
 
-def _part(part: str) -> str:
-    device = _DEVICE_PREFIX.fullmatch(part)
-    if device:
-        return f"{device.group(1)}:{_sentence(device.group(2))}"
-    return _sentence(part)
+@lru_cache(maxsize=256)
+def lead(state: State, language: str) -> str | None:
+    """What follows the source's name in a status line, when the state's words start with the source's own word
+    ("sees no GPU" for "paddle sees no GPU"); None when they do not."""
+    first = state.parts[0] if state.code == PROBLEMS and state.parts else state
+    text = WORDS.get(first.code)
+    if text is None or first.arg("where"):
+        return None
+    template = text.get(language)
+    start = next((len(word) for word in _LEADS if template.startswith(word)), None)
+    if start is None:
+        return None
+    own = template[start:].format_map(_Args(first))
+    rest = [_part(part, language) for part in state.parts[1:]]
+    return "; ".join([own, *rest])
 
 
-def _sentence(part: str) -> str:
-    for pattern, text in _SENTENCES:
-        match = pattern.fullmatch(part)
-        if match:
-            return text.zh.format(*(_sentence(group) if group and pattern.pattern.startswith("per-process") else group
-                                    for group in match.groups()))
-    return part
+def _part(part: State, language: str) -> str:
+    where = part.arg("where")
+    text = _words(part, language)
+    return _WHERE.get(language).format(where=where, text=text) if where else text
 
+
+def _words(state: State, language: str) -> str:
+    text = WORDS.get(state.code)
+    if text is None:
+        return ": ".join([state.code, *(value[:_LONGEST] for _, value in state.args)])
+    return text.get(language).format_map(_Args(state))
+
+
+class _Args(dict[str, str]):
+    def __init__(self, state: State) -> None:
+        super().__init__((name, value[:_LONGEST]) for name, value in state.args)
+
+    def __missing__(self, name: str) -> str:
+        return ""

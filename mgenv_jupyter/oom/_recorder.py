@@ -14,7 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..memory._self_report import NAMESPACE_PROBLEM, SelfReport
+from .._source_state import FOREIGN_PIDS
+from ..memory._self_report import SelfReport
 
 if TYPE_CHECKING:
     from ..memory._sampler import Sampler, Subscription
@@ -99,8 +100,9 @@ class Recorder:
         sampler = self._sampler
         if sampler is None or not self.recording or (self._reporting is not None and not self._reporting.closed):
             return
-        if any(getattr(source, "name", "").startswith("nvml") and NAMESPACE_PROBLEM in getattr(source, "state", "")
-               for source in sampler.sources):
+        from ..memory._nvml_source import NvmlSource  # the sampler's sources imported it already
+
+        if any(isinstance(source, NvmlSource) and source.state.has(FOREIGN_PIDS) for source in sampler.sources):
             self._reporting = sampler.subscribe(self._self_report, interval=self.interval)
 
     def stop(self) -> None:

@@ -13,10 +13,11 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from .._source_state import STATE_OK
 from ..memory._host_source import machine_memory
 from ..memory._nvml_client import NvmlClient
 from ..memory._proc_figures import resident_bytes
-from ..memory._sample import OK, split_key
+from ..memory._sample import split_key
 from ..memory._server_owners import NotebookOwner, notebook_owners
 
 if TYPE_CHECKING:
@@ -173,7 +174,7 @@ def other_processes(sampler: Sampler | None) -> tuple[list[OtherProcess], str]:
     say so already."""
     nvml = NvmlClient()
     try:
-        listed = nvml.read(lambda pynvml: (_outside(nvml, pynvml, _tree(sampler)), OK))
+        listed = nvml.read(lambda pynvml: (_outside(nvml, pynvml, _tree(sampler)), STATE_OK))
     finally:
         nvml.close()
     if listed is None:  # no driver, no pynvml, or NVML would not start: nothing to list

@@ -19,8 +19,8 @@ sample), at most `pushes_per_second` times a second:
       # only in a subscriber's first batch and whenever they change; complete lists replacing the previous ones:
       "series": [{"key": "gpu0 used", "device": "gpu0", "quantity": "used", "source": "nvml", "simulated": false,
                   "node": null}],
-      "sources": [{"name": "nvml", "state": "ok", "text": "ok", "simulated": false, "simulation": null,
-                   "node": null}],
+      "sources": [{"name": "nvml", "state": {"code": "ok", "args": {}, "parts": []}, "text": "ok", "lead": null,
+                   "simulated": false, "simulation": null, "node": null}],
       "overlays": [{"key": "total:gpu0", "kind": "total", "device": "gpu0", "bytes": 42949672960,
                     "label": "gpu0 total (40 GiB)", "short": "total", "note": "the device's memory"}],
       "started": 1732239000.25,               # when the kernel's process started: the chart's time axis counts from it
@@ -29,12 +29,12 @@ sample), at most `pushes_per_second` times a second:
 
 A series key is "<device> <quantity>"; quantities are used, total, process (the kernel's process tree), allocated,
 reserved, peak (framework allocators). Devices read from the simulated GPU carry "(simulated)" in their label and
-`simulated: true`; a source reading the simulated GPU names its scenario in `simulation` ("a100-40gb"), and its
-`state` says what it does ("ok", an NVML error) without repeating that it is simulated. A series or source read on
-another machine of a cluster (`mgenv_jupyter.cluster`) names that node in `node` ("node_b"; its key starts with the
-node: "node_b gpu0 process"), and the node's source says the node's state ("ok", "starting", "lost: <why>", "no data
-for 7 s"); `node` is null for the kernel's own machine. Sizes in labels are binary
-units written as such ("40 GiB"). A cell appears twice: when it starts (end null) and when it ends (with its peaks per
+`simulated: true`; a source reading the simulated GPU names its scenario in `simulation` ("a100-40gb"), and its `state`
+says what it does (a code: "ok", "nvml_error" with its `args`) without repeating that it is simulated. A series or
+source read on another machine of a cluster (`mgenv_jupyter.cluster`) names that node in `node` ("node_b"; its key
+starts with the node: "node_b gpu0 process"), and the node's source says the node's state ("ok", "starting", "lost" with
+its `reason`, "quiet" with its `seconds`); `node` is null for the kernel's own machine. Sizes in labels are binary units
+written as such ("40 GiB"). A cell appears twice: when it starts (end null) and when it ends (with its peaks per
 series).
 `Sampler.snapshot()` returns the same shape, typed "memory.snapshot", with everything still at full resolution, for a
 chart opened late.
@@ -62,10 +62,23 @@ class SeriesInfo(TypedDict):
     node: str | None  # the cluster node it was read on; None: the kernel's own machine
 
 
+class StatePart(TypedDict):
+    """A state as a code and its arguments (mgenv_jupyter/_source_state.py): front ends act on `code`, never on
+    words; `args` are the parts that vary ("framework": "paddle"), as text."""
+
+    code: str
+    args: dict[str, str]
+
+
+class StateInfo(StatePart):
+    parts: list[StatePart]  # a state of several problems ("problems"): one a problem, its `where` in its args
+
+
 class SourceState(TypedDict):
     name: str
-    state: str  # in English words, which front ends match ("ok", "ok: ...", "... is not imported", "idle: ...")
-    text: str  # the state worded in the kernel's language for people (memory/_state_words.py); "ok: X" gives X
+    state: StateInfo
+    text: str  # the state worded in the kernel's language for people (memory/_state_words.py)
+    lead: str | None  # what follows the source's name in a status line, when the words start with the source's own
     simulated: bool
     simulation: str | None
     node: str | None  # a cluster node's source: its state is the node's ("lost: ..."); None: a local source

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
+from .._source_state import NO_DRIVER, NO_GPU, OK
 from ..memory._gpu_processes import DeviceReading, GpuReading
-from ..memory._sample import OK
+from ..memory._state_words import state_text
 from ..protocol._gpus import (
     GPUS_VERSION,
     FigureSource,
@@ -134,13 +135,15 @@ def attribute(reading: GpuReading, kernels: Sequence[KernelEntry], now: datetime
 
 
 def _state(reading: GpuReading) -> tuple[GpuViewState, str | None]:
-    if reading.state == OK:
+    """The view's state code from the reading's, and its detail in words (English, as the driver's own are)."""
+    code = reading.state.code
+    if code == OK:
         return ("ok", None) if reading.devices else ("no_gpu", None)
-    if reading.state.startswith("no NVIDIA driver"):
-        return "no_driver", reading.state
-    if reading.state == "NVML sees no GPU":
+    if code in NO_DRIVER:
+        return "no_driver", state_text(reading.state, "en")
+    if code == NO_GPU:
         return "no_gpu", None
-    return "error", reading.state
+    return "error", state_text(reading.state, "en")
 
 
 def kernel_info(kernel: KernelEntry, now: datetime) -> GpuKernelInfo:

@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .._errors import InvalidValueError
+from .._source_state import State
 from ..memory._gpu_processes import GpuProcessReader, GpuReading
 from ..memory._self_report import read_report
 from ..memory.simulated import ENV
@@ -60,7 +61,7 @@ class GpuView:
         self._machine.remove()
         self._spec = os.environ.get(ENV, "").strip()
         self._simulation: Simulation | None = None
-        self._simulation_problem: str | None = None
+        self._simulation_problem: State | None = None
         self._published: KernelPids | None = None
         if self._spec:
             self._define()
@@ -72,7 +73,7 @@ class GpuView:
             Scenario.from_json(data, name)
             self._machine.define(self._spec, data, name, time.time(), kept=True)
         except InvalidValueError as exc:
-            self._simulation_problem = f"{ENV}: {exc}"
+            self._simulation_problem = State("simulation_setting_refused", variable=ENV, error=exc)
             log.error("mgenv_jupyter: the simulated GPU is not started: %s", exc)
 
     def _follow(self) -> None:

@@ -91,7 +91,7 @@ def english_texts() -> list[str]:
     catalog = json.loads((ROOT / "mgenv_jupyter" / "locale" / "zh_CN" / "LC_MESSAGES" / "mgenv_jupyter.json")
                          .read_text(encoding="utf-8"))
     texts = [msgid.split("\u0004")[-1] for msgid in catalog if msgid]
-    texts += [text.en for _, text in state_words._SENTENCES]
+    texts += [text.en for text in state_words.WORDS.values()]  # the frameworks' own (STATE_WORDS) included
     texts += [value.en for value in vars(overlays).values() if isinstance(value, Text)]
     # the chart's lines that belong to one framework are named in its adapter (MegEngine's DTR threshold)
     texts += [value.en for key in frameworks.ADAPTERS for value in vars(frameworks.adapter(key)).values()

@@ -7,8 +7,10 @@ import threading
 import time
 
 import pytest
+from said import said
 from waiting import wait_until
 
+from mgenv_jupyter._source_state import STATE_OK
 from mgenv_jupyter.cluster._node_memory import ClusterMemory, NodeMemory
 
 
@@ -27,7 +29,7 @@ def test_node_memory_streams_the_nodes_gpus_at_the_rate_asked(monkeypatch: pytes
     assert devices == {"gpu0 (simulated)", "gpu1 (simulated)"}
     assert batches[-1]["sampled"] == 6 and batches[-1]["cpu_seconds"] > 0
     nvml = next(s for s in batches[0]["states"] if s["name"].startswith("nvml"))
-    assert nvml == {"name": "nvml (simulated)", "state": "ok", "idle": False, "simulated": True,
+    assert nvml == {"name": "nvml (simulated)", "state": STATE_OK.wire(), "idle": False, "simulated": True,
                     "simulation": "2xv100"}
 
 
@@ -51,7 +53,7 @@ def test_cluster_memory_checks_its_interval_before_touching_ray():
 
 def _batch(samples: list, states: list | None = None) -> dict:
     return {"samples": samples, "cpu_seconds": 0.01, "sampled": 1,
-            "states": states if states is not None else [{"name": "nvml", "state": "ok", "idle": False,
+            "states": states if states is not None else [{"name": "nvml", "state": STATE_OK.wire(), "idle": False,
                                                            "simulated": False, "simulation": None}]}
 
 
@@ -62,7 +64,7 @@ def test_a_nodes_nonsense_readings_are_refused_and_the_kernels_own_series_go_on(
     from mgenv_jupyter.memory._sampler import Sampler
 
     class Local:  # the kernel's own source
-        name, state = "host", "ok"
+        name, state = "host", STATE_OK
 
         def sample(self):
             return [Sample(time.time(), "host", "host", used=5, total=10)]
@@ -84,23 +86,31 @@ def test_a_nodes_nonsense_readings_are_refused_and_the_kernels_own_series_go_on(
     assert row == {"host used": 5, "host total": 10, "node_b gpu0 (simulated) used": 7,
                    "node_b gpu0 (simulated) total": 100}
     assert all(type(value) is int for value in row.values())
-    assert "refused 10 of 11 readings" in remote.state and "lots" not in remote.state
+    assert "refused 10 of 11 readings" in said(remote.state) and "lots" not in said(remote.state)
     many = checked_batch(_batch([Sample(now, "nvml", f"gpu{i}", used=i) for i in range(20_000)]))
-    assert len(many["samples"]) == MAX_DEVICES and "refused" in many["states"][-1]["state"]
+    assert len(many["samples"]) == MAX_DEVICES and "refused" in said(many["states"][-1]["state"])
     sampler.close()
 
 
 def test_a_nodes_states_are_short_single_lines_and_a_batch_that_is_no_dict_is_said():
     from mgenv_jupyter.cluster._node_memory import checked_batch
 
-    states = [{"name": "n" * 10_000, "state": "line\nbreak\x1b[31m\u2028" + "s" * 10_000, "idle": "yes",
-               "simulated": 1, "simulation": "<b>" * 5000}, "not a state", {"name": 3, "state": "ok"}] * 100
+    error = {"code": "nvml_error", "args": {"error": "line\nbreak\x1b[31m\u2028" + "s" * 10_000}}
+    nonsense = [{"code": "x" * 5000}, {"code": "not a code"}, {"code": "ok", "args": {"a": 1}},
+                {"code": "ok", "args": {f"a{i}": "" for i in range(100)}},
+                {"code": "problems", "parts": [error] * 1000},
+                {"code": "problems", "parts": [{"code": "problems", "parts": [error]}]}]
+    states = [{"name": "n" * 10_000, "state": error, "idle": "yes", "simulated": 1, "simulation": "<b>" * 5000},
+              "not a state", {"name": 3, "state": STATE_OK.wire()},
+              *({"name": "nvml", "state": state} for state in nonsense)] * 100
     checked = checked_batch(_batch([], states))
     assert len(checked["states"]) <= 64
     first = checked["states"][0]
-    assert len(first["name"]) <= 300 and len(first["state"]) <= 300 and len(first["simulation"] or "") <= 300
-    assert not any(c in first["state"] for c in "\n\x1b\u2028") and first["idle"] is False
-    assert checked_batch(["samples"])["states"][0]["state"].startswith("refused a batch that is a list")
+    assert len(first["name"]) <= 300 and len(first["simulation"] or "") <= 300
+    assert len(first["state"].arg("error")) <= 300 and len(said(first["state"])) <= 320
+    assert not any(c in said(first["state"]) for c in "\n\x1b\u2028") and first["idle"] is False
+    assert all(state["name"] == first["name"] for state in checked["states"])  # nonsense states are left out
+    assert said(checked_batch(["samples"])["states"][0]["state"]).startswith("refused a batch that is a list")
     assert checked_batch({"samples": None, "cpu_seconds": float("inf"), "sampled": 2**80}) == {
         "samples": [], "states": [], "cpu_seconds": 0.0, "sampled": 0}
 

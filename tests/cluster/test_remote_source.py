@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import time
 
+from said import said
+
+from mgenv_jupyter._source_state import STATE_OK, State
 from mgenv_jupyter.cluster._remote_source import NodeBatch, RemoteSource, consume, start_reader
 from mgenv_jupyter.memory._sample import Sample
 from mgenv_jupyter.memory._sampler import Sampler
 
 
-def batch(used: int, device: str = "gpu0", state: str = "ok", idle: bool = False) -> NodeBatch:
+def batch(used: int, device: str = "gpu0", state: State = STATE_OK, idle: bool = False) -> NodeBatch:
     return {"samples": [Sample(time.time(), "nvml", device, used=used, total=100)],
             "states": [{"name": "nvml", "state": state, "idle": idle, "simulated": False, "simulation": None}],
             "cpu_seconds": 0.01, "sampled": 1}
@@ -27,7 +30,7 @@ def test_batches_land_in_the_kernels_history_labelled_with_the_node():
     assert sampler.history.series == list(row)
     assert sampler.sample_once() == {}  # each reading is taken once
     assert len(a.latencies()) == 1 and 0 <= a.latencies()[0] < 5 and len(a.transport_latencies()) == 2
-    states = {s["name"]: s["state"] for s in sampler.states()}
+    states = {s["name"]: s["text"] for s in sampler.states()}
     assert states == {"node_a (remote)": "stopped", "node_b (remote)": "ok"}  # a's stream ended
     # The chart groups by node: each series and each source says which node it belongs to.
     assert {s["key"]: s["node"] for s in sampler.snapshot()["series"]} == {
@@ -44,7 +47,7 @@ def test_a_failing_stream_marks_its_node_lost_and_the_others_go_on():
 
     lost, alive = RemoteSource("node_c"), RemoteSource("node_a")
     start_reader(lost, dies()).join(5)
-    assert lost.state == "lost: ConnectionError: node went away" and lost.sample() == []
+    assert said(lost.state) == "lost: ConnectionError: node went away" and lost.sample() == []
     lost.feed(batch(9))  # late data from a lost node is not taken
     alive.feed(batch(3))
     assert lost.sample() == [] and [s.device for s in alive.sample()] == ["node_a gpu0"]
@@ -58,18 +61,18 @@ def test_an_orderly_stop_is_not_a_loss():
         raise RuntimeError("cancelled by close()")
 
     consume(source, cancelled(), lost_reason=lambda exc: None)  # what ClusterMemory says while it closes
-    assert source.state == "ok" and source.lost is None
+    assert said(source.state) == "ok" and source.lost is None
 
 
 def test_states_say_starting_quiet_and_the_nodes_own_problems():
     source = RemoteSource("node_b", stale_seconds=0.05)
-    assert source.state == "starting"
-    source.feed(batch(1, state="megengine is not imported", idle=True))
-    assert source.state == "ok"  # an idle source's state is no problem
-    source.feed(batch(1, state="NVML error: GPU is lost"))
-    assert source.state == "nvml: NVML error: GPU is lost"
+    assert said(source.state) == "starting"
+    source.feed(batch(1, state=State("not_imported", framework="megengine"), idle=True))
+    assert said(source.state) == "ok"  # an idle source's state is no problem
+    source.feed(batch(1, state=State("nvml_error", error="GPU is lost")))
+    assert said(source.state) == "nvml: NVML error: GPU is lost"
     time.sleep(0.1)  # no batch for twice its stale_seconds: what going stale is
-    assert source.state.startswith("no data for")
+    assert said(source.state).startswith("no data for")
 
 
 def test_closing_ends_the_source_once_and_a_node_lost_before_stays_lost():
@@ -78,13 +81,13 @@ def test_closing_ends_the_source_once_and_a_node_lost_before_stays_lost():
     source.feed(batch(4))
     source.close()
     source.close()
-    assert source.state == "ended" and source.lost is None and ended == ["a"]
+    assert said(source.state) == "ended" and source.lost is None and ended == ["a"]
     source.lose("ActorDiedError: killed by close()")  # the stream fails as its actor is killed: not a loss
-    assert source.state == "ended" and source.sample() == []
+    assert said(source.state) == "ended" and source.sample() == []
     lost = RemoteSource("node_c")
     lost.lose("ConnectionError: node went away")
     lost.close()
-    assert lost.state == "lost: ConnectionError: node went away"
+    assert said(lost.state) == "lost: ConnectionError: node went away"
 
 
 def test_the_sampler_closing_closes_its_remote_sources():
@@ -92,4 +95,4 @@ def test_the_sampler_closing_closes_its_remote_sources():
     ended: list[str] = []
     sources = [RemoteSource(label, on_close=lambda label=label: ended.append(label)) for label in ("node_a", "node_b")]
     Sampler(list(sources), interval=0.1).close()
-    assert ended == ["node_a", "node_b"] and [source.state for source in sources] == ["ended", "ended"]
+    assert ended == ["node_a", "node_b"] and [said(source.state) for source in sources] == ["ended", "ended"]

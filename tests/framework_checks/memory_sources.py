@@ -14,16 +14,17 @@ if framework == "paddle":
 from mgenv_jupyter.memory import Sampler  # noqa: E402
 from mgenv_jupyter.memory._framework_sources import framework_sources  # noqa: E402
 from mgenv_jupyter.memory._overlays import overlays  # noqa: E402
+from mgenv_jupyter.memory._state_words import state_text  # noqa: E402
 from mgenv_jupyter.runtime import session  # noqa: E402
 
 sources = {s.name: s for s in framework_sources()}
 source = sources[framework]
-result = {"before": {"samples": len(source.sample()), "state": source.state,
+result = {"before": {"samples": len(source.sample()), "state": state_text(source.state, "en"),
                      "imported_by_sampling": framework in sys.modules}}
 
 module = __import__(framework)
 samples = source.sample()
-result["after"] = {"samples": [s.__dict__ for s in samples], "state": source.state}
+result["after"] = {"samples": [s.__dict__ for s in samples], "state": state_text(source.state, "en")}
 
 
 
@@ -50,7 +51,8 @@ if framework in ("torch", "jax", "tensorflow"):
     result["started_by_sampling"] = started()
     first_operation()
     samples = source.sample()
-    result["after_first_operation"] = {"samples": [s.__dict__ for s in samples], "state": source.state,
+    result["after_first_operation"] = {"samples": [s.__dict__ for s in samples],
+                                       "state": state_text(source.state, "en"),
                                        "started": started()}
 
 if framework == "megengine":
@@ -64,6 +66,6 @@ result["overlays"] = [line.to_json() for line in overlays(session(), {}, {"gpu0"
 with Sampler(interval=0.02, session=session()) as sampler:
     for _ in range(5):
         sampler.sample_once()
-    result["default_states"] = {s["name"]: s["state"] for s in sampler.states()}
+    result["default_states"] = {s["name"]: s["text"] for s in sampler.states()}
     result["columns"] = sampler.history.series
 emit(result)

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from mgenv_jupyter._source_state import STATE_OK as OK
 from mgenv_jupyter.memory import Sampler
 from mgenv_jupyter.memory._nvml_source import NvmlSource
-from mgenv_jupyter.memory._sample import OK
 
 MiB, GiB = 1024**2, 1024**3
 HOLD = """

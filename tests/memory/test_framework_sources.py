@@ -19,6 +19,7 @@ from framework_stand_ins import (
     tensorflow_modules,
     torch_modules,
 )
+from said import said
 
 from mgenv_jupyter.memory._framework_sources import (
     FrameworkSource,
@@ -39,11 +40,11 @@ def test_torch_is_read_only_after_it_initialised_cuda(monkeypatch):
     gpu = TorchGpu(devices=[(3 * GiB, 4 * GiB, 5 * GiB), (0, 0, 0)])
     install(monkeypatch, torch_modules(gpu))
     source = FrameworkSource("torch")
-    assert source.sample() == [] and source.state == "torch has not initialised CUDA in this kernel yet"
+    assert source.sample() == [] and said(source.state) == "torch has not initialised CUDA in this kernel yet"
     gpu.cuda_initialised = True
     [sample] = source.sample()  # gpu1 holds nothing: left out
     assert (sample.device, sample.allocated, sample.reserved, sample.peak) == ("torch gpu0", 3 * GiB, 4 * GiB, 5 * GiB)
-    assert source.state == "ok"
+    assert said(source.state) == "ok"
 
 
 def test_jax_is_read_only_once_its_backends_have_started(monkeypatch):
@@ -52,13 +53,14 @@ def test_jax_is_read_only_once_its_backends_have_started(monkeypatch):
     install(monkeypatch, jax_modules(backends))
     source = FrameworkSource("jax")
     # the stand-in's local_devices() fails the test if called now: it would start the backends (and preallocate)
-    assert source.sample() == [] and source.state == "jax has not started its backends yet (its first operation " \
+    assert source.sample() == []
+    assert said(source.state) == "jax has not started its backends yet (its first operation " \
                                                      "starts them)"
     backends.start("cuda")
     first, second = source.sample()
     assert (first.device, first.allocated, first.reserved, first.peak, first.total) == \
         ("jax gpu0", GiB, 30 * GiB, 2 * GiB, 30 * GiB)  # preallocated: the pool is the limit
-    assert (second.device, second.allocated) == ("jax gpu1", 0) and source.state == "ok"
+    assert (second.device, second.allocated) == ("jax gpu1", 0) and said(source.state) == "ok"
     assert [s.device for s in FrameworkSource("jax", devices=[1]).sample()] == ["jax gpu1"]
 
 
@@ -68,14 +70,14 @@ def test_jax_without_statistics_says_so(monkeypatch):
     backends.start("cpu")
     source = FrameworkSource("jax")
     assert source.sample() == []
-    assert source.state == "jax's cpu backend keeps no memory statistics (Device.memory_stats() is None)"
+    assert said(source.state) == "jax's cpu backend keeps no memory statistics (Device.memory_stats() is None)"
 
 
 def test_tensorflow_is_read_only_once_its_context_is_initialised(monkeypatch):
     runtime = TensorFlowRuntime(gpus=[(GiB, 3 * GiB), (2 * GiB, 2 * GiB)])
     install(monkeypatch, tensorflow_modules(runtime))
     source = FrameworkSource("tensorflow")
-    assert source.sample() == [] and source.state.startswith("tensorflow has not initialised its runtime yet")
+    assert source.sample() == [] and said(source.state).startswith("tensorflow has not initialised its runtime yet")
     assert runtime.initialised is None  # reading get_memory_info now would have initialised it (threads, GPUs)
     sys.modules["tensorflow.python.eager.context"].context()
     assert source.sample() == [] and runtime.initialised is False  # a context that has not run anything yet
@@ -90,7 +92,7 @@ def test_tensorflow_is_read_only_once_its_context_is_initialised(monkeypatch):
 def test_tensorflow_without_a_gpu_gives_no_series(monkeypatch):
     install(monkeypatch, tensorflow_modules(TensorFlowRuntime(initialised=True)))
     source = FrameworkSource("tensorflow")
-    assert source.sample() == [] and source.state == "tensorflow sees no GPU"
+    assert source.sample() == [] and said(source.state) == "tensorflow sees no GPU"
 
 
 def test_the_allocator_sources_share_one_format(monkeypatch):
@@ -122,7 +124,7 @@ def test_megengine_waits_rather_than_creating_a_cuda_context(monkeypatch):
     used = {0: False}
     source = FrameworkSource("megengine", gate=lambda ordinal: used.get(ordinal))
     assert source.sample() == [] and asked == []
-    assert source.state.startswith("waiting for the kernel to use gpu0")
+    assert said(source.state).startswith("waiting for the kernel to use gpu0")
     used[0] = True
     [sample] = source.sample()
     assert (sample.device, sample.allocated, sample.reserved, sample.peak) == ("megengine gpu0", GiB, 2 * GiB, 3 * GiB)
@@ -135,7 +137,7 @@ def test_megengine_default_device_picks_the_gpu(monkeypatch):
     assert [s.device for s in FrameworkSource("megengine").sample()] == ["megengine gpu2"]
     sys.modules["megengine"].get_default_device = lambda: "cpu0"
     source = FrameworkSource("megengine")
-    assert source.sample() == [] and "cpu0" in source.state
+    assert source.sample() == [] and "cpu0" in said(source.state)
 
 
 def test_paddle_gpu_build_reports_devices_it_uses(monkeypatch):
@@ -166,13 +168,13 @@ def test_a_framework_that_raises_becomes_a_state(monkeypatch):
     module(monkeypatch, "mxnet", context=types.SimpleNamespace(num_gpus=boom))
     source = FrameworkSource("mxnet")
     assert source.sample() == []
-    assert source.state == "mxnet error: RuntimeError: MXNetError: CUDA: out of memory"
+    assert said(source.state) == "mxnet error: RuntimeError: MXNetError: CUDA: out of memory"
 
 
 def test_idle_sources_when_nothing_is_imported():
     for source in framework_sources():
         if source.name not in sys.modules:
-            assert source.sample() == [] and source.state == f"{source.name} is not imported"
+            assert source.sample() == [] and said(source.state) == f"{source.name} is not imported"
 
 
 @pytest.mark.parametrize(("visible", "ordinal", "index"), [

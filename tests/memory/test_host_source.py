@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 import psutil
+from said import said
 
 from mgenv_jupyter.memory._host_source import HostSource
 from mgenv_jupyter.memory._process_tree import ProcessTree
@@ -18,19 +19,19 @@ class BrokenTree(ProcessTree):
 
 def test_the_host_is_read_as_the_machine_and_the_kernels_process_tree():
     source = HostSource(ProcessTree(max_age=0))
-    assert source.state == "not sampled yet"
+    assert said(source.state) == "not sampled yet"
     [sample] = source.sample()
     machine = psutil.virtual_memory()
     assert (sample.source, sample.device, sample.simulated) == ("host", "host", False)
     assert sample.total == machine.total and sample.used is not None and 0 < sample.used < machine.total
     assert sample.process is not None and sample.process >= psutil.Process(os.getpid()).memory_info().rss // 2
-    assert source.state == "ok"
+    assert said(source.state) == "ok"
     assert [key for key, _ in sample.values()] == ["host used", "host total", "host process"]
 
 
 def test_a_failure_to_read_becomes_the_state_and_sampling_goes_on():
     source = HostSource(BrokenTree())
     assert source.sample() == []
-    assert source.state == "host memory unavailable: PermissionError: /proc is not readable here"
+    assert said(source.state) == "host memory unavailable: PermissionError: /proc is not readable here"
     source.tree = ProcessTree()
-    assert len(source.sample()) == 1 and source.state == "ok"
+    assert len(source.sample()) == 1 and said(source.state) == "ok"

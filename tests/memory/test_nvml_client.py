@@ -9,22 +9,24 @@ import os
 from typing import Any
 
 import pynvml
+from said import said
 
-from mgenv_jupyter.memory._nvml_client import NO_GPU, NO_LIBRARY, NOT_LOADED, NvmlClient
+from mgenv_jupyter._source_state import NO_GPU, NO_LIBRARY, NOT_LOADED, STATE_OK
+from mgenv_jupyter.memory._nvml_client import NvmlClient
 from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 
 GiB = 1024**3
 
 
 def device_count(nvml: Any) -> tuple[int, str]:
-    return nvml.nvmlDeviceGetCount(), "ok"
+    return nvml.nvmlDeviceGetCount(), STATE_OK
 
 
 def test_the_first_read_initialises_lists_the_devices_and_runs_on_start_once():
     started: list[int] = []
     client = NvmlClient(on_start=lambda nvml: started.append(nvml.nvmlDeviceGetCount()))
     with FakeNvml([FakeDevice(), FakeDevice(mig=True)]) as fake:
-        assert client.read(device_count) == 2 and client.state == "ok"
+        assert client.read(device_count) == 2 and said(client.state) == "ok"
         assert client.read(device_count) == 2
         assert [device.mig for device in client.devices] == [False, True]
         assert started == [2] and fake._initialized == 1  # initialised once, however many reads
@@ -36,7 +38,7 @@ def test_a_device_list_nvml_leaves_empty_is_said_so_until_the_reader_says_otherw
     client = NvmlClient()
     with FakeNvml([]):
         assert client.read(lambda nvml: (len(client.devices), client.state)) == 0  # the reader keeps that state
-        assert client.state == NO_GPU
+        assert client.state.code == NO_GPU and said(client.state) == "NVML sees no GPU"
         client.close()
 
 
@@ -44,7 +46,7 @@ def test_without_a_driver_the_state_says_why_and_the_next_try_waits_retry_second
     for fake, words in ((FakeNvml(library=False), NO_LIBRARY), (FakeNvml(driver=False), NOT_LOADED)):
         client = NvmlClient(retry_seconds=60)
         with fake:
-            assert client.read(device_count) is None and client.state == words and client.devices == []
+            assert client.read(device_count) is None and client.state.code == words and client.devices == []
         with FakeNvml([FakeDevice()]) as working:
             assert client.read(device_count) is None  # the driver came, but the retry is not due yet
             assert working.calls["nvmlInitWithFlags"] == 0
@@ -52,7 +54,7 @@ def test_without_a_driver_the_state_says_why_and_the_next_try_waits_retry_second
         with fake:
             patient.read(device_count)
         with FakeNvml([FakeDevice()]):
-            assert patient.read(device_count) == 1 and patient.state == "ok"
+            assert patient.read(device_count) == 1 and said(patient.state) == "ok"
             patient.close()
 
 
@@ -61,8 +63,8 @@ def test_nvml_shut_down_under_the_client_is_initialised_again():
     with FakeNvml([FakeDevice()]):
         assert client.read(device_count) == 1
         pynvml.nvmlShutdown()  # another library's nvmlShutdown
-        assert client.read(device_count) is None and "Uninitialized" in client.state
-        assert client.read(device_count) == 1 and client.state == "ok"
+        assert client.read(device_count) is None and "Uninitialized" in said(client.state)
+        assert client.read(device_count) == 1 and said(client.state) == "ok"
         client.close()
 
 
@@ -83,12 +85,12 @@ def test_close_gives_back_only_its_own_initialisation_and_a_later_read_starts_ag
 def test_the_process_list_and_a_failing_reader_never_raise_out_of_a_read():
     client = NvmlClient()
     with FakeNvml([FakeDevice(processes=[FakeProcess(os.getpid(), GiB)])]):
-        pids = client.read(lambda nvml: ([p.pid for p in client.processes(nvml, client.devices[0].handle)], "ok"))
+        pids = client.read(lambda nvml: ([p.pid for p in client.processes(nvml, client.devices[0].handle)], STATE_OK))
         assert pids == [os.getpid()]
 
         def broken(nvml: Any) -> tuple[int, str]:
             raise KeyError("a binding's surprise")
 
-        assert client.read(broken) is None and client.state == "NVML error: KeyError: \"a binding's surprise\""
-        assert client.read(device_count) == 1 and client.state == "ok"
+        assert client.read(broken) is None and said(client.state) == "NVML error: KeyError: \"a binding's surprise\""
+        assert client.read(device_count) == 1 and said(client.state) == "ok"
         client.close()

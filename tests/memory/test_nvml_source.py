@@ -11,8 +11,9 @@ from collections.abc import Iterator
 
 import pynvml
 import pytest
+from said import UNAVAILABLE, said
 
-from mgenv_jupyter.memory._nvml_source import UNAVAILABLE, NvmlSource
+from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._process_tree import ProcessTree
 from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 
@@ -55,7 +56,7 @@ def test_kernel_process_tree_is_attributed_including_real_children(source, child
         [sample] = source.sample()
     assert sample.process == 3 * GiB + 700 * MiB
     assert sample.used == 3 * GiB + 700 * MiB + 7 * GiB + GiB and sample.total == 40 * GiB
-    assert source.state == "ok" and source.simulation == "fake NVML"  # the fake says what it is, once
+    assert said(source.state) == "ok" and source.simulation == "fake NVML"  # the fake says what it is, once
     assert sample.simulated and sample.device == "gpu0 (simulated)" and source.name == "nvml (simulated)"
     assert source.uses_device(0) is True
 
@@ -88,9 +89,9 @@ def test_several_devices_are_all_reported():
 def test_missing_driver_is_a_state_not_an_error(source, fake, words):
     with fake:
         assert source.sample() == []
-        assert source.state == words
+        assert said(source.state) == words
     with FakeNvml([FakeDevice()]):  # the driver appears (retry_seconds=0): the source picks it up
-        assert len(source.sample()) == 1 and source.state == "ok"
+        assert len(source.sample()) == 1 and said(source.state) == "ok"
 
 
 def test_without_a_driver_retries_are_spaced():
@@ -107,31 +108,31 @@ def test_errors_mid_run_change_the_state_and_sampling_recovers(source):
         assert len(source.sample()) == 1
         nvml.failure = pynvml.NVML_ERROR_GPU_IS_LOST
         assert source.sample() == []
-        assert source.state == "NVML error on gpu0: GPU is lost"
+        assert said(source.state) == "NVML error on gpu0: GPU is lost"
         nvml.failure = None
-        assert source.sample()[0].process == GiB and source.state == "ok"
+        assert source.sample()[0].process == GiB and said(source.state) == "ok"
 
 
 def test_one_lost_device_leaves_the_others_visible(source):
     lost = FakeDevice(error=pynvml.NVML_ERROR_GPU_IS_LOST)
     with FakeNvml([FakeDevice(total=8 * GiB), lost]):
         [sample] = source.sample()
-    assert sample.device == "gpu0 (simulated)" and "gpu1: GPU is lost" in source.state
+    assert sample.device == "gpu0 (simulated)" and "gpu1: GPU is lost" in said(source.state)
 
 
 def test_nvml_shut_down_under_the_source_is_initialised_again(source):
     with FakeNvml([FakeDevice()]):
         source.sample()
         pynvml.nvmlShutdown()  # e.g. another library calling nvmlShutdown
-        assert source.sample() == [] and "Uninitialized" in source.state
-        assert len(source.sample()) == 1 and source.state == "ok"
+        assert source.sample() == [] and "Uninitialized" in said(source.state)
+        assert len(source.sample()) == 1 and said(source.state) == "ok"
 
 
 def test_used_gpu_memory_unavailable_hides_only_the_per_process_figure(source):
     with FakeNvml([FakeDevice(total=24 * GiB, others=2 * GiB, processes=[FakeProcess(os.getpid(), None)])]):
         [sample] = source.sample()
     assert sample.process is None and sample.used == 2 * GiB and sample.total == 24 * GiB
-    assert "per-process memory unavailable" in source.state and "WDDM" in source.state
+    assert "per-process memory unavailable" in said(source.state) and "WDDM" in said(source.state)
     assert source.uses_device(0) is None
 
 
@@ -140,7 +141,7 @@ def test_foreign_pid_namespace_is_detected_and_totals_still_shown(source):
     with FakeNvml([FakeDevice(total=40 * GiB, processes=[FakeProcess(foreign, 4 * GiB)])]):
         [sample] = source.sample()
     assert sample.process is None and sample.used == 4 * GiB and sample.total == 40 * GiB
-    assert source.state.startswith(UNAVAILABLE) and str(foreign) in source.state
+    assert said(source.state).startswith(UNAVAILABLE) and str(foreign) in said(source.state)
 
 
 def test_mig_without_privileges_is_said_so(source):
@@ -148,7 +149,7 @@ def test_mig_without_privileges_is_said_so(source):
     with FakeNvml([device]):
         [sample] = source.sample()
     assert sample.process is None and sample.used == 5 * GiB
-    assert UNAVAILABLE in source.state and "MIG mode" in source.state
+    assert UNAVAILABLE in said(source.state) and "MIG mode" in said(source.state)
 
 
 def test_close_releases_the_nvml_initialisation():
@@ -167,7 +168,7 @@ def test_the_real_library_on_this_machine_is_reported_truthfully():
     samples = src.sample()
     if samples:
         pytest.skip("this machine has an NVIDIA driver")
-    assert src.state.startswith("no NVIDIA driver") and not src.simulated
+    assert said(src.state).startswith("no NVIDIA driver") and not src.simulated
 
 
 def test_steady_memory_reads_the_process_list_only_once_a_second():

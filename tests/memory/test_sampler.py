@@ -14,6 +14,7 @@ import psutil
 import pytest
 
 from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter._source_state import STATE_OK
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._process_tree import ProcessTree
 from mgenv_jupyter.memory._sample import Sample
@@ -33,7 +34,7 @@ class CountingSource:
     def __init__(self, name: str = "counting", device: str = "dev0") -> None:
         self.name = name
         self.device = device
-        self.state = "ok"
+        self.state = STATE_OK
         self.calls = 0
         self.closed = 0
 
@@ -80,8 +81,8 @@ def test_batches_are_columns_of_json_and_meta_comes_first_and_on_change(sampler)
     assert set(first["columns"]) == {"dev0 used", "dev0 total", "dev0 process"}
     assert all(len(column) == len(first["t"]) for column in first["columns"].values())
     assert [s["key"] for s in first["series"]] == ["dev0 used", "dev0 total", "dev0 process"]
-    assert first["sources"] == [{"name": "counting", "state": "ok", "text": "ok", "simulated": False,
-                                 "simulation": None, "node": None}]
+    assert first["sources"] == [{"name": "counting", "state": STATE_OK.wire(), "text": "ok", "lead": None,
+                                 "simulated": False, "simulation": None, "node": None}]
     assert abs(first["started"] - psutil.Process().create_time()) < 1  # the chart's time axis counts from it
     assert first["overlays"][0]["kind"] == "total" and first["overlays"][0]["bytes"] == 100
     assert all("series" not in b for b in batches[1:])  # unchanged: not repeated
@@ -108,10 +109,10 @@ def test_a_raising_source_keeps_the_sampler_alive_and_visible():
     with s:
         wait_for(lambda: good.calls >= 20 and bad.calls >= 20)
         assert s.running
-        states = {state["name"]: state["state"] for state in s.states()}
+        states = {state["name"]: state["text"] for state in s.states()}
         assert states == {"broken": "error: RuntimeError: driver exploded", "counting": "ok"}
         wait_for(lambda: any("dev0 process" in b["columns"] for b in batches))
-        assert any(st["state"].startswith("error") for b in batches for st in b.get("sources", []))
+        assert any(st["state"]["code"] == "source_error" for b in batches for st in b.get("sources", []))
     assert s.history.frame()["dev0 process"].count() >= 20
 
 
@@ -246,7 +247,7 @@ def test_snapshot_gives_a_late_chart_everything(sampler):
     assert snapshot["columns"]["dev0 process"] == [1, 2, 3, 4, 5, 6] and len(snapshot["t"]) == 6
     assert snapshot["cells"][0]["cell"] == 3 and snapshot["cells"][0]["peak"] == {
         "dev0 used": 6, "dev0 total": 100, "dev0 process": 6}
-    assert snapshot["sources"][0]["state"] == "ok"
+    assert snapshot["sources"][0]["state"]["code"] == "ok"
 
 
 def test_default_sampler_uses_the_simulated_gpu(monkeypatch):
@@ -256,8 +257,8 @@ def test_default_sampler_uses_the_simulated_gpu(monkeypatch):
     s.close()
     assert row["gpu0 (simulated) total"] == 40 * GiB
     assert "host process" not in row  # the host is only the fallback
-    assert {"name": "nvml (simulated)", "state": "ok", "text": "ok", "simulated": True, "simulation": "a100-40gb",
-            "node": None} in s.states()
+    assert {"name": "nvml (simulated)", "state": STATE_OK.wire(), "text": "ok", "lead": None, "simulated": True,
+            "simulation": "a100-40gb", "node": None} in s.states()
 
 
 def test_one_allowed_range_for_the_sampling_interval():

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from mgenv_jupyter._source_state import STATE_OK
 from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
 from mgenv_jupyter.memory.simulated import _simulation as simulation
 from mgenv_jupyter.memory.simulated._fake_nvml import installed
@@ -81,8 +82,8 @@ def test_a_notebook_that_sets_the_simulation_later_gets_it_from_the_running_samp
         assert kernel_sampler() is first  # the same sampler, now reading the simulated GPU
         row = first.sample_once()
         assert "gpu0 (simulated) process" in row
-        nvml = {"name": "nvml (simulated)", "state": "ok", "text": "ok", "simulated": True, "simulation": "training",
-                "node": None}
+        nvml = {"name": "nvml (simulated)", "state": STATE_OK.wire(), "text": "ok", "lead": None, "simulated": True,
+                "simulation": "training", "node": None}
         assert nvml in first.states()
     finally:
         close_kernel_sampler()

@@ -4,6 +4,9 @@ and the GPU's total for the DTR widget."""
 
 from __future__ import annotations
 
+from said import said
+
+from mgenv_jupyter._source_state import State
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._sources import HostFallback, UnavailableSource, default_sources
 from mgenv_jupyter.memory.simulated import _simulation as simulation
@@ -17,7 +20,7 @@ def test_environment_variable_makes_default_sources_simulated(monkeypatch):
     sources = default_sources()
     nvml = next(s for s in sources if isinstance(s, NvmlSource))
     assert [s.device for s in nvml.sample()] == ["gpu0 (simulated)", "gpu1 (simulated)"]
-    assert (nvml.name, nvml.state, nvml.simulation) == ("nvml (simulated)", "ok", "2xv100")
+    assert (nvml.name, said(nvml.state), nvml.simulation) == ("nvml (simulated)", "ok", "2xv100")
     assert simulation.from_environment() is simulation.from_environment()  # installed once
 
 
@@ -25,7 +28,7 @@ def test_a_bad_environment_value_is_shown_as_a_source_state(monkeypatch):
     monkeypatch.setenv(simulation.ENV, "/nonexistent/scenario.json")
     sources = default_sources()
     broken = [s for s in sources if isinstance(s, UnavailableSource)]
-    assert broken and "neither a preset" in broken[0].state and broken[0].sample() == []
+    assert broken and "neither a preset" in said(broken[0].state) and broken[0].sample() == []
 
 
 def test_gpu_total_reaches_the_dtr_widget(monkeypatch):
@@ -62,7 +65,7 @@ def test_host_memory_is_charted_only_while_no_gpu_is_visible():
         assert not host.idle and len(host.sample()) == 1  # NVML has not answered yet: the host is charted
         gpus.sample()
         assert host.idle and host.sample() == []
-        assert host.state == "idle: GPUs are visible (host memory is the fallback)"
+        assert said(host.state) == "idle: GPUs are visible (host memory is the fallback)"
         gpus.close()
     with FakeNvml([]):
         gpus = NvmlSource()
@@ -70,12 +73,12 @@ def test_host_memory_is_charted_only_while_no_gpu_is_visible():
         host = HostFallback(gpus)
         assert not host.idle
         [sample] = host.sample()
-        assert sample.device == "host" and host.state == "ok"
+        assert sample.device == "host" and said(host.state) == "ok"
         gpus.close()
 
 
 def test_a_source_that_cannot_work_says_why_and_samples_nothing():
-    broken = UnavailableSource("nvml (simulated)", "simulated GPU not started: no such preset")
-    assert (broken.name, broken.state, broken.idle, broken.simulated) == (
+    broken = UnavailableSource("nvml (simulated)", State("simulation_refused", error="no such preset"))
+    assert (broken.name, said(broken.state), broken.idle, broken.simulated) == (
         "nvml (simulated)", "simulated GPU not started: no such preset", True, False)
     assert broken.sample() == []

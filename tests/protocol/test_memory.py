@@ -9,6 +9,7 @@ import pytest
 
 from mgenv_jupyter import protocol
 from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter._source_state import STATE_OK
 from mgenv_jupyter.cluster._remote_source import RemoteSource, consume
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._sample import Sample
@@ -50,7 +51,7 @@ def test_batches_conform_to_the_protocol_types():
 
 def test_a_cluster_nodes_series_and_state_name_the_node_and_the_kernels_own_name_none():
     node_b, node_c = RemoteSource("node_b"), RemoteSource("node_c")
-    state = {"name": "nvml", "state": "ok", "idle": False, "simulated": False, "simulation": None}
+    state = {"name": "nvml", "state": STATE_OK, "idle": False, "simulated": False, "simulation": None}
     node_b.feed({"samples": [Sample(1.0, "nvml", "gpu1", used=5, total=9)], "states": [state], "cpu_seconds": 0.0,
                  "sampled": 1})
 
@@ -71,7 +72,7 @@ def test_a_cluster_nodes_series_and_state_name_the_node_and_the_kernels_own_name
     nodes = {s["key"]: s["node"] for s in batch["series"]}
     assert nodes == {"gpu0 (simulated) used": None, "gpu0 (simulated) total": None, "gpu0 (simulated) process": None,
                      "node_b gpu1 used": "node_b", "node_b gpu1 total": "node_b"}
-    states = {s["name"]: (s["node"], s["state"]) for s in batch["sources"]}
+    states = {s["name"]: (s["node"], s["text"]) for s in batch["sources"]}
     assert states == {"nvml (simulated)": (None, "ok"), "node_b (remote)": ("node_b", "ok"),
                       "node_c (remote)": ("node_c", "lost: ConnectionError: raylet gone")}
 

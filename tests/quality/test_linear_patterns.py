@@ -48,7 +48,6 @@ _RE_FUNCTIONS = {"compile", "search", "match", "fullmatch", "sub", "subn", "find
 NON_LITERAL_SITES = {
     "catalog/_code_loading.py": "CodeLoadingRule.pattern: every rule is in RULES, collected below",
     "catalog/_values.py": "Pattern.regex: every Pattern value type is in a catalog entry, collected below",
-    "memory/_state_words.py": "_SENTENCES: compiled at import from a literal table, collected from the module's data",
     "catalog/_secrets.py": "the value patterns, compiled into the module's _VALUE_RES tuple, collected below",
     "runtime/frameworks/_torch.py": "f-string patterns compiled into module data (OOM_PATTERNS, _TORCH_LATER), "
                                     "collected below",

@@ -134,7 +134,7 @@ def main() -> dict:
     lost = {label: source.batches for label, source in watch.sources.items()}
     wait(lambda: all(watch.sources[label].batches >= lost[label] + 20 for label in ("node_a", "node_b")), 60)
     result["states_after"] = watch.states()
-    result["wire_states_after"] = {state["node"]: state["state"] for state in kernel_sampler().states()
+    result["wire_states_after"] = {state["node"]: state["text"] for state in kernel_sampler().states()
                                    if state["node"]}
     after = {label: source.batches for label, source in watch.sources.items()}
     result["batches"] = {"before": before, "after": after}

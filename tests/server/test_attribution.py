@@ -13,6 +13,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from mgenv_jupyter._source_state import NO_LIBRARY, STATE_OK, State
 from mgenv_jupyter.memory._gpu_processes import DeviceReading, GpuProcess, GpuReading
 from mgenv_jupyter.protocol._gpus import GpuServerView
 from mgenv_jupyter.server._activity import Activity
@@ -49,7 +50,7 @@ def entry(kernel_id: str, pid: int | None, notebooks: tuple[str, ...] = (), stat
 
 
 def reading(*devices: DeviceReading, simulated: bool = False) -> GpuReading:
-    return GpuReading(NOW.timestamp(), devices, "ok", simulated, "s" if simulated else None)
+    return GpuReading(NOW.timestamp(), devices, STATE_OK, simulated, "s" if simulated else None)
 
 
 def test_each_process_counts_for_the_kernel_whose_tree_holds_it_and_strangers_are_other(kernel_tree):
@@ -110,15 +111,16 @@ def test_states_without_devices_and_a_kernel_running_a_cell_has_no_idle_time():
     running.activity.observe("execute_input", "execute_request", "m1", None, NOW - timedelta(seconds=30))
     # The server calls it busy for a comm message (a chart's): no cell runs, so its idle time stands.
     chart = entry("b", None, state="busy", idle=600.0)
-    none = attribute(GpuReading(0.0, (), "no NVIDIA driver (libnvidia-ml.so.1 not found)", False, None),
+    none = attribute(GpuReading(0.0, (), State(NO_LIBRARY), False, None),
                      [running, chart], NOW)
     check(none, GpuServerView)
     assert (none["state"], none["namespace"], none["devices"]) == ("no_driver", "unknown", [])
     assert none["kernels"][0]["idle_seconds"] is None and none["kernels"][0]["running_cell"]
     assert none["kernels"][0]["running_seconds"] == 30.0
     assert (none["kernels"][1]["idle_seconds"], none["kernels"][1]["idle_since"]) == (600.0, "cell")
-    assert attribute(GpuReading(0.0, (), "NVML error: Unknown Error", False, None), [], NOW)["state"] == "error"
-    assert attribute(GpuReading(0.0, (), "ok", False, None), [], NOW)["state"] == "no_gpu"
+    failed = GpuReading(0.0, (), State("nvml_error", error="Unknown Error"), False, None)
+    assert attribute(failed, [], NOW)["state"] == "error"
+    assert attribute(GpuReading(0.0, (), STATE_OK, False, None), [], NOW)["state"] == "no_gpu"
 
 
 def test_the_ancestor_walk_stops_at_init_and_for_processes_that_do_not_exist(kernel_tree):

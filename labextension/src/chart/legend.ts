@@ -9,6 +9,7 @@
  */
 
 import { ENGLISH, Translation } from './text';
+import { STATE } from './status';
 
 export type LineStyle = 'solid' | 'dashed' | 'dotted';
 
@@ -29,9 +30,9 @@ export interface LegendEntry {
 export interface LegendGroup {
   key: string;
   name: string;
-  /** The node's state in words ("ok", "starting", "lost: ConnectionError: ..."); null: none to show. */
+  /** The node's state's code ("ok", "starting", "lost": SourceState.state.code); null: none to show. */
   state: string | null;
-  /** The same state in the kernel's language, as shown (SourceState.text); `state` when absent. */
+  /** The same state in the kernel's words and language, as shown (SourceState.text). */
   stateText?: string | null;
 }
 
@@ -171,18 +172,19 @@ function inGroupOrder(entries: LegendEntry[], groups: LegendGroup[]): LegendEntr
 function paintGroupState(heading: HTMLElement, node: HTMLElement, group: LegendGroup, trans: Translation): void {
   const state = group.state ?? '';
   const shown = group.stateText ?? state;
-  const lost = isLost(state);
+  const lost = isLost(group.state);
   heading.classList.toggle('mgenv-chart-legend-group-lost', lost);
-  heading.classList.toggle('mgenv-chart-legend-group-ok', state === 'ok');
-  setText(node, lost ? trans._p('memory chart', 'lost') : state === 'ok' ? trans._p('memory chart', 'ok') : shown);
+  heading.classList.toggle('mgenv-chart-legend-group-ok', state === STATE.ok);
+  setText(node, lost ? trans._p('memory chart', 'lost') : state === STATE.ok ? trans._p('memory chart', 'ok') : shown);
   const title = state ? `${group.name}: ${shown}` : group.name;
   if (heading.title !== title) {
     heading.title = title;
   }
 }
 
-export function isLost(state: string | null): boolean {
-  return state !== null && /^lost\b/.test(state);
+/** Whether a node's state code says it is lost. */
+export function isLost(code: string | null): boolean {
+  return code === STATE.lost;
 }
 
 function rowKey(entry: LegendEntry): string {

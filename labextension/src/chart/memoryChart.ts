@@ -567,7 +567,7 @@ export function legendGroups(series: SeriesInfo[], states: SourceState[], trans:
     : [];
   for (const node of nodes) {
     const state = states.find(s => s.node === node);
-    groups.push({ key: node, name: node, state: state?.state ?? null, stateText: state?.text ?? null });
+    groups.push({ key: node, name: node, state: state?.state.code ?? null, stateText: state?.text ?? null });
   }
   return groups;
 }

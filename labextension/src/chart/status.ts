@@ -1,6 +1,8 @@
 /**
  * The chart's one-line status: what the sources are doing, in words, each said once — "Simulated GPU (a100-40gb) ·
- * NVML ok" — with every source's state, quiet ones included, in the tooltip.
+ * NVML ok" — with every source's state, quiet ones included, in the tooltip. It acts on each state's code (which
+ * sources are quiet, which are ok, which node is lost); the words of a state are the kernel's (`text`, and `lead`:
+ * what follows the source's name), in its language.
  */
 import { SourceState } from '../protocol';
 import { ENGLISH, Translation } from './text';
@@ -27,13 +29,28 @@ const SOURCE_NAMES: Record<string, string> = {
   mxnet: 'MXNet'
 };
 
+/** The state codes (mgenv_jupyter/_source_state.py) the status line acts on. */
+export const STATE = {
+  ok: 'ok',
+  /** ok, and the framework holds no GPU memory yet: "Paddle ok (holds no GPU memory yet)" */
+  holdsNothing: 'holds_nothing',
+  notImported: 'not_imported',
+  /** the host fallback while a GPU is visible */
+  hostIdle: 'host_idle',
+  /** a cluster node's stream failed */
+  lost: 'lost'
+} as const;
+
+/** Sources with nothing to say while there is data: a framework not imported, the host fallback while a GPU is seen. */
+const QUIET: ReadonlySet<string> = new Set([STATE.notImported, STATE.hostIdle]);
+
 /**
  * With data on screen, sources with nothing to say (a framework not imported, the host fallback while a GPU is
  * seen) stay out of the line; before any data they say why there is none.
  */
 export function statusLine(states: SourceState[], hasData: boolean, trans: Translation = ENGLISH): StatusLine {
   const simulation = states.find(s => s.simulated);
-  const quiet = (s: SourceState) => hasData && /not imported|^idle/.test(s.state);
+  const quiet = (s: SourceState) => hasData && QUIET.has(s.state.code);
   const parts = states.filter(s => s.node === null && !quiet(s)).map(s => describe(s, trans));
   const nodes = nodesPart(
     states.filter(s => s.node !== null),
@@ -73,51 +90,30 @@ function nodesPart(nodes: SourceState[], trans: Translation): string | null {
   const count =
     nodes.length === 1 ? trans._p('memory chart', '1 node') : trans._p('memory chart', '%1 nodes', nodes.length);
   const okWord = trans._p('memory chart', 'ok');
-  const ok = nodes.filter(s => s.state === 'ok').length;
+  const ok = nodes.filter(s => s.state.code === STATE.ok).length;
   if (ok === nodes.length) {
     return `${count} ${okWord}`;
   }
   const others = nodes
-    .filter(s => s.state !== 'ok')
-    .map(s => `${s.node} ${/^lost\b/.test(s.state) ? trans._p('memory chart', 'lost') : shownState(s)}`);
+    .filter(s => s.state.code !== STATE.ok)
+    .map(s => `${s.node} ${s.state.code === STATE.lost ? trans._p('memory chart', 'lost') : s.text}`);
   return `${count}: ${[...(ok ? [`${ok} ${okWord}`] : []), ...others].join(', ')}`;
-}
-
-/** The state in the kernel's language (an older kernel sends only the English `state`). */
-function shownState(state: SourceState): string {
-  return state.text ?? state.state;
 }
 
 /** "NVML ok", "Paddle ok (holds no GPU memory yet)", "NVML error on gpu0: GPU is lost", "NVML: no NVIDIA driver"; a
  * cluster node's "node_c: lost: ConnectionError: …". */
 export function describe(state: SourceState, trans: Translation = ENGLISH): string {
   if (state.node !== null) {
-    return `${state.node}: ${shownState(state)}`;
+    return `${state.node}: ${state.text}`;
   }
   const name = state.name === 'host' ? trans._p('memory chart', 'Host') : SOURCE_NAMES[state.name] ?? state.name;
   const okWord = trans._p('memory chart', 'ok');
-  if (state.state === 'ok') {
+  if (state.state.code === STATE.ok) {
     return `${name} ${okWord}`;
   }
-  // The kernel words "ok: <detail>" as the detail alone (SourceState.text); an older kernel sent only `state`.
-  const ok = /^ok: (.*)$/.exec(state.state);
-  if (ok) {
-    const detail = state.text ?? ok[1];
-    return `${name} ${okWord} (${detail.replace(new RegExp(`^${escape(sourceWord(state.name))} `, 'i'), '')})`;
+  if (state.state.code === STATE.holdsNothing) {
+    return `${name} ${okWord} (${state.lead ?? state.text})`;
   }
-  const text = shownState(state);
-  const own = sourceWord(state.name);
-  if (text.toLowerCase().startsWith(own.toLowerCase() + ' ')) {
-    return name + text.slice(own.length);
-  }
-  return `${name}: ${text}`;
-}
-
-/** The word a source's own messages start with: "nvml (simulated)" writes "NVML error…", "paddle" "paddle sees…". */
-function sourceWord(name: string): string {
-  return name.split(' ')[0];
-}
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // The kernel says what follows the source's name where its words start with the source's own ("sees no GPU").
+  return state.lead !== null ? `${name} ${state.lead}` : `${name}: ${state.text}`;
 }

@@ -1,8 +1,8 @@
 """What an adapter gives the memory chart. What it reads of its framework's allocator (`read_counters`, asked by
 memory/_framework_sources.py): per device, the bytes allocated, reserved and peaked at, or the device's used and
-total, as the framework says them; or, when there is nothing to read, why, in the words the memory sources' state is
-written in (memory/_state_words.py words them for people, from the sentences each adapter declares:
-`STATE_SENTENCES`). And the lines its settings draw over the chart (`chart_lines`, asked by memory/_overlays.py).
+total, as the framework says them; or, when there is nothing to read, why, as a state code (`State`;
+memory/_state_words.py words it for people, a framework's own codes from the words its adapter declares:
+`STATE_WORDS`). And the lines its settings draw over the chart (`chart_lines`, asked by memory/_overlays.py).
 
 A reading never imports or initialises a framework: it is given the module, already imported. Where a reading would
 create a CUDA context on a GPU the kernel has not used yet, the adapter asks `open_devices` which of its devices may
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
+
+from ..._source_state import State
 
 OpenDevices = Callable[[Sequence[int]], list[int]]
 
@@ -29,11 +31,11 @@ class Counters(NamedTuple):
 
 
 class Reading(NamedTuple):
-    """What a framework says now: its devices' counters, and why there are none, or a detail ("ok: ..."); None for
-    plain ok."""
+    """What a framework says now: its devices' counters, and why there are none, or a detail (`HOLDS_NOTHING`); None
+    for plain ok."""
 
     counters: list[Counters]
-    state: str | None = None
+    state: State | None = None
 
 
 class ChartLine(NamedTuple):

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
+from ..._source_state import State
 from ..._text import Text
 from ...catalog._applicability import effective_text
 from ...catalog._jax import FRACTION_NAMES
@@ -233,7 +234,7 @@ def read_counters(jax: Any, devices: list[int] | None, open_devices: OpenDevices
     most of its memory. A backend without statistics (the CPU's `memory_stats()` is None) gives no series.
     """
     if not backends_initialised():
-        return Reading([], "jax has not started its backends yet (its first operation starts them)")
+        return Reading([], State("backends_not_started", framework="jax"))
     counters = []
     untracked = set()
     for device in jax.local_devices():
@@ -249,16 +250,15 @@ def read_counters(jax: Any, devices: list[int] | None, open_devices: OpenDevices
     if counters:
         return Reading(counters)
     platforms = ", ".join(sorted(untracked)) or "default"
-    return Reading([], f"jax's {platforms} backend keeps no memory statistics (Device.memory_stats() is None)")
+    return Reading([], State("no_memory_statistics", framework="jax", platforms=platforms))
 
 
-# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
-STATE_SENTENCES = (
-    (r"jax has not started its backends yet \(its first operation starts them\)",
-     Text("jax has not started its backends yet (its first operation starts them)",
-          "jax 尚未启动其后端(第一次运算时启动)")),
-    (r"jax's (\w+) backend keeps no memory statistics \(Device\.memory_stats\(\) is None\)",
-     Text("jax's {0} backend keeps no memory statistics (Device.memory_stats() is None)",
-          "jax 的 {0} 后端不记录显存统计(Device.memory_stats() 为 None)")),
-)
+# Its states' words (memory/_state_words.py): code → words.
+STATE_WORDS = {
+    "backends_not_started": Text("{framework} has not started its backends yet (its first operation starts them)",
+                                 "{framework} 尚未启动其后端(第一次运算时启动)"),
+    "no_memory_statistics": Text("{framework}'s {platforms} backend keeps no memory statistics "
+                                 "(Device.memory_stats() is None)",
+                                 "{framework} 的 {platforms} 后端不记录显存统计(Device.memory_stats() 为 None)"),
+}
 

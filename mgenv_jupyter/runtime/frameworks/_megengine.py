@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._errors import InvalidValueError
 from ..._imported import imported
+from ..._source_state import State
 from ..._static import inherits
 from ..._text import Text
 from ...catalog._out_of_memory import Room
@@ -266,11 +267,10 @@ def read_counters(mge: Any, devices: list[int] | None, open_devices: OpenDevices
     """
     gpus = mge.get_device_count("gpu")
     if gpus == 0:
-        return Reading([], "megengine sees no GPU; its CPU device keeps no allocator statistics "
-                           "(get_allocated_memory('cpu0') is always 0)")
+        return Reading([], State("cpu_only", framework="megengine"))
     ordinals = devices if devices is not None else _default_gpu(mge.get_default_device())
     if not ordinals:
-        return Reading([], f"megengine's default device is {mge.get_default_device()}, which has no GPU allocator")
+        return Reading([], State("default_device_not_gpu", framework="megengine", device=mge.get_default_device()))
     counters = []
     for ordinal in open_devices([d for d in ordinals if d < gpus]):
         device = f"gpu{ordinal}"
@@ -286,16 +286,14 @@ def _default_gpu(device: str) -> list[int]:
     return [0 if match.group(1) == "x" else int(match.group(1))]
 
 
-# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
-STATE_SENTENCES = (
-    (r"megengine sees no GPU; its CPU device keeps no allocator statistics \(get_allocated_memory\('cpu0'\) is "
-     r"always 0\)",
-     Text("megengine sees no GPU; its CPU device keeps no allocator statistics (get_allocated_memory('cpu0') is "
-          "always 0)", "megengine 未发现 GPU;其 CPU 设备没有分配器统计(get_allocated_memory('cpu0') 始终为 0)")),
-    (r"megengine's default device is (.*), which has no GPU allocator",
-     Text("megengine's default device is {0}, which has no GPU allocator",
-          "megengine 的默认设备是 {0},它没有 GPU 分配器")),
-)
+# Its states' words (memory/_state_words.py): code → words.
+STATE_WORDS = {
+    "cpu_only": Text("{framework} sees no GPU; its CPU device keeps no allocator statistics "
+                     "(get_allocated_memory('cpu0') is always 0)",
+                     "{framework} 未发现 GPU;其 CPU 设备没有分配器统计(get_allocated_memory('cpu0') 始终为 0)"),
+    "default_device_not_gpu": Text("{framework}'s default device is {device}, which has no GPU allocator",
+                                   "{framework} 的默认设备是 {device},它没有 GPU 分配器"),
+}
 
 # ---- the lines its settings draw over the memory chart (memory/_overlays.py asks) ---------------------------------
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..._imported import imported
+from ..._source_state import State
 from ..._static import inherits
 from ..._text import Text
 from ._counters import Counters, OpenDevices, Reading
@@ -111,7 +112,7 @@ def read_counters(mx: Any, devices: list[int] | None, open_devices: OpenDevices)
     """
     count = mx.context.num_gpus()
     if count == 0:
-        return Reading([], "mxnet sees no GPU" + (" (this MXNet build has no CUDA)" if not _cuda_build(mx) else ""))
+        return Reading([], State("sees_no_gpu" if _cuda_build(mx) else "no_cuda_build", framework="mxnet"))
     counters = []
     for ordinal in open_devices(devices if devices is not None else range(count)):
         free, total = mx.context.gpu_memory_info(ordinal)
@@ -126,9 +127,9 @@ def _cuda_build(mx: Any) -> bool:
         return True
 
 
-# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
-STATE_SENTENCES = (
-    (r"mxnet sees no GPU \(this MXNet build has no CUDA\)",
-     Text("mxnet sees no GPU (this MXNet build has no CUDA)", "mxnet 未发现 GPU(此 MXNet 版本不含 CUDA)")),
-)
+# Its states' words (memory/_state_words.py): code → words.
+STATE_WORDS = {
+    "no_cuda_build": Text("{framework} sees no GPU (this MXNet build has no CUDA)",
+                          "{framework} 未发现 GPU(此 MXNet 版本不含 CUDA)"),
+}
 

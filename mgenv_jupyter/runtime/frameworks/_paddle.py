@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
+from ..._source_state import HOLDS_NOTHING, State
 from ..._text import Text
 from ...catalog._applicability import ALWAYS, Applicability, applicability
 from ...catalog._out_of_memory import Room
@@ -162,11 +163,11 @@ def read_counters(paddle: Any, devices: list[int] | None, open_devices: OpenDevi
         try:
             cuda.memory_allocated()
         except ValueError as exc:  # Paddle's own words: "not supported in CPU-only PaddlePaddle ..."
-            return Reading([], f"paddle: {first_line(exc)}")
-        return Reading([], "CPU-only PaddlePaddle build: no GPU allocator statistics")
+            return Reading([], State("paddle_refused", error=first_line(exc)))
+        return Reading([], State("cpu_only_build"))
     count = cuda.device_count()
     if count == 0:
-        return Reading([], "paddle sees no GPU")
+        return Reading([], State("sees_no_gpu", framework="paddle"))
     counters = []
     for ordinal in devices if devices is not None else range(count):
         reserved = cuda.memory_reserved(ordinal)
@@ -175,15 +176,15 @@ def read_counters(paddle: Any, devices: list[int] | None, open_devices: OpenDevi
             continue
         counters.append(Counters(f"gpu{ordinal}", allocated=allocated, reserved=reserved,
                                  peak=cuda.max_memory_allocated(ordinal)))
-    return Reading(counters, None if counters else "ok: paddle holds no GPU memory yet")
+    return Reading(counters, None if counters else State(HOLDS_NOTHING, framework="paddle"))
 
 
-# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
-STATE_SENTENCES = (
-    (r"CPU-only PaddlePaddle build: no GPU allocator statistics",
-     Text("CPU-only PaddlePaddle build: no GPU allocator statistics",
-          "仅支持 CPU 的 PaddlePaddle:没有 GPU 分配器统计")),
-)
+# Its states' words (memory/_state_words.py): code → words.
+STATE_WORDS = {
+    "cpu_only_build": Text("CPU-only PaddlePaddle build: no GPU allocator statistics",
+                           "仅支持 CPU 的 PaddlePaddle:没有 GPU 分配器统计"),
+    "paddle_refused": Text("paddle: {error}", "paddle: {error}"),  # Paddle's own words, as it said them
+}
 
 # ---- the lines its settings draw over the memory chart (memory/_overlays.py asks) ---------------------------------
 

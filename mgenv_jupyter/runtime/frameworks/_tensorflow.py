@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
+from ..._source_state import State
 from ..._text import Text
 from ...catalog._out_of_memory import Room
 from . import LiveApi
@@ -197,10 +198,10 @@ def read_counters(tf: Any, devices: list[int] | None, open_devices: OpenDevices)
     (TensorFlow 2.21 answers zeros for "CPU:0", though its docs say it raises).
     """
     if not context_initialised():
-        return Reading([], "tensorflow has not initialised its runtime yet (its first operation does)")
+        return Reading([], State("runtime_not_initialised", framework="tensorflow"))
     gpus = tf.config.list_logical_devices("GPU")
     if not gpus:
-        return Reading([], "tensorflow sees no GPU")
+        return Reading([], State("sees_no_gpu", framework="tensorflow"))
     counters = []
     for gpu in gpus:
         name = gpu.name.rpartition("device:")[2]  # "/device:GPU:1" → "GPU:1", as get_memory_info takes it
@@ -212,10 +213,9 @@ def read_counters(tf: Any, devices: list[int] | None, open_devices: OpenDevices)
     return Reading(counters)
 
 
-# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
-STATE_SENTENCES = (
-    (r"tensorflow has not initialised its runtime yet \(its first operation does\)",
-     Text("tensorflow has not initialised its runtime yet (its first operation does)",
-          "tensorflow 尚未初始化其运行时(第一次运算时初始化)")),
-)
+# Its states' words (memory/_state_words.py): code → words.
+STATE_WORDS = {
+    "runtime_not_initialised": Text("{framework} has not initialised its runtime yet (its first operation does)",
+                                    "{framework} 尚未初始化其运行时(第一次运算时初始化)"),
+}
 

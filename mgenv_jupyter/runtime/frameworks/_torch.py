@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
+from ..._source_state import HOLDS_NOTHING, State
 from ..._text import Text
 from ...catalog._out_of_memory import Room
 from .._live_blocks import BlockRecord, Frame, LiveBlocks
@@ -427,7 +428,7 @@ def read_counters(torch: Any, devices: list[int] | None, open_devices: OpenDevic
     """
     cuda = torch.cuda
     if not cuda.is_initialized():
-        return Reading([], "torch has not initialised CUDA in this kernel yet")
+        return Reading([], State("cuda_not_initialised", framework="torch"))
     counters = []
     for ordinal in devices if devices is not None else range(cuda.device_count()):
         reserved = cuda.memory_reserved(ordinal)
@@ -435,12 +436,12 @@ def read_counters(torch: Any, devices: list[int] | None, open_devices: OpenDevic
             continue
         counters.append(Counters(f"gpu{ordinal}", allocated=cuda.memory_allocated(ordinal), reserved=reserved,
                                  peak=cuda.max_memory_allocated(ordinal)))
-    return Reading(counters, None if counters else "ok: torch holds no GPU memory yet")
+    return Reading(counters, None if counters else State(HOLDS_NOTHING, framework="torch"))
 
 
-# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
-STATE_SENTENCES = (
-    (r"torch has not initialised CUDA in this kernel yet",
-     Text("torch has not initialised CUDA in this kernel yet", "torch 尚未在此内核中初始化 CUDA")),
-)
+# Its states' words (memory/_state_words.py): code → words.
+STATE_WORDS = {
+    "cuda_not_initialised": Text("{framework} has not initialised CUDA in this kernel yet",
+                                 "{framework} 尚未在此内核中初始化 CUDA"),
+}
 

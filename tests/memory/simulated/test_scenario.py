@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from said import said
 
 from mgenv_jupyter._errors import InvalidValueError
 from mgenv_jupyter.memory._nvml_source import NvmlSource
@@ -111,8 +112,8 @@ def refused_through_the_environment(monkeypatch, spec: str) -> str:
     try:
         assert time.monotonic() - started < 2
         [broken] = [s for s in sources if isinstance(s, UnavailableSource)]
-        assert broken.state.startswith("simulated GPU not started: ") and len(broken.state) < 250
-        return broken.state
+        assert said(broken.state).startswith("simulated GPU not started: ") and len(said(broken.state)) < 250
+        return said(broken.state)
     finally:
         for source in sources:
             source.close()
@@ -252,14 +253,15 @@ def test_any_scenario_file_gives_a_simulation_or_the_not_started_state(data, tmp
     os.environ[simulation.ENV] = str(path)
     sources = default_sources()
     try:
-        broken = [s.state for s in sources if isinstance(s, UnavailableSource)]
+        broken = [said(s.state) for s in sources if isinstance(s, UnavailableSource)]
         if isinstance(outcome, InvalidValueError):
             assert broken == [f"simulated GPU not started: {outcome}".replace("'custom'", repr(path.stem))]
         else:
             assert broken == []
             nvml = next(s for s in sources if isinstance(s, NvmlSource))
             nvml.sample()
-            assert not re.match(r"NVML error: \w+: ", nvml.state), nvml.state  # a Python exception, not an NVML one
+            words = said(nvml.state)
+            assert not re.match(r"NVML error: \w+: ", words), words  # a Python exception, not an NVML one
     finally:
         for source in sources:
             source.close()

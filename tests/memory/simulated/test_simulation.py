@@ -8,8 +8,9 @@ import os
 
 import psutil
 import pytest
+from said import UNAVAILABLE, said
 
-from mgenv_jupyter.memory._nvml_source import UNAVAILABLE, NvmlSource
+from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._process_tree import ProcessTree
 from mgenv_jupyter.memory.simulated._fake_nvml import installed
 from mgenv_jupyter.memory.simulated._scenario import PRESETS, Scenario
@@ -64,9 +65,9 @@ def test_training_grows_per_step_spawns_workers_fails_and_recovers(clock):
         kernel_alone = 1536 * MiB + 3 * 256 * MiB + 512 * MiB
         assert with_workers.process == kernel_alone + 2 * 300 * MiB
         clock.now = 1000.0 + 21  # the NVML error window
-        assert source.sample() == [] and source.state == "NVML error on gpu0: Unknown Error"
+        assert source.sample() == [] and said(source.state) == "NVML error on gpu0: Unknown Error"
         clock.now = 1000.0 + 24  # recovered
-        assert source.sample()[0].process is not None and source.state == "ok"
+        assert source.sample()[0].process is not None and said(source.state) == "ok"
         clock.now = 1000.0 + 90 + 0.1  # the timeline repeats; the workers stay
         kernel = (1536 * MiB + int(1024 * MiB * 0.1)) // (2 * MiB) * (2 * MiB)
         assert source.sample()[0].process == kernel + 2 * 300 * MiB
@@ -80,7 +81,7 @@ def test_container_preset_reports_unavailable_per_process_memory():
         source = fresh_source()
         [sample] = source.sample()
     assert sample.process is None and sample.total == 40 * GiB
-    assert UNAVAILABLE in source.state
+    assert UNAVAILABLE in said(source.state)
 
 
 def test_two_devices_preset():

@@ -24,9 +24,11 @@ def test_a_reading_is_counters_and_a_state_none_for_plain_ok():
 def test_the_registry_lists_every_adapter_that_reads_counters_and_each_words_its_own_states():
     readers = declared("read_counters")
     assert set(COUNTERS) == set(readers)
-    for framework, rows in declared("STATE_SENTENCES").items():
+    codes: list[str] = []
+    for framework, words in declared("STATE_WORDS").items():
         assert framework in readers
-        for pattern, text in rows:
-            filled = text.en.format(*(["cpu"] * re.compile(pattern).groups))
-            assert re.fullmatch(pattern, filled), (pattern, filled)  # the pattern reads back what the words say
-            assert re.search("[\u4e00-\u9fff]", text.zh)
+        for code, text in words.items():
+            assert code.isidentifier() and code == code.lower(), code  # a code, not a sentence
+            assert set(re.findall(r"{(\w+)}", text.en)) == set(re.findall(r"{(\w+)}", text.zh)), code
+            codes.append(code)
+    assert len(codes) == len(set(codes))  # a code means one thing whoever writes it
