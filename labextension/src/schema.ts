@@ -273,9 +273,11 @@ export type OverlayKind = 'total' | 'dtr_threshold' | 'paddle_cap' | 'cell_peak'
 
 export type MarkKind = 'freed';
 
+/** One series, by its fields: front ends tell series apart and name them from these, never from `key` (a name for tables and CSV columns: "torch gpu0 allocated"). */
 export type SeriesInfo = {
   key: string;
   device: string;
+  framework: string | null;
   quantity: string;
   source: string;
   simulated: boolean;
@@ -299,6 +301,8 @@ export type OverlayInfo = {
   label: string;
   short: string;
   note: string;
+  series: string | null;
+  node: string | null;
 };
 
 /** A moment on the chart's time axis, drawn like a cell marker: what happened (`kind`), when (seconds since the epoch), its short label and its note (in the kernel's language: "freed 36 GiB"). */

@@ -102,7 +102,7 @@ class MegEngineSource(FrameworkSource):
         samples = []
         for ordinal in allowed:
             device = f"gpu{ordinal}"
-            samples.append(Sample(time.time(), self.name, f"megengine {device}",
+            samples.append(Sample(time.time(), self.name, device, framework="megengine",
                                   allocated=mge.get_allocated_memory(device),
                                   reserved=mge.get_reserved_memory(device),
                                   peak=mge.get_max_allocated_memory(device)))
@@ -138,7 +138,7 @@ class PaddleSource(FrameworkSource):
             allocated = cuda.memory_allocated(ordinal)
             if self.devices is None and not reserved and not allocated:
                 continue
-            samples.append(Sample(time.time(), self.name, f"paddle gpu{ordinal}", allocated=allocated,
+            samples.append(Sample(time.time(), self.name, f"gpu{ordinal}", framework="paddle", allocated=allocated,
                                   reserved=reserved, peak=cuda.max_memory_allocated(ordinal)))
         self._state = OK if samples else "ok: paddle holds no GPU memory yet"
         return samples
@@ -161,7 +161,7 @@ class TorchSource(FrameworkSource):
             reserved = cuda.memory_reserved(ordinal)
             if self.devices is None and not reserved:
                 continue
-            samples.append(Sample(time.time(), self.name, f"torch gpu{ordinal}",
+            samples.append(Sample(time.time(), self.name, f"gpu{ordinal}", framework="torch",
                                   allocated=cuda.memory_allocated(ordinal), reserved=reserved,
                                   peak=cuda.max_memory_allocated(ordinal)))
         self._state = OK if samples else "ok: torch holds no GPU memory yet"
@@ -196,7 +196,7 @@ class JaxSource(FrameworkSource):
             if not stats:
                 untracked.add(device.platform)
                 continue
-            samples.append(Sample(time.time(), self.name, f"jax {device.platform}{device.id}",
+            samples.append(Sample(time.time(), self.name, f"{device.platform}{device.id}", framework="jax",
                                   allocated=stats.get("bytes_in_use"), reserved=stats.get("pool_bytes"),
                                   peak=stats.get("peak_bytes_in_use"), total=stats.get("bytes_limit")))
         if samples:
@@ -235,7 +235,8 @@ class TensorFlowSource(FrameworkSource):
             if self.devices is not None and ordinal not in self.devices:
                 continue
             info = tf.config.experimental.get_memory_info(name)
-            samples.append(Sample(time.time(), self.name, f"tensorflow gpu{ordinal}", allocated=info.get("current"),
+            samples.append(Sample(time.time(), self.name, f"gpu{ordinal}", framework="tensorflow",
+                                  allocated=info.get("current"),
                                   peak=info.get("peak")))
         self._state = OK
         return samples
@@ -258,7 +259,8 @@ class MXNetSource(FrameworkSource):
         samples = []
         for ordinal in allowed:
             free, total = mx.context.gpu_memory_info(ordinal)
-            samples.append(Sample(time.time(), self.name, f"mxnet gpu{ordinal}", used=total - free, total=total))
+            samples.append(Sample(time.time(), self.name, f"gpu{ordinal}", framework="mxnet", used=total - free,
+                                  total=total))
         self._state = self._waiting_state(waiting) if waiting else OK
         return samples
 

@@ -54,7 +54,7 @@ class NvmlSource:
         # tree stay the same a sample costs one NVML call per device.
         self._known: dict[int, tuple[int, frozenset[int], float, int | None, str]] = {}
         self._kernel_bytes: dict[int, int | None] = {}
-        self._labels: dict[bool, list[str]] = {False: [], True: []}
+        self._labels: list[str] = []  # "gpu0", "gpu1": the devices as NVML numbers them
         self._nvml = NvmlClient(retry_seconds, "not sampled yet", on_start=self._started)
 
     @property
@@ -97,12 +97,12 @@ class NvmlSource:
     def _started(self, pynvml: Any) -> None:
         count = len(self._nvml.devices)
         self._known.clear()
-        self._labels = {False: [f"gpu{i}" for i in range(count)], True: [f"gpu{i} (simulated)" for i in range(count)]}
+        self._labels = [f"gpu{i}" for i in range(count)]
 
     def _read(self, pynvml: Any) -> tuple[list[Sample], str]:
         simulated = self.simulated
         name = self.name
-        labels = self._labels[simulated]
+        labels = self._labels
         tree = self.tree.pids()
         samples = []
         problems: list[str] = []

@@ -18,6 +18,7 @@ from ..catalog._values import format_size
 from ..protocol import OverlayInfo, OverlayKind
 from ..runtime import EnvSession
 from ..runtime.frameworks import live_api
+from ._sample import DeviceId, series_key
 
 log = logging.getLogger(__name__)
 MiB = 1024**2
@@ -54,7 +55,8 @@ class Overlay:
     """One line: `kind` is "total", "dtr_threshold" or "paddle_cap"; `device` is the device label it belongs to
     (None: not tied to one device); `label` names it with its size ("DTR eviction threshold (8 GiB)"); `short` is the
     name a chart writes beside the line, where room is scarce ("DTR"; the chart adds the size); `note` says what the
-    line means and where its value came from."""
+    line means and where its value came from; `series`, the series it stands for (a total's), and `node`, its
+    device's cluster node, let a chart place it without reading its words."""
 
     kind: OverlayKind
     device: str | None
@@ -62,6 +64,8 @@ class Overlay:
     label: str
     short: str
     note: str
+    series: str | None = None  # the series the line stands for: a device's total series
+    node: str | None = None  # the cluster node of its device
 
     @property
     def key(self) -> str:
@@ -73,15 +77,18 @@ class Overlay:
         return cast(OverlayInfo, {"key": self.key, **asdict(self)})
 
 
-def overlays(session: EnvSession | None, totals: Mapping[str, int], gpu_totals: Mapping[str, int]) -> list[Overlay]:
+def overlays(session: EnvSession | None, totals: Mapping[DeviceId, int], gpu_totals: Mapping[DeviceId, int]
+             ) -> list[Overlay]:
     """The lines for the current state. `totals`: every device's total; `gpu_totals`: those of NVML's GPUs (the
     Paddle cap is a share of them); `session`: what the kernel set (None: device totals only). Never raises: a
     framework that fails to answer just gives no line."""
     language = current_language()
-    lines = [Overlay("total", device, total, TOTAL.get(language).format(device=_shown(device, language),
-                                                                      size=format_size(total)),
+    lines = [Overlay("total", device.label, total, TOTAL.get(language).format(device=_shown(device, language),
+                                                                            size=format_size(total)),
                      TOTAL_SHORT.get(language) if len(totals) == 1
-                     else TOTAL_SHORT_OF.get(language).format(device=_bare(device)), TOTAL_NOTE.get(language))
+                     else TOTAL_SHORT_OF.get(language).format(device=_bare(device, with_node=True)),
+                     TOTAL_NOTE.get(language),
+                     series=series_key(device.label, "total"), node=device.node)
              for device, total in totals.items()]
     if session is None:
         return lines
@@ -122,7 +129,7 @@ def _dtr_threshold(session: EnvSession, language: str) -> list[Overlay]:
                     DTR_NOTE.get(language).format(origin=origin) + off)]
 
 
-def _paddle_caps(session: EnvSession, gpu_totals: Mapping[str, int], language: str) -> list[Overlay]:
+def _paddle_caps(session: EnvSession, gpu_totals: Mapping[DeviceId, int], language: str) -> list[Overlay]:
     flags = _paddle_flags(session)
     if flags is None:
         return []
@@ -141,9 +148,10 @@ def _paddle_caps(session: EnvSession, gpu_totals: Mapping[str, int], language: s
             value = int(fraction * total)
             how = PADDLE_SHARE.get(language).format(fraction=f"{fraction:.3g}")
         short = "Paddle" if len(gpu_totals) == 1 else f"Paddle {_bare(device)}"
-        lines.append(Overlay("paddle_cap", device, value, PADDLE_LABEL.get(language).format(size=format_size(value)),
-                             short, PADDLE_NOTE.get(language).format(reason=applies.reason or DRAWN.get(language),
-                                                                     how=how)))
+        lines.append(Overlay("paddle_cap", device.label, value,
+                             PADDLE_LABEL.get(language).format(size=format_size(value)), short,
+                             PADDLE_NOTE.get(language).format(reason=applies.reason or DRAWN.get(language), how=how),
+                             node=device.node))
     return lines
 
 
@@ -162,14 +170,16 @@ def paddle_cap_applies(session: EnvSession, flags: Mapping[str, Any], name: str,
     return applicability(session.catalog, entry, lookup, language)
 
 
-def _shown(device: str, language: str) -> str:
-    """A device's label in the chart's words: "gpu0 (simulated)" is "gpu0 (模拟)" in Chinese."""
-    return device.replace(SIMULATED.en, SIMULATED.get(language)) if language != "en" else device
+def _shown(device: DeviceId, language: str) -> str:
+    """A device in the chart's words, without its node (a chart lists the line under its node): "gpu0 (simulated)"
+    is "gpu0 (模拟)" in Chinese."""
+    return _bare(device) + (" " + SIMULATED.get(language) if device.simulated else "")
 
 
-def _bare(device: str) -> str:
-    """A device's label without the "(simulated)" mark: in a short label the status line has already said so."""
-    return device.removesuffix(" (simulated)")
+def _bare(device: DeviceId, with_node: bool = False) -> str:
+    """A device without the "(simulated)" mark: in a short label the status line has already said so. A short label
+    beside the plot names the node too (`with_node`): there it stands under no node's heading."""
+    return " ".join(part for part in (device.node if with_node else None, device.framework, device.device) if part)
 
 
 def _paddle_flags(session: EnvSession) -> dict[str, Any] | None:

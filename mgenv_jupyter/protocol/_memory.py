@@ -17,25 +17,27 @@ sample), at most `pushes_per_second` times a second:
         {"cell": 12, "start": 1732240000.15, "end": null, "duration": null, "ok": null, "peak": {}}
       ],
       # only in a subscriber's first batch and whenever they change; complete lists replacing the previous ones:
-      "series": [{"key": "gpu0 used", "device": "gpu0", "quantity": "used", "source": "nvml", "simulated": false,
-                  "node": null}],
+      "series": [{"key": "gpu0 used", "device": "gpu0", "framework": null, "quantity": "used", "source": "nvml",
+                  "simulated": false, "node": null}],
       "sources": [{"name": "nvml", "state": "ok", "text": "ok", "simulated": false, "simulation": null,
                    "node": null}],
       "overlays": [{"key": "total:gpu0", "kind": "total", "device": "gpu0", "bytes": 42949672960,
-                    "label": "gpu0 total (40 GiB)", "short": "total", "note": "the device's memory"}],
+                    "label": "gpu0 total (40 GiB)", "short": "total", "note": "the device's memory",
+                    "series": "gpu0 total", "node": null}],
       "started": 1732239000.25,               # when the kernel's process started: the chart's time axis counts from it
       "marks": [{"kind": "freed", "time": 1732240003.5, "label": "freed 36 GiB", "note": "..."}]  # moments, not cells
     }
 
-A series key is "<device> <quantity>"; quantities are used, total, process (the kernel's process tree), allocated,
-reserved, peak (framework allocators). Devices read from the simulated GPU carry "(simulated)" in their label and
-`simulated: true`; a source reading the simulated GPU names its scenario in `simulation` ("a100-40gb"), and its
-`state` says what it does ("ok", an NVML error) without repeating that it is simulated. A series or source read on
-another machine of a cluster (`mgenv_jupyter.cluster`) names that node in `node` ("node_b"; its key starts with the
-node: "node_b gpu0 process"), and the node's source says the node's state ("ok", "starting", "lost: <why>", "no data
-for 7 s"); `node` is null for the kernel's own machine. Sizes in labels are binary
-units written as such ("40 GiB"). A cell appears twice: when it starts (end null) and when it ends (with its peaks per
-series).
+A series is told by its fields: `device` ("gpu0", "host"), `framework` (the allocator's, or null), `quantity` (used,
+total, process: the kernel's process tree, allocated, reserved, peak: framework allocators), `node` and `simulated`.
+Its `key` names it in tables and CSV ("torch gpu0 allocated", "gpu0 (simulated) process"), and nobody reads the fields
+back out of it. Devices read from the simulated GPU have `simulated: true`; a source reading the simulated GPU names
+its scenario in `simulation` ("a100-40gb"), and its `state` says what it does ("ok", an NVML error) without repeating
+that it is simulated. A series or source read on another machine of a cluster (`mgenv_jupyter.cluster`) names that
+node in `node` ("node_b"), and the node's source says the node's state ("ok", "starting", "lost: <why>", "no data for
+7 s"); `node` is null for the kernel's own machine. An overlay names the series it stands for (`series`) and its node;
+its label leaves the node out, since a chart lists it under its node. Sizes in labels are binary units written as such
+("40 GiB"). A cell appears twice: when it starts (end null) and when it ends (with its peaks per series).
 `Sampler.snapshot()` returns the same shape, typed "memory.snapshot", with everything still at full resolution, for a
 chart opened late.
 """
@@ -54,11 +56,15 @@ DEFAULT_INTERVAL = 0.1
 
 
 class SeriesInfo(TypedDict):
+    """One series, by its fields: front ends tell series apart and name them from these, never from `key` (a name for
+    tables and CSV columns: "torch gpu0 allocated")."""
+
     key: str
-    device: str
-    quantity: str
+    device: str  # the device alone, as its source names it: "gpu0", "host", "cpu0"
+    framework: str | None  # whose allocator counted it ("torch"); None: the driver (NVML) or the host
+    quantity: str  # used, total, process, allocated, reserved or peak
     source: str
-    simulated: bool
+    simulated: bool  # read from the simulated GPU
     node: str | None  # the cluster node it was read on; None: the kernel's own machine
 
 
@@ -79,11 +85,13 @@ OverlayKind = Literal["total", "dtr_threshold", "paddle_cap", "cell_peak", "oom_
 class OverlayInfo(TypedDict):
     key: str
     kind: OverlayKind
-    device: str | None
+    device: str | None  # the device's label as series keys give it ("gpu0 (simulated)"); None: no one device
     bytes: int
-    label: str
+    label: str  # its name with its size, without the node (a chart lists it under its node)
     short: str
     note: str
+    series: str | None  # the key of the series the line stands for (a device's total); None: none
+    node: str | None  # the cluster node of its device; None: the kernel's own machine
 
 
 # A moment marked on the chart that is not a cell: "freed", memory given back (oom/_free.py).
