@@ -60,8 +60,9 @@ from types import (
     ModuleType,
     TracebackType,
 )
-from typing import Any
+from typing import Any, ClassVar
 
+from .._display import Shown
 from .._static import classes, dict_accessor, hides_dict, instance_dict, slot_accessors, slot_values, type_name
 from .._text import Text
 from ..runtime.frameworks import tensor_kinds
@@ -139,12 +140,14 @@ class Holder:
                 "parameters": self.parameters, "buffers": self.buffers, "partial": self.partial}
 
 
-@dataclass(frozen=True)
-class Holders:
+@dataclass(frozen=True, repr=False)
+class Holders(Shown):
     """The variables holding framework memory, largest first (the first `MAX_ROWS`; `unlisted` more hold `rest`),
     the totals per device, what the walk looked at and what it left out (`skipped`, bilingual sentences), how long it
     took (seconds), and whether it finished within its bounds (`complete`: every variable was looked at, without the
-    visit or time bound stopping it)."""
+    visit or time bound stopping it). Shown as presentation's `HoldersView`."""
+
+    display_kind: ClassVar[str] = "holders"
 
     holders: tuple[Holder, ...]
     visited: int

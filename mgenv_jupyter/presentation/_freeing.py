@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._display import text_and_html
 from .._text import Text, current_language
 from ..catalog._values import format_size
 from ..memory._holders import Holder, Holders
@@ -168,7 +169,8 @@ class FreeView:
                 "simulated": r.simulated}
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return {FREE_MIME: self.data()}
+        """The labextension renderer's data, with the text and HTML beside it for every other front end."""
+        return {FREE_MIME: self.data(), **text_and_html(self)}
 
     def _repr_html_(self) -> str:
         rows = "".join(
@@ -290,6 +292,9 @@ class HoldersView:
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(repr(self))
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return text_and_html(self)
 
     def _repr_html_(self) -> str:
         lang = self.lang

@@ -9,8 +9,10 @@ import gc
 import sys
 
 import psutil
+from IPython.utils.capture import capture_output
 
 import mgenv_jupyter
+from mgenv_jupyter.oom._free import FreeResult
 from mgenv_jupyter.presentation._freeing import FreeView
 
 MiB = 1024**2
@@ -72,6 +74,26 @@ def test_nothing_held_is_said_and_the_second_free_changes_nothing(ip):
     again = ip.run_line_magic("memfree", "")
     assert "no failed cell is held" in repr(again)
     assert ip.user_ns["x"] == 1
+
+
+def test_report_free_as_a_cells_last_line_shows_what_memfree_shows(ip):
+    """The README offers `mgenv_jupyter.last_oom().free()` as `%memfree`'s equal: as a cell's last line it shows the
+    same view (text, HTML and the sidebar renderer's data), not the dataclass's fields."""
+    from IPython.core.formatters import DisplayFormatter
+
+    from mgenv_jupyter.protocol._freeing import FREE_MIME
+
+    _fail(ip)
+    with capture_output():
+        ip.run_cell("import mgenv_jupyter\nfreed = mgenv_jupyter.last_oom().free()")
+    result = ip.user_ns["freed"]
+    bundle, _ = ip.displayhook.compute_format_data(result)  # what the shell shows for it as a cell's last line
+    text = bundle["text/plain"]
+    assert text.startswith("Freed what the failed cell held") and "FreeResult(" not in text
+    assert "Your variables were not touched" in text
+    assert isinstance(result, FreeResult) and repr(result) == repr(FreeView(result))
+    notebook, _ = DisplayFormatter().format(result)  # as a notebook shows it: every type
+    assert notebook[FREE_MIME] == FreeView(result).data() and "mgenv-free" in notebook["text/html"]
 
 
 def test_a_failing_allocator_call_is_reported_and_the_others_go_on(ip, monkeypatch):
