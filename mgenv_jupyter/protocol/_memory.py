@@ -53,6 +53,12 @@ MIN_INTERVAL = 0.01
 MAX_INTERVAL = 60.0
 # The sidebar's memory panel samples at 10 Hz unless its settings (or a "memory" request) say otherwise.
 DEFAULT_INTERVAL = 0.1
+# What a chart shows, so that it stays readable however long the kernel runs: the latest DEFAULT_WINDOW seconds (a
+# rolling window), and a y-axis fitted to the data, an overlay line in range only up to OVERLAY_REACH times the highest
+# value shown (above it, a label: a 40 GiB total does not squash a 2 GiB curve). The live chart and the static
+# picture of a saved notebook draw by the same numbers.
+DEFAULT_WINDOW = 300
+OVERLAY_REACH = 2.0
 
 
 class SeriesInfo(TypedDict):
@@ -162,7 +168,11 @@ def checked_interval(value: float) -> float:
 
 class MemoryHello(TypedDict):
     """Front end → kernel: a chart view opened and wants the snapshot. `language` is the front end's ("zh" or "en",
-    from JupyterLab's): the kernel speaks it from then on, unless `%envlang` or MGENV_LANG chose one."""
+    from JupyterLab's): the kernel speaks it from then on, unless `%envlang` or MGENV_LANG chose one. `hosted`: the
+    view is inside the labextension's output host (protocol/_output.py), which keeps a live view when the output's
+    static view is brought up to date; a view elsewhere would be drawn again, so the kernel then leaves the static view
+    as it was displayed."""
 
     type: Literal["memory.hello"]
     language: str
+    hosted: bool

@@ -6,11 +6,15 @@
  * a browser.
  */
 
-/** The windows a user can choose, in seconds; null shows everything since the chart's first sample. */
-export const WINDOWS: (number | null)[] = [60, 300, 900, 3600, null];
+import { DEFAULT_WINDOW, OVERLAY_REACH } from '../protocol';
 
-/** The window a chart opens with: the last five minutes (a rolling window, as nvdashboard's and jupyter-resource-usage's). */
-export const DEFAULT_WINDOW = 300;
+/** The window a chart opens with: the last five minutes (a rolling window, as nvdashboard's and
+ * jupyter-resource-usage's); the overlays' reach. Both come from the wire's definition, which the static picture of a
+ * saved notebook draws by too. */
+export { DEFAULT_WINDOW, OVERLAY_REACH };
+
+/** The windows a user can choose, in seconds; null shows everything since the chart's first sample. */
+export const WINDOWS: (number | null)[] = [60, DEFAULT_WINDOW, 900, 3600, null];
 
 /**
  * The x range to show for data from `first` to `last` (seconds) with a rolling `window` (null: all of it): the last
@@ -23,12 +27,9 @@ export function windowRange(first: number, last: number, window: number | null):
   return [last - window, last];
 }
 
-/**
- * An overlay line (a device's total, a threshold) is drawn inside the plot when it is at most this many times the
- * highest value shown; farther up it would squash the data against the bottom (a 2 GiB curve under a 40 GiB total),
- * so it is shown as a label at the top instead.
- */
-export const OVERLAY_REACH = 2;
+// An overlay line (a device's total, a threshold) is drawn inside the plot when it is at most OVERLAY_REACH times the
+// highest value shown; farther up it would squash the data against the bottom (a 2 GiB curve under a 40 GiB total),
+// so it is shown as a label at the top instead.
 
 /** Room above the highest value drawn, as a share of it. */
 const HEADROOM = 0.08;
