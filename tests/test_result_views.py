@@ -29,7 +29,8 @@ def test_every_kind_of_result_in_the_package_has_its_view():
         if not module.name.startswith(("mgenv_jupyter.server", "mgenv_jupyter.protocol.__main__")):
             importlib.import_module(module.name)
     kinds = {cls.display_kind for cls in _subclasses(Shown)}
-    assert kinds == {"set_report", "oom_report", "free_result", "holders", "cluster_report"}
+    assert kinds == {"set_report", "oom_report", "free_result", "holders", "cluster_report", "sweep_result",
+                     "sweep_applied"}
     assert kinds <= set(_VIEWS)
 
 
@@ -51,14 +52,6 @@ def test_each_result_shows_as_its_view_text_html_and_renderer_data(fresh_session
         assert bundle["text/html"] == view._repr_html_() == result._repr_html_()
         assert set(bundle) == {"text/plain", "text/html", *([renderer] if renderer else [])}
         assert result.lines() == view.lines()
-
-
-def test_a_result_of_a_kind_nobody_named_still_shows_its_type():
-    class Unnamed(Shown):
-        display_kind = "nobody-named-this"
-
-    bundle = Unnamed()._repr_mimebundle_()
-    assert set(bundle) == {"text/plain"} and "Unnamed object" in bundle["text/plain"]
 
 
 def _subclasses(cls: type) -> set[type]:
