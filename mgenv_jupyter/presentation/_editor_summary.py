@@ -16,7 +16,7 @@ from ..runtime import EnvSession
 from ._view import VariableView, present
 
 NOT_SET = Text("not set", "未设置")
-DEFAULT = Text("default {value}", "默认 {value}")
+NOT_SET_DEFAULT = Text("not set (default {value})", "未设置(默认 {value})")
 SAVED = Text("The widget's values as the notebook was saved; run the cell again to edit them.",
              "保存笔记本时控件中的取值;重新运行此单元即可编辑。")
 HEADERS = (Text("variable", "变量"), Text("value", "取值"), Text("status", "状态"))
@@ -38,8 +38,9 @@ class EditorSummary:
         if view.value is not None:
             return truncated(view.value)
         default = view.details.default if view.details is not None else None
-        words = NOT_SET.get(self.language)
-        return words if default is None else f"{words} ({DEFAULT.get(self.language).format(value=default)})"
+        if default is None:
+            return NOT_SET.get(self.language)
+        return NOT_SET_DEFAULT.get(self.language).format(value=default)
 
     def status(self, view: VariableView) -> str:
         """A set value's status; none for an unset one, whose "not set" already says it."""
