@@ -36,6 +36,10 @@ if TYPE_CHECKING:
 # `%load_ext` imports only what `%envset` needs; the presentation layer, the comm's handler, the out-of-memory report
 # and its view are imported by the magics and events that use them, on first use.
 
+# What %envdiff shows of its frame, so that it fits a notebook column beside the sidebar; the time of each change
+# stays in the DataFrame (the table says so).
+DIFF_SHOWN = ("now", "status", "source", "at_start", "exported")
+
 _COMPLETED_MAGICS = ("%envset", "%envget", "%envunset", "%%envset", "%envlist")
 
 
@@ -211,7 +215,8 @@ class EnvMagics(Magics):
         from .presentation._tables import env_table
 
         args = _parse_args(self.envdiff, line)
-        return env_table(session().diff(everything=args.everything).set_index("name"), language=current_language())
+        return env_table(session().diff(everything=args.everything).set_index("name"), DIFF_SHOWN,
+                         language=current_language())
 
     @no_var_expand
     @magic_arguments()
