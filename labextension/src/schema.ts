@@ -729,6 +729,8 @@ export type KernelMessage = Reply | Notice | MemoryMessage;
 
 export const PROTOCOL_VERSION = 1;
 export const COMM_TARGET = 'mgenv_jupyter';
+/** The constant the sidebar runs to load the extension in a kernel (it never builds code from input). */
+export const LOAD_CODE = "__import__('mgenv_jupyter').load_ipython_extension(get_ipython())";
 export const MIN_INTERVAL = 0.01;
 export const MAX_INTERVAL = 60;
 /** Seconds between the memory panel's samples unless its settings say otherwise. */

@@ -117,6 +117,8 @@ def _constants() -> str:
     return "\n".join([
         f"export const PROTOCOL_VERSION = {sidebar.PROTOCOL_VERSION};",
         f"export const COMM_TARGET = {json.dumps(sidebar.COMM_TARGET)};".replace('"', "'"),
+        "/** The constant the sidebar runs to load the extension in a kernel (it never builds code from input). */",
+        f"export const LOAD_CODE = {json.dumps(sidebar.LOAD_CODE)};",
         f"export const MIN_INTERVAL = {memory.MIN_INTERVAL};",
         f"export const MAX_INTERVAL = {memory.MAX_INTERVAL:g};",
         "/** Seconds between the memory panel's samples unless its settings say otherwise. */",
