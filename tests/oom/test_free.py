@@ -289,3 +289,18 @@ def test_when_the_search_stops_at_its_bound_nothing_is_cleared_and_the_result_sa
         assert ip.user_ns["refs"][0]() is None
     finally:
         del ip.user_ns["rows"]
+
+
+def test_the_reports_offer_to_free_is_said_before_the_numbered_remedies_not_as_one_of_them(ip):
+    """The offer sets nothing: it is a line of its own before "Remedies, best first:", which are numbered from 1 (a
+    bullet over "1." read as one list numbered "·, 1."); in HTML it is not an item of the numbered list either."""
+    _fail(ip)
+    view = ip.run_line_magic("oom", "")
+    lines = repr(view).splitlines()
+    offer = next(i for i, line in enumerate(lines) if "%memfree" in line and "Free what the failed cell holds" in line)
+    heading = lines.index("Remedies, best first:")
+    assert lines[offer].startswith("First, without a restart: %memfree") and offer < heading
+    assert not any(line.lstrip().startswith(("•", "·")) for line in lines)
+    page = view._repr_html_()
+    numbered = page[page.index("<ol>"):page.index("</ol>")]
+    assert "%memfree" not in numbered and page.index("First, without a restart") < page.index("<ol>")

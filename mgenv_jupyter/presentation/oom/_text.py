@@ -177,10 +177,10 @@ class OomText:
         return ONCE_SET.get(self.lang).format(status=remedy.when.get(self.lang))
 
     def remedy_lines(self) -> list[str]:
-        lines = [f"{REMEDIES.get(self.lang)}:"]
         free = report_offer(self.report)
-        if free is not None:  # first, unnumbered: it sets nothing
-            lines.append(offer_line(free, self.lang))
+        # The offer first, on a line of its own: it sets nothing, so it is not one of the numbered remedies.
+        lines = [offer_line(free, self.lang)] if free is not None else []
+        lines.append(f"{REMEDIES.get(self.lang)}:")
         if not self.report.remedies:
             return lines + ["  " + NO_REMEDY.get(self.lang)]
         for number, remedy in enumerate(self.report.remedies, start=1):
