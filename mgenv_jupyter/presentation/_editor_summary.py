@@ -63,7 +63,7 @@ class EditorSummary:
             f"<td style='{cell if v.value is not None else unset}'>{html.escape(self.value(v))}</td>"
             f"<td style='{cell}'>{html.escape(self.status(v))}</td></tr>" for v in self.views)
         return (f"<div class='mgenv-editor-summary'><div style='font-weight: 600'>{html.escape(self.title)}</div>"
-                f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+                f"<table style='margin: 0'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
                 f"<div style='font-size: 11px; opacity: 0.7'>{html.escape(SAVED.get(language))}</div></div>")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
