@@ -121,6 +121,34 @@ describe('the output host', () => {
     expect(host.live).toBe(false);
   });
 
+  it('renders again with the renderer bound to the kernel once the notebook has one (a placeholder waits for ever)', async () => {
+    const models = new Set(['chart-1']);
+    let bound = false;
+    const placeholder = { safe: false, mimeTypes: [WIDGET_VIEW_MIME], createRenderer: () => null as any };
+    const kernels = { safe: false, mimeTypes: [WIDGET_VIEW_MIME], createRenderer: () => null as any };
+    const made = renderers(models);
+    const host = new OutputHost({
+      getFactory: (type: string) => (type === WIDGET_VIEW_MIME ? (bound ? kernels : placeholder) : made.getFactory(type)),
+      createRenderer: (type: string) => {
+        if (type === WIDGET_VIEW_MIME && !bound) {
+          const waiting = new Panel() as Panel & IRenderMime.IRenderer;
+          waiting.renderModel = async () => void (waiting.node.textContent = 'Loading widget...');
+          return waiting;
+        }
+        return made.createRenderer(type);
+      }
+    });
+    Widget.attach(host, document.body);
+    await host.renderModel(model('<svg>picture</svg>'));
+    await tick();
+    expect(host.live).toBe(false);
+    bound = true; // jupyterlab-manager replaced its placeholder when the kernel came
+    await new Promise(resolve => setTimeout(resolve, 700));
+    expect(host.live).toBe(true);
+    expect(shownText(host)).toBe('the live chart');
+    host.dispose();
+  });
+
   it('goes back to the static view when the widget is closed', async () => {
     const made = renderers(new Set(['chart-1']));
     const host = new OutputHost(made);

@@ -7,7 +7,9 @@
  * the widget view inside itself through the notebook's own widget renderer (jupyterlab-manager's, bound to the
  * notebook's kernel); once the widget is there (its model lives in the kernel) the live view replaces the static one.
  * A notebook reopened without its kernel, or after a restart, has no model: the widget renderer says "model not
- * found" out of sight and the static view stays. When the kernel updates the output's static view (display_id), the
+ * found" out of sight and the static view stays. Until the notebook's kernel is there, its registry holds
+ * jupyterlab-manager's placeholder, whose renderer waits for a manager that is only ever given to the renderers
+ * directly in output areas: the host watches for the renderer bound to the kernel's manager and renders again with it. When the kernel updates the output's static view (display_id), the
  * host renders the new static view and leaves the live one as it is, so nothing flickers.
  *
  * An untrusted output shows the static view only (HTML sanitised, as JupyterLab does for any untrusted output), as
@@ -30,6 +32,10 @@ export interface Renderers {
   getFactory(mimeType: string): IRenderMime.IRendererFactory | undefined;
 }
 
+/** How often, and how many times, the host looks for the widget renderer bound to the kernel (see _watchForRebind). */
+const REBIND_MS = 500;
+const REBIND_CHECKS = 120;
+
 /** The static types, best first: the HTML view (figures and the picture), the picture alone, the text. */
 const STATIC_TYPES = ['text/html', 'image/svg+xml', 'text/plain'];
 
@@ -49,6 +55,8 @@ export class OutputHost extends Panel implements IRenderMime.IRenderer {
   private _live: IRenderMime.IRenderer | null = null;
   private _liveModel: string | null = null;
   private _watch: MutationObserver | null = null;
+  private _liveFactory: IRenderMime.IRendererFactory | undefined;
+  private _rebind: ReturnType<typeof setInterval> | null = null;
 
   constructor(private _renderers: Renderers) {
     super();
@@ -74,6 +82,7 @@ export class OutputHost extends Panel implements IRenderMime.IRenderer {
   dispose(): void {
     this._watch?.disconnect();
     this._watch = null;
+    this._stopRebind();
     super.dispose();
   }
 
@@ -96,11 +105,13 @@ export class OutputHost extends Panel implements IRenderMime.IRenderer {
   private _renderLive(model: IRenderMime.IMimeModel, modelId: string): void {
     this._watch?.disconnect();
     this._live?.dispose();
+    this._liveFactory = this._renderers.getFactory(WIDGET_VIEW_MIME);
     const live = this._renderers.createRenderer(WIDGET_VIEW_MIME);
     live.addClass('mgenv-output-live');
     this._live = live;
     this._liveModel = modelId;
     this.addWidget(live);
+    this._watchForRebind(model, modelId);
     // The widget renderer adds the view when the kernel's model answers, writes "Loading widget…" or "Error
     // displaying widget: model not found" otherwise, and hides itself when the widget is closed.
     this._watch = new MutationObserver(() => this._sync());
@@ -109,6 +120,32 @@ export class OutputHost extends Panel implements IRenderMime.IRenderer {
       () => this._sync(),
       () => this._sync()
     );
+  }
+
+  /**
+   * While the widget is not shown, look (twice a second, for a minute at most) for the notebook's widget renderer to
+   * change: jupyterlab-manager replaces its placeholder with one bound to the kernel's manager once the kernel is
+   * there, and a renderer made from the placeholder would wait for ever.
+   */
+  private _watchForRebind(model: IRenderMime.IMimeModel, modelId: string): void {
+    this._stopRebind();
+    let checks = 0;
+    this._rebind = setInterval(() => {
+      checks++;
+      if (this.isDisposed || this.live || checks > REBIND_CHECKS) {
+        this._stopRebind();
+      } else if (this._renderers.getFactory(WIDGET_VIEW_MIME) !== this._liveFactory) {
+        this._liveModel = null;
+        this._renderLive(model, modelId);
+      }
+    }, REBIND_MS);
+  }
+
+  private _stopRebind(): void {
+    if (this._rebind !== null) {
+      clearInterval(this._rebind);
+      this._rebind = null;
+    }
   }
 
   /** Show the live view where it is there, else the static view. */
