@@ -55,7 +55,7 @@ CELLS = [
 CELL = ".jp-Notebook .jp-Cell:nth-child({}) .jp-OutputArea"
 INLINE = ".jp-OutputArea-output:has(.mgenv-chart)"
 SIDEBAR = ".mgenv-sb-memory"
-CHART = "document.querySelector('{} .mgenv-chart').mgenvChart"
+CHART = "document.querySelector('{} .mgenv-chart')?.mgenvChart"
 CHINESE = {"locale": "zh_CN"}
 
 
@@ -92,6 +92,11 @@ def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 def settle(page: Any) -> None:
     """Two animation frames: the coalesced redraw has happened."""
     page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
+def save(page: Any) -> None:
+    execute_command(page, "docmanager:save")
+    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
 
 
 def show_cell(page: Any, index: int) -> None:
@@ -229,6 +234,24 @@ def test_tables_fit_their_output(session, width, sidebar):
     assert problems == {"envlist": [], "envdiff": [], "per-cell": []}
 
 
+def test_the_live_chart_in_notebook_7_fits_its_output(session):
+    """Notebook 7 on the same kernel: the live chart (through the output host) with its legend inside its output."""
+    page, lab, language = session["page"], session["lab"], session["language"]
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    save(page)  # Notebook 7 opens the file: its outputs, with the kernel that still holds their widgets
+    open_notebook(page, dataclasses.replace(lab, app="notebook"), NOTEBOOK)
+    set_theme(page, dark=False)
+    chart = CHART.format(INLINE)
+    page.wait_for_function(f"() => {chart}?.store.length > 0 && {chart}.markers.length >= 100", timeout=60_000)
+    show_cell(page, 3)
+    page.locator(INLINE).scroll_into_view_if_needed()
+    settle(page)
+    page.locator(INLINE).screenshot(path=str(screenshot(page, f"long-chart-notebook7-1280-{language}.png")))
+    assert page.evaluate(STATIC_JS)[0]["live"]
+    assert chart_problems(page, INLINE) == []
+    assert sticking_out(page, ".mgenv-chart-legend", ".jp-OutputArea-output:has(.mgenv-chart)") == []
+
+
 STATIC_JS = """() => [...document.querySelectorAll('.mgenv-output-host')].map(host => ({
     live: host.classList.contains('mgenv-output-is-live'),
     picture: !!host.querySelector('.mgenv-output-static:not(.lm-mod-hidden) svg'),
@@ -250,10 +273,11 @@ def test_the_saved_notebook_reopened_without_its_kernel_shows_the_chart_and_the_
     """Last of the module: it closes the session's kernel."""
     page, lab, language = session["page"], session["lab"], session["language"]
     page.set_viewport_size({"width": 1280, "height": 1000})
+    open_notebook(page, lab, NOTEBOOK)  # back in JupyterLab, on the same kernel
     page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+    page.wait_for_function(f"() => {CHART.format(INLINE)}?.store.length > 0", timeout=60_000)
     assert page.evaluate(STATIC_JS)[0]["live"]  # while the kernel has it: the live chart
-    execute_command(page, "docmanager:save")
-    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+    save(page)
     saved = json.loads((lab.root / NOTEBOOK).read_text())
     outputs = [o for cell in saved["cells"] for o in cell.get("outputs", [])
                if "application/vnd.mgenv-jupyter.output+json" in o.get("data", {})]
