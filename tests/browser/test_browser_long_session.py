@@ -242,7 +242,11 @@ def test_the_live_chart_in_notebook_7_fits_its_output(session):
     open_notebook(page, dataclasses.replace(lab, app="notebook"), NOTEBOOK)
     set_theme(page, dark=False)
     chart = CHART.format(INLINE)
-    page.wait_for_function(f"() => {chart}?.store.length > 0 && {chart}.markers.length >= 100", timeout=60_000)
+    try:
+        page.wait_for_function(f"() => {chart}?.store.length > 0 && {chart}.markers.length >= 100", timeout=60_000)
+    except Exception:
+        screenshot(page, f"long-notebook7-failed-{language}.png")
+        raise
     show_cell(page, 3)
     page.locator(INLINE).scroll_into_view_if_needed()
     settle(page)
