@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from mgenv_jupyter.memory import History, Sampler, default_sources
-from mgenv_jupyter.memory import _simulation as simulation
+from mgenv_jupyter.memory.simulated import _simulation as simulation
 
 REPEATS = 3
 TARGETS = {10.0: 0.5, 100.0: 3.0}  # % of one core, for one GPU

@@ -35,7 +35,7 @@ LOOP_ADDITIONS = 10_000_000  # about half a second here: 5 samples at 10 Hz per 
 @contextmanager
 def simulated(devices: int = 1) -> Iterator[object]:
     """A simulated machine with `devices` GPUs (the kernel holding memory on each), through the fake NVML library."""
-    from mgenv_jupyter.memory import _simulation as simulation
+    from mgenv_jupyter.memory.simulated import _simulation as simulation
 
     scenario = {"name": f"bench-{devices}", "step_seconds": 0.5, "devices": [
         {"name": "NVIDIA H100 80GB HBM3", "total": "80GB", "others": "1GB",
@@ -227,8 +227,8 @@ def cost_growth() -> dict[str, float]:
 
 def process_list_rate(seconds: float = 6.0) -> dict[str, float]:
     """Process-list calls per second into the fake library, with the sampler at 10 Hz and 100 Hz."""
-    from mgenv_jupyter.memory._fake_nvml import installed
     from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
+    from mgenv_jupyter.memory.simulated._fake_nvml import installed
 
     rates = {}
     with simulated(1):

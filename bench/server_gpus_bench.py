@@ -199,9 +199,9 @@ def refresh_cost(server: Server, rounds: int = REFRESH_ROUNDS) -> RefreshCost:
 def in_kernel_read_ms(rounds: int = 200) -> float:
     """CPU of one in-kernel NVML sample with its process list (a kernel's own chart), on the simulated A100."""
     os.environ["MGENV_SIMULATE_GPU"] = "a100-40gb"
-    from mgenv_jupyter.memory import _simulation as simulation
     from mgenv_jupyter.memory._nvml_source import NvmlSource
     from mgenv_jupyter.memory._process_tree import ProcessTree
+    from mgenv_jupyter.memory.simulated import _simulation as simulation
 
     simulation.from_environment()
     try:
@@ -221,7 +221,7 @@ def server_read_ms(kernels: int = 50, rounds: int = 200) -> float:
     to its kernel, the view built), `kernels` kernels on the simulated A100; real child processes stand in for the
     kernels (the server's kernels are its children too). The HTTP request around it is not counted."""
     from mgenv_jupyter.memory._gpu_processes import GpuProcessReader
-    from mgenv_jupyter.memory._simulation import Simulation
+    from mgenv_jupyter.memory.simulated._simulation import Simulation
     from mgenv_jupyter.server._attribution import KernelEntry, attribute
 
     children = [subprocess.Popen(["sleep", "600"]) for _ in range(kernels)]

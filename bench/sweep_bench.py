@@ -74,7 +74,7 @@ def rounds(points: int, devices: int) -> dict[str, Any]:
         wall = time.perf_counter() - began
     finally:
         os.environ.pop("MGENV_SIMULATE_GPU", None)
-        from mgenv_jupyter.memory._simulation import stop_environment
+        from mgenv_jupyter.memory.simulated._simulation import stop_environment
 
         stop_environment()
     moments = sorted([(p.started, 1) for p in result.points] + [(p.finished, -1) for p in result.points])

@@ -25,6 +25,7 @@ from .protocol._messages import KernelMessage, Reply
 from .protocol._sidebar import MAX_HISTORY_WINDOW
 from .runtime import EnvSession, SetReport
 from .runtime import _profile as profile
+from .runtime._carry import still_to_carry
 from .runtime._profile_trust import ProfileTrust
 
 if TYPE_CHECKING:
@@ -62,6 +63,13 @@ _NOT_A_REMEDY = Text(
     "button; nothing was changed",
     "此按钮的补救措施不属于本内核最近一次内存不足报告(报告来自更早的失败或其他内核,或 id 未知):只能通过按钮应用"
     "最新报告中的补救措施;未做任何更改")
+
+
+_NOT_THE_LAST_FAILURE = Text(
+    "this button belongs to an earlier out-of-memory report than the kernel's last: what it offered to free is not "
+    "held any more; run %memfree in a cell to give back what the kernel holds now; nothing was freed",
+    "此按钮属于比本内核最近一次更早的内存不足报告:它要释放的内存已不再被保留;如需归还内核当前占用的内存,请在单元中运行 "
+    "%memfree;未释放任何内存")
 
 
 class BadRequest(ValueError):
@@ -185,6 +193,14 @@ class RequestHandler:
             raise BadRequest(_OUTPUTS_FROM_A_CELL.get(self.language))
         from .oom._free import free
 
+        report_id = _field(data, "report_id", str, None)
+        if report_id is not None:  # a report's button: that report's failed cell, once
+            last = oom_report.last_report()
+            if last is None or report_id != last.key:
+                raise BadRequest(_NOT_THE_LAST_FAILURE.get(self.language))
+            earlier = oom_report.freed(last)
+            if earlier is not None:  # given back already (%memfree, the other view's button): said, not done again
+                return [wire.freed_reply(earlier, self.language, request_id, earlier=True)]
         return [wire.freed_reply(free(), self.language, request_id)]
 
     def _on_refresh(self, data: dict[str, Any], request_id: str) -> list[Reply]:
@@ -205,6 +221,10 @@ class RequestHandler:
         source = self._source(data)
         force = _field(data, "force", bool, False)
         live = not _field(data, "env_only", bool, False)
+        if source == "restart":
+            pairs = still_to_carry(self.env, pairs)
+            if not pairs:
+                return [wire.result_reply(None, self.language, request_id)]
         report = self.env.set(pairs, source=source, force=force, live=live)
         return [wire.result_reply(report, self.language, request_id)]
 
@@ -257,7 +277,8 @@ class RequestHandler:
         approved = approve or trust.is_approved(digest)
         items = profile.review(self.env, chosen)
         report = profile.apply(self.env, chosen, items) if approved and wanted else None
-        return [wire.profile_reply(digest, approved, stored, items, report, self.language, request_id)]
+        return [wire.profile_reply(digest, approved, stored, items, report, self.env.catalog, self.language,
+                                   request_id)]
 
     def _on_unset(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         names = _field(data, "names", list)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ._errors import InvalidValueError
 from ._quoting import quoted
 from ._regular_files import read_text_file
+from .catalog._options import keyword_options
 from .catalog._secrets import MASK, is_secret
 from .runtime._environ_limits import is_variable_name
 
@@ -115,14 +116,14 @@ def export(session: EnvSession, fmt: str = "dotenv", everything: bool = False) -
     `dotenv`: NAME=VALUE lines that bash, dash and python-dotenv all read back exactly; a value that cannot be written
     so (it contains `${` or a carriage return, or mixes `$` or a backtick with `'` or `\\`) is left out with a comment.
     `shell`: `export NAME=VALUE` and `unset NAME` lines for bash or sh, every value exactly. `json`: an object with
-    `environment` (null for unset) and `npu_run_config`. Secrets (by name or by the shape of the value) are never
-    exported in clear: a comment in dotenv and shell, the mask in JSON.
+    `environment` (null for unset) and the keyword options (Ascend's `npu_run_config`). Secrets (by name or by the
+    shape of the value) are never exported in clear: a comment in dotenv and shell, the mask in JSON.
     """
     if fmt not in FORMATS:
         raise InvalidValueError(f"unknown format {quoted(fmt)}: use one of {', '.join(FORMATS)}")
     values = exported_values(session, everything)
     if fmt == "json":
-        return _json(values, session.npu_run_config_kwargs())
+        return _json(values, session.chosen_options())
     lines = [_line(name, value, fmt) for name, value in values.items()]
     return "\n".join(lines) + ("\n" if lines else "")
 
@@ -187,7 +188,7 @@ def _json(values: dict[str, str | None], options: dict[str, Any]) -> str:
         else:
             environment[name] = MASK if value is not None and is_secret(name, value) else value
     shown = {k: MASK if isinstance(v, str) and is_secret(k, v) else v for k, v in options.items()}
-    document: dict[str, Any] = {"environment": environment, "npu_run_config": shown}
+    document: dict[str, Any] = {"environment": environment, keyword_options().export_key: shown}
     if left_out:
         document["left_out"] = left_out
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

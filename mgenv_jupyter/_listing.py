@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._text import current_language
+from ._text import Text, current_language
 from .presentation import present
 
 if TYPE_CHECKING:
@@ -25,6 +25,8 @@ def catalog_frame(
 
     language = current_language()
     rows = []
+    # The table's own words in both languages, so it shows in the session's language whenever it is shown.
+    texts: dict[str, dict[object, Text]] = {"category": {}, "status": {}, "description": {}}
     for entry in session.catalog:
         if framework is not None and entry.framework != framework:
             continue
@@ -36,6 +38,9 @@ def catalog_frame(
             continue
         facts = view.details
         assert facts is not None  # a catalog entry always has details
+        texts["category"][entry.name] = entry.category
+        texts["status"][entry.name] = view.status.label
+        texts["description"][entry.name] = entry.description
         rows.append({
             "name": entry.name,
             "framework": entry.framework,
@@ -49,6 +54,7 @@ def catalog_frame(
             "live_api": facts.live,
             "description": facts.description,
         })
-    from .presentation._tables import env_table
+    from .presentation._tables import env_table, size_cells
 
-    return env_table(pandas.DataFrame(rows, columns=COLUMNS).set_index("name"), SHOWN, language)
+    frame = pandas.DataFrame(rows, columns=COLUMNS).set_index("name")
+    return env_table(frame, SHOWN, language, texts, size_cells(session.catalog, frame, ("value", "default")))

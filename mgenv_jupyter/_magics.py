@@ -20,10 +20,12 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from . import _envfile as envfile
 from . import _launchers as launchers
 from ._display import Verbatim
+from ._dotenv_line import parse_line
 from ._errors import InvalidValueError
 from ._shell_words import split_words
 from ._text import current_language, set_language
 from .catalog import FRAMEWORKS
+from .catalog._frameworks import KEYWORD_CALLS
 from .catalog._secrets import is_secret_value, redact
 from .runtime import session, watcher
 from .runtime._environ_limits import MAX_VARIABLE_BYTES
@@ -35,10 +37,6 @@ if TYPE_CHECKING:
 
 # `%load_ext` imports only what `%envset` needs; the presentation layer, the comm's handler, the out-of-memory report
 # and its view are imported by the magics and events that use them, on first use.
-
-# What %envdiff shows of its frame, so that it fits a notebook column beside the sidebar; the time of each change
-# stays in the DataFrame (the table says so).
-DIFF_SHOWN = ("now", "status", "source", "at_start", "exported")
 
 _COMPLETED_MAGICS = ("%envset", "%envget", "%envunset", "%%envset", "%envlist")
 
@@ -52,17 +50,6 @@ def _describe(word: str, position: int) -> str:
     if len(word) <= _WORD_SHOWN and word.isidentifier() and not is_secret_value(word):
         return repr(word)
     return f"word {position}"
-
-
-def _split_assignments(words: list[str]) -> list[tuple[str, str]]:
-    pairs = []
-    for position, word in enumerate(words, start=1):
-        name, sep, value = word.partition("=")
-        if not sep:
-            raise UsageError(f"{_describe(word, position)} is not NAME=VALUE: write each assignment as NAME=VALUE "
-                             "(quote values with spaces)")
-        pairs.append((name.strip(), value))
-    return pairs
 
 
 # The longest magic line read: no line needs more than a few values of the environment's own cap
@@ -82,15 +69,19 @@ def _parse_args(magic: Any, line: str) -> Any:
 
 def _words(line: str) -> list[str]:
     """The line's words as a POSIX shell splits them, or a UsageError for a line too long or unbalanced quotes."""
-    if len(line) > MAX_LINE_CHARS:
-        raise UsageError(f"the line is {len(line):,} characters long, more than the {MAX_LINE_CHARS:,} a magic line "
-                         "may have (no environment variable holds more than "
-                         f"{MAX_VARIABLE_BYTES:,} bytes); nothing was changed")
+    _check_length(line)
     try:
         return split_words(line)  # shlex.split(posix=True)'s words, in linear time
     except ValueError as exc:
         raise UsageError(f"cannot read the line: {str(exc).lower()}; close every quote you open (\"...\" or '...')"
                          ) from None
+
+
+def _check_length(line: str) -> None:
+    if len(line) > MAX_LINE_CHARS:
+        raise UsageError(f"the line is {len(line):,} characters long, more than the {MAX_LINE_CHARS:,} a magic line "
+                         "may have (no environment variable holds more than "
+                         f"{MAX_VARIABLE_BYTES:,} bytes); nothing was changed")
 
 
 def _file_path(name: str) -> Path:
@@ -101,18 +92,9 @@ def _file_path(name: str) -> Path:
 
 
 def parse_cell(cell: str) -> list[tuple[str, str]]:
-    """`NAME=VALUE` per line; blank lines and lines starting with # are skipped; quotes around a value are removed."""
-    pairs = []
-    for number, raw in enumerate(cell.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        name, sep, value = line.partition("=")
-        if not sep:  # the line is not quoted back: it may be a secret's value
-            raise UsageError(f"line {number} is not NAME=VALUE (it has no '='); write one NAME=VALUE a line, "
-                             "# for comments")
-        pairs.append((name.strip(), envfile.unquote(value.strip())))
-    return pairs
+    """`NAME=VALUE` a line, read as python-dotenv reads a file (and `%envload` reads it): # comments, quotes, escapes
+    in double quotes, an `export ` prefix; the same value text means the same value as on `%envset`'s line."""
+    return envfile.parse_dotenv(cell, origin="the cell")
 
 
 @magics_class
@@ -137,16 +119,22 @@ class EnvMagics(Magics):
 
         Values are normalised to what the framework reads (e.g. MEGENGINE_DTR_EVICTION_THRESHOLD=5GB becomes
         5368709120 bytes). A batch is all or nothing. If a framework already read a variable at import, an
-        AlreadyReadWarning says so and how to get out; variables with a run-time API are applied live. The line is
-        taken literally: no $name or {expression} expansion.
+        AlreadyReadWarning says so and how to get out; variables with a run-time API are applied live.
+
+        A value is read as python-dotenv reads it in a file, the same as %%envset and %envload: unquoted text as
+        written (backslashes included: C:\\temp\\new), 'single quotes' as written, "double quotes" with \\n, \\t,
+        \\\\ and \\" escapes; quote a value with spaces; # after a space starts a comment. No $name or {expression}
+        expansion.
         """
-        words = _words(line)
-        if "-" in line and any(word.startswith("-") for word in words):
-            args = _parse_args(self.envset, line)
-            words, force, live = args.assignments, args.force, not args.env_only
-        else:  # no option: argparse would only collect the words, at a third of the magic's own cost
-            force, live = False, True
-        pairs = _split_assignments(words)
+        _check_length(line)
+        try:
+            options, pairs = parse_line(line, _describe)
+        except InvalidValueError as exc:
+            raise UsageError(str(exc)) from None
+        force, live = False, True
+        if options:
+            args = _parse_args(self.envset, " ".join(options))
+            force, live = args.force, not args.env_only
         if not pairs:
             raise UsageError("usage: %envset [--force] [--env-only] NAME=VALUE [NAME=VALUE ...]")
         return self._run(lambda: session().set(pairs, source="magic", force=force, live=live))
@@ -157,16 +145,20 @@ class EnvMagics(Magics):
     @argument("--env-only", action="store_true", dest="env_only", help="the environment only, not the live API")
     @cell_magic("envset")  # type: ignore[arg-type]
     def envset_cell(self, line: str, cell: str) -> SetReport:
-        """Set one NAME=VALUE per line (# starts a comment line), all or nothing."""
+        """Set one NAME=VALUE a line, all or nothing: the cell is read as python-dotenv reads a .env file (# comments,
+        quotes, escapes in double quotes), so a value means what it means on %envset's line and in %envload's file."""
         args = _parse_args(self.envset_cell, line)
-        pairs = parse_cell(cell)
+        try:
+            pairs = parse_cell(cell)
+        except InvalidValueError as exc:
+            raise UsageError(str(exc)) from None
         if not pairs:
             raise UsageError("the cell has no NAME=VALUE lines")
         return self._run(lambda: session().set(pairs, source="magic", force=args.force, live=not args.env_only))
 
     @no_var_expand
     @magic_arguments()
-    @argument("name", help="a variable (or NPURunConfig keyword)")
+    @argument("name", help=f"a variable (or {', '.join(KEYWORD_CALLS.values())} keyword)")
     @line_magic
     def envget(self, line: str) -> VariableView:
         """Show a variable's value and what it means for this kernel (effective, takes effect at import, already
@@ -178,7 +170,8 @@ class EnvMagics(Magics):
 
     @no_var_expand
     @magic_arguments()
-    @argument("--force", action="store_true", help="unset names that look like misspelt catalog names")
+    @argument("--force", action="store_true", help="accepted for symmetry with %%envset; a set variable is always "
+              "unset, whatever its spelling")
     @argument("--env-only", action="store_true", dest="env_only", help="the environment only, not the live API")
     @argument("names", nargs="+", metavar="NAME")
     @line_magic
@@ -212,11 +205,10 @@ class EnvMagics(Magics):
         """Variables changed through the session (magics, widgets, the sidebar, files, the API) since the kernel
         started, as a DataFrame: who changed them and when. --all adds the kernel's own start-up changes and other
         code's writes to os.environ, which %envexport carries only with --all too."""
-        from .presentation._tables import env_table
+        from .presentation._tables import diff_table
 
         args = _parse_args(self.envdiff, line)
-        return env_table(session().diff(everything=args.everything).set_index("name"), DIFF_SHOWN,
-                         language=current_language())
+        return diff_table(session(), everything=args.everything)
 
     @no_var_expand
     @magic_arguments()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import locale
 import os
 from dataclasses import dataclass
+from typing import NamedTuple
 
 LANGUAGES = ("en", "zh")
 _language: str | None = None  # chosen with set_language() (%envlang): wins over everything
@@ -23,10 +24,36 @@ class Text:
         return self.zh if (language or current_language()) == "zh" else self.en
 
 
-def localised(value: str | Text, language: str | None = None) -> str:
-    """`value` in `language`: a `Text`'s words, or a string that is the same in every language (a name, a source
-    location, a value): catalog fields such as `Entry.read_at`, and a status message's fields."""
-    return value.get(language) if isinstance(value, Text) else value
+class Message(NamedTuple):
+    """A sentence in English and Chinese with its blanks filled, said in the language of the moment it is shown:
+    `fields` values are text, or a `Text` or `Message` chosen in the same language. What a status says and what a
+    change notes keep it, so a report made under `%envlang zh` reads in English once `%envlang en` is in effect. A
+    named tuple, as immutable as a frozen dataclass and made in half the time: every change makes one."""
+
+    template: Text
+    fields: tuple[tuple[str, str | Text | Message], ...] = ()
+
+    def get(self, language: str | None = None) -> str:
+        if not self.fields:  # a template without blanks is shown as written (braces included)
+            return self.template.get(language)
+        values = {name: localised(value, language) for name, value in self.fields}
+        return self.template.get(language).format(**values)
+
+    def __str__(self) -> str:
+        return self.get()
+
+    def __contains__(self, part: object) -> bool:  # words of the sentence, not the tuple's two fields
+        return isinstance(part, str) and part in self.get()
+
+
+def message(template: Text, **fields: str | Text | Message) -> Message:
+    return Message(template, tuple(fields.items()))
+
+
+def localised(value: str | Text | Message, language: str | None = None) -> str:
+    """`value` in `language`: a `Text`'s or a `Message`'s words, or a string that is the same in every language (a
+    name, a source location, a value): catalog fields such as `Entry.read_at`, and a message's fields."""
+    return value if isinstance(value, str) else value.get(language)
 
 
 def _language_from_locale() -> str:

@@ -1,4 +1,5 @@
-"""Shared fixtures: a restored environment, a fresh kernel session, and a real IPython shell with the extension."""
+"""Shared fixtures: a restored environment, a fresh kernel session, a real IPython shell with the extension, and the
+browser tiers' JupyterLab servers and Chromium (tests/lab_server.py says how they are shared)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
+import durations_record
 import pytest
 
 import mgenv_jupyter.runtime as runtime
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.runtime import EnvSession, ImportWatcher
+
+from lab_pool import LabPool
+from lab_server import shared_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,10 +27,21 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ["LC_ALL"] = "C.UTF-8"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    durations_record.add_option(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    durations_record.register(config)  # every run writes each test's durations (test-artifacts/durations.json)
+
+
 # Tier directories whose tests are marked with the tier's marker and `slow` (the tier conftests say what each holds):
 # `pytest -m "not slow"` leaves them out, `pytest -m browser` runs one alone.
 MARKED_TIERS = {"browser": "browser", "kernel": "kernel", "frameworks": "frameworks", "gpu": "gpu",
                 "ray_cluster": "ray"}
+
+
+INSTALL_SECONDS = 2400
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects anything
@@ -36,6 +52,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if tier in MARKED_TIERS:
             item.add_marker(getattr(pytest.mark, MARKED_TIERS[tier]))
             item.add_marker(pytest.mark.slow)
+        if tier == "packaging":  # a wheel built through npm, a framework downloaded: longer than the suite's limit
+            item.add_marker(pytest.mark.timeout(INSTALL_SECONDS))
 
 
 @pytest.fixture(autouse=True)
@@ -60,7 +78,7 @@ def no_leftover_front_end_language() -> Iterator[None]:
 def no_leftover_simulation(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Each test starts without a simulated GPU (whatever the shell exported, or an earlier test left running);
     tests that want one set MGENV_SIMULATE_GPU themselves."""
-    from mgenv_jupyter.memory import _simulation as simulation
+    from mgenv_jupyter.memory.simulated import _simulation as simulation
 
     monkeypatch.delenv(simulation.ENV, raising=False)
     simulation.stop_environment()
@@ -136,3 +154,25 @@ def closing():
     yield made.append
     for widget in made:
         widget.close()
+
+
+@pytest.fixture(scope="session")
+def lab_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabPool]:
+    """The session's JupyterLab servers, one per kind (tests/lab_server.py's docstring)."""
+    pool = LabPool(tmp_path_factory.mktemp("labs"))
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def shared_lab(lab_pool: LabPool):
+    """`with shared_lab(env=..., app=..., server_config=..., settings=...) as lab:` a JupyterLab from the session's
+    pool, reset for this test (tests/lab_server.py's docstring says what that covers)."""
+    return lab_pool.lab
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[object]:
+    """One Chromium for the module: chromium_page() opens a new context in it for each page."""
+    with shared_chromium() as browser:
+        yield browser

@@ -2,7 +2,37 @@
 `timeout`, polled on /api/status, stopped by its PID. Chromium is Debian's, driven by Playwright.
 
 The lab exposes its application object as `window.jupyterapp` (JupyterLab's `expose_app_in_browser`), so tests can run
-commands through its command registry instead of clicking through menus (and run them while a dialog is open)."""
+commands through its command registry instead of clicking through menus (and run them while a dialog is open).
+
+Starting a JupyterLab costs seconds, and a Chromium a few more: tests share both where they do not interfere.
+
+- `shared_lab` (a fixture, tests/conftest.py): `with shared_lab(env=..., app=...) as lab:` gives a test a JupyterLab
+  server that looks freshly started, from a pool kept for the whole session (tests/lab_pool.py): one server per kind
+  (its environment, its server config, its user settings, its `jupyter` command), started by the first test that asks
+  for that kind and handed to the next. Before each test the pool shuts down every kernel and session through the REST
+  API, deletes the saved workspaces (a page opens on JupyterLab's default layout), puts the user settings back (a theme
+  or a language a test chose is gone), empties the notebooks folder and forgets what the kernels remembered in the data
+  dir (approved profiles, kernel specs a test added under `lab.data / "kernels"`). After the test its kernels are shut
+  down. `app="notebook"` serves the same server's Notebook 7 pages. A module that keeps one notebook open for all its
+  tests holds a lab for the module (`with lab_pool.lab(...) as lab:` in a module fixture).
+- `chromium` (a module fixture, tests/conftest.py; every module of tests/browser uses it through that tier's conftest):
+  one Chromium for the module; inside it every `with chromium_page(width, height) as page:` is a new browser context
+  (its own cookies, storage and cache) with one page, closed when the block ends. Outside it, chromium_page starts a
+  Chromium of its own. A Chromium is not shared by modules: Playwright's sync API marks its event loop as the thread's
+  running one while it lives, and other tiers run asyncio code (nbclient) in the same thread.
+
+A new browser test module needs nothing more than
+    def test_x(shared_lab):
+        with shared_lab(env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab, chromium_page() as page:
+            name = write_notebook(lab, "x.ipynb", [...])
+            open_notebook(page, lab, name)
+A test that must start from a server nobody used before (what it checks lives in the server process) uses
+`running_lab(tmp_path)` as before.
+
+Wait on what happens, never for a while: Playwright's wait_for_selector / wait_for_function, tests/comm_traffic.py's
+CommTraffic (the kernel's answer to a request of the sidebar's, read off the kernel websockets), tests/waiting.py's
+wait_until outside the page. A fixed wait stays only where it is the scenario (a window over which nothing may arrive,
+a cell that runs while a simulated GPU fills), with a comment that says so."""
 
 from __future__ import annotations
 
@@ -13,6 +43,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -64,10 +95,25 @@ def _free_port() -> int:
 
 # JupyterLab settings for test labs: no news pop-up over screenshots, and no "Select Kernel" dialog (which can open
 # after a notebook already reads idle, and then catches the next click or command).
-SETTINGS = {
+SETTINGS: dict[str, dict[str, Any]] = {
     "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
     "@jupyterlab/notebook-extension/tracker": {"autoStartDefaultKernel": True},
 }
+
+
+# The user settings of a JupyterLab set to 中文 (its language pack's locale): `shared_lab(settings=CHINESE_LAB)`.
+CHINESE_LAB: dict[str, dict[str, Any]] = {"@jupyterlab/translation-extension/plugin": {"locale": "zh_CN"}}
+
+
+def write_settings(folder: Path, settings: dict[str, dict], keep: bool = False) -> None:
+    """Each plugin's user settings as JupyterLab keeps them (`<plugin id>.jupyterlab-settings`); with `keep`, a file a
+    test wrote there before the lab started stays as it is."""
+    for plugin, values in settings.items():
+        path = folder / f"{plugin}.jupyterlab-settings"
+        if keep and path.exists():
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
 
 
 @contextmanager
@@ -81,10 +127,7 @@ def running_lab(
     dirs = {name: workdir / name for name in ("config", "runtime", "workspaces", "settings", "notebooks", "data")}
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
-    for plugin, settings in SETTINGS.items():
-        path = dirs["settings"] / f"{plugin}.jupyterlab-settings"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(settings))
+    write_settings(dirs["settings"], SETTINGS, keep=True)
     # Notebook 7 (served by the same server under /notebooks) exposes its app too, unless a test brings its config.
     server_config = dirs["config"] / "jupyter_server_config.json"
     if not server_config.exists():
@@ -114,7 +157,7 @@ def running_lab(
             except OSError:
                 if proc.poll() is not None or time.time() > deadline:
                     raise RuntimeError(f"JupyterLab did not start:\n{log.read_text()[-3000:]}") from None
-                time.sleep(0.5)
+                time.sleep(0.2)  # polls until the server answers (it has no other way to say it is up)
         yield Lab(url, dirs["notebooks"], log, Path(child_env["JUPYTER_DATA_DIR"]), app)
     finally:
         try:
@@ -124,20 +167,55 @@ def running_lab(
             os.killpg(proc.pid, signal.SIGKILL)
 
 
+# The Chromium of the test module now running (the `chromium` fixture), if any: chromium_page opens contexts in it.
+_shared_browsers: list[Any] = []
+
+
 @contextmanager
-def chromium_page(width: int = 1400, height: int = 900) -> Iterator[object]:
+def shared_chromium() -> Iterator[Any]:
+    """One Chromium for every chromium_page() opened until this block ends (a test module's: see the docstring)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:  # Playwright gives the browser a new, empty profile directory of its own
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        _shared_browsers.append(browser)
         try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            yield page
+            yield browser
         finally:
+            _shared_browsers.remove(browser)
             browser.close()
 
 
+@contextmanager
+def chromium_page(width: int = 1400, height: int = 900) -> Iterator[Any]:
+    """A page in a new browser context (nothing kept from another page: cookies, storage, cache), in the shared
+    Chromium where one is open, else in a Chromium started for this block."""
+    if _shared_browsers:
+        context = _shared_browsers[-1].new_context(viewport={"width": width, "height": height})
+        try:
+            yield context.new_page()
+        finally:
+            context.close()
+        return
+    with shared_chromium(), chromium_page(width, height) as page:
+        yield page
+
+
 PYTHON3 = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def write_user_settings(lab: Lab, plugin: str, values: dict[str, Any]) -> None:
+    """A user's settings for one plugin (`mgenv-jupyter:sidebar`), as JupyterLab's Settings editor saves them: a page
+    opened afterwards has them. A shared lab puts its settings back before its next test."""
+    write_settings(lab.root.parent / "settings", {plugin.replace(":", "/"): values})
+
+
+def add_kernel_spec(lab: Lab, name: str, spec: dict[str, Any]) -> None:
+    """A kernel spec (kernel.json's content) in the server's data dir, where JupyterLab lists it from the next page
+    load on; a shared lab forgets it before its next test."""
+    folder = lab.data / "kernels" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "kernel.json").write_text(json.dumps(spec))
 
 
 def write_notebook(lab: Lab, name: str, cells: list[str], kernelspec: dict | None = None,
@@ -153,16 +231,24 @@ def write_notebook(lab: Lab, name: str, cells: list[str], kernelspec: dict | Non
     return name
 
 
-def shut_down_kernels(lab: Lab) -> None:
-    """Shut down every session's kernel through the server's REST API (a notebook opened next gets a new kernel)."""
-    def call(method: str, path: str) -> Any:
-        request = urllib.request.Request(f"{lab.url}{path}?token={TOKEN}", method=method)
-        with urllib.request.urlopen(request, timeout=30) as response:
-            body = response.read()
-        return json.loads(body) if body else None
+def _rest(lab: Lab, method: str, path: str) -> Any:
+    request = urllib.request.Request(f"{lab.url}{path}?token={TOKEN}", method=method)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        body = response.read()
+    return json.loads(body) if body else None
 
-    for session in call("GET", "/api/sessions"):
-        call("DELETE", f"/api/sessions/{session['id']}")
+
+def shut_down_kernels(lab: Lab) -> None:
+    """Shut down every session's kernel through the server's REST API (a notebook opened next gets a new kernel), and
+    any kernel started without a session."""
+    for session in _rest(lab, "GET", "/api/sessions"):
+        _rest(lab, "DELETE", f"/api/sessions/{session['id']}")
+    for kernel in _rest(lab, "GET", "/api/kernels"):
+        try:
+            _rest(lab, "DELETE", f"/api/kernels/{kernel['id']}")
+        except urllib.error.HTTPError as error:  # gone meanwhile: its session's deletion was still ending it
+            if error.code != 404:
+                raise
 
 
 def execute_command(page: object, command: str, args: dict | None = None) -> object:
@@ -203,12 +289,15 @@ def open_notebook(page: object, lab: Lab, name: str, timeout_s: float = 120) -> 
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)  # type: ignore[attr-defined]
     deadline = time.time() + timeout_s
     while True:
-        _answer_kernel_dialog(page)
+        try:  # until the kernel is ready, or JupyterLab asks which kernel to use
+            page.wait_for_function(f"() => ({_KERNEL_READY_JS})() || ({_KERNEL_DIALOG_JS})()",  # type: ignore
+                                   timeout=max(deadline - time.time(), 0.001) * 1000)
+        except Exception as error:  # Playwright's TimeoutError
+            raise TimeoutError(f"the notebook's kernel did not become idle in {timeout_s:.0f} s") from error
         if page.evaluate(_KERNEL_READY_JS):  # type: ignore[attr-defined]
             break
-        if time.time() > deadline:
-            raise TimeoutError(f"the notebook's kernel did not become idle in {timeout_s:.0f} s")
-        time.sleep(0.25)
+        _answer_kernel_dialog(page)
+        page.wait_for_function(f"() => !({_KERNEL_DIALOG_JS})()", timeout=30_000)  # type: ignore[attr-defined]
 
 
 _KERNEL_READY_JS = """() => {
@@ -312,10 +401,15 @@ def main_thread_busy(page: object, seconds: float) -> float:
         return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
 
     start_task, start = task_duration(), time.perf_counter()
-    time.sleep(seconds)
+    time.sleep(seconds)  # the window measured: what the page does meanwhile is the figure
     busy = (task_duration() - start_task) / (time.perf_counter() - start)
     cdp.detach()
     return busy
+
+
+# JupyterLab's "Select Kernel" dialog is open (open_notebook answers it with the preselected kernel).
+_KERNEL_DIALOG_JS = ("() => [...document.querySelectorAll('.jp-Dialog')]"
+                     ".some(dialog => dialog.textContent.includes('Select Kernel'))")
 
 
 def _answer_kernel_dialog(page: object) -> None:

@@ -32,7 +32,7 @@ def fast_forward(minutes: float = 15, interval: float = 1.0, cell_every: float =
     """Replay `minutes` of the kernel's session: a sample every `interval` seconds of simulated time, and a cell every
     `cell_every` seconds that runs `cell_seconds` (numbered from `first_cell`); returns how many cells ran."""
     from mgenv_jupyter.memory._shared import kernel_sampler
-    from mgenv_jupyter.memory._simulation import running
+    from mgenv_jupyter.memory.simulated._simulation import running
 
     sampler = kernel_sampler()
     simulation = running()

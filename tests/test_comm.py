@@ -12,6 +12,7 @@ import pytest
 
 from mgenv_jupyter._comm import RequestHandler
 from mgenv_jupyter._errors import CodeLoadingWarning
+from mgenv_jupyter.presentation.oom import OomText
 from mgenv_jupyter.protocol import PROTOCOL_VERSION
 
 
@@ -448,3 +449,46 @@ def test_a_sweep_cell_request_gets_a_cell_to_insert_and_changes_nothing(fresh_se
     assert rest and rest[-1].startswith("# Replace this line with the code to measure")
     (refused,) = handler.handle(request("sweep_cell", name="NOT_A_CATALOG_NAME"))
     assert refused["type"] == "error" and dict(os.environ) == before and fresh_session.history == []
+
+
+def test_after_memfree_the_report_offers_nothing_twice_and_its_button_says_what_was_given_back(ip, fresh_session,
+                                                                                             monkeypatch):
+    """Issue 29, point 6, as demo.ipynb does it: a call holding a 256 MiB array fails, the report offers to free it,
+    %memfree frees it. The open sidebar hears of the report again, with no offer and what was given back; the
+    report's button then frees nothing twice (it answers with that free, and marks nothing on the chart), and a
+    second %memfree does not claim to have freed a failed cell. (It printed "Freed what the failed cell held"
+    above "no failed cell is held", and marked "freed 1.54 MiB".)"""
+    from mgenv_jupyter._comm import SidebarComm
+    from mgenv_jupyter.memory._shared import kernel_sampler
+    from mgenv_jupyter.oom import _report as oom_report
+
+    monkeypatch.setattr(oom_report.LAST, "_value", None)
+    sidebar = RecordingComm()
+    SidebarComm(sidebar, fresh_session)
+    sidebar.on_message({"content": {"data": request("hello", language="en")}})
+    try:
+        ip.run_cell("import numpy as np\n\ndef step():\n    activations = np.ones(256 * 1024**2, dtype=np.uint8)\n"
+                    "    raise MemoryError('stand-in: the next allocation did not fit')\n\nstep()", store_history=True)
+        report = oom_report.last_report()
+        assert report is not None
+        offered = sidebar.sent[-1]
+        assert offered["type"] == "oom" and offered["report"]["free"] is not None and not offered["report"].get("freed")
+        marks = len(kernel_sampler().marks)
+        ip.run_line_magic("memfree", "")
+        told = sidebar.sent[-1]
+        assert told["type"] == "oom" and told["report"]["id"] == report.key, told["type"]
+        assert told["report"]["free"] is None and told["report"]["freed"]["summary"].startswith("Given back at ")
+        assert len(kernel_sampler().marks) == marks + 1
+        # The report's button, clicked where the offer was still shown (a notebook whose panel was closed meanwhile).
+        (answer,) = RequestHandler(fresh_session).handle(request("free", report_id=report.key))
+        assert answer["type"] == "freed" and answer["result"]["headline"].startswith("Given back already at "), answer
+        assert "nothing freed again" in answer["result"]["headline"]
+        assert len(kernel_sampler().marks) == marks + 1  # nothing freed, nothing marked
+        (stale,) = RequestHandler(fresh_session).handle(request("free", report_id="0" * 16))
+        assert stale["type"] == "error" and "nothing was freed" in stale["message"]
+        again = repr(ip.run_line_magic("memfree", ""))
+        assert again.startswith("No failed cell was held any more, so none was freed; memory now: "), again
+        shown = "\n".join(OomText(report, "en").lines())
+        assert "Given back at " in shown and "%memfree — Free what the failed cell holds" not in shown
+    finally:
+        sidebar.on_closed()  # its observers leave with it

@@ -5,11 +5,11 @@ refused."""
 from __future__ import annotations
 
 import locale
-import time
 import uuid
 from collections.abc import Iterator
 
 import pytest
+from waiting import wait_until
 
 from mgenv_jupyter import _text as text
 from mgenv_jupyter._comm import RequestHandler
@@ -144,7 +144,7 @@ def test_a_charts_hello_tells_its_language_and_the_sources_states_follow(monkeyp
     monkeypatch.delenv("MGENV_LANG", raising=False)
     chart = MemoryChart(interval=0.05)
     try:
-        time.sleep(0.3)
+        wait_until(lambda: chart.sampler.history.count >= 2, what="the chart's first samples (its sources' states)")
         sent: list[dict] = []
         chart.send = sent.append  # type: ignore[method-assign]
         chart._on_front_end_message(chart, {"type": "memory.hello", "language": "zh"}, [])

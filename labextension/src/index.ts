@@ -18,7 +18,7 @@ import { sidebarIcon } from './sidebar/icon';
 import { SidebarPanel } from './sidebar/panel';
 import { freeRendererFactory } from './sidebar/freeOffer';
 import { insertCell } from './sidebar/follower';
-import { oomRendererFactory } from './sidebar/oomReport';
+import { oomRendererFactory, reportWatch } from './sidebar/oomReport';
 import { askToApplyProfile } from './sidebar/profileDialog';
 import { askToRestart } from './sidebar/restartDialog';
 import { SidebarSettings } from './sidebar/settings';
@@ -73,10 +73,12 @@ const plugin: JupyterFrontEndPlugin<void> = {
       notebookOf: node => notebooks.find(notebook => notebook.node.contains(node)) ?? null,
       apply: (notebook, choice) => panel.follower.applyRemedy(notebook, choice),
       restart: () => app.commands.execute(COMMAND_IDS.restart),
-      free: notebook => panel.follower.free(notebook),
+      free: (notebook, reportId) => panel.follower.free(notebook, reportId),
       recordSites: notebook => panel.follower.recordSites(notebook),
       insertCell,
-      shutdownHolder: shutdownKernelHolder(app, trans)
+      shutdownHolder: shutdownKernelHolder(app, trans),
+      kernelRunning: async id => (await app.serviceManager.kernels.findById(id)) !== undefined,
+      watch: reportWatch(panel.model)
     });
     const addRenderer = (notebook: NotebookPanel): void => {
       const registry = notebook.content.rendermime;

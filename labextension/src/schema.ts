@@ -7,6 +7,8 @@ export type EditorKind = 'choice' | 'switch' | 'presence' | 'fraction' | 'number
 
 export type ReadingCode = 'import' | 'first_use' | 'per_object' | 'every_call' | 'not_read' | 'option';
 
+export type CarryCode = 'carry' | 'secret' | 'loads_code';
+
 export type ProfileAction = 'set' | 'unchanged' | 'refused';
 
 export type VerifyArrival = 'at_start' | 'after_start' | 'missing';
@@ -78,7 +80,13 @@ export type VerifyRequest = {
   type: 'verify';
 };
 
-/** A variable's state now: its value (secrets masked), status and why, the live API written out with this value (or the default, then `live_example`), whether it applies with the values chosen (and why not), and for a `key:value` config its keys as the kernel parsed the value (`keys`; null for any other variable, when unset, or when the value does not parse), so the front end never splits it itself. */
+/** A size setting's value as the kernel writes it in the one notation of sizes (catalog/_values.py `size_parts`: the largest unit that divides it exactly): "5" and "GiB" for the "5368709120" the environment holds. A size editor shows the two parts; everywhere else the sidebar writes "<number> <unit>" ("5 GiB") with the value itself on hover. The front end never splits a size itself. */
+export type SizeInfo = {
+  number: string;
+  unit: string;
+};
+
+/** A variable's state now: its value (secrets masked), status and why, the live API written out with this value (or the default, then `live_example`), whether it applies with the values chosen (and why not), and for a `key:value` config its keys as the kernel parsed the value (`keys`; null for any other variable, when unset, or when the value does not parse), so the front end never splits it itself; likewise a size's value split into a number and a unit (`size`; null for any other variable, when unset, or when the value is not a whole count). `carry`: what "Restart and apply" does with the value this session set (runtime/_carry.py); null when there is nothing to carry. */
 export type VariableInfo = {
   value: string | null;
   status: StatusCode;
@@ -88,6 +96,8 @@ export type VariableInfo = {
   applies: boolean;
   applies_reason: string | null;
   keys: Record<string, string> | null;
+  size: SizeInfo | null;
+  carry: CarryCode | null;
 };
 
 export type UnitInfo = {
@@ -120,7 +130,7 @@ export type EditorInfo = {
   keys: KeyInfo[];
 };
 
-/** A catalog entry as front ends show it, in one language (presentation layer). */
+/** A catalog entry as front ends show it, in one language (presentation layer); a size's default also split as the kernel writes it (`default_size`, as VariableInfo.size). */
 export type EntryInfo = {
   name: string;
   framework: string;
@@ -132,6 +142,7 @@ export type EntryInfo = {
   read_at: string;
   readers: string[];
   default: string | null;
+  default_size: SizeInfo | null;
   allowed: string;
   caveats: string[];
   replaced_by: string | null;
@@ -158,6 +169,8 @@ export type ChangeInfo = {
   message: string;
   effective: string | null;
   secret: boolean;
+  shown_old: string | null;
+  shown_new: string | null;
 };
 
 export type KernelInfo = {
@@ -217,10 +230,13 @@ export type HistoryReply = {
   total: number;
 };
 
+/** One variable of a reviewed profile: its value there, the kernel's now, what applying does (and why not); for a size, both split as the kernel writes them (`size`, `current_size`, as VariableInfo.size), so the profile and the question before it is applied show 3 GiB. */
 export type ProfileItemInfo = {
   name: string;
   value: string | null;
+  size: SizeInfo | null;
   current: string | null;
+  current_size: SizeInfo | null;
   action: ProfileAction;
   reason: string | null;
 };
@@ -404,8 +420,14 @@ export type HoldersData = {
   notes: string[];
 };
 
+/** `report_id`: the report whose button asks (its id); the kernel then frees that report's failed cell once: a report already given back (by %memfree, or the button in the other view) is answered with that free, nothing freed again, and an earlier report than the kernel's last is refused. */
+export type FreeRequestParts = {
+  report_id?: string;
+};
+
 /** Front end → kernel, over the sidebar's comm: give back what the failed cell holds (the report's "Free what the failed cell holds"). Never the output cache: only `%memfree --outputs` in a cell clears it, and a request that asks ("outputs") is refused. Answered by "freed", or "error". */
 export type FreeRequest = {
+  report_id?: string;
   v: number;
   id: string;
   type: 'free';
@@ -448,18 +470,28 @@ export type OomFreeOffer = {
   note: string;
 };
 
-/** Another kernel of this Jupyter server holds most of the failing GPU (its server extension said so, memory/_server_owners.py): its kernel id, notebooks, the bytes NVML lists for it on the GPU, the GPU's index and how long it has been idle (null: busy or unknown). The front end offers to shut it down through the server's kernel API after the user confirms, and takes the notebook and memory it names from the server again: this is data for a button, never consent. */
+/** Another kernel of this Jupyter server holds most of the failing GPU (its server extension said so, memory/_server_owners.py): its kernel id, notebooks, the bytes NVML lists for it on the GPU, the GPU's index, whether it is running a user's cell, and how long it has been idle since its last one (`idle_since`, as protocol/_gpus.py's GpuKernelInfo; null: running or unknown). The front end offers to shut it down through the server's kernel API after the user confirms, and takes the notebook and memory it names from the server again: this is data for a button, never consent. */
 export type OomKernelHolder = {
   kernel_id: string;
   notebooks: string[];
   bytes: number | null;
   gpu: number;
   idle_seconds: number | null;
+  idle_since: 'cell' | 'start' | 'watch' | null;
+  running_cell: boolean;
 };
 
-/** Parts a report made before they existed lacks: the free offer (null: nothing to give back), another kernel of this server holding most of the GPU (null: none, or the server has no extension) and what holds memory now, by name. */
+/** The report's failed cell was given back since the report was made (%memfree, the report's button, `free()`): when (seconds since the epoch), the line saying so with what came back and what was left ("Given back at 14:03:05: gpu0: this kernel (NVML) 38 GiB → 2 GiB; ..."), and every figure before → after. */
+export type OomFreed = {
+  time: number;
+  summary: string;
+  figures: FigureInfo[];
+};
+
+/** Parts a report made before they existed lacks: the free offer (null: nothing to give back), what a free since the report gave back (null: none yet; then there is no offer), another kernel of this server holding most of the GPU (null: none, or the server has no extension) and what holds memory now, by name. */
 export type OomReportParts = {
   free?: OomFreeOffer | null;
+  freed?: OomFreed | null;
   kernel_holder?: OomKernelHolder | null;
   holders?: HoldersData;
   record_sites?: string | null;
@@ -468,6 +500,7 @@ export type OomReportParts = {
 /** The report in the report's language: the headline, the lines of the verdict, numbers and other processes (`sections`, each a title line then its lines), the timeline, the remedies best first (or `no_remedy`), the footer. */
 export type OomReportData = {
   free?: OomFreeOffer | null;
+  freed?: OomFreed | null;
   kernel_holder?: OomKernelHolder | null;
   holders?: HoldersData;
   record_sites?: string | null;
@@ -513,7 +546,9 @@ export type PidNamespace = 'same' | 'foreign' | 'unknown';
 
 export type FigureSource = 'nvml' | 'kernel_report' | 'unknown';
 
-/** One kernel of this server: its id and kernel spec name, the notebook paths of its sessions (none for a kernel started without one), its execution state and last activity (ISO 8601, UTC) as the server's kernel manager tracks them, how long it has been idle (seconds; null when busy or unknown), and whether its pid is known (a remote or non-local kernel has none, so none of its memory can be attributed). */
+export type IdleSince = 'cell' | 'start' | 'watch';
+
+/** One kernel of this server: its id and kernel spec name, the notebook paths of its sessions (none for a kernel started without one), its execution state and last activity (ISO 8601, UTC) as the server's kernel manager tracks them (any message counts there, a chart's too), whether its pid is known (a remote or non-local kernel has none, so none of its memory can be attributed), and its use by a user: whether it is running a cell a user sent (an execute request) and for how long (seconds), or how long it has been idle (seconds since that last cell ended, or, `idle_since`, since it started or since the server began watching it with none run; null while a cell runs or when unknown). Messages of charts, widgets and the sidebar never count as a cell. */
 export type GpuKernelInfo = {
   id: string;
   name: string;
@@ -521,6 +556,9 @@ export type GpuKernelInfo = {
   execution_state: string;
   last_activity: string | null;
   idle_seconds: number | null;
+  idle_since: IdleSince | null;
+  running_cell: boolean;
+  running_seconds: number | null;
   pid_known: boolean;
 };
 
@@ -752,12 +790,16 @@ export const CELL_MEMORY_VERSION = 1;
 export const MAX_HISTORY_WINDOW = 500;
 /** Statuses of a value that reaches the framework only in a new kernel process (Status.needs_restart). */
 export const RESTART_STATUSES: readonly StatusCode[] = ['already_read', 'may_be_latched'];
-/** The choice an optional NPURunConfig keyword offers for "leave it to the framework". */
+/** The choice an optional keyword option (of the user's own call) offers for "leave it to the framework". */
 export const NONE_CHOICE = 'None';
 /** The `type` of every message the kernel sends over the sidebar's comm (the client ignores any other). */
 export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = ['catalog', 'state', 'result', 'error', 'changed', 'history', 'profile', 'freed', 'sweep_cell', 'oom', 'verify', 'profile_offer', 'cell_offer', 'memory.batch', 'memory.snapshot'];
 export const GPUS_PATH = 'mgenv-jupyter/gpus';
 export const GPUS_VERSION = 1;
+/** The one notation of sizes (catalog/_values.py): binary units as written everywhere, 1024-based. */
+export const SIZE_UNITS: readonly (readonly [string, number])[] = [['B', 1], ['KiB', 1024], ['MiB', 1048576], ['GiB', 1073741824], ['TiB', 1099511627776]];
+/** Decimals a shown size keeps: below the first figure of a pair of its unit, the second. */
+export const SIZE_DECIMALS: readonly (readonly [number, number])[] = [[10, 2], [100, 1]];
 /** What every front end calls each status, in English and Chinese (Status.label). */
 export const STATUS_LABELS: Record<StatusCode, { en: string; zh: string }> = {
   "effective": {

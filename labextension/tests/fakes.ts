@@ -109,12 +109,13 @@ export async function flush(): Promise<void> {
   }
 }
 
+/** The kernel's units (catalog/_values.py SIZE_UNITS), as every size editor gets them. */
 const SIZE_UNITS: UnitInfo[] = [
   { name: 'B', bytes: 1 },
-  { name: 'KB', bytes: 1024 },
-  { name: 'MB', bytes: 1024 ** 2 },
-  { name: 'GB', bytes: 1024 ** 3 },
-  { name: 'TB', bytes: 1024 ** 4 }
+  { name: 'KiB', bytes: 1024 },
+  { name: 'MiB', bytes: 1024 ** 2 },
+  { name: 'GiB', bytes: 1024 ** 3 },
+  { name: 'TiB', bytes: 1024 ** 4 }
 ];
 
 /** Keys of a `key:value` config as the kernel sends them for PyTorch's allocator config (a choice, a switch, a number). */
@@ -159,6 +160,7 @@ export function entry(name: string, kind: EditorKind, extra: Partial<EntryInfo> 
     read_at: 'megengine/__init__.py',
     readers: ['megengine'],
     default: null,
+    default_size: null,
     allowed: `allowed for ${kind}`,
     caveats: [],
     replaced_by: null,
@@ -175,6 +177,7 @@ export function entry(name: string, kind: EditorKind, extra: Partial<EntryInfo> 
 export function variable(value: string | null, status: StatusCode, extra: Partial<VariableInfo> = {}): VariableInfo {
   return {
     value, status, message: `${status} message`, live: null, live_example: false, applies: true, applies_reason: null, keys: null,
+    size: null, carry: null,
     ...extra
   };
 }

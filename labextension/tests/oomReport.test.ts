@@ -180,3 +180,85 @@ describe('the report’s "Record allocation sites" button', () => {
     expect(view.node.querySelector('.mgenv-oom-record-said')!.textContent).toBe('this kernel has no IPython shell');
   });
 });
+
+describe('the report under a cell after what was done about it (issue 29, point 6)', () => {
+  const OFFER = { title: 'Free what the failed cell holds', why: 'the frames hold 256 MiB', magic: '%memfree',
+    button: 'Free memory', note: 'never touches your variables' };
+  const FREED = {
+    time: 1700000000, summary: 'Given back at 14:03:05: host RSS (this kernel) 1.2 GiB → 960 MiB',
+    figures: [{ label: 'host RSS (this kernel)', before: 1288490188, after: 1006632960, change: 'gave back 268 MiB' }]
+  };
+
+  function watched(latest: OomReportData | null, held: Record<string, string>) {
+    const callbacks: (() => void)[] = [];
+    const state = { latest, held };
+    const watch = {
+      latest: (id: string) => (state.latest?.id === id ? state.latest : null),
+      holds: (name: string, value: string) => state.held[name] === value,
+      changed: (callback: () => void) => {
+        callbacks.push(callback);
+        return () => callbacks.splice(callbacks.indexOf(callback), 1);
+      }
+    };
+    const frees: string[] = [];
+    const view = new OomReportView({
+      trans, notebookOf: () => ({}) as any, apply: async () => null, restart: async () => undefined,
+      free: async (_panel, reportId) => {
+        frees.push(reportId);
+        return null;
+      },
+      watch
+    });
+    const tell = (next: Partial<typeof state>) => {
+      Object.assign(state, next);
+      callbacks.forEach(callback => callback());
+    };
+    return { view, frees, tell, callbacks };
+  }
+
+  it('offers to free until the kernel says it was given back, then says what came back and what was left', async () => {
+    const { view, frees, tell } = watched(null, {});
+    await view.renderModel(model({ ...REPORT, free: OFFER }));
+    const button = view.node.querySelector<HTMLButtonElement>('.mgenv-oom-free-button')!;
+    expect(button.textContent).toBe('Free memory');
+    tell({ latest: { ...REPORT, free: null, freed: FREED } }); // %memfree in another cell
+    expect(view.node.querySelector('.mgenv-oom-free-button')).toBeNull();
+    expect(view.node.querySelector('.mgenv-oom-freed-summary')!.textContent).toBe(FREED.summary);
+    expect(view.node.querySelector('.mgenv-oom-freed .mgenv-free-figures')!.textContent).toContain('960 MiB');
+    expect(frees).toEqual([]);
+  });
+
+  it('shows a report given back before it was drawn (a notebook reopened) without the offer', async () => {
+    const { view } = watched({ ...REPORT, free: null, freed: FREED }, {});
+    await view.renderModel(model({ ...REPORT, free: OFFER }));
+    expect(view.node.querySelector('.mgenv-oom-free-button')).toBeNull();
+    expect(view.node.querySelector('.mgenv-oom-freed-summary')!.textContent).toBe(FREED.summary);
+  });
+
+  it('names its own report when its button asks the kernel to free', async () => {
+    const { view, frees } = watched(null, {});
+    await view.renderModel(model({ ...REPORT, free: OFFER }));
+    view.node.querySelector<HTMLButtonElement>('.mgenv-oom-free-button')!.click();
+    await flush();
+    expect(frees).toEqual(['r1']);
+  });
+
+  it('reads Applied for a remedy the kernel holds, and only for its own report', async () => {
+    const { view, tell } = watched(null, {});
+    await view.renderModel(model(REPORT));
+    const first = view.node.querySelector<HTMLButtonElement>('.mgenv-oom-remedy:first-child .mgenv-oom-apply')!;
+    tell({ latest: { ...REPORT, id: 'another report' }, held: { PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' } });
+    expect([first.textContent, first.disabled]).toEqual(['Apply', false]); // another kernel's variables
+    tell({ latest: REPORT });
+    expect([first.textContent, first.disabled]).toEqual(['Applied', true]); // set from the sidebar's card
+  });
+
+  it('stops listening when it is disposed or drawn again', async () => {
+    const { view, callbacks } = watched(null, {});
+    await view.renderModel(model(REPORT));
+    await view.renderModel(model(REPORT));
+    expect(callbacks).toHaveLength(1);
+    view.dispose();
+    expect(callbacks).toHaveLength(0);
+  });
+});

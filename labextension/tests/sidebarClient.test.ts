@@ -49,7 +49,7 @@ describe('KernelClient', () => {
     const comm = kernel.comm;
     const review = {
       v: 1, type: 'profile', reply_to: comm.sent[1].id, digest: 'd1', approved: false, stored: true, applied: false,
-      items: [{ name: 'MGE_DEFAULT_DEVICE', value: 'cpu0', current: null, action: 'set', reason: null }], changes: []
+      items: [{ name: 'MGE_DEFAULT_DEVICE', value: 'cpu0', size: null, current: null, current_size: null, action: 'set', reason: null }], changes: []
     };
     comm.deliver(review);
     await flush();

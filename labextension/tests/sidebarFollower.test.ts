@@ -101,8 +101,8 @@ class User {
 const review = (profile: Record<string, string>): ProfileItemInfo[] =>
   Object.entries(profile).map(([name, value]) =>
     name.startsWith('LD_')
-      ? { name, value, current: null, action: 'refused', reason: `${name} is never taken from a notebook profile` }
-      : { name, value, current: null, action: 'set', reason: null }
+      ? { name, value, size: null, current: null, current_size: null, action: 'refused', reason: `${name} is never taken from a notebook profile` }
+      : { name, value, size: null, current: null, current_size: null, action: 'set', reason: null }
   );
 
 /** The kernel answers the last "profile" request on this comm, as a kernel with (or without) that approval would. */

@@ -1,7 +1,7 @@
 import { nullTranslator } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
-import { GPUS_VERSION, GpuServerView } from '../src/protocol';
+import { GPUS_VERSION, GpuKernelInfo, GpuServerView, OomKernelHolder } from '../src/protocol';
 import { deviceLayout, formatDuration, heldBy, idleKernels } from '../src/sidebar/gpuLayout';
 import { GpuActions, GpuView } from '../src/sidebar/gpuView';
 import { kernelHolderItem } from '../src/sidebar/oomHolder';
@@ -12,8 +12,18 @@ import { chineseTranslation } from './translation';
 const trans = nullTranslator.load(DOMAIN);
 const GiB = 1024 ** 3;
 
-function kernel(id: string, notebooks: string[], state = 'idle', idle: number | null = 3600) {
-  return { id, name: 'python3', notebooks, execution_state: state, last_activity: null, idle_seconds: idle, pid_known: true };
+function kernel(
+  id: string,
+  notebooks: string[],
+  state = 'idle',
+  idle: number | null = 3600,
+  since: 'cell' | 'start' | 'watch' | null = 'cell',
+  running: number | null = null
+): GpuKernelInfo {
+  return {
+    id, name: 'python3', notebooks, execution_state: state, last_activity: null, idle_seconds: idle,
+    idle_since: since, running_cell: running !== null, running_seconds: running, pid_known: true
+  };
 }
 
 /** As the server extension answers for three notebooks, a stranger and a kernel holding nothing. */
@@ -25,8 +35,9 @@ function serverView(): GpuServerView {
     simulated: true,
     simulation: 'three-notebooks',
     namespace: 'same',
-    kernels: [kernel('k-small', ['small.ipynb']), kernel('k-big', ['big.ipynb'], 'busy', null),
-      kernel('k-mid', ['sub/medium.ipynb']), kernel('k-none', [])],
+    // k-mid: the server calls it busy (a chart's comm messages), but no cell has run for 10 min.
+    kernels: [kernel('k-small', ['small.ipynb']), kernel('k-big', ['big.ipynb'], 'busy', null, null, 150),
+      kernel('k-mid', ['sub/medium.ipynb'], 'busy', 600), kernel('k-none', [], 'idle', 90, 'start')],
     devices: [{
       index: 0, label: 'gpu0 (simulated)', name: 'NVIDIA A100-SXM4-40GB', total: 40 * GiB, used: 30 * GiB,
       shares: [
@@ -121,8 +132,10 @@ describe('GpuView', () => {
     expect(rows.map(row => row.dataset.key)).toEqual(['k:k-big', 'o:4242', 'k:k-mid', 'k:k-small', 'unlisted']);
     expect(rows[0].querySelector('.mgenv-gpu-open')!.textContent).toBe('big.ipynb');
     expect(rows[0].querySelector('.mgenv-gpu-size')!.textContent).toBe('20 GiB');
-    expect(rows[0].querySelector('.mgenv-gpu-state')!.textContent).toBe('busy · python3');
-    expect(rows[3].querySelector('.mgenv-gpu-state')!.textContent).toBe('idle for 1 h · python3');
+    expect(rows[0].querySelector('.mgenv-gpu-state')!.textContent).toBe('running a cell (2 min) · python3');
+    expect(rows[2].querySelector('.mgenv-gpu-state')!.textContent).toBe('idle 10 min since its last cell · python3');
+    expect(rows[3].querySelector('.mgenv-gpu-state')!.textContent).toBe('idle 1 h since its last cell · python3');
+    expect(rows[3].querySelector<HTMLElement>('.mgenv-gpu-state')!.title).toContain('end of the last cell a user ran');
     // Other processes: pid, name and user, and no action at all.
     expect(rows[1].querySelector('.mgenv-gpu-meta')!.textContent).toBe('pid 4242 · python · alice');
     expect(rows[1].querySelectorAll('button')).toHaveLength(0);
@@ -132,6 +145,9 @@ describe('GpuView', () => {
     expect(segments[0].style.width).toBe('50.000%');
     expect(view.node.querySelector('.mgenv-gpu-status')!.textContent).toBe('simulated GPU (three-notebooks)');
     expect(view.node.querySelector('.mgenv-gpu-idle .mgenv-gpu-open')!.textContent).toBe('kernel python3 k-none (no notebook)');
+    expect(view.node.querySelector('.mgenv-gpu-idle .mgenv-gpu-state')!.textContent).toBe(
+      'idle 1 min, no cell run yet · python3'
+    );
     view.dispose();
   });
 
@@ -213,7 +229,24 @@ describe('GpuView', () => {
 });
 
 describe('the out-of-memory report’s offer to shut the holding kernel down', () => {
-  const holder = { kernel_id: 'k-big', notebooks: ['big.ipynb'], bytes: 30 * GiB, gpu: 0, idle_seconds: 7200 };
+  it('offers nothing for a kernel the server no longer runs (shut down since, the notebook reopened)', async () => {
+    const gone: OomKernelHolder = {
+      kernel_id: 'k-gone', notebooks: ['old.ipynb'], bytes: GiB, gpu: 0, idle_seconds: null, idle_since: null,
+      running_cell: false
+    };
+    const item = kernelHolderItem(gone, trans, async () => ({ state: 'done', message: '' }), async () => false);
+    await new Promise(resolve => setTimeout(resolve, 0));
+    expect(item.querySelector<HTMLButtonElement>('.mgenv-oom-holder-shutdown')!.hidden).toBe(true);
+    expect(item.querySelector('.mgenv-oom-outcome')!.textContent).toBe('That kernel is no longer running on this server.');
+    const alive = kernelHolderItem(gone, trans, async () => ({ state: 'done', message: '' }), async () => true);
+    await new Promise(resolve => setTimeout(resolve, 0));
+    expect(alive.querySelector<HTMLButtonElement>('.mgenv-oom-holder-shutdown')!.hidden).toBe(false);
+  });
+
+  const holder: OomKernelHolder = {
+    kernel_id: 'k-big', notebooks: ['big.ipynb'], bytes: 30 * GiB, gpu: 0, idle_seconds: 7200, idle_since: 'cell',
+    running_cell: false
+  };
 
   it('names the notebook, its memory and idle time, and says what the click came to', async () => {
     const asked: string[] = [];
@@ -222,7 +255,7 @@ describe('the out-of-memory report’s offer to shut the holding kernel down', (
       return { state: 'done', message: 'The kernel of big.ipynb is shut down: its memory is free. Run the cell again.' };
     });
     expect(item.querySelector('.mgenv-oom-holder-text')!.textContent).toBe(
-      'Shut down the kernel of big.ipynb on this server: it holds 30 GiB of this GPU (idle for 2 h)'
+      'Shut down the kernel of big.ipynb on this server: it holds 30 GiB of this GPU (idle 2 h since its last cell)'
     );
     const button = item.querySelector<HTMLButtonElement>('.mgenv-oom-holder-shutdown')!;
     button.click();

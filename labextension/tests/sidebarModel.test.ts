@@ -22,7 +22,7 @@ const catalog: Reply = {
 function change(name: string, value: string | null, outcome: StatusCode, time = 1): ChangeInfo {
   return {
     seq: time, time, name, old: null, new: value, source: 'magic', outcome, message: `${name} ${outcome}`, effective: null,
-    secret: false
+    secret: false, shown_old: null, shown_new: null
   };
 }
 
@@ -166,7 +166,7 @@ describe('EnvModel', () => {
     model.changed.connect((_, c) => seen.push(c));
     model.receive({ v: 1, type: 'error', reply_to: 's1', message: 'no' });
     const items: ProfileItemInfo[] = [
-      { name: 'LD_PRELOAD', value: '/tmp/x.so', current: null, action: 'refused', reason: 'never from a profile' }
+      { name: 'LD_PRELOAD', value: '/tmp/x.so', size: null, current: null, current_size: null, action: 'refused', reason: 'never from a profile' }
     ];
     expect(model.receive({
       v: 1, type: 'profile', reply_to: 'p1', digest: 'd', approved: false, stored: true, applied: false, items, changes: []

@@ -81,4 +81,27 @@ describe('The panel’s copy of the last out-of-memory report', () => {
     expect(model.lastOom).toBeNull();
     expect(section.hidden).toBe(true);
   });
+
+  it('says what was given back, and can be dismissed until the next report (issue 29, point 6)', () => {
+    const model = new EnvModel('en');
+    const view = new ConfigView(model, {
+      edit: async () => null, forget: jest.fn(), reviewProfile: jest.fn(async () => undefined),
+      loadHistory: jest.fn(async () => undefined)
+    }, trans);
+    const section = view.node.querySelector<HTMLElement>('.mgenv-sb-oom')!;
+    model.setLastOom(REPORT);
+    expect(section.querySelector('.mgenv-sb-oom-freed')).toBeNull();
+    const summary = 'Given back at 14:03:05: gpu0: this kernel (NVML) 38 GiB → 2 GiB';
+    model.setLastOom({ ...REPORT, freed: { time: 1, summary, figures: [] } }); // %memfree: the kernel tells again
+    expect(section.querySelector('.mgenv-sb-oom-freed')!.textContent).toBe(summary);
+    const dismiss = section.querySelector<HTMLButtonElement>('.mgenv-sb-oom-dismiss')!;
+    expect(dismiss.getAttribute('aria-label')).toBe('Dismiss the out-of-memory report');
+    expect(dismiss.textContent).toBe(''); // its × is drawn, the card's text is the report's
+    dismiss.click();
+    expect(section.hidden).toBe(true);
+    model.setLastOom({ ...REPORT }); // the same report again (a panel that connects later): still dismissed
+    expect(section.hidden).toBe(true);
+    model.setLastOom({ ...REPORT, id: 'k8' }); // the next failure
+    expect(section.hidden).toBe(false);
+  });
 });

@@ -95,7 +95,7 @@ describe('the sidebar’s words go through JupyterLab’s translator', () => {
     const panel = new SidebarPanel(source, { trans, language: 'en' });
     const commands = new CommandRegistry();
     addSidebarCommands({
-      commands, shell: { activateById: () => undefined }, panel, trans, askToRestart: async () => ({ restart: false, save: false })
+      commands, shell: { activateById: () => undefined }, panel, trans, askToRestart: async () => ({ restart: false, save: false, keep: [] })
     });
     Widget.attach(panel, document.body);
     await rendered(panel.node, 'jp-button', 2); // the toolbar's buttons render in idle callbacks
@@ -106,7 +106,7 @@ describe('the sidebar’s words go through JupyterLab’s translator', () => {
     expect(labels).toEqual(['«Restart and apply»', '«Refresh»']);
     expect(commands.label('mgenv-jupyter:open-sidebar')).toBe('«Framework Env»');
     expect(commands.label('mgenv-jupyter:open-sidebar', { isPalette: true })).toBe('«Show Framework Env»');
-    expect(commands.caption('mgenv-jupyter:restart-and-apply')).toMatch(/^«Restart the kernel and apply/);
+    expect(commands.caption('mgenv-jupyter:restart-and-apply')).toMatch(/^«Restart the kernel with this notebook’s profile/);
     const catalog = jedCatalog(chinese, '0');
     expect(trans.asked.filter(msgid => !(msgid in catalog))).toEqual([]);
     Widget.detach(panel);

@@ -1,7 +1,6 @@
 import { nullTranslator } from '@jupyterlab/translation';
 
 import { ConfigView } from '../src/sidebar/configView';
-import { sizeParts } from '../src/sidebar/editors';
 import { EnvModel } from '../src/sidebar/model';
 import { reviewBody } from '../src/sidebar/profileReview';
 import { breakableCall } from '../src/sidebar/rows';
@@ -20,10 +19,10 @@ const ENTRIES: EntryInfo[] = [
   entry('E_PRESENCE', 'presence', { note: 'ON whenever the variable exists' }),
   entry('E_FRACTION', 'fraction', { framework: 'paddle', category: 'Memory', default: '0.92' }),
   entry('E_NUMBER', 'number', { default: '4' }),
-  entry('E_SIZE', 'size', { framework: 'paddle', category: 'Memory', default: '0' }),
+  entry('E_SIZE', 'size', { framework: 'paddle', category: 'Memory', default: '0', default_size: { number: '0', unit: 'B' } }),
   entry('E_SIZE_MB', 'size', {
-    framework: 'paddle', category: 'Memory', default: '500',
-    editor: editorInfo('size', { unit_bytes: 1024 ** 2, min: 1, units: [{ name: 'MB', bytes: 1024 ** 2 }, { name: 'GB', bytes: 1024 ** 3 }] })
+    framework: 'paddle', category: 'Memory', default: '500', default_size: { number: '500', unit: 'MiB' },
+    editor: editorInfo('size', { unit_bytes: 1024 ** 2, min: 1, units: [{ name: 'MiB', bytes: 1024 ** 2 }, { name: 'GiB', bytes: 1024 ** 3 }] })
   }),
   entry('E_TEXT', 'text', { editor: editorInfo('text', { placeholder: 'xpux' }), caveats: ['one', 'two'] })
 ];
@@ -81,11 +80,10 @@ describe('ConfigView', () => {
     expect([slider.type, slider.min, slider.max, slider.step, slider.value]).toEqual(['range', '0', '1', '0.01', '0.92']);
     const number = editor('E_NUMBER');
     expect([number.type, number.min, number.max, number.step, number.placeholder]).toEqual(['number', '1', '64', '1', '4']);
-    expect(editor('E_SIZE').type).toBe('number');
-    expect(options(editor('E_SIZE unit'))).toEqual(['B', 'KB', 'MB', 'GB', 'TB']);
-    expect(options(editor('E_SIZE_MB unit'))).toEqual(['MB', 'GB']);
-    expect(editor('E_SIZE_MB').min).toBe('1'); // one MB, in MB, the unit the default (500 MB) is shown in
-    expect(editor('E_SIZE_MB').placeholder).toBe('500');
+    expect(editor('E_SIZE').type).toBe('text'); // a number, or a size with its unit, as its tooltip says
+    expect(options(editor('E_SIZE unit'))).toEqual(['B', 'KiB', 'MiB', 'GiB', 'TiB']);
+    expect(options(editor('E_SIZE_MB unit'))).toEqual(['MiB', 'GiB']);
+    expect(editor('E_SIZE_MB').placeholder).toBe('500'); // in MiB, the unit the default (500 MiB) is shown in
     expect(editor('E_TEXT').type).toBe('text');
     expect(editor('E_TEXT').placeholder).toBe('xpux');
     expect([...document.querySelectorAll<HTMLElement>('[data-editor]')].map(n => n.dataset.editor).sort()).toEqual(
@@ -125,7 +123,7 @@ describe('ConfigView', () => {
     type(editor('E_NUMBER'), '8');
     editor('E_NUMBER').dispatchEvent(new Event('change')); // the browser's change after Enter sends nothing more
     const unit = editor('E_SIZE unit');
-    unit.value = 'GB';
+    unit.value = 'GiB';
     unit.dispatchEvent(new Event('change')); // no number yet: nothing to send
     type(editor('E_SIZE'), '5');
     type(editor('E_TEXT'), 'cpu0');
@@ -133,7 +131,7 @@ describe('ConfigView', () => {
     await flush();
     expect(edits).toEqual([
       ['E_CHOICE', 'b'], ['E_OPTIONAL', 'x'], ['E_PRESENCE', '1'], ['E_PRESENCE', null], ['E_SWITCH', '1'],
-      ['E_FRACTION', '0.5'], ['E_NUMBER', '8'], ['E_SIZE', '5GB'], ['E_TEXT', 'cpu0'], ['E_TEXT', null]
+      ['E_FRACTION', '0.5'], ['E_NUMBER', '8'], ['E_SIZE', '5GiB'], ['E_TEXT', 'cpu0'], ['E_TEXT', null]
     ]);
   });
 
@@ -176,27 +174,54 @@ describe('ConfigView', () => {
       ['PYTORCH_ALLOC_CONF', null]]); // every key left out: the variable is unset
   });
 
-  it('round-trips a size: the kernel’s "5368709120" shows as 5 GB, and 5 GB is sent as "5GB"', async () => {
+  it('round-trips a size: the kernel’s "5368709120" shows as 5 GiB, and 5 GiB is sent as "5GiB"', async () => {
     const { model, edits } = view();
-    model.receive(changed({ E_SIZE: variable('5368709120', 'pending_import'), E_SIZE_MB: variable('2048', 'pending_import') }));
-    expect([editor('E_SIZE').value, editor('E_SIZE unit').value]).toEqual(['5', 'GB']);
-    expect([editor('E_SIZE_MB').value, editor('E_SIZE_MB unit').value]).toEqual(['2', 'GB']); // 2048 MB
-    // The kernel's units are 1024-based: they read GiB (as the chart writes them) and are sent as the kernel spells them.
+    // The kernel splits its value (VariableInfo.size): the sidebar shows the parts it was sent, never splitting itself.
+    model.receive(changed({
+      E_SIZE: variable('5368709120', 'pending_import', { size: { number: '5', unit: 'GiB' } }),
+      E_SIZE_MB: variable('2048', 'pending_import', { size: { number: '2', unit: 'GiB' } })
+    }));
+    expect([editor('E_SIZE').value, editor('E_SIZE unit').value]).toEqual(['5', 'GiB']);
+    expect([editor('E_SIZE_MB').value, editor('E_SIZE_MB unit').value]).toEqual(['2', 'GiB']); // 2048 MiB
+    // The units read as the kernel names them, the one notation of sizes (GiB, as the chart writes them too).
     const units = [...editor('E_SIZE_MB unit').options].map(o => [o.textContent, o.value]);
-    expect(units).toEqual([['MiB', 'MB'], ['GiB', 'GB']]);
-    expect(editor('E_SIZE_MB').min).toBe(String(1 / 1024)); // the kernel's minimum, 1 MB, in GB
+    expect(units).toEqual([['MiB', 'MiB'], ['GiB', 'GiB']]);
     type(editor('E_SIZE'), '5'); // unchanged: nothing to send
     type(editor('E_SIZE'), '1.5');
     const unit = editor('E_SIZE unit');
-    unit.value = 'MB';
+    unit.value = 'MiB';
     unit.dispatchEvent(new Event('change'));
+    // Typed with a unit, as the tooltip offers ("512MB"): sent as typed, for the kernel to read, whatever the list shows.
+    expect(editor('E_SIZE').title).toBe('allowed for size');
+    type(editor('E_SIZE'), '512MB');
+    unit.value = 'GiB';
+    unit.dispatchEvent(new Event('change')); // the box has its own unit: the list changes nothing
     await flush();
-    expect(edits).toEqual([['E_SIZE', '1.5GB'], ['E_SIZE', '1.5MB']]);
-    expect(sizeParts('1536', editorInfo('size', { unit_bytes: 1024 ** 2, units: [{ name: 'MB', bytes: 1024 ** 2 }, { name: 'GB', bytes: 1024 ** 3 }] })))
-      .toEqual({ number: '1536', unit: 'MB' });
-    expect(sizeParts('0', editorInfo('size'))).toEqual({ number: '0', unit: 'B' });
-    expect(sizeParts((2n ** 60n).toString(), editorInfo('size'))).toEqual({ number: String(2 ** 20), unit: 'TB' }); // past 2**53
-    expect(sizeParts('5GB', editorInfo('size'))).toBeNull();
+    expect(edits).toEqual([['E_SIZE', '1.5GiB'], ['E_SIZE', '1.5MiB'], ['E_SIZE', '512MB']]);
+    // The split itself is the kernel's (catalog/_values.py size_parts; its cases, 1536 MiB, 0 B, 2**60 bytes and "5GB",
+    // are tested there): a value it did not split (set outside as "5GB") is said as the kernel holds it, never guessed.
+    model.receive(changed({ E_SIZE: variable('5GB', 'pending_import') }));
+    expect(row('E_SIZE').querySelector('.mgenv-sb-row-odd')!.textContent).toBe('the kernel holds 5GB');
+  });
+
+  it('shows a size exactly as the kernel split it, having no rule of its own', () => {
+    const { model } = view();
+    // 1610612736 bytes as a kernel that writes it 1.5 GiB would send it: the sidebar shows that, not 1536 MiB.
+    model.receive(changed({ E_SIZE: variable('1610612736', 'pending_import', { size: { number: '1.5', unit: 'GiB' } }) }));
+    expect([editor('E_SIZE').value, editor('E_SIZE unit').value]).toEqual(['1.5', 'GiB']);
+    const body = reviewBody({ notebook: 'n.ipynb', items: [{ name: 'E_SIZE', value: '3221225472', size: { number: '3', unit: 'GiB' },
+      current: '1610612736', current_size: { number: '1.5', unit: 'GiB' }, action: 'set', reason: null }] }, trans);
+    const codes = [...body.querySelectorAll('tbody td code')].map(c => [c.textContent, c.getAttribute('title')]);
+    expect(codes).toEqual([['3 GiB', '3221225472'], ['1.5 GiB', '1610612736']]); // the value, then what the kernel holds
+  });
+
+  it('writes a size’s default as the kernel split it, the plain number the framework reads on hover', () => {
+    view();
+    const byDefault = row('E_SIZE_MB').querySelector('.mgenv-sb-default') as HTMLElement;
+    expect([byDefault.textContent, byDefault.title]).toEqual(['default: 500 MiB', '500']);
+    expect(editor('E_SIZE_MB').placeholder).toBe('500');
+    const other = row('E_NUMBER').querySelector('.mgenv-sb-default') as HTMLElement;
+    expect([other.textContent, other.title]).toEqual(['default: 4', '']); // anything else as it is
   });
 
   it('shows values and badges from the kernel by status code, and filters rows with the search box', () => {
@@ -330,7 +355,7 @@ describe('ConfigView', () => {
     const { model, widget, actions } = view();
     const changes = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i): ChangeInfo => ({
       seq: from + i, time: 1, name: 'E_NUMBER', old: null, new: String(from + i), source: 'magic',
-      outcome: 'pending_import', message: '', effective: null, secret: false
+      outcome: 'pending_import', message: '', effective: null, secret: false, shown_old: null, shown_new: null
     }));
     const kernel = { python: 'python', version: '3.11', imported: [] };
     model.receive({ v: 1, type: 'state', reply_to: null, variables: {}, history: changes(10, 12), history_total: 12, kernel });
@@ -358,6 +383,18 @@ describe('ConfigView', () => {
     expect(actions.loadHistory).toHaveBeenCalledTimes(1);
   });
 
+  it('writes a size in the history as the kernel wrote it, never as the plain number', async () => {
+    const { model } = view();
+    const sized: ChangeInfo = {
+      seq: 1, time: 1, name: 'E_SIZE', old: '1073741824', new: '3221225472', source: 'profile', outcome: 'pending_import',
+      message: '', effective: null, secret: false, shown_old: '1 GiB', shown_new: '3 GiB'
+    };
+    model.receive({ v: 1, type: 'state', reply_to: null, variables: {}, history: [sized], history_total: 1,
+      kernel: { python: 'python', version: '3.11', imported: [] } });
+    await flush();
+    expect(document.querySelector('.mgenv-sb-history-item')!.textContent).toMatch(/E_SIZE: 1 GiB → 3 GiB \[profile\]/);
+  });
+
   it('explains a kernel without the package', () => {
     const { model } = view();
     model.setConnection({ state: 'not-installed', detail: "No module named 'mgenv_jupyter'" });
@@ -371,10 +408,10 @@ describe('ConfigView', () => {
 });
 
 const ITEMS: ProfileItemInfo[] = [
-  { name: 'MGE_DEFAULT_DEVICE', value: 'cpu0', current: null, action: 'set', reason: null },
-  { name: 'MGB_ENABLE_DTR', value: '1', current: '1', action: 'unchanged', reason: null },
+  { name: 'MGE_DEFAULT_DEVICE', value: 'cpu0', size: null, current: null, current_size: null, action: 'set', reason: null },
+  { name: 'MGB_ENABLE_DTR', value: '1', size: null, current: '1', current_size: null, action: 'unchanged', reason: null },
   {
-    name: 'LD_PRELOAD', value: '/tmp/evil.so', current: null, action: 'refused',
+    name: 'LD_PRELOAD', value: '/tmp/evil.so', size: null, current: null, current_size: null, action: 'refused',
     reason: 'LD_PRELOAD makes the dynamic loader load other libraries: it is never taken from a notebook profile'
   }
 ];
@@ -420,6 +457,23 @@ describe('the notebook profile in the panel', () => {
     expect(mark.textContent).toBe('will not be applied');
     expect(mark.title).toContain('never taken from a notebook profile');
     expect(section.querySelectorAll('.mgenv-sb-profile-refused')).toHaveLength(1);
+  });
+
+  it('shows a size in the one notation of sizes, the plain number the notebook keeps in its tooltip', () => {
+    const { model, section } = panel('applied');
+    model.receive({ v: 1, type: 'catalog', reply_to: null, language: 'en', entries: ENTRIES, frameworks: FRAMEWORKS });
+    // The kernel's review of this profile splits its sizes (ProfileItemInfo.size), as it splits the values it holds.
+    const item = (name: string, value: string, size: ProfileItemInfo['size']): ProfileItemInfo => (
+      { name, value, size, current: null, current_size: null, action: 'set', reason: null });
+    model.setProfileReview({ status: 'applied', items: [
+      item('E_SIZE', '3221225472', { number: '3', unit: 'GiB' }), item('E_SIZE_MB', '2048', { number: '2', unit: 'GiB' }),
+      item('E_TEXT', 'cpu0', null)
+    ] });
+    model.setProfile({ E_SIZE: '3221225472', E_SIZE_MB: '2048', E_TEXT: 'cpu0' });
+    const shown = [...section.querySelectorAll('.mgenv-sb-profile-entry code')].map(c => [c.textContent, c.getAttribute('title')]);
+    expect(shown).toEqual([
+      ['E_SIZE=3 GiB', 'E_SIZE=3221225472'], ['E_SIZE_MB=2 GiB', 'E_SIZE_MB=2048'], ['E_TEXT=cpu0', null]
+    ]);
   });
 });
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from .._lazy_names import lazy_names
 from .._text import Text
+from ._frameworks import DATA_MODULES
 from ._frameworks import FRAMEWORKS as FRAMEWORK_INFO
 
 if TYPE_CHECKING:
@@ -28,8 +29,6 @@ __getattr__, __dir__ = lazy_names(__name__, {"Entry": "_entry", "ReadWhen": "_en
 
 __all__ = ["Catalog", "Entry", "Group", "Parsed", "ReadWhen", "catalog"]
 
-# One data module per framework; order is the order front ends list them in.
-DATA_MODULES = ("_megengine", "_dtr", "_mxnet", "_paddle", "_torch", "_jax", "_tensorflow", "_ascend", "_cuda")
 FRAMEWORKS = tuple(framework.key for framework in FRAMEWORK_INFO)
 # Why a selection was refused (%envlist, %envget), in the language of the moment.
 UNKNOWN_FRAMEWORK = Text("unknown framework {framework}: use one of {frameworks}",
@@ -42,7 +41,7 @@ class Catalog:
     """Read-only collection of entries with lookup by name and near-miss suggestions."""
 
     def __init__(self, entries: tuple[Entry, ...], groups: tuple[Group, ...] = (),
-                 conflicts: tuple[Conflict, ...] = ()) -> None:
+                 conflicts: tuple[Conflict, ...] = (), frameworks_read: bool = False) -> None:
         self.groups = groups
         self.conflicts = conflicts
         self._conflicts_by_name: dict[str, list[Conflict]] = {}
@@ -66,6 +65,10 @@ class Catalog:
         # Every %envset of a name outside the catalog asks for its near miss: milliseconds of edit distances, so the
         # answers are kept (the catalog never changes); bounded, as the names come from users.
         self._near_misses: dict[str, str | None] = {}
+        # The names the frameworks' own source reads (_names_read.py), loaded with the first near miss asked: never
+        # refused as a misspelling. Only the frameworks' catalog has them; a catalog made for a test has none.
+        self._frameworks_read = frameworks_read
+        self._read_by_frameworks: frozenset[str] | None = None
 
     def __contains__(self, name: object) -> bool:
         return name in self._entries
@@ -136,15 +139,28 @@ class Catalog:
         A near miss is another spelling of a catalog name: the same name in another case; one typo anywhere in the
         name, prefix included (a letter wrong, missing, added, or two swapped: MEGENGNE_…, FLAG_allocator_strategy);
         two typos in a long name; or a close spelling that shares a catalog prefix (MGB_, FLAGS_, ...). Unrelated
-        names (HOME, MY_VAR) are not near misses.
+        names (HOME, MY_VAR) are not near misses, and neither is a name a framework's own source reads
+        (PYTORCH_HIP_ALLOC_CONF, TORCHINDUCTOR_FX_GRAPH_REMOTE_CACHE: _names_read.py), catalogued or not.
         """
-        if name in self._entries:
+        if name in self._entries or name in self.read_by_frameworks():
             return None
         if name not in self._near_misses:
             if len(self._near_misses) >= _NEAR_MISSES_KEPT:
                 self._near_misses.clear()
             self._near_misses[name] = self._near_miss(name)
         return self._near_misses[name]
+
+    def read_by_frameworks(self) -> frozenset[str]:
+        """Every variable name a framework of this catalog reads in its installed source (_names_read.py)."""
+        if self._read_by_frameworks is None:
+            names: set[str] = set()
+            if self._frameworks_read:
+                from ._names_read import NAMES_READ
+
+                for read in NAMES_READ.values():
+                    names.update(read)
+            self._read_by_frameworks = frozenset(names)
+        return self._read_by_frameworks
 
     def _near_miss(self, name: str) -> str | None:
         folded = name.upper()
@@ -210,4 +226,4 @@ def catalog() -> Catalog:
         entries.extend(data.ENTRIES)
         groups.extend(getattr(data, "GROUPS", ()))
         conflicts.extend(getattr(data, "CONFLICTS", ()))
-    return Catalog(tuple(entries), tuple(groups), tuple(conflicts))
+    return Catalog(tuple(entries), tuple(groups), tuple(conflicts), frameworks_read=True)

@@ -16,13 +16,11 @@ from typing import Any, ClassVar
 
 from .._errors import InvalidValueError
 from .._quoting import quoted
-from .._text import Text
+from .._text import Message, Text, message
 from ._values import ALLOWED_CHOICE, NO_NUL, NORMALISED, NOT_ALLOWED, Parsed, ValueType
 
 _TOKEN = re.compile(r"[,:\[\]]|[^,:\[\]]+")
 _DIGITS = re.compile(r"\+?\d+")
-_TRUE = frozenset({"true", "1", "on", "yes"})
-_FALSE = frozenset({"false", "0", "off", "no"})
 
 
 # What each key allows and why a value was refused, in the language of the moment.
@@ -32,16 +30,16 @@ WHOLE_NUMBER_FROM = Text("a whole number from {low}{high}", "从 {low} 起{high}
 UP_TO = Text(" up to {high}", "、不超过 {high}")
 OPEN_FRACTION = Text("a number strictly between 0 and 1", "严格介于 0 和 1 之间的数(不含两端)")
 CLOSED_FRACTION = Text("a number from 0 to 1", "0 到 1 之间的数")
-ROUNDUP_ALLOWED = Text("a power of two for every size (4), or per size in MB [256:1,512:2,>:4] (sizes powers of "
+ROUNDUP_ALLOWED = Text("a power of two for every size (4), or per size in MiB [256:1,512:2,>:4] (sizes powers of "
                        "two or >, divisions 0 or powers of two)",
-                       "对所有大小统一用一个 2 的幂(如 4),或按大小区间(MB)分别给出,如 [256:1,512:2,>:4]"
+                       "对所有大小统一用一个 2 的幂(如 4),或按大小区间(MiB)分别给出,如 [256:1,512:2,>:4]"
                        "(大小取 2 的幂或 >,份数取 0 或 2 的幂)")
 LIST_UNCLOSED = Text("{given} is not allowed: a list must end with ]", "不接受 {given}:列表必须以 ] 结尾")
 ITEM_FORM = Text("{given} is not allowed: each item is SIZE_MB:DIVISIONS",
                  "不接受 {given}:每一项应写成 SIZE_MB:DIVISIONS")
-SIZE_IN_MB = Text("a size in MB that is a power of two, or >", "以 MB 计、为 2 的幂的大小,或 >")
-SIZES_POWERS = Text("{given} is not allowed: sizes are powers of two (MB), or >",
-                    "不接受 {given}:大小须为 2 的幂(MB),或写 >")
+SIZE_IN_MB = Text("a size in MiB that is a power of two, or >", "以 MiB 计、为 2 的幂的大小,或 >")
+SIZES_POWERS = Text("{given} is not allowed: sizes are powers of two (MiB), or >",
+                    "不接受 {given}:大小须为 2 的幂(MiB),或写 >")
 ZERO_OR_POWER = Text("0 or a power of two", "0 或 2 的幂")
 DIVISIONS_POWERS = Text("{given} is not allowed: divisions are 0 or a power of two",
                         "不接受 {given}:份数须为 0 或 2 的幂")
@@ -54,6 +52,7 @@ COMMA_EXPECTED = Text("after {item} expected a comma, got {got}", "{item} 之后
 UNKNOWN_KEY = Text("unknown key {key}: use one of {keys}", "未知的键 {key}:可用的键有 {keys}")
 AT_LEAST = Text("{key}: {value} is not allowed: expected at least {other} ({floor})",
                 "{key}:不接受 {value}:至少应为 {other}({floor})")
+KEY_NOTE = Text("{key}: {note}", "{key} 键:{note}")  # what a key's value became, said beside the key
 PAIRS_ALLOWED = Text("key:value pairs separated by commas (such as {example}); keys: {keys}",
                      "以逗号分隔的 key:value 对(例如 {example});可用的键:{keys}")
 
@@ -78,34 +77,11 @@ class ConfigValue(ValueType):
     def parse(self, raw: object) -> Parsed:
         text = str(raw).strip() if not isinstance(raw, bool) else ("True" if raw else "False")
         canonical, value = self.check(text.replace(" ", ""))
-        notes = (NORMALISED.get().format(given=quoted(text), shown=quoted(canonical)),) if canonical != text else ()
+        notes = (message(NORMALISED, given=quoted(text), shown=quoted(canonical)),) if canonical != text else ()
         return Parsed(canonical, value, notes)
 
     def check(self, text: str) -> tuple[str, Any]:
         raise NotImplementedError
-
-
-@dataclass(frozen=True)
-class TorchBool(ConfigValue):
-    """PyTorch's `ConfigTokenizer::toBool`: exactly `True` or `False`; we also take true/1/on/yes and false/0/off/no
-    and write them as PyTorch spells them."""
-
-    kind: ClassVar[str] = "switch"
-
-    def check(self, text: str) -> tuple[str, Any]:
-        if text in ("True", "False"):
-            return text, text == "True"
-        if text.lower() in _TRUE:
-            return "True", True
-        if text.lower() in _FALSE:
-            return "False", False
-        raise InvalidValueError(NOT_ALLOWED.get().format(given=quoted(text), allowed=self.allowed()))
-
-    def allowed(self) -> str:
-        return TRUE_OR_FALSE.get()
-
-    def choices(self) -> tuple[str, ...]:
-        return ("True", "False")
 
 
 @dataclass(frozen=True)
@@ -179,7 +155,7 @@ class Fraction(ConfigValue):
 
 @dataclass(frozen=True)
 class RoundupDivisions(ConfigValue):
-    """`roundup_power2_divisions`: one power of two for every size (`4`), or per size interval in MB
+    """`roundup_power2_divisions`: one power of two for every size (`4`), or per size interval in MiB
     `[256:1,512:2,>:4]` (sizes powers of two, `>` for all larger sizes; divisions 0 (no rounding) or powers of two)."""
 
     kind: ClassVar[str] = "text"
@@ -254,7 +230,7 @@ class KeyValueConfig(ValueType):
         result = self.join(dict(items))
         notes = list(result.notes)
         if result.text != text.strip():
-            notes.insert(0, NORMALISED.get().format(given=quoted(text), shown=quoted(result.text)))
+            notes.insert(0, message(NORMALISED, given=quoted(text), shown=quoted(result.text)))
         return Parsed(result.text, result.value, tuple(dict.fromkeys(notes)))
 
     def split(self, text: str) -> list[tuple[str, str]]:
@@ -298,7 +274,7 @@ class KeyValueConfig(ValueType):
             raise InvalidValueError(UNKNOWN_KEY.get().format(key=repr(unknown[0]), keys=", ".join(known)))
         parts: list[str] = []
         typed: dict[str, Any] = {}
-        notes: list[str] = []
+        notes: list[Message] = []
         for key in self.keys:
             if key.name not in values or values[key.name] is None:
                 continue
@@ -308,7 +284,7 @@ class KeyValueConfig(ValueType):
                 raise InvalidValueError(f"{key.name}: {exc}") from None
             parts.append(f"{key.name}:{parsed.text}")
             typed[key.name] = parsed.text
-            notes.extend(f"{key.name}: {note}" for note in parsed.notes)
+            notes.extend(message(KEY_NOTE, key=key.name, note=note) for note in parsed.notes)
         for key in self.keys:
             floor_key = self.key(key.at_least) if key.at_least else None
             floor = typed.get(key.at_least or "", floor_key.default if floor_key else None)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .._errors import InvalidValueError
+from .._text import Message, message
 from . import Catalog
 from ._entry import Entry
 from ._rules import Group
@@ -22,10 +23,16 @@ GroupState = Literal["on", "off", "partly"]
 
 @dataclass(frozen=True)
 class Applicability:
-    """Whether a variable matters with the values chosen; `reason` says why (or why not), None when it always does."""
+    """Whether a variable matters with the values chosen; `reason` says why (or why not), None when it always does:
+    in `language`, or (None) in the language of the moment it is read, from `said`, kept in both."""
 
     applies: bool
-    reason: str | None = None
+    said: Message | None = None
+    language: str | None = None
+
+    @property
+    def reason(self) -> str | None:
+        return None if self.said is None else self.said.get(self.language)
 
     def to_json(self) -> dict[str, object]:
         return {"applies": self.applies, "reason": self.reason}
@@ -54,8 +61,8 @@ def applicability(known: Catalog, entry: Entry, lookup: Lookup, language: str | 
         return ALWAYS
     value = effective_text(known, condition.variable, lookup)
     if condition.holds(value):
-        return Applicability(True, condition.because.get(language))
-    return Applicability(False, condition.otherwise.get(language).format(value=value))
+        return Applicability(True, message(condition.because), language)
+    return Applicability(False, message(condition.otherwise, value=str(value)), language)
 
 
 def group_state(known: Catalog, group: Group, lookup: Lookup) -> GroupState:

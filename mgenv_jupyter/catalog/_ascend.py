@@ -11,6 +11,7 @@ from __future__ import annotations
 from .._text import Text
 from ._code_loading import LOADS_COMPILED_CODE, WRITES_FILES
 from ._entry import Entry, EntryFactory, ReadWhen
+from ._options import KeywordOptions
 from ._values import (
     Choice,
     FileSystemPath,
@@ -497,14 +498,14 @@ ENTRIES = (
         "131072",
         Text(
             "Inputs smaller than this many bytes are merged into one block before being copied to the device "
-            "(0 to 32 MB).",
-            "小于该字节数的输入会先合并成一块内存再拷贝到设备(范围 0 到 32 MB)。",
+            "(0 to 32 MiB).",
+            "小于该字节数的输入会先合并成一块内存再拷贝到设备(范围 0 到 32 MiB)。",
         ),
         caveats=(
             Text(
-                "The NPURunConfig docstring says the default is 25600 bytes; the code uses 131072 (128 KB). Values "
-                "outside 0-32 MB are clamped by the adapter with a warning.",
-                "NPURunConfig 的 docstring 写默认值为 25600 字节,代码实际为 131072(128 KB)。超出 0~32 MB 的值会被"
+                "The NPURunConfig docstring says the default is 25600 bytes; the code uses 131072 (128 KiB). Values "
+                "outside 0-32 MiB are clamped by the adapter with a warning.",
+                "NPURunConfig 的 docstring 写默认值为 25600 字节,代码实际为 131072(128 KiB)。超出 0~32 MiB 的值会被"
                 "适配器截断并告警。",
             ),
         ),
@@ -1029,4 +1030,18 @@ ENTRIES = (
         extra=True,
         loads_code=None,
     ),
+)
+
+# Its entries are NPURunConfig's keyword arguments, not variables: how every front end words them (catalog/_options.py).
+KEYWORD_OPTIONS = KeywordOptions(
+    export_key="npu_run_config",
+    label=Text("NPURunConfig option", "NPURunConfig 参数"),
+    keyword=Text("NPURunConfig keyword", "NPURunConfig 关键字参数"),
+    passed=Text("passed to NPURunConfig(**session().npu_run_config_kwargs())",
+                "通过 NPURunConfig(**session().npu_run_config_kwargs()) 传入"),
+    recorded=Text("recorded: NPURunConfig({name}={value}, ...) via mgenv_jupyter.session().npu_run_config_kwargs()",
+                  "已记录:通过 mgenv_jupyter.session().npu_run_config_kwargs() 得到 NPURunConfig({name}={value}, ...)"),
+    removed=Text("removed from the NPURunConfig options", "已从 NPURunConfig 参数中移除"),
+    not_variable=Text("{name} is an NPURunConfig option, not an environment variable: a sweep sets each point's "
+                      "environment", "{name} 是 NPURunConfig 选项,不是环境变量:扫描设置的是每个点的环境"),
 )

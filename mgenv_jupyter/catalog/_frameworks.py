@@ -1,9 +1,19 @@
-"""The frameworks the catalog covers: how they are named to users, and which source and wheel each entry was
-traced and checked against (the source tag read, and the wheel the tests run)."""
+"""The registry of the frameworks the catalog covers: how they are named to users, which source and wheel each
+entry was traced and checked against (the source tag read, and the wheel the tests run), and which modules of the
+catalog are each framework's home.
+
+A framework's home (`_<key>.py`, with its parts `_<key>_<part>.py`) declares everything the product knows about it
+as data: its entries, and under agreed names the facts other layers ask instead of restating (`declared()`): its
+allocator's rows and words (`ALLOCATOR`), what it records of its allocations (`STACKS`), what it does when it runs out
+of memory and what remedies it (`OUT_OF_MEMORY`), the options it takes in the user's code (`KEYWORD_OPTIONS`).
+Only this table names the frameworks (tests/quality/test_framework_homes.py).
+"""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
+from typing import Any
 
 from .._text import Text
 
@@ -14,26 +24,33 @@ class Framework:
     label: Text
     source: str  # the source the catalog was traced from
     checked: str | None  # the wheel the real-framework tests run (None: none exists on PyPI for this machine)
+    homes: tuple[str, ...] = ()  # its data modules in this package, its home first
+    options: str | None = None  # the call its entries are keyword arguments of, where they are no variables
 
 
 FRAMEWORKS = (
     Framework("megengine", Text("MegEngine", "MegEngine"), "MegEngine v1.13.4 (GitHub tag)",
-              "megengine 1.13.0 (the newest wheel on PyPI; the 1.13.4 source reads the same variables)"),
-    Framework("mxnet", Text("MXNet", "MXNet"), "apache/mxnet 1.9.1", "mxnet 1.9.1"),
+              "megengine 1.13.0 (the newest wheel on PyPI; the 1.13.4 source reads the same variables)",
+              ("_megengine", "_megengine_dtr")),
+    Framework("mxnet", Text("MXNet", "MXNet"), "apache/mxnet 1.9.1", "mxnet 1.9.1", ("_mxnet",)),
     Framework("paddle", Text("PaddlePaddle", "飞桨 PaddlePaddle"), "PaddlePaddle 3.3.1 and develop C++ sources",
-              "paddlepaddle 3.3.1"),
+              "paddlepaddle 3.3.1", ("_paddle",)),
     Framework("torch", Text("PyTorch", "PyTorch"), "pytorch 2.13.0 (c10 headers and Python sources of the wheel; "
-              "C++ files as stored from pytorch main)", "torch 2.13.0 (the +cpu build)"),
+              "C++ files as stored from pytorch main)", "torch 2.13.0 (the +cpu build)", ("_torch",)),
     Framework("jax", Text("JAX", "JAX"), "jax and jaxlib 0.10.2 (Python sources of the wheels)",
-              "jax 0.10.2 (with jaxlib 0.10.2, CPU)"),
+              "jax 0.10.2 (with jaxlib 0.10.2, CPU)", ("_jax",)),
     Framework("tensorflow", Text("TensorFlow", "TensorFlow"), "tensorflow 2.21.0 (Python sources of the wheel; "
-              "C++ file names from the TensorFlow source tree)", "tensorflow_cpu 2.21.0"),
+              "C++ file names from the TensorFlow source tree)", "tensorflow_cpu 2.21.0", ("_tensorflow",)),
     Framework("ascend", Text("Ascend (NPURunConfig)", "昇腾(NPURunConfig)"), "hicann/tensorflow master (2026-07)",
-              None),
-    Framework("cuda", Text("CUDA", "CUDA"), "the CUDA driver's documented variables", None),
+              None, ("_ascend",), options="NPURunConfig"),
+    Framework("cuda", Text("CUDA", "CUDA"), "the CUDA driver's documented variables", None, ("_cuda",)),
 )
 
 BY_KEY = {framework.key: framework for framework in FRAMEWORKS}
+# The frameworks whose entries are keyword arguments of a call in the user's code, and that call (catalog/_options.py).
+KEYWORD_CALLS = {framework.key: framework.options for framework in FRAMEWORKS if framework.options is not None}
+# Every data module of the catalog, in the order front ends list the frameworks.
+DATA_MODULES = tuple(home for framework in FRAMEWORKS for home in framework.homes)
 
 # The top-level Python modules of the libraries that use the GPU through CUDA: the frameworks above but Ascend's (its
 # devices are NPUs), and CuPy, which reads the same CUDA variables. One list that the CUDA entries' readers, the
@@ -43,3 +60,22 @@ GPU_MODULES = ("megengine", "paddle", "mxnet", "torch", "tensorflow", "jax", "cu
 # Every module an entry names among its `readers`: the import watcher follows these from `%load_ext` on, before the
 # catalog is built (the first magic builds it). tests/catalog/test_frameworks.py checks it against the entries.
 READER_MODULES = frozenset((*GPU_MODULES, "npu_bridge", "torch._dynamo.config", "torch._inductor.config"))
+
+
+def fact(key: str, name: str) -> Any:
+    """What framework `key`'s home declares under `name` (`ALLOCATOR`, `STACKS`, `OUT_OF_MEMORY`, ...); None where it
+    declares nothing under that name, or `key` is no framework of the catalog. Imports that framework's homes, which
+    build its entries: asked when a feature is used, never at `%load_ext`."""
+    framework = BY_KEY.get(key)
+    for home in framework.homes if framework is not None else ():
+        module = importlib.import_module(f"{__package__}.{home}")
+        if hasattr(module, name):
+            return getattr(module, name)
+    return None
+
+
+def declared(name: str) -> dict[str, Any]:
+    """What the frameworks' homes declare under `name`, by framework key in the order of FRAMEWORKS; a framework whose
+    home declares nothing under that name is left out. Imports every home."""
+    found = ((framework.key, fact(framework.key, name)) for framework in FRAMEWORKS)
+    return {key: value for key, value in found if value is not None}

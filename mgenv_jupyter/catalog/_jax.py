@@ -10,7 +10,10 @@ is initialised.
 from __future__ import annotations
 
 from .._text import Text
+from ._allocation_stacks import Recording, StackFacts
+from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
+from ._out_of_memory import Fixed, OutOfMemoryFacts, OwnCause, Remedy, ShareOfRoom, Unless
 from ._rules import Conflict
 from ._values import Choice, Integer, Number, Pattern, Switch
 
@@ -274,4 +277,47 @@ ENTRIES = (
 
 CONFLICTS = (
     Conflict(("XLA_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_MEM_FRACTION"), _BOTH_FRACTIONS),
+)
+
+# What giving memory back (`%memfree`, `last_oom().free()`) says of JAX, which it does not ask.
+CACHE_KEPT = Text("JAX: not asked (no call gives its pool back without deleting live arrays; an array's buffer is "
+                  "freed when the array is collected)",
+                  "JAX:未调用(没有在不删除现有数组的情况下归还内存池的接口;数组被回收时其缓冲区即释放)")
+
+# JAX's two names for its memory share, newest first (the catalog refuses both at once; each defaults to 0.75).
+FRACTION_NAMES = ("XLA_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_MEM_FRACTION")
+
+# What the out-of-memory report says of JAX (catalog/_out_of_memory.py). Preallocation is off only for "false",
+# "False" and "0" in JAX's own reading (the entry's caveat): a value set in any other case leaves it on.
+OUT_OF_MEMORY = OutOfMemoryFacts(
+    causes=(OwnCause("cap", 0.75, Text(
+        "JAX's allocator takes at most {fraction:.0%} of the GPU ({cap}); {room} is not held by other processes",
+        "JAX 的分配器最多使用 GPU 的 {fraction:.0%}({cap});未被其他进程占用的显存有 {room}")),),
+    remedies=(
+        Remedy(("cap",), (ShareOfRoom(FRACTION_NAMES, 0.95, 0.05),), Text(
+            "JAX's allocator may then take this share of the GPU", "JAX 的分配器可以使用 GPU 的这一比例")),
+        Remedy(("cap",), (Fixed("XLA_PYTHON_CLIENT_PREALLOCATE", "false", Unless.READ_ANY_CASE),), Text(
+            "JAX allocates as it goes instead of taking its whole share at the start",
+            "JAX 按需分配,而不是一开始就占满其份额")),
+    ),
+)
+
+# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
+STACKS = StackFacts("jax", Recording.ALWAYS, Text(
+    "JAX keeps the Python stack of every live buffer (jax.profiler.device_memory_profile), always",
+    "JAX 始终记录每个存活缓冲区的 Python 调用栈(jax.profiler.device_memory_profile)"),
+    kept_on=Text("JAX: always recorded (its device memory profile)", "JAX:始终记录(其设备内存分析)"),
+    when=Text("JAX always records", "JAX 始终记录"),
+    after_off=Text("JAX still keeps its own record", "JAX 仍保留其自身的记录"))
+
+# Its allocator's settings as AllocatorWidget groups them (catalog/_allocators.py).
+ALLOCATOR = Allocator(
+    Text("JAX GPU memory (XLA client)", "JAX 显存(XLA 客户端)"),
+    latching=Text(
+        "JAX reads these when its backend initialises — the first operation or jax.devices(), not the import — and "
+        "only a GPU backend uses them; after that a change waits for a restart.",
+        "JAX 在后端初始化时(第一次运算或 jax.devices(),而非 import 时)读取这些变量,且只有 GPU 后端使用它们;"
+        "此后修改要等重启才生效。",
+    ),
+    category="GPU memory",
 )

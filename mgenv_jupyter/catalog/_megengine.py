@@ -6,6 +6,8 @@ Where the official docs and the source disagree, the entry follows the source an
 from __future__ import annotations
 
 from .._text import Text
+from ._allocation_stacks import Recording, StackFacts
+from ._allocators import Allocator
 from ._code_loading import LOADS_COMPILED_CODE, RUNS_PROGRAMS
 from ._entry import EntryFactory, ReadWhen
 from ._values import Choice, FileSystemPath, GiB, Integer, MiB, Number, Pattern, Presence, ReserveMemory, Size, Switch
@@ -435,9 +437,9 @@ ENTRIES = (
         when=ReadWhen.PER_OBJECT,
         read_at=_SUBLINEAR_SEARCHER,
         description=Text(
-            "Lower bound, in MB, of the memory bottleneck the planner aims for: raise it to trade memory for speed; "
+            "Lower bound, in MiB, of the memory bottleneck the planner aims for: raise it to trade memory for speed; "
             "read again each time a traced graph with sublinear memory optimisation is compiled.",
-            "规划器追求的显存瓶颈下界(单位 MB),调高它可以用显存换速度;"
+            "规划器追求的显存瓶颈下界(单位 MiB),调高它可以用显存换速度;"
             "每次编译开启亚线性优化的 trace 计算图时都会重新读取。",
         ),
         caveats=(_SUBLINEAR_OVERRIDES, _NO_COMP_GRAPH_OPT, RELEASE_BUILD_CAVEAT),
@@ -822,4 +824,20 @@ ENTRIES = (
         ),
         loads_code=LOADS_COMPILED_CODE,
     ),
+)
+
+# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
+STACKS = StackFacts("megengine", Recording.NEVER, Text(
+    "MegEngine does not record where its tensors were allocated: its allocator keeps sizes, not stacks",
+    "MegEngine 不记录张量在哪里分配:其分配器只记录大小,不记录调用栈"))
+
+# Its allocator's settings as AllocatorWidget groups them (catalog/_allocators.py).
+ALLOCATOR = Allocator(
+    Text("MegEngine allocator", "MegEngine 分配器"),
+    latching=Text(
+        "The reserve is taken when each GPU is first used, so it must be set before the first operation on that "
+        "device; in-place update is read at every optimizer step.",
+        "预留显存在每块 GPU 第一次使用时申请,必须在该设备上第一次运算前设置;原地更新在每次 optimizer.step() 时读取。",
+    ),
+    names=("MGB_CUDA_RESERVE_MEMORY", "MEGENGINE_INPLACE_UPDATE"),
 )

@@ -8,7 +8,10 @@ one is created. MXNet has no run-time API for any of them.
 from __future__ import annotations
 
 from .._text import Text
+from ._allocation_stacks import Recording, StackFacts
+from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
+from ._out_of_memory import Fixed, OutOfMemoryFacts, Remedy, Unless
 from ._values import Choice, Integer, Switch
 
 READERS = ("mxnet",)
@@ -436,4 +439,26 @@ ENTRIES = (
         ),
         loads_code=None,
     ),
+)
+
+# What the out-of-memory report says of MXNet (catalog/_out_of_memory.py). MXNet compares the pool type as written.
+OUT_OF_MEMORY = OutOfMemoryFacts(
+    remedies=(Remedy(("fragmentation",), (Fixed("MXNET_GPU_MEM_POOL_TYPE", "Round", Unless.SET),), Text(
+        "MXNet's pool rounds sizes, so freed blocks fit later requests",
+        "MXNet 的显存池按取整后的大小复用,释放的块可以满足之后的申请")),),
+)
+
+# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
+STACKS = StackFacts("mxnet", Recording.NEVER, Text(
+    "MXNet does not record where its arrays were allocated: its storage pool keeps sizes, not stacks",
+    "MXNet 不记录数组在哪里分配:其存储池只记录大小,不记录调用栈"))
+
+# Its allocator's settings as AllocatorWidget groups them (catalog/_allocators.py).
+ALLOCATOR = Allocator(
+    Text("MXNet GPU memory pool", "MXNet 显存池"),
+    latching=Text(
+        "MXNet's GPU memory pool reads these at the first GPU allocation and keeps them until the process ends.",
+        "MXNet 的显存池在第一次 GPU 分配时读取这些变量,并一直沿用到进程结束。",
+    ),
+    names=("MXNET_GPU_MEM_POOL_TYPE", "MXNET_GPU_MEM_POOL_RESERVE"),
 )

@@ -6,7 +6,10 @@ whether a change still matters depends on when the C++ consumer reads the flag.
 from __future__ import annotations
 
 from .._text import Text
+from ._allocation_stacks import Recording, StackFacts
+from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
+from ._out_of_memory import Fixed, OutOfMemoryFacts, OwnCause, Remedy, Unless
 from ._rules import Condition
 from ._values import Choice, Integer, MiB, Number, Size, Switch
 
@@ -99,9 +102,9 @@ ENTRIES = (
         when=ReadWhen.IMPORT,
         read_at=f"{_BOOTSTRAP} → paddle/fluid/framework/garbage_collector.cc : GetEagerDeletionThreshold()",
         description=Text(
-            "Garbage-collection threshold in GB: unused tensors are freed once this much garbage has piled up; 0 "
+            "Garbage-collection threshold in GiB: unused tensors are freed once this much garbage has piled up; 0 "
             "frees garbage immediately and a negative value turns garbage collection off.",
-            "垃圾回收阈值(单位 GB):无用张量累计到该大小时才释放;0 表示一出现就立即释放,负数表示关闭垃圾回收。",
+            "垃圾回收阈值(单位 GiB):无用张量累计到该大小时才释放;0 表示一出现就立即释放,负数表示关闭垃圾回收。",
         ),
         caveats=(_STATIC_ONLY,),
         loads_code=None,
@@ -220,9 +223,9 @@ ENTRIES = (
         when=ReadWhen.IMPORT,
         read_at=f"{_BOOTSTRAP} → paddle/fluid/framework/ir/coalesce_grad_tensor_pass.cc : CoalesceGradTensorPass",
         description=Text(
-            "Upper bound in MB on the gradients fused into one communication call (such as NCCL AllReduce); -1 means "
+            "Upper bound in MiB on the gradients fused into one communication call (such as NCCL AllReduce); -1 means "
             "groups are not formed by size.",
-            "单次通信调用(如 NCCL AllReduce)中融合的梯度大小上限,单位 MB;-1 表示不按大小分组。",
+            "单次通信调用(如 NCCL AllReduce)中融合的梯度大小上限,单位 MiB;-1 表示不按大小分组。",
         ),
         caveats=(_STATIC_ONLY,),
         loads_code=None,
@@ -259,9 +262,9 @@ ENTRIES = (
         read_at=f"{_BOOTSTRAP} → paddle/phi/core/memory/allocation/naive_best_fit_allocator.cc : "
         "GetCPUBuddyAllocator()",
         description=Text(
-            "Size in MB of each CPU memory chunk the allocator requests; the smaller of this and "
+            "Size in MiB of each CPU memory chunk the allocator requests; the smaller of this and "
             "FLAGS_fraction_of_cpu_memory_to_use × physical memory is used.",
-            "分配器每次申请的 CPU 内存块大小(MB);实际取它与 FLAGS_fraction_of_cpu_memory_to_use × 物理内存 "
+            "分配器每次申请的 CPU 内存块大小(MiB);实际取它与 FLAGS_fraction_of_cpu_memory_to_use × 物理内存 "
             "两者中的较小值。",
         ),
         first_use=Text(
@@ -280,9 +283,9 @@ ENTRIES = (
         when=ReadWhen.IMPORT,
         read_at=f"{_BOOTSTRAP} → paddle/phi/core/platform/device/gpu/gpu_info.cc : GpuAllocSize(realloc=false)",
         description=Text(
-            "Size in MB of the first GPU memory chunk; it overrides FLAGS_fraction_of_gpu_memory_to_use, and 0 falls "
+            "Size in MiB of the first GPU memory chunk; it overrides FLAGS_fraction_of_gpu_memory_to_use, and 0 falls "
             "back to that fraction.",
-            "首个显存块的大小(MB);设置后覆盖 FLAGS_fraction_of_gpu_memory_to_use,为 0 时改用该比例。",
+            "首个显存块的大小(MiB);设置后覆盖 FLAGS_fraction_of_gpu_memory_to_use,为 0 时改用该比例。",
         ),
         first_use=_FIRST_GPU_ALLOC,
         caveats=(_NAIVE_ONLY,),
@@ -322,12 +325,49 @@ ENTRIES = (
         when=ReadWhen.IMPORT,
         read_at=f"{_BOOTSTRAP} → paddle/phi/core/platform/device/gpu/gpu_info.cc : GpuAllocSize(realloc=true)",
         description=Text(
-            "Size in MB of each extra GPU chunk requested when the current one is exhausted; it overrides "
+            "Size in MiB of each extra GPU chunk requested when the current one is exhausted; it overrides "
             "FLAGS_fraction_of_gpu_memory_to_use for refills, and 0 falls back to that fraction.",
-            "当前显存块用完后每次追加申请的大小(MB);设置后补充时覆盖 FLAGS_fraction_of_gpu_memory_to_use,"
+            "当前显存块用完后每次追加申请的大小(MiB);设置后补充时覆盖 FLAGS_fraction_of_gpu_memory_to_use,"
             "为 0 时改用该比例。",
         ),
         caveats=(_NAIVE_ONLY,),
         loads_code=None,
     ),
+)
+
+# What the out-of-memory report says of Paddle (catalog/_out_of_memory.py). Its cap is the pool's size, which matters
+# only under naive_best_fit (the entry's own rule; paddle's adapter asks it).
+OUT_OF_MEMORY = OutOfMemoryFacts(
+    causes=(OwnCause("cap", 0.6, Text(
+        "Paddle's naive_best_fit allocator sizes its pool from FLAGS_fraction_of_gpu_memory_to_use",
+        "Paddle 的 naive_best_fit 分配器按 FLAGS_fraction_of_gpu_memory_to_use 确定显存池大小")),),
+    remedies=(
+        Remedy(("fragmentation",), (Fixed("FLAGS_allocator_strategy", "auto_growth", Unless.READ),), Text(
+            "Paddle's auto_growth allocator grows and splits its chunks as needed",
+            "Paddle 的 auto_growth 分配器按需增长并切分显存块")),
+        Remedy(("cap",), (Fixed("FLAGS_fraction_of_gpu_memory_to_use", "0.95"),), Text(
+            "naive_best_fit's pool may then take 95% of the GPU", "naive_best_fit 的显存池可使用 GPU 的 95%")),
+    ),
+)
+
+# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
+STACKS = StackFacts("paddle", Recording.NEVER, Text(
+    "PaddlePaddle does not record where its tensors were allocated: its allocator keeps sizes, not stacks",
+    "飞桨 PaddlePaddle 不记录张量在哪里分配:其分配器只记录大小,不记录调用栈"))
+
+# Its allocator's settings as AllocatorWidget groups them (catalog/_allocators.py).
+ALLOCATOR = Allocator(
+    Text("Paddle allocator", "Paddle 分配器"),
+    latching=Text(
+        "Paddle copies these flags at `import paddle`; paddle.set_flags changes them afterwards, but the allocator "
+        "fixes its strategy and pool sizes at the first allocation — after that a change is reported by "
+        "paddle.get_flags and ignored by the allocator (status \"may already be latched\").",
+        "Paddle 在 `import paddle` 时读取这些 flag,之后可用 paddle.set_flags 修改;但分配器在第一次分配时就固定了策略"
+        "和内存池大小,此后的修改 paddle.get_flags 能看到,分配器却不再理会(状态为 \"may already be latched\")。",
+    ),
+    names=("FLAGS_allocator_strategy", "FLAGS_fraction_of_gpu_memory_to_use", "FLAGS_initial_gpu_memory_in_mb",
+           "FLAGS_reallocate_gpu_memory_in_mb", "FLAGS_fraction_of_cpu_memory_to_use",
+           "FLAGS_initial_cpu_memory_in_mb"),
+    strategy="FLAGS_allocator_strategy",
+    default=True,
 )

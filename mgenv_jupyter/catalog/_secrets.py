@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from .._text import Message, Text
+
 MASK = "********"
 
 # The name rule, defined here once: the front end gets these markers and MASK as generated constants in
@@ -133,6 +135,21 @@ def shown(name: str, value: str | None) -> str | None:
     if value is None or not is_secret(name, value):
         return value
     return MASK
+
+
+def redact_message(said: Message, known: Iterable[str | None] = ()) -> Message:
+    """`said` with `redact` applied to every blank it fills, in both languages (the sentence itself is ours): a
+    note kept to be shown later, in whatever language is then in effect, never holds a secret in either."""
+    values = tuple(known)
+
+    def clean(value: str | Text | Message) -> str | Text | Message:
+        if isinstance(value, str):
+            return redact(value, values)
+        if isinstance(value, Text):
+            return Text(redact(value.en, values), redact(value.zh, values))
+        return redact_message(value, values)
+
+    return Message(said.template, tuple((name, clean(value)) for name, value in said.fields))
 
 
 def redact(text: str, known: Iterable[str | None] = ()) -> str:

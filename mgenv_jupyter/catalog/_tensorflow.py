@@ -9,7 +9,10 @@ use of each GPU (its allocator).
 from __future__ import annotations
 
 from .._text import Text
+from ._allocation_stacks import Recording, StackFacts
+from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
+from ._out_of_memory import Fixed, OutOfMemoryFacts, OwnCause, Remedy, Unless
 from ._values import Choice, Integer, Size, Switch
 
 VERSION = "tensorflow 2.21.0"
@@ -86,8 +89,8 @@ ENTRIES = (
         read_at="tensorflow/core/common_runtime/gpu/gpu_process_state.cc : GPUProcessState::GetGpuHostAllocator()",
         first_use=Text("the first pinned host allocation", "第一次分配锁页主机内存时"),
         description=Text(
-            "Limit (MB) of the pinned host memory TensorFlow uses for GPU transfers (64 GB by default).",
-            "TensorFlow 用于 GPU 传输的锁页主机内存上限(MB,默认 64 GB)。",
+            "Limit (MiB) of the pinned host memory TensorFlow uses for GPU transfers (64 GiB by default).",
+            "TensorFlow 用于 GPU 传输的锁页主机内存上限(MiB,默认 64 GiB)。",
         ),
         caveats=(_GPU_ONLY,),
         extra=True,
@@ -181,4 +184,41 @@ ENTRIES = (
         extra=True,
         loads_code=None,
     ),
+)
+
+# What giving memory back (`%memfree`, `last_oom().free()`) says of TensorFlow, which it does not ask.
+CACHE_KEPT = Text("TensorFlow: not asked (it has no call that returns its pool)",
+                  "TensorFlow:未调用(没有归还内存池的接口)")
+
+# What the out-of-memory report says of TensorFlow (catalog/_out_of_memory.py).
+OUT_OF_MEMORY = OutOfMemoryFacts(
+    causes=(OwnCause("cap", 0.3, Text(
+        "TensorFlow maps nearly all of the GPU at its first use unless allow growth is on; another notebook on the "
+        "same GPU then has nothing left", "除非开启 allow growth,TensorFlow 首次使用时会占据几乎整个 GPU;"
+        "同一 GPU 上的另一个 notebook 就无显存可用")),),
+    remedies=(
+        Remedy(("fragmentation",), (Fixed("TF_GPU_ALLOCATOR", "cuda_malloc_async", Unless.SET),), Text(
+            "CUDA's own asynchronous allocator in place of TensorFlow's BFC pool",
+            "用 CUDA 自带的异步分配器代替 TensorFlow 的 BFC 显存池")),
+        Remedy(("cap",), (Fixed("TF_FORCE_GPU_ALLOW_GROWTH", "true"),), Text(
+            "TensorFlow takes GPU memory as it needs it", "TensorFlow 按需占用显存")),
+    ),
+)
+
+# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
+STACKS = StackFacts("tensorflow", Recording.NEVER, Text(
+    "TensorFlow does not record where its tensors were allocated: its allocators keep sizes and its profiler "
+    "names operations, not Python lines",
+    "TensorFlow 不记录张量在哪里分配:其分配器只记录大小,性能分析器只记录算子,不记录 Python 代码行"))
+
+# Its allocator's settings as AllocatorWidget groups them (catalog/_allocators.py).
+ALLOCATOR = Allocator(
+    Text("TensorFlow GPU allocator", "TensorFlow GPU 分配器"),
+    latching=Text(
+        "TensorFlow reads these when each GPU is first used (its allocator is created then); memory growth can "
+        "still be switched per GPU with tf.config.experimental.set_memory_growth before that.",
+        "TensorFlow 在每块 GPU 第一次使用时(此时创建其分配器)读取这些变量;在此之前仍可用 "
+        "tf.config.experimental.set_memory_growth 按 GPU 开启显存增长。",
+    ),
+    category="GPU memory",
 )

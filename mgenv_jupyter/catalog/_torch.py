@@ -8,11 +8,56 @@ counts), and the import of the compiler's config modules (`torch._inductor.confi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .._errors import InvalidValueError
+from .._quoting import quoted
 from .._text import Text
-from ._allocator_config import ConfigKey, Fraction, KeyValueConfig, RoundupDivisions, TorchBool, WholeNumber, Word
+from ._allocation_stacks import Recording, StackFacts
+from ._allocator_config import (
+    TRUE_OR_FALSE,
+    ConfigKey,
+    ConfigValue,
+    Fraction,
+    KeyValueConfig,
+    RoundupDivisions,
+    WholeNumber,
+    Word,
+)
+from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
+from ._out_of_memory import ConfigKey as AddKey
+from ._out_of_memory import OutOfMemoryFacts, OwnCause, Remedy
 from ._rules import Conflict
-from ._values import Integer, Pattern, Presence, Switch
+from ._values import NOT_ALLOWED, Integer, Pattern, Presence, Switch
+
+_TRUE = frozenset({"true", "1", "on", "yes"})
+_FALSE = frozenset({"false", "0", "off", "no"})
+
+
+@dataclass(frozen=True)
+class TorchBool(ConfigValue):
+    """PyTorch's `ConfigTokenizer::toBool`: exactly `True` or `False`; we also take true/1/on/yes and false/0/off/no
+    and write them as PyTorch spells them."""
+
+    kind: ClassVar[str] = "switch"
+
+    def check(self, text: str) -> tuple[str, Any]:
+        if text in ("True", "False"):
+            return text, text == "True"
+        if text.lower() in _TRUE:
+            return "True", True
+        if text.lower() in _FALSE:
+            return "False", False
+        raise InvalidValueError(NOT_ALLOWED.get().format(given=quoted(text), allowed=self.allowed()))
+
+    def allowed(self) -> str:
+        return TRUE_OR_FALSE.get()
+
+    def choices(self) -> tuple[str, ...]:
+        return ("True", "False")
+
 
 VERSION = "torch 2.13.0"
 MEMORY = Text("GPU memory (allocator)", "显存(分配器)")
@@ -42,31 +87,31 @@ ALLOCATOR_KEYS = (
          "Grow one memory segment as needed instead of allocating many: less fragmentation.",
          "按需扩展同一块显存段,而不是分配许多段:碎片更少。", "False"),
     _key("max_split_size_mb", WholeNumber(minimum=11),
-         "Blocks larger than this (MB) are never split, which limits fragmentation; at least large_segment_size_mb "
+         "Blocks larger than this (MiB) are never split, which limits fragmentation; at least large_segment_size_mb "
          "(20 unless set).",
-         "大于该值(MB)的块不会被切分,从而减少碎片;至少为 large_segment_size_mb(未设置时为 20)。",
+         "大于该值(MiB)的块不会被切分,从而减少碎片;至少为 large_segment_size_mb(未设置时为 20)。",
          at_least="large_segment_size_mb"),
     _key("max_non_split_rounding_mb", WholeNumber(minimum=11),
-         "How much larger (MB) a cached block may be than the request and still be used whole; at least "
+         "How much larger (MiB) a cached block may be than the request and still be used whole; at least "
          "large_segment_size_mb (20 unless set).",
-         "缓存块最多可以比请求大多少(MB)仍被整块使用;至少为 large_segment_size_mb(未设置时为 20)。", "20",
+         "缓存块最多可以比请求大多少(MiB)仍被整块使用;至少为 large_segment_size_mb(未设置时为 20)。", "20",
          at_least="large_segment_size_mb"),
     _key("roundup_power2_divisions", RoundupDivisions(),
-         "Round allocation sizes up to this many divisions of each power of two, or per size interval in MB.",
-         "把分配大小向上取整到每个 2 的幂区间的若干等分,也可按大小区间(MB)分别设置。"),
+         "Round allocation sizes up to this many divisions of each power of two, or per size interval in MiB.",
+         "把分配大小向上取整到每个 2 的幂区间的若干等分,也可按大小区间(MiB)分别设置。"),
     _key("garbage_collection_threshold", Fraction(open=True),
          "Free unused cached blocks once this share of the allowed memory is in use (strictly between 0 and 1).",
          "显存使用达到允许总量的该比例时回收未使用的缓存块(严格介于 0 和 1 之间)。"),
     _key("large_segment_size_mb", WholeNumber(minimum=11),
-         "Size (MB) of the segments that large allocations are packed into; more than 10.",
-         "大块分配所打包进的显存段大小(MB);须大于 10。", "20"),
+         "Size (MiB) of the segments that large allocations are packed into; more than 10.",
+         "大块分配所打包进的显存段大小(MiB);须大于 10。", "20"),
     _key("pinned_use_background_threads", TorchBool(),
          "Let a background thread process pinned-memory events.", "用后台线程处理锁页内存的事件。", "False"),
     _key("pinned_max_round_threshold_mb", WholeNumber(),
-         "Pinned allocations above this size (MB) are not rounded up to a power of two.",
-         "超过该大小(MB)的锁页内存分配不再向上取整到 2 的幂。"),
+         "Pinned allocations above this size (MiB) are not rounded up to a power of two.",
+         "超过该大小(MiB)的锁页内存分配不再向上取整到 2 的幂。"),
     _key("pinned_max_cached_size_mb", WholeNumber(),
-         "Pinned blocks above this size (MB) are not kept in the cache.", "超过该大小(MB)的锁页内存块不再缓存。"),
+         "Pinned blocks above this size (MiB) are not kept in the cache.", "超过该大小(MiB)的锁页内存块不再缓存。"),
     _key("pinned_use_cuda_host_register", TorchBool(),
          "Allocate pinned memory with malloc + cudaHostRegister instead of cudaHostAlloc.",
          "用 malloc + cudaHostRegister 代替 cudaHostAlloc 分配锁页内存。", "False", device_only=True),
@@ -74,7 +119,7 @@ ALLOCATOR_KEYS = (
          "Threads that register pinned memory (a power of two, at most 128).",
          "注册锁页内存的线程数(2 的幂,最多 128)。", "1", device_only=True),
     _key("pinned_reserve_segment_size_mb", WholeNumber(minimum=1),
-         "Reserve one pinned segment of this size (MB) up front.", "预先保留一个该大小(MB)的锁页内存段。",
+         "Reserve one pinned segment of this size (MiB) up front.", "预先保留一个该大小(MiB)的锁页内存段。",
          device_only=True),
     _key("release_lock_on_cudamalloc", TorchBool(),
          "Release the allocator's lock while cudaMalloc runs.", "在 cudaMalloc 执行期间释放分配器的锁。", "False",
@@ -183,6 +228,33 @@ ENTRIES = (
             "PYTORCH_ALLOC_CONF 的旧名,设置格式相同;文档称其已弃用。",
         ),
         caveats=(_WHICH_NAME_WINS, _BACKEND_AT_LOAD, _STRICTER, _SEGMENT_PERSISTS),
+        extra=True,
+        loads_code=None,
+    ),
+    _allocator(
+        "PYTORCH_HIP_ALLOC_CONF",
+        category=MEMORY,
+        type=ALLOCATOR_CONFIG,
+        default=None,
+        when=ReadWhen.FIRST_USE,
+        read_at=Text(
+            f"c10/core/AllocatorConfig.cpp : AcceleratorAllocatorConfig::instance() (first call; in libc10 between the "
+            f"CUDA and the generic name), c10/cuda/CUDAAllocatorConfig.h : CUDAAllocatorConfig::instance() ({VERSION})",
+            "c10/core/AllocatorConfig.cpp : AcceleratorAllocatorConfig::instance()(首次调用时;libc10 中位于 CUDA 名"
+            f"与通用名之间),c10/cuda/CUDAAllocatorConfig.h : CUDAAllocatorConfig::instance()({VERSION})",
+        ),
+        first_use=_FIRST_ALLOCATOR_USE,
+        description=Text(
+            "The name ROCm users know for PYTORCH_ALLOC_CONF, with the same key:value settings.",
+            "ROCm 用户熟悉的 PYTORCH_ALLOC_CONF 别名,key:value 设置相同。",
+        ),
+        caveats=(Text(
+            "Every build of torch 2.13.0 reads it, not only ROCm's (checked with the CPU wheel): after "
+            "PYTORCH_CUDA_ALLOC_CONF, which wins over it, and before PYTORCH_ALLOC_CONF, which it silently overrides; "
+            "set only one of the three.",
+            "torch 2.13.0 的所有版本都会读取它,而不只是 ROCm 版(已用 CPU wheel 验证):它排在 PYTORCH_CUDA_ALLOC_CONF "
+            "之后(后者优先),在 PYTORCH_ALLOC_CONF 之前(会悄悄覆盖后者);三者只设置一个。"),
+            _BACKEND_AT_LOAD, _STRICTER, _SEGMENT_PERSISTS),
         extra=True,
         loads_code=None,
     ),
@@ -456,4 +528,49 @@ CONFLICTS = (
         "other way round), so they are refused together here.",
         "此时 torch 2.13.0 使用 PYTORCH_CUDA_ALLOC_CONF 并悄悄忽略 PYTORCH_ALLOC_CONF(其他版本正好相反),"
         "因此这里不允许同时设置。")),
+    Conflict(("PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF"), Text(
+        "torch 2.13.0 then uses PYTORCH_HIP_ALLOC_CONF and silently ignores PYTORCH_ALLOC_CONF, so they are refused "
+        "together here.",
+        "此时 torch 2.13.0 使用 PYTORCH_HIP_ALLOC_CONF 并悄悄忽略 PYTORCH_ALLOC_CONF,因此这里不允许同时设置。")),
+    Conflict(("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF"), Text(
+        "torch 2.13.0 then uses PYTORCH_CUDA_ALLOC_CONF and silently ignores PYTORCH_HIP_ALLOC_CONF, so they are "
+        "refused together here.",
+        "此时 torch 2.13.0 使用 PYTORCH_CUDA_ALLOC_CONF 并悄悄忽略 PYTORCH_HIP_ALLOC_CONF,因此这里不允许同时设置。")),
+)
+
+# What the out-of-memory report says of PyTorch (catalog/_out_of_memory.py).
+OUT_OF_MEMORY = OutOfMemoryFacts(
+    causes=(OwnCause("cap", 0.75, Text(
+        "PyTorch's per-process memory fraction allows {allowed} (torch.cuda.set_per_process_memory_fraction)",
+        "PyTorch 的单进程显存比例只允许 {allowed}(torch.cuda.set_per_process_memory_fraction)")),),
+    remedies=(Remedy(("fragmentation",), (AddKey(("PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"),
+                                                 "expandable_segments", "True"),), Text(
+        "PyTorch maps memory in growable segments instead of fixed blocks, so freed space can be reused for larger "
+        "tensors", "PyTorch 改用可增长的显存段而非固定大小的块,释放的空间可以复用于更大的 tensor")),),
+)
+
+# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
+STACKS = StackFacts("torch", Recording.WHEN_ON, Text(
+    "PyTorch records stacks on CUDA in its memory history (torch.cuda.memory._record_memory_history) and on "
+    "the CPU in its profiler's memory events (torch.profiler with profile_memory and with_stack), only while "
+    "they are on",
+    "PyTorch 仅在开启时记录调用栈:CUDA 上是显存历史(torch.cuda.memory._record_memory_history),CPU 上是"
+    "性能分析器的内存事件(torch.profiler 的 profile_memory 与 with_stack)"),
+    kept_on=Text("PyTorch: the CUDA memory history, kept on", "PyTorch:CUDA 显存历史,保持开启"),
+    per_cell=Text("PyTorch: no CUDA started, so each cell is recorded by its CPU profiler's memory events while "
+                  "it runs", "PyTorch:尚未启动 CUDA,每个单元运行时由 CPU 性能分析器的内存事件记录"),
+    when=Text("PyTorch records with %memtrace on or in a %%memtrace cell",
+              "PyTorch 需 %memtrace on 或在 %%memtrace 单元中记录"))
+
+# Its allocator's settings as AllocatorWidget groups them (catalog/_allocators.py).
+ALLOCATOR = Allocator(
+    Text("PyTorch allocator", "PyTorch 分配器"),
+    latching=Text(
+        "The allocator config is applied as one value: each key below is its own control, and a key left at "
+        "\"default\" is left out. backend is fixed when torch loads; the other keys at the allocator's first use, "
+        "after which torch.cuda.memory._set_allocator_settings changes them for later allocations.",
+        "分配器设置作为一个值整体应用:下面每个键各有一个控件,取 \"默认\" 的键不写入。backend 在 torch 加载时固定;其余键"
+        "在分配器第一次使用时读取,之后可用 torch.cuda.memory._set_allocator_settings 修改,对之后的分配生效。",
+    ),
+    category="GPU memory",
 )

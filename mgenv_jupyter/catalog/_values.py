@@ -18,12 +18,18 @@ from typing import Any, ClassVar
 
 from .._errors import InvalidValueError
 from .._quoting import quoted
-from .._text import Text, localised
+from .._text import Message, Text, localised, message
 
 KiB = 1024
 MiB = 1024**2
 GiB = 1024**3
 TiB = 1024**4
+# The one notation of sizes wherever one is shown or chosen — the magics' messages, the widgets' and the sidebar's unit
+# lists, the chart (schema.ts carries both tables to the front end): binary units written as such, 1024-based as the
+# frameworks count. Input also takes the frameworks' own spellings, read the same way (MegEngine's "5GB" is 5 GiB).
+SIZE_UNITS = (("B", 1), ("KiB", KiB), ("MiB", MiB), ("GiB", GiB), ("TiB", TiB))
+# How many decimals a shown size keeps: two below 10 of its unit, one below 100, none from there on.
+SIZE_DECIMALS = ((10, 2), (100, 1))
 
 _FALSE_WORDS = frozenset({"0", "false", "off", "no", "n", "f"})
 _TRUE_WORDS = frozenset({"1", "true", "on", "yes", "y", "t"})
@@ -31,11 +37,12 @@ _TRUE_WORDS = frozenset({"1", "true", "on", "yes", "y", "t"})
 
 @dataclass(frozen=True)
 class Parsed:
-    """A validated value: `text` for the environment, `value` for Python APIs, `notes` for the user."""
+    """A validated value: `text` for the environment, `value` for Python APIs, `notes` for the user (each said in
+    the language of the moment it is shown)."""
 
     text: str
     value: Any
-    notes: tuple[str, ...] = ()
+    notes: tuple[Message, ...] = ()
 
 
 def _as_text(raw: object) -> str:
@@ -71,6 +78,11 @@ class ValueType:
         """Values worth offering in completion and dropdowns."""
         return ()
 
+    def shown(self, text: str) -> str:
+        """A value the environment holds, as it is shown to a user: as it is, except a size, which is written in the
+        one notation of sizes ("5 GiB" for "5368709120"; the text itself stays what is stored, exported and sent)."""
+        return text
+
     def describe(self) -> dict[str, Any]:
         """JSON-ready description for front ends (widgets, sidebar)."""
         return {"kind": self.kind, "allowed": self.allowed(), "choices": list(self.choices())}
@@ -95,7 +107,7 @@ class Switch(ValueType):
             raise _bad(raw, self.allowed())
         if text not in (self.on.lower(), self.off.lower()):
             return Parsed(result.text, result.value,
-                          (NORMALISED.get().format(given=quoted(text), shown=quoted(result.text)),))
+                          (message(NORMALISED, given=quoted(text), shown=quoted(result.text)),))
         return result
 
     def allowed(self) -> str:
@@ -116,9 +128,9 @@ class Presence(ValueType):
     def parse(self, raw: object) -> Parsed:
         text = _as_text(raw)
         if text.lower() in _FALSE_WORDS or (text == "" and not self.empty_is_off):
-            return Parsed(text, True, (PRESENCE_ON_ANYWAY.get().format(given=quoted(text)),))
+            return Parsed(text, True, (message(PRESENCE_ON_ANYWAY, given=quoted(text)),))
         if text == "":
-            return Parsed("", False, (PRESENCE_EMPTY_OFF.get(),))
+            return Parsed("", False, (message(PRESENCE_EMPTY_OFF),))
         return Parsed(text, True)
 
     def allowed(self) -> str:
@@ -145,11 +157,12 @@ ALLOWED_SWITCH = Text("{on} (on) or {off} (off); true/false, on/off, yes/no are 
                       "{on}(开)或 {off}(关);也接受 true/false、on/off、yes/no")
 ALLOWED_PRESENCE = Text("any value turns it ON (even 0); unset the variable to turn it off",
                         "任何值都会开启(即使是 0);删除该变量才会关闭")
-ALLOWED_SIZE = Text("a whole number of {unit}{limits}, or a size with a unit such as 512MB or 5GB",
-                    "{unit}数的整数{limits},或带单位的大小,如 512MB 或 5GB")
-ALLOWED_RESERVE = Text("a size to reserve exactly (b:<bytes>, or 2GB which becomes b:2147483648), "
+ALLOWED_SIZE = Text("a whole number of {unit}{limits}, or a size with a unit such as 512 MiB or 5 GiB "
+                    "(MB and GB mean the same: 1024-based)",
+                    "{unit}数的整数{limits},或带单位的大小,如 512 MiB 或 5 GiB(写 MB、GB 也一样,按 1024 换算)")
+ALLOWED_RESERVE = Text("a size to reserve exactly (b:<bytes>, or 2 GiB, which becomes b:2147483648), "
                        "or 1/all to reserve all free memory",
-                       "要精确预留的大小(b:<字节数>,或 2GB,会变为 b:2147483648),或 1/all 预留全部空闲显存")
+                       "要精确预留的大小(b:<字节数>,或 2 GiB,会变为 b:2147483648),或 1/all 预留全部空闲显存")
 ALLOWED_CHOICE = Text("one of {values}", "以下之一:{values}")
 ALLOWED_INTEGER = Text("a whole number{limits}", "整数{limits}")
 ALLOWED_NUMBER = Text("a number{limits}", "数字{limits}")
@@ -163,8 +176,10 @@ RANGE_LOW = Text(" ≥ {low}", ",≥ {low}")
 RANGE_FROM = Text(" from {low}", ",从 {low} 起")
 ALLOWED_OPTIONAL = Text("None (framework default) or {inner}", "None(框架默认)或{inner}")
 RANGE_HIGH = Text(" ≤ {high}", ",≤ {high}")
-SIZE_HELP = Text("a size such as 1048576, 512MB, 5GB or 1.5 gb (units B, KB, MB, GB, TB; 1024-based)",
-                 "大小,如 1048576、512MB、5GB 或 1.5 gb(单位 B、KB、MB、GB、TB,按 1024 换算)")
+SIZE_HELP = Text("a size such as 1048576 (bytes), 512 MiB or 1.5 GiB (units B, KiB, MiB, GiB, TiB, 1024-based; "
+                 "KB, MB, GB, TB mean the same)",
+                 "大小,如 1048576(字节)、512 MiB 或 1.5 GiB(单位 B、KiB、MiB、GiB、TiB,按 1024 换算;"
+                 "写 KB、MB、GB、TB 也一样)")
 WHOLE_NUMBER_OF = Text("a whole number of {unit}", "整数个{unit}")
 UNITS = Text("units", "单位")
 EXAMPLES = Text(" (e.g. {examples})", "(例如 {examples})")
@@ -208,7 +223,7 @@ def _split_size(raw: object) -> tuple[float, int | None]:
 
 
 def parse_size(raw: object) -> int:
-    """Bytes from `5GB`, `1.5 gb`, `512MiB`, `1048576` (1024-based, as MegEngine's own parser)."""
+    """Bytes from `5GiB`, `5GB`, `1.5 gb`, `512 MiB`, `1048576` (1024-based, as MegEngine's own parser)."""
     number, unit = _split_size(raw)
     nbytes = number * (unit or 1)
     if nbytes != int(nbytes):
@@ -219,18 +234,37 @@ def parse_size(raw: object) -> int:
 def format_size(n: int) -> str:
     """A short human size in binary units, written as such: 5368709120 → '5 GiB', 3361447936 → '3.13 GiB'.
 
-    Two decimals below 10, one below 100, none above (3.13, 37.3, 512), trailing zeros dropped; the chart's front end
-    formats sizes the same way (labextension/src/chart/format.ts), so a line's label and the axis agree."""
-    for unit, name in ((TiB, "TiB"), (GiB, "GiB"), (MiB, "MiB"), (KiB, "KiB")):
+    Two decimals below 10, one below 100, none above (3.13, 37.3, 512), trailing zeros dropped (SIZE_UNITS,
+    SIZE_DECIMALS); the chart's front end formats sizes from the same two tables (labextension/src/chart/format.ts),
+    so a line's label and the axis agree."""
+    for name, unit in reversed(SIZE_UNITS[1:]):
         if abs(n) >= unit:
             value = abs(n) / unit
-            digits = 0 if value >= 100 else 1 if value >= 10 else 2
+            digits = next((decimals for below, decimals in SIZE_DECIMALS if value < below), 0)
             # Halves round up, as JavaScript's toFixed does (Python's format would round 37.25 to 37.2).
             shown = str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
             if "." in shown:
                 shown = shown.rstrip("0").rstrip(".")
             return f"{'-' if n < 0 else ''}{shown} {name}"
     return f"{n} B"
+
+
+# The longest whole count a size setting's text is read as (a 10**30-byte size is far past any memory); longer text
+# is shown as it is, never converted (text from outside meets bounded work only).
+_COUNT_RE = re.compile(r"[0-9]{1,30}")
+
+
+def size_parts(nbytes: int, units: tuple[tuple[str, int], ...] = SIZE_UNITS) -> tuple[int, str]:
+    """How a size setting is written as a number and a unit, everywhere one is shown or edited (the widgets' and the
+    sidebar's size editors, the default lines, the tables, the profile): the largest of `units` that divides `nbytes`
+    exactly, so nothing is rounded: 5368709120 → (5, "GiB"), 1536 MiB → (1536, "MiB"), 1.5 GiB → (1536, "MiB"),
+    0 → (0, the first unit). A measurement is written by `format_size` instead (rounded: 3.13 GiB). `nbytes` is a
+    whole count of the first unit."""
+    name, factor = units[0]
+    for unit_name, unit_factor in units:
+        if nbytes and nbytes % unit_factor == 0:
+            name, factor = unit_name, unit_factor
+    return nbytes // factor, name
 
 
 @dataclass(frozen=True)
@@ -252,16 +286,34 @@ class Size(ValueType):
         count = int(nbytes // self.unit)
         if count < self.minimum or (self.maximum is not None and count > self.maximum):
             raise _bad(raw, self.allowed())
-        notes: tuple[str, ...] = ()
+        notes: tuple[Message, ...] = ()
         if unit is not None or str(raw).strip() != str(count):
-            unit_words = BYTES.get() if self.unit == 1 else unit_name
-            notes = (NORMALISED_SIZE.get().format(given=quoted(str(raw).strip()), count=count, unit=unit_words,
-                                                  size=format_size(int(nbytes))),)
+            unit_words: str | Text = BYTES if self.unit == 1 else _UNIT_NAMES.get(self.unit) or UNITS
+            notes = (message(NORMALISED_SIZE, given=quoted(str(raw).strip()), count=str(count), unit=unit_words,
+                             size=self.shown(str(count))),)
         return Parsed(str(count), count, notes)
 
     def allowed(self) -> str:
         unit = BYTES.get() if self.unit == 1 else _UNIT_NAMES.get(self.unit) or UNITS.get()
         return ALLOWED_SIZE.get().format(unit=unit, limits=_range_words(self.minimum, self.maximum, bounded=True))
+
+    def units(self) -> tuple[tuple[str, int], ...]:
+        """The units a value can be written in: those the framework's count can hold (a count of MiB is never a
+        number of KiB)."""
+        return tuple((name, factor) for name, factor in SIZE_UNITS if factor >= self.unit)
+
+    def split(self, text: str | None) -> tuple[str, str] | None:
+        """The value the environment holds ("5368709120", a count of `unit`) as a number and a unit (`size_parts`):
+        ("5", "GiB"). None for anything but a whole count (not set, or set outside the session as the framework
+        would not read it: MegEngine reads "5GB" as 5 bytes, so it is never shown as 5 GiB)."""
+        if text is None or not _COUNT_RE.fullmatch(text):
+            return None
+        count, unit = size_parts(int(text) * self.unit, self.units())
+        return str(count), unit
+
+    def shown(self, text: str) -> str:
+        parts = self.split(text)
+        return text if parts is None else f"{parts[0]} {parts[1]}"
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "unit_bytes": self.unit, "min": self.minimum, "max": self.maximum}
@@ -282,15 +334,15 @@ class ReserveMemory(ValueType):
             nbytes = parse_size(text[2:])
             return Parsed(f"b:{nbytes}", nbytes)
         if lowered in ("all", "1", "on", "true", "yes"):
-            return Parsed("1", "all", (RESERVE_ALL.get(),) if lowered != "1" else ())
+            return Parsed("1", "all", (message(RESERVE_ALL),) if lowered != "1" else ())
         if lowered in _FALSE_WORDS:
-            return Parsed(text, "all", (RESERVE_OFF_TRAP.get().format(given=quoted(text)),))
+            return Parsed(text, "all", (message(RESERVE_OFF_TRAP, given=quoted(text)),))
         try:
             nbytes = parse_size(text)
         except InvalidValueError:
             raise _bad(raw, self.allowed()) from None
-        return Parsed(f"b:{nbytes}", nbytes, (NORMALISED.get().format(
-            given=quoted(text), shown=f"'b:{nbytes}' ({format_size(nbytes)})"),))
+        return Parsed(f"b:{nbytes}", nbytes, (message(
+            NORMALISED, given=quoted(text), shown=f"'b:{nbytes}' ({format_size(nbytes)})"),))
 
     def allowed(self) -> str:
         return ALLOWED_RESERVE.get()
@@ -320,8 +372,8 @@ class Choice(ValueType):
             hint = DID_YOU_MEAN.get().format(value=repr(close[0])) if close else ""
             raise InvalidValueError(NOT_ALLOWED_CHOICE.get().format(given=quoted(text), hint=hint,
                                                                      values=", ".join(self.values)))
-        notes = [NORMALISED.get().format(given=quoted(text), shown=quoted(canonical))] if canonical != text else []
-        notes += [note.get() for value, note in self.value_notes if value == canonical]
+        notes = [message(NORMALISED, given=quoted(text), shown=quoted(canonical))] if canonical != text else []
+        notes += [message(note) for value, note in self.value_notes if value == canonical]
         return Parsed(canonical, self.python_type(canonical), tuple(notes))
 
     def allowed(self) -> str:
@@ -349,7 +401,7 @@ class Integer(ValueType):
         number = int(text)
         if (self.minimum is not None and number < self.minimum) or (self.maximum is not None and number > self.maximum):
             raise _bad(raw, self.allowed())
-        return Parsed(str(number), number, (NORMALISED.get().format(given=quoted(text), shown=number),)
+        return Parsed(str(number), number, (message(NORMALISED, given=quoted(text), shown=str(number)),)
                       if str(number) != text else ())
 
     def allowed(self) -> str:
@@ -420,7 +472,7 @@ class Pattern(ValueType):
         candidate = text.lower() if self.lower else text
         if not self.compiled.fullmatch(candidate):
             raise _bad(raw, self.allowed())
-        notes = (NORMALISED.get().format(given=quoted(text), shown=quoted(candidate)),) if candidate != text else ()
+        notes = (message(NORMALISED, given=quoted(text), shown=quoted(candidate)),) if candidate != text else ()
         return Parsed(candidate, candidate, notes)
 
     def allowed(self) -> str:
@@ -455,9 +507,9 @@ class FileSystemPath(ValueType):
         if not text or "\x00" in text:
             raise _bad(raw, self.allowed())
         expanded = os.path.expanduser(text)
-        notes = [EXPANDED.get().format(given=quoted(text), shown=quoted(expanded))] if expanded != text else []
+        notes = [message(EXPANDED, given=quoted(text), shown=quoted(expanded))] if expanded != text else []
         if not os.path.exists(expanded):
-            notes.append(MISSING_PATH.get().format(path=expanded))
+            notes.append(message(MISSING_PATH, path=expanded))
         elif self.directory and not os.path.isdir(expanded):
             raise InvalidValueError(NOT_A_DIRECTORY.get().format(path=quoted(expanded)))
         return Parsed(expanded, expanded, tuple(notes))
@@ -493,14 +545,14 @@ class DeviceList(ValueType):
     def parse(self, raw: object) -> Parsed:
         text = _as_text(raw)
         if text == "":
-            return Parsed("", [], (EMPTY_DEVICES.get(),))
+            return Parsed("", [], (message(EMPTY_DEVICES),))
         items = [item.strip() for item in text.split(",")]
         if not all(self._item.match(item) for item in items):
             raise _bad(raw, self.allowed())
         normalised = ",".join(items)
         if len(set(items)) != len(items):
             raise InvalidValueError(DEVICE_TWICE.get().format(given=quoted(text)))
-        notes = (NORMALISED.get().format(given=quoted(text), shown=quoted(normalised)),) if normalised != text else ()
+        notes = (message(NORMALISED, given=quoted(text), shown=quoted(normalised)),) if normalised != text else ()
         return Parsed(normalised, items, notes)
 
     def allowed(self) -> str:
@@ -528,6 +580,9 @@ class OptionalOf(ValueType):
 
     def choices(self) -> tuple[str, ...]:
         return self.inner.choices()
+
+    def shown(self, text: str) -> str:
+        return self.inner.shown(text)
 
     def describe(self) -> dict[str, Any]:
         return {**self.inner.describe(), "optional": True, "allowed": self.allowed()}

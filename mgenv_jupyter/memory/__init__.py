@@ -8,8 +8,8 @@ Sources (`default_sources()` gives them all; each is in its module): `NvmlSource
 kernel's process tree holds on it), `MegEngineSource`, `PaddleSource`, `TorchSource`, `MXNetSource` (framework
 allocators, read only when already imported), `HostSource` (RAM of the process tree, the fallback without a GPU); a
 source of your own is any `MemorySource`. `MGENV_SIMULATE_GPU=<preset or scenario file>` replaces the
-GPU with a simulated one, labelled "simulated" everywhere (see `simulation`). The batch format the chart consumes is
-in `protocol`.
+GPU with a simulated one, labelled "simulated" everywhere (the `simulated` subpackage). The batch format the chart
+consumes is in `protocol`.
 
 Names are imported on first use, so `import mgenv_jupyter.memory` loads neither numpy nor pandas nor pynvml.
 """

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 from ._sample import OK
 
 if TYPE_CHECKING:
-    from ._fake_nvml import FakeNvml
+    from .simulated._fake_nvml import FakeNvml
 
 NO_LIBRARY = "no NVIDIA driver (libnvidia-ml.so.1 not found)"
 NOT_LOADED = "no NVIDIA driver (the driver is not loaded)"
@@ -30,10 +30,10 @@ T = TypeVar("T")
 
 
 def installed() -> FakeNvml | None:
-    """The fake NVML standing in for NVIDIA's library, if one is installed (memory/_fake_nvml.py). Only a test or the
-    simulated GPU installs one, by importing that module first: a kernel that never did does not import it (nor its
-    ctypes structures) to learn that none is there."""
-    fake = sys.modules.get(f"{__package__}._fake_nvml")
+    """The fake NVML standing in for NVIDIA's library, if one is installed (memory/simulated/_fake_nvml.py). Only a
+    test or the simulated GPU installs one, by importing that module first: a kernel that never did does not import
+    it (nor its ctypes structures) to learn that none is there."""
+    fake = sys.modules.get(f"{__package__}.simulated._fake_nvml")
     return None if fake is None else fake.installed()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ._nvml_client import NvmlClient
@@ -42,11 +43,13 @@ class NvmlSource:
     the process tree changed, only every `process_refresh` seconds.
     An error in the middle of a run (a lost GPU, a driver reset) changes `state` and sampling goes on; the source
     recovers by itself when NVML answers again. Under the simulated GPU (`MGENV_SIMULATE_GPU`) every sample and the
-    name say "simulated", and `simulation` names the scenario.
+    name say "simulated", and `simulation` names the scenario. `follow` is called before each sample (the kernel's
+    sources pass what starts, changes or stops the simulated GPU, which asks at most once a second).
     """
 
     def __init__(self, tree: ProcessTree | None = None, retry_seconds: float = 10.0,
-                 process_refresh: float = 5.0, process_interval: float | None = None) -> None:
+                 process_refresh: float = 5.0, process_interval: float | None = None,
+                 follow: Callable[[], None] | None = None) -> None:
         self.tree = tree if tree is not None else ProcessTree()
         self.process_interval = process_list_seconds() if process_interval is None else process_interval
         self.process_refresh = max(process_refresh, self.process_interval)
@@ -56,6 +59,7 @@ class NvmlSource:
         self._kernel_bytes: dict[int, int | None] = {}
         self._labels: list[str] = []  # "gpu0", "gpu1": the devices as NVML numbers them
         self._nvml = NvmlClient(retry_seconds, "not sampled yet", on_start=self._started)
+        self._follow = follow
 
     @property
     def name(self) -> str:
@@ -87,6 +91,8 @@ class NvmlSource:
         return None if used is None else used > 0
 
     def sample(self) -> list[Sample]:
+        if self._follow is not None:
+            self._follow()
         samples = self._nvml.read(self._read)
         return [] if samples is None else samples
 

@@ -14,10 +14,6 @@ HEADLINE_ORDER = ("process", "allocated", "used")
 
 OK = "ok"
 
-# The variable that asks for the simulated GPU (simulation.py): named here, so that asking whether it is set imports
-# none of the simulation.
-SIMULATION_ENV = "MGENV_SIMULATE_GPU"
-
 # The mark a simulated device's label carries in series keys and DataFrame columns ("gpu0 (simulated) process"):
 # written here only, read back by nobody (a series says `simulated` in its own field).
 _SIMULATED_MARK = " (simulated)"

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .._bounded_json import loads
 from .._regular_files import read_private_file
-from ..protocol._gpus import MAX_OWNER_PIDS, OWNERS_PATH
+from ..protocol._gpus import MAX_OWNER_PIDS, OWNERS_PATH, IdleSince
 from . import _loopback_http
 
 TIMEOUT_SECONDS = 1.0  # the whole request; the report is shown within 300 ms when the server answers at once
@@ -49,6 +49,7 @@ _TOKEN = re.compile(r"[!-~]{0,4096}")
 _PATH = re.compile(r"/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,2047}")
 _WILDCARDS = {"0.0.0.0": ("127.0.0.1",), "::": ("::1", "127.0.0.1")}
 _LOCALHOST = ("127.0.0.1", "::1")
+_IDLE_SINCE: dict[str, IdleSince] = {"cell": "cell", "start": "start", "watch": "watch"}
 
 
 @dataclass(frozen=True)
@@ -64,12 +65,16 @@ class LocalServer:
 
 @dataclass(frozen=True)
 class NotebookOwner:
-    """The server kernel that holds a process: its id, its notebooks, its state and how long it has been idle."""
+    """The server kernel that holds a process: its id, its notebooks, its state, and how long it has been idle since
+    a user's last cell ended (`idle_since` "cell"; "start": since it started, none run; "watch": since the server
+    began watching it) or whether it is running a cell (the server's view, protocol/_gpus.py)."""
 
     kernel_id: str
     notebooks: tuple[str, ...]
     execution_state: str
     idle_seconds: float | None
+    idle_since: IdleSince | None = None
+    running_cell: bool = False
 
 
 def own_server(runtime_dir: str | None = None, parent: int | None = None) -> LocalServer | None:
@@ -167,6 +172,8 @@ def _parse(reply: object, asked: set[int]) -> dict[int, NotebookOwner]:
             notebooks=tuple(n[:1024] for n in notebooks[:_MAX_NOTEBOOKS] if isinstance(n, str)),
             execution_state=state[:32],
             idle_seconds=_idle(kernel.get("idle_seconds")),
+            idle_since=_IDLE_SINCE.get(since) if isinstance(since := kernel.get("idle_since"), str) else None,
+            running_cell=kernel.get("running_cell") is True,
         )
     return found
 

@@ -45,7 +45,7 @@ def kernel_sampler() -> Sampler:
 
 def _follow_simulation() -> None:
     from .._errors import InvalidValueError
-    from ._simulation import from_environment
+    from .simulated._simulation import from_environment
 
     try:
         from_environment()

@@ -3,16 +3,21 @@ memory as the fallback when no GPU is visible."""
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
+import time
+from collections import deque
 
 from .._errors import InvalidValueError
 from ._framework_sources import framework_sources, nvml_index
 from ._host_source import HostSource
 from ._nvml_source import NvmlSource
 from ._process_tree import ProcessTree
-from ._sample import SIMULATION_ENV as ENV
 from ._sample import MemorySource, Sample
+from .simulated import ENV
+
+log = logging.getLogger(__name__)
 
 
 class UnavailableSource:
@@ -32,12 +37,18 @@ class UnavailableSource:
         pass
 
 
+HOST_READINGS = 300  # the kernel's RSS readings kept while GPUs are visible: one a second, five minutes
+
+
 class HostFallback(HostSource):
-    """Host memory, sampled only while `gpus` sees no GPU (its state says so otherwise)."""
+    """Host memory, sampled only while `gpus` sees no GPU (its state says so otherwise). While GPUs are visible it is
+    asked once a second and charts nothing, but keeps what the kernel's process tree held in RAM (`recent`: the
+    last HOST_READINGS (time, bytes)), so that an error of host memory draws host memory, not a GPU's."""
 
     def __init__(self, gpus: NvmlSource, tree: ProcessTree | None = None) -> None:
         super().__init__(tree)
         self.gpus = gpus
+        self.recent: deque[tuple[float, int]] = deque(maxlen=HOST_READINGS)
 
     @property
     def idle(self) -> bool:
@@ -46,17 +57,59 @@ class HostFallback(HostSource):
     def sample(self) -> list[Sample]:
         if self.gpus.device_count:
             self._state = "idle: GPUs are visible (host memory is the fallback)"
+            try:
+                self.recent.append((time.time(), self.tree.rss()))
+            except Exception:  # psutil can fail on exotic /proc setups: no host timeline then
+                pass
             return []
         return super().sample()
 
 
 def _follow_environment() -> None:
-    """Start (or stop) the simulated GPU as `MGENV_SIMULATE_GPU` says. With none asked for and none running, the
-    simulation's modules are not imported at all: a kernel without it never pays for them."""
-    if os.environ.get(ENV, "").strip() or f"{__package__}.simulation" in sys.modules:
-        from ._simulation import from_environment
+    """Start, change or stop the simulated GPU as `MGENV_SIMULATE_GPU` and the Jupyter server's simulated machine say.
+    With none asked for, none running and none on the server, the simulation's modules are not imported at all: a
+    kernel without it never pays for them."""
+    from .simulated._shared_machine import server_machine_defined
+
+    if (os.environ.get(ENV, "").strip() or f"{__package__}.simulated._simulation" in sys.modules
+            or server_machine_defined()):
+        from .simulated._simulation import from_environment
 
         from_environment()
+
+
+def follow_simulated_gpu() -> None:
+    """Start, change or stop the simulated GPU now, as MGENV_SIMULATE_GPU and the server's machine say (the
+    out-of-memory hook asks after every cell, so a variable set in a cell holds from the next one, even where the
+    recorder pauses during it); a bad value is logged and changes nothing."""
+    try:
+        _follow_environment()
+    except InvalidValueError as exc:
+        log.warning("mgenv_jupyter: the simulated GPU is not changed: %s", exc)
+
+
+class SimulationFollower:
+    """The NVML source's question, at most once a second: should the simulated GPU start, change or stop? So the
+    sampler follows `MGENV_SIMULATE_GPU` set in a cell (or the server's machine defined anew) within a second,
+    whoever started it first: a chart, the sidebar or the out-of-memory recorder. A bad value is logged once and
+    changes nothing."""
+
+    def __init__(self, seconds: float = 1.0) -> None:
+        self.seconds = seconds
+        self._next = 0.0
+        self._refused = ""
+
+    def __call__(self) -> None:
+        now = time.monotonic()
+        if now < self._next:
+            return
+        self._next = now + self.seconds
+        try:
+            _follow_environment()
+        except InvalidValueError as exc:
+            if str(exc) != self._refused:
+                self._refused = str(exc)
+                log.warning("mgenv_jupyter: the simulated GPU is not changed: %s", exc)
 
 
 def default_sources() -> list[MemorySource]:
@@ -85,8 +138,9 @@ def _gpu_sources(tree: ProcessTree, process_interval: float | None) -> tuple[lis
         _follow_environment()
     except InvalidValueError as exc:
         sources.append(UnavailableSource("nvml (simulated)", f"simulated GPU not started: {exc}"))
-    nvml = (NvmlSource(tree) if process_interval is None
-            else NvmlSource(tree, process_interval=process_interval, process_refresh=process_interval))
+    nvml = (NvmlSource(tree, follow=SimulationFollower()) if process_interval is None
+            else NvmlSource(tree, process_interval=process_interval, process_refresh=process_interval,
+                            follow=SimulationFollower()))
 
     def kernel_uses(ordinal: int) -> bool | None:
         index = nvml_index(ordinal)

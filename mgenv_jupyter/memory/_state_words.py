@@ -15,12 +15,15 @@ import re
 from functools import lru_cache
 
 from .._text import Text
+from ..runtime.frameworks import declared
 
 _LONGEST = 600  # characters of a state worded; a longer one (an exception's message) is cut
 
 OK_WORD = Text("ok", "正常")
 
-# (pattern over the whole part, its words; {0}, {1}... are the pattern's groups, carried over as they are)
+# (pattern over the whole part, its words; {0}, {1}... are the pattern's groups, carried over as they are); the
+# sentences a framework's adapter writes are its own (`STATE_SENTENCES`), placed before the general ones that follow
+# the host's.
 _SENTENCES: tuple[tuple[re.Pattern[str], Text], ...] = tuple((re.compile(pattern), text) for pattern, text in (
     (r"ok", OK_WORD),
     (r"(\w+) holds no GPU memory yet", Text("{0} holds no GPU memory yet", "{0} 尚未占用 GPU 显存")),
@@ -54,30 +57,8 @@ _SENTENCES: tuple[tuple[re.Pattern[str], Text], ...] = tuple((re.compile(pattern
      Text("NVML lists PIDs {0}, which do not exist in this kernel's namespace",
           "NVML 列出的 PID {0} 在此内核的命名空间中不存在")),
     (r"host memory unavailable: (.*)", Text("host memory unavailable: {0}", "无法读取主机内存:{0}")),
-    (r"megengine sees no GPU; its CPU device keeps no allocator statistics \(get_allocated_memory\('cpu0'\) is "
-     r"always 0\)",
-     Text("megengine sees no GPU; its CPU device keeps no allocator statistics (get_allocated_memory('cpu0') is "
-          "always 0)", "megengine 未发现 GPU;其 CPU 设备没有分配器统计(get_allocated_memory('cpu0') 始终为 0)")),
-    (r"megengine's default device is (.*), which has no GPU allocator",
-     Text("megengine's default device is {0}, which has no GPU allocator",
-          "megengine 的默认设备是 {0},它没有 GPU 分配器")),
-    (r"CPU-only PaddlePaddle build: no GPU allocator statistics",
-     Text("CPU-only PaddlePaddle build: no GPU allocator statistics",
-          "仅支持 CPU 的 PaddlePaddle:没有 GPU 分配器统计")),
-    (r"mxnet sees no GPU \(this MXNet build has no CUDA\)",
-     Text("mxnet sees no GPU (this MXNet build has no CUDA)", "mxnet 未发现 GPU(此 MXNet 版本不含 CUDA)")),
+    *(row for rows in declared("STATE_SENTENCES").values() for row in rows),
     (r"(\w+) sees no GPU", Text("{0} sees no GPU", "{0} 未发现 GPU")),
-    (r"torch has not initialised CUDA in this kernel yet",
-     Text("torch has not initialised CUDA in this kernel yet", "torch 尚未在此内核中初始化 CUDA")),
-    (r"jax has not started its backends yet \(its first operation starts them\)",
-     Text("jax has not started its backends yet (its first operation starts them)",
-          "jax 尚未启动其后端(第一次运算时启动)")),
-    (r"jax's (\w+) backend keeps no memory statistics \(Device\.memory_stats\(\) is None\)",
-     Text("jax's {0} backend keeps no memory statistics (Device.memory_stats() is None)",
-          "jax 的 {0} 后端不记录显存统计(Device.memory_stats() 为 None)")),
-    (r"tensorflow has not initialised its runtime yet \(its first operation does\)",
-     Text("tensorflow has not initialised its runtime yet (its first operation does)",
-          "tensorflow 尚未初始化其运行时(第一次运算时初始化)")),
     (r"waiting for the kernel to use ([\w, ]+): reading (\w+)'s counters there now would create a CUDA context",
      Text("waiting for the kernel to use {0}: reading {1}'s counters there now would create a CUDA context",
           "等待内核使用 {0}:现在读取 {1} 的计数器会创建 CUDA 上下文")),

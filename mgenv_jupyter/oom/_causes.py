@@ -10,19 +10,27 @@ Causes, from the evidence a report has (the error's own figures, NVML, the alloc
   naive_best_fit, TensorFlow mapping the whole GPU);
 - too big: the request, or the cell's peak with it, exceeds what the device has;
 - host memory: the allocation failed in the machine's memory, not a GPU's.
+
+A framework's own causes (DTR off, its cap) are its catalog home's words (`OUT_OF_MEMORY`), shown where its adapter's
+check (`oom_evidence`) finds them.
 """
 
 from __future__ import annotations
 
 import enum
-import sys
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .._text import Text
-from ..catalog._applicability import applicability, effective_text
+from ..catalog._frameworks import declared, fact
+from ..catalog._out_of_memory import Room
+from ..runtime.frameworks import adapter
 from ._recognise import OutOfMemory
 from ._state import DeviceFigures, MemoryState
+
+if TYPE_CHECKING:
+    from ..memory._server_owners import NotebookOwner
 
 
 class Cause(str, enum.Enum):
@@ -35,18 +43,25 @@ class Cause(str, enum.Enum):
 
     @property
     def label(self) -> Text:
-        return CAUSE_LABELS[self]
+        """Its words; a cause only one framework has (DTR off) is worded by that framework's catalog home."""
+        return CAUSE_LABELS.get(self) or _own_label(self)
 
 
 CAUSE_LABELS = {
     Cause.FRAGMENTATION: Text("fragmentation", "显存碎片"),
     Cause.OTHER_PROCESS: Text("another process holds the memory", "其他进程占用了显存"),
-    Cause.DTR_OFF: Text("DTR is off in MegEngine", "MegEngine 未开启 DTR"),
     Cause.CAP: Text("the framework's own memory cap", "框架自身的显存上限"),
     Cause.TOO_BIG: Text("simply too big", "需求确实超出容量"),
     Cause.HOST: Text("host memory", "主机内存不足"),
 }
-_TRUE = ("1", "true", "yes", "on")
+
+
+def _own_label(cause: Cause) -> Text:
+    for facts in declared("OUT_OF_MEMORY").values():
+        for own in facts.causes:
+            if own.cause == cause.value and own.label is not None:
+                return own.label
+    return Text(cause.value, cause.value)
 
 
 @dataclass(frozen=True)
@@ -97,25 +112,29 @@ def figures(event: OutOfMemory, state: MemoryState) -> Figures:
     return Figures(total, kernel, others, cached_free, event.requested, device)
 
 
-def dtr_enabled(session: object) -> bool:
-    """Whether MegEngine's DTR is on: what the running MegEngine reports where it is loaded, else the session's
-    values (the three switches the catalog's DTR group sets together)."""
-    from ..runtime.frameworks import live_api
+def filled(text: Text, figures: Mapping[str, float]) -> Text:
+    """`text` with its fields filled in from `figures`: whole numbers are bytes, shown as sizes; other numbers as the
+    text's own format says ("{fraction:.0%}")."""
+    shown = {key: size(value) if isinstance(value, int) else value for key, value in figures.items()}
+    return Text(text.en.format(**shown), text.zh.format(**shown))
 
-    known = session.catalog  # type: ignore[attr-defined]
-    names = ("MEGENGINE_ENABLE_DROP", "MEGENGINE_DTR_AUTO_DROP")
-    values = []
-    for name in names:
-        entry = known.get(name)
-        value = session.get(name)  # type: ignore[attr-defined]
-        api = live_api(entry) if entry is not None and "megengine" in sys.modules else None
-        if api is not None:
-            try:
-                value = api.read(entry)
-            except Exception:  # the framework's internals moved: the session's value is what we know
-                pass
-        values.append(str(value).strip().lower() in _TRUE)
-    return all(values)
+
+def own_evidence(event: OutOfMemory, cause: str, f: Figures, session: object) -> dict[str, float] | None:
+    """The figures with which a cause of the failing framework's own shows (None: it does not), from its adapter."""
+    module = adapter(event.framework)
+    check = getattr(module, "oom_evidence", None) if module is not None else None
+    return check(cause, event.facts, Room(f.total, f.others), session) if check is not None else None
+
+
+def _own_causes(event: OutOfMemory, f: Figures, session: object) -> list[Finding]:
+    """The failing framework's own causes that show (its catalog home's words, its adapter's check)."""
+    facts = fact(event.framework, "OUT_OF_MEMORY")
+    found = []
+    for own in facts.causes if facts is not None else ():
+        figures = own_evidence(event, own.cause, f, session)
+        if figures is not None:
+            found.append(Finding(Cause(own.cause), own.score, filled(own.evidence, figures)))
+    return found
 
 
 def diagnose(event: OutOfMemory, state: MemoryState, session: object) -> list[Finding]:
@@ -142,12 +161,11 @@ def diagnose(event: OutOfMemory, state: MemoryState, session: object) -> list[Fi
         if top is not None and top.owner is not None and top.owner.notebooks:
             # Another kernel of this Jupyter server, as its extension says: name its notebook and how long it idles.
             notebook = ", ".join(top.owner.notebooks)
-            idle = top.owner.idle_seconds
-            who = (f"; the largest, pid {top.pid}, is the kernel of notebook {notebook} on this server"
-                   f"{f', idle for {_duration(idle)}' if idle is not None else f', {top.owner.execution_state}'}, "
+            use = _use(top.owner)
+            who = (f"; the largest, pid {top.pid}, is the kernel of notebook {notebook} on this server, {use.en}, "
                    f"holding {size(top.bytes)}")
-            zh_who = (f";最大的是 pid {top.pid},即本服务器上笔记本 {notebook} 的内核"
-                      f"{f',已空闲 {_duration(idle, zh=True)}' if idle is not None else ''},占用 {size(top.bytes)}")
+            zh_who = (f";最大的是 pid {top.pid},即本服务器上笔记本 {notebook} 的内核,{use.zh},"
+                      f"占用 {size(top.bytes)}")
         elif top is not None:
             named = ", ".join(x for x in (top.user, top.name) if x) or "not visible here"
             who = f"; the largest, pid {top.pid} ({named}), holds {size(top.bytes)}"
@@ -159,13 +177,7 @@ def diagnose(event: OutOfMemory, state: MemoryState, session: object) -> list[Fi
             found.append(Finding(Cause.OTHER_PROCESS, score, Text(
                 f"other processes hold {size(f.others)} of the GPU's {size(f.total)}{who}",
                 f"其他进程占用了该 GPU {size(f.total)} 中的 {size(f.others)}{zh_who}")))
-    if event.framework == "megengine" and not dtr_enabled(session):
-        found.append(Finding(Cause.DTR_OFF, 0.8, Text(
-            "MegEngine ran out of GPU memory with DTR off: with DTR it evicts tensors and recomputes them instead of "
-            "failing", "MegEngine 在未开启 DTR 时显存不足:开启 DTR 后它会释放 tensor、需要时重算,而不是直接失败")))
-    cap = _cap(event, f, session)
-    if cap is not None:
-        found.append(cap)
+    found.extend(_own_causes(event, f, session))
     if req is not None and f.total is not None:
         if req > f.total:
             found.append(Finding(Cause.TOO_BIG, 0.95, Text(
@@ -188,10 +200,21 @@ def _processes(state: MemoryState, event: OutOfMemory, f: Figures) -> list:
     return [p for p in state.processes if p.gpu == index]
 
 
-def jax_fraction_variable(get: Callable[[str], str | None]) -> str:
-    """Which of JAX's two names for its memory share is in use: XLA_CLIENT_MEM_FRACTION when set, else the older
-    XLA_PYTHON_CLIENT_MEM_FRACTION (the catalog refuses both at once; each defaults to the catalog's 0.75)."""
-    return "XLA_CLIENT_MEM_FRACTION" if get("XLA_CLIENT_MEM_FRACTION") else "XLA_PYTHON_CLIENT_MEM_FRACTION"
+def _use(owner: NotebookOwner) -> Text:
+    """How a user uses another kernel, as the server's view says: running a cell, or idle since its last cell (since
+    it started, or since the server watches it, with none run); its state's word otherwise. Messages of charts and
+    widgets never count as use."""
+    idle, since = owner.idle_seconds, owner.idle_since
+    if owner.running_cell:
+        return Text("running a cell", "正在运行单元")
+    if idle is None:
+        return Text(owner.execution_state, owner.execution_state)
+    en, zh = _duration(idle), _duration(idle, zh=True)
+    if since == "cell":
+        return Text(f"idle {en} since its last cell", f"上个单元结束后已空闲 {zh}")
+    if since == "start":
+        return Text(f"idle {en}, no cell run yet", f"已空闲 {zh},尚未运行单元")
+    return Text(f"idle {en}, no cell seen", f"已空闲 {zh},未见运行单元")
 
 
 def _duration(seconds: float, zh: bool = False) -> str:
@@ -200,42 +223,6 @@ def _duration(seconds: float, zh: bool = False) -> str:
         if seconds >= unit:
             return f"{int(seconds // unit)} {cn if zh else en}"
     return f"{int(seconds)} {'秒' if zh else 's'}"
-
-
-def _cap(event: OutOfMemory, f: Figures, session: object) -> Finding | None:
-    get = session.get  # type: ignore[attr-defined]
-    known = session.catalog  # type: ignore[attr-defined]
-    allowed = event.facts.get("allowed")
-    if event.framework == "torch" and allowed is not None:
-        return Finding(Cause.CAP, 0.75, Text(
-            f"PyTorch's per-process memory fraction allows {size(allowed)} "
-            "(torch.cuda.set_per_process_memory_fraction)",
-            f"PyTorch 的单进程显存比例只允许 {size(allowed)}(torch.cuda.set_per_process_memory_fraction)"))
-    if event.framework == "jax":
-        name = jax_fraction_variable(get)
-        try:
-            fraction = float(effective_text(known, name, get) or "")  # the catalog's default when unset
-        except ValueError:  # set outside the session to what JAX cannot read: its default
-            fraction = float(known.get(name).default)
-        room = None if f.total is None else f.total - (f.others or 0)
-        if room is not None and f.total and fraction * f.total < room * 0.95:
-            return Finding(Cause.CAP, 0.75, Text(
-                f"JAX's allocator takes at most {fraction:.0%} of the GPU ({size(int(fraction * f.total))}); "
-                f"{size(room)} is not held by other processes",
-                f"JAX 的分配器最多使用 GPU 的 {fraction:.0%}({size(int(fraction * f.total))});"
-                f"未被其他进程占用的显存有 {size(room)}"))
-    pool = known.get("FLAGS_fraction_of_gpu_memory_to_use")  # applies only under naive_best_fit (catalog/_paddle.py)
-    if event.framework == "paddle" and pool is not None and pool.applies_when is not None and applicability(
-            known, pool, get).applies:
-        return Finding(Cause.CAP, 0.6, Text(
-            "Paddle's naive_best_fit allocator sizes its pool from FLAGS_fraction_of_gpu_memory_to_use",
-            "Paddle 的 naive_best_fit 分配器按 FLAGS_fraction_of_gpu_memory_to_use 确定显存池大小"))
-    if event.framework == "tensorflow" and str(get("TF_FORCE_GPU_ALLOW_GROWTH")).lower() != "true":
-        return Finding(Cause.CAP, 0.3, Text(
-            "TensorFlow maps nearly all of the GPU at its first use unless allow growth is on; another notebook on "
-            "the same GPU then has nothing left", "除非开启 allow growth,TensorFlow 首次使用时会占据几乎整个 GPU;"
-            "同一 GPU 上的另一个 notebook 就无显存可用"))
-    return None
 
 
 def _host(event: OutOfMemory, state: MemoryState) -> Finding:

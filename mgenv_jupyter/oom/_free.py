@@ -11,14 +11,16 @@ reserved, from the kernel's sampler); clears the frames of the last exception's 
 chained to it (as `traceback.clear_frames` does) and drops the references listed above (so `%debug` has nothing left
 to open); clears the output cache (`Out`, `_`, `__`, `_N`) only when asked (`outputs=True`: it holds results a user
 may want, as `%reset out` does); collects garbage; asks each *loaded* framework's allocator to return its cached
-blocks through its own API (PyTorch `torch.cuda.empty_cache()` once CUDA is initialised, Paddle
-`paddle.device.cuda.empty_cache()` on a CUDA build, MXNet `Context.empty_cache()` for the host and the GPUs the kernel
-uses, MegEngine `coalesce_free_memory()`, CuPy's pools' `free_all_blocks()`, and glibc's `malloc_trim(0)` for the host
-heap); tells the simulated GPU, when one runs, that the kernel gave its cache back; reads the memory again.
+blocks through its own API, as its adapter says (`release_cache`: PyTorch `torch.cuda.empty_cache()` once CUDA is
+initialised, Paddle `paddle.device.cuda.empty_cache()` on a CUDA build, MXNet `Context.empty_cache()` for the host
+and the GPUs the kernel uses, MegEngine `coalesce_free_memory()`, CuPy's pools' `free_all_blocks()`), and glibc's
+`malloc_trim(0)` for the host heap; tells the simulated GPU, when one runs, that the kernel gave its cache back; reads
+the memory again.
 
-It never imports a framework and never deletes a user's variable. JAX and TensorFlow have no call that returns their
-pools without destroying live arrays (`jax.clear_backends()` invalidates every array), so they are not asked: JAX
-frees an array's buffer as soon as the array is collected, which the garbage collection does.
+It never imports a framework and never deletes a user's variable. A framework with no call that returns its pool
+without destroying live arrays is not asked, and its catalog home says why (`CACHE_KEPT`: JAX's `clear_backends()`
+invalidates every array; JAX frees an array's buffer as soon as the array is collected, which the garbage collection
+does).
 """
 
 from __future__ import annotations
@@ -37,14 +39,18 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 from .._display import Shown
 from .._imported import imported
+from .._last_result import LastResult
 from .._static import inherits
 from .._text import Text
+from ..catalog._frameworks import fact
 from ..catalog._values import format_size
 from ..memory._sample import split_key
 from ..memory._series_words import series_name
+from ..runtime.frameworks import ADAPTERS, declared
 
 if TYPE_CHECKING:
     from ..memory._sampler import Sampler
+    from ._report import OomReport
 
 log = logging.getLogger(__name__)
 
@@ -60,11 +66,6 @@ OUTPUTS = Text("the output cache: {count} entries (Out, _, __, _N)", "输出缓�
 NOTHING_HELD = Text("no failed cell is held (no error since the last free)",
                     "没有被保留的失败单元(上次释放后没有新错误)")
 COLLECTED = Text("garbage collection: {count} unreachable objects", "垃圾回收:{count} 个不可达对象")
-NOT_ASKED_JAX = Text("JAX: not asked (no call gives its pool back without deleting live arrays; an array's buffer is "
-                     "freed when the array is collected)",
-                     "JAX:未调用(没有在不删除现有数组的情况下归还内存池的接口;数组被回收时其缓冲区即释放)")
-NOT_ASKED_TF = Text("TensorFlow: not asked (it has no call that returns its pool)",
-                    "TensorFlow:未调用(没有归还内存池的接口)")
 
 
 def _say(text: Text, **fields: Any) -> Text:
@@ -153,7 +154,12 @@ def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = Non
                         tuple(problems), time.perf_counter() - started, simulated or _simulated(before), tuple(kept))
     if sampler is not None:
         _mark(sampler, result)
+    FREES.remember(result)
     return result
+
+
+# Every free, as it ends, for whoever keeps track (the last out-of-memory report: oom/_report.py).
+FREES: LastResult[FreeResult] = LastResult("free")
 
 
 MARK_LABEL = Text("freed {size}", "释放 {size}")
@@ -237,6 +243,24 @@ def offer(cached: dict[str, int] | None = None) -> FreeOffer | None:
     return FreeOffer(found, spare)
 
 
+def report_offer(report: OomReport) -> FreeOffer | None:
+    """Whether an out-of-memory report offers "Free what the failed cell holds" now: the failed call's locals still
+    hold framework memory, or the failing device's allocator held reserved but unallocated memory at the failure (and
+    the failed cell has not been freed since)."""
+    cached: dict[str, int] = {}
+    event = report.event
+    for device in report.state.devices:
+        spare = device.cached_free
+        if spare is None and device.gpu == event.gpu:
+            spare = event.facts.get("cached_free")
+        if spare:
+            cached[device.device] = spare
+    if not cached and event.facts.get("cached_free"):
+        where = f"gpu{event.gpu}" if event.gpu is not None else "the GPU"
+        cached[where] = event.facts["cached_free"]
+    return offer(cached)
+
+
 # ---- reading ------------------------------------------------------------------------------------------------------
 
 def read(sampler: Sampler | None) -> Reading:
@@ -272,7 +296,7 @@ def _nvml_process_memory() -> dict[str, int]:
         import pynvml
     except ImportError:
         return {}
-    from ..memory._fake_nvml import installed
+    from ..memory.simulated._fake_nvml import installed
 
     suffix = " (simulated)" if installed() is not None else ""
     try:
@@ -561,49 +585,38 @@ def release_caches(before: Reading) -> tuple[list[str], list[Text], list[str]]:
         except Exception as exc:  # one framework's failure must not stop the others
             problems.append(f"{what}: {type(exc).__name__}: {str(exc)[:200]}")
 
-    torch = imported("torch")
-    if torch is not None:
-        cuda = getattr(torch, "cuda", None)
-        if cuda is not None and cuda.is_initialized():
-            call("torch.cuda.empty_cache()", cuda.empty_cache)
-    paddle = imported("paddle")
-    if paddle is not None and paddle.is_compiled_with_cuda():
-        call("paddle.device.cuda.empty_cache()", paddle.device.cuda.empty_cache)
-    mxnet = imported("mxnet")
-    if mxnet is not None:
-        call("mxnet.cpu().empty_cache()", lambda: mxnet.cpu().empty_cache())
-        for ordinal in _gpus_in_use(before):
-            call(f"mxnet.gpu({ordinal}).empty_cache()", lambda n=ordinal: mxnet.gpu(n).empty_cache())
-    megengine = imported("megengine")
-    if megengine is not None:
-        call("megengine.coalesce_free_memory()", megengine.coalesce_free_memory)
-    cupy = imported("cupy")
-    if cupy is not None:
-        call("cupy.get_default_memory_pool().free_all_blocks()",
-             lambda: cupy.get_default_memory_pool().free_all_blocks())
-        call("cupy.get_default_pinned_memory_pool().free_all_blocks()",
-             lambda: cupy.get_default_pinned_memory_pool().free_all_blocks())
-    if imported("jax") is not None:
-        not_asked.append(NOT_ASKED_JAX)
-    if imported("tensorflow") is not None:
-        not_asked.append(NOT_ASKED_TF)
+    gpus = _GpusInUse(before)
+    for key, release in declared("release_cache").items():
+        module = imported(key)
+        if module is not None:
+            for what, action in release(module, gpus):
+                call(what, action)
+    for key in ADAPTERS:
+        kept = fact(key, "CACHE_KEPT") if imported(key) is not None else None
+        if kept is not None:
+            not_asked.append(kept)
     trim = _malloc_trim()
     if trim is not None:
         call("malloc_trim(0)", lambda: trim(0))
     return released, not_asked, problems
 
 
-def _gpus_in_use(reading: Reading) -> list[int]:
-    """CUDA ordinals of the GPUs NVML sees the kernel on: asking another GPU's pool would create a context there
-    (hundreds of MB) to free nothing."""
-    from ..memory._framework_sources import nvml_index
+class _GpusInUse:
+    """CUDA ordinals of the GPUs NVML sees the kernel on, found when an adapter first asks: asking another GPU's pool
+    would create a context there (hundreds of MB) to free nothing."""
 
-    used = set()
-    for device, size in reading.gpus.items():
-        word = device.split()[0]
-        if size and word[3:].isdigit():
-            used.add(int(word[3:]))
-    return [ordinal for ordinal in range(8) if nvml_index(ordinal) in used]
+    def __init__(self, reading: Reading) -> None:
+        self.reading = reading
+
+    def __call__(self) -> list[int]:
+        from ..memory._framework_sources import nvml_index
+
+        used = set()
+        for device, size in self.reading.gpus.items():
+            word = device.split()[0]
+            if size and word[3:].isdigit():
+                used.add(int(word[3:]))
+        return [ordinal for ordinal in range(8) if nvml_index(ordinal) in used]
 
 
 def _malloc_trim() -> Any:
@@ -622,7 +635,7 @@ def _malloc_trim() -> Any:
 
 def _release_simulation() -> bool:
     """Tell the simulated GPU, if one runs in this kernel, that the kernel gave its cached memory back."""
-    from ..memory import _simulation as simulation
+    from ..memory.simulated import _simulation as simulation
 
     running = getattr(simulation, "running", None)
     current = running() if running is not None else None

@@ -80,9 +80,15 @@ class Recorder:
             subscription.close()
 
     def ensure(self) -> Sampler | None:
-        """Recording again if the sampler was closed under us (only while started); the sampler."""
+        """Recording again if the sampler was closed under us (only while started); the sampler. The simulated GPU
+        follows MGENV_SIMULATE_GPU here too (the hook asks after every cell): a variable set in a cell is the device
+        of the next cell, recorded or paused."""
         if self._subscription is not None and self._subscription.closed:
             self.start()
+        if self._subscription is not None:
+            from ..memory._sources import follow_simulated_gpu
+
+            follow_simulated_gpu()
         self._report_if_unattributed()
         return self._sampler
 

@@ -128,6 +128,8 @@ def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, n
     device = state.gpu(event.gpu) if event.device == "gpu" else None
     wanted = device.device if device is not None else ("host" if event.device == "host" else None)
     series = headlines.get(wanted) if wanted is not None else None
+    if event.device == "host" and device is None:  # the host's figure, charted or kept beside the GPUs
+        return _host_timeline(sampler, state, now)
     if series is None:  # the host's figure when no GPU answers
         series = headlines.get("host") or next(iter(headlines.values()), None)
     if series is None:
@@ -148,6 +150,39 @@ def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, n
     return Timeline(series, tuple(t for t, _ in pairs), tuple(v for _, v in pairs),
                     failing.cell if failing is not None else None, failing.start if failing is not None else None,
                     tuple(peaks), sampler.series_info(series))
+
+
+HOST_SERIES = "host process"
+
+
+def _host_timeline(sampler: Sampler, state: MemoryState, now: float) -> Timeline:
+    """A host-memory error: what the kernel's process tree held in RAM, as charted while no GPU was visible and from
+    the readings the host source keeps once a second beside the GPUs (memory/_sources.py HostFallback), and the
+    figure read at the failure; the cells' peaks from the same readings."""
+    since = now - TIMELINE_SECONDS
+    charted = [(t, int(v)) for t, v in sampler.history.points(HOST_SERIES, since=since)] if (
+        HOST_SERIES in sampler.history.series) else []
+    kept = next((list(source.recent) for source in sampler.sources if hasattr(source, "recent")), [])
+    pairs = sorted({*charted, *((t, int(v)) for t, v in kept if t >= since)})
+    if state.kernel_rss is not None:
+        pairs.append((now, int(state.kernel_rss)))
+    if not pairs:
+        return Timeline()
+    markers = sampler.cells.markers
+    running = sampler.cells.running
+    failing = running if running is not None else (markers[-1] if markers else None)
+    peaks = []
+    for marker in [m for m in markers if failing is None or m.cell != failing.cell][-_EARLIER_CELLS:]:
+        during = [v for t, v in pairs if marker.start <= t <= (marker.end or marker.start)]
+        before = [v for t, v in pairs if t <= (marker.end or marker.start)]
+        if during or before:
+            peaks.append((marker.cell, max(during) if during else before[-1]))
+    info: SeriesInfo = sampler.series_info(HOST_SERIES) or {
+        "key": HOST_SERIES, "device": "host", "framework": None, "quantity": "process", "source": "host",
+        "simulated": False, "node": None}
+    return Timeline(HOST_SERIES, tuple(t for t, _ in pairs), tuple(v for _, v in pairs),
+                    failing.cell if failing is not None else None, failing.start if failing is not None else None,
+                    tuple(peaks), info)
 
 
 def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSession, sites: Sites | None = None,
@@ -172,7 +207,34 @@ LAST: LastResult[OomReport] = LastResult("out-of-memory report")
 
 def remember(report: OomReport) -> None:
     """Keep `report` as the last one and hand it to every observer (the open sidebars)."""
+    global _observing_frees
+    if not _observing_frees:
+        from ._free import FREES
+
+        FREES.observe(_on_free)
+        _observing_frees = True
     LAST.remember(report)
+
+
+# What was done about the last report since it was made: the free that gave its failed cell back, by the report's
+# key. Its observers hear of the report again then, so that no view offers again what was done.
+_freed: tuple[str, FreeResult] | None = None
+_observing_frees = False
+
+
+def freed(report: OomReport) -> FreeResult | None:
+    """The free (%memfree, the report's button, `free()`) that gave `report`'s failed cell back, if one has: the first
+    after the report, whose figures say what it gave back and what was left."""
+    return _freed[1] if _freed is not None and _freed[0] == report.key else None
+
+
+def _on_free(result: FreeResult) -> None:
+    global _freed
+    report = last_report()
+    if report is None or freed(report) is not None or result.after.time < report.time:
+        return
+    _freed = (report.key, result)
+    LAST.remember(report)  # every open view hears of it: the offer goes, what was given back and what is left show
 
 
 def observe(callback: Callable[[OomReport], None]) -> None:

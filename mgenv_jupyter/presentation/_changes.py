@@ -28,9 +28,10 @@ class SetReportView:
     def lines(self) -> list[str]:
         language, result = self.language, []
         for c in self.report.changes:
-            value = UNSET_VALUE.get(language) if c.new is None else quoted(c.new)
+            value = UNSET_VALUE.get(language) if c.new is None else quoted(c.new) if c.shown is None else \
+                f"{c.shown} ({c.new})"  # a size as 5 GiB, and the plain number the framework reads
             result.append(f"{c.name}={value}: {c.outcome.label.get(language)} — {c.message.get(language)}")
-            result.extend(NOTE.get(language).format(note=note) for note in c.notes)
+            result.extend(NOTE.get(language).format(note=note.get(language)) for note in c.notes)
         return result
 
     def __repr__(self) -> str:
@@ -39,10 +40,13 @@ class SetReportView:
     def _repr_html_(self) -> str:
         language, blocks = self.language, []
         for c in self.report.changes:
-            value = UNSET_VALUE.get(language) if c.new is None else truncated(c.new)
-            notes = "".join(f"<div class='mgenv-change-note'>{text_html(n)}</div>" for n in c.notes)
+            value = UNSET_VALUE.get(language) if c.new is None else truncated(c.new_shown or "")
+            # A size is shown as 5 GiB; what the environment holds, the plain number the framework reads, on hover.
+            stored = f" title='{html.escape(c.new, quote=True)}'" if c.shown is not None and c.new else ""
+            notes = "".join(f"<div class='mgenv-change-note'>{text_html(n.get(language))}</div>" for n in c.notes)
             blocks.append(
-                f"<div class='mgenv-change'><div><code>{html.escape(c.name)}</code> = <code>{html.escape(value)}</code>"
+                f"<div class='mgenv-change'><div><code>{html.escape(c.name)}</code> = <code{stored}>"
+                f"{html.escape(value)}</code>"
                 f" · <b>{html.escape(c.outcome.label.get(language))}</b></div>"
                 f"<div class='mgenv-change-why'>{text_html(c.message.get(language))}</div>{notes}</div>"
             )

@@ -22,7 +22,7 @@ from .._text import Text, current_language
 from ..catalog._values import format_size
 from ..memory._series_words import series_words
 from ..protocol import CellInfo, OverlayInfo, SeriesInfo, Snapshot
-from ..protocol._memory import OVERLAY_REACH
+from ..protocol._memory import OVERLAY_LOOKS, OVERLAY_REACH
 
 SVG_MIME = "image/svg+xml"
 WIDTH = 720
@@ -31,9 +31,6 @@ LEGEND_ROW = 16
 MARKER_GAP = 16  # px between two cell markers' lines, at least
 COLUMNS = 360  # the data is drawn as each column's lowest and highest value: peaks are kept however long the session
 SERIES_COLOURS = ("#1976d2", "#388e3c", "#7800c2", "#0097a7", "#0d47a1", "#1b5e20", "#64b5f6", "#006064")
-OVERLAY_COLOURS = {"total": "#757575", "dtr_threshold": "#d32f2f", "paddle_cap": "#f57c00", "cell_peak": "#388e3c",
-                   "oom_request": "#d32f2f"}
-DASHES = {"total": "", "dtr_threshold": "6 3", "paddle_cap": "2 3", "cell_peak": "2 3", "oom_request": "6 3"}
 
 SAVED = Text("A picture of the chart as of {clock}, {span} since the kernel started; run the cell again for the "
              "live chart.", "图表在 {clock} 的静态图,内核启动后 {span};重新运行此单元即可看到实时图表。")
@@ -201,10 +198,10 @@ class _Frame:
         parts, placed = [], -1e9
         labels = [(self.y(o["bytes"]), o, False) for o in self.drawn] + [(PLOT_TOP, o, True) for o in self.above]
         for y, overlay, above in sorted(labels, key=lambda item: item[0]):
-            colour = OVERLAY_COLOURS[overlay["kind"]]
+            colour, dash = OVERLAY_LOOKS[overlay["kind"]]
             if not above:
                 parts.append(f'<line x1="{PLOT_LEFT}" x2="{PLOT_LEFT + PLOT_WIDTH}" y1="{y:.1f}" y2="{y:.1f}" '
-                             f'stroke="{colour}" stroke-dasharray="{DASHES[overlay["kind"]]}"/>')
+                             f'stroke="{colour}" stroke-dasharray="{dash}"/>')
             placed = max(y + 4, placed + 13)
             title = overlay["label"] + (f" ({ABOVE.get(language)})" if above else "")
             label = ("↑ " if above else "") + f"{overlay['short']} {format_size(overlay['bytes'])}"

@@ -11,6 +11,7 @@ from typing import Any
 from .._errors import InvalidValueError
 from .._text import Text, localised
 from ..catalog import Entry, ReadWhen
+from ..catalog._options import keyword_options
 from ..catalog._secrets import is_secret
 from ..runtime.frameworks import live_call
 
@@ -20,7 +21,6 @@ READ_AT_FIRST_USE = Text("read at {first_use}", "在{first_use}读取")
 FIRST_USE_OF = Text("the first use of {reader}", "{reader} 第一次使用时")
 READ_ON_EVERY_USE = Text("read on every use", "每次使用时读取")
 READ_PER_OBJECT = Text("read each time the object is created", "每次创建对象时读取")
-KEYWORD = Text("NPURunConfig keyword", "NPURunConfig 关键字参数")
 NOT_READ = Text("no longer read", "已不再读取")
 USE_INSTEAD = Text("; use {replacement}", ";请改用 {replacement}")
 PRESENCE_NOTE = Text(
@@ -65,14 +65,14 @@ def reading(entry: Entry, language: str | None = None) -> str:
     if entry.when is ReadWhen.PER_OBJECT:
         return READ_PER_OBJECT.get(language)
     if entry.when is ReadWhen.OPTION:
-        return KEYWORD.get(language)
+        return keyword_options().keyword.get(language)
     replacement = localised(entry.replaced_by, language) if entry.replaced_by else None
     instead = USE_INSTEAD.get(language).format(replacement=replacement) if replacement else ""
     return NOT_READ.get(language) + instead
 
 
 def default_text(entry: Entry) -> str | None:
-    """The default as an editor shows it. NPURunConfig defaults are written as Python literals ("'auto'", "None")."""
+    """The default as an editor shows it. An option's default is written as a Python literal ("'auto'", "None")."""
     if entry.default is None or entry.is_env:
         return entry.default
     try:

@@ -9,10 +9,9 @@ from dataclasses import dataclass
 from .._text import Text
 from ..catalog import Entry
 from ..catalog._allocator_config import KeyValueConfig
-from ..catalog._values import GiB, KiB, MiB, OptionalOf, TiB, ValueType
+from ..catalog._values import OptionalOf, Size, ValueType
 from ..protocol._sidebar import NONE_CHOICE, EditorKind
 
-SIZE_UNITS = (("B", 1), ("KB", KiB), ("MB", MiB), ("GB", GiB), ("TB", TiB))
 # What an empty text box means, written in it: nothing set, or the framework's default for a key left out.
 NOT_SET = Text("not set", "未设置")
 DEFAULT = Text("default", "默认值")
@@ -69,10 +68,8 @@ def editor_spec(entry: Entry, language: str | None = None) -> EditorSpec:
         return EditorSpec("fraction", minimum=float(low), maximum=float(high))
     if kind in ("int", "float"):
         return EditorSpec("number", minimum=low, maximum=high, integer=kind == "int")
-    if kind == "size":
-        unit = int(described.get("unit_bytes", 1))
-        return EditorSpec("size", unit_bytes=unit, minimum=low, maximum=high,
-                          units=tuple((name, factor) for name, factor in SIZE_UNITS if factor >= unit))
+    if isinstance(inner, Size):
+        return EditorSpec("size", unit_bytes=inner.unit, minimum=low, maximum=high, units=inner.units())
     return EditorSpec("text", placeholder=entry.default or "")
 
 

@@ -7,7 +7,6 @@ every front end, HTML for notebooks, and the wire's data for the labextension (p
 from __future__ import annotations
 
 import html
-import sys
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -16,15 +15,20 @@ from .._display import text_and_html
 from .._text import Text, current_language
 from ..catalog._values import format_size
 from ..memory._holders import Holder, Holders
-from ..oom._free import FreeOffer, FreeResult, offer
+from ..oom._free import NOTHING_HELD, FreeOffer, FreeResult
+from ..oom._report import freed
 from ..protocol._freeing import FREE_MIME, FREE_VERSION, FigureInfo, FreeResultData, HolderInfo, HoldersData
-from ..protocol._oom import OomFreeOffer
+from ..protocol._oom import OomFreed, OomFreeOffer
 
 if TYPE_CHECKING:
     from ..oom._report import OomReport
 
 T = Text
 FREED = T("Freed what the failed cell held", "已释放失败单元占用的内存")
+NOTHING_TO_FREE = T("No failed cell was held any more, so none was freed; memory now",
+                    "已没有被保留的失败单元,因此没有释放;当前内存")
+EARLIER = T("Given back already at {time}, nothing freed again", "已于 {time} 归还,未再次释放")
+GIVEN_BACK = T("Given back at {time}", "已于 {time} 归还")
 FIGURES = T("Memory before → after", "内存(释放前 → 释放后)")
 HOST_RSS = T("host RSS (this kernel)", "主机 RSS(本内核)")
 NVML = T("{device}: this kernel (NVML)", "{device}:本内核(NVML)")
@@ -79,7 +83,6 @@ FIRST = T("First, without a restart", "首先,无需重启")
 OFFER_BUTTON = T("Free memory", "释放内存")
 OFFER_NOTE = T("never touches your variables; the output cache only with %memfree --outputs",
                "不改动你的变量;输出缓存仅在 %memfree --outputs 时清除")
-_REUSE_SECONDS = 2.0  # the report's text, HTML and data are made one after the other: one look serves them all
 
 
 def _size(n: int | None) -> str:
@@ -102,6 +105,7 @@ class FreeView:
 
     result: FreeResult
     language: str | None = None
+    earlier: bool = False  # a free that ran before (the report's button after %memfree): nothing was freed now
 
     @property
     def lang(self) -> str:
@@ -130,10 +134,20 @@ class FreeView:
         return rows
 
     def headline(self) -> str:
+        """What the free did, first: it freed the failed cell's memory (before → after), or there was no failed cell
+        left to free (memory now), or, asked again for one already given back, when that was."""
         lang = self.lang
-        gave = [f"{figure['label']} {_size(figure['before'])} → {_size(figure['after'])}"
-                for figure in self.figures()[:2]]
-        return f"{FREED.get(lang)}: " + "; ".join(gave)
+        if self.earlier:
+            return f"{EARLIER.get(lang).format(time=clock_time(self.result.after.time))}: " + self.gave()
+        if NOTHING_HELD in self.result.cleared:
+            now = [f"{figure['label']} {_size(figure['after'])}" for figure in self.figures()[:2]]
+            return f"{NOTHING_TO_FREE.get(lang)}: " + "; ".join(now)
+        return f"{FREED.get(lang)}: " + self.gave()
+
+    def gave(self) -> str:
+        """The first two figures before → after: what came back and what is left."""
+        return "; ".join(f"{figure['label']} {_size(figure['before'])} → {_size(figure['after'])}"
+                         for figure in self.figures()[:2])
 
     def sections(self) -> list[list[str]]:
         lang, r = self.lang, self.result
@@ -319,39 +333,6 @@ class HoldersView:
 
 # ---- in the out-of-memory report ------------------------------------------------------------------------------------
 
-_recent_offer: tuple[float, int, FreeOffer | None] | None = None
-
-
-def report_offer(report: OomReport) -> FreeOffer | None:
-    """Whether the report offers "Free what the failed cell holds", decided by the kernel (oom.free.offer): the
-    failed call's locals still hold framework memory, or the failing device's allocator held reserved but unallocated
-    memory at the failure (and the failed cell has not been freed since). Asked again within a moment for the same
-    report (its text, HTML and data), the same answer."""
-    global _recent_offer
-    now = time.monotonic()
-    if (_recent_offer is not None and _recent_offer[1] == id(report) and now - _recent_offer[0] < _REUSE_SECONDS
-            and (_recent_offer[2] is None or getattr(sys, "last_traceback", None) is not None)):
-        return _recent_offer[2]
-    found = _report_offer(report)
-    _recent_offer = (now, id(report), found)
-    return found
-
-
-def _report_offer(report: OomReport) -> FreeOffer | None:
-    cached: dict[str, int] = {}
-    event = report.event
-    for device in report.state.devices:
-        spare = device.cached_free
-        if spare is None and device.gpu == event.gpu:
-            spare = event.facts.get("cached_free")
-        if spare:
-            cached[device.device] = spare
-    if not cached and event.facts.get("cached_free"):
-        where = f"gpu{event.gpu}" if event.gpu is not None else "the GPU"
-        cached[where] = event.facts["cached_free"]
-    return offer(cached)
-
-
 def offer_info(found: FreeOffer, language: str) -> OomFreeOffer:
     return {"title": OFFER_TITLE.get(language), "why": found.why(format_size).get(language), "magic": "%memfree",
             "button": OFFER_BUTTON.get(language), "note": OFFER_NOTE.get(language)}
@@ -362,6 +343,21 @@ def offer_line(found: FreeOffer, language: str) -> str:
     not one of them (a bullet over "1." read as one list numbered "·, 1.")."""
     return (f"{FIRST.get(language)}: %memfree — {OFFER_TITLE.get(language)}: {found.why(format_size).get(language)} "
             f"({OFFER_NOTE.get(language)})")
+
+
+def clock_time(moment: float) -> str:
+    """A moment of today as a clock shows it here (the kernel's time zone): "14:03:05"."""
+    return time.strftime("%H:%M:%S", time.localtime(moment))
+
+
+def freed_info(report: OomReport, language: str) -> OomFreed | None:
+    """How a report says that its failed cell was given back since it was made, and what was left (None: not yet)."""
+    result = freed(report)
+    if result is None:
+        return None
+    view = FreeView(result, language)
+    return {"time": round(result.after.time, 3), "figures": view.figures(),
+            "summary": f"{GIVEN_BACK.get(language).format(time=clock_time(result.after.time))}: {view.gave()}"}
 
 
 def report_holders(report: OomReport, language: str) -> HoldersView | None:

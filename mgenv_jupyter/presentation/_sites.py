@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._text import Text, current_language
-from ..catalog._allocation_stacks import FACTS
+from ..catalog._allocation_stacks import FACTS, Recording
+from ..catalog._frameworks import BY_KEY
 from ..catalog._values import format_size
 
 if TYPE_CHECKING:
@@ -32,9 +33,7 @@ LIBRARY = Text(" (through {frames} library frames)", "(经过 {frames} 层库代
 MORE = Text("… {count} more lines ({size}); .frame() lists them all", "… 另有 {count} 行({size});.frame() 列出全部")
 OUTSIDE = Text("{size} in {blocks} blocks allocated outside your code (no cell or file of yours in the stack)",
                "{size}({blocks} 个块)在您的代码之外分配(调用栈中没有您的单元或文件)")
-NOTHING = Text("no framework recorded where memory was allocated (JAX always records; PyTorch records with "
-               "%memtrace on or in a %%memtrace cell)",
-               "没有框架记录内存分配位置(JAX 始终记录;PyTorch 需 %memtrace on 或在 %%memtrace 单元中记录)")
+NOTHING = Text("no framework recorded where memory was allocated ({when})", "没有框架记录内存分配位置({when})")
 NO_SITES = Text("nothing the frameworks recorded is live", "框架记录的内存均已释放")
 LINE = Text("line", "行")
 
@@ -75,7 +74,7 @@ class SitesView:
         sites, lang = self.sites, self.lang
         lines = [self.title() + ":"]
         if not sites.frameworks:
-            lines.append("  " + NOTHING.get(lang))
+            lines.append("  " + nothing_recorded(lang))
         else:
             lines.append("  " + SUMMARY.get(lang).format(total=format_size(sites.total),
                                                         frameworks=", ".join(sites.frameworks)))
@@ -105,10 +104,36 @@ class SitesView:
 
 TRACING_ON = Text("Recording where memory is allocated in every cell from the next one on (%memtrace off stops)",
                   "从下一个单元起,记录每个单元的内存分配位置(%memtrace off 停止)")
-TRACING_OFF = Text("No longer recording where memory is allocated (JAX still keeps its own record)",
-                   "已停止记录内存分配位置(JAX 仍保留其自身的记录)")
-NONE_LOADED = Text("no framework that records stacks is loaded yet: JAX and PyTorch are recorded once imported",
-                   "尚未加载可记录调用栈的框架:JAX 与 PyTorch 导入后即被记录")
+TRACING_OFF = Text("No longer recording where memory is allocated", "已停止记录内存分配位置")
+STILL_KEPT = Text(" ({kept})", "({kept})")
+NONE_LOADED = Text("no framework that records stacks is loaded yet: {frameworks} are recorded once imported",
+                   "尚未加载可记录调用栈的框架:{frameworks} 导入后即被记录")
+# How each language joins the frameworks' own words into one sentence.
+SEPARATOR = Text("; ", ";")
+AND = Text(" and ", " 与 ")
+
+
+def _joined(texts: list[Text], separator: Text, language: str) -> str:
+    return separator.get(language).join(text.get(language) for text in texts)
+
+
+def nothing_recorded(language: str) -> str:
+    """No framework recorded anything: which do, and when (the catalog's facts)."""
+    when = [facts.when for facts in FACTS.values() if facts.when is not None]
+    return NOTHING.get(language).format(when=_joined(when, SEPARATOR, language))
+
+
+def tracing_off(language: str) -> str:
+    """`%memtrace off`, and what the frameworks that always record still keep."""
+    kept = [facts.after_off for facts in FACTS.values() if facts.after_off is not None]
+    still = STILL_KEPT.get(language).format(kept=_joined(kept, SEPARATOR, language)) if kept else ""
+    return TRACING_OFF.get(language) + still
+
+
+def none_loaded(language: str) -> str:
+    """No framework that records is loaded: which will be, once imported."""
+    names = [BY_KEY[key].label for key, facts in FACTS.items() if facts.recording is not Recording.NEVER]
+    return NONE_LOADED.get(language).format(frameworks=_joined(names, AND, language))
 
 
 @dataclass(frozen=True)
@@ -122,7 +147,7 @@ class TracingView:
     def lines(self) -> list[str]:
         lang = self.language or current_language()
         if not self.on:
-            return [TRACING_OFF.get(lang)]
+            return [tracing_off(lang)]
         lines = [TRACING_ON.get(lang)]
         for key, recording in self.frameworks.items():
             facts = FACTS.get(key)
@@ -130,7 +155,7 @@ class TracingView:
             if text is not None:
                 lines.append("  " + text.get(lang))
         if not self.frameworks:
-            lines.append("  " + NONE_LOADED.get(lang))
+            lines.append("  " + none_loaded(lang))
         return lines
 
     def __repr__(self) -> str:

@@ -2,7 +2,12 @@
 shown in a notebook as a compact HTML table that fits a notebook column, beside the sidebar too: the columns that
 matter (the others named under it), "not set" instead of NaN/NaT, times to the second, long texts (a description, a
 name after its underscores) wrapped to the width the output has rather than cut; only a text of hundreds of
-characters (a value) is cut, at a space, whole in its tooltip.
+characters (a value) is cut, at a space, whole in its tooltip. The display is in the session's language when it is
+shown, whatever it was when the table was made: headers, "not set", the row count, and every cell that holds one of
+the table's own words (a description, a status, a category), which the table keeps in both languages
+(`attrs["texts"]`); what the user put in a cell is shown as it is. A size setting's value or default is shown in the
+one notation of sizes (5 GiB, the value the environment holds on hover: `attrs["sizes"]`); the frame keeps the text
+the environment holds, as code reads and exports it.
 
 `MemoryTable`: the memory chart's `.history` and `.per_cell()`. The data stay integer bytes; the notebook shows sizes
 in binary units as the chart writes them (`format_size`), times to the millisecond, the columns the frame names for
@@ -15,17 +20,33 @@ import html
 import math
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas
 
 from .._markup import TABLE_STYLE, text_html
-from .._text import Text
+from .._text import Text, current_language
 from ..catalog._values import format_size
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog
+    from ..runtime import EnvSession
 
 NOT_SET = Text("not set", "未设置")
 MORE_COLUMNS = Text("{count} more columns in the DataFrame: {names}", "DataFrame 中另有 {count} 列:{names}")
 ROWS = Text("{count} rows", "{count} 行")
+# What each column of %envlist and %envdiff is called on screen; the DataFrame keeps the names code uses (a header's
+# tooltip says it).
+HEADERS = {
+    "name": Text("name", "名称"), "framework": Text("framework", "框架"), "category": Text("category", "类别"),
+    "value": Text("value", "取值"), "status": Text("status", "状态"), "default": Text("default", "默认值"),
+    "when": Text("when", "读取时机"), "type": Text("type", "类型"), "allowed": Text("allowed", "允许的取值"),
+    "live_api": Text("live API", "实时接口"), "description": Text("description", "说明"),
+    "at_start": Text("at start", "启动时"), "now": Text("now", "现在"), "source": Text("source", "来源"),
+    "changed": Text("changed", "修改时间"), "exported": Text("exported", "是否导出"),
+}
+Texts = dict[str, dict[object, Text]]  # column → row label → the cell's words in both languages
+Sizes = dict[str, dict[object, tuple[str, str]]]  # column → row label → (the value as stored, as shown: "5 GiB")
 _LONGEST = 600  # characters shown of a very long text (a value): cut at a space, the whole text in its tooltip
 # Columns whose texts are long (they wrap to the width the output has, and keep some width) or a few short words (they
 # keep the width of two a line: a status wrapped onto three lines reads as three statuses).
@@ -53,25 +74,71 @@ class EnvTable(pandas.DataFrame):
 
 
 def env_table(frame: pandas.DataFrame, shown_columns: Sequence[str] | None = None,
-              language: str | None = None) -> EnvTable:
+              language: str | None = None, texts: Texts | None = None, sizes: Sizes | None = None) -> EnvTable:
+    """`frame` with its display; `language`: the one its cells were written in; `texts`: the table's own words in
+    both languages, by column and row, so the display can follow the session's language; `sizes`: the cells holding a
+    size, as they are shown."""
     table = EnvTable(frame)
     table.shown_columns = list(shown_columns) if shown_columns is not None else None
     table.language = language
+    if texts:
+        table.attrs["texts"] = texts
+    if sizes:
+        table.attrs["sizes"] = sizes
     return table
 
 
+def size_cells(known: Catalog, frame: pandas.DataFrame, columns: Sequence[str]) -> Sizes:
+    """The cells of `columns` (rows named by variable) holding a size setting's value, each as stored and as shown in
+    the one notation of sizes (the value type's `shown`: "5 GiB" for 5368709120)."""
+    sizes: Sizes = {}
+    for column in columns:
+        for name, value in frame[column].items():
+            entry = known.get(str(name))
+            if entry is None or not isinstance(value, str):
+                continue
+            written = entry.type.shown(value)
+            if written != value:
+                sizes.setdefault(column, {})[name] = (value, written)
+    return sizes
+
+
+# What %envdiff shows of its frame, so that it fits a notebook column beside the sidebar; the time of each change
+# stays in the DataFrame (the table says so).
+DIFF_SHOWN = ("now", "status", "source", "at_start", "exported")
+
+
+def diff_table(session: EnvSession, everything: bool = False) -> EnvTable:
+    """`%envdiff`: the session's changes since the kernel started (`EnvSession.diff`), shown in the session's language
+    whenever it is shown."""
+    from ..runtime._session import EXPORTED, EXPORTED_WITH_ALL, OUTSIDE
+
+    frame = session.diff(everything=everything).set_index("name")
+    sizes = size_cells(session.catalog, frame, ("at_start", "now"))
+    exported = set(session.changed_through_session()) | set(session.options)
+    texts: Texts = {"status": {}, "exported": {}, "source": {}}
+    for name in frame.index:
+        texts["status"][name] = session.state(name).status.label
+        texts["exported"][name] = EXPORTED if name in exported else EXPORTED_WITH_ALL
+        texts["source"][name] = OUTSIDE  # only where no change of the session's names the source
+    return env_table(frame, DIFF_SHOWN, language=current_language(), texts=texts, sizes=sizes)
+
+
 def render_html(table: EnvTable) -> str:
-    language = table.language
+    language = current_language()  # the session's now: a table made in another language is shown in this one
+    texts: Texts = table.attrs.get("texts", {})
+    sizes: Sizes = table.attrs.get("sizes", {})
     wanted = [c for c in (table.shown_columns or table.columns) if c in table.columns]
     hidden = [str(c) for c in table.columns if c not in wanted]
     index_name = table.index.name
-    head = ([f"<th>{html.escape(str(index_name))}</th>"] if index_name else []) + [
-        f"<th>{html.escape(str(c))}</th>" for c in wanted]
+    head = ([_header(index_name, language)] if index_name else []) + [_header(c, language) for c in wanted]
     rows = []
     for label, row in zip(table.index, table[wanted].itertuples(index=False), strict=True):
         cells = [f"<td class='mgenv-name'>{_name(label, language)}</td>"] if index_name else []
-        cells += [f"<td{_column_class(column)}>{_cell(value, language)}</td>"
-                  for column, value in zip(wanted, row, strict=True)]
+        for column, value in zip(wanted, row, strict=True):
+            words, size = texts.get(str(column), {}).get(label), sizes.get(str(column), {}).get(label)
+            shown = _sized(value, size) or _cell(_in_language(value, words, language), language)
+            cells.append(f"<td{_column_class(column)}>{shown}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     note = ROWS.get(language).format(count=len(table))
     if hidden:
@@ -94,6 +161,28 @@ def _column_class(column: object) -> str:
 def _name(label: Any, language: str | None) -> str:
     """A variable's name, which may break after an underscore (MGB_SUBLINEAR_MEMORY_GENETIC_POOL_SIZE at 500 px)."""
     return _cell(label, language).replace("_", "_<wbr>")
+
+
+def _header(column: object, language: str) -> str:
+    words = HEADERS.get(str(column))
+    if words is None:
+        return f"<th>{html.escape(str(column))}</th>"
+    return f"<th title='{html.escape(str(column), quote=True)}'>{html.escape(words.get(language))}</th>"
+
+
+def _in_language(value: Any, words: Text | None, language: str) -> Any:
+    """A cell holding one of the table's own words, in `language`; anything else (the user's edit) as it is."""
+    if words is not None and value in (words.en, words.zh):
+        return words.get(language)
+    return value
+
+
+def _sized(value: Any, size: tuple[str, str] | None) -> str | None:
+    """A cell holding a size as stored, shown as the size (the stored value on hover); None for any other cell (a
+    value the user changed in the frame is shown as it is)."""
+    if size is None or value != size[0]:
+        return None
+    return f"<span title='{html.escape(size[0], quote=True)}'>{html.escape(size[1])}</span>"
 
 
 def _cell(value: Any, language: str | None) -> str:

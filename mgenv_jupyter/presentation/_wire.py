@@ -16,6 +16,7 @@ from ..catalog import Catalog, Entry, ReadWhen
 from ..catalog._allocator_config import KeyValueConfig
 from ..catalog._frameworks import FRAMEWORKS
 from ..catalog._secrets import MASK, is_secret, redact
+from ..catalog._values import Size
 from ..protocol import (
     PROTOCOL_VERSION,
     CatalogReply,
@@ -30,6 +31,7 @@ from ..protocol import (
     ProfileItemInfo,
     ProfileReply,
     ResultReply,
+    SizeInfo,
     StateReply,
     VariableInfo,
 )
@@ -37,6 +39,7 @@ from ..protocol._freeing import FreedReply
 from ..protocol._oom import OomNotice
 from ..protocol._sidebar import KeyInfo, VerifyNodeInfo, VerifyNotice, VerifyVariableInfo
 from ..runtime import Change, EnvSession, SetReport
+from ..runtime._carry import carry_code
 from ..runtime._status import furthest
 from ._details import details
 from ._editor import EditorSpec, KeySpec, editor_spec
@@ -79,7 +82,8 @@ def entry_info(entry: Entry, language: str) -> EntryInfo:
         "name": entry.name, "framework": entry.framework, "category": entry.category.get(language),
         "description": facts.description, "editor": editor_info(editor_spec(entry, language)),
         "when": entry.when.value, "reading": facts.reading, "read_at": facts.read_at, "readers": list(entry.readers),
-        "default": facts.default, "allowed": facts.allowed, "caveats": list(facts.caveats),
+        "default": facts.default, "default_size": size_info(entry, facts.default), "allowed": facts.allowed,
+        "caveats": list(facts.caveats),
         "replaced_by": facts.replaced_by, "note": facts.note,
         "applies_when": entry.applies_when.variable if entry.applies_when else None, "extra": entry.extra,
         "is_env": entry.is_env,
@@ -95,8 +99,18 @@ def variable_info(session: EnvSession, name: str, language: str) -> VariableInfo
         "value": view.value, "status": view.status.value, "message": view.message,
         "live": facts.live if facts else None, "live_example": facts.live_example if facts else False,
         "applies": view.applicability.applies, "applies_reason": view.applicability.reason,
-        "keys": _config_keys(session.catalog.get(name), view.value),
+        "keys": _config_keys(view.entry, view.value), "size": size_info(view.entry, view.value),
+        "carry": carry_code(session, name),
     }
+
+
+def size_info(entry: Entry | None, value: str | None) -> SizeInfo | None:
+    """A size setting's value split as the kernel writes it (`Size.split`), for the sidebar to show and edit; None for
+    any other variable, no value, or a value that is not a whole count (shown as it is)."""
+    if entry is None or value is None or not isinstance(entry.type, Size):
+        return None
+    parts = entry.type.split(value)
+    return None if parts is None else {"number": parts[0], "unit": parts[1]}
 
 
 def _config_keys(entry: Entry | None, value: str | None) -> dict[str, str] | None:
@@ -113,7 +127,8 @@ def change_info(change: Change, language: str) -> ChangeInfo:
     return {
         "seq": change.seq, "time": change.time, "name": change.name, "old": change.old, "new": change.new,
         "source": change.source, "outcome": change.outcome.value, "message": change.message.get(language),
-        "effective": change.effective, "secret": change.secret,
+        "effective": change.effective, "secret": change.secret, "shown_old": change.shown_old,
+        "shown_new": change.shown,
     }
 
 
@@ -132,9 +147,10 @@ def kernel_info(session: EnvSession) -> KernelInfo:
             "imported": sorted(r.module for r in session.watcher.imported())}
 
 
-def profile_item_info(item: ProfileItem) -> ProfileItemInfo:
-    return {"name": item.name, "value": item.value, "current": item.current, "action": item.action,
-            "reason": item.reason}
+def profile_item_info(item: ProfileItem, known: Catalog) -> ProfileItemInfo:
+    entry = known.get(item.name)
+    return {"name": item.name, "value": item.value, "size": size_info(entry, item.value), "current": item.current,
+            "current_size": size_info(entry, item.current), "action": item.action, "reason": item.reason}
 
 
 # ---- replies to a request -----------------------------------------------------------------------------------------
@@ -173,9 +189,11 @@ def result_reply(report: SetReport | None, language: str, reply_to: str) -> Resu
             "restart": status is not None and status.needs_restart}
 
 
-def freed_reply(result: FreeResult, language: str, reply_to: str) -> FreedReply:
-    """What a "free" request gave back (the memory before and after, what was cleared), in the sidebar's language."""
-    return {"v": PROTOCOL_VERSION, "type": "freed", "reply_to": reply_to, "result": FreeView(result, language).data()}
+def freed_reply(result: FreeResult, language: str, reply_to: str, earlier: bool = False) -> FreedReply:
+    """What a "free" request gave back (the memory before and after, what was cleared), in the sidebar's language;
+    `earlier`: the free that gave the report's failed cell back before this request, which freed nothing again."""
+    return {"v": PROTOCOL_VERSION, "type": "freed", "reply_to": reply_to,
+            "result": FreeView(result, language, earlier).data()}
 
 
 def history_reply(changes: Iterable[Change], total: int, language: str, reply_to: str) -> HistoryReply:
@@ -184,11 +202,12 @@ def history_reply(changes: Iterable[Change], total: int, language: str, reply_to
 
 
 def profile_reply(digest: str, approved: bool, stored: bool, items: Iterable[ProfileItem],
-                  applied: SetReport | None, language: str, reply_to: str) -> ProfileReply:
+                  applied: SetReport | None, known: Catalog, language: str, reply_to: str) -> ProfileReply:
     """A notebook profile reviewed: what applying it would do, whether this exact profile is approved (and the
     approval kept), and what was applied (None: nothing)."""
     return {"v": PROTOCOL_VERSION, "type": "profile", "reply_to": reply_to, "digest": digest, "approved": approved,
-            "stored": stored, "applied": applied is not None, "items": [profile_item_info(item) for item in items],
+            "stored": stored, "applied": applied is not None,
+            "items": [profile_item_info(item, known) for item in items],
             "changes": [change_info(c, language) for c in applied] if applied is not None else []}
 
 

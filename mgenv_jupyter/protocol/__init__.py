@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         RefreshRequest,
         ResultReply,
         SetRequest,
+        SizeInfo,
         StateReply,
         StatusCode,
         UnitInfo,
@@ -94,6 +95,7 @@ __all__ = [
     "SIDEBAR_SOURCES",
     "SeriesInfo",
     "SetRequest",
+    "SizeInfo",
     "Snapshot",
     "SourceState",
     "StateReply",
@@ -111,6 +113,7 @@ _EXPORTS = dict.fromkeys(("COMM_TARGET", "PROTOCOL_VERSION", "REPLY_TYPES", "REQ
                           "ErrorReply", "FrameworkInfo", "HelloRequest", "HistoryReply", "HistoryRequest",
                           "KernelInfo", "MemoryRequest", "ProfileAction", "ProfileItemInfo", "ProfileReply",
                           "ProfileRequest", "ReadingCode", "RefreshRequest", "ResultReply", "SetRequest",
-                          "StateReply", "StatusCode", "UnitInfo", "UnsetRequest", "VariableInfo"), "_sidebar")
+                          "SizeInfo", "StateReply", "StatusCode", "UnitInfo", "UnsetRequest", "VariableInfo"),
+                         "_sidebar")
 
 __getattr__, __dir__ = lazy_names(__name__, _EXPORTS, globals())

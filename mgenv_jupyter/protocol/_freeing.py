@@ -58,7 +58,15 @@ class HoldersData(TypedDict):
     notes: list[str]
 
 
-class FreeRequest(TypedDict):
+class FreeRequestParts(TypedDict, total=False):
+    """`report_id`: the report whose button asks (its id); the kernel then frees that report's failed cell once: a
+    report already given back (by %memfree, or the button in the other view) is answered with that free, nothing
+    freed again, and an earlier report than the kernel's last is refused."""
+
+    report_id: str
+
+
+class FreeRequest(FreeRequestParts):
     """Front end → kernel, over the sidebar's comm: give back what the failed cell holds (the report's "Free what the
     failed cell holds"). Never the output cache: only `%memfree --outputs` in a cell clears it, and a request that
     asks ("outputs") is refused. Answered by "freed", or "error"."""

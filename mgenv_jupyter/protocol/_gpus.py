@@ -35,11 +35,19 @@ PidNamespace = Literal["same", "foreign", "unknown"]
 FigureSource = Literal["nvml", "kernel_report", "unknown"]
 
 
+# What a kernel's idle time counts from: the end of the last cell a user ran in it (an execute request), its start
+# (no cell run since), or the moment the server began watching it (no cell seen since).
+IdleSince = Literal["cell", "start", "watch"]
+
+
 class GpuKernelInfo(TypedDict):
     """One kernel of this server: its id and kernel spec name, the notebook paths of its sessions (none for a kernel
     started without one), its execution state and last activity (ISO 8601, UTC) as the server's kernel manager
-    tracks them, how long it has been idle (seconds; null when busy or unknown), and whether its pid is known (a
-    remote or non-local kernel has none, so none of its memory can be attributed)."""
+    tracks them (any message counts there, a chart's too), whether its pid is known (a remote or non-local kernel has
+    none, so none of its memory can be attributed), and its use by a user: whether it is running a cell a user sent
+    (an execute request) and for how long (seconds), or how long it has been idle (seconds since that last cell
+    ended, or, `idle_since`, since it started or since the server began watching it with none run; null while a cell
+    runs or when unknown). Messages of charts, widgets and the sidebar never count as a cell."""
 
     id: str
     name: str
@@ -47,6 +55,9 @@ class GpuKernelInfo(TypedDict):
     execution_state: str
     last_activity: str | None
     idle_seconds: float | None
+    idle_since: IdleSince | None
+    running_cell: bool
+    running_seconds: float | None
     pid_known: bool
 
 

@@ -86,6 +86,13 @@ class SourceState(TypedDict):
 # cell_peak and oom_request are drawn only in an out-of-memory report's timeline (protocol/_oom.py): an earlier cell's
 # peak, and what the kernel held at the failure plus what it asked for.
 OverlayKind = Literal["total", "dtr_threshold", "paddle_cap", "cell_peak", "oom_request"]
+# How each line is drawn where no theme is at hand (the static picture of a saved notebook): its colour, the one the
+# live chart falls back to (chart/theme.ts), and its SVG dash pattern ("": solid). Beside the kinds, so that a kind
+# added there is drawn by both.
+OVERLAY_LOOKS: dict[OverlayKind, tuple[str, str]] = {
+    "total": ("#757575", ""), "dtr_threshold": ("#d32f2f", "6 3"), "paddle_cap": ("#f57c00", "2 3"),
+    "cell_peak": ("#388e3c", "2 3"), "oom_request": ("#d32f2f", "6 3"),
+}
 
 
 class OverlayInfo(TypedDict):

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-from ._freeing import HoldersData
+from . import _gpus
+from ._freeing import FigureInfo, HoldersData
 from ._memory import Snapshot
 
 OOM_MIME = "application/vnd.mgenv-jupyter.oom+json"
@@ -60,24 +61,38 @@ class OomFreeOffer(TypedDict):
 
 class OomKernelHolder(TypedDict):
     """Another kernel of this Jupyter server holds most of the failing GPU (its server extension said so,
-    memory/_server_owners.py): its kernel id, notebooks, the bytes NVML lists for it on the GPU, the GPU's index and
-    how long it has been idle (null: busy or unknown). The front end offers to shut it down through the server's
-    kernel API after the user confirms, and takes the notebook and memory it names from the server again: this is
-    data for a button, never consent."""
+    memory/_server_owners.py): its kernel id, notebooks, the bytes NVML lists for it on the GPU, the GPU's index,
+    whether it is running a user's cell, and how long it has been idle since its last one (`idle_since`, as
+    protocol/_gpus.py's GpuKernelInfo; null: running or unknown). The front end offers to shut it down through the
+    server's kernel API after the user confirms, and takes the notebook and memory it names from the server again:
+    this is data for a button, never consent."""
 
     kernel_id: str
     notebooks: list[str]
     bytes: int | None
     gpu: int
     idle_seconds: float | None
+    idle_since: _gpus.IdleSince | None
+    running_cell: bool
+
+
+class OomFreed(TypedDict):
+    """The report's failed cell was given back since the report was made (%memfree, the report's button, `free()`):
+    when (seconds since the epoch), the line saying so with what came back and what was left ("Given back at
+    14:03:05: gpu0: this kernel (NVML) 38 GiB → 2 GiB; ..."), and every figure before → after."""
+
+    time: float
+    summary: str
+    figures: list[FigureInfo]
 
 
 class OomReportParts(TypedDict, total=False):
-    """Parts a report made before they existed lacks: the free offer (null: nothing to give back), another kernel of
-    this server holding most of the GPU (null: none, or the server has no extension) and what holds memory now, by
-    name."""
+    """Parts a report made before they existed lacks: the free offer (null: nothing to give back), what a free since
+    the report gave back (null: none yet; then there is no offer), another kernel of this server holding most of the
+    GPU (null: none, or the server has no extension) and what holds memory now, by name."""
 
     free: OomFreeOffer | None
+    freed: OomFreed | None
     kernel_holder: OomKernelHolder | None
     holders: HoldersData
     # The label of the button that turns allocation-site recording on (a "memtrace" request), where a loaded framework

@@ -8,6 +8,7 @@ Front end → kernel:
     {"v": 1, "id": "…", "type": "hello", "language": "en"}            → "catalog", then "state"
     {"v": 1, "id": "…", "type": "set", "assignments": {"NAME": "VALUE"}, "source": "sidebar", "force": false,
      "env_only": false}                                              → "result" (or "error"), then "changed"
+                                      (source "restart": the values "Restart and apply" carries into a new kernel)
     {"v": 1, "id": "…", "type": "unset", "names": ["NAME"], "source": "sidebar"}        → same
     {"v": 1, "id": "…", "type": "refresh"}                             → "state"
     {"v": 1, "id": "…", "type": "memory", "on": true, "interval": 0.1} → "result", then "memory.batch" messages
@@ -58,7 +59,7 @@ REPLY_TYPES = ("catalog", "state", "result", "error", "changed", "history", "pro
 # A notebook profile is applied only through a "profile" request, after the user approved that exact profile.
 # An out-of-memory report's button sends a "remedy" request naming the kernel's own remedy (protocol/_oom.py), never
 # a "set": the source "oom_report" is the kernel's own, and a set or unset that claims it is refused.
-SIDEBAR_SOURCES = ("sidebar",)
+SIDEBAR_SOURCES = ("sidebar", "restart")
 
 
 class HelloRequest(TypedDict):
@@ -133,13 +134,30 @@ MAX_HISTORY_WINDOW = 500
 # The choice an optional NPURunConfig keyword offers for "leave it to the framework" (presentation/_editor.py).
 NONE_CHOICE = "None"
 ReadingCode = Literal["import", "first_use", "per_object", "every_call", "not_read", "option"]
+# Whether a restart carries a variable the session set since the kernel started and a framework reads at start
+# (runtime/_carry.py): "carry", or why it cannot: a secret never leaves the kernel, a variable that can load code
+# never comes back from a front end without force.
+CarryCode = Literal["carry", "secret", "loads_code"]
+
+
+class SizeInfo(TypedDict):
+    """A size setting's value as the kernel writes it in the one notation of sizes (catalog/_values.py `size_parts`:
+    the largest unit that divides it exactly): "5" and "GiB" for the "5368709120" the environment holds. A size editor
+    shows the two parts; everywhere else the sidebar writes "<number> <unit>" ("5 GiB") with the value itself on
+    hover. The front end never splits a size itself."""
+
+    number: str
+    unit: str
 
 
 class VariableInfo(TypedDict):
     """A variable's state now: its value (secrets masked), status and why, the live API written out with this value
     (or the default, then `live_example`), whether it applies with the values chosen (and why not), and for a
     `key:value` config its keys as the kernel parsed the value (`keys`; null for any other variable, when unset, or
-    when the value does not parse), so the front end never splits it itself."""
+    when the value does not parse), so the front end never splits it itself; likewise a size's value split into a
+    number and a unit (`size`; null for any other variable, when unset, or when the value is not a whole count).
+    `carry`: what "Restart and apply" does with the value this session set (runtime/_carry.py); null when there is
+    nothing to carry."""
 
     value: str | None
     status: StatusCode
@@ -149,6 +167,8 @@ class VariableInfo(TypedDict):
     applies: bool
     applies_reason: str | None
     keys: dict[str, str] | None
+    size: SizeInfo | None
+    carry: CarryCode | None
 
 
 class UnitInfo(TypedDict):
@@ -188,7 +208,8 @@ class EditorInfo(TypedDict):
 
 
 class EntryInfo(TypedDict):
-    """A catalog entry as front ends show it, in one language (presentation layer)."""
+    """A catalog entry as front ends show it, in one language (presentation layer); a size's default also split as
+    the kernel writes it (`default_size`, as VariableInfo.size)."""
 
     name: str
     framework: str
@@ -200,6 +221,7 @@ class EntryInfo(TypedDict):
     read_at: str
     readers: list[str]
     default: str | None
+    default_size: SizeInfo | None
     allowed: str
     caveats: list[str]
     replaced_by: str | None
@@ -226,6 +248,8 @@ class ChangeInfo(TypedDict):
     message: str
     effective: str | None
     secret: bool
+    shown_old: str | None  # `old` and `new` as a user reads them where that differs: a size as "5 GiB" (the kernel's
+    shown_new: str | None  # one notation of sizes); null: as they are
 
 
 class KernelInfo(TypedDict):
@@ -292,9 +316,15 @@ ProfileAction = Literal["set", "unchanged", "refused"]
 
 
 class ProfileItemInfo(TypedDict):
+    """One variable of a reviewed profile: its value there, the kernel's now, what applying does (and why not); for a
+    size, both split as the kernel writes them (`size`, `current_size`, as VariableInfo.size), so the profile and the
+    question before it is applied show 3 GiB."""
+
     name: str
     value: str | None
+    size: SizeInfo | None
     current: str | None
+    current_size: SizeInfo | None
     action: ProfileAction
     reason: str | None
 

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any, Literal, get_args, get_origin, get_type_hints, is_typeddict
 
 from ..catalog import _secrets as secrets
+from ..catalog._values import SIZE_DECIMALS, SIZE_UNITS
 from ..runtime._status import LABELS, Status
 from . import _cells as cells
 from . import _freeing as freeing
@@ -141,13 +142,20 @@ def _constants() -> str:
         "/** Statuses of a value that reaches the framework only in a new kernel process (Status.needs_restart). */",
         "export const RESTART_STATUSES: readonly StatusCode[] = "
         + _text([status.value for status in Status if status.needs_restart]) + ";",
-        "/** The choice an optional NPURunConfig keyword offers for \"leave it to the framework\". */",
+        "/** The choice an optional keyword option (of the user's own call) offers for \"leave it to the "
+        "framework\". */",
         f"export const NONE_CHOICE = {_text(sidebar.NONE_CHOICE)};",
         "/** The `type` of every message the kernel sends over the sidebar's comm (the client ignores any other). */",
         "export const KERNEL_MESSAGE_TYPES: readonly KernelMessage['type'][] = "
         + _text(list(messages.message_types())) + ";",
         f"export const GPUS_PATH = {json.dumps(gpus.GPUS_PATH)};".replace('"', "'"),
         f"export const GPUS_VERSION = {gpus.GPUS_VERSION};",
+        "/** The one notation of sizes (catalog/_values.py): binary units as written everywhere, 1024-based. */",
+        "export const SIZE_UNITS: readonly (readonly [string, number])[] = "
+        + _text([list(unit) for unit in SIZE_UNITS]) + ";",
+        "/** Decimals a shown size keeps: below the first figure of a pair of its unit, the second. */",
+        "export const SIZE_DECIMALS: readonly (readonly [number, number])[] = "
+        + _text([list(pair) for pair in SIZE_DECIMALS]) + ";",
         "/** What every front end calls each status, in English and Chinese (Status.label). */",
         "export const STATUS_LABELS: Record<StatusCode, { en: string; zh: string }> = "
         + json.dumps(labels, ensure_ascii=False, indent=2) + ";",

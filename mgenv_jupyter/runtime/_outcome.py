@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from typing import ClassVar, NamedTuple
 
 from .._display import Shown
+from .._text import Message
 from ..catalog._secrets import MASK, is_secret, shown
-from ._status import Message, Status
+from ._status import Status
 
 __all__ = ["MASK", "Change", "SetReport", "is_secret", "now", "shown"]
 
@@ -27,10 +28,17 @@ class Change(NamedTuple):
     source: str
     outcome: Status
     message: Message
-    notes: tuple[str, ...] = ()
+    notes: tuple[Message, ...] = ()  # said in the language of the moment the change is shown
     effective: str | None = None  # what the framework reports after a live change
     seq: int = 0  # the change's number in this kernel, from 1; 0 until it is recorded
     secret: bool = False  # the name or the value is a secret: values are masked, and no profile may keep it
+    shown: str | None = None  # `new` as a user reads it where that differs (a size: "5 GiB"); `new` is what is stored
+    shown_old: str | None = None  # `old` likewise
+
+    @property
+    def new_shown(self) -> str | None:
+        """The new value as it is shown: in the one notation of sizes for a size, else as stored."""
+        return self.shown if self.shown is not None else self.new
 
     def as_row(self, language: str | None = None) -> dict[str, object]:
         """The record as plain data; the outcome as its code, the message in `language`."""

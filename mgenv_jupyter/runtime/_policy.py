@@ -2,7 +2,8 @@
 
 - A notebook profile (`source="profile"`) arrives with a file someone else may have written: it may hold catalog
   variables only, never one that can load code (by its entry, or by a flag of a flag string), never a secret.
-- A file (`%envload`) or a sidebar message (`source="file"` / `"sidebar"`) may set, without an explicit force
+- A file (`%envload`) or a sidebar message (`source="file"` / `"sidebar"`, or `"restart"` for the values "Restart and
+  apply" carries over from the kernel before) may set, without an explicit force
   (`--force`, `"force": true`), only what cannot load code: a catalog variable whose entry says it loads none and whose
   flags name no program, directory or file, or a name outside the catalog that is in no code-loading family and whose
   value is plainly data (`code_loading.is_plain_data`).
@@ -14,15 +15,16 @@
 
 from __future__ import annotations
 
-from .._text import Text
+from .._text import Message, Text, message
 from ..catalog import Entry
 from ..catalog._code_loading import code_effect, needs_force_as_unknown
 from ..catalog._secrets import is_secret
 
 # "oom_report": a click on a remedy of an out-of-memory report, sent over the sidebar's comm (protocol/_oom.py).
-SOURCES = ("api", "magic", "widget", "sidebar", "profile", "file", "oom_report")
+# "restart": what the sidebar's "Restart and apply" carries over from the kernel before (runtime/_carry.py).
+SOURCES = ("api", "magic", "widget", "sidebar", "profile", "file", "oom_report", "restart")
 # Sources whose content may come from someone else: a file on disk, a message over the comm.
-NEEDS_FORCE = ("file", "sidebar", "oom_report")
+NEEDS_FORCE = ("file", "sidebar", "oom_report", "restart")
 # The user's own code: `%envset`, widgets, the API.
 TRUSTED = ("api", "magic", "widget")
 
@@ -41,6 +43,7 @@ NEVER_FROM_REMEDY = Text("{name} {effect}: an out-of-memory report's button neve
 NO_FORCE_FROM_REMEDY = Text("an out-of-memory report's button never forces a change: set {name} yourself with %envset",
                             "内存不足报告的按钮从不强制修改:请自己用 %envset 设置 {name}")
 WHERE = {"file": Text("file", "文件"), "sidebar": Text("sidebar message", "侧边栏消息"),
+         "restart": Text("restart's carry-over", "重启时带过来的值"),
          "oom_report": Text("out-of-memory report's button", "内存不足报告的按钮")}
 SET_WITH_WARNING = Text(
     "{name} {effect}; it is set for this kernel and every program started from it. "
@@ -79,7 +82,13 @@ def refusal(name: str, entry: Entry | None, value: str | None, source: str, forc
 
 def warning(name: str, entry: Entry | None = None, value: str | None = None) -> str | None:
     """What to tell the user who sets a code-loading variable themselves (None: nothing to tell)."""
+    said = warning_note(name, entry, value)
+    return None if said is None else said.get()
+
+
+def warning_note(name: str, entry: Entry | None = None, value: str | None = None) -> Message | None:
+    """The same warning kept as the change's note, said in the language of the moment it is shown."""
     effect = code_effect(name, entry, value)
     if effect is None:
         return None
-    return SET_WITH_WARNING.get().format(name=name, effect=effect.get())
+    return message(SET_WITH_WARNING, name=name, effect=effect)

@@ -24,15 +24,16 @@ from .._errors import (
     InvalidValueError,
     MayBeLatchedWarning,
 )
-from .._text import Text
+from .._text import Message, Text
+from .._user_warning import warn_at_user
 from ..catalog import Catalog, Entry, Group, Parsed, catalog
-from ..catalog._secrets import MASK, is_secret, is_secret_name, is_secret_value, redact
+from ..catalog._secrets import MASK, is_secret, is_secret_name, is_secret_value, redact, redact_message
 from ..catalog._values import FreeText
 from . import _environ_limits as environ_limits
 from . import _policy as policy
 from ._import_watcher import ImportRecord, ImportWatcher, process_start_environ
 from ._outcome import Change, SetReport, now, shown
-from ._status import Applied, Message, Situation, Status, already_read_warning, assess, may_be_latched_warning
+from ._status import Applied, Situation, Status, already_read_warning, assess, may_be_latched_warning
 from .frameworks import GroupApi, LiveApi, group_api, latched, live_api, live_call, outlasts_latch
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ THE_NAME = Text("the name", "该名字")
 NEAR_MISS = Text("{name} is not a known variable; did you mean {meant}? (use --force to set {name} anyway)",
                  "{name} 不是已知变量;是不是想写 {meant}?(确实要设置 {name} 请加 --force)")
 NOT_SET = Text("{name} is not set", "{name} 未设置")
+NOT_SET_MEANT = Text("{name} is not set; did you mean {meant}?", "{name} 未设置;是不是想写 {meant}?")
 SECRET_REFUSED = Text("{name}: the value (not shown: it looks like a secret) is not allowed: expected {allowed}",
                       "{name}:不接受该取值(看起来是机密信息,不予显示):应为{allowed}")
 CONFLICT = Text("{names} cannot both be set: {because} Unset one of them",
@@ -229,14 +231,23 @@ class EnvSession:
         with self._lock:
             return list(self._changed_through_session)
 
+    def changed_by_session(self, name: str) -> bool:
+        """Whether `name` is among `changed_through_session()` (asked for every variable a sidebar is sent)."""
+        with self._lock:
+            return name in self._changed_through_session
+
     def _is_option(self, name: str) -> bool:
         entry = self.catalog.get(name)
         return entry is not None and not entry.is_env
 
-    def npu_run_config_kwargs(self) -> dict[str, Any]:
-        """The NPURunConfig options chosen so far, as keyword arguments: `NPURunConfig(**kwargs)`."""
+    def chosen_options(self) -> dict[str, Any]:
+        """The keyword options (catalog/_options.py) chosen so far, as keyword arguments."""
         with self._lock:
             return dict(self.options)
+
+    def npu_run_config_kwargs(self) -> dict[str, Any]:
+        """The NPURunConfig options chosen so far, as keyword arguments: `NPURunConfig(**kwargs)`."""
+        return self.chosen_options()
 
     # ---- observers -----------------------------------------------------------------------------------------------
 
@@ -322,7 +333,7 @@ class EnvSession:
                 errors.append(GIVEN_TWICE.get().format(name=name))
             seen.add(name if isinstance(name, str) else "")
         if not errors:
-            errors = self._conflict_errors(plans) or self._environment_size_errors(plans)
+            errors = self._conflict_errors(plans) or self._environment_size_errors(plans, source)
         if errors:
             # Errors quote values (a path a type refused): they pass through the same redaction as values.
             raise InvalidValueError(redact("; ".join(errors)) + ("" if len(pairs) == 1 else NOTHING_CHANGED.get()))
@@ -333,10 +344,12 @@ class EnvSession:
             shown_name = repr(name) if isinstance(name, str) and len(name) <= 60 else THE_NAME.get()
             raise InvalidValueError(BAD_NAME.get().format(name=shown_name))
         entry = self.catalog.get(name)
-        if entry is None and not force and source != "profile":
+        if entry is None and not force and source != "profile" and (value is not None or name not in self.environ):
+            # Setting a misspelt name is refused; unsetting one that is set removes what is there, as asked.
             meant = self.catalog.near_miss(name)
             if meant is not None:
-                raise InvalidValueError(NEAR_MISS.get().format(name=name, meant=meant))
+                template = NEAR_MISS if value is not None else NOT_SET_MEANT
+                raise InvalidValueError(template.get().format(name=name, meant=meant))
         text = value if isinstance(value, str) else None
         refused = policy.refusal(name, entry, text, source, force)
         if refused is not None:
@@ -378,7 +391,7 @@ class EnvSession:
                                                     because=conflict.because.get()))
         return errors
 
-    def _environment_size_errors(self, plans: list[_Plan]) -> list[str]:
+    def _environment_size_errors(self, plans: list[_Plan], source: str) -> list[str]:
         """Refuse a batch after which no program could be started from the kernel; warn when it gets close."""
         growth = sum([plan.growth for plan in plans])
         if growth <= 0:
@@ -388,9 +401,8 @@ class EnvSession:
         if projected > limit:
             return [TOO_BIG.get().format(projected=projected // 1024, limit=limit // 1024)]
         if projected > warn_at:
-            warnings.warn(f"the environment holds {projected // 1024:,} KiB; at {limit // 1024:,} KiB no program "
-                          "could be started from this kernel (!cmd, subprocess)", EnvironmentSizeWarning,
-                          stacklevel=5)
+            warn_at_user(f"the environment holds {projected // 1024:,} KiB; at {limit // 1024:,} KiB no program "
+                         "could be started from this kernel (!cmd, subprocess)", EnvironmentSizeWarning, source)
         return []
 
     def _execute(self, plans: list[_Plan], source: str, live: bool) -> SetReport:
@@ -567,12 +579,12 @@ class EnvSession:
                 call = None  # past the first use the framework refuses or ignores it: only a restart helps
             if status is Status.ALREADY_READ:
                 warning = already_read_warning(entry, read, new, call, at_first_use=probe is True)
-                warnings.warn(warning.get(), AlreadyReadWarning, stacklevel=5)
+                warn_at_user(warning.get(), AlreadyReadWarning, source)
             else:
-                warnings.warn(may_be_latched_warning(entry, read, new, call).get(), MayBeLatchedWarning, stacklevel=5)
-        danger = policy.warning(name, entry, new) if new is not None else None
+                warn_at_user(may_be_latched_warning(entry, read, new, call).get(), MayBeLatchedWarning, source)
+        danger = policy.warning_note(name, entry, new) if new is not None else None
         if danger is not None:
-            warnings.warn(danger, CodeLoadingWarning, stacklevel=5)
+            warn_at_user(danger.get(), CodeLoadingWarning, source)
             notes = (*notes, danger)
         effective = applied.effective if applied is not None else None
         # Each value is judged once, as `shown` judges it: by the name, or by the value's own shape.
@@ -582,9 +594,20 @@ class EnvSession:
         effective_shown, hide_effective = _judged(effective, by_name) if effective is not None else (None, False)
         secret = hide_old or hide_new or hide_effective
         if notes:  # notes quote the value (a path "expanded to" another): the same redaction as values
-            notes = tuple(redact(note, (plan.old, new, effective) if secret else ()) for note in notes)
+            notes = tuple(redact_message(note, (plan.old, new, effective) if secret else ()) for note in notes)
+        # A size is shown in the one notation of sizes ("5 GiB"); the change keeps the text the environment holds.
+        written = _written(entry, new) if not secret else None
+        written_old = _written(entry, old) if not secret else None
         return Change(now(), name, old, new_shown, source, status, reason, notes, effective_shown,
-                      seq=next(self._sequence), secret=secret)
+                      seq=next(self._sequence), secret=secret, shown=written, shown_old=written_old)
+
+
+def _written(entry: Entry | None, value: str | None) -> str | None:
+    """`value` as a user reads it where that differs from the text itself (a size: "5 GiB"); None otherwise."""
+    if entry is None or value is None:
+        return None
+    written = entry.type.shown(value)
+    return written if written != value else None
 
 
 def _judged(value: str | None, secret_name: bool) -> tuple[str | None, bool]:

@@ -11,11 +11,12 @@ import enum
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
+from .._dotenv_line import line_value
 from .._quoting import quoted
-from .._text import Text, localised
+from .._text import Message, Text, message
 from ..catalog import Entry, ReadWhen
+from ..catalog._options import keyword_options
 from ..catalog._secrets import shown
 from ._import_watcher import ImportRecord
 
@@ -31,7 +32,7 @@ class Status(str, enum.Enum):
     APPLIED_LIVE = "applied_live"  # changed through the framework's own API and read back
     MAY_BE_LATCHED = "may_be_latched"  # a first-use value after the framework was imported
     NO_LONGER_READ = "no_longer_read"  # documented, but no code reads it any more
-    OPTION = "option"  # an NPURunConfig keyword, passed by the user's code
+    OPTION = "option"  # a keyword argument of the user's own call (catalog/_options.py), passed by the user's code
     UNSET = "unset"  # removed, or a non-catalog variable that is not set
 
     @property
@@ -68,32 +69,9 @@ LABELS: dict[Status, Text] = {
     Status.APPLIED_LIVE: Text("applied live", "已实时应用"),
     Status.MAY_BE_LATCHED: Text("may already be latched", "可能已被锁定"),
     Status.NO_LONGER_READ: Text("no longer read", "已不再读取"),
-    Status.OPTION: Text("NPURunConfig option", "NPURunConfig 参数"),
+    Status.OPTION: keyword_options().label,
     Status.UNSET: Text("not set", "未设置"),
 }
-
-
-class Message(NamedTuple):
-    """A sentence in English and Chinese with its blanks filled: `fields` values are text, or `Text` chosen in the
-    same language. A named tuple, as immutable as a frozen dataclass and made in half the time: every change makes
-    one."""
-
-    template: Text
-    fields: tuple[tuple[str, str | Text], ...] = ()
-
-    def get(self, language: str | None = None) -> str:
-        values = {name: localised(value, language) for name, value in self.fields}
-        return self.template.get(language).format(**values)
-
-    def __str__(self) -> str:
-        return self.get()
-
-    def __contains__(self, part: object) -> bool:  # words of the sentence, not the tuple's two fields
-        return isinstance(part, str) and part in self.get()
-
-
-def message(template: Text, **fields: str | Text) -> Message:
-    return Message(template, tuple(fields.items()))
 
 
 @dataclass(frozen=True)
@@ -138,12 +116,6 @@ NOT_CATALOG_REMOVED = _T("removed from this process's environment", "已从本�
 DEAD = _T("no code in {reader} reads {name} any more, so it has no effect{instead}",
           "{reader} 的代码已不再读取 {name},设置它没有任何效果{instead}")
 DEAD_INSTEAD = _T("; use {replacement} instead", ";请改用 {replacement}")
-OPTION_STATE = _T("passed to NPURunConfig(**session().npu_run_config_kwargs())",
-                  "通过 NPURunConfig(**session().npu_run_config_kwargs()) 传入")
-OPTION_RECORDED = _T(
-    "recorded: NPURunConfig({name}={value}, ...) via mgenv_jupyter.session().npu_run_config_kwargs()",
-    "已记录:通过 mgenv_jupyter.session().npu_run_config_kwargs() 得到 NPURunConfig({name}={value}, ...)")
-OPTION_REMOVED = _T("removed from the NPURunConfig options", "已从 NPURunConfig 参数中移除")
 EVERY_CALL = _T("{reader} reads it on every use: effective now", "{reader} 每次使用时都会读取:立即生效")
 PER_OBJECT = _T("{reader} reads it each time the object is created: effective for new ones from now on",
                 "{reader} 每次创建对象时读取:对此后新建的对象生效")
@@ -167,26 +139,38 @@ APPLIED_BUT_FIXED = _T("{applied}; but {module} fixed it at {first_use}, which h
                        "在内核重启前一直沿用当时读到的值")
 WARNING_FIXED = _T("{module} read {name} at {first_use}, which has already happened in this kernel",
                    "{module} 已在{first_use}读取 {name},本内核中这一时刻已经过去")
-WARNING_MAY_BE_LATCHED = _T("{latched}. It is now {target} in os.environ (processes started from here inherit it); if "
-                            "that moment has passed, the running {module} will not see it. Way out: {way_out}.",
-                            "{latched}。os.environ 中它现在{target}(从这里启动的进程会继承它);若这一时刻已经过去,"
-                            "正在运行的 {module} 看不到这个值。解决办法:{way_out}。")
+WARNING_MAY_BE_LATCHED = _T("{latched}: if that moment has passed, the running {module} will not see it {target} "
+                            "(os.environ holds it now, and processes started from here inherit it).\nWay out: "
+                            "{way_out}.",
+                            "{latched}:若这一时刻已经过去,正在运行的 {module} 看不到它{target}"
+                            "(os.environ 中已是新值,从这里启动的进程会继承它)。\n解决办法:{way_out}。")
 ALREADY_READ = _T("{module} read {seen} {when} and keeps it; restart the kernel to apply",
                   "{module} 已于{when}读取 {seen} 并一直沿用;需重启内核才能生效")
-WARNING = _T("{moment}. It is now {target} in os.environ (processes started from here inherit it), but the running "
-             "{module} will not see it. Way out: {way_out}.",
-             "{moment}。os.environ 中它现在{target}(从这里启动的进程会继承它),但正在运行的 {module} 看不到这个值。"
-             "解决办法:{way_out}。")
+WARNING = _T("{moment}, and keeps what it read: the running {module} will not see it {target} (os.environ holds it "
+             "now, and processes started from here inherit it).\nWay out: {way_out}.",
+             "{moment},并一直沿用当时读到的值:正在运行的 {module} 看不到它{target}(os.environ 中已是新值,"
+             "从这里启动的进程会继承它)。\n解决办法:{way_out}。")
 WARNING_BEFORE_LOAD = _T("{module} was imported before mgenv_jupyter was loaded and read {name} then; at kernel start "
                          "it was {seen}",
                          "{module} 在加载 mgenv_jupyter 之前就已导入并读取了 {name};内核启动时它是 {seen}")
 WARNING_READ = _T("{module} already read {name} {when}, when it was {seen}",
                   "{module} 已于{when}读取 {name},当时为 {seen}")
-TARGET_UNSET = _T("unset", "已被取消设置")
+TARGET_UNSET = _T("unset", "被取消设置")
 TARGET_SET = _T("set to {value}", "被设为 {value}")
-WAY_OUT = _T("restart the kernel with it set (the Framework Env sidebar's 'Restart and apply' does this)",
-             "在设置好该变量后重启内核(框架环境变量侧边栏的“重启并应用”即可完成)")
-WAY_OUT_LIVE = _T("{way_out}, or change it live with {call}", "{way_out},或用 {call} 实时修改")
+# The way out, to be followed as it reads: with the sidebar, its "Restart and apply" carries the session's values that
+# frameworks read at start across the restart (runtime/_carry.py); without it, the line to run in the new kernel.
+WAY_OUT = _T("a new kernel. With the Framework Env sidebar open, its 'Restart and apply' restarts the kernel and "
+             "carries this value over, with the others this session set that a framework reads at start; without the "
+             "sidebar, restart the kernel, then run `%load_ext mgenv_jupyter` and `{line}` before {package} is "
+             "imported",
+             "换一个新内核。打开框架环境变量侧边栏时,点“重启并应用”即可重启内核并把这个值带过去,"
+             "本会话设置的其他在框架启动时读取的值也会一并带过去;"
+             "不用侧边栏时,重启内核后,在导入 {package} 之前运行 `%load_ext mgenv_jupyter` 和 `{line}`")
+WAY_OUT_UNSET = _T("a new kernel: restart the kernel, then run `%load_ext mgenv_jupyter` and `{line}` before {package} "
+                   "is imported",
+                   "换一个新内核:重启内核后,在导入 {package} 之前运行 `%load_ext mgenv_jupyter` 和 `{line}`")
+WAY_OUT_LIVE = _T("{way_out}; or change it live now with {call}", "{way_out};或者现在就用 {call} 实时修改")
+YOUR_VALUE = _T("<your value>", "<你的值>")
 BEFORE_LOAD = _T("before mgenv_jupyter was loaded", "在加载 mgenv_jupyter 之前")
 AT_TIME = _T("at {time}", "{time} ")
 UNSET_WORD = _T("unset", "未设置")
@@ -200,8 +184,16 @@ def when_read(read: ImportRecord) -> Text:
     return Text(AT_TIME.en.format(time=clock), AT_TIME.zh.format(time=clock))
 
 
-def seen_value(name: str, value: str | None) -> str | Text:
-    return UNSET_WORD if value is None else quoted(shown(name, value))
+def seen_value(entry: Entry, value: str | None) -> str | Text:
+    return UNSET_WORD if value is None else said_value(entry, value)
+
+
+def said_value(entry: Entry, value: str) -> str:
+    """A value inside a sentence: a size in the one notation of sizes (5 GiB), anything else quoted as it is ('cpu0'),
+    a secret masked."""
+    masked = shown(entry.name, value)
+    written = entry.type.shown(value) if masked == value else value
+    return written if written != value else quoted(masked)
 
 
 def first_use_text(entry: Entry) -> Text:
@@ -232,17 +224,19 @@ def assess(s: Situation) -> tuple[Status, Message]:
         return Status.NO_LONGER_READ, message(DEAD, reader=reader, name=entry.name,
                                               instead=_as_text(instead) if instead else "")
     if when is _OPTION:
+        words = keyword_options()
         if not s.change:
-            return Status.OPTION, message(OPTION_STATE)
+            return Status.OPTION, message(words.passed)
         if s.unset:
-            return Status.UNSET, message(OPTION_REMOVED)
-        return Status.OPTION, message(OPTION_RECORDED, name=entry.name, value=repr(s.option_value))
+            return Status.UNSET, message(words.removed)
+        return Status.OPTION, message(words.recorded, name=entry.name, value=repr(s.option_value))
     removed = s.change and s.unset
     read = s.read
     if s.value is None and not s.change and (read is None or when in _READ_EACH_TIME):
         # Nothing set and nothing read yet (or read afresh on every use): the default is what will apply.
-        default = message(NOT_SET_DEFAULT, reader=reader, default=entry.default) if entry.default is not None else (
-            message(NOT_SET_NO_DEFAULT, reader=reader))
+        # A size's default is said as every size is ("1 MiB", not 1048576).
+        default = message(NOT_SET_DEFAULT, reader=reader, default=entry.type.shown(entry.default)) if (
+            entry.default is not None) else message(NOT_SET_NO_DEFAULT, reader=reader)
         return Status.UNSET, default
     if when in _READ_EACH_TIME:
         why = message(EVERY_CALL if when is _EVERY_CALL else PER_OBJECT, reader=reader)
@@ -257,7 +251,7 @@ def assess(s: Situation) -> tuple[Status, Message]:
     if s.applied is not None:
         applied = message(APPLIED, call=s.applied.call, module=read.module,
                           effective=UNSET_WORD if s.applied.effective is None else
-                          quoted(shown(entry.name, s.applied.effective)))
+                          said_value(entry, s.applied.effective))
         if not fixed_at_first_use or s.applied.lasting or s.latched is False:
             return Status.APPLIED_LIVE, applied
         if s.latched:
@@ -277,35 +271,46 @@ def assess(s: Situation) -> tuple[Status, Message]:
             return Status.ALREADY_READ, message(FIXED, module=read.module, first_use=first_use_text(entry))
         return Status.MAY_BE_LATCHED, latched
     return Status.ALREADY_READ, message(ALREADY_READ, module=read.module, when=when_read(read),
-                                        seen=seen_value(entry.name, read.value(entry.name)))
+                                        seen=seen_value(entry, read.value(entry.name)))
 
 
 def already_read_warning(entry: Entry, read: ImportRecord, new: str | None, live_call: str | None,
                          at_first_use: bool = False) -> Message:
     """The AlreadyReadWarning: the module, the moment, the value it read, and the way out. `at_first_use`: the
     moment was the variable's first use (a probe said it has passed), not the import."""
-    seen = seen_value(entry.name, read.value(entry.name))
+    seen = seen_value(entry, read.value(entry.name))
     if at_first_use:
         moment = message(WARNING_FIXED, module=read.module, name=entry.name, first_use=first_use_text(entry))
     elif read.before_load:
         moment = message(WARNING_BEFORE_LOAD, module=read.module, name=entry.name, seen=seen)
     else:
         moment = message(WARNING_READ, module=read.module, name=entry.name, when=when_read(read), seen=seen)
-    target = message(TARGET_UNSET) if new is None else message(TARGET_SET, value=quoted(shown(entry.name, new)))
-    way_out = message(WAY_OUT_LIVE, way_out=_as_text(message(WAY_OUT)), call=live_call) if live_call else (
-        message(WAY_OUT))
-    return message(WARNING, moment=_as_text(moment), target=_as_text(target), module=read.module,
-                   way_out=_as_text(way_out))
+    return message(WARNING, moment=_as_text(moment), target=_target(entry, new), module=read.module,
+                   way_out=_way_out(entry, read, new, live_call))
 
 
 def may_be_latched_warning(entry: Entry, read: ImportRecord, new: str | None, live_call: str | None) -> Message:
     """The MayBeLatchedWarning: the framework is loaded and nothing tells whether the first use has happened."""
     latched = message(LATCHED, module=read.module, when=when_read(read), first_use=first_use_text(entry))
-    target = message(TARGET_UNSET) if new is None else message(TARGET_SET, value=quoted(shown(entry.name, new)))
-    way_out = message(WAY_OUT_LIVE, way_out=_as_text(message(WAY_OUT)), call=live_call) if live_call else (
-        message(WAY_OUT))
-    return message(WARNING_MAY_BE_LATCHED, latched=_as_text(latched), target=_as_text(target), module=read.module,
-                   way_out=_as_text(way_out))
+    return message(WARNING_MAY_BE_LATCHED, latched=_as_text(latched), target=_target(entry, new), module=read.module,
+                   way_out=_way_out(entry, read, new, live_call))
+
+
+def _target(entry: Entry, new: str | None) -> Text:
+    return _as_text(message(TARGET_UNSET) if new is None else message(TARGET_SET, value=said_value(entry, new)))
+
+
+def _way_out(entry: Entry, read: ImportRecord, new: str | None, live_call: str | None) -> Text:
+    """What to do, written to be followed as it reads: the magic line that sets the value in a new kernel (a secret's
+    value left for the user to type)."""
+    if new is None:
+        line: str | Text = f"%envunset {entry.name}"
+    elif shown(entry.name, new) != new:
+        line = Text(f"%envset {entry.name}={YOUR_VALUE.en}", f"%envset {entry.name}={YOUR_VALUE.zh}")
+    else:
+        line = f"%envset {entry.name}={line_value(new)}"
+    way_out = message(WAY_OUT_UNSET if new is None else WAY_OUT, line=line, package=read.module.partition(".")[0])
+    return _as_text(message(WAY_OUT_LIVE, way_out=_as_text(way_out), call=live_call) if live_call else way_out)
 
 
 def _as_text(part: Message) -> Text:

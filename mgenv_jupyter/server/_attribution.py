@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..memory._gpu_processes import DeviceReading, GpuReading
 from ..memory._sample import OK
@@ -28,6 +28,9 @@ from ..protocol._gpus import (
     PidNamespace,
 )
 
+if TYPE_CHECKING:
+    from ._activity import Activity
+
 MAX_ANCESTORS = 64  # deeper than any real process tree; a bound in case of a cycle while processes are reparented
 
 
@@ -41,6 +44,7 @@ class KernelEntry:
     notebooks: tuple[str, ...]
     execution_state: str
     last_activity: datetime | None
+    activity: Activity | None = None  # its cells as its IOPub channel told them (None: not watched)
 
 
 class ProcessTable(Protocol):
@@ -140,9 +144,14 @@ def _state(reading: GpuReading) -> tuple[GpuViewState, str | None]:
 
 
 def kernel_info(kernel: KernelEntry, now: datetime) -> GpuKernelInfo:
-    idle = None
-    if kernel.execution_state == "idle" and kernel.last_activity is not None:
-        idle = max(0.0, (now - kernel.last_activity).total_seconds())
+    """A kernel as the wire describes it. Its idleness is the time since it last ran a cell a user sent (or since it
+    started, or since the server began watching it, with none run since: `idle_since` says which), never since its
+    last message: a live chart's or the sidebar's messages do not count (server/_activity.py)."""
+    idle, since, running, running_for = None, None, False, None
+    activity = kernel.activity
+    if activity is not None and kernel.execution_state not in ("starting", "restarting", "dead"):
+        idle, since = activity.idle(now)
+        running, running_for = activity.running is not None, activity.running_seconds(now)
     return GpuKernelInfo(
         id=kernel.id,
         name=kernel.name,
@@ -150,6 +159,9 @@ def kernel_info(kernel: KernelEntry, now: datetime) -> GpuKernelInfo:
         execution_state=kernel.execution_state,
         last_activity=None if kernel.last_activity is None else kernel.last_activity.isoformat(),
         idle_seconds=idle,
+        idle_since=since,
+        running_cell=running,
+        running_seconds=running_for,
         pid_known=kernel.pid is not None,
     )
 

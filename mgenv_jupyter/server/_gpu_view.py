@@ -5,8 +5,11 @@ the NVML read and the process walk run on a thread of their own, never on the ev
 a read is under way wait for that read; a view younger than `min_age` is answered as it is. Nothing is read while
 nobody asks.
 
-With `MGENV_SIMULATE_GPU` in the server's environment, the simulated GPU's processes are the server's real kernels
-(memory/_simulation.py, `kernels`): the whole path runs without a GPU, labelled "simulated".
+The simulated GPU is one machine for the server and every kernel it started (memory/simulated/_shared_machine.py),
+kept in the runtime directory: with `MGENV_SIMULATE_GPU` in the server's environment the server defines it and every
+kernel of the server holds memory on it (`publish()`, once a second); without, the view shows the machine a kernel
+asked for while someone holds memory on it. The whole path then runs without a GPU, labelled "simulated". Each
+kernel's idleness is the time since it last ran a user's cell (server/_activity.py), not since its last message.
 """
 
 from __future__ import annotations
@@ -14,57 +17,85 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from typing import Any
 
 from .._errors import InvalidValueError
 from ..memory._gpu_processes import GpuProcessReader, GpuReading
-from ..memory._scenario import ENV
 from ..memory._self_report import read_report
-from ..memory._simulation import Simulation
+from ..memory.simulated import ENV
+from ..memory.simulated._scenario import Scenario
+from ..memory.simulated._shared_machine import SharedMachine, machine_path
+from ..memory.simulated._simulation import Simulation
 from ..protocol._gpus import GPUS_VERSION, GpuOwner, GpuOwnersReply, GpuServerView
+from ._activity import KernelActivity
 from ._attribution import KernelEntry, LiveProcessTable, attribute, kernel_info, owner
 
 log = logging.getLogger(__name__)
+
+# (pid, notebook paths) of each of the server's kernels, as the simulated machine lists them.
+KernelPids = tuple[tuple[int, tuple[str, ...]], ...]
 
 
 class GpuView:
     """One NVML reader for the whole server (`view()` gives protocol/_gpus.py's GpuServerView)."""
 
     def __init__(self, kernel_manager: Any, session_manager: Any, min_age: float = 0.5,
-                 runtime_dir: str | None = None) -> None:
+                 runtime_dir: str | None = None, activity: KernelActivity | None = None) -> None:
         self.kernel_manager = kernel_manager
         self.session_manager = session_manager
         # Where kernels report their own figures when NVML cannot attribute them (memory/_self_report.py).
         self.runtime_dir = runtime_dir
         self.min_age = min_age
+        self.activity = activity if activity is not None else KernelActivity(kernel_manager)
         self._reader = GpuProcessReader()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mgenv-gpus")
         self._view: GpuServerView | None = None
         self._read_at = -float("inf")
         self._pending: asyncio.Future[GpuServerView] | None = None
-        # What the simulated GPU lists: a new tuple only when the kernels changed (it compares by identity).
-        self._kernel_pids: tuple[tuple[int, tuple[str, ...]], ...] = ()
+        # The simulated machine this server shares with its kernels; one left by an earlier server of this pid goes.
+        self._machine = SharedMachine(machine_path(runtime_dir, os.getpid()) if runtime_dir is not None else None)
+        self._machine.remove()
+        self._spec = os.environ.get(ENV, "").strip()
         self._simulation: Simulation | None = None
         self._simulation_problem: str | None = None
-        self._simulation_spec = os.environ.get(ENV, "").strip()
+        self._published: KernelPids | None = None
+        if self._spec:
+            self._define()
 
-    def _simulate(self) -> None:
-        """Start the simulated GPU `MGENV_SIMULATE_GPU` asks for, on the first read (on the reader's thread)."""
-        spec, self._simulation_spec = self._simulation_spec, ""
-        if not spec:
-            return
+    def _define(self) -> None:
+        """The machine `MGENV_SIMULATE_GPU` asks for, kept for the server's life (a bad value is the view's error)."""
         try:
-            self._simulation = Simulation(spec, kernels=lambda: self._kernel_pids).install()
+            data, name = Scenario.source(self._spec)
+            Scenario.from_json(data, name)
+            self._machine.define(self._spec, data, name, time.time(), kept=True)
         except InvalidValueError as exc:
             self._simulation_problem = f"{ENV}: {exc}"
             log.error("mgenv_jupyter: the simulated GPU is not started: %s", exc)
 
+    def _follow(self) -> None:
+        """Start, change or stop this process's simulation as the shared machine says (on the reader's thread)."""
+        state = self._machine.read()
+        if state is None or not state.in_use:
+            if self._simulation is not None:
+                self._simulation.uninstall()
+                self._simulation = None
+            return
+        if self._simulation is None or self._simulation.machine_id != state.id:
+            if self._simulation is not None:
+                self._simulation.uninstall()
+                self._simulation = None
+            try:
+                self._simulation = Simulation.following(self._machine, state).install()
+            except InvalidValueError as exc:  # a machine file that is not one: no simulated GPU
+                log.error("mgenv_jupyter: the simulated machine is not one: %s", exc)
+
     @property
     def simulated(self) -> bool:
-        """Whether MGENV_SIMULATE_GPU asks for the simulated GPU (started on the first read)."""
-        return bool(self._simulation_spec) or self._simulation is not None
+        """Whether MGENV_SIMULATE_GPU in the server's environment asks for the simulated GPU, or one runs."""
+        return bool(self._spec) or self._simulation is not None
 
     async def view(self) -> GpuServerView:
         loop = asyncio.get_running_loop()
@@ -75,31 +106,46 @@ class GpuView:
             self._pending.add_done_callback(self._forget_pending)
         return await asyncio.shield(self._pending)
 
+    async def publish(self) -> None:
+        """List the server's kernels on the simulated machine the server defined (each holds memory on it, its
+        notebook's share where the scenario names one), so that every kernel's own chart lists them too."""
+        if not self._spec or self._simulation_problem is not None:
+            return
+        kernels = await self.kernels()
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, self._publish, _pids(kernels))
+
+    def _publish(self, pids: KernelPids) -> None:
+        if self._spec and self._simulation_problem is None and pids != self._published:
+            self._machine.sync(pids, time.time())
+            self._published = pids
+
     def close(self) -> None:
-        """Release NVML (on the reader's thread, after any read under way) and stop the simulated GPU."""
+        """Release NVML (on the reader's thread, after any read under way), stop the simulated GPU, forget the
+        machine the server shared and stop watching kernels."""
         self._executor.submit(self._reader.close)
         self._executor.shutdown(wait=True)
         if self._simulation is not None:
             self._simulation.uninstall()
+        self._machine.remove()
+        self.activity.close()
 
     def _forget_pending(self, _: object) -> None:
         self._pending = None
 
     async def _refresh(self) -> GpuServerView:
         kernels = await self.kernels()
-        pids = tuple((k.pid, k.notebooks) for k in kernels if k.pid is not None)
-        if pids != self._kernel_pids:
-            self._kernel_pids = pids
         loop = asyncio.get_running_loop()
         view = await loop.run_in_executor(self._executor, self._read, kernels)
         self._view, self._read_at = view, loop.time()
         return view
 
     def _read(self, kernels: list[KernelEntry]) -> GpuServerView:
-        self._simulate()
         if self._simulation_problem is not None:
             reading = GpuReading(datetime.now(timezone.utc).timestamp(), (), self._simulation_problem, True, None)
         else:
+            self._publish(_pids(kernels))
+            self._follow()
             reading = self._reader.read()
         runtime_dir = self.runtime_dir
         reports = None if runtime_dir is None else (lambda pid: read_report(runtime_dir, pid))
@@ -126,6 +172,8 @@ class GpuView:
             except KeyError:  # shut down since it was listed
                 continue
             pid = getattr(getattr(kernel, "provisioner", None), "pid", None)
+            if self.activity.get(kernel_id) is None:
+                self.activity.watch(kernel_id)  # a kernel the server's events did not announce: from now on
             entries.append(KernelEntry(
                 id=kernel_id,
                 name=str(getattr(kernel, "kernel_name", "")),
@@ -133,8 +181,13 @@ class GpuView:
                 notebooks=tuple(sorted(notebooks.get(kernel_id, ()))),
                 execution_state=str(getattr(kernel, "execution_state", "unknown")),
                 last_activity=_utc(getattr(kernel, "last_activity", None)),
+                activity=self.activity.get(kernel_id),
             ))
         return entries
+
+
+def _pids(kernels: list[KernelEntry]) -> KernelPids:
+    return tuple((k.pid, k.notebooks) for k in kernels if k.pid is not None)
 
 
 def _owners(pids: list[int], kernels: list[KernelEntry]) -> GpuOwnersReply:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from .._errors import InvalidValueError
 from .._text import Text
+from ..catalog._options import keyword_options
 from ..runtime._session import EnvSession
 
 MAX_POINTS = 256  # each point is a kernel: a larger grid is a mistake, not a sweep
@@ -44,8 +45,6 @@ TOO_MANY_VALUES = Text("{name} has {count} values; at most {most} are tried",
                        "{name} 有 {count} 个取值;最多尝试 {most} 个")
 TOO_MANY_POINTS = Text("the grid has {count:,} points (each is a fresh kernel); at most {most} are allowed",
                        "网格有 {count:,} 个点(每个点是一个新内核);最多允许 {most} 个")
-NOT_ENVIRONMENT = Text("{name} is an NPURunConfig option, not an environment variable: a sweep sets each point's "
-                       "environment", "{name} 是 NPURunConfig 选项,不是环境变量:扫描设置的是每个点的环境")
 UNEVEN = Text("values taken together need as many values for every variable ({counts})",
                "一起取值的各变量需要同样多的取值({counts})")
 NOTHING_CHANGED = Text(" (nothing was started)", "(没有启动任何内核)")
@@ -175,7 +174,7 @@ def _variable(name: object, raw: object, session: EnvSession, source: str, force
         given.append(value if isinstance(value, str) else str(value))
     entry = session.catalog.get(name) if isinstance(name, str) else None
     if entry is not None and not entry.is_env:
-        raise InvalidValueError(NOT_ENVIRONMENT.get().format(name=name))
+        raise InvalidValueError(keyword_options().not_variable.get().format(name=name))
     normalised: list[str] = []
     problems: list[str] = []
     for value in given:

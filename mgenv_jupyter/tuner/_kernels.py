@@ -65,6 +65,11 @@ def kernel_for_points(name: str | None = None) -> KernelChoice:
 
 
 def _which(program: str) -> str:
+    # jupyter_client starts a kernelspec whose command is a bare "python", "python3" or "python3.11" with the Python
+    # that starts it (KernelManager.format_kernel_cmd), not with whatever PATH names: ipykernel installs its spec so.
+    major, minor = sys.version_info[:2]
+    if program in ("python", f"python{major}", f"python{major}.{minor}"):
+        return sys.executable
     if os.path.isabs(program):
         return program
     from shutil import which

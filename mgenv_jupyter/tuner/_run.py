@@ -18,7 +18,7 @@ from pathlib import Path
 from .._errors import InvalidValueError
 from .._text import Text
 from ..catalog._values import parse_size
-from ..memory._sample import SIMULATION_ENV
+from ..memory.simulated import ENV as SIMULATION_ENV
 from ..runtime._session import EnvSession
 from ._grid import checked_grid
 from ._kernels import kernel_for_points

@@ -56,12 +56,13 @@ def _sizes(kind: Size, current: str | None, device_total: int | None) -> list[st
 
 
 def _size_text(nbytes: int, unit: int) -> str:
-    """A size as a word the magic's line takes: whole GB where it is that large, else whole MB, else KB."""
+    """A size as a word the magic's line takes, in the product's one notation (catalog SIZE_UNITS): whole GiB where it
+    is that large, else whole MiB, else KiB."""
     if nbytes >= GiB and nbytes % GiB == 0 or nbytes >= 4 * GiB:
-        return f"{round(nbytes / GiB)}GB"
+        return f"{round(nbytes / GiB)}GiB"
     if nbytes >= MiB:
-        return f"{round(nbytes / MiB)}MB"
-    return f"{max(1, round(nbytes / 1024))}KB"
+        return f"{round(nbytes / MiB)}MiB"
+    return f"{max(1, round(nbytes / 1024))}KiB"
 
 
 def _spread(low: float, high: float, whole: bool) -> list[str]:

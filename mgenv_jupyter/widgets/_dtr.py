@@ -10,7 +10,7 @@ import ipywidgets as widgets
 
 from .._markup import text_html
 from .._text import Text, current_language
-from ..catalog._dtr import DTR_PEAK_CAVEAT, DTR_SWITCH
+from ..catalog._megengine_dtr import DTR_PEAK_CAVEAT, DTR_SWITCH
 from ..catalog._values import format_size
 from ..runtime import SetReport, session
 from ..runtime.frameworks import live_api

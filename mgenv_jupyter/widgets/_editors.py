@@ -19,6 +19,7 @@ import ipywidgets as widgets
 from .._errors import InvalidValueError
 from .._text import Text
 from ..catalog import Entry
+from ..catalog._values import Size
 from ..presentation import EditorSpec, KeySpec, editor_spec
 from ..presentation._editor import NONE_CHOICE
 
@@ -166,10 +167,14 @@ class NumberEditor(Editor):
 
 
 class SizeEditor(Editor):
-    """A number and a unit (1024-based), offering only units the framework can hold."""
+    """A number and a unit (1024-based), offering only units the framework can hold; a value is shown split as the
+    size type writes it (`Size.split`: the largest unit that divides it exactly), as the sidebar shows it."""
 
     def __init__(self, entry: Entry, spec: EditorSpec) -> None:
         super().__init__(entry, spec)
+        if not isinstance(entry.type, Size):
+            raise TypeError(f"{entry.name} is not a size")
+        self._size = entry.type
         self._units = list(spec.units)
         self.number = self._style(widgets.FloatText(value=0.0, description=entry.name, style=_HIDDEN_LABEL,
                                                     layout=_input_layout("12em")))
@@ -182,18 +187,13 @@ class SizeEditor(Editor):
 
     def show(self, text: str | None) -> None:
         try:
-            count = int(self._parsed(text)) if text is not None else 0
+            parts = self._size.split(self._size.parse(text).text if text is not None else "0")
         except InvalidValueError:
-            self.number.value, self.unit.value = 0.0, self._units[0][0]
-            return
-        nbytes = count * self.spec.unit_bytes
-        name, factor = self._units[0]
-        for unit_name, unit_factor in self._units:
-            if nbytes and nbytes % unit_factor == 0:
-                name, factor = unit_name, unit_factor
+            parts = None
+        number, unit = parts if parts is not None else ("0", self._units[0][0])
         with self.widget.hold_sync():
-            self.number.value = float(nbytes // factor)
-            self.unit.value = name
+            self.number.value = float(number)
+            self.unit.value = unit
 
     def raw(self) -> object:
         number = float(self.number.value)

@@ -30,6 +30,8 @@ STYLE_SHEET = Path(__file__).with_name("style.css")
 NOTHING_EDITED = Text("Nothing to apply: no value was edited.", "没有需要应用的修改。")
 NOTHING_APPLIED = Text("Nothing was applied:", "未应用任何修改:")
 CLOSED = Text("This widget was closed.", "此控件已关闭。")
+UNSET_VALUE = Text("(unset)", "(未设置)")
+NOTE = Text("note", "注")
 TRY_SEVERAL = Text("Try several values…", "尝试几个取值…")
 TRY_SEVERAL_TIP = Text("a %%envsweep cell that measures your code at several values, each in a fresh kernel",
                        "一个 %%envsweep 单元,在几个取值下测量你的代码,每个取值一个全新的内核")
@@ -232,10 +234,13 @@ class EnvPanel(StaticView, widgets.VBox):
     def _show_report(self, report: SetReport, warned: list[str]) -> None:
         lines = []
         for change in report:
-            value = "(unset)" if change.new is None else change.new
-            line = (f"<code>{html.escape(change.name)}={html.escape(value)}</code>: "
+            value = UNSET_VALUE.get() if change.new is None else change.new_shown or ""
+            # A size reads as 5 GiB; the plain number the environment holds is on hover.
+            stored = f" title='{html.escape(change.new, quote=True)}'" if change.shown and change.new else ""
+            line = (f"<code{stored}>{html.escape(change.name)}={html.escape(value)}</code>: "
                     f"<b>{html.escape(change.outcome.label.get())}</b> — {text_html(change.message.get())}")
-            line += "".join(f"<br><small>note: {text_html(note)}</small>" for note in change.notes)
+            line += "".join(f"<br><small>{html.escape(NOTE.get())}: {text_html(note.get())}</small>"
+                            for note in change.notes)
             lines.append(f"<li>{line}</li>")
         lines += [f"<li class='mgenv-warned'>⚠ {text_html(text)}</li>" for text in warned]
         self.message.value = "<ul class='mgenv-report'>" + "".join(lines) + "</ul>"

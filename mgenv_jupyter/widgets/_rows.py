@@ -46,8 +46,16 @@ def session_text(session: EnvSession, entry: Entry) -> str | None:
     """The variable's value now, as text an editor can show; None when unset."""
     if entry.is_env:
         return session.get(entry.name)
-    options = session.npu_run_config_kwargs()
+    options = session.chosen_options()
     return None if entry.name not in options or options[entry.name] is None else str(options[entry.name])
+
+
+def _value_html(entry: Entry, value: str) -> str:
+    """A value as code: a size in the one notation of sizes (1 MiB), with what the environment holds (1048576) on
+    hover; anything else as it is."""
+    written = entry.type.shown(value)
+    stored = f" title='{html.escape(value, quote=True)}'" if written != value else ""
+    return f"<code{stored}>{html.escape(written)}</code>"
 
 
 def _html(class_name: str, value: str = "") -> widgets.HTML:
@@ -175,9 +183,8 @@ class VariableRow(Row):
         if facts is None:
             self.details.value = ""
             return
-        current = view.value
-        now = f"<code>{html.escape(current)}</code>" if current is not None else NOT_SET.get(language)
-        default = f"<code>{html.escape(facts.default)}</code>" if facts.default is not None else NOT_SET.get(language)
+        now = _value_html(self.entry, view.value) if view.value is not None else NOT_SET.get(language)
+        default = _value_html(self.entry, facts.default) if facts.default is not None else NOT_SET.get(language)
         items = [f"{NOW.get(language)}: {now}", f"{DEFAULT.get(language)}: {default}", text_html(facts.reading)]
         if facts.live:
             word = LIVE_EXAMPLE if facts.live_example else LIVE

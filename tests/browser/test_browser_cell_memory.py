@@ -19,12 +19,12 @@ from layout_checks import clipped_text, other_looks
 
 from lab_server import (
     ARTIFACTS,
+    CHINESE_LAB,
     TOKEN,
     chromium_page,
     execute_command,
     open_notebook,
     run_cell,
-    running_lab,
     screenshot,
     shut_down_kernels,
     write_notebook,
@@ -120,8 +120,9 @@ def check_runs(records: dict) -> None:
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    with running_lab(tmp_path_factory.mktemp("cell-memory-lab")) as running:
+def lab(lab_pool):
+    """A lab of the session's pool, held by this module."""
+    with lab_pool.lab() as running:
         yield running
 
 
@@ -200,11 +201,8 @@ def test_the_badges_show_in_the_notebook_reopened_without_a_kernel(lab):
     assert texts[1]["leak"] and "leak: leak" in texts[1]["text"]
 
 
-def test_notebook7_in_chinese(tmp_path):
-    settings = tmp_path / "settings" / "@jupyterlab" / "translation-extension" / "plugin.jupyterlab-settings"
-    settings.parent.mkdir(parents=True)
-    settings.write_text(json.dumps({"locale": "zh_CN"}))
-    with running_lab(tmp_path, app="notebook") as lab:
+def test_notebook7_in_chinese(shared_lab):
+    with shared_lab(app="notebook", settings=CHINESE_LAB) as lab:
         name = write_notebook(lab, "cells.ipynb", CELLS)
         with chromium_page() as page:
             open_notebook(page, lab, name)

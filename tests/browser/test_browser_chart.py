@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from layout_checks import set_theme
 
-from lab_server import chromium_page, run_all_cells, running_lab, screenshot, write_notebook
+from lab_server import chromium_page, run_all_cells, screenshot, write_notebook
 
 OVERLAYS = ("%envset MEGENGINE_DTR_EVICTION_THRESHOLD=8GB FLAGS_allocator_strategy=naive_best_fit "
             "FLAGS_fraction_of_gpu_memory_to_use=0.5")
@@ -19,8 +19,8 @@ CHART = ".jp-OutputArea .mgenv-chart"
 GiB = 1024**3
 
 
-def test_memory_chart_draws_the_simulated_gpu_live(tmp_path):
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": "training"}) as lab:
+def test_memory_chart_draws_the_simulated_gpu_live(shared_lab):
+    with shared_lab(env={"MGENV_SIMULATE_GPU": "training"}) as lab:
         write_notebook(lab, "chart.ipynb", CELLS)
         with chromium_page(width=800) as page:
             run_all_cells(page, lab, "chart.ipynb")

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from layout_checks import clipped_text, set_theme, sticking_out
 
-from lab_server import ROOT, chromium_page, run_all_cells, running_lab, screenshot
+from lab_server import ROOT, chromium_page, run_all_cells, screenshot
 
 EXTRA = "%envdiff --all"  # appended: what the kernel's start-up changed too
 START_UP = ("CLICOLOR", "MPLBACKEND", "GIT_PAGER", "FORCE_COLOR")
@@ -21,12 +21,18 @@ START_UP = ("CLICOLOR", "MPLBACKEND", "GIT_PAGER", "FORCE_COLOR")
 SHOW_JS = """async source => {
     const notebook = window.jupyterapp.shell.currentWidget.content;
     const index = notebook.widgets.findIndex(cell => cell.model.sharedModel.getSource().trim() === source);
-    // Heights of cells not rendered yet are estimates: scroll, let them render, and scroll again.
-    for (let i = 0; i < 3; i++) {
+    const frames = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+    // Heights of cells not rendered yet are estimates: scroll, let the cells in view render, and scroll again,
+    // until a scroll leaves the cell where the one before it did (at most 20 rounds).
+    let top = null;
+    for (let i = 0; i < 20 && index >= 0; i++) {
         await notebook.scrollToItem(index, 'start');
-        await new Promise(done => setTimeout(done, 300));
+        await frames();
         notebook.widgets[index].node.scrollIntoView({block: 'start'});
-        await new Promise(done => setTimeout(done, 300));
+        await frames();
+        const now = notebook.widgets[index].node.getBoundingClientRect().top;
+        if (top !== null && Math.abs(now - top) < 1) break;
+        top = now;
     }
     return index;
 }"""
@@ -42,9 +48,9 @@ def show(page, source: str) -> str:
 
 
 @pytest.mark.parametrize(("width", "dark"), [(700, False), (1400, True)])
-def test_the_demos_tables_read_like_the_rest(tmp_path, width, dark):
+def test_the_demos_tables_read_like_the_rest(shared_lab, width, dark):
     theme = "dark" if dark else "light"
-    with running_lab(tmp_path) as lab:
+    with shared_lab() as lab:
         nb = nbformat.read(ROOT / "demo.ipynb", as_version=4)
         nb.cells.append(nbformat.v4.new_code_cell(EXTRA))
         nbformat.write(nb, lab.root / "demo.ipynb")

@@ -61,15 +61,19 @@ def stranger() -> Iterator[subprocess.Popen[bytes]]:
     proc.wait()
 
 
-def start(tmp_path: Any, stranger: subprocess.Popen[bytes], app: str = "lab") -> Any:
-    scenario = tmp_path / "gpus.json"
+@pytest.fixture(scope="module")
+def three_notebooks(tmp_path_factory: pytest.TempPathFactory, stranger: subprocess.Popen[bytes]) -> Any:
+    """The simulated GPU where each of NOTEBOOKS' kernels holds its share and the stranger 3 GiB."""
+    scenario = tmp_path_factory.mktemp("gpus") / "gpus.json"
     scenario.write_text(json.dumps({"name": "three-notebooks", "devices": [{
         "name": "NVIDIA A100-SXM4-40GB", "total": "40GB", "others": "512MB", "kernel": "1GB",
         "notebooks": {name: f"{gib}GB" for name, gib in NOTEBOOKS.items()},
         "other_processes": [{"pid": stranger.pid, "bytes": f"{OTHER_GIB}GB"}]}]}))
-    (tmp_path / "config").mkdir(exist_ok=True)
-    (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(CONFIG))
-    return running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(scenario)}, app=app)
+    return scenario
+
+
+def start(shared_lab: Any, scenario: Any, app: str = "lab") -> Any:
+    return shared_lab(env={"MGENV_SIMULATE_GPU": str(scenario)}, server_config=CONFIG, app=app)
 
 
 def start_kernels(lab: Lab) -> dict[str, str]:
@@ -97,26 +101,63 @@ def bar_segments(page: Any) -> list[dict[str, Any]]:
         key: s.dataset.key, width: s.getBoundingClientRect().width, title: s.title}}))""")
 
 
-def gpu_requests(page: Any, seconds: float) -> int:
-    seen: list[str] = []
+class GpuRequests:
+    """The page's requests for the GPU view, watched from the page's first load: how many were sent, which are still
+    on their way."""
 
-    def on_request(request: Any) -> None:
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.sent = 0
+        self.landed = 0
+        self.in_flight: set[Any] = set()
+        page.on("request", self._sent)
+        page.on("requestfinished", self._landed)
+        page.on("requestfailed", self._landed)
+
+    def _sent(self, request: Any) -> None:
         if "/mgenv-jupyter/gpus" in request.url:
-            seen.append(request.url)
+            self.sent += 1
+            self.in_flight.add(request)
 
-    page.on("request", on_request)
-    page.wait_for_timeout(seconds * 1000)  # Playwright delivers events while it waits, not during time.sleep
-    page.remove_listener("request", on_request)
-    return len(seen)
+    def _landed(self, request: Any) -> None:
+        if request in self.in_flight:
+            self.in_flight.discard(request)
+            self.landed += 1
+
+    def during(self, seconds: float) -> int:
+        """How many are sent over the next `seconds`: the window a rate (or its absence) is counted over."""
+        before = self.sent
+        self.page.wait_for_timeout(seconds * 1000)  # Playwright delivers events while it waits, not during time.sleep
+        return self.sent - before
+
+    def wait_until_landed(self, timeout_s: float = 10) -> None:
+        """Until every request already sent has its answer (or failed)."""
+        self._wait(lambda: not self.in_flight, timeout_s, "requests still on their way")
+
+    def wait_for_round_trip(self, timeout_s: float = 10) -> None:
+        """Until a request sent from now on has landed: the view has asked the server again since."""
+        after = self.sent
+        self._wait(lambda: self.sent > after and not self.in_flight, timeout_s, "no new request answered")
+
+    def _wait(self, done: Any, timeout_s: float, what: str) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not done():
+            assert time.monotonic() < deadline, what
+            self.page.wait_for_timeout(50)  # Playwright delivers the request events while it waits
 
 
-def open_section(page: Any) -> None:
+def settle(page: Any) -> None:
+    """Two frames: what a theme change or a resize restyled is laid out and painted."""
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
+def open_section(page: Any, requests: GpuRequests) -> None:
     """Open the panel; the GPU section starts folded, with nothing asked of the server: unfold it."""
     page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()
     gpu_title = page.locator(".mgenv-sb .jp-AccordionPanel-title:has-text('GPUs on this server')")
     gpu_title.wait_for(timeout=60_000)
     assert gpu_title.get_attribute("aria-expanded") == "false"
-    assert gpu_requests(page, 1.5) == 0
+    assert requests.during(1.5) == 0
     gpu_title.click()
     page.wait_for_function(f"() => document.querySelectorAll('{ROWS}').length >= 5", timeout=60_000)
 
@@ -127,12 +168,13 @@ def layout_problems(page: Any) -> list[str]:
             *sticking_out(page, f"{SECTION} .mgenv-gpu-bar, {SECTION} .mgenv-gpu-row button", SECTION)]
 
 
-def test_every_notebooks_gpu_memory_in_jupyterlab(tmp_path, stranger):
-    with start(tmp_path, stranger) as lab, chromium_page(1400, 1000) as page:
+def test_every_notebooks_gpu_memory_in_jupyterlab(shared_lab, three_notebooks, stranger):
+    with start(shared_lab, three_notebooks) as lab, chromium_page(1400, 1000) as page:
         kernels = start_kernels(lab)
+        requests = GpuRequests(page)
         page.goto(lab.page_url("lab"))
         page.wait_for_selector(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']", timeout=60_000)
-        open_section(page)
+        open_section(page, requests)
         # Give the GPU section the panel's height: no notebook is open, so the variables and the chart say only that.
         for title in ("Variables", "Live GPU memory"):
             page.locator(f".mgenv-sb .jp-AccordionPanel-title:has-text('{title}')").click()
@@ -158,18 +200,18 @@ def test_every_notebooks_gpu_memory_in_jupyterlab(tmp_path, stranger):
         assert segments[0]["title"] == "big.ipynb: 20 GiB"
 
         # At least once a second while shown; nothing while the panel is closed.
-        assert gpu_requests(page, 3.2) >= 3
+        assert requests.during(3.2) >= 3
         page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
-        page.wait_for_timeout(1200)  # a request already sent may still land
-        assert gpu_requests(page, 3.0) == 0
+        requests.wait_until_landed()  # what was asked before the panel closed may still be answered
+        assert requests.during(3.0) == 0
         page.evaluate("() => window.jupyterapp.shell.expandLeft()")
-        assert gpu_requests(page, 2.2) >= 2
+        assert requests.during(2.2) >= 2
 
         for width in (280, 480):
             set_left_area_width(page, width)
             for theme in ("light", "dark"):
                 set_theme(page, dark=theme == "dark")
-                page.wait_for_timeout(300)
+                settle(page)
                 page.locator("#jp-left-stack").screenshot(path=str(screenshot(page, f"gpus-lab-{width}-{theme}.png")))
                 if width == 480:  # the README's picture: the panel down to the section's last line
                     box = page.locator("#jp-left-stack").bounding_box()
@@ -206,7 +248,10 @@ def test_every_notebooks_gpu_memory_in_jupyterlab(tmp_path, stranger):
         assert "The kernel of small.ipynb holds 1 GiB on gpu0 (simulated)." in question
         screenshot(page, "gpus-lab-shutdown-question.png")
         dialog.get_by_role("button", name="Cancel").click()
-        time.sleep(1.5)
+        dialog.wait_for(state="detached", timeout=10_000)
+        # A shutdown would be asked for at the click, before the view's next request goes out and is answered.
+        requests.wait_for_round_trip()
+        assert page.locator(small).count() == 1
         assert kernels["small.ipynb"] in {k["id"] for k in api(lab, "GET", "api/kernels")}
         page.locator(f"{small} .mgenv-gpu-shutdown").click()
         page.locator(".jp-Dialog").get_by_role("button", name="Shut down").click()
@@ -223,9 +268,9 @@ def test_every_notebooks_gpu_memory_in_jupyterlab(tmp_path, stranger):
                                timeout=30_000)
 
 
-def test_notebook_7_opens_the_view_and_lists_the_kernels(tmp_path, stranger):
+def test_notebook_7_opens_the_view_and_lists_the_kernels(shared_lab, three_notebooks):
     pytest.importorskip("notebook", minversion="7", reason="Notebook 7 is not installed in this environment")
-    with start(tmp_path, stranger, app="notebook") as lab, chromium_page(1200, 1000) as page:
+    with start(shared_lab, three_notebooks, app="notebook") as lab, chromium_page(1200, 1000) as page:
         kernels = start_kernels(lab)
         page.goto(lab.page_url("notebooks/big.ipynb"))
         page.wait_for_selector(".jp-Notebook", timeout=60_000)
@@ -238,7 +283,7 @@ def test_notebook_7_opens_the_view_and_lists_the_kernels(tmp_path, stranger):
         names = [r["name"] for r in row_texts(page) if r["key"].startswith("k:")]
         assert names == ["big.ipynb", "medium.ipynb", "small.ipynb"]
         assert {r["key"][2:] for r in row_texts(page) if r["key"].startswith("k:")} == set(kernels.values())
-        page.wait_for_timeout(300)
+        settle(page)
         screenshot(page, "gpus-notebook7.png")
         assert re.fullmatch(r"\d+(\.\d+)? GiB of 40 GiB used", page.inner_text(f"{SECTION} .mgenv-gpu-device-usage"))
 
@@ -250,30 +295,20 @@ HOLDER_MESSAGE = (
     "allocated by PyTorch, and 100.00 MiB is reserved by PyTorch but unallocated.")
 
 
-def oom_scenario(holders: list[tuple[int, str]]) -> str:
+def oom_scenario(holders: list[tuple[int, str]], notebooks: dict[str, str] | None = None) -> str:
+    """A GPU whose kernels climb to 9 GiB, a notebook's kernel holding its share (the server and its kernels share
+    this one simulated device), and other processes by pid."""
     return json.dumps({"name": "oom-server", "step_seconds": 0.05, "devices": [{
         "name": "NVIDIA A100-SXM4-40GB", "total": "40GB", "reserved": "512MB",
-        "kernel": {"start": "1GB", "step": "1GB", "max": "9GB"},
+        "kernel": {"start": "1GB", "step": "1GB", "max": "9GB"}, "notebooks": notebooks or {},
         "other_processes": [{"pid": pid, "bytes": size} for pid, size in holders]}]})
-
-
-def kernel_pid(kernel_id: str) -> int:
-    import psutil
-
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        for process in psutil.process_iter(["cmdline"]):
-            if any(f"kernel-{kernel_id}.json" in part for part in process.info["cmdline"] or ()):
-                return int(process.pid)
-        time.sleep(0.2)
-    raise AssertionError(f"no process for kernel {kernel_id}")
 
 
 def test_the_oom_report_names_the_holding_notebook_and_shuts_it_down_after_asking(tmp_path):
     """In kernel A an out-of-memory error while kernel B (another notebook of the same server) holds most of the
     simulated GPU: the report names B's notebook, and its Shut down asks first and then B is gone."""
     gpu = tmp_path / "oom-gpu.json"
-    gpu.write_text(oom_scenario([]))
+    gpu.write_text(oom_scenario([], {"b.ipynb": "30GB"}))  # kernel B's share, beside kernel A, as on a shared GPU
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(CONFIG))
     with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(gpu)}) as lab, chromium_page(1400, 1000) as page:
@@ -281,8 +316,6 @@ def test_the_oom_report_names_the_holding_notebook_and_shuts_it_down_after_askin
                                                       "nbformat_minor": 5}))
         holder = api(lab, "POST", "api/sessions", {"path": "b.ipynb", "type": "notebook", "name": "b.ipynb",
                                                    "kernel": {"name": "python3"}})["kernel"]["id"]
-        # What NVML lists beside kernel A: kernel B's process with 30 GiB, as on a shared GPU.
-        gpu.write_text(oom_scenario([(kernel_pid(holder), "30GB")]))
         name = write_notebook(lab, "a.ipynb", [
             "%load_ext mgenv_jupyter", OOM_STAND_IN, raise_oom(HOLDER_MESSAGE)])
         open_and_run(page, lab, name, 3, until=".jp-Notebook .mgenv-oom .mgenv-oom-holder", timeout_s=90)
@@ -348,7 +381,7 @@ def test_inside_a_container_the_section_says_so_and_marks_each_kernels_own_repor
         set_left_area_width(page, 280)
         for theme in ("light", "dark"):
             set_theme(page, dark=theme == "dark")
-            page.wait_for_timeout(300)
+            settle(page)
             page.locator("#jp-left-stack").screenshot(path=str(screenshot(page, f"gpus-container-280-{theme}.png")))
             assert layout_problems(page) == [], theme
     assert quiet == "unknown"
@@ -387,7 +420,7 @@ def test_html_in_a_process_or_notebook_name_is_text_in_the_report_the_view_and_t
     shutil.copy("/bin/sleep", program)
     stranger = subprocess.Popen([str(program), "900"])
     gpu = tmp_path / "oom-gpu.json"
-    gpu.write_text(oom_scenario([(stranger.pid, "3GB")]))
+    gpu.write_text(oom_scenario([(stranger.pid, "3GB")], {HTML_NOTEBOOK: "30GB"}))
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(CONFIG))
     try:
@@ -399,14 +432,14 @@ def test_html_in_a_process_or_notebook_name_is_text_in_the_report_the_view_and_t
             holder = api(lab, "POST", "api/sessions", {"path": HTML_NOTEBOOK, "type": "notebook",
                                                        "name": HTML_NOTEBOOK, "kernel": {"name": "python3"}})
             holder_id = holder["kernel"]["id"]
-            gpu.write_text(oom_scenario([(kernel_pid(holder_id), "30GB"), (stranger.pid, "3GB")]))
             # The second report: the same GPU with only the stranger's program beside the kernel.
             alone = tmp_path / "oom-gpu-stranger.json"
             alone.write_text(oom_scenario([(stranger.pid, "30GB")]))
             name = write_notebook(lab, "a.ipynb", [
                 "%load_ext mgenv_jupyter", OOM_STAND_IN, raise_oom(HOLDER_MESSAGE),
                 f"import os\nos.environ['MGENV_SIMULATE_GPU'] = {str(alone)!r}\n"
-                "from mgenv_jupyter.memory._simulation import from_environment\nfrom_environment()\n"
+                "from mgenv_jupyter.memory.simulated._simulation import from_environment\nfrom_environment()\n"
+                "import time\ntime.sleep(1.5)\n"
                 + raise_oom(HOLDER_MESSAGE)])
 
             # The report that names the notebook, and its Shut down question.

@@ -27,12 +27,13 @@ from typing import Any
 import pytest
 from layout_checks import clipped_text, overlapping, set_theme, sticking_out, unusable_inputs
 
+from lab_pool import LabPool
 from lab_server import (
+    CHINESE_LAB,
     ROOT,
     chromium_page,
     execute_command,
     open_notebook,
-    running_lab,
     screenshot,
     set_left_area_width,
     shut_down_kernels,
@@ -56,20 +57,15 @@ CELL = ".jp-Notebook .jp-Cell:nth-child({}) .jp-OutputArea"
 INLINE = ".jp-OutputArea-output:has(.mgenv-chart)"
 SIDEBAR = ".mgenv-sb-memory"
 CHART = "document.querySelector('{} .mgenv-chart')?.mgenvChart"
-CHINESE = {"locale": "zh_CN"}
 
 
 @pytest.fixture(scope="module", params=["en", "zh"])
-def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """The session walked once per language: the lab, its page, and what the first steps showed."""
+def session(request: pytest.FixtureRequest, lab_pool: LabPool) -> Iterator[dict[str, Any]]:
+    """The session walked once per language, in a lab of the session's pool: the lab, its page, and what the first
+    steps showed."""
     language = request.param
-    workdir = tmp_path_factory.mktemp(f"long-{language}")
-    if language == "zh":
-        settings = workdir / "settings" / "@jupyterlab" / "translation-extension" / "plugin.jupyterlab-settings"
-        settings.parent.mkdir(parents=True)
-        settings.write_text(json.dumps(CHINESE))
-    with running_lab(workdir, env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab, \
-            chromium_page(width=1280, height=1000) as page:
+    with lab_pool.lab(env={"MGENV_SIMULATE_GPU": "a100-40gb"}, settings=CHINESE_LAB if language == "zh" else None
+                      ) as lab, chromium_page(width=1280, height=1000) as page:
         write_notebook(lab, NOTEBOOK, CELLS)
         open_notebook(page, lab, NOTEBOOK)
         # The sidebar loads the extension first, as for a user who opened it (by its id: its tab's title is in the

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from layout_checks import clipped_text, set_theme, sticking_out
 
-from lab_server import chromium_page, run_all_cells, running_lab, screenshot, write_notebook
+from lab_server import chromium_page, run_all_cells, screenshot, write_notebook
 
 CELLS = [
     "%load_ext mgenv_jupyter",
@@ -19,8 +19,8 @@ OUTPUTS = ".jp-OutputArea-output"
 
 
 @pytest.mark.parametrize(("width", "dark"), [(700, False), (1400, True)])
-def test_envset_envlist_and_envdiff_read_well_in_jupyterlab(tmp_path, width, dark):
-    with running_lab(tmp_path) as lab:
+def test_envset_envlist_and_envdiff_read_well_in_jupyterlab(shared_lab, width, dark):
+    with shared_lab() as lab:
         write_notebook(lab, "magics.ipynb", CELLS)
         with chromium_page(width=width, height=1400) as page:
             run_all_cells(page, lab, "magics.ipynb")

@@ -33,7 +33,6 @@ from lab_server import (
     open_sidebar,
     raise_oom,
     run_cell,
-    running_lab,
     screenshot,
     wait_for_saved_profile,
     write_notebook,
@@ -99,8 +98,8 @@ def shoot(page, name: str) -> None:
     screenshot(page, name.replace(".png", "-timeline.png"))
 
 
-def test_a_click_on_the_first_remedy_sets_it_in_the_kernel_the_sidebar_and_the_profile(tmp_path):
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}) as lab:
+def test_a_click_on_the_first_remedy_sets_it_in_the_kernel_the_sidebar_and_the_profile(shared_lab):
+    with shared_lab(env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}) as lab:
         name = write_notebook(lab, "oom.ipynb", [
             "%load_ext mgenv_jupyter\nmarker = 'old kernel'",
             # The stand-in class is made a cell before: a cell naming a framework not imported yet pauses the
@@ -200,10 +199,10 @@ def test_a_click_on_the_first_remedy_sets_it_in_the_kernel_the_sidebar_and_the_p
     assert problems == {key: [] for key in problems}, problems
 
 
-def test_the_report_and_its_remedy_in_notebook_7(tmp_path):
+def test_the_report_and_its_remedy_in_notebook_7(shared_lab):
     """Notebook 7 renders the same report, and a click sets the remedy there too, with the sidebar never opened."""
     pytest.importorskip("notebook", minversion="7", reason="Notebook 7 is not installed in this environment")
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}, app="notebook") as lab:
+    with shared_lab(env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}, app="notebook") as lab:
         name = write_notebook(lab, "oom7.ipynb", [
             "%load_ext mgenv_jupyter", f"{OOM_STAND_IN}\n{raise_oom()}", f"%envget {NAME}"])
         report = ".jp-Cell:nth-child(2) .mgenv-oom"
@@ -226,12 +225,12 @@ OTHER_PROCESS_MESSAGE = (
     "allocated by PyTorch, and 100.00 MiB is reserved by PyTorch but unallocated.")
 
 
-def test_a_remedy_that_needs_a_restart_offers_restart_and_apply_and_the_new_kernel_holds_it(tmp_path):
+def test_a_remedy_that_needs_a_restart_offers_restart_and_apply_and_the_new_kernel_holds_it(shared_lab):
     """Another process holds most of gpu0; PyTorch (a stand-in, tests/framework_stand_ins.py: no GPU here) is loaded
     with CUDA initialised, as after a real CUDA out-of-memory error, so the devices are fixed: the first remedy (move
     to the free gpu1) needs a restart. The report says so, the click sets it and offers Restart and apply, and the new
     kernel starts with it."""
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OTHER_PROCESS)}) as lab:
+    with shared_lab(env={"MGENV_SIMULATE_GPU": str(OTHER_PROCESS)}) as lab:
         name = write_notebook(lab, "oom-restart.ipynb", [
             f"import sys\nsys.path.insert(0, {str(ROOT / 'tests')!r})\n"
             "from framework_stand_ins import TorchGpu, torch_modules\n"

@@ -3,7 +3,8 @@ approves that exact profile in JupyterLab's dialog; the kernel refuses LD_PRELOA
 profile is applied without a question when the notebook's kernel starts again; a changed profile asks again, and
 "Don't apply" leaves the kernel untouched until the user reviews it from the sidebar.
 
-The lab has a JUPYTER_DATA_DIR of its own (tests/lab_server.py), so it starts with no approvals. The dialog is
+The lab has a JUPYTER_DATA_DIR of its own (tests/lab_server.py), which a shared lab empties before each test, so it
+starts with no approvals. The dialog is
 photographed at a narrow and a wide window under test-artifacts/."""
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from lab_server import (
     open_notebook,
     restart_and_apply,
     run_active_cell,
-    running_lab,
     screenshot,
     shut_down_kernels,
     write_notebook,
@@ -77,9 +77,9 @@ def restart_and_apply_and_follow(page) -> str:
     return label
 
 
-def test_a_downloaded_profile_is_applied_only_after_the_user_approves_that_exact_profile(tmp_path):
+def test_a_downloaded_profile_is_applied_only_after_the_user_approves_that_exact_profile(tmp_path, shared_lab):
     preload = tmp_path / "untrusted" / "libpreload.so"  # never created, never set
-    with running_lab(tmp_path) as lab:
+    with shared_lab() as lab:
         name = downloaded_notebook(lab, preload, "cpu0")
 
         # 1. Opening the notebook: the kernel has set nothing, and the user is asked.

@@ -10,26 +10,27 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 from layout_checks import clipped_text, overlapping, set_theme, unusable_inputs
 
+from comm_traffic import CommTraffic
 from lab_server import (
     PROFILE_QUESTION,
     ROOT,
+    add_kernel_spec,
     chromium_page,
     main_thread_busy,
     open_notebook,
     open_sidebar,
     restart_and_apply,
     run_cell,
-    running_lab,
     screenshot,
     set_left_area_width,
     wait_for_saved_profile,
     write_notebook,
+    write_user_settings,
 )
 
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
@@ -79,8 +80,8 @@ def badge(page, name: str):
     return page.locator(f".mgenv-sb-row[data-name='{name}'] .mgenv-sb-badge")
 
 
-def test_sidebar_sets_a_variable_the_kernel_sees_and_the_notebook_keeps(tmp_path):
-    with running_lab(tmp_path) as lab:
+def test_sidebar_sets_a_variable_the_kernel_sees_and_the_notebook_keeps(shared_lab):
+    with shared_lab() as lab:
         name = write_notebook(lab, "sidebar.ipynb", [f"import os\nprint('kernel sees', os.environ.get('{THRESHOLD}'))"])
         with chromium_page() as page:
             open_notebook(page, lab, name)
@@ -88,8 +89,8 @@ def test_sidebar_sets_a_variable_the_kernel_sees_and_the_notebook_keeps(tmp_path
             page.get_by_label("Search variables").fill("eviction threshold")
             shown = page.eval_on_selector_all(".mgenv-sb-row:not([hidden])", "rows => rows.map(r => r.dataset.name)")
             unset_badge = badge(page, THRESHOLD).inner_text()
-            set_size(page, THRESHOLD, "2048", "MB")
-            wait_for_size(page, THRESHOLD, "2", "GB")  # the kernel's 2147483648 bytes, in the largest exact unit
+            set_size(page, THRESHOLD, "2048", "MiB")
+            wait_for_size(page, THRESHOLD, "2", "GiB")  # the kernel's 2147483648 bytes, in the largest exact unit
             # No framework is imported in this kernel.
             assert badge(page, THRESHOLD).inner_text() == "takes effect at import"
             run_cell(page, 0)
@@ -100,7 +101,7 @@ def test_sidebar_sets_a_variable_the_kernel_sees_and_the_notebook_keeps(tmp_path
             saved = wait_for_saved_profile(lab.root / name)  # the profile travels with the file
     assert THRESHOLD in shown and len(shown) < 5, shown  # the search box keeps what matches name or description
     assert unset_badge == "not set"  # not "takes effect at import": nothing is set for the import to read
-    assert f"{THRESHOLD}=2147483648" in profile
+    assert f"{THRESHOLD}=2 GiB" in profile  # the one notation of sizes; the file keeps the bytes
     assert saved["metadata"]["mgenv_jupyter"] == {"profile": {THRESHOLD: "2147483648"}}
     assert "mgenv_jupyter" not in saved["cells"][0]["source"]  # nothing was written into the user's cells
 
@@ -108,13 +109,13 @@ def test_sidebar_sets_a_variable_the_kernel_sees_and_the_notebook_keeps(tmp_path
 ALLOC_CONF = "PYTORCH_ALLOC_CONF"
 
 
-def test_sidebar_edits_a_key_value_config_key_by_key_as_the_widget_does(tmp_path):
+def test_sidebar_edits_a_key_value_config_key_by_key_as_the_widget_does(shared_lab):
     """PYTORCH_ALLOC_CONF as the AllocatorWidget draws it: one typed input per key (the kernel's "key_value" editor),
     the joined value under them; each key edit is the sidebar's one "set" request with the joined value, and the
     kernel's os.environ has it. A key the kernel refuses keeps what was typed, with the reason under it. Screenshots
     at a narrow and a wide panel, light and dark: test-artifacts/sidebar-key-value-<width>-<theme>.png."""
     row = f".mgenv-sb-row[data-name='{ALLOC_CONF}']"
-    with running_lab(tmp_path) as lab:
+    with shared_lab() as lab:
         name = write_notebook(lab, "keys.ipynb", [
             f"import os\nprint('kernel sees', repr(os.environ.get('{ALLOC_CONF}')))"])
         with chromium_page(width=1400, height=900) as page:
@@ -173,8 +174,8 @@ def test_sidebar_edits_a_key_value_config_key_by_key_as_the_widget_does(tmp_path
         "profile": {ALLOC_CONF: "expandable_segments:True,max_split_size_mb:128"}}
 
 
-def test_envset_in_a_cell_shows_up_in_the_panel_at_once(tmp_path):
-    with running_lab(tmp_path) as lab:
+def test_envset_in_a_cell_shows_up_in_the_panel_at_once(shared_lab):
+    with shared_lab() as lab:
         name = write_notebook(lab, "envset.ipynb", [
             "%load_ext mgenv_jupyter",
             f"import time\nt0 = time.time()\n%envset {ASYNC_LEVEL}=1\nprint('T0', repr(t0))",
@@ -213,10 +214,11 @@ def test_envset_in_a_cell_shows_up_in_the_panel_at_once(tmp_path):
     assert latency_ms < 500, f"%envset took {latency_ms:.0f} ms to reach the panel"
 
 
-def test_live_memory_panel_draws_the_simulated_gpu_and_stops_when_hidden(tmp_path):
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
+def test_live_memory_panel_draws_the_simulated_gpu_and_stops_when_hidden(shared_lab):
+    with shared_lab(env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
         name = write_notebook(lab, "memory.ipynb", ["x = 1"])
         with chromium_page() as page:
+            traffic = CommTraffic(page)
             open_notebook(page, lab, name)
             open_sidebar(page)
             status = ".mgenv-sb-memory .mgenv-chart-status:has-text('Simulated GPU (a100-40gb)')"
@@ -227,8 +229,10 @@ def test_live_memory_panel_draws_the_simulated_gpu_and_stops_when_hidden(tmp_pat
             legend = page.inner_text(".mgenv-sb-memory .mgenv-chart-legend")
             page.locator(".mgenv-sb-memory").screenshot(path=str(screenshot(page, "sidebar-memory-panel.png")))
             busy_shown = main_thread_busy(page, MEASURE_S)
+            asked = traffic.mark()
             page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[title='Framework Env']").click()  # hide the panel
-            time.sleep(1.0)
+            # The kernel has stopped once it answers the panel's "memory off": what it sent before has arrived by then.
+            traffic.wait_for_answer({"type": "memory", "on": False}, after=asked)
             hidden_start = page.evaluate(rows)
             busy_hidden = main_thread_busy(page, MEASURE_S)
             hidden_end = page.evaluate(rows)
@@ -243,13 +247,11 @@ def test_live_memory_panel_draws_the_simulated_gpu_and_stops_when_hidden(tmp_pat
 MEASURE_S = 5.0
 
 
-def test_settings_set_the_memory_interval_and_how_much_history_is_shown(tmp_path):
+def test_settings_set_the_memory_interval_and_how_much_history_is_shown(shared_lab):
     """The user's JupyterLab settings (Settings → Framework Env): samples every 0.5 s instead of 0.1 s, and a history
     of the latest 2 changes, with the older ones a click away."""
-    user = tmp_path / "settings" / "mgenv-jupyter" / "sidebar.jupyterlab-settings"
-    user.parent.mkdir(parents=True)
-    user.write_text(json.dumps({"memoryInterval": 0.5, "historyShown": 2}))
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
+    with shared_lab(env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
+        write_user_settings(lab, "mgenv-jupyter:sidebar", {"memoryInterval": 0.5, "historyShown": 2})
         name = write_notebook(lab, "settings.ipynb", [
             f"%load_ext mgenv_jupyter\n%envset {ASYNC_LEVEL}=0\n%envset {ASYNC_LEVEL}=1\n%envset {ASYNC_LEVEL}=2"])
         with chromium_page() as page:
@@ -273,8 +275,8 @@ def test_settings_set_the_memory_interval_and_how_much_history_is_shown(tmp_path
     assert older_hidden  # nothing older than the first change
 
 
-def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(tmp_path):
-    with running_lab(tmp_path) as lab:
+def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(shared_lab):
+    with shared_lab() as lab:
         name = write_notebook(lab, "restart.ipynb", [
             "marker = 'old kernel'",
             f"import os\nprint('fresh:', 'marker' not in globals(), '|', os.environ.get('{THRESHOLD}'))",
@@ -283,8 +285,8 @@ def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(tmp_path):
             open_notebook(page, lab, name)
             run_cell(page, 0)
             open_sidebar(page)
-            set_size(page, THRESHOLD, "3", "GB")
-            page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=3221225472')", timeout=30_000)
+            set_size(page, THRESHOLD, "3", "GiB")
+            page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=3 GiB')", timeout=30_000)
             page.locator(".mgenv-sb-history > summary").click()
             clicked = restart_and_apply(page)
             # Only the new kernel's history has the profile's entry: the panel applied it as the kernel came back.
@@ -298,7 +300,8 @@ def test_restart_and_apply_brings_the_profile_into_a_fresh_kernel(tmp_path):
     assert output.strip() == "fresh: True | 3221225472"
     # The kernel already holds the profile's value: no count, only a fresh process.
     assert clicked == "Restart and apply"
-    assert f"{THRESHOLD}: (unset) → 3221225472 [profile]" in history  # applied by the panel, in the new kernel
+    assert f"{THRESHOLD}: (unset) → 3 GiB [profile]" in history  # applied by the panel, in the new kernel (a size
+    # in the one notation: the kernel holds 3221225472, as the cell printed)
     assert asked == 0  # the user's own setting: approved when they made it
 
 
@@ -309,10 +312,10 @@ GREYED = """names => names.filter(name =>
     document.querySelector(`.mgenv-sb-row[data-name='${name}']`).classList.contains('mgenv-sb-inapplicable')).length"""
 
 
-def test_paddle_pool_sizes_grey_out_with_the_reason_when_the_strategy_does_not_use_them(tmp_path):
+def test_paddle_pool_sizes_grey_out_with_the_reason_when_the_strategy_does_not_use_them(shared_lab):
     """The kernel decides what applies: naive_best_fit chosen in the panel un-greys Paddle's pool sizes; a %envset of
     another strategy in a cell greys them again, each with the reason beside it, and they stay editable."""
-    with running_lab(tmp_path) as lab:
+    with shared_lab() as lab:
         name = write_notebook(lab, "strategy.ipynb", [f"%load_ext mgenv_jupyter\n%envset {STRATEGY}=auto_growth"])
         with chromium_page(height=2000) as page:  # tall enough for every Paddle row in one picture
             open_notebook(page, lab, name)
@@ -348,20 +351,16 @@ def _paddle_kernel_missing() -> str | None:
     return None
 
 
-def test_paddle_kernel_badges_and_restart_and_apply(tmp_path):
+def test_paddle_kernel_badges_and_restart_and_apply(shared_lab):
     missing = _paddle_kernel_missing()
     if missing:
         if os.environ.get("MGENV_REQUIRE_FRAMEWORKS"):
             pytest.fail(missing)
         pytest.skip(missing)
-    data = tmp_path / "data"
-    spec = data / "kernels" / "mgenv-paddle"
-    spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [str(PADDLE_PYTHON), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Paddle (mgenv)", "language": "python"}))
-    env = {"JUPYTER_PATH": str(data)}
-    with running_lab(tmp_path, env=env) as lab:
+    with shared_lab() as lab:
+        add_kernel_spec(lab, "mgenv-paddle", {
+            "argv": [str(PADDLE_PYTHON), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            "display_name": "Paddle (mgenv)", "language": "python"})
         name = write_notebook(lab, "paddle.ipynb", [
             "import paddle",
             f"import os\nos.environ['{PADDLE_FLAG}'] = '100'  # too late: paddle read it at import",
@@ -380,7 +379,7 @@ def test_paddle_kernel_badges_and_restart_and_apply(tmp_path):
                 ".textContent === 'already read, restart needed'", timeout=30_000)
             page.get_by_label("Search variables").fill(PADDLE_FLAG)
             screenshot(page, "sidebar-paddle-already-read.png")
-            set_size(page, PADDLE_FLAG, "200", "MB")  # the way out: set it in the panel, which keeps it in the profile
+            set_size(page, PADDLE_FLAG, "200", "MiB")  # the way out: set it in the panel, which keeps it in the profile
             page.wait_for_selector(f".mgenv-sb-profile :text('{PADDLE_FLAG}=200')", timeout=30_000)
             page.locator(".mgenv-sb-history > summary").click()
             clicked = restart_and_apply(page)
@@ -403,11 +402,8 @@ def test_built_extension_is_what_jupyterlab_loads():
     assert lines and "enabled" in lines[0] and "OK" in lines[0], listed.stdout + listed.stderr
 
 
-def test_kernel_without_the_package_says_how_to_install_it(tmp_path):
+def test_kernel_without_the_package_says_how_to_install_it(shared_lab):
     """A kernel from an environment without mgenv_jupyter: the panel says so, and how to install it there."""
-    data = tmp_path / "data"
-    spec = data / "kernels" / "no-mgenv"
-    spec.mkdir(parents=True)
     hide = ("import sys\n"  # as if the package were not installed in the kernel's environment
             "class Hide:\n"
             "    def find_spec(self, name, path=None, target=None):\n"
@@ -416,10 +412,10 @@ def test_kernel_without_the_package_says_how_to_install_it(tmp_path):
             "sys.meta_path.insert(0, Hide())\n"
             "from ipykernel import kernelapp\n"
             "kernelapp.launch_new_instance()\n")
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [os.sys.executable, "-c", hide, "-f", "{connection_file}"],
-        "display_name": "Python without mgenv", "language": "python"}))
-    with running_lab(tmp_path, env={"JUPYTER_PATH": str(data)}) as lab:
+    with shared_lab() as lab:
+        add_kernel_spec(lab, "no-mgenv", {
+            "argv": [os.sys.executable, "-c", hide, "-f", "{connection_file}"],
+            "display_name": "Python without mgenv", "language": "python"})
         name = write_notebook(lab, "other-env.ipynb", ["print('hello')"],
                               kernelspec={"name": "no-mgenv", "display_name": "Python without mgenv",
                                           "language": "python"})
@@ -433,8 +429,8 @@ def test_kernel_without_the_package_says_how_to_install_it(tmp_path):
     assert "%pip install mgenv_jupyter" in notice
 
 
-def test_panel_follows_the_active_notebook_and_closed_ones(tmp_path):
-    with running_lab(tmp_path) as lab:
+def test_panel_follows_the_active_notebook_and_closed_ones(shared_lab):
+    with shared_lab() as lab:
         first = write_notebook(lab, "first.ipynb", [f"import os\nprint('first sees', os.environ.get('{ASYNC_LEVEL}'))"])
         second = write_notebook(lab, "second.ipynb", ["x = 2"])
         with chromium_page() as page:
@@ -467,10 +463,10 @@ def test_panel_follows_the_active_notebook_and_closed_ones(tmp_path):
     assert saved["metadata"]["mgenv_jupyter"] == {"profile": {ASYNC_LEVEL: "0"}}
 
 
-def test_sidebar_in_notebook_7(tmp_path):
+def test_sidebar_in_notebook_7(shared_lab):
     """Notebook 7 (when installed beside JupyterLab) shows the same panel: View → Left Sidebar → Show Framework Env."""
     pytest.importorskip("notebook", minversion="7", reason="Notebook 7 is not installed in this environment")
-    with running_lab(tmp_path, app="notebook") as lab:
+    with shared_lab(app="notebook") as lab:
         name = write_notebook(lab, "nb7.ipynb", [f"import os\nprint('kernel sees', os.environ.get('{THRESHOLD}'))"])
         with chromium_page() as page:
             page.goto(lab.page_url(f"notebooks/{name}"))
@@ -478,8 +474,8 @@ def test_sidebar_in_notebook_7(tmp_path):
             page.click("li.lm-MenuBar-item:has-text('View')")
             page.locator(".lm-Menu-itemLabel:text-is('Framework Env')").click()  # View › Framework Env
             page.wait_for_selector(".mgenv-sb-config[data-connection='ready'] .mgenv-sb-row", timeout=60_000)
-            set_size(page, THRESHOLD, "1", "GB")
-            page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=1073741824')", timeout=30_000)
+            set_size(page, THRESHOLD, "1", "GiB")
+            page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=1 GiB')", timeout=30_000)
             run_cell(page, 0)
             page.wait_for_selector("text=kernel sees 1073741824", timeout=30_000)
             screenshot(page, "sidebar-notebook7.png")

@@ -6,13 +6,13 @@ pack). Screenshots narrow and wide, light and dark, English and Chinese, under t
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 from layout_checks import set_theme
 
 from lab_server import (
+    CHINESE_LAB,
     OOM_SCENARIO,
     OOM_STAND_IN,
     chromium_page,
@@ -20,7 +20,6 @@ from lab_server import (
     open_sidebar,
     raise_oom,
     run_cell,
-    running_lab,
     screenshot,
     set_left_area_width,
     write_notebook,
@@ -31,11 +30,10 @@ if os.environ["SWEEP_MB"] == "oom":
     np.empty(2**50)  # NumPy's MemoryError: out of memory, as the report sees it
 x = None  # the last run's array goes before the next one is made
 x = np.ones(int(os.environ["SWEEP_MB"]) * 2**17)
-time.sleep(0.3)
+time.sleep(0.3)  # each run holds its array for a while: the sampler sees it
 """
 CELLS = ["%load_ext mgenv_jupyter", "import os, time\nimport numpy as np", SWEEP]
 FIGURE = ".jp-Cell:nth-child(3) .mgenv-sweep-chart"
-CHINESE_SETTINGS = {"locale": "zh_CN"}
 HAN = re.compile("[\u4e00-\u9fff]")
 # Every status line the figure shows, in order, from before the sweep starts.
 WATCH_STATUS = """() => {
@@ -49,12 +47,9 @@ WATCH_STATUS = """() => {
 }"""
 
 
-def _lab(tmp_path, chinese: bool):
-    if chinese:
-        settings = tmp_path / "settings" / "@jupyterlab" / "translation-extension" / "plugin.jupyterlab-settings"
-        settings.parent.mkdir(parents=True)
-        settings.write_text(json.dumps(CHINESE_SETTINGS))
-    return running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": "mirror-1gb"})
+def _lab(shared_lab, chinese: bool):
+    """A lab of the session's pool on the mirror-1gb GPU, set to 中文 before its page loads where `chinese`."""
+    return shared_lab(env={"MGENV_SIMULATE_GPU": "mirror-1gb"}, settings=CHINESE_LAB if chinese else None)
 
 
 def _shoot(page, language: str) -> None:
@@ -75,9 +70,9 @@ def _shoot(page, language: str) -> None:
 
 
 @pytest.mark.parametrize("chinese", [False, True], ids=["en", "zh"])
-def test_the_sweep_figure_is_drawn_live_and_final(tmp_path, chinese):
+def test_the_sweep_figure_is_drawn_live_and_final(shared_lab, chinese):
     language = "zh" if chinese else "en"
-    with _lab(tmp_path, chinese) as lab:
+    with _lab(shared_lab, chinese) as lab:
         name = write_notebook(lab, "sweep.ipynb", CELLS)
         with chromium_page() as page:
             open_notebook(page, lab, name)
@@ -121,8 +116,8 @@ def _cells(page) -> list[str]:
                          ".map(c => c.getSource())")
 
 
-def test_try_it_first_and_try_several_values_insert_a_sweep_cell(tmp_path):
-    with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}) as lab:
+def test_try_it_first_and_try_several_values_insert_a_sweep_cell(shared_lab):
+    with shared_lab(env={"MGENV_SIMULATE_GPU": str(OOM_SCENARIO)}) as lab:
         name = write_notebook(lab, "entry.ipynb", ENTRY_CELLS)
         with chromium_page() as page:
             open_notebook(page, lab, name)
@@ -153,5 +148,5 @@ def test_try_it_first_and_try_several_values_insert_a_sweep_cell(tmp_path):
     assert len(inserted) == 1 and "raise OutOfMemoryError(" in inserted[0]  # the failing cell, to run as a sweep
     assert "PYTORCH_" in inserted[0].splitlines()[0]  # the remedy's variable against its current setting
     sweeps = [cell for cell in several if cell.startswith("%%envsweep MEGENGINE_DTR_EVICTION_THRESHOLD=")]
-    assert len(sweeps) == 1 and "GB" in sweeps[0].splitlines()[0]  # shares of the simulated 40 GiB GPU
+    assert len(sweeps) == 1 and "GiB" in sweeps[0].splitlines()[0]  # shares of the simulated 40 GiB GPU
     assert sum(1 for p in prompts if "[" in p and any(ch.isdigit() for ch in p)) == len(ENTRY_CELLS)  # nothing ran

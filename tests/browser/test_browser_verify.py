@@ -23,7 +23,6 @@ from lab_server import (
     open_notebook,
     open_sidebar,
     run_cell,
-    running_lab,
     screenshot,
     set_left_area_width,
     write_notebook,
@@ -65,8 +64,8 @@ def layout_problems(page) -> list[str]:
             + sticking_out(page, BLOCK, ".mgenv-sb-config"))
 
 
-def test_the_panel_shows_the_last_verify_result_per_node(tmp_path):
-    with running_lab(tmp_path) as lab:
+def test_the_panel_shows_the_last_verify_result_per_node(shared_lab):
+    with shared_lab() as lab:
         name = write_notebook(lab, "verify.ipynb", [
             "%load_ext mgenv_jupyter\n%envset MEGENGINE_DTR_EVICTION_THRESHOLD=5GB", RECORD, AGAIN])
         problems: dict[str, list[str]] = {}

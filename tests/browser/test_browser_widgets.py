@@ -3,13 +3,13 @@ and the kernel has the bytes; a %envset in a later cell shows up in the widget."
 
 from __future__ import annotations
 
-from lab_server import chromium_page, run_all_cells, run_cell, running_lab, screenshot, write_notebook
+from lab_server import chromium_page, run_all_cells, run_cell, screenshot, write_notebook
 
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
 
 
-def test_dtr_widget_in_jupyterlab(tmp_path):
-    with running_lab(tmp_path) as lab:
+def test_dtr_widget_in_jupyterlab(shared_lab):
+    with shared_lab() as lab:
         write_notebook(lab, "widgets.ipynb", [
             ("%load_ext mgenv_jupyter\nimport mgenv_jupyter, os\n"
                                       "dtr = mgenv_jupyter.DTRWidget(gpu_total_bytes=16 * 1024**3)\ndtr"),
@@ -28,7 +28,7 @@ def test_dtr_widget_in_jupyterlab(tmp_path):
                 timeout=30_000)  # the %envset in a later cell reached the widget
             number.fill("4")
             number.press("Tab")
-            row.locator("select").select_option("GB")
+            row.locator("select").select_option("GiB")
             page.get_by_role("button", name="Apply").first.click()
             page.wait_for_selector(".mgenv-widget :text('4 GiB')", timeout=30_000)
             run_cell(page, 1)

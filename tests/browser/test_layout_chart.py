@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 from layout_checks import clipped_text, overlapping, set_theme, sticking_out, unusable_inputs
 
+from lab_pool import LabPool
 from lab_server import (
     chromium_page,
     execute_command,
     open_sidebar,
     run_all_cells,
-    running_lab,
     screenshot,
     set_left_area_width,
     write_notebook,
@@ -37,8 +37,9 @@ HIGH_CONTRAST = "JupyterLab Dark High Contrast"
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    with running_lab(tmp_path_factory.mktemp("layout"), env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as started:
+def lab(lab_pool: LabPool) -> Iterator[Any]:
+    """A lab of the session's pool, held by this module: its notebooks stay open from one case to the next."""
+    with lab_pool.lab(env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as started:
         yield started
 
 
@@ -223,7 +224,7 @@ def node_stream(gpus, total, simulation, share, lost_after=None):
                           total=total, process=int(total * (share - 0.1) + 2 * w * GiB), simulated=True)
                    for g, w in enumerate(wave)]
         yield {"samples": samples, "states": [state], "cpu_seconds": 0.0, "sampled": i}
-        time.sleep(0.1)
+        time.sleep(0.1)  # a node sends a batch every 0.1 s (10 Hz), as the real ones do
 
 streams = {"node_a": node_stream(1, 40 * GiB, "a100-40gb", 0.5), "node_b": node_stream(2, 16 * GiB, "2xv100", 0.6),
            "node_c": node_stream(1, 40 * GiB, "a100-40gb", 0.8, lost_after=50)}

@@ -19,12 +19,13 @@ from typing import Any
 import pytest
 from layout_checks import clipped_text, overlapping, set_high_contrast, set_theme, sticking_out, unusable_inputs
 
+from comm_traffic import CommTraffic
+from lab_pool import LabPool
 from lab_server import (
     chromium_page,
     open_notebook,
     open_sidebar,
     run_active_cell,
-    running_lab,
     screenshot,
     set_left_area_width,
     write_notebook,
@@ -50,13 +51,10 @@ THEMES = ("light", "dark")
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One server for JupyterLab (/lab) and Notebook 7 (/notebooks), which exposes its app to tests as the lab does."""
-    workdir = tmp_path_factory.mktemp("layout-sidebar")
-    (workdir / "config").mkdir()
-    (workdir / "config" / "jupyter_server_config.json").write_text(
-        json.dumps({"JupyterNotebookApp": {"expose_app_in_browser": True}}))
-    with running_lab(workdir, env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
+def lab(lab_pool: LabPool) -> Iterator[Any]:
+    """One server for JupyterLab (/lab) and Notebook 7 (/notebooks), which exposes its app to tests as the lab does (a
+    lab of the session's pool, held by this module)."""
+    with lab_pool.lab(env={"MGENV_SIMULATE_GPU": "a100-40gb"}) as lab:
         write_notebook(lab, NOTEBOOK, CELLS)
         yield lab
 
@@ -66,11 +64,12 @@ def page(lab: Any) -> Iterator[Any]:
     """The notebook's first cell run, the sidebar open, a size set in it (the profile has one variable) and a device
     name it refused (its reason under the field)."""
     with chromium_page(width=1400, height=900) as page:
+        CommTraffic(page)  # the sidebar's requests and the kernel's answers, for the tests that wait on them
         open_notebook(page, lab, NOTEBOOK)
         run_cell_at(page, 0)
         open_sidebar(page)
-        set_size(page, THRESHOLD, "3", "GB")
-        page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=3221225472')", timeout=30_000)
+        set_size(page, THRESHOLD, "3", "GiB")
+        page.wait_for_selector(f".mgenv-sb-profile :text('{THRESHOLD}=3 GiB')", timeout=30_000)
         field = editor(page, DEVICE)
         field.fill("tpu0")  # not a MegEngine device: the kernel refuses it
         field.press("Enter")
@@ -194,11 +193,14 @@ def test_sections_collapse_and_resize(page):
     samples = "() => document.querySelector('.mgenv-sb-chart').mgenvChart.store.length"
     before = page.evaluate(heights)
     memory_title = page.locator(".mgenv-sb .jp-AccordionPanel-title:has-text('Live GPU memory')")
+    traffic = CommTraffic.of(page)
+    asked = traffic.mark()
     memory_title.click()
     page.wait_for_function("() => document.querySelector('.mgenv-sb-memory').classList.contains('lm-mod-hidden')")
-    time.sleep(1.0)  # a batch already on its way may still arrive
+    # The kernel has stopped once it answers the panel's "memory off": what it sent before has arrived by then.
+    traffic.wait_for_answer({"type": "memory", "on": False}, after=asked)
     folded = page.evaluate(samples)
-    time.sleep(1.5)
+    page.wait_for_timeout(1500)  # the window over which nothing more may arrive: what this check is
     assert page.evaluate(samples) == folded, "the kernel kept streaming to a folded chart"
     collapsed = page.evaluate(heights)
     memory_title.press("Enter")  # the keyboard unfolds it, as a click does
@@ -280,7 +282,7 @@ SHOWN_AND_LIVE_JS = """name => {
     return {value: input.value, unit: unit ? unit.value : null, live: live.hidden ? null : live.textContent,
             badge: row.querySelector('.mgenv-sb-badge').textContent};
 }"""
-UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}  # the sidebar's sizes are binary
+UNITS = {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4}  # the sidebar's sizes are binary
 
 
 def shown_and_live(page: Any, name: str) -> tuple[Any, Any]:
@@ -323,19 +325,21 @@ def test_readme_pictures(page, theme):
     screenshot(page, f"sidebar-readme-{theme}.png")
     try:
         assert layout_problems(page, SIDEBAR) == []
-        assert [editor(page, THRESHOLD).input_value(), editor(page, f"{THRESHOLD} unit").input_value()] == ["3", "GB"]
+        assert [editor(page, THRESHOLD).input_value(), editor(page, f"{THRESHOLD} unit").input_value()] == ["3", "GiB"]
     finally:
         page.get_by_label("Search variables").fill("")
 
 
 def test_restart_and_apply_asks_lists_saves_and_counts_down(page, lab):
-    """The profile holds the 3 GB threshold (and the device the keyboard test set); a cell sets 1 GB, so one
-    variable needs the restart: the button says (1). It asks first, listing the threshold with the value the new
-    kernel gets and what the kernel holds now, and offers to save the unsaved notebook that keeps the profile; once
-    the kernel is back with the profile applied, the count is gone."""
+    """The profile holds the 3 GiB threshold (and the device the keyboard test set); a cell sets 1 GiB, and cell 0 set
+    Paddle's strategy: "Restart and apply" lists the profile's device, and the values the cells set (each a framework
+    reads at start), the cell's threshold standing in for the profile's with a box to keep it in the notebook. Kept:
+    the strategy; not kept: the threshold, which this restart carries over once while the profile keeps 3 GiB. It
+    offers to save the unsaved notebook that keeps the profile; the fresh kernel has the carried threshold before the
+    cell that prints it runs."""
     page.evaluate("() => window.jupyterapp.shell.expandLeft()")
     run_cell_at(page, 2)
-    button = page.locator(f"{TOOLBAR} jp-button[aria-label='Restart and apply (1)']")
+    button = page.locator(f"{TOOLBAR} jp-button[aria-label='Restart and apply']")  # nothing a restart alone brings
     button.wait_for(timeout=30_000)
     button.click()
     question = page.locator(RESTART_QUESTION)
@@ -345,18 +349,21 @@ def test_restart_and_apply_asks_lists_saves_and_counts_down(page, lab):
     unsaved = question.locator(".mgenv-restart-review-unsaved").count()
     save = question.locator(".jp-Dialog-checkbox input[type=checkbox]")
     assert save.is_checked()
+    question.get_by_label(f"Keep {THRESHOLD} in the notebook").uncheck()
     question.screenshot(path=str(screenshot(page, "sidebar-lab-restart-question.png")))
     question.get_by_role("button", name="Restart and apply").click()
-    page.wait_for_selector(f"{TOOLBAR} jp-button[aria-label='Restart and apply']", timeout=60_000)
-    page.wait_for_selector(".mgenv-sb-config[data-connection='ready']", timeout=60_000)
+    # The new kernel's history has the carried threshold (the old one's never had a "[restart]" entry).
+    page.wait_for_selector(".mgenv-sb-history-list :text('[restart]')", state="attached", timeout=60_000)
     output = run_cell_at(page, 1)
     screenshot(page, "sidebar-lab-restart-applied.png")
     saved = json.loads((lab.root / NOTEBOOK).read_text())
-    assert rows == [[THRESHOLD, "3221225472", "1073741824", "the kernel holds another value"],
-                    [DEVICE, "gpu1", "gpu1", "takes effect at import"]]  # set from the keyboard test, in effect
+    assert rows == [[DEVICE, "gpu1", "gpu1", "takes effect at import", "kept"],
+                    [THRESHOLD, "1 GiB", "1 GiB", "takes effect at import", "keepinstead of 3 GiB"],
+                    ["FLAGS_allocator_strategy", "auto_growth", "auto_growth", "takes effect at import", "keep"]]
     assert unsaved == 1
-    assert saved["metadata"]["mgenv_jupyter"]["profile"][THRESHOLD] == "3221225472"
-    assert output.endswith("3221225472"), output  # the fresh kernel got the profile before the cell ran
+    profile = saved["metadata"]["mgenv_jupyter"]["profile"]
+    assert profile[THRESHOLD] == "3221225472" and profile["FLAGS_allocator_strategy"] == "auto_growth"
+    assert output.endswith("1073741824"), output  # the fresh kernel got the carried value before the cell ran
 
 
 # Notebook 7's left area sits in a split panel of its own (#main-split-panel), beside the notebook.

@@ -7,7 +7,6 @@ test-artifacts/ (widgets-<front end>-<width>-<theme>.png)."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -15,7 +14,8 @@ from typing import Any
 import pytest
 from layout_checks import clipped_text, overlapping, set_theme, unusable_inputs
 
-from lab_server import ARTIFACTS, chromium_page, execute_command, open_notebook, running_lab, write_notebook
+from lab_pool import LabPool
+from lab_server import ARTIFACTS, chromium_page, execute_command, open_notebook, write_notebook
 
 NOTEBOOK = "layout-widgets.ipynb"
 NOTEBOOK_7 = "layout-widgets-nb7.ipynb"  # its own kernel: widgets shown by another page's kernel are not redrawn
@@ -34,13 +34,10 @@ PARTS = ("input:not([type=hidden])", "select", "button", ".noUi-handle", ".widge
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One server for JupyterLab (/lab) and Notebook 7 (/notebooks), which exposes its app to tests as the lab does."""
-    workdir = tmp_path_factory.mktemp("layout-widgets")
-    (workdir / "config").mkdir()
-    (workdir / "config" / "jupyter_server_config.json").write_text(
-        json.dumps({"JupyterNotebookApp": {"expose_app_in_browser": True}}))
-    with running_lab(workdir) as lab:
+def lab(lab_pool: LabPool) -> Iterator[Any]:
+    """One server for JupyterLab (/lab) and Notebook 7 (/notebooks), which exposes its app to tests as the lab does (a
+    lab of the session's pool, held by this module)."""
+    with lab_pool.lab() as lab:
         write_notebook(lab, NOTEBOOK, CELLS)
         write_notebook(lab, NOTEBOOK_7, CELLS)
         yield lab

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.catalog._applicability import ALWAYS, applicability, effective_text, group_state
-from mgenv_jupyter.catalog._dtr import DTR_SWITCH
+from mgenv_jupyter.catalog._megengine_dtr import DTR_SWITCH
 
 POOL = "FLAGS_initial_gpu_memory_in_mb"
 

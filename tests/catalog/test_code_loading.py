@@ -44,8 +44,9 @@ CODE_LOADING_ENTRIES = {"CUDA_BIN_PATH", "MGB_JIT_WORKDIR", "debug_dir", "dump_c
                         "op_compiler_cache_dir"}
 # Catalog entries whose names fall in a family but whose entry decided they are data, and why: a key:value allocator
 # setting; a switch; a file read as configuration that selects among built-in behaviours; a mode word.
-DATA_DESPITE_FAMILY = {"PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF", "TORCHINDUCTOR_FX_GRAPH_CACHE",
-                       "aoe_config_file", "op_compiler_cache_mode", "compress_weight_conf"}
+DATA_DESPITE_FAMILY = {"PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF",
+                       "TORCHINDUCTOR_FX_GRAPH_CACHE", "aoe_config_file", "op_compiler_cache_mode",
+                       "compress_weight_conf"}
 
 
 @pytest.mark.parametrize("name", MISSED_BEFORE + FAMILY_MEMBERS)

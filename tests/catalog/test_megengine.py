@@ -8,8 +8,8 @@ import pytest
 
 from mgenv_jupyter._errors import InvalidValueError
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
-from mgenv_jupyter.catalog import _dtr as dtr
 from mgenv_jupyter.catalog import _megengine as megengine
+from mgenv_jupyter.catalog import _megengine_dtr as dtr
 from mgenv_jupyter.runtime.frameworks import live_call
 
 SEED_NAMES = {

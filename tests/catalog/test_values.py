@@ -147,12 +147,14 @@ def test_what_a_value_became_is_said_in_the_language_of_the_moment():
     size = Size()
     try:
         set_language("zh")
-        assert size.parse("5GB").notes == ("'5GB' 已换算为 5368709120 字节(5 GiB),即框架读取的纯数字",)
-        assert size.allowed() == "字节数的整数,从 0 起,或带单位的大小,如 512MB 或 5GB"  # the sidebar's "allowed"
+        assert tuple(map(str, size.parse("5GB").notes)) == ("'5GB' 已换算为 5368709120 字节(5 GiB),即框架读取的纯数字",)
+        assert size.allowed() == ("字节数的整数,从 0 起,或带单位的大小,如 512 MiB 或 5 GiB(写 MB、GB 也一样,"
+                                  "按 1024 换算)")  # the sidebar's "allowed"
         set_language("en")
-        assert size.parse("5GB").notes == ("'5GB' normalised to 5368709120 bytes (5 GiB), the plain number the "
-                                           "framework reads",)
-        assert size.allowed() == "a whole number of bytes from 0, or a size with a unit such as 512MB or 5GB"
+        assert tuple(map(str, size.parse("5GB").notes)) == ("'5GB' normalised to 5368709120 bytes (5 GiB), the "
+                                                            "plain number the framework reads",)
+        assert size.allowed() == ("a whole number of bytes from 0, or a size with a unit such as 512 MiB or 5 GiB (MB "
+                                  "and GB mean the same: 1024-based)")
     finally:
         set_language(None)
     assert size.parse("5GB").value == 5 * GiB

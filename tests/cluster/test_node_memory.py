@@ -7,6 +7,7 @@ import threading
 import time
 
 import pytest
+from waiting import wait_until
 
 from mgenv_jupyter.cluster._node_memory import ClusterMemory, NodeMemory
 
@@ -181,7 +182,8 @@ def test_the_watch_starts_an_actor_for_each_node_that_joins_once_and_stops_looki
     from mgenv_jupyter.memory._sampler import Sampler
 
     alive = [Node("id-a", "node_a", "127.0.0.1")]
-    monkeypatch.setattr(node_memory, "alive_nodes", lambda: list(alive))
+    scans: list[int] = []  # one entry per look at the nodes
+    monkeypatch.setattr(node_memory, "alive_nodes", lambda: (scans.append(1), list(alive))[1])
     sampler = Sampler([], interval=0.5)
     watch = ClusterMemory(interval=0.5, sampler=sampler, rescan_seconds=0.05)
     started: list[str] = []
@@ -200,12 +202,13 @@ def test_the_watch_starts_an_actor_for_each_node_that_joins_once_and_stops_looki
     deadline = time.monotonic() + 10
     while "node_d (remote)" not in [s.name for s in sampler.sources] and time.monotonic() < deadline:
         time.sleep(0.02)
-    time.sleep(0.2)  # several more rescans: node_d is not started twice
+    seen = len(scans)
+    wait_until(lambda: len(scans) >= seen + 3, what="three more rescans")  # node_d is not started twice
     assert started == ["node_a", "node_d"] and [s.name for s in sampler.sources] == ["node_a (remote)",
                                                                                       "node_d (remote)"]
     watch.close()
     alive.append(Node("id-e", "node_e", "127.0.0.1"))
-    time.sleep(0.2)
+    time.sleep(0.2)  # four rescans' worth of time: the window in which a closed watch must start nothing
     assert started == ["node_a", "node_d"] and sampler.sources == [] and watch.states() == {
         "node_a": "ended", "node_d": "ended"}
     sampler.close()

@@ -68,7 +68,7 @@ def test_states_say_starting_quiet_and_the_nodes_own_problems():
     assert source.state == "ok"  # an idle source's state is no problem
     source.feed(batch(1, state="NVML error: GPU is lost"))
     assert source.state == "nvml: NVML error: GPU is lost"
-    time.sleep(0.1)
+    time.sleep(0.1)  # no batch for twice its stale_seconds: what going stale is
     assert source.state.startswith("no data for")
 
 

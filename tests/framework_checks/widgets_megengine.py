@@ -24,9 +24,9 @@ def options() -> dict:
 def edit(widget: DTRWidget, threshold_gb: int, minimum_mb: int, enabled: bool) -> None:
     """What a user does: type the sizes, pick the units, tick the boxes."""
     widget.threshold_row.editor.number.value = threshold_gb
-    widget.threshold_row.editor.unit.value = "GB"
+    widget.threshold_row.editor.unit.value = "GiB"
     widget.minimum_row.editor.number.value = minimum_mb
-    widget.minimum_row.editor.unit.value = "MB"
+    widget.minimum_row.editor.unit.value = "MiB"
     widget.sqrt_row.editor.checkbox.value = enabled
     widget.switch_row.checkbox.value = enabled
 

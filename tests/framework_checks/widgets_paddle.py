@@ -19,9 +19,9 @@ def edit(widget: AllocatorWidget, strategy: str, fraction: float, initial_mb: in
     rows["FLAGS_allocator_strategy"].editor.dropdown.value = strategy
     rows["FLAGS_fraction_of_gpu_memory_to_use"].editor.slider.value = fraction
     rows["FLAGS_initial_gpu_memory_in_mb"].editor.number.value = initial_mb
-    rows["FLAGS_initial_gpu_memory_in_mb"].editor.unit.value = "MB"
+    rows["FLAGS_initial_gpu_memory_in_mb"].editor.unit.value = "MiB"
     rows["FLAGS_reallocate_gpu_memory_in_mb"].editor.number.value = reallocate_gb
-    rows["FLAGS_reallocate_gpu_memory_in_mb"].editor.unit.value = "GB"
+    rows["FLAGS_reallocate_gpu_memory_in_mb"].editor.unit.value = "GiB"
 
 
 scenario = sys.argv[1]

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from framework_venvs import run
 
+# Started ahead, two at a time, while the tests run (tests/frameworks/conftest.py).
+SCENARIOS = [("torch", "oom_big_model.py")]
+
 
 def test_the_report_appears_bounded_and_debug_opens_the_users_frame():
     r = run("torch", "oom_big_model.py")

@@ -11,6 +11,10 @@ from mgenv_jupyter.catalog import catalog
 
 from framework_venvs import run
 
+# Started ahead, two at a time, while the tests run (tests/frameworks/conftest.py).
+SCENARIOS = [(scenario.removesuffix("_baseline"), "config_widget.py", scenario)
+             for scenario in ("torch", "jax", "tensorflow", "tensorflow_baseline")]
+
 
 @functools.cache
 def check(scenario: str) -> dict:

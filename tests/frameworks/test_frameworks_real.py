@@ -7,6 +7,13 @@ from __future__ import annotations
 
 from framework_venvs import run
 
+# Started ahead, two at a time, while the tests run (tests/frameworks/conftest.py).
+SCENARIOS = [("megengine", "megengine_before_import.py"), ("megengine", "megengine_raw_size.py"),
+             ("megengine", "megengine_after_import.py"), ("megengine", "megengine_imported_before_load.py"),
+             ("paddle", "paddle_before_import.py"), ("paddle", "paddle_after_import.py"),
+             *(("mxnet", "mxnet_threads.py", scenario)
+               for scenario in ("baseline", "before_import", "after_import", "engine_after_import"))]
+
 GiB = 1024**3
 
 

@@ -18,6 +18,9 @@ from framework_venvs import run
 MiB = 1 << 20
 FRAMEWORKS = ["torch", "jax", "paddle", "megengine", "mxnet"]
 WEAK = {"torch": True, "jax": True, "paddle": True, "megengine": True, "mxnet": False}
+# Started ahead, two at a time, while the tests run (tests/frameworks/conftest.py).
+SCENARIOS = [*((framework, "free_after_oom.py", framework) for framework in FRAMEWORKS),
+             *((framework, "holders_real.py", framework) for framework in FRAMEWORKS)]
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)

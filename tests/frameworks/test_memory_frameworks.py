@@ -11,6 +11,9 @@ import pytest
 from framework_venvs import run
 
 GiB = 1024**3
+FRAMEWORKS = ["megengine", "paddle", "mxnet", "torch", "jax", "tensorflow"]
+# Started ahead, two at a time, while the tests run (tests/frameworks/conftest.py).
+SCENARIOS = [(framework, "memory_sources.py", framework) for framework in FRAMEWORKS]
 
 
 @functools.cache  # one fresh process per framework serves all its tests
@@ -18,7 +21,7 @@ def run_check(framework: str) -> dict:
     return run(framework, "memory_sources.py", framework)
 
 
-@pytest.mark.parametrize("framework", ["megengine", "paddle", "mxnet", "torch", "jax", "tensorflow"])
+@pytest.mark.parametrize("framework", FRAMEWORKS)
 def test_sampling_never_imports_the_framework(framework):
     before = run_check(framework)["before"]
     assert before == {"samples": 0, "state": f"{framework} is not imported", "imported_by_sampling": False}

@@ -9,6 +9,10 @@ import pytest
 
 from framework_venvs import run
 
+# Started ahead, two at a time, while the tests run (tests/frameworks/conftest.py).
+SCENARIOS = [("jax", "memtrace_real.py", "jax"), ("torch", "memtrace_real.py", "torch"),
+             ("jax", "memtrace_real.py", "jax", "oom"), ("torch", "memtrace_real.py", "torch", "oom")]
+
 MiB = 1 << 20
 
 

@@ -8,15 +8,41 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from framework_venvs import ROOT, run
+from framework_venvs import ROOT, Started, run, start
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 PIB = 1 << 50
 TF_ERROR = "tensorflow.python.framework.errors_impl.ResourceExhaustedError"
+
+
+# Started ahead, two at a time, while the tests run (tests/frameworks/conftest.py); TensorFlow's below.
+SCENARIOS = [(framework, "oom_host.py", framework) for framework in ("torch", "jax", "paddle", "megengine", "mxnet")]
+# TensorFlow's scenarios, started together by the first test that needs one: each is a process of its own, and most of
+# their time is the BFC pool's 10 s wait for memory (below), which they then spend side by side.
+# `oom_host.py tensorflow` is the one command of two tests (the host allocation's plain case, the BFC test as the
+# machine has it): both read its one run, where each ran it once before.
+TENSORFLOW_RUNS = [("tensorflow",), ("tensorflow", "cpu-allocator"), ("tensorflow", "xla"),
+                   ("tensorflow", "onednn=0"), ("tensorflow", "onednn=1")]
+
+
+@pytest.fixture(scope="module")
+def tensorflow_runs() -> Iterator[dict[tuple[str, ...], Started]]:
+    runs = {args: start("tensorflow", "oom_host.py", *args) for args in TENSORFLOW_RUNS}
+    yield runs
+    for started in runs.values():
+        started.stop()
+
+
+def scenario(request: pytest.FixtureRequest, framework: str, *args: str) -> dict:
+    """oom_host.py's result for `framework` and `args`: TensorFlow's from the runs started together, others' now."""
+    if framework == "tensorflow":
+        return request.getfixturevalue("tensorflow_runs")[(framework, *args)].result()
+    return run(framework, "oom_host.py", framework, *args)
 
 
 @pytest.mark.parametrize("framework, variant, error, requested", [
@@ -31,8 +57,8 @@ TF_ERROR = "tensorflow.python.framework.errors_impl.ResourceExhaustedError"
     ("tensorflow", "cpu-allocator", TF_ERROR, PIB),
     ("tensorflow", "xla", TF_ERROR, PIB),
 ])
-def test_a_host_allocation_far_beyond_the_machine(framework, variant, error, requested):
-    r = run(framework, "oom_host.py", framework, *([variant] if variant else []))
+def test_a_host_allocation_far_beyond_the_machine(request, framework, variant, error, requested):
+    r = scenario(request, framework, *([variant] if variant else []))
     assert r["error"] == error
     traceback = ANSI.sub("", r["traceback"])
     assert "Traceback (most recent call last)" in traceback and error.rsplit(".", 1)[1] in traceback
@@ -48,7 +74,7 @@ def test_a_host_allocation_far_beyond_the_machine(framework, variant, error, req
 
 
 @pytest.mark.parametrize("onednn", ["", "0", "1"], ids=["as-the-machine-has-it", "onednn-off", "onednn-on"])
-def test_tensorflow_on_the_cpu_raises_resource_exhausted_after_its_bfc_pool_waits_and_logs(onednn):
+def test_tensorflow_on_the_cpu_raises_resource_exhausted_after_its_bfc_pool_waits_and_logs(request, onednn):
     """What TensorFlow 2.21 really does with an allocation past the machine on the CPU: no abort, no MemoryError, a
     ResourceExhaustedError whose message is op_kernel.cc's (device, allocator, shape, type). Which allocator depends on
     oneDNN, which TensorFlow turns on by itself only on CPUs with the instructions it wants (AVX-512 VNNI or BF16,
@@ -58,7 +84,7 @@ def test_tensorflow_on_the_cpu_raises_resource_exhausted_after_its_bfc_pool_wait
     memory" with an allocation summary on stderr, outside the exception. Without it the plain CPU allocator ("cpu")
     fails at once. Each run asks TensorFlow which case applies and checks that one: as the machine has it, and with the
     variable at 0 and at 1, so both cases run on any CPU where TensorFlow can turn oneDNN on."""
-    r = run("tensorflow", "oom_host.py", "tensorflow", *([f"onednn={onednn}"] if onednn else []))
+    r = scenario(request, "tensorflow", *([f"onednn={onednn}"] if onednn else []))
     if onednn == "0":
         assert r["onednn"] is False
     elif onednn == "1" and not r["onednn"]:

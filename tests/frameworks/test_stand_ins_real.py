@@ -11,6 +11,10 @@ from framework_stand_ins import functions
 
 from framework_venvs import run
 
+# Started ahead, two at a time, while the tests run (tests/frameworks/conftest.py).
+SCENARIOS = [(framework, "stand_in_signatures.py", framework, *functions()[framework])
+             for framework in ("torch", "jax", "tensorflow")]
+
 
 @pytest.mark.parametrize("framework", ["torch", "jax", "tensorflow"])
 def test_every_stand_in_has_the_real_parameters(framework):

@@ -11,6 +11,18 @@ from mgenv_jupyter.catalog import catalog
 
 from framework_venvs import run
 
+# Started ahead, two at a time, while the tests run (tests/frameworks/conftest.py).
+SCENARIOS = [("jax", "jax_xla_flags.py", "before_first_op"), ("jax", "jax_xla_flags.py", "after_first_op"),
+             ("jax", "jax_x64.py", "before_import"), ("jax", "jax_x64.py", "after_import"),
+             ("torch", "torch_threads.py", "before_import"), ("torch", "torch_threads.py", "after_import"),
+             ("torch", "torch_threads.py", "above_cores"), ("torch", "torch_inductor.py"),
+             ("torch", "torch_allocator.py"), ("torch", "widgets_torch.py", "before_import"),
+             ("torch", "widgets_torch.py", "after_import"), ("tensorflow", "tensorflow_threads.py", "baseline"),
+             ("tensorflow", "tensorflow_threads.py", "before_first_op"),
+             ("tensorflow", "tensorflow_threads.py", "after_first_op"),
+             ("tensorflow", "tensorflow_threads.py", "before_import"), ("torch", "torch_warning.py"),
+             ("torch", "torch_alloc_conf_names.py")]
+
 
 @functools.cache  # a fresh process each; the default is asked by several tests
 def torch_threads(scenario: str) -> dict:
@@ -140,3 +152,39 @@ def test_tensorflow_reads_the_environment_at_the_first_operation_when_set_before
     assert r["set"]["outcomes"] == {"TF_NUM_INTRAOP_THREADS": "pending_first_use"}
     assert r["reported"] == 0  # tf.config.threading does not report the variable...
     assert r["new_threads"] > baseline["new_threads"]  # ...but TensorFlow used it
+
+
+def test_the_already_read_warning_points_at_the_users_line_and_its_way_out_works_with_real_torch():
+    """Issue 29, points 1 and 2: `import torch`, then `%envset TORCH_SHOW_CPP_STACKTRACES=1`."""
+    r = run("torch", "torch_warning.py")
+    shown = r["shown"]
+    heading, message = shown.split("\n", 1)
+    # The user's own line, as they typed it, in the cell IPython numbered; then what happened and the way out.
+    assert heading.startswith("AlreadyReadWarning — cell [")
+    assert heading.endswith(", line 2: %envset TORCH_SHOW_CPP_STACKTRACES=1")
+    assert message.startswith("torch already read TORCH_SHOW_CPP_STACKTRACES") and "\nWay out: " in message
+    assert "mgenv_jupyter/" not in shown and "self._change" not in shown and "_session.py" not in shown
+    # A real warning: a catcher records it, at the user's line; a filter silences it.
+    assert r["recorded"] == [{"category": "AlreadyReadWarning", "is_already_read": True,
+                              "filename": r["recorded"][0]["filename"], "lineno": 1}]
+    assert r["recorded"][0]["filename"].startswith("<ipython-input-")
+    assert r["silenced"] == ""
+    # The way out, run as written in a new process before `import torch`: torch's errors carry the C++ stack.
+    assert r["advice"] == "%envset TORCH_SHOW_CPP_STACKTRACES=1"
+    assert r["had_stack_before"] is False
+    assert r["new_kernel"] == ["C++ STACK True"] and not r["new_kernel_warned"]
+
+
+def test_torch_reads_the_hip_name_of_the_allocator_config_on_every_build_between_the_other_two():
+    """The catalog's PYTORCH_HIP_ALLOC_CONF (issue 29, point 13): read by the CPU wheel too, and the pairs the catalog
+    refuses together are the ones where torch silently drops one."""
+    r = run("torch", "torch_alloc_conf_names.py")
+    assert r == {"PYTORCH_CUDA_ALLOC_CONF": "PYTORCH_CUDA_ALLOC_CONF",
+                 "PYTORCH_HIP_ALLOC_CONF": "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF": "PYTORCH_ALLOC_CONF",
+                 "PYTORCH_CUDA_ALLOC_CONF+PYTORCH_HIP_ALLOC_CONF": "PYTORCH_CUDA_ALLOC_CONF",
+                 "PYTORCH_CUDA_ALLOC_CONF+PYTORCH_ALLOC_CONF": "PYTORCH_CUDA_ALLOC_CONF",
+                 "PYTORCH_HIP_ALLOC_CONF+PYTORCH_ALLOC_CONF": "PYTORCH_HIP_ALLOC_CONF"}
+    from mgenv_jupyter.catalog import catalog
+
+    refused_together = {frozenset(conflict.names) for conflict in catalog().conflicts}
+    assert {frozenset(pair.split("+")) for pair in r if "+" in pair} <= refused_together

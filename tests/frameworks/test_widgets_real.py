@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from framework_venvs import run
 
+# Started ahead, two at a time, while the tests run (tests/frameworks/conftest.py).
+SCENARIOS = [(framework, f"widgets_{framework}.py", scenario)
+             for framework in ("megengine", "paddle") for scenario in ("before_import", "after_import")]
+
 GiB, MiB = 1024**3, 1024**2
 DTR_ON = {"enable_drop": 1, "enable_dtr_auto_drop": 1, "record_computing_path": 1}
 DTR_OFF = {"enable_drop": 0, "enable_dtr_auto_drop": 0, "record_computing_path": 0}
@@ -32,7 +36,7 @@ def test_dtr_widget_after_import_changes_megengine_live():
     assert "3 GiB (3221225472 bytes)" in r["effect"]
     assert {k: r["options_disabled"][k] for k in DTR_OFF} == DTR_OFF  # unticking is megengine.dtr.disable()...
     assert r["candidates_cleared"] == 1 and "megengine.dtr.disable()" in r["disable_message"]  # ...candidates too
-    assert r["widget_after_envset"] == [1.0, "GB"]  # %envset in a later cell reaches the widget...
+    assert r["widget_after_envset"] == [1.0, "GiB"]  # %envset in a later cell reaches the widget...
     assert r["options_after_envset"]["dtr_eviction_threshold"] == GiB  # ...and MegEngine
 
 

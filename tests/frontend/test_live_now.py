@@ -64,9 +64,10 @@ def row_pairs(widget: Any) -> dict[str, tuple[str | None, str, bool]]:
         live = re.search(r"· (live(?: \(example[^)]*\))?): <code>(.*?)</code>", facts)
         if live is None:
             continue
-        now = re.search(r"now: (<code>(.*?)</code>|[^·]+?) ·", facts)
+        # A size reads as 2 GiB, the value itself (what a call carries) on hover: the value is the title, if any.
+        now = re.search(r"now: (<code(?: title='(.*?)')?>(.*?)</code>|[^·]+?) ·", facts)
         assert now is not None, facts
-        pairs[name] = (now.group(2), live.group(2), live.group(1) != "live")
+        pairs[name] = (now.group(2) or now.group(3), live.group(2), live.group(1) != "live")
     return pairs
 
 
@@ -81,12 +82,12 @@ def disagreements(pairs: dict[str, tuple[str | None, str, bool]]) -> list[str]:
 
 
 def view_pair(ip: Any, name: str) -> tuple[str, str]:
-    """%envget's value ('NAME=...' on its first line) and its 'live:' line."""
+    """%envget's value ('NAME=...' on its first line; a size's as 'NAME=2 GiB (2147483648)') and its 'live:' line."""
     first, *rest = ip.run_line_magic("envget", name).lines()
-    value = re.match(rf"{name}='(.*?)':", first)
+    value = re.match(rf"{name}=(?:'(.*?)'|[^(:]* \((.*?)\)):", first)
     live = [line.strip().removeprefix("live: ") for line in rest if line.strip().startswith("live: ")]
     assert value is not None and len(live) == 1, (first, rest)
-    return value.group(1), live[0]
+    return value.group(1) or value.group(2), live[0]
 
 
 @pytest.fixture

@@ -60,7 +60,8 @@ def test_no_output_shows_a_secret(ip, fresh_session, shape, tmp_path):
     assert is_secret(name, value), shape
     outputs: list[str] = []
     report = ip.run_line_magic("envset", f"--force {name}='{value}'")
-    outputs += _outputs_of(report) + [note for change in report for note in change.notes]
+    outputs += _outputs_of(report) + [said for change in report for note in change.notes  # in either language
+                                      for said in (note.get("en"), note.get("zh"))]
     outputs += _outputs_of(ip.run_line_magic("envget", name))
     outputs += _outputs_of(ip.run_line_magic("envdiff", ""))
     outputs += _outputs_of(ip.run_line_magic("envlist", ""))
@@ -92,7 +93,8 @@ def test_a_path_holding_a_token_is_masked_in_its_notes_too(ip, shape):
         pytest.skip("a secret by its name only, or a shape that cannot be one path component")
     for assignment in (f"MGB_JIT_WORKDIR=/tmp/{value}/jit", f"CUDA_BIN_PATH=~/{value}"):
         report = ip.run_line_magic("envset", assignment)
-        outputs = _outputs_of(report) + [note for change in report for note in change.notes]
+        outputs = _outputs_of(report) + [said for change in report for note in change.notes  # in either language
+                                         for said in (note.get("en"), note.get("zh"))]
         for output in outputs:
             assert hidden not in output, (assignment, output[:300])
     os.environ.pop("MGB_JIT_WORKDIR", None)

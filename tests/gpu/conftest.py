@@ -14,7 +14,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def real_gpu_count() -> int:
     """How many GPUs the real NVML library reports (0 without a driver, or where the fake one stands in)."""
-    from mgenv_jupyter.memory._fake_nvml import installed
+    from mgenv_jupyter.memory.simulated._fake_nvml import installed
 
     if installed() is not None:
         return 0

@@ -93,6 +93,7 @@ def requests_naming_actions(holder_id: str) -> list[dict[str, Any]]:
         "profile": {"profile": {"MGE_DEFAULT_DEVICE": "cpu0"}, "approve": True, "apply": True},
         "remedy": {"report_id": holder_id, "remedy_id": holder_id},
         "memtrace": {"on": True},
+        "sweep_cell": {"name": "MGE_DEFAULT_DEVICE"},
     }
     assert set(valid) == set(REQUEST_TYPES), "a new request type: add it here"
     naming = {**{action: True for action in ACTIONS}, "kernel_id": holder_id, "kernel": holder_id}

@@ -23,6 +23,7 @@ def test_a_failing_cell_shows_its_traceback_then_the_report(tmp_path, monkeypatc
         nbformat.v4.new_code_cell("%load_ext mgenv_jupyter"),
         nbformat.v4.new_code_cell("x = 1"),
         nbformat.v4.new_code_cell(
+            # The failing cell runs for a while, as a training step does: the recorder samples the scenario's climb.
             "import time\ntime.sleep(1.5)\n"
             "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})\n"
             f"raise OutOfMemoryError({MESSAGE!r})"),

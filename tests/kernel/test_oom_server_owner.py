@@ -1,7 +1,8 @@
 """The out-of-memory report names the notebook: in kernel A an out-of-memory error while kernel B of the same real
-`jupyter server` holds most of the simulated GPU. Kernel A asks the server's extension which kernel holds the
-process NVML lists beside it (memory/_server_owners.py), and the verdict names B's notebook and how long B has been
-idle; a process of no kernel keeps its pid, user and name."""
+`jupyter server` holds most of the simulated GPU (the scenario gives B's notebook 30 GiB; the server and its kernels
+share one simulated device, so A's NVML lists B's process with it). Kernel A asks the server's extension which
+kernel holds the process NVML lists beside it (memory/_server_owners.py), and the verdict names B's notebook and how
+long B has been idle since its last cell; a process of no kernel keeps its pid, user and name."""
 
 from __future__ import annotations
 
@@ -25,10 +26,10 @@ MESSAGE = (
 CONFIG = {"ServerApp": {"jpserver_extensions": {"mgenv_jupyter.server": True}}}
 
 
-def scenario(holders: list[tuple[int, str]]) -> dict[str, Any]:
+def scenario(holders: list[tuple[int, str]], notebooks: dict[str, str] | None = None) -> dict[str, Any]:
     return {"name": "oom-server", "step_seconds": 0.05, "devices": [{
         "name": "NVIDIA A100-SXM4-40GB", "total": "40GB", "reserved": "512MB",
-        "kernel": {"start": "1GB", "step": "1GB", "max": "9GB"},
+        "kernel": {"start": "1GB", "step": "1GB", "max": "9GB"}, "notebooks": notebooks or {},
         "other_processes": [{"pid": pid, "bytes": size} for pid, size in holders]}]}
 
 
@@ -73,7 +74,7 @@ def run(kc: BlockingKernelClient, code: str) -> str:
 
 def test_the_verdict_names_the_notebook_of_the_kernel_holding_most_of_the_gpu(tmp_path: Path):
     gpu = tmp_path / "gpu.json"
-    gpu.write_text(json.dumps(scenario([])))
+    gpu.write_text(json.dumps(scenario([], {"train/big.ipynb": "30GB"})))
     stranger = subprocess.Popen(["sleep", "300"])
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(CONFIG))
@@ -81,10 +82,8 @@ def test_the_verdict_names_the_notebook_of_the_kernel_holding_most_of_the_gpu(tm
         with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(gpu)}, app="server") as lab:
             holder, failing = start_session(lab, "train/big.ipynb"), start_session(lab, "a.ipynb")
             held_by = client(lab, holder)
-            run(held_by, "x = 1")  # the server has seen it busy, then idle
+            run(held_by, "x = 1")  # its last cell: the server counts its idleness from here
             held_by.stop_channels()
-            # What NVML lists beside kernel A: kernel B's process with 30 GiB, as on a shared GPU.
-            gpu.write_text(json.dumps(scenario([(kernel_pid(holder), "30GB")])))
             kc = client(lab, failing)
             run(kc, "%load_ext mgenv_jupyter")
             run(kc, "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})")
@@ -93,7 +92,7 @@ def test_the_verdict_names_the_notebook_of_the_kernel_holding_most_of_the_gpu(tm
             stranger_gpu = tmp_path / "stranger.json"
             stranger_gpu.write_text(json.dumps(scenario([(stranger.pid, "30GB")])))
             run(kc, f"import os\nos.environ['MGENV_SIMULATE_GPU'] = {str(stranger_gpu)!r}\n"
-                    "from mgenv_jupyter.memory._simulation import from_environment\nfrom_environment()")
+                    "from mgenv_jupyter.memory.simulated._simulation import from_environment\nfrom_environment()")
             other = run(kc, f"raise OutOfMemoryError({MESSAGE!r})")
             kc.stop_channels()
     finally:
@@ -101,9 +100,9 @@ def test_the_verdict_names_the_notebook_of_the_kernel_holding_most_of_the_gpu(tm
         stranger.wait()
     assert "Verdict: another process holds the memory" in report, report
     pid = kernel_pid_in(report)
-    assert (f"the largest, pid {pid}, is the kernel of notebook train/big.ipynb on this server, idle for "
+    assert (f"the largest, pid {pid}, is the kernel of notebook train/big.ipynb on this server, idle "
             in report), report
-    assert re.search(r"idle for \d+ s, holding 30 GiB", report), report
+    assert re.search(r"idle \d+ s since its last cell, holding 30 GiB", report), report
     assert f"the largest, pid {stranger.pid} (" in other and "sleep), holds 30 GiB" in other, other
     assert "notebook" not in other.split("Verdict", 1)[1].split("\n")[0], other
 

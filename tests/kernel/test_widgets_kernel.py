@@ -10,7 +10,7 @@ CELLS = [
     "%load_ext mgenv_jupyter\nimport os, threading, mgenv_jupyter\n"
     "dtr = mgenv_jupyter.DTRWidget(gpu_total_bytes=16 * 1024**3)\ndtr",
     # what a click does in the browser: the front end sets the values, then presses Apply
-    "dtr.threshold_row.editor.number.value = 4\ndtr.threshold_row.editor.unit.value = 'GB'\n"
+    "dtr.threshold_row.editor.number.value = 4\ndtr.threshold_row.editor.unit.value = 'GiB'\n"
     "dtr.switch_row.checkbox.value = True\ndtr.apply_button.click()\n"
     "print('ENV', os.environ['MEGENGINE_DTR_EVICTION_THRESHOLD'], os.environ['MEGENGINE_ENABLE_DROP'])\n"
     "print('SHARE', dtr.share.value)",
@@ -36,6 +36,6 @@ def test_widgets_in_a_real_kernel(tmp_path):
     text = ["".join(o.get("text", "") for o in cell_outputs) for cell_outputs in outputs]
     assert f"ENV {4 * 1024**3} 1" in text[1] and "25%" in text[1]
     assert "widget" in outputs[2][0]["data"]["text/plain"]  # %envdiff: source "widget"
-    assert "WIDGET 2.0 GB" in text[4]
-    assert "THREAD 1.0 GB" in text[5]
+    assert "WIDGET 2.0 GiB" in text[4]
+    assert "THREAD 1.0 GiB" in text[5]
     assert "OBSERVERS 0" in text[7]

@@ -21,12 +21,7 @@ from framework_stand_ins import (
 )
 
 from mgenv_jupyter.memory._framework_sources import (
-    JaxSource,
-    MegEngineSource,
-    MXNetSource,
-    PaddleSource,
-    TensorFlowSource,
-    TorchSource,
+    FrameworkSource,
     framework_sources,
     nvml_index,
 )
@@ -43,7 +38,7 @@ def module(monkeypatch: pytest.MonkeyPatch, name: str, **attributes: object) -> 
 def test_torch_is_read_only_after_it_initialised_cuda(monkeypatch):
     gpu = TorchGpu(devices=[(3 * GiB, 4 * GiB, 5 * GiB), (0, 0, 0)])
     install(monkeypatch, torch_modules(gpu))
-    source = TorchSource()
+    source = FrameworkSource("torch")
     assert source.sample() == [] and source.state == "torch has not initialised CUDA in this kernel yet"
     gpu.cuda_initialised = True
     [sample] = source.sample()  # gpu1 holds nothing: left out
@@ -55,7 +50,7 @@ def test_jax_is_read_only_once_its_backends_have_started(monkeypatch):
     backends = JaxBackends(devices=[Device("gpu", 0, gpu_stats(GiB, 30 * GiB, 2 * GiB, 30 * GiB)),
                                     Device("gpu", 1, gpu_stats(0, 30 * GiB, 0, 30 * GiB))])
     install(monkeypatch, jax_modules(backends))
-    source = JaxSource()
+    source = FrameworkSource("jax")
     # the stand-in's local_devices() fails the test if called now: it would start the backends (and preallocate)
     assert source.sample() == [] and source.state == "jax has not started its backends yet (its first operation " \
                                                      "starts them)"
@@ -64,14 +59,14 @@ def test_jax_is_read_only_once_its_backends_have_started(monkeypatch):
     assert (first.label, first.allocated, first.reserved, first.peak, first.total) == \
         ("jax gpu0", GiB, 30 * GiB, 2 * GiB, 30 * GiB)  # preallocated: the pool is the limit
     assert (second.label, second.allocated) == ("jax gpu1", 0) and source.state == "ok"
-    assert [s.label for s in JaxSource(devices=[1]).sample()] == ["jax gpu1"]
+    assert [s.label for s in FrameworkSource("jax", devices=[1]).sample()] == ["jax gpu1"]
 
 
 def test_jax_without_statistics_says_so(monkeypatch):
     backends = JaxBackends(devices=[Device("cpu", 0, None)])
     install(monkeypatch, jax_modules(backends))
     backends.start("cpu")
-    source = JaxSource()
+    source = FrameworkSource("jax")
     assert source.sample() == []
     assert source.state == "jax's cpu backend keeps no memory statistics (Device.memory_stats() is None)"
 
@@ -79,7 +74,7 @@ def test_jax_without_statistics_says_so(monkeypatch):
 def test_tensorflow_is_read_only_once_its_context_is_initialised(monkeypatch):
     runtime = TensorFlowRuntime(gpus=[(GiB, 3 * GiB), (2 * GiB, 2 * GiB)])
     install(monkeypatch, tensorflow_modules(runtime))
-    source = TensorFlowSource()
+    source = FrameworkSource("tensorflow")
     assert source.sample() == [] and source.state.startswith("tensorflow has not initialised its runtime yet")
     assert runtime.initialised is None  # reading get_memory_info now would have initialised it (threads, GPUs)
     sys.modules["tensorflow.python.eager.context"].context()
@@ -89,12 +84,12 @@ def test_tensorflow_is_read_only_once_its_context_is_initialised(monkeypatch):
     assert (first.label, first.allocated, first.peak, first.reserved, first.total) == \
         ("tensorflow gpu0", GiB, 3 * GiB, None, None)  # TensorFlow reports neither its pool nor its limit
     assert (second.label, second.allocated, second.peak) == ("tensorflow gpu1", 2 * GiB, 2 * GiB)
-    assert [s.label for s in TensorFlowSource(devices=[1]).sample()] == ["tensorflow gpu1"]
+    assert [s.label for s in FrameworkSource("tensorflow", devices=[1]).sample()] == ["tensorflow gpu1"]
 
 
 def test_tensorflow_without_a_gpu_gives_no_series(monkeypatch):
     install(monkeypatch, tensorflow_modules(TensorFlowRuntime(initialised=True)))
-    source = TensorFlowSource()
+    source = FrameworkSource("tensorflow")
     assert source.sample() == [] and source.state == "tensorflow sees no GPU"
 
 
@@ -106,7 +101,7 @@ def test_the_allocator_sources_share_one_format(monkeypatch):
                                                     backends={"cuda": object()})),
                           **tensorflow_modules(TensorFlowRuntime(gpus=[(GiB, 3 * GiB)], initialised=True))})
     keys = {name: [key for key, _ in source.sample()[0].values()]
-            for name, source in (("torch", TorchSource()), ("jax", JaxSource()), ("tensorflow", TensorFlowSource()))}
+            for name, source in ((name, FrameworkSource(name)) for name in ("torch", "jax", "tensorflow"))}
     assert keys == {"torch": ["torch gpu0 allocated", "torch gpu0 reserved", "torch gpu0 peak"],
                     "jax": ["jax gpu0 total", "jax gpu0 allocated", "jax gpu0 reserved", "jax gpu0 peak"],
                     "tensorflow": ["tensorflow gpu0 allocated", "tensorflow gpu0 peak"]}
@@ -125,7 +120,7 @@ def test_megengine_waits_rather_than_creating_a_cuda_context(monkeypatch):
            get_allocated_memory=counter(GiB), get_reserved_memory=counter(2 * GiB),
            get_max_allocated_memory=counter(3 * GiB))
     used = {0: False}
-    source = MegEngineSource(gate=lambda ordinal: used.get(ordinal))
+    source = FrameworkSource("megengine", gate=lambda ordinal: used.get(ordinal))
     assert source.sample() == [] and asked == []
     assert source.state.startswith("waiting for the kernel to use gpu0")
     used[0] = True
@@ -137,9 +132,9 @@ def test_megengine_waits_rather_than_creating_a_cuda_context(monkeypatch):
 def test_megengine_default_device_picks_the_gpu(monkeypatch):
     module(monkeypatch, "megengine", get_device_count=lambda kind: 4, get_default_device=lambda: "gpu2:1",
            get_allocated_memory=lambda d: 1, get_reserved_memory=lambda d: 2, get_max_allocated_memory=lambda d: 3)
-    assert [s.label for s in MegEngineSource().sample()] == ["megengine gpu2"]
+    assert [s.label for s in FrameworkSource("megengine").sample()] == ["megengine gpu2"]
     sys.modules["megengine"].get_default_device = lambda: "cpu0"
-    source = MegEngineSource()
+    source = FrameworkSource("megengine")
     assert source.sample() == [] and "cpu0" in source.state
 
 
@@ -148,7 +143,7 @@ def test_paddle_gpu_build_reports_devices_it_uses(monkeypatch):
                                  memory_reserved=lambda d: [0, 2 * GiB][d],
                                  max_memory_allocated=lambda d: [0, 3 * GiB][d])
     module(monkeypatch, "paddle", is_compiled_with_cuda=lambda: True, device=types.SimpleNamespace(cuda=cuda))
-    [sample] = PaddleSource().sample()
+    [sample] = FrameworkSource("paddle").sample()
     assert (sample.label, sample.allocated, sample.reserved, sample.peak) == ("paddle gpu1", GiB, 2 * GiB, 3 * GiB)
 
 
@@ -160,7 +155,7 @@ def test_mxnet_reads_only_gpus_the_kernel_uses(monkeypatch):
         return (10 * GiB, 16 * GiB)
 
     module(monkeypatch, "mxnet", context=types.SimpleNamespace(num_gpus=lambda: 2, gpu_memory_info=info))
-    [sample] = MXNetSource(gate=lambda ordinal: ordinal == 1).sample()
+    [sample] = FrameworkSource("mxnet", gate=lambda ordinal: ordinal == 1).sample()
     assert asked == [1] and (sample.label, sample.used, sample.total) == ("mxnet gpu1", 6 * GiB, 16 * GiB)
 
 
@@ -169,7 +164,7 @@ def test_a_framework_that_raises_becomes_a_state(monkeypatch):
         raise RuntimeError("Traceback (most recent call last):\n  File x\nMXNetError: CUDA: out of memory")
 
     module(monkeypatch, "mxnet", context=types.SimpleNamespace(num_gpus=boom))
-    source = MXNetSource()
+    source = FrameworkSource("mxnet")
     assert source.sample() == []
     assert source.state == "mxnet error: RuntimeError: MXNetError: CUDA: out of memory"
 

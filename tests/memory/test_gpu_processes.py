@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import pynvml
 import pytest
 
-from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 from mgenv_jupyter.memory._gpu_processes import GpuProcess, GpuProcessReader
 from mgenv_jupyter.memory._sample import OK
+from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 
 GiB = 1024**3
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pynvml
 
-from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 from mgenv_jupyter.memory._nvml_client import NO_GPU, NO_LIBRARY, NOT_LOADED, NvmlClient
+from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 
 GiB = 1024**3
 

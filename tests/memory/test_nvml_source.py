@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pynvml
 import pytest
 
-from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 from mgenv_jupyter.memory._nvml_source import UNAVAILABLE, NvmlSource
 from mgenv_jupyter.memory._process_tree import ProcessTree
+from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 
 GiB = 1024**3
 MiB = 1024**2
@@ -204,7 +204,7 @@ def test_the_process_list_is_read_at_most_once_a_second_while_the_device_changes
         changed = src.sample()[0]
         assert changed.used == device.used and changed.process == GiB  # the device's use at once, the share later
         assert nvml.calls["nvmlDeviceGetComputeRunningProcesses_v3"] == 2
-        time.sleep(src.process_interval)
+        time.sleep(src.process_interval)  # the process list is read again only after this long: the rule checked
         assert src.sample()[0].process == 2 * GiB
         src.close()
 

@@ -7,12 +7,13 @@ import sys
 import types
 from typing import get_type_hints
 
-from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.memory._nvml_source import NvmlSource
-from mgenv_jupyter.memory._overlays import PADDLE_FLAGS, Overlay, overlays
+from mgenv_jupyter.memory._overlays import Overlay, overlays
 from mgenv_jupyter.memory._sample import DeviceId
 from mgenv_jupyter.memory._sampler import Sampler
+from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.protocol import OverlayInfo
+from mgenv_jupyter.runtime.frameworks._paddle import PADDLE_FLAGS
 
 GiB = 1024**3
 

@@ -24,6 +24,7 @@ def test_host_memory_is_psutils() -> None:
 
 
 def test_resident_size_and_start_of_a_child_are_psutils() -> None:
+    # A process that holds 32 MiB until it is killed.
     child = subprocess.Popen([sys.executable, "-c", "import time; data = bytearray(32 << 20); time.sleep(30)"])
     try:
         process = psutil.Process(child.pid)

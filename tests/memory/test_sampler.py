@@ -14,12 +14,12 @@ import psutil
 import pytest
 
 from mgenv_jupyter._errors import InvalidValueError
-from mgenv_jupyter.memory import _simulation as simulation
-from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._process_tree import ProcessTree
 from mgenv_jupyter.memory._sample import Sample
 from mgenv_jupyter.memory._sampler import Sampler
+from mgenv_jupyter.memory.simulated import _simulation as simulation
+from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.protocol import MIN_INTERVAL
 
 GiB = 1024**3
@@ -95,7 +95,7 @@ def test_pushes_are_rate_limited_not_one_per_sample():
     batches = []
     s.subscribe(batches.append)
     with s:
-        time.sleep(1.0)
+        time.sleep(1.0)  # the window the pushes are counted over: their rate is the check
     samples = sum(len(b["t"]) for b in batches)
     assert samples > 50 and len(batches) <= 6
 
@@ -144,7 +144,7 @@ def test_interval_changes_at_once(sampler):
     sampler.interval = 60
     sampler.start()
     wait_for(lambda: source.calls >= 1)
-    time.sleep(0.2)
+    time.sleep(0.2)  # twenty ticks' worth at the rate it is told next: the window in which it must stay asleep
     calls = source.calls
     assert calls <= 2  # asleep for a minute...
     sampler.interval = 0.01  # ...until told otherwise
@@ -212,7 +212,7 @@ def test_cell_markers_from_a_real_shell(ip):
     batches = []
     s.subscribe(batches.append)
     with s:
-        ip.run_cell("import time; time.sleep(0.3)", store_history=True)
+        ip.run_cell("import time; time.sleep(0.3)", store_history=True)  # a cell of a known duration, measured
         number = ip.execution_count - 1
         wait_for(lambda: any(c["cell"] == number and c["end"] is not None for b in batches for c in b["cells"]))
     [marker] = [m for m in s.cells.markers if m.cell == number]

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from mgenv_jupyter.memory import _simulation as simulation
-from mgenv_jupyter.memory._fake_nvml import installed
 from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
+from mgenv_jupyter.memory.simulated import _simulation as simulation
+from mgenv_jupyter.memory.simulated._fake_nvml import installed
 
 
 def sampler_threads() -> int:
@@ -57,10 +57,11 @@ def test_the_process_list_is_read_at_most_once_a_second_at_100_hz(kernel):
     subscription = kernel.subscribe(interval=0.01)
     fake = installed()
     assert fake is not None
-    time.sleep(1.2)
+    # Past the first process list (its size query and its fill): the window below starts with the next one due.
+    wait_for(lambda: fake.calls.get("nvmlDeviceGetComputeRunningProcesses_v3", 0) >= 2)
     listed = fake.calls["nvmlDeviceGetComputeRunningProcesses_v3"]
     memory = fake.calls["nvmlDeviceGetMemoryInfo"]
-    time.sleep(3.0)
+    time.sleep(3.0)  # the window the reads are counted over: their rate is the check
     lists = (fake.calls["nvmlDeviceGetComputeRunningProcesses_v3"] - listed) / 2  # size query + fill per list
     reads = fake.calls["nvmlDeviceGetMemoryInfo"] - memory
     subscription.close()

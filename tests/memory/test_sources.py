@@ -4,10 +4,10 @@ and the GPU's total for the DTR widget."""
 
 from __future__ import annotations
 
-from mgenv_jupyter.memory import _simulation as simulation
-from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._sources import HostFallback, UnavailableSource, default_sources
+from mgenv_jupyter.memory.simulated import _simulation as simulation
+from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml
 
 GiB = 1024**3
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mgenv_jupyter.oom._causes import Cause, diagnose, dtr_enabled, size
+from mgenv_jupyter.oom._causes import Cause, diagnose, size
 from mgenv_jupyter.oom._recognise import OutOfMemory
 from mgenv_jupyter.oom._state import DeviceFigures, MemoryState, OtherProcess
+from mgenv_jupyter.runtime.frameworks._megengine import dtr_enabled
 
 GiB = 1024**3
 

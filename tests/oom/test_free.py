@@ -112,15 +112,16 @@ def test_on_the_simulated_gpu_the_kernels_nvml_memory_drops_when_it_frees(ip, mo
     back, and the fake NVML's process list shows the kernel at the scenario's start (2 GiB) from then on."""
     from pathlib import Path
 
-    from mgenv_jupyter.memory import _simulation as simulation
     from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
+    from mgenv_jupyter.memory.simulated import _simulation as simulation
 
     scenario = Path(__file__).parents[1] / "data" / "oom" / "fragmentation.json"
     monkeypatch.setenv("MGENV_SIMULATE_GPU", str(scenario))
     close_kernel_sampler()
     try:
         simulation.from_environment()  # its timeline starts now
-        ip.run_cell("import time\ntime.sleep(1.2)")  # the scenario reaches its 38 GiB
+        # A cell runs while the scenario's timeline climbs to its 38 GiB: the simulated GPU fills with time.
+        ip.run_cell("import time\ntime.sleep(1.2)")
         ip.run_cell("raise MemoryError('stand-in')")
         result = ip.run_line_magic("memfree", "").result
         assert result.simulated

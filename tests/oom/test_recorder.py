@@ -3,7 +3,7 @@ kernel's sampler when that one is replaced."""
 
 from __future__ import annotations
 
-import time
+from waiting import wait_until
 
 from mgenv_jupyter.memory._host_source import HostSource
 from mgenv_jupyter.memory._sampler import Sampler
@@ -15,7 +15,7 @@ def test_it_samples_at_its_own_rate_with_no_batches_and_stops_the_on_demand_samp
     recorder = Recorder(0.05, lambda: sampler).start()
     try:
         assert recorder.recording and sampler.running and sampler.interval == 0.05
-        time.sleep(0.5)
+        wait_until(lambda: sampler.history.count >= 4, what="four samples")
         assert sampler.history.count >= 4
         (subscription,) = sampler.subscriptions
         assert subscription.callback is None

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
+
+import pytest
 
 from mgenv_jupyter.memory._host_source import HostSource
 from mgenv_jupyter.memory._sampler import Sampler
+from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
 from mgenv_jupyter.oom._recognise import recognise
 from mgenv_jupyter.oom._report import build_report, last_report, remember
+from mgenv_jupyter.presentation.oom import OomText
 
 
 def test_a_host_oom_report_from_a_real_sampler(fresh_session):
@@ -17,7 +22,7 @@ def test_a_host_oom_report_from_a_real_sampler(fresh_session):
         for cell in (1, 2, 3):
             sampler.cells.start(cell)
             sampler.sample_once()
-            time.sleep(0.01)
+            time.sleep(0.01)  # the cell's two samples at two different times
             sampler.sample_once()
             sampler.cells.finish(cell, ok=cell != 3)
         event = recognise(MemoryError())
@@ -40,3 +45,74 @@ def test_a_host_oom_report_from_a_real_sampler(fresh_session):
 def test_without_a_sampler_the_report_still_says_what_it_can(fresh_session):
     report = build_report(recognise(MemoryError()), None, fresh_session)
     assert report.timeline.values == () and report.state.host_total
+
+
+# ---- issue 29, point 5: a report agrees with what it reports on -----------------------------------------------------
+
+SCENARIOS = Path(__file__).parents[1] / "data" / "oom"
+GiB = 1024**3
+FRAGMENTATION = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which "
+                 "1.10 GiB is free. Including non-PyTorch memory, this process has 38.00 GiB memory in use. Of the "
+                 "allocated memory 21.00 GiB is allocated by PyTorch, and 16.30 GiB is reserved by PyTorch but "
+                 "unallocated.")
+# A stand-in named as PyTorch's class; defining it in the failing cell names torch, so the recorder pauses for it.
+RAISE = ("OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})\n"
+         "import time\ntime.sleep(2.5)\nraise OutOfMemoryError(" + repr(FRAGMENTATION) + ")")
+
+
+@pytest.fixture
+def panel(ip, monkeypatch):
+    """The sidebar's live memory panel, opened before anything else: a subscription to the kernel's sampler whose
+    batches are kept, as the panel's chart draws them."""
+    monkeypatch.delenv("MGENV_SIMULATE_GPU", raising=False)
+    close_kernel_sampler()
+    batches: list[dict] = []
+    sampler = kernel_sampler()
+    subscription = sampler.subscribe(batches.append, interval=0.1)
+    ip._mgenv_jupyter_oom.recorder.ensure()
+    yield batches
+    subscription.close()
+    close_kernel_sampler()
+    ip._mgenv_jupyter_oom.recorder.ensure()
+
+
+def charted(batches: list[dict], series: str) -> list[int]:
+    return [v for batch in batches for v in batch["columns"].get(series, []) if v is not None]
+
+
+def test_the_try_it_recipe_with_the_panel_open_reports_what_the_error_and_the_chart_say(ip, panel):
+    """README's "Try it" recipe, the panel already open: MGENV_SIMULATE_GPU set in a cell (the fragmentation
+    scenario climbs to 38 GiB), then a cell that fails with PyTorch's error saying 38 GiB. The sampler the panel
+    started follows the variable within a second, so the report's figures are the chart's readings: this kernel
+    38 GiB, the climb on its timeline, samples while the cell ran. (It said 2 GiB, free 37.1 GiB, with a flat
+    timeline and "no sample while the cell ran": the simulated GPU started only as the report was made.)"""
+    ip.run_cell(f"%env MGENV_SIMULATE_GPU={SCENARIOS / 'fragmentation.json'}", store_history=True)
+    ip.run_cell(RAISE, store_history=True)
+    report = last_report()
+    assert report is not None and report.verdict.cause.value == "fragmentation"
+    device = report.state.gpu(0)
+    assert device is not None and device.simulated and device.kernel == 38 * GiB, device
+    assert device.free is not None and device.free < 2 * GiB
+    climb = report.timeline.during_cell()
+    assert report.timeline.series == "gpu0 (simulated) process" and len(climb) >= 10 and climb[-1] == 38 * GiB
+    time.sleep(0.6)  # the panel's next batch
+    assert charted(panel, "gpu0 (simulated) process")[-1] == device.kernel  # the chart says what the report says
+    assert "no sample while the cell ran" not in "\n".join(OomText(report, "en").lines())
+
+
+def test_a_host_memory_error_draws_host_memory_while_gpus_are_charted(ip, panel):
+    """The demo's host-memory error, with a simulated GPU charted: the verdict is about the host, and so is the
+    timeline (the kernel's RSS, as the host source keeps it once a second beside the GPUs), not the GPU's series."""
+    # As demo.ipynb does: the simulated GPU asked for, then a chart of it.
+    ip.run_cell("%env MGENV_SIMULATE_GPU=a100-40gb\nchart = %memchart", store_history=True)
+    ip.run_cell("import time\ntime.sleep(1.5)", store_history=True)
+    ip.run_cell("import numpy as np, time\nheld = np.ones(256 * 1024**2, dtype=np.uint8)\ntime.sleep(2.2)\n"
+                "raise MemoryError('stand-in: the next allocation did not fit')", store_history=True)
+    report = last_report()
+    assert report is not None and report.verdict.cause.value == "host"
+    assert report.timeline.series == "host process" and report.timeline.info is not None
+    assert report.timeline.info["device"] == "host"
+    assert len(report.timeline.during_cell()) >= 2 and max(report.timeline.values) >= 256 * 1024**2
+    assert "gpu0" not in "\n".join(OomText(report, "en").timeline_lines())
+    ip.user_ns.pop("held", None)
+    ip.user_ns.pop("chart").close()

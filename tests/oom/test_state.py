@@ -9,10 +9,10 @@ import os
 
 import pynvml
 
-from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 from mgenv_jupyter.memory._sampler import Sampler
-from mgenv_jupyter.memory._simulation import Simulation
 from mgenv_jupyter.memory._sources import default_sources
+from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml, FakeProcess
+from mgenv_jupyter.memory.simulated._simulation import Simulation
 from mgenv_jupyter.oom._state import DeviceFigures, other_processes, read_state
 
 GiB = 1024**3
@@ -23,7 +23,7 @@ def test_two_simulated_gpus_with_a_visible_and_an_invisible_other_process():
         {"name": "NVIDIA A100-SXM4-40GB", "total": "40GB", "kernel": "6GB",
          "other_processes": [{"pid": 4000002, "bytes": "20GB"}, {"pid": os.getppid(), "bytes": "1GB"}]},
         {"name": "NVIDIA A100-SXM4-40GB", "total": "40GB"}]}
-    from mgenv_jupyter.memory._scenario import Scenario
+    from mgenv_jupyter.memory.simulated._scenario import Scenario
 
     with Simulation(Scenario.from_json(scenario)):
         sampler = Sampler(default_sources())

@@ -34,10 +34,12 @@ from lab_server import (
     run_cell,
     running_lab,
     screenshot,
+    shut_down_kernels,
     write_notebook,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
+# One Chromium for the module (tests/lab_server.py): each page still gets a context of its own.
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.usefixtures("chromium")]
 
 # venv: (JupyterLab, Notebook) version prefixes it must hold; "newest" is whatever 4.x and 7.x pip chose for it.
 VENVS = {"lab-oldest": ("4.0.", "7.0."), "lab-newest": ("4.", "7.")}
@@ -83,7 +85,9 @@ def lab(request, built, tmp_path_factory) -> Iterator[tuple[str, Lab]]:
 @pytest.fixture(autouse=True)
 def first_visit(lab) -> None:
     """Each check starts from JupyterLab's default layout, as on a first visit: the server forgets the workspace the
-    check before it left (the notebooks and the panel it had open)."""
+    check before it left (the notebooks and the panel it had open), and the kernels that check started are shut down
+    (each samples the simulated GPU while it runs)."""
+    shut_down_kernels(lab[1])
     for saved in (lab[1].root.parent / "workspaces").glob("*"):
         saved.unlink()
 

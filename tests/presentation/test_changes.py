@@ -16,8 +16,8 @@ def test_a_report_is_one_line_per_variable_with_its_outcome_and_why(fresh_sessio
     assert len(report) == 2 and [c.name for c in report] == ["MEGENGINE_DTR_EVICTION_THRESHOLD", "MY_SETTING"]
     assert report["MY_SETTING"].outcome is Status.EFFECTIVE
     lines = report.lines()
-    assert lines[0] == ("MEGENGINE_DTR_EVICTION_THRESHOLD='5368709120': takes effect at import — megengine is not "
-                        "imported yet: it reads this when `import megengine` runs")
+    assert lines[0] == ("MEGENGINE_DTR_EVICTION_THRESHOLD=5 GiB (5368709120): takes effect at import — megengine is "
+                        "not imported yet: it reads this when `import megengine` runs")  # a size in the one notation
     assert lines[1].startswith("    note: ") and "5368709120" in lines[1]  # how 5GB was normalised
     assert lines[2] == ("MY_SETTING='on': effective — set for this process and the processes it starts; not a "
                         "catalog variable")

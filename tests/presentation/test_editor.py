@@ -49,13 +49,13 @@ def test_a_bounded_real_number_is_a_fraction_and_an_integer_range_a_number():
 
 
 @pytest.mark.parametrize(("name", "unit_bytes", "units"), [
-    ("MEGENGINE_DTR_EVICTION_THRESHOLD", 1, ["B", "KB", "MB", "GB", "TB"]),
-    ("FLAGS_initial_gpu_memory_in_mb", MiB, ["MB", "GB", "TB"]),  # Paddle counts in MB: nothing smaller is offered
+    ("MEGENGINE_DTR_EVICTION_THRESHOLD", 1, ["B", "KiB", "MiB", "GiB", "TiB"]),
+    ("FLAGS_initial_gpu_memory_in_mb", MiB, ["MiB", "GiB", "TiB"]),  # Paddle counts in MiB: nothing smaller is offered
 ])
 def test_a_size_offers_only_units_the_framework_can_hold(name, unit_bytes, units):
     size = spec(name)
     assert size.kind == "size" and size.unit_bytes == unit_bytes and [unit for unit, _ in size.units] == units
-    assert dict(size.units)["GB"] == GiB and dict(size.units)["TB"] == TiB
+    assert dict(size.units)["GiB"] == GiB and dict(size.units)["TiB"] == TiB
 
 
 def test_a_number_without_a_default_is_text_so_not_set_can_be_shown():

@@ -26,7 +26,8 @@ def test_it_stays_a_dataframe_that_code_can_filter_and_join():
 
 def test_the_notebook_shows_the_chosen_columns_and_says_what_else_the_frame_holds():
     shown = env_table(frame(), ["value", "status"], "en")._repr_html_()
-    assert "<th>name</th><th>value</th><th>status</th></tr>" in shown and "<th>description</th>" not in shown
+    assert ("<th title='name'>name</th><th title='value'>value</th><th title='status'>status</th></tr>" in shown
+            and ">description</th>" not in shown)
     assert "2 rows · 1 more columns in the DataFrame: description" in shown
     # a name may break after its underscores; a value anywhere; a status keeps the width of two words a line
     assert ("<td class='mgenv-name'>A_<wbr>VAR</td><td class='mgenv-value'>1</td>"
@@ -58,8 +59,34 @@ def test_what_the_user_typed_is_escaped():
 
 
 def test_in_chinese():
-    shown = env_table(frame(), ["value"], "zh")._repr_html_()
+    from mgenv_jupyter._text import set_language
+
+    set_language("zh")
+    try:
+        shown = env_table(frame(), ["value"], "zh")._repr_html_()
+    finally:
+        set_language(None)
     assert "未设置" in shown and "2 行" in shown and "DataFrame 中另有 2 列" in shown
+    assert "<th title='value'>取值</th>" in shown  # the header in the language, the column's name in its tooltip
+
+
+def test_a_table_is_shown_in_the_sessions_language_when_it_is_shown(ip):
+    """Issue 29, point 10: the demo's listing made under %envlang zh, shown after %envlang en, mixed Chinese
+    descriptions, "未设置" and "5 行" with English headers. Every word of ours follows the language of the moment."""
+    ip.run_line_magic("envlang", "zh")
+    threads = ip.run_line_magic("envlist", "mxnet --category 线程")
+    diff = ip.run_line_magic("envdiff", "")
+    ip.run_line_magic("envlang", "en")
+    shown = threads[["value", "default", "description"]]._repr_html_()
+    assert "CPU" in shown and "rows" in shown and "not set" in shown
+    assert not any("\u4e00" <= char <= "\u9fff" for char in shown), "Chinese left in an English display"
+    ip.run_line_magic("envset", "MXNET_CPU_WORKER_NTHREADS=2")
+    diff = ip.run_line_magic("envdiff", "")
+    ip.run_line_magic("envlang", "zh")
+    shown_zh = diff._repr_html_()
+    ip.run_line_magic("envlang", "auto")
+    assert "是" in shown_zh and "行" in shown_zh and ">来源</th>" in shown_zh  # exported: yes, the rows, the header
+    assert threads.loc["MXNET_CPU_WORKER_NTHREADS", "description"].isascii() is False  # the data keep what was made
 
 
 def test_memory_frames_show_binary_sizes_while_the_data_stay_integer_bytes():

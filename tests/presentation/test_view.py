@@ -16,10 +16,10 @@ def test_a_catalog_variable_with_everything_a_user_needs_to_decide(fresh_session
     assert (view.value, view.status, view.label) == ("5368709120", Status.PENDING_IMPORT, "takes effect at import")
     assert view.editor is not None and view.editor.kind == "size" and view.applicability.applies
     first, description, default, read, live, *caveats = view.lines()
-    assert first == ("MEGENGINE_DTR_EVICTION_THRESHOLD='5368709120': takes effect at import — megengine is not "
-                     "imported yet: it reads this when `import megengine` runs")
+    assert first == ("MEGENGINE_DTR_EVICTION_THRESHOLD=5 GiB (5368709120): takes effect at import — megengine is "
+                     "not imported yet: it reads this when `import megengine` runs")  # a size in the one notation
     assert description.startswith("  Bytes of live tensor memory")
-    assert default.startswith("  default: 0; allowed: a whole number of bytes")
+    assert default.startswith("  default: 0 B; allowed: a whole number of bytes")
     assert read.startswith("  read at `import megengine` (source: imperative/src/impl/interpreter/")
     assert live == "  live: megengine.dtr.eviction_threshold = 5368709120"
     assert caveats and all(line.startswith("  caveat: ") for line in caveats)

@@ -33,8 +33,8 @@ def test_the_editor_the_sidebar_receives_carries_every_field_a_front_end_draws()
     """The one JSON form of an editor (units as objects), as the sidebar receives it in the catalog."""
     size = entry_info(catalog().get("FLAGS_initial_gpu_memory_in_mb"), "en")["editor"]
     assert size == {"kind": "size", "choices": [], "optional": False, "min": 0, "max": None, "integer": False,
-                    "unit_bytes": MiB, "units": [{"name": "MB", "bytes": MiB}, {"name": "GB", "bytes": GiB},
-                                                 {"name": "TB", "bytes": TiB}], "on": None, "off": None,
+                    "unit_bytes": MiB, "units": [{"name": "MiB", "bytes": MiB}, {"name": "GiB", "bytes": GiB},
+                                                 {"name": "TiB", "bytes": TiB}], "on": None, "off": None,
                     "placeholder": "", "keys": []}
 
 

@@ -10,10 +10,10 @@ import pytest
 from mgenv_jupyter import protocol
 from mgenv_jupyter._errors import InvalidValueError
 from mgenv_jupyter.cluster._remote_source import RemoteSource, consume
-from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._sample import DeviceId, Sample, series_key
 from mgenv_jupyter.memory._sampler import Sampler
+from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.protocol import checked_interval
 
 from wire_check import check

@@ -35,7 +35,13 @@ result["after_load"] = [m for m in heavy if m in sys.modules]
 result["threads_started"] = sorted(t.name for t in threading.enumerate() if t.ident not in threads)
 result["magic"] = "envset" in ip.magics_manager.magics["line"]
 ip.run_cell("x = 2")
-time.sleep(2.5)  # the sampler's thread ticks, and passes twice over every source (once a second)
+# Until the sampler's thread has ticked for over a second, so it has passed twice over every source (once a second).
+# The sampler %load_ext started, read without kernel_sampler(), whose call would import what it follows.
+sampler = sys.modules["mgenv_jupyter.memory._shared"]._kernel
+deadline = time.monotonic() + 60
+while sampler.history.count < 2 + 1.0 / sampler.interval:
+    assert time.monotonic() < deadline, "the sampler did not tick"
+    time.sleep(0.05)
 result["imported_later"] = sorted(set(sys.modules) - loaded)
 result["sampled"] = mgenv_jupyter.memory.kernel_sampler().history.count
 result["catalog_built"] = mgenv_jupyter.catalog.catalog.cache_info().currsize

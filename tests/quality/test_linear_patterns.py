@@ -50,7 +50,12 @@ NON_LITERAL_SITES = {
     "catalog/_values.py": "Pattern.regex: every Pattern value type is in a catalog entry, collected below",
     "memory/_state_words.py": "_SENTENCES: compiled at import from a literal table, collected from the module's data",
     "catalog/_secrets.py": "the value patterns, compiled into the module's _VALUE_RES tuple, collected below",
-    "oom/_recognise.py": "f-string patterns compiled into module data (PATTERNS, _TORCH_LATER), collected below",
+    "runtime/frameworks/_torch.py": "f-string patterns compiled into module data (OOM_PATTERNS, _TORCH_LATER), "
+                                    "collected below",
+    "runtime/frameworks/_jax.py": "f-string patterns compiled into module data (OOM_PATTERNS), collected below",
+    "runtime/frameworks/_tensorflow.py": "f-string patterns compiled into module data (OOM_PATTERNS), collected below",
+    "runtime/frameworks/_paddle.py": "f-string patterns compiled into module data (OOM_PATTERNS), collected below",
+    "runtime/frameworks/_cupy.py": "f-string patterns compiled into module data (OOM_PATTERNS), collected below",
     "oom/_hook.py": "_NAMES, compiled at import from the GPU modules' names, collected below",
     "cluster/_nodes.py": "_LOCAL_DEVICE_WORDS, compiled at import, collected below",
 }
@@ -356,7 +361,7 @@ def test_every_pattern_is_found():
     """The collection reaches the patterns it must: compiled in modules, in catalog value types and rules, and the
     literal arguments of re.* calls; a call with a computed pattern is only where this test knows how to reach it."""
     sources = {pattern.pattern for pattern, _ in PATTERNS.values()}
-    assert any("RESOURCE_EXHAUSTED" in source or "GPU_" in source for source in sources)  # oom/_recognise.py
+    assert any("RESOURCE_EXHAUSTED" in source or "GPU_" in source for source in sources)  # the adapters' OOM_PATTERNS
     assert any("eyJ" in source for source in sources)  # catalog/_secrets.py, inside the joined value pattern
     assert any("--[A-Za-z0-9_]+" in source for source in sources)  # XLA_FLAGS' Pattern value type
     assert any(source.startswith("LD_") for source in sources)  # catalog/_code_loading.py RULES

@@ -110,7 +110,10 @@ def main() -> dict:
     chart = mgenv_jupyter.MemoryChart.for_cluster(watch)  # closing it, at the end, ends the watch
     result["streaming_after"] = wait(lambda: all(source.batches for source in watch.sources.values()), 60)
     result["states_before"] = watch.states()
-    time.sleep(2)
+    # Until every node has streamed for over a second (10 Hz): past its first once-a-second process list, and in the
+    # kernel's history.
+    wait(lambda: all(source.batches >= 12 for source in watch.sources.values()) and all(
+        f"{label} gpu0 (simulated) used" in kernel_sampler().history.series for label in PRESETS), 60)
     history = kernel_sampler().history
     result["series"] = history.series
     # What the chart is sent: each series and source names its node (None: the kernel's own).
@@ -127,7 +130,9 @@ def main() -> dict:
     for process in victims:
         process.kill()
     result["lost_after"] = wait(lambda: watch.states()["node_c"].startswith("lost"), 60)
-    time.sleep(2)
+    # The others keep streaming: until each has sent 20 more batches (2 s at 10 Hz), the window node_c is watched over.
+    lost = {label: source.batches for label, source in watch.sources.items()}
+    wait(lambda: all(watch.sources[label].batches >= lost[label] + 20 for label in ("node_a", "node_b")), 60)
     result["states_after"] = watch.states()
     result["wire_states_after"] = {state["node"]: state["state"] for state in kernel_sampler().states()
                                    if state["node"]}

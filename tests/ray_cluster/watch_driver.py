@@ -53,7 +53,10 @@ def joined(out: Path) -> None:
             streaming = time.monotonic() - began
             break
         time.sleep(0.1)
-    time.sleep(1.0)  # a few of node_d's batches reach the history
+    while time.monotonic() - began < 150:  # until node_d's batches reach the kernel's history
+        if any(key.startswith("node_d ") for key in kernel_sampler().history.series):
+            break
+        time.sleep(0.1)
     names = watch.actor_names()
     result = {"labels": sorted(watch.sources), "states": watch.states(), "streaming_after": streaming,
               "names": names, "live": cluster.live_watch_actors(),
@@ -85,7 +88,7 @@ def main() -> None:
         return
     write(Path(out), watched())
     if mode == "hold":
-        time.sleep(600)
+        time.sleep(600)  # a driver that stays until the test kills it
     # "exit": the interpreter ends with the watch still open, as a kernel that is shut down does.
 
 

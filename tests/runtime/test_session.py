@@ -62,7 +62,7 @@ def test_after_import_setting_warns_with_module_time_value_and_way_out(probe_ses
     with pytest.warns(AlreadyReadWarning) as caught:
         report = session.set({"PROBE_SIZE": "2048"})
     text = str(caught[0].message)
-    assert "PROBE_SIZE" in text and reader in text and "'1024'" in text and "restart" in text
+    assert "PROBE_SIZE" in text and reader in text and "1 KiB" in text and "restart" in text  # a size as 1 KiB
     assert report["PROBE_SIZE"].outcome is Status.ALREADY_READ
     assert os.environ["PROBE_SIZE"] == "2048"  # still set, so child processes inherit it
     assert module.SEEN["PROBE_SIZE"] == "1024"

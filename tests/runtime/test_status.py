@@ -132,7 +132,7 @@ def test_a_catalog_variable_not_set_and_not_read_says_which_default_applies():
 def test_a_variable_read_on_every_use_and_not_set_uses_its_default_even_after_the_import(imported):
     every_call = entry("PROBE_SIZE", ReadWhen.EVERY_CALL, default="0")
     assert decide(Situation("PROBE_SIZE", every_call, None, imported)) == (
-        Status.UNSET, f"{READER} uses its default, 0")
+        Status.UNSET, f"{READER} uses its default, 0 B")  # a size's default in the one notation
 
 
 # ---- before the reader is imported ---------------------------------------------------------------------------------
@@ -161,7 +161,7 @@ def test_read_at_import_with_another_value_needs_a_restart(imported):
     status, message = decide(Situation("PROBE_SIZE", SIZE, "2048", imported))
     clock = time.strftime("%H:%M:%S", time.localtime(imported.time))
     assert status is Status.ALREADY_READ
-    assert message == f"{READER} read '1024' at {clock} and keeps it; restart the kernel to apply"
+    assert message == f"{READER} read 1 KiB at {clock} and keeps it; restart the kernel to apply"
 
 
 def test_a_secret_it_read_is_never_repeated(imported):
@@ -178,7 +178,7 @@ def test_a_first_use_variable_changed_after_the_import_may_already_be_latched(im
 def test_a_value_pushed_through_the_live_api_is_applied_live(imported):
     applied = Applied("probe.set_size(2048)", "2048")
     assert decide(Situation("PROBE_SIZE", SIZE, "2048", imported, applied=applied)) == (
-        Status.APPLIED_LIVE, f"applied through probe.set_size(2048); {READER} now reports '2048'")
+        Status.APPLIED_LIVE, f"applied through probe.set_size(2048); {READER} now reports 2 KiB")
 
 
 def test_a_live_change_of_a_first_use_variable_may_still_be_latched(imported):
@@ -199,17 +199,21 @@ def test_every_status_has_a_label_in_both_languages():
 def test_the_already_read_warning_names_the_module_moment_value_and_way_out(imported):
     warning = already_read_warning(SIZE, imported, "2048", "probe.set_size(2048)").get("en")
     clock = time.strftime("%H:%M:%S", time.localtime(imported.time))
-    assert warning == (f"{READER} already read PROBE_SIZE at {clock}, when it was '1024'. It is now set to '2048' in "
-                       f"os.environ (processes started from here inherit it), but the running {READER} will not see "
-                       "it. Way out: restart the kernel with it set (the Framework Env sidebar's 'Restart and apply' "
-                       "does this), or change it live with probe.set_size(2048).")
+    assert warning == (
+        f"{READER} already read PROBE_SIZE at {clock}, when it was 1 KiB, and keeps what it read: the running "
+        f"{READER} will not see it set to 2 KiB (os.environ holds it now, and processes started from here inherit "
+        "it).\nWay out: a new kernel. With the Framework Env sidebar open, its 'Restart and apply' restarts the kernel "
+        "and carries this value over, with the others this session set that a framework reads at start; without the "
+        "sidebar, restart the kernel, then run `%load_ext mgenv_jupyter` and `%envset PROBE_SIZE=2048` before "
+        f"{READER} is imported; or change it live now with probe.set_size(2048).")
     unset = already_read_warning(SIZE, imported, None, None).get("en")
-    assert "It is now unset in os.environ" in unset and unset.endswith("does this).")
+    assert "will not see it unset" in unset
+    assert unset.endswith(f"run `%load_ext mgenv_jupyter` and `%envunset PROBE_SIZE` before {READER} is imported.")
 
 
 def test_the_warning_for_a_module_imported_before_loading_says_what_can_be_known(imported):
     early = ImportRecord(READER, None, {"PROBE_SIZE": "1024"}, before_load=True)
     warning = already_read_warning(SIZE, early, "2048", None)
     assert str(warning).startswith(f"{READER} was imported before mgenv_jupyter was loaded and read PROBE_SIZE then; "
-                                   "at kernel start it was '1024'.")
+                                   "at kernel start it was 1 KiB, and keeps what it read")
     assert "在加载 mgenv_jupyter 之前就已导入" in warning.get("zh") and "PROBE_SIZE" in warning

@@ -15,6 +15,7 @@ import pytest
 
 from mgenv_jupyter.memory._gpu_processes import DeviceReading, GpuProcess, GpuReading
 from mgenv_jupyter.protocol._gpus import GpuServerView
+from mgenv_jupyter.server._activity import Activity
 from mgenv_jupyter.server._attribution import KernelEntry, LiveProcessTable, attribute, owner
 
 from wire_check import check
@@ -41,8 +42,10 @@ def kernel_tree() -> Iterator[tuple[int, int, int]]:
 
 def entry(kernel_id: str, pid: int | None, notebooks: tuple[str, ...] = (), state: str = "idle",
           idle: float | None = 60.0) -> KernelEntry:
+    """A kernel whose last cell ended `idle` seconds ago (and so its last message, as the server saw it)."""
     last = None if idle is None else NOW - timedelta(seconds=idle)
-    return KernelEntry(kernel_id, "python3", pid, notebooks, state, last)
+    activity = Activity(NOW - timedelta(hours=1), "start", last_cell_end=last)
+    return KernelEntry(kernel_id, "python3", pid, notebooks, state, last, activity)
 
 
 def reading(*devices: DeviceReading, simulated: bool = False) -> GpuReading:
@@ -68,6 +71,7 @@ def test_each_process_counts_for_the_kernel_whose_tree_holds_it_and_strangers_ar
     assert [k["notebooks"] for k in view["kernels"]] == [["train.ipynb"], ["remote.ipynb"]]
     assert [k["pid_known"] for k in view["kernels"]] == [True, False]
     assert view["kernels"][0]["idle_seconds"] == 60.0 and view["kernels"][0]["last_activity"].startswith("2026-01-02")
+    assert view["kernels"][0]["idle_since"] == "cell" and not view["kernels"][0]["running_cell"]
 
 
 def test_shares_and_others_come_largest_first_and_kernels_holding_nothing_are_left_out(kernel_tree):
@@ -100,12 +104,19 @@ def test_foreign_pids_say_so_and_no_kernel_is_shown_at_zero(kernel_tree):
     assert gpu["others"] == [{"pid": pid, "user": None, "name": None, "used": 4 * GiB} for pid in foreign]
 
 
-def test_states_without_devices_and_a_busy_kernel_has_no_idle_time():
+def test_states_without_devices_and_a_kernel_running_a_cell_has_no_idle_time():
+    running = entry("a", None, state="busy")
+    assert running.activity is not None
+    running.activity.observe("execute_input", "execute_request", "m1", None, NOW - timedelta(seconds=30))
+    # The server calls it busy for a comm message (a chart's): no cell runs, so its idle time stands.
+    chart = entry("b", None, state="busy", idle=600.0)
     none = attribute(GpuReading(0.0, (), "no NVIDIA driver (libnvidia-ml.so.1 not found)", False, None),
-                     [entry("a", None, state="busy")], NOW)
+                     [running, chart], NOW)
     check(none, GpuServerView)
     assert (none["state"], none["namespace"], none["devices"]) == ("no_driver", "unknown", [])
-    assert none["kernels"][0]["idle_seconds"] is None
+    assert none["kernels"][0]["idle_seconds"] is None and none["kernels"][0]["running_cell"]
+    assert none["kernels"][0]["running_seconds"] == 30.0
+    assert (none["kernels"][1]["idle_seconds"], none["kernels"][1]["idle_since"]) == (600.0, "cell")
     assert attribute(GpuReading(0.0, (), "NVML error: Unknown Error", False, None), [], NOW)["state"] == "error"
     assert attribute(GpuReading(0.0, (), "ok", False, None), [], NOW)["state"] == "no_gpu"
 

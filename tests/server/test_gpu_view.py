@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from mgenv_jupyter.memory import _fake_nvml as fake_nvml
+from mgenv_jupyter.memory.simulated import _fake_nvml as fake_nvml
 from mgenv_jupyter.server import _attribution as attribution
 from mgenv_jupyter.server._gpu_view import GpuView
 

@@ -13,6 +13,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -244,3 +245,104 @@ def test_300_concurrent_requests_are_all_answered(server, stranger):
     assert [status for status, _ in answers] == [200] * count
     for i, (_, reply) in enumerate(answers):
         check(reply, GpuServerView if i % 2 else GpuOwnersReply)
+
+
+# ---- issue 29: a kernel's idleness is the user's, and one simulated device gives one figure -------------------------
+
+def kernel_client(lab: Lab, notebook: str) -> Any:
+    from jupyter_client import BlockingKernelClient
+
+    kernel_id = next(s["kernel"]["id"] for s in call(lab, "GET", "api/sessions") if s["path"] == notebook)
+    client = BlockingKernelClient()
+    client.load_connection_file(str(lab.root.parent / "runtime" / f"kernel-{kernel_id}.json"))
+    client.start_channels(hb=False)
+    client.wait_for_ready(timeout=60)
+    return client
+
+
+def run(client: Any, code: str) -> str:
+    out: list[str] = []
+
+    def hook(message: dict[str, Any]) -> None:
+        if message["msg_type"] == "stream":
+            out.append(message["content"]["text"])
+
+    reply = client.execute_interactive(code, timeout=120, output_hook=hook)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    return "".join(out)
+
+
+def kernel_of(view: GpuServerView, notebook: str) -> Any:
+    return next(k for k in view["kernels"] if k["notebooks"] == [notebook])
+
+
+def test_a_kernel_whose_chart_streams_is_idle_since_its_last_cell_not_since_its_last_message(server):
+    """Issue 29, point 3: a live chart sends its batches as comm messages a few times a second, so the server's own
+    `last_activity` never gets old. The view's idleness is the time since the last cell a user ran: it grows while
+    the chart streams (and the sidebar's silent requests come), stops while a cell runs, and says which it is."""
+    client = kernel_client(server, "sub/medium.ipynb")
+    try:
+        run(client, "%load_ext mgenv_jupyter\nchart = %memchart")  # its batches flow from now on, no cell runs
+        time.sleep(3)
+        client.execute("pass", silent=True)  # a front end's own request (the sidebar's %load_ext is one)
+        time.sleep(3)
+        view = call(server, "GET", GPUS_PATH)
+        medium = kernel_of(view, "sub/medium.ipynb")
+        server_saw = datetime.fromisoformat(medium["last_activity"])
+        assert (datetime.now(timezone.utc) - server_saw).total_seconds() < 2  # the chart's messages, for the server
+        assert medium["idle_seconds"] >= 5.5, medium  # it was 0 while the chart streamed
+        check(view, GpuServerView)
+        assert medium["idle_since"] == "cell" and not medium["running_cell"] and medium["running_seconds"] is None
+        client.execute("import time\ntime.sleep(3)")
+        busy, _ = wait_for(server, lambda v: kernel_of(v, "sub/medium.ipynb")["running_cell"], timeout=10)
+        assert kernel_of(busy, "sub/medium.ipynb")["idle_seconds"] is None
+        done, _ = wait_for(server, lambda v: not kernel_of(v, "sub/medium.ipynb")["running_cell"], timeout=15)
+        assert kernel_of(done, "sub/medium.ipynb")["idle_seconds"] < 2
+    finally:
+        client.stop_channels()
+
+
+def test_each_kernel_sees_on_its_simulated_gpu_what_the_server_sees_of_it(server):
+    """Issue 29, point 4: MGENV_SIMULATE_GPU is the server's and every kernel inherits it: one simulated device for
+    all of them. A kernel's own sampler reads for its process what the server's view says its notebook holds."""
+    deadline = time.monotonic() + 60
+    while not {"big.ipynb", "sub/medium.ipynb"} <= set(shares := shares_by_notebook(call(server, "GET", GPUS_PATH))):
+        assert time.monotonic() < deadline, shares
+        time.sleep(0.2)
+    for notebook in ("big.ipynb", "sub/medium.ipynb"):
+        client = kernel_client(server, notebook)
+        try:
+            own = run(client, "%load_ext mgenv_jupyter\nfrom mgenv_jupyter.memory import kernel_sampler\n"
+                              "print(kernel_sampler().sample_once()['gpu0 (simulated) process'])")
+        finally:
+            client.stop_channels()
+        assert int(own.split()[-1]) == shares[notebook], (notebook, own, shares)
+    assert shares["big.ipynb"] == 20 * GiB and shares["sub/medium.ipynb"] == 6 * GiB
+
+
+def test_the_demos_training_scenario_runs_on_the_servers_simulated_gpu(server):
+    """Issue 29, point 4: with MGENV_SIMULATE_GPU set for the server, demo.ipynb's chart cell still runs its
+    `training` scenario (it climbed before only where no GPU answered), on the one device every notebook shares: the
+    kernel's chart climbs, and the server's view shows the same scenario and the same figure. Runs last: it turns
+    this server's simulated GPU into the training one."""
+    import nbformat
+
+    demo = nbformat.read(Path(__file__).resolve().parents[2] / "demo.ipynb", as_version=4)
+    cell = next(c.source for c in demo.cells if "MGENV_SIMULATE_GPU'] = 'training'" in c.source)
+    client = kernel_client(server, "big.ipynb")
+    try:
+        run(client, "%load_ext mgenv_jupyter\n" + cell)
+        figures = run(client, "import time\nfrom mgenv_jupyter.memory import kernel_sampler\nseen = []\n"
+                              "for _ in range(2):\n    time.sleep(2.5)\n"
+                              "    seen.append(kernel_sampler().sample_once().get('gpu0 (simulated) process'))\n"
+                              "print(*seen)")
+    finally:
+        client.stop_channels()
+    first, second = (int(x) for x in figures.split()[-2:])
+    assert second >= first + 2 * 256 * 1024**2, figures  # a step of 256 MiB a second
+    deadline = time.monotonic() + 10
+    while (view := call(server, "GET", GPUS_PATH))["simulation"] != "training":  # the server's view follows
+        assert time.monotonic() < deadline, view["simulation"]
+        time.sleep(0.2)
+    check(view, GpuServerView)
+    assert view["devices"][0]["name"] == "NVIDIA A100-SXM4-40GB" and view["simulated"]

@@ -13,10 +13,13 @@ from mgenv_jupyter import InvalidValueError
 from mgenv_jupyter.tuner._kernels import GUARD, kernel_for_points, point_kernel_manager
 
 
-def test_the_kernelspec_whose_python_is_this_one_is_chosen():
+def test_the_kernelspec_whose_python_is_this_one_is_chosen(tmp_path):
+    """ipykernel's own spec says "python": jupyter_client starts that with the Python that starts it, whatever PATH
+    would find (here a pyenv shim), and so does a point."""
     choice = kernel_for_points()
     assert choice.name == "python3" and choice.how == "same_python"
-    assert os.path.realpath(shutil.which(choice.argv[0]) or choice.argv[0]) == os.path.realpath(sys.executable)
+    started = point_kernel_manager(choice, ipc=tmp_path / "p0").format_kernel_cmd()[6:]
+    assert os.path.realpath(shutil.which(started[0]) or started[0]) == os.path.realpath(sys.executable)
 
 
 def test_a_named_kernelspec_must_exist_and_the_message_lists_them():

@@ -20,8 +20,8 @@ def read_back(cell: str, session) -> dict:
 
 def test_a_size_is_tried_at_shares_of_the_gpu_when_unset_and_around_its_value_when_set():
     entry = catalog().get("MEGENGINE_DTR_EVICTION_THRESHOLD")
-    assert suggested_values(entry, None, 11 * GiB)[1:] == ["2816MB", "6GB", "8GB", "10GB"]
-    assert suggested_values(entry, str(5 * GiB), None) == ["2560MB", "5GB", "10GB", "20GB"]
+    assert suggested_values(entry, None, 11 * GiB)[1:] == ["2816MiB", "6GiB", "8GiB", "10GiB"]
+    assert suggested_values(entry, str(5 * GiB), None) == ["2560MiB", "5GiB", "10GiB", "20GiB"]
 
 
 def test_a_closed_type_is_tried_at_every_choice_and_a_config_at_its_switch():

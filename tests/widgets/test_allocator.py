@@ -25,7 +25,7 @@ def test_paddle_pool_rows_are_marked_not_hidden_outside_naive_best_fit(ip, closi
     widget.rows["FLAGS_allocator_strategy"].editor.dropdown.value = "naive_best_fit"  # not applied yet
     assert "mgenv-inactive" not in fraction.widget._dom_classes
     fraction.editor.slider.value = 0.5
-    set_size(widget, "FLAGS_initial_gpu_memory_in_mb", 1, "GB")
+    set_size(widget, "FLAGS_initial_gpu_memory_in_mb", 1, "GiB")
     widget.apply_button.click()
     assert os.environ["FLAGS_allocator_strategy"] == "naive_best_fit"
     assert os.environ["FLAGS_fraction_of_gpu_memory_to_use"] == "0.5"
@@ -128,6 +128,7 @@ def test_torch_names_refused_together(ip, closing):
 
 @pytest.mark.parametrize("framework, kinds", [
     ("torch", {"PYTORCH_ALLOC_CONF": "KeyValueEditor", "PYTORCH_CUDA_ALLOC_CONF": "KeyValueEditor",
+               "PYTORCH_HIP_ALLOC_CONF": "KeyValueEditor",
                "PYTORCH_NO_CUDA_MEMORY_CACHING": "PresenceEditor"}),
     ("jax", {"XLA_PYTHON_CLIENT_PREALLOCATE": "SwitchEditor", "XLA_CLIENT_MEM_FRACTION": "FractionEditor",
              "XLA_PYTHON_CLIENT_MEM_FRACTION": "FractionEditor", "XLA_PYTHON_CLIENT_ALLOCATOR": "ChoiceEditor"}),

@@ -19,10 +19,10 @@ def test_dtr_before_import_sets_bytes_and_enables_as_dtr_enable_does(ip, closing
     assert "not imported yet" in widget.effect.value
     assert any("trigger, not a memory cap" in getattr(child, "value", "") for child in widget.children)
     widget.switch_row.checkbox.value = True
-    set_size(widget, THRESHOLD, 4, "GB")
+    set_size(widget, THRESHOLD, 4, "GiB")
     assert "25%" in widget.share.value and "16 GiB" in widget.share.value
     widget.minimum_row.editor.number.value = 2
-    widget.minimum_row.editor.unit.value = "MB"
+    widget.minimum_row.editor.unit.value = "MiB"
     widget.sqrt_row.editor.checkbox.value = True
     report = widget.apply()
     assert report is not None and {c.outcome for c in report} == {Status.PENDING_IMPORT}
@@ -39,9 +39,9 @@ def test_dtr_before_import_sets_bytes_and_enables_as_dtr_enable_does(ip, closing
 def test_dtr_threshold_near_or_above_the_gpu_is_flagged(ip, closing, set_size):
     widget = DTRWidget(gpu_total_bytes=lambda: 8 * GiB)
     closing(widget)
-    set_size(widget, THRESHOLD, 7.5, "GB")
+    set_size(widget, THRESHOLD, 7.5, "GiB")
     assert "94%" in widget.share.value and "slows down" in widget.share.value
-    set_size(widget, THRESHOLD, 8, "GB")
+    set_size(widget, THRESHOLD, 8, "GiB")
     assert "out-of-memory" in widget.share.value
 
 
@@ -50,12 +50,12 @@ def test_dtr_gpu_total_comes_from_the_memory_package_when_not_given(ip, closing,
     monkeypatch.setattr(sources, "gpu_total_bytes", lambda: None)
     unknown = DTRWidget()
     closing(unknown)
-    set_size(unknown, THRESHOLD, 1, "GB")
+    set_size(unknown, THRESHOLD, 1, "GiB")
     assert "gpu_total_bytes" in unknown.share.value and unknown.gpu_total() is None
     monkeypatch.setattr(sources, "gpu_total_bytes", lambda: 4 * GiB)
     known = DTRWidget()
     closing(known)
-    set_size(known, THRESHOLD, 1, "GB")
+    set_size(known, THRESHOLD, 1, "GiB")
     assert "25%" in known.share.value and "4 GiB" in known.share.value
 
 
@@ -72,9 +72,9 @@ def test_a_framework_rejecting_a_live_change_leaves_everything_as_it_was(ip, clo
     closing(widget)
     importlib.import_module(fake_framework("megengine", [THRESHOLD]))  # a "megengine" without megengine.dtr
     environ = dict(os.environ)
-    set_size(widget, THRESHOLD, 3, "GB")
+    set_size(widget, THRESHOLD, 3, "GiB")
     widget.minimum_row.editor.number.value = 2
-    widget.minimum_row.editor.unit.value = "MB"
+    widget.minimum_row.editor.unit.value = "MiB"
     assert widget.apply() is None
     assert "rejected" in widget.message.value and "nothing was changed" in widget.message.value
     assert dict(os.environ) == environ

@@ -70,14 +70,14 @@ def test_optional_enum_offers_none(ip, closing):
 def test_size_editor_offers_only_units_the_framework_can_hold(ip, closing):
     widget = ConfigWidget(names=["FLAGS_initial_gpu_memory_in_mb", THRESHOLD])
     closing(widget)
-    assert widget.rows["FLAGS_initial_gpu_memory_in_mb"].editor.unit.options == ("MB", "GB", "TB")
-    assert widget.rows[THRESHOLD].editor.unit.options == ("B", "KB", "MB", "GB", "TB")
+    assert widget.rows["FLAGS_initial_gpu_memory_in_mb"].editor.unit.options == ("MiB", "GiB", "TiB")
+    assert widget.rows[THRESHOLD].editor.unit.options == ("B", "KiB", "MiB", "GiB", "TiB")
 
 
 def test_a_size_that_is_not_a_whole_number_of_units_is_refused(ip, closing, set_size):
     widget = ConfigWidget(names=["FLAGS_initial_gpu_memory_in_mb"])
     closing(widget)
-    set_size(widget, "FLAGS_initial_gpu_memory_in_mb", 0.3, "MB")
+    set_size(widget, "FLAGS_initial_gpu_memory_in_mb", 0.3, "MiB")
     assert "whole number" in widget.rows["FLAGS_initial_gpu_memory_in_mb"].error.value
     assert widget.apply() is None and "FLAGS_initial_gpu_memory_in_mb" not in os.environ
 

@@ -9,6 +9,7 @@ import tracemalloc
 
 import pytest
 from IPython.core.error import UsageError
+from waiting import wait_until
 
 from mgenv_jupyter.oom._recorder import RECORDER_INTERVAL
 from mgenv_jupyter.widgets import MemoryChart
@@ -29,7 +30,7 @@ def test_memchart_magic_charts_the_simulated_gpu(ip):
     chart = ip.run_line_magic("memchart", "--interval 0.05")
     try:
         sent = recording(chart)
-        time.sleep(1.2)
+        time.sleep(1.2)  # the window the batches are counted over: how many a second the chart sends is the check
         # Counted before reading the history: its first read imports pandas, which on a busy machine takes seconds
         # while the chart keeps sending.
         batches = [m for m in sent if m["type"] == "memory.batch"]
@@ -48,7 +49,7 @@ def test_memchart_magic_charts_the_simulated_gpu(ip):
 def test_a_late_view_gets_the_snapshot():
     chart = MemoryChart(interval=0.05)
     try:
-        time.sleep(0.5)
+        wait_until(lambda: chart.sampler.history.count >= 5, what="five samples")
         sent = recording(chart)
         chart._on_front_end_message(chart, {"type": "memory.hello"}, [])
         [snapshot] = [m for m in sent if m["type"] == "memory.snapshot"]

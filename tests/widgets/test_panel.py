@@ -30,7 +30,7 @@ THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
 def test_apply_sets_one_batch_through_the_session_with_source_widget(ip, closing, set_size):
     widget = ConfigWidget(names=[THRESHOLD, "MGE_DEFAULT_DEVICE", "FLAGS_allocator_strategy"])
     closing(widget)
-    set_size(widget, THRESHOLD, 5, "GB")
+    set_size(widget, THRESHOLD, 5, "GiB")
     widget.rows["MGE_DEFAULT_DEVICE"].editor.text.value = "GPU0"
     widget.rows["FLAGS_allocator_strategy"].editor.dropdown.value = "naive_best_fit"
     assert "edited" in widget.rows[THRESHOLD].edit_mark.value
@@ -52,7 +52,7 @@ def test_invalid_input_shows_the_message_inline_and_applies_nothing(ip, closing,
     widget = ConfigWidget(names=["MXNET_GPU_MEM_POOL_RESERVE", "MGE_DEFAULT_DEVICE", THRESHOLD])
     closing(widget)
     environ, history = dict(os.environ), len(mgenv_jupyter.session().history)
-    set_size(widget, THRESHOLD, 2, "GB")  # valid, but in the same batch as invalid ones
+    set_size(widget, THRESHOLD, 2, "GiB")  # valid, but in the same batch as invalid ones
     widget.rows["MXNET_GPU_MEM_POOL_RESERVE"].editor.box.value = 150
     widget.rows["MGE_DEFAULT_DEVICE"].editor.text.value = "tpu0"
     reserve_error = widget.rows["MXNET_GPU_MEM_POOL_RESERVE"].error.value
@@ -72,7 +72,7 @@ def test_invalid_input_shows_the_message_inline_and_applies_nothing(ip, closing,
 def test_reset_discards_edits(ip, closing, set_size):
     widget = ConfigWidget(names=[THRESHOLD, "MGE_DEFAULT_DEVICE"])
     closing(widget)
-    set_size(widget, THRESHOLD, 1, "GB")
+    set_size(widget, THRESHOLD, 1, "GiB")
     widget.rows["MGE_DEFAULT_DEVICE"].editor.text.value = "nonsense"
     widget.reset_button.click()
     assert widget.pending() == [] and widget.rows["MGE_DEFAULT_DEVICE"].error.value == ""
@@ -97,7 +97,7 @@ def test_already_read_warnings_are_shown_in_the_widget(monkeypatch, probe_module
         importlib.import_module(reader)
         widget.refresh()  # what happens after each cell in a notebook
         assert "effective" in widget.rows["PROBE_SIZE"].badge.value
-        set_size(widget, "PROBE_SIZE", 1, "MB")
+        set_size(widget, "PROBE_SIZE", 1, "MiB")
         widget.apply_button.click()
         assert os.environ["PROBE_SIZE"] == str(MiB)
         assert "already read, restart needed" in widget.rows["PROBE_SIZE"].badge.value
@@ -117,8 +117,8 @@ def test_envset_in_a_later_cell_updates_an_open_widget(ip, closing):
     ip.run_cell("%envset MEGENGINE_DTR_EVICTION_THRESHOLD=3GB")
     for shown in (widget, other):
         editor = shown.rows[THRESHOLD].editor
-        assert (editor.number.value, editor.unit.value) == (3.0, "GB")
-        assert f"<code>{3 * GiB}</code>" in shown.rows[THRESHOLD].details.value
+        assert (editor.number.value, editor.unit.value) == (3.0, "GiB")
+        assert f"<code title='{3 * GiB}'>3 GiB</code>" in shown.rows[THRESHOLD].details.value  # the bytes on hover
     assert widget.rows["MGE_DEFAULT_DEVICE"].editor.text.value == "cpu1"
     assert widget.pending() == [("MGE_DEFAULT_DEVICE", "cpu1")]
     ip.run_cell("%envunset MEGENGINE_DTR_EVICTION_THRESHOLD")
@@ -190,7 +190,7 @@ def test_styling_is_by_class_not_inline(ip, closing, set_size):
     other = ConfigWidget(framework="ascend")
     closing(widget)
     closing(other)
-    set_size(widget, THRESHOLD, 15, "GB")  # near the capacity: styled as a warning, by class
+    set_size(widget, THRESHOLD, 15, "GiB")  # near the capacity: styled as a warning, by class
     texts = [part.value for panel in (widget, other) for part in _all_parts(panel) if isinstance(part, ipywidgets.HTML)]
     assert not [text for text in texts if "style=" in text]
     assert "mgenv-near" in widget.share._dom_classes
@@ -219,7 +219,7 @@ def test_dtr_offers_thresholds_at_shares_of_the_gpu(fresh_session, closing, monk
     finally:
         cell_offers.unobserve(offered.append)
     code = offered[0].code
-    assert code.splitlines()[0] == f"%%envsweep {THRESHOLD}=0,10GB,20GB,30GB,36GB"
+    assert code.splitlines()[0] == f"%%envsweep {THRESHOLD}=0,10GiB,20GiB,30GiB,36GiB"
     assert "Framework Env panel inserts this cell" in widget.message.value and "%%envsweep" in widget.message.value
     assert fresh_session.get(THRESHOLD) is None and fresh_session.history == []  # nothing set, nothing run
 
@@ -228,9 +228,9 @@ def test_an_edited_value_is_where_the_suggestion_starts(fresh_session, closing):
     widget = DTRWidget(gpu_total_bytes=16 * 1024**3)
     closing(widget)
     widget.threshold_row.editor.number.value = 4
-    widget.threshold_row.editor.unit.value = "GB"
+    widget.threshold_row.editor.unit.value = "GiB"
     code = widget.try_several()
-    assert code.splitlines()[0] == f"%%envsweep {THRESHOLD}=2GB,4GB,8GB,16GB"  # a half, it, twice, four times
+    assert code.splitlines()[0] == f"%%envsweep {THRESHOLD}=2GiB,4GiB,8GiB,16GiB"  # a half, it, twice, four times
     assert "Copy this into a new cell" in widget.message.value  # no Framework Env panel is open here
 
 

@@ -52,7 +52,7 @@ def test_rows_are_traits_that_observe_and_link(ip, closing):
     mirror = ipywidgets.Text()
     ipywidgets.link((pool, "value"), (mirror, "value"))
     mirror.value = "2GB"  # typed elsewhere: the row's editor follows, normalised to what Paddle reads (MB)
-    assert (pool.editor.number.value, pool.editor.unit.value) == (2.0, "GB") and pool.value == "2048"
+    assert (pool.editor.number.value, pool.editor.unit.value) == (2.0, "GiB") and pool.value == "2048"
     strategy.value = "auto_growth"  # set from code: the editor follows, and the rules are evaluated again
     assert strategy.editor.dropdown.value == "auto_growth" and not pool.applies
     assert strategy.status == "unset"  # edited, not applied: the kernel's variable is still not set
@@ -83,7 +83,7 @@ def test_a_default_shown_in_an_unset_row_is_greyed_never_read_as_a_value_set(ip,
     widget = DTRWidget()
     closing(widget)
     row = widget.rows["MEGENGINE_DTR_EVICTEE_MINIMUM_SIZE"]
-    assert "not set" in row.badge.value and row.editor.raw() == "1MB"  # the default, in the box
+    assert "not set" in row.badge.value and row.editor.raw() == "1MiB"  # the default, in the box (one notation)
     assert "mgenv-at-default" in row._dom_classes
     row.editor.number.value = 2.0  # the user types: it is theirs now
     assert "mgenv-at-default" not in row._dom_classes and "mgenv-edited" in row._dom_classes

@@ -1,17 +1,17 @@
 /**
  * Sizes as the chart writes them: binary units written as such (KiB, MiB, GiB, TiB — 1024-based, as the frameworks
  * count), with two decimals below 10, one below 100 and none above (3.13, 37.3, 512), trailing zeros dropped. The
- * kernel writes its labels with the same rule (mgenv_jupyter/catalog/values.format_size), so "DTR eviction threshold
- * (8 GiB)" and the axis agree.
+ * units and the decimals are the kernel's own tables (SIZE_UNITS, SIZE_DECIMALS in mgenv_jupyter/catalog/_values.py,
+ * generated into the schema), which its format_size writes labels with, so "DTR eviction threshold (8 GiB)" and the
+ * axis agree.
  */
+import { SIZE_DECIMALS, SIZE_UNITS } from '../schema';
 
 const KiB = 1024;
-const UNITS: [number, string][] = [
-  [KiB ** 4, 'TiB'],
-  [KiB ** 3, 'GiB'],
-  [KiB ** 2, 'MiB'],
-  [KiB, 'KiB']
-];
+/** Largest first, bytes left out: the units a value larger than one of them is written in. */
+const UNITS: [number, string][] = SIZE_UNITS.filter(([, bytes]) => bytes > 1)
+  .map(([name, bytes]): [number, string] => [bytes, name])
+  .reverse();
 
 /** 3361447936 → "3.13 GiB", 8 GiB → "8 GiB", 1536 KiB → "1.5 MiB"; "–" for a missing value. */
 export function formatBytes(value: number | null | undefined): string {
@@ -23,7 +23,7 @@ export function formatBytes(value: number | null | undefined): string {
     return `${Math.round(value)} B`;
   }
   const v = Math.abs(value) / unit;
-  const shown = trimZeros(v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2));
+  const shown = trimZeros(v.toFixed(SIZE_DECIMALS.find(([below]) => v < below)?.[1] ?? 0));
   return `${value < 0 ? '-' : ''}${shown} ${name}`;
 }
 

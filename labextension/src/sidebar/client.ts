@@ -1,6 +1,7 @@
 /**
  * The kernel side of one attachment: loads the extension in the kernel with a constant (LOAD_CODE),
- * opens the comm (target "mgenv_jupyter"), says hello, hands the notebook profile to the kernel for review, and routes
+ * opens the comm (target "mgenv_jupyter"), says hello, hands the notebook profile to the kernel for review (and, after
+ * "Restart and apply", the values it carries over, as a "set" with source "restart"), and routes
  * what the kernel answers: sidebar replies to the model, the profile's review to `profileReviewed`, memory batches to
  * `memoryReceived`. Requests are JSON data; no Python source is ever built from what the user typed.
  *
@@ -85,6 +86,7 @@ export class KernelClient {
   private _retried = false;
   private _loadOk = false;
   private _profile: Profile;
+  private _carry: Record<string, string>;
   private _disposed = false;
   private _memoryReceived = new Signal<this, MemoryMessage>(this);
   private _profileReviewed = new Signal<this, ProfileReviewed>(this);
@@ -94,13 +96,14 @@ export class KernelClient {
   constructor(
     kernel: KernelLike,
     model: EnvModel,
-    options: { language: Language; profile?: Profile; memoryInterval?: number }
+    options: { language: Language; profile?: Profile; carry?: Record<string, string>; memoryInterval?: number }
   ) {
     this._kernel = kernel;
     this._model = model;
     this._language = options.language;
     this._interval = options.memoryInterval ?? MEMORY_INTERVAL;
     this._profile = { ...(options.profile ?? {}) };
+    this._carry = { ...(options.carry ?? {}) };
   }
 
   get memoryReceived(): ISignal<this, MemoryMessage> {
@@ -182,8 +185,9 @@ export class KernelClient {
    * Ask the kernel to give back what the failed cell holds (the report's "Free what the failed cell holds"): it
    * decides what to clear (never the output cache) and answers "freed" with the memory before and after.
    */
-  free(): Promise<Answer> {
-    return this._request({ type: 'free' });
+  /** Give back what the failed cell holds; `reportId`: the report whose button asks (freed once, never again). */
+  free(reportId?: string): Promise<Answer> {
+    return this._request(reportId === undefined ? { type: 'free' } : { type: 'free', report_id: reportId });
   }
 
   /** Record where memory is allocated in every cell from the next one on (what `%memtrace on` does), or stop. */
@@ -264,6 +268,10 @@ export class KernelClient {
           this._profileReviewed.emit({ profile, answer });
         }
       });
+    }
+    // After the profile, so the values this session set last (carried by "Restart and apply") are the ones that stand.
+    if (Object.keys(this._carry).length) {
+      void this.set(this._carry, 'restart');
     }
     if (this._memoryOn) {
       void this._request({ type: 'memory', on: true, interval: this._interval });

@@ -1,9 +1,10 @@
 /**
  * The sidebar's commands, where JupyterLab and Notebook 7 users look for them: "Framework Env" (View menu, through
  * schema/sidebar.json's menu entry, and the command palette) opens the panel; "Restart and apply" and "Refresh" are
- * the panel's toolbar buttons and palette entries. The button's count is how many variables of the notebook profile
- * only a restart brings into effect, and it follows the kernel's state (restartReview.ts); before restarting, the
- * user is asked (restartDialog.ts) and, if they agree, the notebook holding the profile is saved first.
+ * the panel's toolbar buttons and palette entries. The button's count is how many variables (of the notebook profile,
+ * and of what this session set that a restart carries over) only a restart brings into effect, and it follows the
+ * kernel's state (restartReview.ts); before restarting, the user is asked (restartDialog.ts) and, if they agree, the
+ * values they keep join the profile, the notebook holding it is saved, and the new kernel gets every carried value.
  */
 import type { ICommandPalette } from '@jupyterlab/apputils';
 import { CommandToolbarButton, fastForwardIcon, refreshIcon } from '@jupyterlab/ui-components';
@@ -12,7 +13,7 @@ import type { CommandRegistry } from '@lumino/commands';
 import { sidebarIcon } from './icon';
 import { ModelChange, EnvModel } from './model';
 import { SidebarPanel } from './panel';
-import { RestartQuestion, restartCount, restartItems } from './restartReview';
+import { carriedValues, RestartQuestion, restartCount, restartItems } from './restartReview';
 import { Translation } from './text';
 
 export const COMMAND_IDS = {
@@ -48,7 +49,7 @@ export function addSidebarCommands({ commands, shell, panel, trans, askToRestart
       const count = restartCount(restartItems(model));
       return count ? trans.__('Restart and apply (%1)', count) : trans.__('Restart and apply');
     },
-    caption: trans.__('Restart the kernel and apply this notebook’s profile before any cell runs (import-time variables take effect)'),
+    caption: trans.__('Restart the kernel with this notebook’s profile and the values this session set that frameworks read at start, applied before any cell runs'),
     icon: args => (args['toolbar'] ? fastForwardIcon : undefined),
     isEnabled: () => follower.panel !== null && restartable(model),
     execute: async () => {
@@ -65,10 +66,13 @@ export function addSidebarCommands({ commands, shell, panel, trans, askToRestart
       if (!answer.restart || notebook !== follower.panel) {
         return;
       }
+      const carried = carriedValues(items);
+      // Kept values join the profile before the notebook is saved, so the saved file has them.
+      await follower.keep(Object.fromEntries(answer.keep.filter(name => name in carried).map(name => [name, carried[name]])));
       if (answer.save) {
         await notebook.context.save();
       }
-      await follower.restartAndApply();
+      await follower.restartAndApply(carried);
     }
   });
   commands.addCommand(COMMAND_IDS.refresh, {

@@ -5,10 +5,11 @@
  * text the kernel takes ("5GB", "0.5", "naive_best_fit"); checking and normalising it is the kernel's job.
  *
  * Commits: Enter or leaving a typed field sends, a change of a select, checkbox or slider sends; `revert()` (the row
- * calls it on Escape) puts the kernel's value back. The input named after the variable (`input`) has exactly its
+ * calls it on Escape) puts the kernel's value back. What the kernel parsed of its value comes with it (`KernelReading`:
+ * a `key:value` config's keys, a size's number and unit): the editor never splits a value itself. The input named after the variable (`input`) has exactly its
  * name as accessible name; the second input of a size is "<NAME> unit", of a fraction "<NAME> slider".
  */
-import { EditorInfo, EditorKind, EntryInfo, KeyInfo, NONE_CHOICE } from '../protocol';
+import { EditorKind, EntryInfo, KeyInfo, NONE_CHOICE, SizeInfo, VariableInfo } from '../protocol';
 import { breakableName, el, option } from './dom';
 import { Translation } from './text';
 
@@ -17,6 +18,11 @@ export type Commit = (value: string | null) => void;
 
 type Control = HTMLInputElement | HTMLSelectElement;
 
+/** What the kernel parsed of the value it holds (VariableInfo's `keys` and `size`; null: nothing). */
+export type KernelReading = Pick<VariableInfo, 'keys' | 'size'>;
+
+const NOTHING_READ: KernelReading = { keys: null, size: null };
+
 export { NONE_CHOICE };
 
 export abstract class Editor {
@@ -24,7 +30,7 @@ export abstract class Editor {
   readonly node: HTMLElement;
   private _commit: Commit;
   private _value: string | null = null; // the kernel's value
-  private _keys: Record<string, string> | null = null; // its keys, as the kernel parsed a key:value config
+  private _reading: KernelReading = NOTHING_READ; // what the kernel parsed of it
   private _shown: string | null = null; // what read() gave right after the kernel's value was shown
   private _sent: string | null | undefined = undefined; // what was sent, until the kernel answers
 
@@ -49,17 +55,17 @@ export abstract class Editor {
   abstract read(): string | null;
 
   /**
-   * Put `value` into the inputs (`keys`: a key:value config's keys as the kernel parsed them); false when these inputs
-   * cannot show it (the kernel holds something odd).
+   * Put `value` into the inputs (`reading`: what the kernel parsed of it, a key:value config's keys or a size's number
+   * and unit); false when these inputs cannot show it (the kernel holds something odd).
    */
-  protected abstract _render(value: string | null, keys: Record<string, string> | null): boolean;
+  protected abstract _render(value: string | null, reading: KernelReading): boolean;
 
-  /** Show the kernel's value (null: not set) and, for a key:value config, its parsed keys; false when it cannot. */
-  show(value: string | null, keys: Record<string, string> | null = null): boolean {
+  /** Show the kernel's value (null: not set) with what it parsed of it; false when it cannot. */
+  show(value: string | null, reading: KernelReading | null = null): boolean {
     this._value = value;
-    this._keys = keys;
+    this._reading = reading ?? NOTHING_READ;
     this._sent = undefined;
-    const shown = this._render(value, keys);
+    const shown = this._render(value, this._reading);
     this._shown = this.read();
     // Not set: what the inputs show is the framework's default, greyed (a checked box or a "2" beside a "not set"
     // badge read as a value set).
@@ -69,7 +75,7 @@ export abstract class Editor {
 
   /** Put the kernel's value back (Escape, or a refused select or checkbox). */
   revert(): boolean {
-    return this.show(this._value, this._keys);
+    return this.show(this._value, this._reading);
   }
 
   /** The kernel refused what was sent: it may be sent again once fixed. */
@@ -299,24 +305,11 @@ class FractionEditor extends NumberEditor {
 }
 
 /**
- * How a unit of a size reads. The kernel's units are 1024-based (its "GB" is 1024³ bytes, as Paddle and MegEngine
- * read "5GB"), so they read as the chart and the magics' messages write them, GiB; the value sent stays "5GB".
- */
-export function unitLabel(bytes: number, name: string): string {
-  return BINARY_UNITS.get(bytes) ?? name;
-}
-
-const BINARY_UNITS = new Map([
-  [1, 'B'],
-  [1024, 'KiB'],
-  [1024 ** 2, 'MiB'],
-  [1024 ** 3, 'GiB'],
-  [1024 ** 4, 'TiB']
-]);
-
-/**
- * A number and a unit (1024-based) for a size the kernel holds as a count of `unit_bytes`; sent as text such as
- * "5GB" for the kernel to normalise, and the kernel's value shown back in the largest unit that divides it exactly.
+ * A number and a unit (the kernel's units, 1024-based) for a size the kernel holds as a count of `unit_bytes`; sent as
+ * text such as "5GiB" for the kernel to normalise, and the kernel's value shown back as the kernel split it
+ * (VariableInfo.size; the default's, EntryInfo.default_size, greyed while nothing is set). The box also takes a size
+ * typed with its unit ("512MB", "1.5 GiB"), as its tooltip (the kernel's `allowed`) says: that text goes to the kernel
+ * as typed, whatever the unit list shows.
  */
 class SizeEditor extends Editor {
   private _number = styled<HTMLInputElement>('input', 'mgenv-sb-number');
@@ -324,18 +317,18 @@ class SizeEditor extends Editor {
 
   constructor(entry: EntryInfo, commit: Commit) {
     super(entry, commit);
-    this._number.type = 'number';
-    this._number.step = 'any';
+    this._number.type = 'text';
+    this._number.inputMode = 'decimal';
+    this._number.spellcheck = false;
     this._named(this._typed(this._number));
     for (const unit of entry.editor.units) {
-      const node = option(unit.name, unitLabel(unit.bytes, unit.name));
+      const node = option(unit.name);
       node.dataset.bytes = String(unit.bytes);
       this._unit.append(node);
     }
     this._named(this._unit, `${entry.name} unit`);
     this._unit.addEventListener('change', () => {
-      this._bounds();
-      if (this._number.value.trim() !== '') {
+      if (this._number.value.trim() !== '' && !HAS_UNIT.test(this._number.value)) {
         this._send();
       }
     });
@@ -352,29 +345,25 @@ class SizeEditor extends Editor {
 
   read(): string | null {
     const typed = this._number.value.trim();
-    return typed === '' ? null : `${typed}${this._unit.value}`;
+    if (typed === '') {
+      return null;
+    }
+    return HAS_UNIT.test(typed) ? typed : `${typed}${this._unit.value}`;
   }
 
-  protected _render(value: string | null): boolean {
-    const fallback = sizeParts(this.entry.default, this.entry.editor);
-    const parts = value === null ? null : sizeParts(value, this.entry.editor);
+  protected _render(value: string | null, reading: KernelReading): boolean {
+    const fallback = this.entry.default_size;
+    const parts = value === null ? null : reading.size;
     // Not set: the default's unit, and the default greyed in the box.
     this._unit.value = (parts ?? fallback)?.unit ?? this.entry.editor.units[0]?.name ?? '';
     this._number.value = parts?.number ?? '';
     this._number.placeholder = value === null && fallback ? fallback.number : '';
-    this._bounds();
     return value === null || parts !== null;
   }
-
-  /** The kernel's bounds are counts of `unit_bytes`; the box counts the unit chosen. */
-  private _bounds(): void {
-    const { min, max, unit_bytes } = this.entry.editor;
-    const chosen = Number(this._unit.selectedOptions[0]?.dataset.bytes ?? unit_bytes);
-    const scale = (bound: number | null) => (bound === null ? null : (bound * unit_bytes) / chosen);
-    setBound(this._number, 'min', scale(min));
-    setBound(this._number, 'max', scale(max));
-  }
 }
+
+/** A size typed with its unit: letters after the number ("512MB", "1.5 GiB"). */
+const HAS_UNIT = /[a-z]/i;
 
 /** Free text, checked by the kernel; empty unsets (and for an optional keyword, so does "None"). */
 class TextEditor extends Editor {
@@ -489,7 +478,7 @@ class KeyValueEditor extends Editor {
   }
 
   /** The kernel's value from the keys it parsed; false for a value it sent no keys for (it does not parse). */
-  protected _render(value: string | null, keys: Record<string, string> | null): boolean {
+  protected _render(value: string | null, { keys }: KernelReading): boolean {
     const given = value === null ? {} : keys;
     for (const key of this.entry.editor.keys) {
       const text = given?.[key.name] ?? null;
@@ -615,25 +604,12 @@ export function editorFor(entry: EntryInfo, commit: Commit, trans: Translation):
 }
 
 /**
- * A size the kernel holds (a whole count of `unit_bytes`) as a number and the largest of `units` that divides it
- * exactly: "5368709120" bytes → 5 GB, "1536" MB → 1536 MB. Null for anything that is not a whole count.
+ * A value as the sidebar shows it outside its editor (the profile, the restart question, the default line): a size in
+ * the one notation of sizes, as the kernel split it (`size`: "3 GiB" for the "3221225472" the environment and the
+ * profile hold); anything else, or a size the kernel did not split, as it is.
  */
-export function sizeParts(value: string | null, editor: EditorInfo): { number: string; unit: string } | null {
-  if (value === null || !/^\d+$/.test(value.trim()) || !editor.units.length) {
-    return null;
-  }
-  const bytes = BigInt(value.trim()) * BigInt(editor.unit_bytes); // exact past 2**53
-  let chosen = editor.units[0];
-  for (const unit of editor.units) {
-    if (bytes !== 0n && bytes % BigInt(unit.bytes) === 0n) {
-      chosen = unit;
-    }
-  }
-  const count = bytes / BigInt(chosen.bytes);
-  if (count * BigInt(chosen.bytes) !== bytes) {
-    return null; // smaller than the smallest unit offered; cannot happen for the kernel's own units
-  }
-  return { number: count.toString(), unit: chosen.name };
+export function valueText(size: SizeInfo | null, value: string): string {
+  return size ? `${size.number} ${size.unit}` : value;
 }
 
 function setBound(input: HTMLInputElement, which: 'min' | 'max', value: number | null): void {

@@ -19,6 +19,13 @@ import { ProfileQuestion } from './profileReview';
 
 export { profileKey } from './profileConsent';
 
+/** How long "Restart and apply" waits for the kernel to record the kept values as the user's own profile. */
+const KEEP_WAIT_MS = 3000;
+
+function delay(ms: number): Promise<void> {
+  return new Promise(resolve => setTimeout(resolve, ms));
+}
+
 /** What the follower needs from INotebookTracker. */
 export interface NotebookSource {
   readonly currentWidget: NotebookPanel | null;
@@ -40,6 +47,8 @@ export class NotebookFollower {
   private _kernel: Kernel.IKernelConnection | null = null;
   private _client: KernelClient | null = null;
   private _memoryOn = false;
+  // What "Restart and apply" carries into the kernel it restarts: handed to that kernel's client once.
+  private _carry: Record<string, string> = {};
   private _memoryInterval = MEMORY_INTERVAL;
   private _active = false;
   private _reattachScheduled = false;
@@ -116,7 +125,7 @@ export class NotebookFollower {
     }
     const answer = value === null ? await client.unset([name]) : await client.set({ [name]: value });
     if (answer.type === 'result' && panel === this._panel && !panel.isDisposed) {
-      this._updateProfile(panel, [[name, stored(answer, name, value)]]);
+      void this._updateProfile(panel, [[name, stored(answer, name, value)]]);
     }
     return answer;
   }
@@ -141,7 +150,7 @@ export class NotebookFollower {
     }
     const answer = await client.applyRemedy(choice.reportId, choice.remedyId);
     if (answer.type === 'result' && panel === this._panel && !panel.isDisposed) {
-      this._updateProfile(
+      void this._updateProfile(
         panel,
         Object.entries(choice.assignments).map(([name, value]) => [name, stored(answer, name, value)])
       );
@@ -149,15 +158,18 @@ export class NotebookFollower {
     return answer;
   }
 
-  /** Give back what the failed cell holds in `panel`'s kernel (null: not the followed notebook, or no kernel). */
-  async free(panel: NotebookPanel): Promise<Answer | null> {
+  /**
+   * Give back what the failed cell of report `reportId` holds in `panel`'s kernel (null: not the followed notebook,
+   * or no kernel). A report given back already is answered with that free: nothing is freed twice.
+   */
+  async free(panel: NotebookPanel, reportId?: string): Promise<Answer | null> {
     if (panel !== this._panel || panel.isDisposed) {
       return null;
     }
     if (!this._client && this._kernel && !this._kernel.isDisposed) {
       this._connect(this._kernel);
     }
-    return this._client ? this._client.free() : null;
+    return this._client ? this._client.free(reportId) : null;
   }
 
   /** Turn allocation-site recording on in `panel`'s kernel (the report's "Record allocation sites"). */
@@ -203,7 +215,7 @@ export class NotebookFollower {
   forget(name: string): void {
     const panel = this._panel;
     if (panel && !panel.isDisposed) {
-      this._updateProfile(panel, [[name, null]]);
+      void this._updateProfile(panel, [[name, null]]);
     }
   }
 
@@ -222,11 +234,33 @@ export class NotebookFollower {
     this._client?.refresh();
   }
 
-  /** Restart the kernel; an approved profile is applied as it comes back, before any cell runs. */
-  async restartAndApply(): Promise<void> {
+  /**
+   * Keep values in the notebook profile (the restart's carried values the user ticked), as the user's own edit; resolves
+   * once the kernel has recorded the new profile as approved, so the restarting kernel applies it without asking.
+   */
+  async keep(values: Record<string, string>): Promise<void> {
+    const panel = this._panel;
+    if (panel && !panel.isDisposed && Object.keys(values).length) {
+      // A kernel busy with a cell answers only after it: the restart does not wait for that (the carried values reach
+      // the new kernel either way; its profile question then comes from the kernel that missed the approval).
+      await Promise.race([this._updateProfile(panel, Object.entries(values)), delay(KEEP_WAIT_MS)]);
+    }
+  }
+
+  /**
+   * Restart the kernel; an approved profile is applied as it comes back, before any cell runs, and then `carry`, the
+   * values this session set that a restart carries over (source "restart": the kernel checks them again).
+   */
+  async restartAndApply(carry: Record<string, string> = {}): Promise<void> {
     const context = this._panel?.sessionContext;
     if (context?.session?.kernel) {
-      await context.restartKernel();
+      this._carry = { ...carry };
+      try {
+        await context.restartKernel();
+      } catch (error) {
+        this._carry = {};
+        throw error;
+      }
     }
   }
 
@@ -350,7 +384,7 @@ export class NotebookFollower {
    * profile to apply: a notebook nobody configures from here is left alone.
    */
   private _wanted(): boolean {
-    return this._active || Object.keys(this._model.profile).length > 0;
+    return this._active || Object.keys(this._model.profile).length > 0 || Object.keys(this._carry).length > 0;
   }
 
   private _connect(kernel: Kernel.IKernelConnection): void {
@@ -359,9 +393,12 @@ export class NotebookFollower {
       return;
     }
     const profile = this._consent.profileFor(kernel, panel); // once per kernel process
+    const carry = this._carry;
+    this._carry = {};
     const client = new KernelClient(kernel, this._model, {
       language: this._model.language,
       profile,
+      carry,
       memoryInterval: this._memoryInterval
     });
     this._client = client;
@@ -382,7 +419,6 @@ export class NotebookFollower {
     }
   }
 
-  /** Write the user's own change into the notebook profile; the consent records the new content as theirs. */
   /**
    * A sweep's `.apply()` in the followed kernel set values its framework had already read: the notebook profile keeps
    * them, as if edited here, so "Restart and apply" starts a kernel with them. A secret is never kept.
@@ -394,7 +430,7 @@ export class NotebookFollower {
     }
     const kept = Object.entries(assignments).filter(([name]) => !isSecret(name));
     if (kept.length) {
-      this._updateProfile(panel, kept);
+      void this._updateProfile(panel, kept);
     }
   }
 
@@ -406,14 +442,16 @@ export class NotebookFollower {
     }
   }
 
-  private _updateProfile(panel: NotebookPanel, changes: [string, string | null][]): void {
+  /** Write the user's own change into the notebook profile; the consent records the new content as theirs (the
+   * promise resolves when the kernel has). */
+  private _updateProfile(panel: NotebookPanel, changes: [string, string | null][]): Promise<void> {
     const before = readProfile(panel.context.model);
     let after = before;
     for (const [name, value] of changes) {
       after = updateProfile(panel.context.model, name, value);
     }
     this._model.setProfile(after);
-    this._consent.edited(panel, before, after);
+    return this._consent.edited(panel, before, after);
   }
 
   private _disconnect(): void {

@@ -9,7 +9,16 @@ import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
 import { formatBytes } from '../chart/format';
-import { FREE_MIME, FREE_VERSION, FreedReply, FreeResultData, HoldersData, OomFreeOffer } from '../protocol';
+import {
+  FigureInfo,
+  FREE_MIME,
+  FREE_VERSION,
+  FreedReply,
+  FreeResultData,
+  HoldersData,
+  OomFreed,
+  OomFreeOffer
+} from '../protocol';
 import { el } from './dom';
 
 /** What the button's click gets back: the kernel's answer, an error to show, or null (no kernel to ask). */
@@ -70,29 +79,26 @@ async function runFree(options: FreeOfferOptions, button: HTMLButtonElement, out
   outcome.append(freeResultView(answer.result));
 }
 
+/**
+ * The report's failed cell was given back since the report was made (by %memfree, or the button in the other view):
+ * said in place of the offer, with what came back and what was left; nothing to click.
+ */
+export function freedItem(freed: OomFreed): HTMLElement {
+  const item = el('div', 'mgenv-oom-free mgenv-oom-freed');
+  item.setAttribute('role', 'status');
+  const summary = el('div', 'mgenv-oom-freed-summary');
+  summary.textContent = freed.summary;
+  item.append(summary, figuresTable(freed.figures));
+  return item;
+}
+
 /** What a free did: the headline, the figures before → after as a table, the lines of what was cleared and asked. */
 export function freeResultView(result: FreeResultData): HTMLElement {
   const box = el('div', 'mgenv-free');
   box.lang = result.language === 'zh' ? 'zh-CN' : 'en';
   const headline = el('div', 'mgenv-free-headline');
   headline.textContent = result.headline;
-  const table = el('table', 'mgenv-free-figures');
-  for (const figure of result.figures) {
-    const row = el('tr', '');
-    for (const [text, className] of [
-      [figure.label, 'mgenv-free-label'],
-      [sizeText(figure.before), 'mgenv-free-size'],
-      ['→', 'mgenv-free-arrow'],
-      [sizeText(figure.after), 'mgenv-free-size'],
-      [figure.change, 'mgenv-free-change']
-    ] as const) {
-      const cell = el('td', className);
-      cell.textContent = text;
-      row.append(cell);
-    }
-    table.append(row);
-  }
-  box.append(headline, table);
+  box.append(headline, figuresTable(result.figures));
   // The figures' section is the table; the others (cleared, asked, not asked, your variables) as lines.
   for (const lines of result.sections.slice(1)) {
     const section = el('div', 'mgenv-free-section');
@@ -107,6 +113,27 @@ export function freeResultView(result: FreeResultData): HTMLElement {
   footer.textContent = result.footer;
   box.append(footer);
   return box;
+}
+
+/** Figures before → after: label, size, arrow, size, change. */
+function figuresTable(figures: FigureInfo[]): HTMLElement {
+  const table = el('table', 'mgenv-free-figures');
+  for (const figure of figures) {
+    const row = el('tr', '');
+    for (const [text, className] of [
+      [figure.label, 'mgenv-free-label'],
+      [sizeText(figure.before), 'mgenv-free-size'],
+      ['→', 'mgenv-free-arrow'],
+      [sizeText(figure.after), 'mgenv-free-size'],
+      [figure.change, 'mgenv-free-change']
+    ] as const) {
+      const cell = el('td', className);
+      cell.textContent = text;
+      row.append(cell);
+    }
+    table.append(row);
+  }
+  return table;
 }
 
 /** Bytes as the kernel and the chart write them ("1.5 GiB"); "?" where not known. */

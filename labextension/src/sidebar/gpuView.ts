@@ -10,7 +10,17 @@
  */
 import { GpuKernelInfo, GpuServerView } from '../protocol';
 import { el, withCode } from './dom';
-import { DeviceLayout, GpuRow, deviceLayout, heldBy, idleKernels, kernelState, kernelTitle, size } from './gpuLayout';
+import {
+  DeviceLayout,
+  GpuRow,
+  deviceLayout,
+  heldBy,
+  idleKernels,
+  idleMeaning,
+  kernelState,
+  kernelTitle,
+  size
+} from './gpuLayout';
 import { SeenSection } from './seenSection';
 import { ServerGpus } from './serverGpus';
 import { Translation } from './text';
@@ -290,6 +300,7 @@ export class GpuView extends SeenSection {
             )
           : '';
         setText(state, `${kernelState(kernel, trans)} · ${kernel.name}`);
+        state.title = idleMeaning(trans);
       }
     };
   }

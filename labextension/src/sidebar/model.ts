@@ -15,12 +15,16 @@ import {
   ProfileItemInfo,
   PROTOCOL_VERSION,
   Reply,
+  SizeInfo,
   VariableInfo,
   VerifyNotice
 } from '../protocol';
 import { Badge, badgeFor } from './badges';
 import { Profile } from './profile';
 import { Language } from './text';
+
+/** How many size values of one variable the model remembers the kernel's split of. */
+const REMEMBERED_SIZES = 16;
 
 export type ConnectionState =
   | 'no-notebook' // no notebook is current
@@ -96,6 +100,9 @@ export class EnvModel {
   private _byName = new Map<string, EntryInfo>();
   private _frameworks = new Map<string, string>();
   private _variables: Record<string, VariableInfo> = {};
+  // The kernel's splits of the size values it has held, by name (the latest REMEMBERED_SIZES each). Kept across a
+  // restart: how a value is written is the notation's, not the kernel's state.
+  private _sizes = new Map<string, Map<string, SizeInfo>>();
   private _history: ChangeInfo[] = [];
   private _historyTotal = 0;
   private _olderGone = false; // the kernel answered a request for older changes with none
@@ -136,6 +143,31 @@ export class EnvModel {
 
   variable(name: string): VariableInfo | undefined {
     return this._variables[name];
+  }
+
+  /**
+   * A size setting's `value` as the kernel split it (the number and unit a size editor shows; "3 GiB" wherever else
+   * it is shown), from what the kernel sent for that very value: the variable's value now or earlier (a profile keeps
+   * a value the kernel held when the sidebar set it), its default, or the reviewed profile's value. Null for any other
+   * value, or one the kernel has not split: it is shown as it is.
+   */
+  sizeOf(name: string, value: string | null | undefined): SizeInfo | null {
+    if (value === null || value === undefined) {
+      return null;
+    }
+    const now = this._variables[name];
+    if (now?.size && now.value === value) {
+      return now.size;
+    }
+    const held = this._sizes.get(name)?.get(value);
+    if (held) {
+      return held;
+    }
+    const entry = this._byName.get(name);
+    if (entry?.default_size && entry.default === value) {
+      return entry.default_size;
+    }
+    return this._review.items.find(item => item.name === name && item.value === value)?.size ?? null;
   }
 
   /** The framework's name as the kernel spells it in the catalog language (the key itself if it sent none). */
@@ -224,6 +256,7 @@ export class EnvModel {
         return true;
       case 'state':
         this._variables = { ...(message.variables ?? {}) };
+        this._rememberSizes(this._variables);
         // The latest window; older changes already here (loaded on request) stay.
         this._history = mergeHistory(this._history, message.history ?? []);
         this._historyTotal = message.history_total ?? 0;
@@ -235,6 +268,7 @@ export class EnvModel {
       case 'changed': {
         const variables = message.variables ?? {};
         Object.assign(this._variables, variables);
+        this._rememberSizes(variables);
         const changes = message.changes ?? [];
         const names = [...new Set([...Object.keys(variables), ...changes.map(c => c.name)])];
         this._changed.emit({ kind: 'variables', names });
@@ -277,6 +311,20 @@ export class EnvModel {
       }
       default:
         return false;
+    }
+  }
+
+  private _rememberSizes(variables: Readonly<Record<string, VariableInfo>>): void {
+    for (const [name, info] of Object.entries(variables)) {
+      if (info.size && info.value !== null) {
+        const held = this._sizes.get(name) ?? new Map<string, SizeInfo>();
+        held.delete(info.value); // the latest last
+        held.set(info.value, info.size);
+        if (held.size > REMEMBERED_SIZES) {
+          held.delete(held.keys().next().value as string);
+        }
+        this._sizes.set(name, held);
+      }
     }
   }
 

@@ -3,12 +3,13 @@
  * (OomReportData.kernel_holder, decided by the kernel from the server extension's answer). The kernel's data only
  * names which kernel to ask about: a click asks the server again for that kernel, confirms with the notebook and the
  * memory the server reports now (gpuDialog.ts), and shuts it down through the server's kernel API
- * (gpuSection.ts shutdownKernelHolder). Nothing happens without the user's yes.
+ * (gpuSection.ts shutdownKernelHolder). Nothing happens without the user's yes. A report drawn again after the kernel
+ * it names is gone (shut down from here or elsewhere, the notebook reopened) says so and offers nothing.
  */
 import { formatBytes } from '../chart/format';
 import { OomKernelHolder } from '../protocol';
 import { el } from './dom';
-import { formatDuration } from './gpuLayout';
+import { idleMeaning, kernelState } from './gpuLayout';
 import { Translation } from './text';
 
 /** What a click came to: shut down, declined at the question, the kernel already gone, or the server failed. */
@@ -19,7 +20,15 @@ export interface HolderOutcome {
 
 export type ShutdownHolder = (holder: OomKernelHolder) => Promise<HolderOutcome>;
 
-export function kernelHolderItem(holder: OomKernelHolder, trans: Translation, shutdown: ShutdownHolder): HTMLElement {
+/** Whether the server still runs the kernel of this id. */
+export type KernelRunning = (kernelId: string) => Promise<boolean>;
+
+export function kernelHolderItem(
+  holder: OomKernelHolder,
+  trans: Translation,
+  shutdown: ShutdownHolder,
+  running?: KernelRunning
+): HTMLElement {
   const item = el('li', 'mgenv-oom-remedy mgenv-oom-holder');
   const head = el('div', 'mgenv-oom-remedy-head');
   const button = el('button', 'jp-Button mgenv-oom-apply mgenv-oom-holder-shutdown') as HTMLButtonElement;
@@ -30,7 +39,8 @@ export function kernelHolderItem(holder: OomKernelHolder, trans: Translation, sh
   const notebook = holder.notebooks.join(', ') || holder.kernel_id.slice(0, 8);
   text.textContent =
     trans.__('Shut down the kernel of %1 on this server: it holds %2 of this GPU', notebook, formatBytes(holder.bytes)) +
-    (holder.idle_seconds === null ? '' : ` (${trans.__('idle for %1', formatDuration(holder.idle_seconds, trans))})`);
+    (holder.idle_seconds === null && !holder.running_cell ? '' : ` (${kernelState(holder, trans)})`);
+  text.title = idleMeaning(trans);
   head.append(button, text);
   const outcome = el('div', 'mgenv-oom-outcome');
   outcome.setAttribute('role', 'status');
@@ -49,5 +59,15 @@ export function kernelHolderItem(holder: OomKernelHolder, trans: Translation, sh
     outcome.textContent = result.message;
     button.disabled = result.state === 'done' || result.state === 'gone';
   });
+  running?.(holder.kernel_id).then(
+    alive => {
+      if (!alive && !outcome.dataset.state) {
+        button.hidden = true; // what was done is not offered again
+        outcome.dataset.state = 'gone';
+        outcome.textContent = trans.__('That kernel is no longer running on this server.');
+      }
+    },
+    () => undefined // the server could not be asked: the offer stays, and a click asks again
+  );
   return item;
 }

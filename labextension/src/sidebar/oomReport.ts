@@ -4,7 +4,9 @@
  * for the report and the remedy — no names, values or force, and never code: the kernel sets the remedy as its own
  * last report holds it (catalog variables only, all or nothing) and refuses an id of any other report. Accepted, the variables join the notebook profile (NotebookFollower.applyRemedy);
  * a remedy the kernel can only take in at start says so and offers "Restart and apply". The timeline is drawn by the
- * memory chart (oomTimeline.ts).
+ * memory chart (oomTimeline.ts). What is done about the report later (its failed cell given back by %memfree or the
+ * other view's button, a remedy set elsewhere) reaches the rendered report through `ReportWatch`: the offer gives way
+ * to what was given back and what is left, a remedy the kernel holds reads "Applied"; nothing is offered twice.
  *
  * The DOM is built with textContent only, and the renderer is not `safe`: an untrusted notebook's saved report shows
  * its text/html fallback, without buttons.
@@ -13,13 +15,14 @@ import type { NotebookPanel } from '@jupyterlab/notebook';
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
-import { OOM_MIME, OOM_VERSION, OomFreeOffer, OomRemedyInfo, OomReportData } from '../protocol';
+import { OOM_MIME, OOM_VERSION, OomFreed, OomFreeOffer, OomRemedyInfo, OomReportData } from '../protocol';
 import { Answer, RemedyChoice } from './client';
 import { el } from './dom';
-import { freeOfferItem, holdersView } from './freeOffer';
-import { kernelHolderItem, ShutdownHolder } from './oomHolder';
+import { freedItem, freeOfferItem, holdersView } from './freeOffer';
+import { KernelRunning, kernelHolderItem, ShutdownHolder } from './oomHolder';
 import { ChartLike, timelineView } from './oomTimeline';
 import { badgeFor } from './badges';
+import { EnvModel, ModelChange } from './model';
 import { Language, Translation } from './text';
 
 export interface OomReportOptions {
@@ -30,14 +33,28 @@ export interface OomReportOptions {
   apply: (panel: NotebookPanel, choice: RemedyChoice) => Promise<Answer | null>;
   /** Run the sidebar's "Restart and apply" command. */
   restart: () => Promise<unknown>;
-  /** Ask that notebook's kernel to give back what the failed cell holds (null: no kernel followed there). */
-  free?: (panel: NotebookPanel) => Promise<Answer | null>;
+  /** Ask that notebook's kernel to give back what report `reportId`'s failed cell holds (null: no kernel there). */
+  free?: (panel: NotebookPanel, reportId: string) => Promise<Answer | null>;
   /** Turn allocation-site recording on in that notebook's kernel (null: no kernel followed there). */
   recordSites?: (panel: NotebookPanel) => Promise<Answer | null>;
   /** Shut down another kernel of this server that holds most of the GPU, after asking (oomHolder.ts). */
   shutdownHolder?: ShutdownHolder;
+  /** Whether the server still runs a kernel (a report naming one shut down since offers nothing). */
+  kernelRunning?: KernelRunning;
   /** "Try it first": insert the remedy's %%envsweep cell below the active cell of that notebook, unrun. */
   insertCell?: (panel: NotebookPanel, code: string) => void;
+  /** What the followed kernel says of its last report and its variables now (the sidebar's model). */
+  watch?: ReportWatch;
+}
+
+/** The followed kernel as the report under a cell sees it: its own view of a report, and what it holds now. */
+export interface ReportWatch {
+  /** The kernel's latest data of report `reportId` (null: the followed kernel's last report is another, or none). */
+  latest(reportId: string): OomReportData | null;
+  /** Whether the followed kernel holds `value` for `name` now. */
+  holds(name: string, value: string): boolean;
+  /** Call `callback` at every change of either; returns how to stop. */
+  changed(callback: () => void): () => void;
 }
 
 export class OomReportView extends Widget implements IRenderMime.IRenderer {
@@ -45,6 +62,9 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
   private _chart: ChartLike | null = null;
   private _language: Language = 'en';
   private _reportId = '';
+  private _offer: HTMLElement | null = null;
+  private _remedies: [OomRemedyInfo, HTMLElement][] = [];
+  private _unwatch: (() => void) | null = null;
 
   constructor(options: OomReportOptions) {
     super();
@@ -55,7 +75,10 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
   renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     const data = model.data[OOM_MIME] as unknown as OomReportData | undefined;
     this._destroyChart();
+    this._stopWatching();
     this.node.replaceChildren();
+    this._offer = null;
+    this._remedies = [];
     if (!data || data.v !== OOM_VERSION) {
       const text = model.data['text/plain'];
       const fallback = el('pre', 'mgenv-oom-text');
@@ -87,16 +110,26 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
     const title = el('div', 'mgenv-oom-remedies-title');
     title.textContent = `${data.remedies_title}:`;
     this.node.append(title);
-    if (data.free) {
+    const latest = this._options.watch?.latest(data.id) ?? null;
+    const freed = latest ? latest.freed ?? null : data.freed ?? null;
+    if (freed) {
+      this._offer = freedItem(freed); // given back since: said, never offered again
+    } else if (data.free) {
       // First, above the numbered settings: it sets nothing (the text report lists it unnumbered too).
-      this.node.append(this._freeOffer(data.free));
+      this._offer = this._freeOffer(data.free);
+    }
+    if (this._offer) {
+      this.node.append(this._offer);
     }
     const list = el('ol', 'mgenv-oom-remedies');
     if (data.kernel_holder && this._options.shutdownHolder) {
-      list.append(kernelHolderItem(data.kernel_holder, this._options.trans, this._options.shutdownHolder));
+      list.append(kernelHolderItem(data.kernel_holder, this._options.trans, this._options.shutdownHolder,
+        this._options.kernelRunning));
     }
     for (const remedy of data.remedies) {
-      list.append(this._remedy(remedy));
+      const item = this._remedy(remedy);
+      this._remedies.push([remedy, item]);
+      list.append(item);
     }
     if (data.no_remedy) {
       const none = el('li', 'mgenv-oom-no-remedy');
@@ -110,12 +143,50 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
     const footer = el('div', 'mgenv-oom-footer');
     footer.textContent = data.footer;
     this.node.append(footer);
+    const watch = this._options.watch;
+    if (watch) {
+      this._unwatch = watch.changed(() => this._follow(watch));
+      this._follow(watch);
+    }
     return Promise.resolve();
   }
 
   dispose(): void {
     this._destroyChart();
+    this._stopWatching();
     super.dispose();
+  }
+
+  /** What the kernel says now of this report: the offer gives way to what was given back, remedies held read Applied. */
+  private _follow(watch: ReportWatch): void {
+    const latest = watch.latest(this._reportId);
+    if (!latest) {
+      return; // the followed kernel is another notebook's, or has a newer report: nothing to say of this one
+    }
+    if (latest.freed && this._offer && !this._offer.classList.contains('mgenv-oom-freed')) {
+      this._replaceOffer(latest.freed);
+    }
+    for (const [remedy, item] of this._remedies) {
+      if (remedy.assignments.every(([name, value]) => watch.holds(name, value))) {
+        markApplied(item, true, this._options.trans); // set from the sidebar's card, or by %envset
+      }
+    }
+  }
+
+  private _replaceOffer(freed: OomFreed): void {
+    const busy = this._offer?.querySelector<HTMLElement>('.mgenv-oom-free-outcome')?.dataset.state === 'busy';
+    const answered = this._offer?.querySelector<HTMLElement>('.mgenv-oom-free-outcome')?.dataset.state === 'applied';
+    if (busy || answered) {
+      return; // this view's own click: its answer says what was given back
+    }
+    const item = freedItem(freed);
+    this._offer?.replaceWith(item);
+    this._offer = item;
+  }
+
+  private _stopWatching(): void {
+    this._unwatch?.();
+    this._unwatch = null;
   }
 
   private _destroyChart(): void {
@@ -157,7 +228,7 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
       busy: trans.__('Setting…'),
       free: async () => {
         const panel = notebookOf(this.node);
-        const answer = panel && free ? await free(panel) : null;
+        const answer = panel && free ? await free(panel, this._reportId) : null;
         return answer === null || answer.type === 'freed' || answer.type === 'error'
           ? answer
           : { type: 'error', message: answer.type };
@@ -328,5 +399,22 @@ export function oomRendererFactory(options: OomReportOptions): IRenderMime.IRend
     mimeTypes: [OOM_MIME],
     defaultRank: 10, // before text/html (50), the report's fallback
     createRenderer: () => new OomReportView(options)
+  };
+}
+
+/** The sidebar's model as a rendered report sees it: the followed kernel's last report and variables, and changes. */
+export function reportWatch(model: EnvModel): ReportWatch {
+  return {
+    latest: reportId => (model.lastOom?.id === reportId ? model.lastOom : null),
+    holds: (name, value) => model.variable(name)?.value === value,
+    changed: callback => {
+      const listener = (_: EnvModel, change: ModelChange): void => {
+        if (change.kind === 'oom' || change.kind === 'variables') {
+          callback();
+        }
+      };
+      model.changed.connect(listener);
+      return () => void model.changed.disconnect(listener);
+    }
   };
 }

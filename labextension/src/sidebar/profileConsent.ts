@@ -127,9 +127,9 @@ export class ProfileConsent {
   /**
    * The user changed the notebook profile from `before` to `after` in the sidebar. The new content is theirs: it is
    * recorded as approved (not applied: the kernel already has the change) when the profile it replaces was approved,
-   * or empty.
+   * or empty; the promise resolves once the kernel has recorded it.
    */
-  edited(panel: NotebookPanel, before: Profile, after: Profile): void {
+  async edited(panel: NotebookPanel, before: Profile, after: Profile): Promise<void> {
     const key = profileKey(after);
     const trusted = !Object.keys(before).length || this._approved.get(panel) === profileKey(before);
     const client = this._followed.client();
@@ -137,7 +137,7 @@ export class ProfileConsent {
       return;
     }
     this._approved.set(panel, key);
-    void client.reviewProfile(after, { approve: true, apply: false });
+    await client.reviewProfile(after, { approve: true, apply: false });
   }
 
   setOutcome(kernel: Kernel.IKernelConnection, review: ProfileReview): void {

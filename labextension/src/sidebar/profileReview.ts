@@ -4,8 +4,9 @@
  * (the same columns and the kernel's reason). Plain DOM with real table headers, so a screen reader reads it as
  * a table; asking the question itself is profileDialog.ts (JupyterLab's dialog).
  */
-import { ProfileItemInfo } from '../protocol';
+import { ProfileItemInfo, SizeInfo } from '../protocol';
 import { code, el, tableHead } from './dom';
+import { valueText } from './editors';
 import { Translation } from './text';
 
 /** What the question is about. */
@@ -84,10 +85,10 @@ function table(items: readonly ProfileItemInfo[], trans: Translation, refused: b
     } else if (item.current === null) {
       now.append(words(trans.__('(not set)')));
     } else {
-      now.append(code(item.current));
+      now.append(valueCode(item.current, item.current_size));
     }
     const value = el('td', '');
-    value.append(item.value === null ? words(trans.__('(not set)')) : code(item.value));
+    value.append(item.value === null ? words(trans.__('(not set)')) : valueCode(item.value, item.size));
     row.append(nameCell, value, now);
     if (refused) {
       const why = el('td', `${REVIEW_CLASS}-reason`);
@@ -117,5 +118,14 @@ function variableName(name: string): HTMLElement {
 function words(label: string): HTMLElement {
   const node = el('span', `${REVIEW_CLASS}-words`);
   node.textContent = label;
+  return node;
+}
+
+/** A value as code: a size as the kernel split it (3 GiB), with what the notebook keeps (3221225472) on hover. */
+function valueCode(value: string, size: SizeInfo | null): HTMLElement {
+  const node = code(valueText(size, value));
+  if (node.textContent !== value) {
+    node.title = value;
+  }
   return node;
 }

@@ -8,7 +8,7 @@
 import { EntryInfo, VariableInfo } from '../protocol';
 import { Badge, badgeClass } from './badges';
 import { breakableName, el, withCode } from './dom';
-import { Editor, editorFor } from './editors';
+import { Editor, editorFor, valueText } from './editors';
 import { Translation } from './text';
 
 /** Set (value) or unset (null) a variable. */
@@ -64,10 +64,13 @@ export class VariableRow {
     const description = el('div', 'mgenv-sb-desc');
     description.append(...withCode(entry.description));
     const facts = el('div', 'mgenv-sb-facts');
-    facts.append(
-      `${entry.default !== null ? trans.__('default: %1', entry.default) : trans.__('no default')} · `,
-      ...withCode(entry.reading)
-    );
+    const fallback = entry.default !== null ? valueText(entry.default_size, entry.default) : null;
+    const byDefault = el('span', 'mgenv-sb-default');
+    byDefault.textContent = fallback !== null ? trans.__('default: %1', fallback) : trans.__('no default');
+    if (fallback !== null && fallback !== entry.default) {
+      byDefault.title = entry.default ?? ''; // a size reads as 1 MiB; what the framework reads (1048576) on hover
+    }
+    facts.append(byDefault, ' · ', ...withCode(entry.reading));
     this._live = el('div', 'mgenv-sb-live');
     this.node.append(head, edit, this._odd, this._error, this._applies, description, facts, this._live);
     if (entry.note) {
@@ -126,7 +129,7 @@ export class VariableRow {
     this._refused = false;
     this._setInvalid(null);
     const value = this._info?.value ?? null;
-    const shown = this.editor.show(value, this._info?.keys ?? null);
+    const shown = this.editor.show(value, this._info ?? null);
     // An editor that cannot hold the value (text in a number box) still says what the kernel has.
     this._odd.textContent = shown || value === null ? '' : this._trans.__('the kernel holds %1', value);
     this._odd.hidden = shown || value === null;

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from .._freeing import offer_line, report_holders, report_offer
+from .._freeing import freed_info, offer_line, report_holders
 from ._text import OomText
 from ._words import CAVEAT, NO_REMEDY, REMEDIES
 
@@ -26,8 +26,12 @@ def oom_html(view: OomText) -> str:
         + (f"<br><small>{html.escape(CAVEAT.get(view.lang))}: {html.escape(r.caveat.get(view.lang))}</small>"
            if r.caveat is not None else "") + "</li>"
         for r in view.report.remedies) or f"<li>{html.escape(NO_REMEDY.get(view.lang))}</li>"
-    free = report_offer(view.report)
-    offer = f"<div>{html.escape(offer_line(free, view.lang))}</div>" if free is not None else ""
+    if (done := freed_info(view.report, view.lang)) is not None:  # given back since: said instead of offered again
+        offer = f"<div>{html.escape(done['summary'])}</div>"
+    elif (free := view.free_offer) is not None:
+        offer = f"<div>{html.escape(offer_line(free, view.lang))}</div>"
+    else:
+        offer = ""
     return (f"<div class='mgenv-oom'><div><b>{html.escape(view.headline())}</b></div>"
             f"{block(view.verdict_lines())}{block(view.number_lines())}{block(view.process_lines())}"
             f"{block(view.timeline_lines())}{block(view.site_lines())}{offer}"

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..._text import Text, current_language
 from ...memory._series_words import series_name
 from ...oom._causes import size
-from .._freeing import offer_line, report_holders, report_offer
+from ...oom._free import FreeOffer, report_offer
+from .._freeing import freed_info, offer_line, report_holders
 from ._words import (
     ALLOCATOR,
     ALSO,
@@ -71,6 +73,12 @@ class OomText:
     @property
     def lang(self) -> str:
         return self.language or current_language()
+
+    @cached_property
+    def free_offer(self) -> FreeOffer | None:
+        """What the kernel offers to free now (oom/_free.py report_offer), asked once for this view: its text, its
+        HTML and its renderer's data are made one after the other, and asking walks the failed call's locals."""
+        return report_offer(self.report)
 
     def say(self, text: Text, **fields: Any) -> str:
         return text.get(self.lang).format(**fields)
@@ -177,9 +185,11 @@ class OomText:
         return ONCE_SET.get(self.lang).format(status=remedy.when.get(self.lang))
 
     def remedy_lines(self) -> list[str]:
-        free = report_offer(self.report)
-        # The offer first, on a line of its own: it sets nothing, so it is not one of the numbered remedies.
-        lines = [offer_line(free, self.lang)] if free is not None else []
+        free = self.free_offer
+        done = freed_info(self.report, self.lang)
+        # The offer first, on a line of its own: it sets nothing, so it is not one of the numbered remedies; where
+        # the cell was given back since, that is said instead of offering again.
+        lines = [done["summary"]] if done is not None else [offer_line(free, self.lang)] if free is not None else []
         lines.append(f"{REMEDIES.get(self.lang)}:")
         if not self.report.remedies:
             return lines + ["  " + NO_REMEDY.get(self.lang)]

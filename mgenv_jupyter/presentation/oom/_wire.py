@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...oom._holder import kernel_holder
 from ...protocol._oom import OOM_VERSION, OomKernelHolder, OomRemedyInfo, OomReportData, OomTimeline
-from .._freeing import offer_info, report_holders, report_offer
+from .._freeing import freed_info, offer_info, report_holders
 from ..sweep._cell import try_cell
 from ._text import OomText
 from ._timeline import timeline_chart, timeline_title
@@ -35,7 +35,8 @@ def oom_data(view: OomText) -> OomReportData:
         "remedies": remedies, "remedies_title": REMEDIES.get(view.lang),
         "no_remedy": None if remedies else NO_REMEDY.get(view.lang),
         "footer": view.footer(),
-        "free": offer_info(free, view.lang) if (free := report_offer(view.report)) else None,
+        "free": offer_info(free, view.lang) if (free := view.free_offer) else None,
+        "freed": freed_info(view.report, view.lang),
         "kernel_holder": _kernel_holder(view),
         "record_sites": RECORD_BUTTON.get(view.lang) if report.record_offer else None}
     holders = report_holders(report, view.lang)
@@ -52,5 +53,6 @@ def _kernel_holder(view: OomText) -> OomKernelHolder | None:
         return None
     owner = holder.owner
     return {"kernel_id": owner.kernel_id, "notebooks": list(owner.notebooks), "bytes": holder.bytes,
-            "gpu": holder.gpu, "idle_seconds": owner.idle_seconds}
+            "gpu": holder.gpu, "idle_seconds": owner.idle_seconds, "idle_since": owner.idle_since,
+            "running_cell": owner.running_cell}
 

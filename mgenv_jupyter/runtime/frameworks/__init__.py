@@ -1,23 +1,43 @@
-"""Framework adapters: each framework's own run-time API for changing a variable, for reading it back, the probes
-that tell whether the moment that fixes a value (a first use) has passed, and what its tensors and modules hold
-(`tensor_kinds()`, declared in _tensors.py).
+"""The registry of the framework adapters. An adapter (`_<key>.py`, with its parts `_<key>_<part>.py`) is all the
+code the product has for one framework; every other module asks it through the functions here, by what it declares:
+
+- `LIVE_APIS` and `GROUP_APIS`: how to change a variable (or a group) in the running framework and read it back;
+- `PROBES`: whether the moment that fixes a value (a first use) has passed; `cuda_started()`: whether it started CUDA;
+- `tensor_kinds()`: what its tensors and modules hold (_tensors.py); `STACK_RECORDER`: where its memory was allocated;
+- `OOM_PATTERNS`: how to recognise its out-of-memory errors (_out_of_memory.py).
 
 Adapters never import a framework: a live API is only offered when the framework's module is already loaded, and a
-probe answers None (cannot tell) when its framework is not.
+probe answers None (cannot tell) when its framework is not. Only ADAPTERS names the frameworks here
+(tests/quality/test_framework_homes.py).
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
-from ...catalog import Entry
-from .._live_blocks import StackRecorder
-from ._tensors import FrameworkTensors
+from ...catalog._frameworks import GPU_MODULES
+
+if TYPE_CHECKING:
+    from ...catalog import Entry
+    from .._live_blocks import StackRecorder
+    from ._tensors import FrameworkTensors
+
+# The adapters, by the framework's key (its top-level module), in the order they are asked: the holders walk's
+# (PyTorch first), which the out-of-memory recognition, the caches given back and the memory sources follow too.
+# CuPy and NumPy are no framework of the catalog, but their pools are given back and their arrays sized. Ascend has
+# none: its options are recorded for the user's own NPURunConfig call.
+ADAPTERS = {"torch": "_torch", "jax": "_jax", "paddle": "_paddle", "megengine": "_megengine", "mxnet": "_mxnet",
+            "tensorflow": "_tensorflow", "cupy": "_cupy", "numpy": "_numpy"}
+# The adapters that read their framework's allocator (`read_counters`), in the order the memory sources list them: the
+# sources are made at `%load_ext`, before any adapter is imported.
+COUNTERS = ("megengine", "paddle", "torch", "jax", "tensorflow", "mxnet")
 
 
 @dataclass(frozen=True)
@@ -50,45 +70,51 @@ class GroupApi:
         return imported(self.module) is not None
 
 
-Probe = Callable[[Entry], "bool | None"]
+Probe = Callable[["Entry"], "bool | None"]
+
+
+def adapter(key: str) -> ModuleType | None:
+    """The adapter of framework `key` (imported on first use; it imports no framework), None when it has none."""
+    home = ADAPTERS.get(key)
+    return importlib.import_module(f"{__name__}.{home}") if home is not None else None
+
+
+def declared(name: str) -> dict[str, Any]:
+    """What the adapters declare under `name`, by framework key in the order of ADAPTERS; an adapter that declares
+    nothing under that name is left out."""
+    found = {}
+    for key in ADAPTERS:
+        module = adapter(key)
+        if module is not None and hasattr(module, name):
+            found[key] = getattr(module, name)
+    return found
 
 
 def _registry() -> dict[str, LiveApi]:
-    from . import _jax as jax
-    from . import _megengine as megengine
-    from . import _paddle as paddle
-    from . import _tensorflow as tensorflow
-    from . import _torch as torch
+    return {key: api for apis in declared("LIVE_APIS").values() for key, api in apis.items()}
 
-    return {**megengine.LIVE_APIS, **paddle.LIVE_APIS, **torch.LIVE_APIS, **jax.LIVE_APIS, **tensorflow.LIVE_APIS}
+
+def _group_apis() -> dict[str, GroupApi]:
+    return {key: api for apis in declared("GROUP_APIS").values() for key, api in apis.items()}
 
 
 @lru_cache(maxsize=1)
 def _probes() -> dict[str, Probe]:
-    from . import _jax as jax
-    from . import _tensorflow as tensorflow
-    from . import _torch as torch
-
-    return {**torch.PROBES, **jax.PROBES, **tensorflow.PROBES, "cuda": _cuda_initialised}
-
-
-# MegEngine, Paddle, MXNet and CuPy may initialise CUDA too, but offer no question that does not itself initialise it.
-_CUDA_UNKNOWN = ("megengine", "paddle", "mxnet", "cupy")
+    probes = {key: probe for found in declared("PROBES").values() for key, probe in found.items()}
+    return {**probes, "cuda": _cuda_initialised}
 
 
 def _cuda_initialised(entry: Entry) -> bool | None:
     """CUDA's driver variables are read at the process's first CUDA initialisation, by whichever framework comes
-    first: True if a framework we can ask has initialised CUDA; False if every imported framework says it has not;
-    None when an imported framework cannot be asked."""
-    from . import _jax as jax
-    from . import _tensorflow as tensorflow
-    from . import _torch as torch
-
-    asked = {"torch": torch.cuda_initialised, "jax": jax.gpu_initialised, "tensorflow": tensorflow.gpu_initialised}
+    first: True if a framework we can ask (`cuda_started`) has initialised CUDA; False if every imported framework
+    says it has not; None when an imported framework cannot be asked (MegEngine, Paddle, MXNet and CuPy may
+    initialise CUDA too, but offer no question that does not itself initialise it)."""
+    asked = declared("cuda_started")
     answers = [question() for module, question in asked.items() if imported(module) is not None]
     if any(answers):
         return True
-    if any(module in sys.modules for module in _CUDA_UNKNOWN) or None in answers:  # importing counts: CUDA may start
+    unknown = [module for module in GPU_MODULES if module not in asked]
+    if any(module in sys.modules for module in unknown) or None in answers:  # importing counts: CUDA may start
         return None
     return False
 
@@ -110,9 +136,7 @@ def latched(entry: Entry) -> bool | None:
 
 def group_api(key: str | None) -> GroupApi | None:
     """The live switch of a catalog group, if it has one and its framework is loaded now."""
-    from . import _megengine as megengine
-
-    api = megengine.GROUP_APIS.get(key) if key is not None else None
+    api = _group_apis().get(key) if key is not None else None
     return api if api is not None and api.available() else None
 
 
@@ -155,9 +179,7 @@ def outlasts_latch(entry: Entry) -> bool:
 
 def known_live_keys() -> set[str]:
     """Every live-API key an adapter implements (the catalog may only name these)."""
-    from . import _megengine as megengine
-
-    return set(_registry()) | set(megengine.GROUP_APIS)
+    return set(_registry()) | set(_group_apis())
 
 
 def known_probes() -> set[str]:
@@ -168,51 +190,34 @@ def known_probes() -> set[str]:
 def tensor_kinds() -> list[FrameworkTensors]:
     """What each loaded framework's objects are and hold (runtime/frameworks/_tensors.py), for the holders walk:
     PyTorch, JAX, Paddle, MegEngine, MXNet and NumPy, in that order; a framework not imported is not asked."""
-    from . import _jax as jax
-    from . import _megengine as megengine
-    from . import _mxnet as mxnet
-    from . import _numpy as numpy
-    from . import _paddle as paddle
-    from . import _torch as torch
-
     found = []
-    for adapter in (torch, jax, paddle, megengine, mxnet, numpy):
+    for declare in declared("tensor_kinds").values():
         try:
-            declared = adapter.tensor_kinds()
+            kinds = declare()
         except Exception:  # a framework half loaded or of another version: its objects are not looked for
-            declared = None
-        if declared is not None:
-            found.append(declared)
+            kinds = None
+        if kinds is not None:
+            found.append(kinds)
     return found
+
+
 def stack_recorders() -> dict[str, StackRecorder]:
     """A fresh recorder of allocation stacks for each framework that records them (catalog._allocation_stacks says
     which), by the catalog's framework key."""
-    from . import _jax as jax
-    from . import _torch as torch
-
-    return {"jax": jax.JaxRecorder(), "torch": torch.TorchRecorder()}
-
-
-def _peak_adapters() -> dict[str, Any]:
-    """The adapters that read a framework's own memory peaks, by the framework's top-level module."""
-    from . import _jax as jax
-    from . import _megengine as megengine
-    from . import _paddle as paddle
-    from . import _torch as torch
-
-    return {"torch": torch, "jax": jax, "paddle": paddle, "megengine": megengine}
+    return {key: recorder() for key, recorder in declared("STACK_RECORDER").items()}
 
 
 def peak_counters() -> dict[str, int]:
-    """Every imported framework's own memory peaks, "<framework> <device> <counter>" → bytes: PyTorch's
-    max_allocated / max_reserved, JAX's peak_bytes_in_use, Paddle's and MegEngine's max_allocated / max_reserved.
-    A framework that is not imported, or cannot be asked, gives nothing; asking never imports or initialises one."""
+    """Every imported framework's own memory peaks, "<framework> <device> <counter>" → bytes, from each adapter that
+    reads them (`peak_counters`: PyTorch's max_allocated / max_reserved, JAX's peak_bytes_in_use, Paddle's and
+    MegEngine's max_allocated / max_reserved). A framework that is not imported, or cannot be asked, gives nothing;
+    asking never imports or initialises one."""
     peaks: dict[str, int] = {}
-    for module, adapter in _peak_adapters().items():
+    for module, read in declared("peak_counters").items():
         if imported(module) is None:
             continue
         try:
-            found = adapter.peak_counters()
+            found = read()
         except Exception:  # a framework's internals may change; no figure is the honest answer
             continue
         peaks.update({f"{module} {key}": value for key, value in found.items()})
@@ -220,13 +225,14 @@ def peak_counters() -> dict[str, int]:
 
 
 def reset_peak_counters() -> list[str]:
-    """Start every imported framework's peaks again from now where it can; the frameworks that did."""
+    """Start every imported framework's peaks again from now where it can (`reset_peak_counters`); the frameworks
+    that did."""
     reset = []
-    for module, adapter in _peak_adapters().items():
+    for module, start_again in declared("reset_peak_counters").items():
         if imported(module) is None:
             continue
         try:
-            if adapter.reset_peak_counters():
+            if start_again():
                 reset.append(module)
         except Exception:  # as above: a peak that cannot be reset is reported as it is
             continue

@@ -4,15 +4,25 @@ hold."""
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
-from ...catalog import Entry
+from ..._text import Text
+from ...catalog._applicability import effective_text
+from ...catalog._jax import FRACTION_NAMES
+from ...catalog._out_of_memory import Room, name_in_use
 from .._live_blocks import BlockRecord, Frame, LiveBlocks
 from . import LiveApi
+from ._counters import Counters, OpenDevices, Reading
+from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import FrameworkTensors, Storage, TensorKind, device_name
+
+if TYPE_CHECKING:
+    from ...catalog import Entry
 
 
 def _option(entry: Entry) -> str:
@@ -51,6 +61,9 @@ def gpu_initialised() -> bool | None:
         return started
     bridge = sys.modules["jax._src.xla_bridge"]
     return any(name in ("cuda", "rocm", "gpu") for name in getattr(bridge, "_backends", {}))
+
+
+cuda_started = gpu_initialised  # the registry's question: has this framework initialised CUDA?
 
 
 # ---- what its objects hold (the holders walk asks; runtime/frameworks/_tensors.py) -------------------------------
@@ -165,3 +178,87 @@ def peak_counters() -> dict[str, int]:
 def reset_peak_counters() -> bool:
     """JAX keeps its peak for the process's life: nothing to reset (False)."""
     return False
+
+
+STACK_RECORDER = JaxRecorder  # the registry's recorder of where this framework's memory was allocated
+
+# ---- its out-of-memory errors (oom/_recognise.py asks; runtime/frameworks/_out_of_memory.py) ---------------------
+
+OOM_PATTERNS = (
+    # XLA's BFC allocator via jax.errors.JaxRuntimeError (jaxlib.xla_extension.XlaRuntimeError before JAX 0.4.36):
+    # GPU "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1.00TiB with allocator GPU_0_bfc on device 0"
+    # (H100 capture); CPU "RESOURCE_EXHAUSTED: Out of memory allocating 1125899906842624 bytes." (jax venv).
+    OomPattern("jax", "gpu", ("jax.errors.JaxRuntimeError", "jaxlib.xla_extension.XlaRuntimeError",
+                              "jax._src.lib.xla_extension.XlaRuntimeError"),
+               re.compile(rf"RESOURCE_EXHAUSTED: Out of memory while trying to allocate (?P<requested>{SIZE}) with "
+                          r"allocator GPU_(?P<gpu>\d+)_bfc"),
+               both(sizes(requested="requested"), gpu_index)),
+    OomPattern("jax", "host", ("jax.errors.JaxRuntimeError", "jaxlib.xla_extension.XlaRuntimeError",
+                               "jax._src.lib.xla_extension.XlaRuntimeError"),
+               re.compile(rf"RESOURCE_EXHAUSTED: Out of memory allocating (?P<requested>{SIZE})"),
+               sizes(requested="requested")),
+    OomPattern("jax", "gpu", ("jax.errors.JaxRuntimeError", "jaxlib.xla_extension.XlaRuntimeError",
+                              "jax._src.lib.xla_extension.XlaRuntimeError"),
+               re.compile(r"out of memory|GPU_(?P<gpu>\d+)_bfc", re.I), gpu_index, after="RESOURCE_EXHAUSTED:"),
+)
+
+# ---- its own causes of running out of memory (oom/_causes.py asks; the words: catalog/_jax.py) -----------------------
+
+def oom_evidence(cause: str, facts: Mapping[str, int], room: Room, session: Any) -> dict[str, float] | None:
+    """JAX's cap shows when its share of the GPU (the name in use, else the catalog's default) is below 95% of what
+    other processes leave free."""
+    if cause != "cap":
+        return None
+    get, known = session.get, session.catalog
+    name = name_in_use(FRACTION_NAMES, get)
+    try:
+        fraction = float(effective_text(known, name, get) or "")  # the catalog's default when unset
+    except ValueError:  # set outside the session to what JAX cannot read: its default
+        fraction = float(known.get(name).default)
+    free = None if room.total is None else room.total - (room.others or 0)
+    if free is not None and room.total and fraction * room.total < free * 0.95:
+        return {"fraction": fraction, "cap": int(fraction * room.total), "room": free}
+    return None
+
+# ---- its allocator's counters (memory/_framework_sources.py asks; runtime/frameworks/_counters.py) --------------
+
+def read_counters(jax: Any, devices: list[int] | None, open_devices: OpenDevices) -> Reading:
+    """JAX's allocator per device of its default backend: `Device.memory_stats()` → `bytes_in_use` (allocated),
+    `pool_bytes` (reserved: what the allocator took from the device, all of it when JAX preallocates), and
+    `peak_bytes_in_use` (peak); `bytes_limit` (the most it may take: XLA_PYTHON_CLIENT_MEM_FRACTION of the device) is
+    the device's `total`.
+
+    Read only once JAX has started its backends (`jax._src.xla_bridge.backends_are_initialized()`): asking for devices
+    earlier would start them, which reads XLA_FLAGS and the XLA client's memory settings and, on a GPU, preallocates
+    most of its memory. A backend without statistics (the CPU's `memory_stats()` is None) gives no series.
+    """
+    if not backends_initialised():
+        return Reading([], "jax has not started its backends yet (its first operation starts them)")
+    counters = []
+    untracked = set()
+    for device in jax.local_devices():
+        if devices is not None and device.id not in devices:
+            continue
+        stats = device.memory_stats()
+        if not stats:
+            untracked.add(device.platform)
+            continue
+        counters.append(Counters(f"{device.platform}{device.id}", allocated=stats.get("bytes_in_use"),
+                                 reserved=stats.get("pool_bytes"), peak=stats.get("peak_bytes_in_use"),
+                                 total=stats.get("bytes_limit")))
+    if counters:
+        return Reading(counters)
+    platforms = ", ".join(sorted(untracked)) or "default"
+    return Reading([], f"jax's {platforms} backend keeps no memory statistics (Device.memory_stats() is None)")
+
+
+# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
+STATE_SENTENCES = (
+    (r"jax has not started its backends yet \(its first operation starts them\)",
+     Text("jax has not started its backends yet (its first operation starts them)",
+          "jax 尚未启动其后端(第一次运算时启动)")),
+    (r"jax's (\w+) backend keeps no memory statistics \(Device\.memory_stats\(\) is None\)",
+     Text("jax's {0} backend keeps no memory statistics (Device.memory_stats() is None)",
+          "jax 的 {0} 后端不记录显存统计(Device.memory_stats() 为 None)")),
+)
+

@@ -8,15 +8,21 @@ cache that ignores what the environment set at import.
 from __future__ import annotations
 
 import logging
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..._errors import InvalidValueError
 from ..._imported import imported
 from ..._static import inherits
-from ...catalog import Entry
-from . import GroupApi, LiveApi
+from ..._text import Text
+from ...catalog._out_of_memory import Room
+from ...catalog._values import format_size
+from . import GroupApi, LiveApi, live_api
+from ._counters import ChartLine, Counters, OpenDevices, Reading
+from ._out_of_memory import OomPattern, sizes
 from ._tensors import (
     BUFFER,
     CHILD,
@@ -27,6 +33,10 @@ from ._tensors import (
     TensorKind,
     device_name,
 )
+
+if TYPE_CHECKING:
+    from ...catalog import Entry
+    from .._session import EnvSession
 
 
 def _mge() -> Any:
@@ -171,7 +181,6 @@ def tensor_kinds() -> FrameworkTensors | None:
                       TensorKind(parameter, "megengine.Parameter", _storage)),
         ModuleKind(base, "megengine", lambda value: _module_contents(value, tensor, parameter, base)))
 
-
 def peak_counters() -> dict[str, int]:
     """MegEngine's own peaks on its default GPU, since its last reset: `get_max_allocated_memory` and
     `get_max_reserved_memory`. Its CPU device keeps no statistics: nothing there."""
@@ -191,3 +200,143 @@ def reset_peak_counters() -> bool:
         return False
     mge.device.reset_max_memory_stats(mge.get_default_device())
     return True
+
+
+# ---- its out-of-memory errors (oom/_recognise.py asks; runtime/frameworks/_out_of_memory.py) ---------------------
+
+OOM_PATTERNS = (
+    # MegEngine 1.13.4: src/core/impl/comp_node/mem_alloc/impl.cpp MemAllocImplHelper::do_alloc, "out of memory while
+    # requesting %zu bytes; you can try setting MGB_CUDA_RESERVE_MEMORY ..." (device allocators);
+    # src/core/include/megbrain/comp_node/alloc.h "failed to alloc %zu bytes"; CPU: src/core/impl/comp_node/cpu/
+    # comp_node.cpp mgb_aligned_alloc "failed to malloc %zubytes with align %zu" (megengine venv). Raised as the
+    # RuntimeError cause of core2.AsyncError.
+    OomPattern("megengine", "gpu", ("builtins.RuntimeError",),
+               re.compile(r"out of memory while requesting (?P<requested>\d+) bytes"), sizes(requested="requested")),
+    OomPattern("megengine", "host", ("builtins.RuntimeError",),
+               re.compile(r"failed to malloc (?P<requested>\d+) ?bytes with align"), sizes(requested="requested")),
+    OomPattern("megengine", "gpu", ("builtins.RuntimeError",),
+               re.compile(r"MemAllocError|failed to alloc (?P<requested>\d+) bytes"), sizes(requested="requested")),
+)
+
+
+# ---- giving its cached memory back (oom/_free.py asks) -------------------------------------------------------------
+
+def release_cache(megengine: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
+    """`megengine.coalesce_free_memory()`."""
+    return [("megengine.coalesce_free_memory()", megengine.coalesce_free_memory)]
+
+# ---- its own causes of running out of memory (oom/_causes.py asks; the words: catalog/_megengine_dtr.py) -------------
+
+_TRUE = ("1", "true", "yes", "on")
+# The switches that turn DTR on (the catalog's DTR group sets them together with the computing path's record).
+_DTR_SWITCHES = ("MEGENGINE_ENABLE_DROP", "MEGENGINE_DTR_AUTO_DROP")
+
+
+def dtr_enabled(session: Any) -> bool:
+    """Whether MegEngine's DTR is on: what the running MegEngine reports where it is loaded, else the session's
+    values (the switches the catalog's DTR group sets together)."""
+    known = session.catalog
+    values = []
+    for name in _DTR_SWITCHES:
+        entry = known.get(name)
+        value = session.get(name)
+        api = live_api(entry) if entry is not None and "megengine" in sys.modules else None
+        if api is not None:
+            try:
+                value = api.read(entry)
+            except Exception:  # the framework's internals moved: the session's value is what we know
+                pass
+        values.append(str(value).strip().lower() in _TRUE)
+    return all(values)
+
+
+def oom_evidence(cause: str, facts: Mapping[str, int], room: Room, session: Any) -> dict[str, float] | None:
+    """MegEngine's own cause: it ran out of memory with DTR off."""
+    return {} if cause == "dtr_off" and not dtr_enabled(session) else None
+
+# ---- its allocator's counters (memory/_framework_sources.py asks; runtime/frameworks/_counters.py) --------------
+
+def read_counters(mge: Any, devices: list[int] | None, open_devices: OpenDevices) -> Reading:
+    """MegEngine's allocator on its default device (or `devices`): `get_allocated_memory`, `get_reserved_memory`,
+    `get_max_allocated_memory`, on the GPUs the kernel uses (reading another creates a CUDA context there).
+
+    MegEngine runs asynchronously and these counters are read without `megengine._full_sync()` (which would stall
+    training), so they may trail the last operations slightly. Its CPU device keeps no allocator statistics (it
+    reports 0 whatever is allocated), so a CPU-only MegEngine gives no series.
+    """
+    gpus = mge.get_device_count("gpu")
+    if gpus == 0:
+        return Reading([], "megengine sees no GPU; its CPU device keeps no allocator statistics "
+                           "(get_allocated_memory('cpu0') is always 0)")
+    ordinals = devices if devices is not None else _default_gpu(mge.get_default_device())
+    if not ordinals:
+        return Reading([], f"megengine's default device is {mge.get_default_device()}, which has no GPU allocator")
+    counters = []
+    for ordinal in open_devices([d for d in ordinals if d < gpus]):
+        device = f"gpu{ordinal}"
+        counters.append(Counters(device, allocated=mge.get_allocated_memory(device),
+                                 reserved=mge.get_reserved_memory(device), peak=mge.get_max_allocated_memory(device)))
+    return Reading(counters)
+
+
+def _default_gpu(device: str) -> list[int]:
+    match = re.fullmatch(r"(?:gpu|xpu)(\d+|x)(?::\d+)?", device)
+    if match is None:
+        return []
+    return [0 if match.group(1) == "x" else int(match.group(1))]
+
+
+# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
+STATE_SENTENCES = (
+    (r"megengine sees no GPU; its CPU device keeps no allocator statistics \(get_allocated_memory\('cpu0'\) is "
+     r"always 0\)",
+     Text("megengine sees no GPU; its CPU device keeps no allocator statistics (get_allocated_memory('cpu0') is "
+          "always 0)", "megengine 未发现 GPU;其 CPU 设备没有分配器统计(get_allocated_memory('cpu0') 始终为 0)")),
+    (r"megengine's default device is (.*), which has no GPU allocator",
+     Text("megengine's default device is {0}, which has no GPU allocator",
+          "megengine 的默认设备是 {0},它没有 GPU 分配器")),
+)
+
+# ---- the lines its settings draw over the memory chart (memory/_overlays.py asks) ---------------------------------
+
+DTR_THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
+DTR_AUTO_DROP = "MEGENGINE_DTR_AUTO_DROP"
+DTR_LABEL = Text("DTR eviction threshold ({size})", "DTR 释放阈值({size})")
+DTR_FROM_LIVE = Text("megengine's live option dtr_eviction_threshold", "megengine 的实时选项 dtr_eviction_threshold")
+DTR_FROM_ENV = Text("{name} in the environment; megengine reads it at import", "环境变量 {name};megengine 在导入时读取")
+DTR_NOTE = Text("from {origin}; compares with MegEngine's live tensor memory (megengine allocated)",
+                "来自{origin};与 MegEngine 实时的 tensor 显存(megengine 已分配)比较")
+DTR_OFF = Text("; DTR auto drop is off, so nothing is evicted at this line yet",
+               ";DTR 自动释放已关闭,到达此线时尚不会释放")
+
+
+def chart_lines(session: EnvSession, gpu_totals: Mapping[str, int], language: str) -> list[ChartLine]:
+    """DTR's eviction threshold, from the running MegEngine's own option where it is loaded (its C++ option is the
+    truth), else from what the session set for its import; none at 0 (no threshold: DTR evicts only when an
+    allocation fails)."""
+    entry = session.catalog.get(DTR_THRESHOLD)
+    if entry is None:
+        return []
+    api = live_api(entry)
+    live = api.read(entry) if api is not None else None
+    if api is not None and live is not None:  # megengine is loaded: its C++ option is the truth
+        value = int(live)
+        origin = DTR_FROM_LIVE.get(language)
+        auto = session.catalog.get(DTR_AUTO_DROP)
+        auto_api = live_api(auto) if auto is not None else None
+        enabled = auto is None or auto_api is None or auto_api.read(auto) not in ("0", "False")
+    else:
+        text = session.get(DTR_THRESHOLD)
+        if text is None:
+            return []
+        try:
+            value = int(entry.type.parse(text).value)
+        except InvalidValueError:
+            return []
+        origin = DTR_FROM_ENV.get(language).format(name=DTR_THRESHOLD)
+        enabled = session.get(DTR_AUTO_DROP) not in (None, "0")
+    if value <= 0:  # 0: no threshold, DTR evicts only when an allocation fails
+        return []
+    off = "" if enabled else DTR_OFF.get(language)
+    return [ChartLine("dtr_threshold", None, value, DTR_LABEL.get(language).format(size=format_size(value)), "DTR",
+                      DTR_NOTE.get(language).format(origin=origin) + off)]

@@ -5,12 +5,16 @@ MXNet's settings have no live API (every variable is read at import or by the en
 
 from __future__ import annotations
 
+import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..._imported import imported
 from ..._static import inherits
+from ..._text import Text
+from ._counters import Counters, OpenDevices, Reading
+from ._out_of_memory import OomPattern
 from ._tensors import (
     CHILD,
     PARAMETER,
@@ -72,3 +76,59 @@ def tensor_kinds() -> FrameworkTensors | None:
         module = ModuleKind(gluon.Block, "mxnet",
                             lambda block: _block_contents(block, parameter, parameter_dict))
     return FrameworkTensors("mxnet", tuple(kinds), module)
+
+# ---- its out-of-memory errors (oom/_recognise.py asks; runtime/frameworks/_out_of_memory.py) ---------------------
+
+OOM_PATTERNS = (
+    # MXNet 1.9.1: src/storage/pooled_storage_manager.h GPUPooledStorageManager::Alloc (and the rounded pool),
+    # LOG(FATAL) << "cudaMalloc retry failed: " << cudaGetErrorString(e) → "out of memory"; the unpooled
+    # src/storage/gpu_device_storage.h "CUDA: out of memory"; CPU: src/storage/cpu_device_storage.h "Failed to allocate
+    # CPU Memory" (mxnet venv).
+    OomPattern("mxnet", "gpu", ("mxnet.base.MXNetError",),
+               re.compile(r"cudaMalloc (?:retry )?failed: out of memory|CUDA: out of memory")),
+    OomPattern("mxnet", "host", ("mxnet.base.MXNetError",), re.compile(r"Failed to allocate CPU Memory")),
+)
+
+# ---- giving its cached memory back (oom/_free.py asks) -------------------------------------------------------------
+
+def release_cache(mxnet: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
+    """`Context.empty_cache()` for the host, and for each GPU the kernel uses (`gpus()`: asking another GPU's pool
+    would create a context there to free nothing)."""
+    def gpu(ordinal: int) -> Callable[[], object]:
+        return lambda: mxnet.gpu(ordinal).empty_cache()
+
+    calls: list[tuple[str, Callable[[], object]]] = [("mxnet.cpu().empty_cache()", lambda: mxnet.cpu().empty_cache())]
+    calls += [(f"mxnet.gpu({ordinal}).empty_cache()", gpu(ordinal)) for ordinal in gpus()]
+    return calls
+
+# ---- its allocator's counters (memory/_framework_sources.py asks; runtime/frameworks/_counters.py) --------------
+
+def read_counters(mx: Any, devices: list[int] | None, open_devices: OpenDevices) -> Reading:
+    """MXNet's view of each GPU the kernel uses (reading another creates a CUDA context there):
+    `mx.context.gpu_memory_info` → free and total, shown as used/total.
+
+    This is cudaMemGetInfo: device-wide (every process), not MXNet's own pool, which MXNet does not report.
+    """
+    count = mx.context.num_gpus()
+    if count == 0:
+        return Reading([], "mxnet sees no GPU" + (" (this MXNet build has no CUDA)" if not _cuda_build(mx) else ""))
+    counters = []
+    for ordinal in open_devices(devices if devices is not None else range(count)):
+        free, total = mx.context.gpu_memory_info(ordinal)
+        counters.append(Counters(f"gpu{ordinal}", used=total - free, total=total))
+    return Reading(counters)
+
+
+def _cuda_build(mx: Any) -> bool:
+    try:
+        return bool(mx.runtime.Features().is_enabled("CUDA"))
+    except Exception:  # older builds have no feature list: assume CUDA, say less
+        return True
+
+
+# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
+STATE_SENTENCES = (
+    (r"mxnet sees no GPU \(this MXNet build has no CUDA\)",
+     Text("mxnet sees no GPU (this MXNet build has no CUDA)", "mxnet 未发现 GPU(此 MXNet 版本不含 CUDA)")),
+)
+

@@ -11,13 +11,18 @@ so the full normalised value is passed, never a single key.
 
 from __future__ import annotations
 
+import re
 import sys
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..._imported import imported
-from ...catalog import Entry
+from ..._text import Text
+from ...catalog._out_of_memory import Room
 from .._live_blocks import BlockRecord, Frame, LiveBlocks
 from . import LiveApi
+from ._counters import Counters, OpenDevices, Reading
+from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import (
     BUFFER,
     CHILD,
@@ -29,6 +34,9 @@ from ._tensors import (
     device_name,
     registries,
 )
+
+if TYPE_CHECKING:
+    from ...catalog import Entry
 
 
 def _torch() -> Any:
@@ -89,6 +97,9 @@ def cuda_initialised() -> bool | None:
     if torch is None:
         return None
     return bool(torch.cuda.is_initialized())
+
+
+cuda_started = cuda_initialised  # the registry's question: has this framework initialised CUDA?
 
 
 PROBES = {"torch.cuda": lambda entry: cuda_initialised()}
@@ -346,3 +357,90 @@ def reset_peak_counters() -> bool:
     for ordinal in range(cuda.device_count()):
         cuda.reset_peak_memory_stats(ordinal)
     return True
+
+
+STACK_RECORDER = TorchRecorder  # the registry's recorder of where this framework's memory was allocated
+
+# ---- its out-of-memory errors (oom/_recognise.py asks; runtime/frameworks/_out_of_memory.py) ---------------------
+
+# The most text between two facts of one PyTorch message (its lines about other processes using the GPU).
+_GAP = 4096
+_TORCH_GPU = re.compile(
+    # c10/cuda/CUDACachingAllocator.cpp, as PyTorch 2.11 wrote it on an H100 (tests/data/cuda_facts_h100.json)
+    rf"out of memory\. Tried to allocate (?P<requested>{SIZE})\. GPU (?P<gpu>\d+) has a total capacity of "
+    rf"(?P<total>{SIZE}) of which (?P<free>{SIZE}) is free\.")
+# The message's later figures, each searched for in the _GAP characters after the head above: one search each from
+# one place, where optional parts `(?:.*?X)?` of one pattern would scan on from every repeat of the head.
+_TORCH_LATER = (
+    re.compile(rf"this process has (?P<in_use>{SIZE}) memory in use\.(?:\s*(?P<allowed>{SIZE}) allowed;)?"),
+    re.compile(rf"Of the allocated memory (?P<allocated>{SIZE}) is allocated by PyTorch, and (?P<cached_free>{SIZE}) "
+               r"is reserved by PyTorch but unallocated"),
+)
+
+
+def _torch_gpu(match: re.Match[str] | None) -> dict[str, int]:
+    facts = both(sizes(requested="requested", total="total", free="free"), gpu_index)(match)
+    if match is not None:
+        later = match.string[match.end():match.end() + _GAP]
+        for pattern in _TORCH_LATER:
+            found = pattern.search(later)
+            facts.update(sizes(**{name: name for name in pattern.groupindex})(found) if found else {})
+    return facts
+
+
+_TORCH_GPU_SHORT = re.compile(rf"out of memory\. Tried to allocate (?P<requested>{SIZE})")
+
+OOM_PATTERNS = (
+    OomPattern("torch", "gpu", ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError"), _TORCH_GPU, _torch_gpu),
+    OomPattern("torch", "gpu", ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError"), _TORCH_GPU_SHORT,
+               sizes(requested="requested")),
+    OomPattern("torch", "gpu", ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError"), None),
+    # c10/core/impl/alloc_cpu.cpp (torch 2.13 CPU wheel): "DefaultCPUAllocator: can't allocate memory: you tried to
+    # allocate 1125899906842624 bytes. Error code 12 (Cannot allocate memory)"
+    OomPattern("torch", "host", ("builtins.RuntimeError",),
+               re.compile(r"DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                          r"(?P<requested>\d+) bytes"),
+               sizes(requested="requested")),
+)
+
+# ---- giving its cached memory back (oom/_free.py asks) -------------------------------------------------------------
+
+def release_cache(torch: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
+    """`torch.cuda.empty_cache()` once CUDA is initialised (before that there is no cache to give back)."""
+    cuda = getattr(torch, "cuda", None)
+    if cuda is not None and cuda.is_initialized():
+        return [("torch.cuda.empty_cache()", cuda.empty_cache)]
+    return []
+
+# ---- its own causes of running out of memory (oom/_causes.py asks; the words: catalog/_torch.py) ---------------------
+
+def oom_evidence(cause: str, facts: Mapping[str, int], room: Room, session: Any) -> dict[str, float] | None:
+    """PyTorch's cap shows when its message states the per-process fraction's `allowed` size."""
+    allowed = facts.get("allowed")
+    return {"allowed": allowed} if cause == "cap" and allowed is not None else None
+
+# ---- its allocator's counters (memory/_framework_sources.py asks; runtime/frameworks/_counters.py) --------------
+
+def read_counters(torch: Any, devices: list[int] | None, open_devices: OpenDevices) -> Reading:
+    """PyTorch's caching allocator per GPU (`torch.cuda.memory_allocated`, `memory_reserved`,
+    `max_memory_allocated`), read only once PyTorch has initialised CUDA itself. GPUs it holds nothing on are left out.
+    """
+    cuda = torch.cuda
+    if not cuda.is_initialized():
+        return Reading([], "torch has not initialised CUDA in this kernel yet")
+    counters = []
+    for ordinal in devices if devices is not None else range(cuda.device_count()):
+        reserved = cuda.memory_reserved(ordinal)
+        if devices is None and not reserved:
+            continue
+        counters.append(Counters(f"gpu{ordinal}", allocated=cuda.memory_allocated(ordinal), reserved=reserved,
+                                 peak=cuda.max_memory_allocated(ordinal)))
+    return Reading(counters, None if counters else "ok: torch holds no GPU memory yet")
+
+
+# Its states in Chinese (memory/_state_words.py): (the sentence as a pattern, its words).
+STATE_SENTENCES = (
+    (r"torch has not initialised CUDA in this kernel yet",
+     Text("torch has not initialised CUDA in this kernel yet", "torch 尚未在此内核中初始化 CUDA")),
+)
+

@@ -106,7 +106,9 @@ export class HistoryView {
     const outcome = badgeFor(change.outcome, this._model.language);
     const label = el('span', `${badgeClass(outcome)} mgenv-sb-history-outcome`);
     label.textContent = outcome.label;
-    item.append(`${time} ${change.name}: ${value(change.old)} → ${value(change.new)} [${change.source}] `, label);
+    // A size as the kernel writes it (3 GiB), not the plain number the environment holds.
+    const old = value(change.shown_old ?? change.old);
+    item.append(`${time} ${change.name}: ${old} → ${value(change.shown_new ?? change.new)} [${change.source}] `, label);
     item.dataset.outcome = change.outcome;
     item.title = change.message + (change.effective ? ` (${trans.__('in effect: %1', change.effective)})` : '');
     return item;

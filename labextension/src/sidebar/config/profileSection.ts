@@ -4,6 +4,7 @@
  * reason). One part of the variables section (ConfigView).
  */
 import { breakableName, el } from '../dom';
+import { valueText } from '../editors';
 import { EnvModel, ProfileStatus } from '../model';
 import { Translation } from '../text';
 import { BUTTON_CLASS, button } from './buttons';
@@ -77,7 +78,11 @@ export class ProfileSection {
       const item = el('li', '');
       const entry = el('div', 'mgenv-sb-profile-entry');
       const assignment = el('code', '');
-      assignment.append(...breakableName(name), `=${value}`);
+      const shown = valueText(this._model.sizeOf(name, value), value);
+      assignment.append(...breakableName(name), `=${shown}`);
+      if (shown !== value) {
+        assignment.title = `${name}=${value}`; // what the notebook keeps: the plain number the framework reads
+      }
       entry.append(assignment);
       const refusal = refused.get(name);
       if (refusal && (refusal.value === value || refusal.value === null)) {

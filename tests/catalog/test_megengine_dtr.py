@@ -1,12 +1,12 @@
-"""MegEngine's DTR variables (catalog/_dtr.py): one category, the switch that does what megengine.dtr.enable() does,
-sizes in bytes, and the caveats every DTR user needs."""
+"""MegEngine's DTR variables (catalog/_megengine_dtr.py): one category, the switch that does what
+megengine.dtr.enable() does, sizes in bytes, and the caveats every DTR user needs."""
 
 from __future__ import annotations
 
 import re
 
 from mgenv_jupyter.catalog import ReadWhen, catalog
-from mgenv_jupyter.catalog import _dtr as dtr
+from mgenv_jupyter.catalog import _megengine_dtr as dtr
 from mgenv_jupyter.catalog._values import Switch
 
 CJK = re.compile(r"[\u4e00-\u9fff]")

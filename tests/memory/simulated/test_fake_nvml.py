@@ -1,5 +1,5 @@
-"""The fake NVML library (memory/_fake_nvml.py) answers the real pynvml's own code paths as a driver would, and
-leaves pynvml as it found it."""
+"""The fake NVML library (memory/simulated/_fake_nvml.py) answers the real pynvml's own code paths as a driver
+would, and leaves pynvml as it found it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import pynvml
 import pytest
 
-from mgenv_jupyter.memory._fake_nvml import FakeDevice, FakeNvml, FakeProcess, installed
+from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml, FakeProcess, installed
 
 GiB = 1024**3
 MiB = 1024**2

@@ -1,6 +1,6 @@
-"""The simulated GPU's scenario format (memory/_scenario.py): every field checked for its JSON type and its range, a
-bad scenario refused with a short message naming the field, scenario files read only when they are small regular JSON
-files, and any JSON value at all either a valid scenario or a clean refusal (hypothesis)."""
+"""The simulated GPU's scenario format (memory/simulated/_scenario.py): every field checked for its JSON type and its
+range, a bad scenario refused with a short message naming the field, scenario files read only when they are small
+regular JSON files, and any JSON value at all either a valid scenario or a clean refusal (hypothesis)."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from mgenv_jupyter._errors import InvalidValueError
-from mgenv_jupyter.memory import _scenario as scenario_format
-from mgenv_jupyter.memory import _simulation as simulation
 from mgenv_jupyter.memory._nvml_source import NvmlSource
-from mgenv_jupyter.memory._scenario import PRESETS, KernelUse, Scenario
 from mgenv_jupyter.memory._sources import UnavailableSource, default_sources
+from mgenv_jupyter.memory.simulated import _scenario as scenario_format
+from mgenv_jupyter.memory.simulated import _simulation as simulation
+from mgenv_jupyter.memory.simulated._scenario import PRESETS, KernelUse, Scenario
 
 GiB = 1024**3
 

@@ -43,13 +43,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._errors import InvalidValueError
-from .._quoting import quoted
-from .._regular_files import MAX_FILE_BYTES, read_text_file
-from ..catalog._values import parse_size
-from ._sample import SIMULATION_ENV
+from ..._errors import InvalidValueError
+from ..._quoting import quoted
+from ..._regular_files import MAX_FILE_BYTES, read_text_file
+from ...catalog._values import parse_size
+from . import ENV
 
-ENV = SIMULATION_ENV
 MiB = 1024**2
 MAX_BYTES = 1024**5  # 1 PiB: more than any GPU, and sums of such sizes stay within NVML's 64-bit fields
 MAX_SECONDS = 1e9
@@ -165,8 +164,17 @@ class Scenario:
     @classmethod
     def load(cls, spec: str) -> Scenario:
         """A preset by name, or a scenario JSON file by path. Raises `InvalidValueError` saying what is wrong."""
+        data, name = cls.source(spec)
+        return cls.from_json(data, name)
+
+    @staticmethod
+    def source(spec: str) -> tuple[object, str]:
+        """The JSON value a preset name or a scenario file's path stands for, and the scenario's default name (the
+        preset's, or the file's stem), not yet checked (`from_json` checks it). A machine that several processes
+        share keeps this value, so that a file read once is the same machine for all of them. Raises
+        `InvalidValueError` when it is neither a preset nor a readable JSON file."""
         if spec in PRESETS:
-            return cls.from_json(PRESETS[spec], spec)
+            return PRESETS[spec], spec
         try:
             path = Path(spec).expanduser()
         except RuntimeError:  # ~user of a user that does not exist
@@ -181,7 +189,7 @@ class Scenario:
             raise InvalidValueError(f"scenario file {quoted(str(path))} is nested too deeply to be one") from None
         except ValueError as exc:  # the message says where, never quotes the file
             raise InvalidValueError(f"scenario file {quoted(str(path))} is not JSON: {str(exc)[:100]}") from None
-        return cls.from_json(data, path.stem)
+        return data, path.stem
 
     @classmethod
     def from_json(cls, data: object, name: str = "custom") -> Scenario:

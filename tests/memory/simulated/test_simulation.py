@@ -9,11 +9,11 @@ import os
 import psutil
 import pytest
 
-from mgenv_jupyter.memory._fake_nvml import installed
 from mgenv_jupyter.memory._nvml_source import UNAVAILABLE, NvmlSource
 from mgenv_jupyter.memory._process_tree import ProcessTree
-from mgenv_jupyter.memory._scenario import PRESETS, Scenario
-from mgenv_jupyter.memory._simulation import Simulation
+from mgenv_jupyter.memory.simulated._fake_nvml import installed
+from mgenv_jupyter.memory.simulated._scenario import PRESETS, Scenario
+from mgenv_jupyter.memory.simulated._simulation import Simulation
 
 GiB = 1024**3
 MiB = 1024**2

@@ -6,7 +6,7 @@ runs pynvml's own code — argument packing, the two-call size query of `nvmlDev
 struct decoding, `NVML_VALUE_NOT_AVAILABLE` → None, return codes → `NVMLError_*` — against these functions. They fill
 the ctypes structs through the pointers pynvml passes, as the C library does. Only the driver itself is not exercised.
 
-This is the engine of the simulated GPU (`MGENV_SIMULATE_GPU`, see `simulation.py`) and of the NVML tests:
+This is the engine of the simulated GPU (`MGENV_SIMULATE_GPU`, see `_simulation.py`) and of the NVML tests:
 
     with FakeNvml([FakeDevice(total=16 * GiB, processes=[FakeProcess(os.getpid(), 2 * GiB)])]) as nvml:
         NvmlSource().sample()       # real pynvml calls, answered by the fake

@@ -6,6 +6,7 @@ from __future__ import annotations
 from .._text import Text
 from ._entry import EntryFactory, ReadWhen
 from ._megengine import INTEGERS_ONLY_CAVEAT, OPTION_MANAGER, RELEASE_BUILD_CAVEAT
+from ._out_of_memory import BytesOfRoom, Fixed, OutOfMemoryFacts, OwnCause, Remedy
 from ._rules import Group
 from ._values import Size, Switch
 
@@ -198,4 +199,22 @@ ENTRIES = (
         extra=True,
         loads_code=None,
     ),
+)
+
+# What the out-of-memory report says of MegEngine (catalog/_out_of_memory.py): running out with DTR off is a cause of
+# its own (its adapter reads whether DTR is on), and DTR on, its threshold from what other processes leave, the
+# remedy; 80% of that room leaves space above the trigger for what DTR cannot evict at once.
+OUT_OF_MEMORY = OutOfMemoryFacts(
+    causes=(OwnCause("dtr_off", 0.8, Text(
+        "MegEngine ran out of GPU memory with DTR off: with DTR it evicts tensors and recomputes them instead of "
+        "failing", "MegEngine 在未开启 DTR 时显存不足:开启 DTR 后它会释放 tensor、需要时重算,而不是直接失败"),
+        label=Text("DTR is off in MegEngine", "MegEngine 未开启 DTR")),),
+    remedies=(Remedy(("dtr_off", "too_big"), (
+        Fixed("MEGENGINE_ENABLE_DROP", "1"), Fixed("MEGENGINE_DTR_AUTO_DROP", "1"),
+        Fixed("MEGENGINE_RECORD_COMPUTING_PATH", "1"),
+        BytesOfRoom("MEGENGINE_DTR_EVICTION_THRESHOLD", 0.8, 256 * 1024**2, Text(
+            "; eviction starts at {threshold}, {share:.0%} of the {spare} other processes leave on the GPU",
+            ";活跃 tensor 超过 {threshold} 时开始驱逐,即其他进程留下的 {spare} 的 {share:.0%}"))),
+        Text("DTR evicts tensors and recomputes them when needed", "DTR 释放 tensor,需要时重新计算"),
+        DTR_PEAK_CAVEAT, only_if="dtr_off"),),
 )

@@ -1,0 +1,382 @@
+"""One simulated machine for a Jupyter server and every kernel it started: whichever of them asks for the simulated
+GPU, all of them see the same devices, the same processes on them and the same figures, as on a real GPU.
+
+The machine is kept in a file of the Jupyter runtime directory named after the server's pid,
+`mgenv-simulated-gpu-<server pid>.json`; a kernel finds it as it finds its server (memory/_server_owners.py): through
+the runtime file the server writes, named by the kernel's parent pid. The file holds the scenario's JSON (read once,
+by the process that asked for it, so a file changed later is not half one machine and half another), when the
+machine started (its error windows count from then), and the processes that hold memory on it (`Holder`): when each
+one's timeline starts, its place in the order they came (a later one holds a little more), the notebooks of its
+sessions (a scenario's `notebooks` share), when it gave its cache back, and its worker processes. Every process
+computes every figure from that and the clock, so the server's view and a kernel's own chart agree to the byte.
+
+Who defines the machine: the server, from its own environment, for as long as it runs (`kept`); otherwise the first
+kernel that asks, and a kernel whose `MGENV_SIMULATE_GPU` changes while it runs defines it anew for everyone (every
+timeline starts over). A machine no server keeps lasts while a process holds memory on it.
+
+The file changes only when a process joins or leaves, frees, starts its workers, or the machine is defined; readers
+look at it at most once a second and parse it only when it changed. It is written by this user only (0600, replaced
+whole, under a lock) and read as the server's runtime files are: a regular file this user owns that nobody else can
+write, of bounded size and nesting, field by field (a malformed one is no machine). A process that no server started
+(nbclient, a console, a test) has a machine of its own, in memory (`SharedMachine()`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import tempfile
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ..._bounded_json import loads
+from ..._regular_files import MAX_FILE_BYTES, read_private_file
+
+PREFIX = "mgenv-simulated-gpu-"
+VERSION = 1
+MAX_MACHINE_BYTES = 2 * MAX_FILE_BYTES  # a scenario file of at most 1 MiB, and the processes on it
+MAX_HOLDERS = 1024
+MAX_NOTEBOOKS = 64  # per holder
+MAX_WORKERS = 64  # per holder
+_DEPTH = 12  # {"machine": {"scenario": {"devices": [{"kernel": {...}}]}}} and a little room; the scenario is checked
+_MAX_PID = 2**32 - 1
+_MAX_TIME = 1e11  # seconds since the epoch: a finite time, within the next thousand years
+
+
+@dataclass(frozen=True)
+class Holder:
+    """A process that holds memory on the simulated devices: its pid, when its timeline starts (seconds since the
+    epoch; None for a kernel the server listed that has not looked at the machine itself: it holds the scenario's
+    start until it does, as a kernel that has run no GPU code yet), its place among those that came (0, 1, ...), the
+    notebooks of its server sessions, when it gave its cached memory back (None: never), and its worker processes
+    as (pid, device index, bytes)."""
+
+    pid: int
+    joined: float | None
+    order: int
+    notebooks: tuple[str, ...] = ()
+    released: float | None = None
+    workers: tuple[tuple[int, int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A defined machine: `id` changes at every definition (followers start over), `spec` is what was asked for
+    (MGENV_SIMULATE_GPU's value), `name` the scenario's default name and `scenario` its JSON, `started` when it began
+    (seconds since the epoch), `kept` whether the server keeps it for its whole life, `holders` the processes holding
+    memory on it and `came` how many have come so far (the next one's order)."""
+
+    id: str
+    spec: str
+    name: str
+    scenario: Any
+    started: float
+    kept: bool = False
+    holders: tuple[Holder, ...] = ()
+    came: int = 0
+
+    def holder(self, pid: int) -> Holder | None:
+        return next((h for h in self.holders if h.pid == pid), None)
+
+    def live_holders(self) -> tuple[Holder, ...]:
+        return tuple(h for h in self.holders if alive(h.pid))
+
+    @property
+    def in_use(self) -> bool:
+        """Whether the machine is there for everyone: kept by the server, or held by a live process."""
+        return self.kept or bool(self.live_holders())
+
+
+class SharedMachine:
+    """Where one machine is kept: the file at `path`, or (None) this process's memory. `read()` is cheap when nothing
+    changed; every change is a locked read, edit and write of the whole file."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._memory: Machine | None = None
+        self._seen: tuple[int, int, int] | None = None  # (inode, mtime, size) of the file last parsed
+        self._parsed: Machine | None = None
+        self._lock = threading.Lock()
+
+    def read(self) -> Machine | None:
+        """The machine as it is now, or None: none is defined (or the file is not one)."""
+        if self.path is None:
+            return self._memory
+        try:
+            status = os.stat(self.path)
+        except OSError:
+            return None
+        key = (status.st_ino, status.st_mtime_ns, status.st_size)
+        with self._lock:
+            if key != self._seen:
+                self._parsed, self._seen = _read_file(self.path), key
+            return self._parsed
+
+    def change(self, edit: Callable[[Machine | None], Machine | None]) -> Machine | None:
+        """Apply `edit` to the machine as it is (holders whose process is gone left out) and keep what it returns
+        (None: remove the machine). Other processes wait meanwhile (a file lock)."""
+        if self.path is None:
+            with self._lock:
+                self._memory = edit(_pruned(self._memory))
+                return self._memory
+        with _FileLock(self.path.with_name(self.path.name + ".lock")):
+            machine = edit(_pruned(_read_file(self.path)))
+            if machine is None:
+                try:
+                    os.unlink(self.path)
+                except FileNotFoundError:
+                    pass
+            else:
+                _write_file(self.path, machine)
+            return machine
+
+    def define(self, spec: str, scenario: Any, name: str, now: float, kept: bool = False) -> Machine:
+        """A new machine of `scenario` (its JSON, checked by the caller) from `now`: the processes already on it stay,
+        each starting its timeline over (their workers belong to the machine before: each process stops its own)."""
+        def new(machine: Machine | None) -> Machine:
+            holders = tuple(replace(h, joined=None if h.joined is None else now, released=None, workers=()) for h in
+                            (machine.holders if machine is not None else ()))
+            return Machine(secrets.token_hex(8), spec, name, scenario, now, kept or bool(machine and machine.kept),
+                           holders, machine.came if machine is not None else 0)
+
+        machine = self.change(new)
+        assert machine is not None
+        return machine
+
+    def keep(self) -> Machine | None:
+        """Mark the machine as the server's own, there for its whole life."""
+        return self.change(lambda m: None if m is None else replace(m, kept=True))
+
+    def join(self, pid: int, now: float, notebooks: tuple[str, ...] | None = None) -> Machine | None:
+        """`pid` looks at the machine itself and holds memory on it, its timeline from `now` on (already looking:
+        unchanged; listed by the server only: its timeline starts now; `notebooks` given: its notebooks become
+        those)."""
+        return self.change(lambda m: _joined(m, ((pid, notebooks),), now))
+
+    def sync(self, kernels: Iterable[tuple[int, tuple[str, ...]]], now: float) -> Machine | None:
+        """Exactly a server's kernels (pid, notebook paths) hold memory on the machine: those already on it keep
+        their timeline and take their notebooks as given, a new one comes (holding the scenario's start until it
+        looks itself), one the server no longer has leaves (a kernel shut down is gone from the device at once, as
+        its process is from a real GPU)."""
+        wanted = tuple((pid, notebooks) for pid, notebooks in kernels)
+        pids = {pid for pid, _ in wanted}
+        current = self.read()
+        if current is not None and len(current.holders) == len(wanted) and all(
+                (h := current.holder(pid)) is not None and h.notebooks == notebooks for pid, notebooks in wanted):
+            return current  # nothing new: no write
+
+        def synced(machine: Machine | None) -> Machine | None:
+            if machine is None:
+                return None
+            kept = replace(machine, holders=tuple(h for h in machine.holders if h.pid in pids))
+            return _joined(kept, wanted, None)
+
+        return self.change(synced)
+
+    def leave(self, pid: int) -> Machine | None:
+        """`pid` no longer holds memory on the machine (a machine no server keeps goes with its last holder)."""
+        def left(machine: Machine | None) -> Machine | None:
+            if machine is None:
+                return None
+            machine = replace(machine, holders=tuple(h for h in machine.holders if h.pid != pid))
+            return machine if machine.kept or machine.holders else None
+
+        return self.change(left)
+
+    def update(self, pid: int, **changes: Any) -> Machine | None:
+        """Change fields of `pid`'s holder (`released`, `workers`); nothing when it holds nothing."""
+        def updated(machine: Machine | None) -> Machine | None:
+            if machine is None:
+                return None
+            return replace(machine, holders=tuple(replace(h, **changes) if h.pid == pid else h
+                                                  for h in machine.holders))
+
+        return self.change(updated)
+
+    def remove(self) -> None:
+        """Forget the machine (the server, when it stops or finds one left by an earlier server of its pid)."""
+        self.change(lambda m: None)
+
+
+def _joined(machine: Machine | None, kernels: tuple[tuple[int, tuple[str, ...] | None], ...],
+            now: float | None) -> Machine | None:
+    """`machine` with `kernels` on it; `now`: they look at it themselves from then (None: the server lists them)."""
+    if machine is None:
+        return None
+    holders, came = list(machine.holders), machine.came
+    for pid, notebooks in kernels:
+        at = next((i for i, h in enumerate(holders) if h.pid == pid), None)
+        if at is None:
+            if len(holders) < MAX_HOLDERS:
+                holders.append(Holder(pid, now, came, notebooks or ()))
+                came += 1
+            continue
+        if now is not None and holders[at].joined is None:
+            holders[at] = replace(holders[at], joined=now)
+        if notebooks is not None and holders[at].notebooks != notebooks:
+            holders[at] = replace(holders[at], notebooks=notebooks)
+    return replace(machine, holders=tuple(holders), came=came)
+
+
+def _pruned(machine: Machine | None) -> Machine | None:
+    """The machine without holders whose process is gone; a machine no server keeps goes with its last holder."""
+    if machine is None:
+        return None
+    holders = machine.live_holders()
+    if machine.holders and not holders and not machine.kept:
+        return None
+    return machine if len(holders) == len(machine.holders) else replace(machine, holders=holders)
+
+
+def alive(pid: int) -> bool:
+    """Whether a process `pid` runs here (one of another user counts; one that ended and that its parent has not
+    waited for yet, a zombie, does not: a kernel shut down or restarted may be one for a moment)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except (OSError, OverflowError, ValueError):
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read(4096).rpartition(b")")[2][:2] != b" Z"
+    except OSError:  # no /proc (another system), or it ended meanwhile: kill(0) answered
+        return True
+
+
+# ---- the file -------------------------------------------------------------------------------------------------------
+
+def machine_path(runtime_dir: str | os.PathLike[str], server_pid: int) -> Path:
+    return Path(runtime_dir) / f"{PREFIX}{server_pid}.json"
+
+
+def _write_file(path: Path, machine: Machine) -> None:
+    data = {"v": VERSION, "machine": {
+        "id": machine.id, "spec": machine.spec, "name": machine.name, "scenario": machine.scenario,
+        "started": machine.started, "kept": machine.kept, "came": machine.came,
+        "holders": [{"pid": h.pid, "joined": h.joined, "order": h.order, "notebooks": list(h.notebooks),
+                     "released": h.released, "workers": [list(w) for w in h.workers]} for h in machine.holders]}}
+    fd, temporary = tempfile.mkstemp(prefix=f".{PREFIX}", dir=path.parent)  # 0600, this user's
+    try:
+        with os.fdopen(fd, "w") as out:
+            json.dump(data, out)
+        os.replace(temporary, path)  # whole or not at all, for a reader meanwhile
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _read_file(path: Path) -> Machine | None:
+    try:
+        data = loads(read_private_file(path, MAX_MACHINE_BYTES), _DEPTH)
+    except ValueError:  # missing, not trusted, not JSON, nested too deep, a number out of bounds
+        return None
+    machine = data.get("machine") if isinstance(data, dict) and data.get("v") == VERSION else None
+    return _machine(machine) if isinstance(machine, dict) else None
+
+
+def _machine(data: dict[str, Any]) -> Machine | None:
+    id_, spec, name, started, came = (data.get(k) for k in ("id", "spec", "name", "started", "came"))
+    holders = data.get("holders")
+    if not (_text(id_, 64) and _text(spec, 4096) and _text(name, 256) and _time(started) and _count(came)
+            and isinstance(holders, list) and len(holders) <= MAX_HOLDERS and isinstance(data.get("kept"), bool)):
+        return None
+    parsed = [_holder(h) for h in holders]
+    return Machine(id_, spec, name, data.get("scenario"), float(started), data["kept"],  # type: ignore[arg-type]
+                   tuple(h for h in parsed if h is not None), came)  # type: ignore[arg-type]
+
+
+def _holder(data: object) -> Holder | None:
+    if not isinstance(data, dict):
+        return None
+    pid, joined, order, notebooks, released, workers = (
+        data.get(k) for k in ("pid", "joined", "order", "notebooks", "released", "workers"))
+    if not (_pid(pid) and (joined is None or _time(joined)) and _count(order) and (released is None or _time(released))
+            and isinstance(notebooks, list) and len(notebooks) <= MAX_NOTEBOOKS
+            and all(_text(n, 4096) for n in notebooks) and isinstance(workers, list) and len(workers) <= MAX_WORKERS):
+        return None
+    kept = tuple((w[0], w[1], w[2]) for w in workers
+                 if isinstance(w, list) and len(w) == 3 and _pid(w[0]) and _count(w[1]) and _count(w[2]))
+    return Holder(pid, None if joined is None else float(joined), order, tuple(notebooks),  # type: ignore[arg-type]
+                  None if released is None else float(released), kept)
+
+
+def _text(value: object, most: int) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= most
+
+
+def _time(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= _MAX_TIME
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**62
+
+
+def _pid(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= _MAX_PID
+
+
+class _FileLock:
+    """An exclusive lock on a file of its own beside the machine's (fcntl.flock: released when the process dies)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd = -1
+
+    def __enter__(self) -> _FileLock:
+        import fcntl
+
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self._fd)  # closing releases the lock
+
+
+# ---- which machine this process shares ------------------------------------------------------------------------------
+
+_server_machines: dict[int, SharedMachine | None] = {}
+
+
+def server_machine(runtime_dir: str | None = None, parent: int | None = None) -> SharedMachine | None:
+    """The machine of the Jupyter server that started this process (its parent), when one runs here: its runtime file
+    `jpserver-<parent pid>.json` is in the runtime directory and trusted (_regular_files.read_private_file). None for a
+    process no server started. Found once per parent."""
+    parent = os.getppid() if parent is None else parent
+    if runtime_dir is None and parent in _server_machines:
+        return _server_machines[parent]
+    found = None
+    directory = runtime_dir if runtime_dir is not None else _runtime_dir()
+    if directory is not None:
+        try:
+            read_private_file(Path(directory) / f"jpserver-{parent}.json", 64 * 1024)
+        except ValueError:  # no server of that pid, or not a file to trust
+            found = None
+        else:
+            found = SharedMachine(machine_path(directory, parent))
+    if runtime_dir is None:
+        _server_machines[parent] = found
+    return found
+
+
+def server_machine_defined() -> bool:
+    """Whether this process's server keeps a simulated machine file (a stat once the server is found): the cheap
+    question a kernel without MGENV_SIMULATE_GPU asks before it imports any of the simulation."""
+    machine = server_machine()
+    return machine is not None and machine.path is not None and machine.path.exists()
+
+
+def _runtime_dir() -> str | None:
+    try:
+        from jupyter_core.paths import jupyter_runtime_dir
+    except ImportError:
+        return None
+    return jupyter_runtime_dir()

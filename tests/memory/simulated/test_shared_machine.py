@@ -1,0 +1,186 @@
+"""One simulated machine for a Jupyter server and its kernels (memory/simulated/_shared_machine.py): real processes
+join it through its file, every one of them lists the same processes with the same figures, a kernel whose variable
+changes defines it anew for all, and a file that is not one to trust, or not one at all, is no machine."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from mgenv_jupyter.memory.simulated._scenario import PRESETS, Scenario
+from mgenv_jupyter.memory.simulated._shared_machine import (
+    SharedMachine,
+    machine_path,
+    server_machine,
+)
+from mgenv_jupyter.memory.simulated._simulation import Simulation
+
+GiB = 1024**3
+MiB = 1024**2
+# A fixed kernel figure (no wave): whoever reads it, whenever, reads the same bytes.
+FIXED = {"name": "fixed", "devices": [{"name": "NVIDIA A100-SXM4-40GB", "total": "40GB", "others": "400MB",
+                                       "kernel": "2GB", "notebooks": {"big.ipynb": "20GB"},
+                                       "other_processes": [{"pid": 4000001, "bytes": "3GB"}]}]}
+
+
+@pytest.fixture
+def sleepers() -> Iterator[list[int]]:
+    """Three real processes standing in for kernels."""
+    procs = [subprocess.Popen(["sleep", "120"]) for _ in range(3)]
+    yield [p.pid for p in procs]
+    for p in procs:
+        p.kill()
+        p.wait()
+
+
+def test_processes_join_in_order_and_a_second_reader_of_the_file_sees_the_same_machine(tmp_path, sleepers):
+    machine = SharedMachine(tmp_path / "m.json")
+    defined = machine.define("fixed", FIXED, "fixed", 1000.0, kept=True)
+    for pid in sleepers:
+        machine.join(pid, 1001.0)
+    # The server lists its kernels with their notebooks; the third one's session is gone: so is its memory.
+    machine.sync([(sleepers[0], ()), (sleepers[1], ("big.ipynb",))], 1002.0)
+    other = SharedMachine(tmp_path / "m.json").read()  # another process's view: the file alone
+    assert other is not None and other.id == defined.id and other.kept and other.scenario == FIXED
+    assert [(h.pid, h.order, h.joined, h.notebooks) for h in other.holders] == [
+        (sleepers[0], 0, 1001.0, ()), (sleepers[1], 1, 1001.0, ("big.ipynb",))]
+    assert (tmp_path / "m.json").stat().st_mode & 0o777 == 0o600
+    # Listed by the server again: it holds the scenario's start until it looks at the machine itself.
+    machine.sync([(sleepers[0], ()), (sleepers[1], ("big.ipynb",)), (sleepers[2], ())], 1003.0)
+    again = machine.read()
+    assert again is not None and [(h.pid, h.order, h.joined) for h in again.holders][-1] == (sleepers[2], 3, None)
+    looked = machine.join(sleepers[2], 1004.0)
+    assert looked is not None and [(h.pid, h.order, h.joined) for h in looked.holders][-1] == (sleepers[2], 3, 1004.0)
+
+
+def test_a_holder_whose_process_ended_leaves_and_a_machine_no_server_keeps_goes_with_its_last(tmp_path):
+    machine = SharedMachine(tmp_path / "m.json")
+    machine.define("a100-40gb", PRESETS["a100-40gb"], "a100-40gb", time.time())
+    child = subprocess.Popen(["sleep", "120"])
+    machine.join(child.pid, time.time())
+    machine.join(os.getpid(), time.time())
+    child.kill()
+    child.wait()
+    after = machine.join(os.getpid(), time.time())  # any change leaves the ended processes out
+    assert after is not None and [h.pid for h in after.holders] == [os.getpid()]
+    assert machine.leave(os.getpid()) is None and machine.read() is None and not (tmp_path / "m.json").exists()
+    kept = machine.define("a100-40gb", PRESETS["a100-40gb"], "a100-40gb", time.time(), kept=True)
+    assert kept.in_use and machine.leave(os.getpid()) is not None  # the server keeps it, held or not
+
+
+def test_defining_it_anew_starts_every_timeline_over_and_keeps_the_holders(tmp_path, sleepers):
+    machine = SharedMachine(tmp_path / "m.json")
+    first = machine.define("a100-40gb", PRESETS["a100-40gb"], "a100-40gb", 1000.0, kept=True)
+    machine.join(sleepers[0], 1000.0)
+    machine.update(sleepers[0], released=1005.0)
+    again = machine.define("training", PRESETS["training"], "training", 2000.0)
+    assert again.id != first.id and again.kept and again.spec == "training" and again.started == 2000.0
+    assert [(h.pid, h.joined, h.released) for h in again.holders] == [(sleepers[0], 2000.0, None)]
+
+
+def test_every_process_on_the_machine_lists_the_same_processes_with_the_same_figures(tmp_path, sleepers):
+    """A Simulation in another Python process (a kernel that holds memory on the machine) and this process (the
+    server, which only lists it) read NVML through the real pynvml against the fake: the same pids, the same bytes."""
+    path = tmp_path / "m.json"
+    machine = SharedMachine(path)
+    machine.define("fixed", FIXED, "fixed", time.time(), kept=True)
+    machine.sync([(sleepers[0], ()), (sleepers[1], ("big.ipynb",))], time.time())
+    kernel = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+        import json, os
+        from pathlib import Path
+        from mgenv_jupyter.memory.simulated._shared_machine import SharedMachine
+        from mgenv_jupyter.memory.simulated._simulation import Simulation
+        from mgenv_jupyter.memory._gpu_processes import GpuProcessReader
+        machine = SharedMachine(Path({str(path)!r}))
+        machine.join(os.getpid(), machine.read().started)
+        with Simulation.following(machine, machine.read()):
+            reading = GpuProcessReader().read()
+        print(json.dumps([os.getpid(), [[p.pid, p.used] for p in reading.devices[0].processes]]))
+        """)], capture_output=True, text=True, timeout=120, env={**os.environ})
+    assert kernel.returncode == 0, kernel.stderr
+    kernel_pid, kernel_listed = json.loads(kernel.stdout)
+    # Here, after the kernel has gone: its holder is left out now, so compare what both list of the others, and
+    # what the kernel listed of itself against the figure the formula gives it (order 2: the third to come).
+    from mgenv_jupyter.memory._gpu_processes import GpuProcessReader
+
+    with Simulation.following(machine, machine.read()):
+        server_listed = [[p.pid, p.used] for p in GpuProcessReader().read().devices[0].processes]
+    assert [sleepers[0], 2 * GiB] in kernel_listed and [sleepers[1], 20 * GiB] in kernel_listed
+    assert [kernel_pid, 2 * GiB + 2 * 512 * MiB] in kernel_listed  # a little more for each later process
+    assert [4000001, 3 * GiB] in kernel_listed
+    assert sorted(server_listed) == sorted(p for p in kernel_listed if p[0] != kernel_pid)
+
+
+def test_many_processes_joining_at_once_all_join_with_distinct_orders(tmp_path):
+    path = tmp_path / "m.json"
+    SharedMachine(path).define("a100-40gb", PRESETS["a100-40gb"], "a100-40gb", time.time(), kept=True)
+    code = (f"import os, time\nfrom pathlib import Path\n"
+            f"from mgenv_jupyter.memory.simulated._shared_machine import SharedMachine\n"
+            f"SharedMachine(Path({str(path)!r})).join(os.getpid(), time.time())\nimport sys; sys.stdin.read()")
+    joiners = [subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE) for _ in range(8)]
+    try:
+        deadline = time.time() + 60
+        while (found := SharedMachine(path).read()) is None or len(found.holders) < 8:
+            assert time.time() < deadline, found
+            time.sleep(0.1)
+        assert {h.pid for h in found.holders} == {p.pid for p in joiners}
+        assert sorted(h.order for h in found.holders) == list(range(8))
+    finally:
+        for p in joiners:
+            assert p.stdin is not None
+            p.stdin.close()
+            p.wait(timeout=30)
+
+
+@pytest.mark.parametrize("content", [
+    b"[" * 100_000,  # nested too deep to be one
+    b'{"v": 1, "machine": {"id": "x", "spec": "a", "name": "a", "scenario": {}, "started": 1e300, "kept": false, '
+    b'"came": 0, "holders": []}}',  # a time out of bounds
+    b'{"v": 2, "machine": {}}',
+    b"not json",
+])
+def test_a_file_that_is_not_a_machine_is_none(tmp_path, content):
+    path = tmp_path / "m.json"
+    path.write_bytes(content)
+    path.chmod(0o600)
+    assert SharedMachine(path).read() is None
+
+
+def test_a_file_others_can_write_or_a_link_is_not_trusted(tmp_path):
+    machine = SharedMachine(tmp_path / "m.json")
+    machine.define("a100-40gb", PRESETS["a100-40gb"], "a100-40gb", time.time(), kept=True)
+    assert machine.read() is not None
+    (tmp_path / "m.json").chmod(0o666)
+    assert SharedMachine(tmp_path / "m.json").read() is None
+    (tmp_path / "m.json").chmod(0o600)
+    (tmp_path / "link.json").symlink_to(tmp_path / "m.json")
+    assert SharedMachine(tmp_path / "link.json").read() is None
+
+
+def test_a_kernel_finds_its_servers_machine_only_through_a_trusted_runtime_file(tmp_path):
+    parent = 4242
+    assert server_machine(str(tmp_path), parent) is None  # no server of that pid: a machine of its own
+    info = tmp_path / f"jpserver-{parent}.json"
+    info.write_text(json.dumps({"url": "http://127.0.0.1:8888/", "token": "t"}))
+    info.chmod(0o666)
+    assert server_machine(str(tmp_path), parent) is None  # a file others could have put there
+    info.chmod(0o600)
+    found = server_machine(str(tmp_path), parent)
+    assert found is not None and found.path == machine_path(tmp_path, parent)
+
+
+def test_a_simulation_of_its_own_starts_the_kernels_timeline_at_install(monkeypatch):
+    """Outside a server (nbclient, a console, a test) the process has a machine of its own in memory, holding only
+    itself: the figures of the scenario from the moment it starts, as before machines were shared."""
+    now = [500.0]
+    with Simulation(Scenario.load("training"), clock=lambda: now[0]) as simulation:
+        state = simulation.machine.read()
+        assert state is not None and [h.pid for h in state.holders] == [os.getpid()]
+        assert simulation.machine.path is None
