@@ -36,7 +36,6 @@ class VariableView:
     value: str | None  # masked for secrets: what the environment holds
     status: Status
     said: Message  # why, in both languages
-    editor: EditorSpec | None  # None: not a catalog variable
     entry: Entry | None
     applicability: Applicability
     language: str | None = None
@@ -53,6 +52,12 @@ class VariableView:
     @property
     def message(self) -> str:
         return self.said.get(self.lang)
+
+    @property
+    def editor(self) -> EditorSpec | None:
+        """How the variable is edited (None: not a catalog variable); built when asked, as the sidebar's notices and
+        `%envget` never ask."""
+        return editor_spec(self.entry, self.lang) if self.entry is not None else None
 
     @property
     def details(self) -> Details | None:
@@ -131,7 +136,7 @@ def present(session: EnvSession, name: str, language: str | None = None, lookup:
     state = session.state(name)
     entry = state.entry
     if entry is None:
-        return VariableView(name, state.value, state.status, state.message, None, None, ALWAYS, language)
+        return VariableView(name, state.value, state.status, state.message, None, ALWAYS, language)
     rules = applicability(session.catalog, entry, lookup or session.get, language)
-    return VariableView(name, state.value, state.status, state.message, editor_spec(entry, language), entry, rules,
+    return VariableView(name, state.value, state.status, state.message, entry, rules,
                         language, raw=session.get(name))

@@ -77,14 +77,13 @@ TOO_BIG = Text("the environment would grow to {projected:,} KiB, past the {limit
                "unset large variables first",
                "环境变量将增长到 {projected:,} KiB,超过 {limit:,} KiB 后本内核就再也无法启动程序(ARG_MAX,"
                "还要给程序参数留出空间);请先取消设置较大的变量")
-_PENDING_FIRST_USE = Status.PENDING_FIRST_USE  # asked on every change: a constant, not a lookup on the enum class
 HISTORY_LIMIT = 10_000  # changes kept; older ones are dropped (the sidebar asks for a window of them)
 _FREE_TEXT = FreeText()
 
 Observer = Callable[[SetReport], None]
 
 
-@dataclass(slots=True)  # not frozen: made on every %envset, and a frozen dataclass's __init__ costs three times as much
+@dataclass(frozen=True)
 class _Plan:
     """One validated assignment, ready to apply. `parsed` is None for an unset. `in_environ` when it writes the
     environment (not an NPURunConfig option); `growth`: the bytes it adds to the environment (negative: frees)."""
@@ -569,7 +568,7 @@ class EnvSession:
             self._applied_live[name] = (new, applied)
         else:
             self._applied_live.pop(name, None)
-        if read is not None and new is not None and status is _PENDING_FIRST_USE:
+        if read is not None and new is not None and status is Status.PENDING_FIRST_USE:
             self._set_before_first_use[name] = new
         else:
             self._set_before_first_use.pop(name, None)

@@ -84,7 +84,7 @@ class Applied:
     lasting: bool = False
 
 
-@dataclass(slots=True)  # not frozen: made for every change and every state asked, and a frozen __init__ costs 3×
+@dataclass(frozen=True)
 class Situation:
     """Everything the decision needs about one variable. `applied` is set when the value was (or, for a change, has
     just been) pushed live; `unset` when the change being assessed removed the variable; `latched` is the adapter's

@@ -162,7 +162,8 @@ def test_megengine_dtr_eviction_threshold_over_four_values(tmp_path, monkeypatch
     name = "MEGENGINE_DTR_EVICTION_THRESHOLD"
     kernel, env = megengine_kernel(tmp_path)
     monkeypatch.setenv("JUPYTER_PATH", env["JUPYTER_PATH"])
-    facts = sweep_in_kernel(kernel, MEGENGINE_SETUP, f"{name}=1MB,16MB,64MB,1GB --repeat 2 --timeout 120 --setup-timeout 120", MEGENGINE_CELL)
+    line = f"{name}=1MB,16MB,64MB,1GB --repeat 2 --timeout 120 --setup-timeout 120"
+    facts = sweep_in_kernel(kernel, MEGENGINE_SETUP, line, MEGENGINE_CELL)
     sizes = {"1MB": 1024**2, "16MB": 16 * 1024**2, "64MB": 64 * 1024**2, "1GB": 1024**3}
     # Each kernel had the threshold in bytes (MegEngine reads "5GB" from the environment as 5 bytes) and read it at
     # import with that value: the session in the point says "effective".
