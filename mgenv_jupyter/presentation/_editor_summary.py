@@ -1,6 +1,7 @@
 """`EditorSummary`: an editor widget (DTRWidget, AllocatorWidget, ConfigWidget) as a static view, what a saved notebook
 keeps of it: its title and, for each of its variables, the value the session has (or "not set" and the framework's
-default, told apart) and its status. Text for front ends without HTML, a small table for notebooks."""
+default, told apart; sizes in the one notation) and its status. Text for front ends without HTML, a small table for
+notebooks."""
 
 from __future__ import annotations
 
@@ -34,13 +35,17 @@ class EditorSummary:
         return cls(title, tuple(present(session, name, language) for name in names), language)
 
     def value(self, view: VariableView) -> str:
-        """The value the session has, or "not set" with the default beside it (never mistaken for a value set)."""
+        """The value the session has, or "not set" with the default beside it (never mistaken for a value set); a size
+        in the one notation of sizes ("3 GiB (3221225472)": the plain number the framework reads beside it, as
+        `%envget` writes it)."""
         if view.value is not None:
-            return truncated(view.value)
+            sized = view.shown_value
+            return truncated(view.value) if sized is None else f"{sized} ({view.value})"
         default = view.details.default if view.details is not None else None
         if default is None:
             return NOT_SET.get(self.language)
-        return NOT_SET_DEFAULT.get(self.language).format(value=default)
+        shown = view.entry.type.shown(default) if view.entry is not None else default
+        return NOT_SET_DEFAULT.get(self.language).format(value=shown)
 
     def status(self, view: VariableView) -> str:
         """A set value's status; none for an unset one, whose "not set" already says it."""

@@ -77,10 +77,10 @@ def test_an_editor_widget_keeps_a_summary_of_its_values(ip, no_wait):
     try:
         text = output.data["text/plain"]
         assert text.startswith("MegEngine DTR")
-        assert "MEGENGINE_DTR_EVICTEE_MINIMUM_SIZE: not set (default 1048576)" in text
-        assert OUTPUT_MIME in output.data and "not set (default 1048576)" in output.data["text/html"]
+        assert "MEGENGINE_DTR_EVICTEE_MINIMUM_SIZE: not set (default 1 MiB)" in text
+        assert OUTPUT_MIME in output.data and "not set (default 1 MiB)" in output.data["text/html"]
         [update] = [o for o in shown(ip, "%envset MEGENGINE_DTR_EVICTION_THRESHOLD=3GB") if o.update]
-        assert update.update and "MEGENGINE_DTR_EVICTION_THRESHOLD: 3221225472 — takes effect at import" in (
+        assert update.update and "MEGENGINE_DTR_EVICTION_THRESHOLD: 3 GiB (3221225472) — takes effect at import" in (
             update.data["text/plain"])
         assert shown(ip, "x = 1") == []  # nothing changed: no update
     finally:
