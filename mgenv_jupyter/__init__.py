@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._errors import AlreadyReadWarning, InvalidValueError, MayBeLatchedWarning
 from ._lazy_names import lazy_names
+from ._result_views import register as _show_results_as_their_views
 from ._text import set_language
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ _LAZY = {"AllocatorWidget": "widgets", "ConfigWidget": "widgets", "DTRWidget": "
 
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
+_show_results_as_their_views()  # before any result exists: every one shows as its view (_display.py)
 
 
 def last_oom() -> Any:

@@ -19,6 +19,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from . import _envfile as envfile
 from . import _launchers as launchers
+from ._display import Verbatim
 from ._dotenv_line import parse_line
 from ._errors import InvalidValueError
 from ._shell_words import split_words
@@ -241,7 +242,7 @@ class EnvMagics(Magics):
             except InvalidValueError as exc:
                 raise UsageError(str(exc)) from None
             return f"wrote {len(text.splitlines())} lines to {args.file}"
-        return text
+        return Verbatim(text)  # shown as lines to paste, still a str for code
 
     @no_var_expand
     @magic_arguments()
@@ -346,7 +347,6 @@ def register(ipython: Any) -> None:
     from .oom import _hook as hook
 
     hook.install(ipython, show_oom_report)
-    _oom_report_display(ipython, on=True)
     _comm_target(ipython, on=True)
     from . import _cell_comm
 
@@ -384,38 +384,15 @@ def unregister(ipython: Any) -> None:
     from .oom import _hook as hook
 
     hook.uninstall(ipython)
-    _oom_report_display(ipython, on=False)
     watcher().uninstall()
     ipython._mgenv_jupyter_loaded = False
 
 
 def show_oom_report(report: OomReport) -> None:
-    """The out-of-memory hook's display: the report under the failing cell, as every front end shows it."""
+    """The out-of-memory hook's display: the report under the failing cell, as every result shows (_display.py)."""
     from IPython.display import display
 
-    from .presentation.oom import OomView
-
-    display(OomView(report))
-
-
-def _oom_report_display(ipython: Any, on: bool) -> None:
-    """How IPython shows an `OomReport` (what `mgenv_jupyter.last_oom()` returns): the presentation layer's view, in
-    text and HTML. The report is data and knows no view; this front end tells IPython which one to use."""
-    formatters = ipython.display_formatter.formatters
-    report_type = ("mgenv_jupyter.oom._report", "OomReport")  # by name: the report's module loads with the first one
-    if not on:
-        for mime in ("text/plain", "text/html"):
-            formatters[mime].pop(".".join(report_type), None)
-        return
-    formatters["text/plain"].for_type_by_name(
-        *report_type, lambda report, printer, cycle: printer.text(repr(_oom_view(report))))
-    formatters["text/html"].for_type_by_name(*report_type, lambda report: _oom_view(report)._repr_html_())
-
-
-def _oom_view(report: OomReport) -> Any:
-    from .presentation.oom import OomView  # on first use: loading the extension stays cheap
-
-    return OomView(report)
+    display(report)
 
 
 def _comm_target(ipython: Any, on: bool) -> None:

@@ -8,15 +8,24 @@ from __future__ import annotations
 # table cells, with a selector the second one here outranks), compact, in the theme's colours.
 TABLE_STYLE = """<style>
 .mgenv-table-wrap { max-width: 100%; overflow-x: auto; }
-.mgenv-table { border-collapse: collapse; font-size: var(--jp-ui-font-size1, 12px); table-layout: auto; }
+/* JupyterLab lays its rendered tables out with equal columns (table-layout: fixed): ours size each column to its
+   content, within the output's width. */
+.mgenv-table, .jp-RenderedHTMLCommon table.mgenv-table { border-collapse: collapse;
+  font-size: var(--jp-ui-font-size1, 12px); table-layout: auto; width: 100%; }
 table.mgenv-table th, table.mgenv-table td,
 .jp-RenderedHTMLCommon table.mgenv-table th, .jp-RenderedHTMLCommon table.mgenv-table td {
   padding: 2px 8px; text-align: left; vertical-align: top;
-  border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); line-height: 1.35; max-width: 28em; }
+  border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); line-height: 1.35; max-width: 28em;
+  white-space: normal; overflow-wrap: break-word; }
 .mgenv-table th { font-weight: 600; white-space: nowrap; }
-table.mgenv-table td:last-child { min-width: 28em; }  /* a narrow column scrolls the table, never squeezes it */
-.mgenv-table td.mgenv-name { font-family: var(--jp-code-font-family, monospace); white-space: nowrap; }
-.mgenv-table .mgenv-missing { color: var(--jp-ui-font-color3, #999); font-style: italic; }
+/* Long texts wrap to the width the output has, at spaces (a description) or after an underscore (a name), and keep
+   some width; a status or a value's source keeps enough for two words a line; a time stays whole. */
+table.mgenv-table td.mgenv-long, .jp-RenderedHTMLCommon table.mgenv-table td.mgenv-long { min-width: 9em; }
+table.mgenv-table td.mgenv-short, .jp-RenderedHTMLCommon table.mgenv-table td.mgenv-short { min-width: 5.5em; }
+table.mgenv-table td.mgenv-time, .jp-RenderedHTMLCommon table.mgenv-table td.mgenv-time { white-space: nowrap; }
+table.mgenv-table td.mgenv-value, .jp-RenderedHTMLCommon table.mgenv-table td.mgenv-value { overflow-wrap: anywhere; }
+.mgenv-table td.mgenv-name { font-family: var(--jp-code-font-family, monospace); }
+.mgenv-table .mgenv-missing { color: var(--jp-ui-font-color3, #999); font-style: italic; white-space: nowrap; }
 .mgenv-report { font-size: var(--jp-ui-font-size1, 12px); line-height: 1.4; }
 .mgenv-change { padding: 3px 0; border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); overflow-wrap: anywhere; }
 .mgenv-change-why { color: var(--jp-ui-font-color1, #333); padding-left: 1em; }

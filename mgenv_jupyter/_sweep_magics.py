@@ -238,43 +238,9 @@ def _show_live(run: Callable[[Callable[[Any], None], Callable[[Any, Any], None]]
 
 
 def register_sweep(ipython: Any, on: bool = True) -> None:
-    """Install (or remove) `%%envsweep` and how IPython shows a `SweepResult` and what `.apply()` returns: the
-    sweep view (the live chart where widgets draw, with its static picture, HTML and text), as `%%envsweep` shows
-    it. The result is data and knows no view; this front end tells IPython which one to use."""
-    formatters = ipython.display_formatter.formatters
-    bundles = ipython.display_formatter.mimebundle_formatter
-    result_type = ("mgenv_jupyter.tuner._result", "SweepResult")
-    applied_type = ("mgenv_jupyter.tuner._result", "Applied")
+    """Install (or remove) `%%envsweep`. A `SweepResult` and what `.apply()` returns show themselves as the sweep
+    view, as every result does (_display.py)."""
     if not on:
-        for name in (result_type, applied_type):
-            for formatter in (formatters["text/plain"], formatters["text/html"], bundles):
-                formatter.pop(".".join(name), None)
         ipython.magics_manager.magics["cell"].pop("envsweep", None)
         return
     ipython.register_magics(SweepMagics)
-    bundles.for_type_by_name(*result_type, _bundle)
-    formatters["text/plain"].for_type_by_name(*result_type, lambda result, printer, cycle: printer.text(
-        repr(_static(result))))
-    formatters["text/html"].for_type_by_name(*result_type, lambda result: _static(result)._repr_html_())
-    formatters["text/plain"].for_type_by_name(*applied_type, lambda applied, printer, cycle: printer.text(
-        repr(_applied(applied))))
-
-
-def _bundle(result: SweepResult) -> dict[str, Any]:
-    from .widgets._sweep_chart import sweep_display
-
-    view = sweep_display(result, running=False)
-    bundle: dict[str, Any] = view._repr_mimebundle_()
-    return bundle
-
-
-def _static(result: SweepResult) -> Any:
-    from .presentation.sweep import SweepView
-
-    return SweepView(result)
-
-
-def _applied(applied: Any) -> Any:
-    from .presentation.sweep import AppliedView
-
-    return AppliedView(applied)

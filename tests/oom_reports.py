@@ -14,7 +14,7 @@ from mgenv_jupyter.protocol import SeriesInfo
 GiB = 1024**3
 # The series as the sampler records it when the simulated GPU's NVML source first reports it (Sampler.series_info):
 # the report carries it, so the view never parses the key.
-SERIES: SeriesInfo = {"key": "gpu0 (simulated) process", "device": "gpu0 (simulated)", "quantity": "process",
+SERIES: SeriesInfo = {"key": "gpu0 (simulated) process", "device": "gpu0", "framework": None, "quantity": "process",
                       "source": "nvml (simulated)", "simulated": True, "node": None}
 
 

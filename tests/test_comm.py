@@ -507,6 +507,6 @@ def test_after_memfree_the_report_offers_nothing_twice_and_its_button_says_what_
         again = repr(ip.run_line_magic("memfree", ""))
         assert again.startswith("No failed cell was held any more, so none was freed; memory now: "), again
         shown = "\n".join(OomText(report, "en").lines())
-        assert "Given back at " in shown and "%memfree   — Free what the failed cell holds" not in shown
+        assert "Given back at " in shown and "%memfree — Free what the failed cell holds" not in shown
     finally:
         sidebar.on_closed()  # its observers leave with it

@@ -147,6 +147,24 @@ def test_envexport_formats_mask_secrets(ip, tmp_path):
     assert "MGE_DEFAULT_DEVICE=gpu1" in target.read_text()
 
 
+def test_envexport_shows_lines_a_shell_takes_as_they_are_pasted(ip):
+    """`%envexport --format shell` as a cell's last line shows the export lines themselves, not a Python string with
+    \\n escapes; pasted into bash as shown, they set the same values (spaces, quotes and $ included)."""
+    import subprocess
+
+    ip.run_line_magic("envset", "MGE_DEFAULT_DEVICE=gpu1")
+    ip.run_cell("%envset MY_NOTE=\"it's $HOME; a b\"")
+    exported = ip.run_line_magic("envexport", "--format shell")
+    assert isinstance(exported, str)  # still text for code
+    shown, _ = ip.displayhook.compute_format_data(exported)  # what a notebook shows for a cell's last line
+    pasted = shown["text/plain"]
+    assert "\\n" not in pasted and not pasted.startswith(("'", '"')) and pasted == str(exported)
+    assert "export MGE_DEFAULT_DEVICE=gpu1" in pasted.splitlines()
+    echo = subprocess.run(["bash", "-c", pasted + '\nprintf "%s|%s" "$MGE_DEFAULT_DEVICE" "$MY_NOTE"'],
+                          capture_output=True, text=True, check=True, env={"PATH": os.environ["PATH"]})
+    assert echo.stdout == "gpu1|" + os.environ["MY_NOTE"] and "$HOME" in echo.stdout
+
+
 def test_envload_validates_the_whole_file(ip, tmp_path):
     good = tmp_path / "good.env"
     good.write_text("# profile\nexport MGE_DEFAULT_DEVICE=cpu0\nFLAGS_allocator_strategy='naive_best_fit'\n")

@@ -162,12 +162,13 @@ def test_a_charts_hello_tells_its_language_and_the_sources_states_follow(monkeyp
 def test_overlay_labels_come_in_the_kernels_language(fresh_session, language, monkeypatch):
     from mgenv_jupyter._text import set_language
     from mgenv_jupyter.memory._overlays import overlays
+    from mgenv_jupyter.memory._sample import DeviceId
 
     fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "8GB"}, source="api")
     set_language(language)
+    gpu0 = {DeviceId("gpu0"): 40 * 1024**3}
     try:
-        [dtr] = [o for o in overlays(fresh_session, {"gpu0": 40 * 1024**3}, {"gpu0": 40 * 1024**3})
-                 if o.kind == "dtr_threshold"]
+        [dtr] = [o for o in overlays(fresh_session, gpu0, gpu0) if o.kind == "dtr_threshold"]
     finally:
         set_language(None)
     assert dtr.label == {"en": "DTR eviction threshold (8 GiB)", "zh": "DTR 释放阈值(8 GiB)"}[language]

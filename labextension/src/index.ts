@@ -1,6 +1,7 @@
 /**
  * The JupyterLab / Notebook 7 plugin: adds the "Framework Env" sidebar to the left area and its commands (View menu,
- * command palette, the panel's toolbar). Wiring only; see sidebar/panel.ts and sidebar/commands.ts. Only
+ * command palette, the panel's toolbar), and each notebook's renderers of our outputs (out-of-memory reports, frees,
+ * and the output host that shows a chart or widget live or, saved, as its static view). Wiring only; see sidebar/panel.ts and sidebar/commands.ts. Only
  * INotebookTracker is required, so the plugin runs wherever notebooks do (JupyterLab 4, Notebook 7, whose
  * INotebookShell has a left area too); the translator, the setting registry, the layout restorer and the command
  * palette are used when present (English words and the defaults of schema/sidebar.json otherwise).
@@ -22,9 +23,10 @@ import { askToApplyProfile } from './sidebar/profileDialog';
 import { askToRestart } from './sidebar/restartDialog';
 import { SidebarSettings } from './sidebar/settings';
 import { catalogLanguage, DOMAIN } from './sidebar/text';
-import { FREE_MIME, OOM_MIME } from './protocol';
+import { FREE_MIME, OOM_MIME, OUTPUT_MIME } from './protocol';
 import { CellMemory } from './cellmemory/cellMemory';
 import { CellMemorySettings } from './cellmemory/settings';
+import { OUTPUT_HOST_RANK, outputHostFactory } from './output/host';
 
 const PLUGIN_ID = 'mgenv-jupyter:sidebar';
 const CELL_MEMORY_ID = 'mgenv-jupyter:cell-memory';
@@ -85,6 +87,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
       if (!registry.getFactory(FREE_MIME)) {
         registry.addFactory(freeRendererFactory, freeRendererFactory.defaultRank);
+      }
+      // Charts and widgets: live while their kernel has them, their static view otherwise (a saved notebook).
+      if (!registry.getFactory(OUTPUT_MIME)) {
+        registry.addFactory(outputHostFactory(registry), OUTPUT_HOST_RANK);
       }
     };
     notebooks.forEach(addRenderer);

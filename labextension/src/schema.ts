@@ -292,9 +292,11 @@ export type OverlayKind = 'total' | 'dtr_threshold' | 'paddle_cap' | 'cell_peak'
 
 export type MarkKind = 'freed';
 
+/** One series, by its fields: front ends tell series apart and name them from these, never from `key` (a name for tables and CSV columns: "torch gpu0 allocated"). */
 export type SeriesInfo = {
   key: string;
   device: string;
+  framework: string | null;
   quantity: string;
   source: string;
   simulated: boolean;
@@ -331,6 +333,8 @@ export type OverlayInfo = {
   label: string;
   short: string;
   note: string;
+  series: string | null;
+  node: string | null;
 };
 
 /** A moment on the chart's time axis, drawn like a cell marker: what happened (`kind`), when (seconds since the epoch), its short label and its note (in the kernel's language: "freed 36 GiB"). */
@@ -388,10 +392,11 @@ export type Snapshot = {
   cells: CellInfo[];
 };
 
-/** Front end → kernel: a chart view opened and wants the snapshot. `language` is the front end's ("zh" or "en", from JupyterLab's): the kernel speaks it from then on, unless `%envlang` or MGENV_LANG chose one. */
+/** Front end → kernel: a chart view opened and wants the snapshot. `language` is the front end's ("zh" or "en", from JupyterLab's): the kernel speaks it from then on, unless `%envlang` or MGENV_LANG chose one. `hosted`: the view is inside the labextension's output host (protocol/_output.py), which keeps a live view when the output's static view is brought up to date; a view elsewhere would be drawn again, so the kernel then leaves the static view as it was displayed. */
 export type MemoryHello = {
   type: 'memory.hello';
   language: string;
+  hosted: boolean;
 };
 
 /** One figure before and after a free, in bytes (null: not known), its label ("host RSS (this kernel)", "gpu0: this kernel (NVML)", "torch gpu0: reserved") and the change in words ("gave back 1.5 GiB"). */
@@ -757,6 +762,11 @@ export type ProfileOfferNotice = {
   assignments: Record<string, string>;
 };
 
+/** OUTPUT_MIME's data: its version. The views themselves are the bundle's other types. */
+export type OutputHostData = {
+  v: number;
+};
+
 export type Request = HelloRequest | SetRequest | UnsetRequest | RefreshRequest | MemoryRequest | HistoryRequest | ProfileRequest | VerifyRequest | FreeRequest | RemedyRequest | MemtraceRequest | SweepCellRequest;
 
 /** A request as the front end writes it; the client adds `v` and `id` as it sends it. */
@@ -773,10 +783,18 @@ export type KernelMessage = Reply | Notice | MemoryMessage;
 
 export const PROTOCOL_VERSION = 1;
 export const COMM_TARGET = 'mgenv_jupyter';
+/** The constant the sidebar runs to load the extension in a kernel (it never builds code from input). */
+export const LOAD_CODE = "__import__('mgenv_jupyter').load_ipython_extension(get_ipython())";
 export const MIN_INTERVAL = 0.01;
 export const MAX_INTERVAL = 60;
 /** Seconds between the memory panel's samples unless its settings say otherwise. */
 export const DEFAULT_INTERVAL = 0.1;
+/** Seconds of the latest data a chart shows unless the user chooses otherwise (a rolling window). */
+export const DEFAULT_WINDOW = 300;
+/** An overlay line is drawn in range up to this many times the highest value shown; above, as a label. */
+export const OVERLAY_REACH = 2;
+export const OUTPUT_MIME = 'application/vnd.mgenv-jupyter.output+json';
+export const OUTPUT_VERSION = 1;
 export const OOM_MIME = 'application/vnd.mgenv-jupyter.oom+json';
 export const OOM_VERSION = 3;
 export const FREE_MIME = 'application/vnd.mgenv-jupyter.free+json';

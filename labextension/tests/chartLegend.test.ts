@@ -3,13 +3,16 @@ import { legendGroups } from '../src/chart/memoryChart';
 import { describe as describeSource, statusLine } from '../src/chart/status';
 import { SeriesInfo, SourceState } from '../src/protocol';
 
-const series = (key: string, node: string | null): SeriesInfo => ({
-  key,
-  device: key.slice(0, key.lastIndexOf(' ')),
-  quantity: key.slice(key.lastIndexOf(' ') + 1),
+/** A series by its fields; its key is written from them, as the kernel writes it, and never read. */
+const series = (device: string, quantity: string, node: string | null, more: Partial<SeriesInfo> = {}): SeriesInfo => ({
+  key: [node, more.framework, device, quantity].filter(Boolean).join(' '),
+  device,
+  framework: null,
+  quantity,
   source: 'nvml',
   simulated: false,
-  node
+  node,
+  ...more
 });
 
 // A source's state by its code, worded as the kernel words it in English (memory/_state_words.py).
@@ -48,11 +51,11 @@ function read(legend: Legend): string[] {
 
 describe('the legend with a cluster', () => {
   const allSeries = [
-    series('gpu0 process', null),
-    series('node_a gpu0 process', 'node_a'),
-    series('node_b gpu0 process', 'node_b'),
-    series('node_a gpu1 process', 'node_a'),
-    series('node_b gpu1 process', 'node_b')
+    series('gpu0', 'process', null),
+    series('gpu0', 'process', 'node_a'),
+    series('gpu0', 'process', 'node_b'),
+    series('gpu1', 'process', 'node_a'),
+    series('gpu1', 'process', 'node_b')
   ];
   const states = [
     source('nvml', 'ok', null),
@@ -135,14 +138,14 @@ describe('the legend with a cluster', () => {
   });
 
   it('has no groups, and no headings, without nodes', () => {
-    expect(legendGroups([series('gpu0 used', null)], [source('nvml', 'ok', null)])).toEqual([]);
+    expect(legendGroups([series('gpu0', 'used', null)], [source('nvml', 'ok', null)])).toEqual([]);
     const legend = new Legend(() => undefined);
     legend.setEntries([row('gpu0 used', 'gpu0 used')], []);
     expect(read(legend)).toEqual(['gpu0 used']);
   });
 
   it('has no kernel group when only nodes have series', () => {
-    expect(legendGroups([series('node_a gpu0 used', 'node_a')], []).map(g => g.key)).toEqual(['node_a']);
+    expect(legendGroups([series('gpu0', 'used', 'node_a')], []).map(g => g.key)).toEqual(['node_a']);
   });
 });
 

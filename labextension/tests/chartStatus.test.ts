@@ -1,4 +1,4 @@
-import { SourceState } from '../src/protocol';
+import { SeriesInfo, SourceState } from '../src/protocol';
 import { describe as describeSource, statusLine } from '../src/chart/status';
 import catalog from '../src/locale/zh_CN.json';
 import { ENGLISH, messagesTranslation, seriesName } from '../src/chart/text';
@@ -90,11 +90,20 @@ describe('the status line in Chinese', () => {
     );
   });
 
-  it('names series in the chart’s words, device and framework names as they are', () => {
+  it('names series in the chart’s words from their fields, device and framework names as they are', () => {
     const zh = messagesTranslation(catalog); // as the inline chart on a Chinese page
-    expect(seriesName('host used', zh)).toBe('主机 已用');
-    expect(seriesName('gpu0 (simulated) process', zh)).toBe('gpu0 (模拟) 进程');
-    expect(seriesName('megengine gpu0 allocated', zh)).toBe('megengine gpu0 已分配');
-    expect(seriesName('gpu0 (simulated) process', ENGLISH)).toBe('gpu0 (simulated) process');
+    const field = (device: string, quantity: string, more: Partial<SeriesInfo> = {}): SeriesInfo => ({
+      key: 'not read', device, framework: null, quantity, source: 'nvml', simulated: false, node: null, ...more
+    });
+    expect(seriesName(field('host', 'used'), zh)).toBe('主机 已用');
+    expect(seriesName(field('gpu0', 'process', { simulated: true }), zh)).toBe('gpu0 (模拟) 进程');
+    expect(seriesName(field('gpu0', 'allocated', { framework: 'megengine' }), zh)).toBe('megengine gpu0 已分配');
+    expect(seriesName(field('gpu0', 'process', { simulated: true }), ENGLISH)).toBe('gpu0 (simulated) process');
+    expect(seriesName(field('gpu1', 'process', { node: 'node_b' }), ENGLISH)).toBe('node_b gpu1 process');
+    // where the legend says the device, the simulation or the node once, a row leaves them out
+    const torch = field('gpu0', 'reserved', { framework: 'torch', simulated: true, node: 'node_b' });
+    expect(seriesName(torch, ENGLISH, { device: false, simulated: false, node: false })).toBe('torch reserved');
+    // a key that says something else is never read: the fields name the series
+    expect(seriesName({ ...field('gpu0', 'used'), key: 'host peak' } as SeriesInfo, ENGLISH)).toBe('gpu0 used');
   });
 });

@@ -9,11 +9,11 @@ const GiB = 1024 ** 3;
 const CHART: Snapshot = {
   type: 'memory.snapshot', seq: 0, interval: 1, t: [10, 11, 12, 12.4], columns: { [SERIES]: [2 * GiB, 2 * GiB, 20 * GiB, 38 * GiB] },
   cells: [{ cell: 3, start: 11.5, end: 12.4, duration: 0.9, ok: false, peak: { [SERIES]: 38 * GiB } }],
-  series: [{ key: SERIES, device: 'gpu0 (simulated)', quantity: 'process', source: 'nvml (simulated)', simulated: true, node: null }],
+  series: [{ key: SERIES, device: 'gpu0', framework: null, quantity: 'process', source: 'nvml (simulated)', simulated: true, node: null }],
   sources: [],
   overlays: [
-    { key: 'total:gpu0 (simulated)', kind: 'total', device: 'gpu0 (simulated)', bytes: 40 * GiB, label: 'gpu0 (simulated) total (40 GiB)', short: 'total', note: '' },
-    { key: 'cell_peak:2', kind: 'cell_peak', device: 'gpu0 (simulated)', bytes: 2 * GiB, label: 'cell [2] peak (2 GiB)', short: '[2] peak', note: '' }
+    { key: 'total:gpu0 (simulated)', kind: 'total', device: 'gpu0 (simulated)', bytes: 40 * GiB, label: 'gpu0 (simulated) total (40 GiB)', short: 'total', note: '', series: null, node: null },
+    { key: 'cell_peak:2', kind: 'cell_peak', device: 'gpu0 (simulated)', bytes: 2 * GiB, label: 'cell [2] peak (2 GiB)', short: '[2] peak', note: '', series: null, node: null }
   ],
   started: 1
 };
@@ -37,7 +37,8 @@ describe('timelineView', () => {
     expect(made).toHaveLength(1);
     const [chart] = made;
     expect(chart.received).toEqual([CHART]); // unchanged: the chart reads its own wire format
-    expect(chart.options).toEqual({ title: '', height: TIMELINE_HEIGHT, points: true });
+    // a record of the failure: all of it, every line in range (the total and what was asked are the point)
+    expect(chart.options).toEqual({ title: '', height: TIMELINE_HEIGHT, points: true, window: null, windows: false, fitToData: false });
     expect(view.chart).toBe(chart);
     const children = [...view.node.children];
     expect(children.map(c => c.className)).toEqual([

@@ -54,6 +54,7 @@ function decisions(words: Words): { shown: string[]; nodes: string; ok: boolean[
 const series = (key: string, node: string | null): SeriesInfo => ({
   key,
   device: 'gpu0',
+  framework: null,
   quantity: 'used',
   source: 'nvml',
   simulated: false,

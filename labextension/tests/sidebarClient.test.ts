@@ -21,7 +21,7 @@ describe('KernelClient', () => {
     expect(kernel.executes).toEqual([
       { code: LOAD_CODE, silent: true, store_history: false, allow_stdin: false, stop_on_error: false }
     ]);
-    expect(LOAD_CODE).toBe('%load_ext mgenv_jupyter');
+    expect(LOAD_CODE).toBe("__import__('mgenv_jupyter').load_ipython_extension(get_ipython())");
     const comm = kernel.comm;
     expect(comm.targetName).toBe('mgenv_jupyter');
     expect(comm.opened).toBe(true);

@@ -190,6 +190,24 @@ describe('GpuView', () => {
     refused.view.dispose();
   });
 
+  it('says what an interrupt or a shutdown did: an interrupt changes nothing in the list', async () => {
+    const { view, model, calls } = setUp();
+    await model.refresh();
+    const outcome = () => view.node.querySelector('.mgenv-gpu-outcome')!.textContent;
+    expect(outcome()).toBe('');
+    view.node.querySelector<HTMLButtonElement>('.mgenv-gpu-row[data-key="k:k-small"] .mgenv-gpu-interrupt')!.click();
+    await new Promise(resolve => setTimeout(resolve, 0));
+    expect(calls).toContain('interrupt k-small');
+    expect(outcome()).toBe(
+      'Interrupted the kernel of small.ipynb: the cell it was running stops; its variables and memory stay.'
+    );
+    expect(view.node.querySelector('.mgenv-gpu-outcome')!.getAttribute('role')).toBe('status'); // read out too
+    view.node.querySelector<HTMLButtonElement>('.mgenv-gpu-row[data-key="k:k-big"] .mgenv-gpu-shutdown')!.click();
+    await new Promise(resolve => setTimeout(resolve, 0));
+    expect(outcome()).toBe('Shut down the kernel of big.ipynb.');
+    view.dispose();
+  });
+
   it('says when the server has no extension, and inside a container that nothing can be attributed', async () => {
     const absent = new GpuView(new ServerGpus(async () => response(404, {})), trans, {} as GpuActions);
     await absent.model.refresh();

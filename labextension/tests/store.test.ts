@@ -2,8 +2,8 @@ import { SeriesStore } from '../src/chart/store';
 import { SeriesInfo } from '../src/protocol';
 
 const series: SeriesInfo[] = [
-  { key: 'gpu0', device: 'gpu0', quantity: 'used', source: 'nvml', simulated: true, node: null },
-  { key: 'proc0', device: 'gpu0', quantity: 'process', source: 'nvml', simulated: true, node: null }
+  { key: 'gpu0', device: 'gpu0', framework: null, quantity: 'used', source: 'nvml', simulated: true, node: null },
+  { key: 'proc0', device: 'gpu0', framework: null, quantity: 'process', source: 'nvml', simulated: true, node: null }
 ];
 
 describe('SeriesStore', () => {
@@ -39,7 +39,7 @@ describe('SeriesStore', () => {
     store.append({ t: [1], columns: { gpu0: [1] } });
     store.replace({ t: [7, 8], columns: { gpu0: [3, 4] } });
     expect(store.times).toEqual([7, 8]);
-    store.setSeries([...series, { key: 'x', device: 'gpu1', quantity: 'used', source: 'nvml', simulated: false, node: null }]);
+    store.setSeries([...series, { key: 'x', device: 'gpu1', framework: null, quantity: 'used', source: 'nvml', simulated: false, node: null }]);
     expect(store.column('x')).toEqual([null, null]);
     expect(store.column('gpu0')).toEqual([3, 4]);
   });

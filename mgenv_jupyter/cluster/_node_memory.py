@@ -350,6 +350,9 @@ def _checked_sample(raw: Any) -> Sample | None:
         return None
     if _DEVICE.fullmatch(raw.device) is None or not isinstance(raw.source, str):
         return None
+    framework = getattr(raw, "framework", None)
+    if framework is not None and (not isinstance(framework, str) or _DEVICE.fullmatch(framework) is None):
+        return None
     sizes: dict[str, int | None] = {}
     for quantity in QUANTITIES:
         value = getattr(raw, quantity)
@@ -360,7 +363,7 @@ def _checked_sample(raw: Any) -> Sample | None:
         else:
             sizes[quantity] = int(value)
     return Sample(float(raw.time), _text(raw.source), raw.device, sizes["used"], sizes["total"], sizes["process"],
-                  sizes["allocated"], sizes["reserved"], sizes["peak"], raw.simulated is True)
+                  sizes["allocated"], sizes["reserved"], sizes["peak"], raw.simulated is True, framework=framework)
 
 
 def _checked_state(raw: Any) -> NodeState | None:

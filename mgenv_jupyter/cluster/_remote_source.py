@@ -91,7 +91,7 @@ class RemoteSource:
             if self._lost is not None or self._stopped:
                 return
             for sample in batch["samples"]:
-                self._latest[sample.device] = sample
+                self._latest[sample.label] = sample
                 self._transport.append(arrived - sample.time)
             self._states = list(batch["states"])
             self.cpu_seconds, self.sampled = batch["cpu_seconds"], batch["sampled"]
@@ -173,8 +173,9 @@ class RemoteSource:
 
 
 def _relabelled(sample: Sample, label: str) -> Sample:
-    return Sample(sample.time, f"{label} {sample.source}", f"{label} {sample.device}", sample.used, sample.total,
-                  sample.process, sample.allocated, sample.reserved, sample.peak, sample.simulated, node=label)
+    return Sample(sample.time, f"{label} {sample.source}", sample.device, sample.used, sample.total, sample.process,
+                  sample.allocated, sample.reserved, sample.peak, sample.simulated, node=label,
+                  framework=sample.framework)
 
 
 def consume(source: RemoteSource, stream: Iterable[NodeBatch],

@@ -161,7 +161,8 @@ def per_cell(history: History, markers: Iterable[CellMarker]) -> pandas.DataFram
 
     Sizes are bytes as integers (pandas' nullable `Int64`: <NA> where the series has no reading there), `start` is
     to the millisecond and `duration_s` in seconds to the millisecond; `attrs["bytes"]` names the size columns, which
-    the chart's `.per_cell()` shows in binary units, and `attrs["shown"]` the columns its display puts first."""
+    the chart's `.per_cell()` shows in binary units, and `attrs["shown"]` the columns its display shows (the others
+    are named under it)."""
     import pandas
 
     columns = ["cell", "device", "series", "start", "duration_s", "before", "after", "delta", "peak", "ok"]
@@ -189,7 +190,7 @@ def per_cell(history: History, markers: Iterable[CellMarker]) -> pandas.DataFram
                                      dtype="Int64")
     frame["ok"] = frame["ok"].astype("boolean")
     frame.attrs["bytes"] = sizes
-    frame.attrs["shown"] = ["cell", "device", "peak", "delta", "before", "after", "duration_s", "ok"]  # then the rest
+    frame.attrs["shown"] = ["cell", "device", "peak", "delta", "before", "after", "duration_s", "ok"]
     return frame
 
 

@@ -71,7 +71,7 @@ class FrameworkSource:
         read = adapter(self.name).read_counters  # type: ignore[union-attr]
         waiting: list[int] = []
         counters, state = read(module, self.devices, lambda ordinals: self._open(ordinals, waiting))
-        samples = [Sample(time.time(), self.name, f"{self.name} {c.device}", allocated=c.allocated,
+        samples = [Sample(time.time(), self.name, c.device, framework=self.name, allocated=c.allocated,
                           reserved=c.reserved, peak=c.peak, used=c.used, total=c.total) for c in counters]
         self._state = self._waiting_state(waiting) if waiting else state or STATE_OK
         return samples

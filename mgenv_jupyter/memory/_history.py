@@ -165,6 +165,18 @@ class History:
             return self._times[:rows].tolist(), {
                 key: [None if v != v else v for v in values] for key, values in columns.items()}
 
+    def past(self) -> tuple[list[float], dict[str, list[float | None]]]:
+        """The downsampled past, before the recent window, as plain lists: one row per bucket at its start, each
+        series' maximum in it (None where it had none), so that a chart opened late can still show everything since
+        the first sample, its peaks kept."""
+        with self._lock:
+            if self._origin is None:
+                return [], {}
+            origin, width, count = self._origin, self.bucket_seconds, self._bucket_count
+            times = [origin + number * width for number in self._bucket_numbers[:count]]
+            return times, {key: [None if v != v else v for v in self._bucket_maxs[i][:count].tolist()]
+                           for key, i in self._index.items()}
+
     def points(self, key: str, since: float = -math.inf, older: str = "max") -> list[tuple[float, float]]:
         """`key`'s known values from `since` on, oldest first, as (time, value) pairs: one per bucket (at its start,
         its maximum or, `older="min"`, minimum) for the downsampled past, then every sample of the recent window.

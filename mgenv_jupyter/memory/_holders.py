@@ -60,8 +60,9 @@ from types import (
     ModuleType,
     TracebackType,
 )
-from typing import Any
+from typing import Any, ClassVar
 
+from .._display import Shown
 from .._static import classes, dict_accessor, hides_dict, instance_dict, slot_accessors, slot_values, type_name
 from .._text import Text
 from ..runtime.frameworks import tensor_kinds
@@ -91,8 +92,6 @@ SKIPPED_ITEMS = Text("{name}: only the first {shown:,} of its {total:,} items we
                      "{name}:只查看了其 {total:,} 项中的前 {shown:,} 项")
 SKIPPED_SOME_ITEMS = Text("{name}: only the first {shown:,} of its items were looked at",
                           "{name}:只查看了其前 {shown:,} 项")
-SKIPPED_DEPTH = Text("objects more than {depth} levels below a variable were not looked at ({count:,} places)",
-                     "变量以下超过 {depth} 层的对象未查看({count:,} 处)")
 SKIPPED_VISITS = Text("the walk stopped after {visits:,} objects (its bound), in {name}; the containers after it were "
                       "not looked into",
                       "遍历在查看 {visits:,} 个对象后停止(上限),停在 {name};之后的容器未查看")
@@ -139,12 +138,14 @@ class Holder:
                 "parameters": self.parameters, "buffers": self.buffers, "partial": self.partial}
 
 
-@dataclass(frozen=True)
-class Holders:
+@dataclass(frozen=True, repr=False)
+class Holders(Shown):
     """The variables holding framework memory, largest first (the first `MAX_ROWS`; `unlisted` more hold `rest`),
     the totals per device, what the walk looked at and what it left out (`skipped`, bilingual sentences), how long it
     took (seconds), and whether it finished within its bounds (`complete`: every variable was looked at, without the
-    visit or time bound stopping it)."""
+    visit or time bound stopping it). Shown as presentation's `HoldersView`."""
+
+    display_kind: ClassVar[str] = "holders"
 
     holders: tuple[Holder, ...]
     visited: int
@@ -154,6 +155,8 @@ class Holders:
     complete: bool = True
     rest: tuple[tuple[str, int], ...] = ()  # bytes per device of the variables past the first MAX_ROWS
     unlisted: int = 0  # how many those are
+    too_deep: int = 0  # objects more than `max_depth` levels below a variable, not looked into (as a count: the
+    max_depth: int = 0  # walk always meets some, and how much it says of them is the view's to choose)
 
     @property
     def totals(self) -> dict[str, int]:
@@ -172,7 +175,8 @@ class Holders:
     def to_json(self) -> dict[str, Any]:
         return {"holders": [h.to_json() for h in self.holders], "totals": self.totals, "visited": self.visited,
                 "took": self.took, "skipped": [s.en for s in self.skipped], "frameworks": list(self.frameworks),
-                "complete": self.complete, "unlisted": self.unlisted, "rest": dict(self.rest)}
+                "complete": self.complete, "unlisted": self.unlisted, "rest": dict(self.rest),
+                "too_deep": self.too_deep, "max_depth": self.max_depth}
 
 
 def memory_holders(namespace: Mapping[str, Any] | None = None, *, max_depth: int = MAX_DEPTH,
@@ -455,8 +459,6 @@ class HoldersWalk:
             skipped.append(_listing(NOT_LOOKED_INTO, [Text(f"{name} ({what})" if itself else f"{name} (a {what} in it)",
                                                            f"{name}({what})" if itself else f"{name}(其中的 {what})")
                                                       for name, (what, itself) in self.closed.items()]))
-        if self.too_deep:
-            skipped.append(_say(SKIPPED_DEPTH, depth=self.max_depth, count=self.too_deep))
         if self._failed is not None:
             skipped.append(self._failed)
         rows: list[Holder] = []
@@ -469,7 +471,7 @@ class HoldersWalk:
             skipped.append(_say(WALK_FAILED, error=_error(exc)))
         frameworks = self.kinds.frameworks if self.kinds is not None else ()
         return Holders(tuple(rows), self.visits, time.perf_counter() - self.started, tuple(skipped), frameworks,
-                       self.complete, rest, unlisted)
+                       self.complete, rest, unlisted, self.too_deep, self.max_depth)
 
     # ---- one variable ----
 

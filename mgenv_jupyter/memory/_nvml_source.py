@@ -57,7 +57,7 @@ class NvmlSource:
         # tree stay the same a sample costs one NVML call per device.
         self._known: dict[int, tuple[int, frozenset[int], float, int | None, State | None]] = {}
         self._kernel_bytes: dict[int, int | None] = {}
-        self._labels: dict[bool, list[str]] = {False: [], True: []}
+        self._labels: list[str] = []  # "gpu0", "gpu1": the devices as NVML numbers them
         self._nvml = NvmlClient(retry_seconds, State("not_sampled"), on_start=self._started)
         self._follow = follow
 
@@ -103,12 +103,12 @@ class NvmlSource:
     def _started(self, pynvml: Any) -> None:
         count = len(self._nvml.devices)
         self._known.clear()
-        self._labels = {False: [f"gpu{i}" for i in range(count)], True: [f"gpu{i} (simulated)" for i in range(count)]}
+        self._labels = [f"gpu{i}" for i in range(count)]
 
     def _read(self, pynvml: Any) -> tuple[list[Sample], State]:
         simulated = self.simulated
         name = self.name
-        labels = self._labels[simulated]
+        labels = self._labels
         tree = self.tree.pids()
         samples = []
         found: list[State] = []

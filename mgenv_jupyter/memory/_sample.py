@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from .._source_state import State
 
@@ -14,6 +14,28 @@ QUANTITIES = ("used", "total", "process", "allocated", "reserved", "peak")
 # Which quantity stands for a device in per-cell tables and legends: the kernel's own memory when it is known.
 HEADLINE_ORDER = ("process", "allocated", "used")
 
+
+# The mark a simulated device's label carries in series keys and DataFrame columns ("gpu0 (simulated) process"):
+# written here only, read back by nobody (a series says `simulated` in its own field).
+_SIMULATED_MARK = " (simulated)"
+
+
+class DeviceId(NamedTuple):
+    """Which device a reading is of, as fields: `device` as its source names it ("gpu0", "host", "cpu0"), the
+    framework whose allocator counted it (None: the driver or the host), the cluster node it was read on (None: this
+    machine), and whether it is the simulated GPU. Code tells devices apart by these fields; `label` is the name
+    histories, DataFrames and series keys give it, written from them and never parsed back."""
+
+    device: str
+    framework: str | None = None
+    node: str | None = None
+    simulated: bool = False
+
+    @property
+    def label(self) -> str:
+        """"gpu0", "torch gpu0", "node_b gpu0 (simulated)"."""
+        named = " ".join(part for part in (self.node, self.framework, self.device) if part)
+        return named + _SIMULATED_MARK if self.simulated else named
 
 
 @dataclass(slots=True)
@@ -26,11 +48,12 @@ class Sample:
       allocator holds, and the highest `allocated` since start or the framework's last reset).
     - `simulated`: the reading comes from the simulated GPU (`MGENV_SIMULATE_GPU`), not from hardware.
     - `node`: the cluster node it was read on (set by `cluster.RemoteSource`); None for this machine.
+    - `framework`: the framework whose allocator gave the counters ("megengine"); None for NVML and the host.
     """
 
     time: float  # seconds since the epoch
     source: str
-    device: str  # as shown: "gpu0", "megengine gpu0", "host"; the simulated GPU says so in its label
+    device: str  # the device alone, as its source names it: "gpu0", "host", "cpu0"
     used: int | None = None
     total: int | None = None
     process: int | None = None
@@ -39,18 +62,30 @@ class Sample:
     peak: int | None = None
     simulated: bool = False
     node: str | None = None
+    framework: str | None = None
+
+    @property
+    def device_id(self) -> DeviceId:
+        return DeviceId(self.device, self.framework, self.node, self.simulated)
+
+    @property
+    def label(self) -> str:
+        """The device as series keys name it: "gpu0 (simulated)", "megengine gpu0", "node_b host"."""
+        return self.device_id.label
 
     def values(self) -> Iterator[tuple[str, int]]:
         """(series key, bytes) for every quantity this sample knows."""
+        label = self.label
         for quantity in QUANTITIES:
             value = getattr(self, quantity)
             if value is not None:
-                yield series_key(self.device, quantity), value
+                yield series_key(label, quantity), value
 
 
-def series_key(device: str, quantity: str) -> str:
-    """The name of a series in histories, DataFrames and chart payloads: "gpu0 process", "megengine gpu0 allocated"."""
-    return f"{device} {quantity}"
+def series_key(label: str, quantity: str) -> str:
+    """The name of a series in histories, DataFrames and chart payloads: "gpu0 process", "megengine gpu0 allocated"
+    (`label`: `DeviceId.label`). A name for people and tables; the chart and the reports read a series' fields."""
+    return f"{label} {quantity}"
 
 
 def split_key(key: str) -> tuple[str, str]:

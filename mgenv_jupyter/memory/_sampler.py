@@ -32,7 +32,7 @@ from ..protocol._memory import MarkInfo, MarkKind
 from ._cells import CellTracker, per_cell
 from ._history import History
 from ._proc_figures import kernel_started
-from ._sample import QUANTITIES, MemorySource, Sample, series_key
+from ._sample import QUANTITIES, DeviceId, MemorySource, Sample, series_key
 
 if TYPE_CHECKING:
     from ..runtime import EnvSession
@@ -82,6 +82,10 @@ class Sampler:
     thread with one `Batch` each; they should hand the data on quickly (a widget's `send`, a queue). The overlays
     read `session`, or the one `session_factory` makes when they are first asked for (the kernel's sampler: the
     out-of-memory recorder alone never asks, so loading the extension builds no catalog).
+
+    `clock` gives the time of each row and cell marker (seconds since the epoch; a test replays a long session through
+    it in seconds); `started` is the moment charts count their time axis from (default: when the kernel's process
+    started).
     """
 
     def __init__(
@@ -94,6 +98,8 @@ class Sampler:
         session: EnvSession | None = None,
         session_factory: Callable[[], EnvSession] | None = None,
         on_demand: bool = False,
+        clock: Callable[[], float] = time.time,
+        started: float | None = None,
     ) -> None:
         if sources is None:
             from ._sources import default_sources
@@ -101,7 +107,8 @@ class Sampler:
             sources = default_sources()
         self.sources: list[MemorySource] = list(sources)
         self.history = history if history is not None else History()
-        self.cells = CellTracker()
+        self.clock = clock
+        self.cells = CellTracker(clock=clock)
         self.session = session  # the overlays (DTR threshold, Paddle's cap) read what it and the frameworks say
         self._session_factory = session_factory  # or the session made when the overlays are first wanted
         self._meta_wanted = False  # overlays and worded states, once a chart, a snapshot or a reader asks (_want_meta)
@@ -112,17 +119,17 @@ class Sampler:
         self._subscribers: dict[Subscriber, int] = {}  # callback → meta version it has seen
         self._pending: list[tuple[float, dict[str, int]]] = []
         self._series: dict[str, SeriesInfo] = {}
-        self._keys: dict[str, list[tuple[str, str]]] = {}  # device → (quantity, series key), formatted once
+        self._keys: dict[DeviceId, list[tuple[str, str]]] = {}  # device → (quantity, series key), formatted once
         self._errors: dict[int, State] = {}  # id(source) → what it raised
         self._active: list[MemorySource] = []  # sources that were not idle at the last housekeeping
         self._states: list[SourceState] = []
         self._overlays: list[Overlay] = []
-        self._totals: dict[str, int] = {}
-        self._gpu_totals: dict[str, int] = {}
+        self._totals: dict[DeviceId, int] = {}
+        self._gpu_totals: dict[DeviceId, int] = {}
         self._meta_version = 0
         self._marks: deque[MarkInfo] = deque(maxlen=_MARKS)
-        self._created = time.time()
-        self._started: float | None = None  # read on first use: psutil is not imported with the package
+        self._created = clock()
+        self._started = started  # None: read on first use (psutil is not imported with the package)
         self._seq = 0
         self._last_flush = 0.0
         self._last_housekeeping = -float("inf")
@@ -261,7 +268,7 @@ class Sampler:
         # Sources are never read by two threads at once (a sample taken by hand while the thread runs would initialise
         # NVML twice); the state lock is not held meanwhile, so readers of the history never wait for a driver.
         with self._sampling:
-            t, now = time.time(), time.monotonic()
+            t, now = self.clock(), time.monotonic()
             # Once a second every source is asked (and idle ones are set aside); in between only the active ones.
             housekeeping = now - self._last_housekeeping >= _HOUSEKEEPING_SECONDS
             samples: list[Sample] = []
@@ -293,22 +300,25 @@ class Sampler:
         return samples
 
     def _take(self, sample: Sample, row: dict[str, int]) -> None:
-        keys = self._keys.get(sample.device)
+        device = sample.device_id
+        keys = self._keys.get(device)
         if keys is None:
-            keys = self._keys[sample.device] = [(q, series_key(sample.device, q)) for q in QUANTITIES]
+            label = device.label
+            keys = self._keys[device] = [(q, series_key(label, q)) for q in QUANTITIES]
         for quantity, key in keys:
             value = getattr(sample, quantity)
             if value is None:
                 continue
             row[key] = value
             if key not in self._series:
-                self._series[key] = {"key": key, "device": sample.device, "quantity": quantity,
-                                     "source": sample.source, "simulated": sample.simulated, "node": sample.node}
+                self._series[key] = {"key": key, "device": sample.device, "framework": sample.framework,
+                                     "quantity": quantity, "source": sample.source, "simulated": sample.simulated,
+                                     "node": sample.node}
                 self._meta_version += 1
         if sample.total is not None:
-            self._totals[sample.device] = sample.total
+            self._totals[device] = sample.total
             if sample.source.startswith("nvml"):
-                self._gpu_totals[sample.device] = sample.total
+                self._gpu_totals[device] = sample.total
 
     def _refresh_states(self) -> None:
         # Read when a batch goes out or someone asks, not every tick: at 100 Hz the difference shows. Its words are
@@ -401,14 +411,18 @@ class Sampler:
             return None if info is None else {**info}
 
     def snapshot(self) -> Snapshot:
-        """Everything still at full resolution in the history, with the series, states and overlays: the first
-        message for a chart that opens while the sampler is already running."""
+        """The whole history, with the series, states and overlays: the first message for a chart that opens while
+        the sampler is already running. The recent rows come at full resolution, the older past one row per bucket
+        (each series' maximum there), so that the chart can show everything since the first sample."""
         self._want_meta()
         with self._lock:
-            recent, values = self.history.window()  # plain lists: a chart opening imports neither numpy nor pandas
-            times = [round(t, 3) for t in recent]
+            # plain lists: a chart opening imports neither numpy nor pandas
+            past, older = self.history.past()
+            recent, values = self.history.window()
+            times = [round(t, 3) for t in past + recent]
             columns: dict[str, list[int | float | None]] = {
-                key: [None if v is None else int(v) for v in column] for key, column in values.items()}
+                key: [None if v is None else int(v) for v in older.get(key, [None] * len(past)) + column]
+                for key, column in values.items()}
             cells = [marker.to_json() for marker in self.cells.markers]
             self._refresh_states()
             return {"type": "memory.snapshot", "seq": self._seq, "interval": self._interval, "t": times,
@@ -438,7 +452,7 @@ class Sampler:
     def mark(self, kind: MarkKind, label: str, note: str, at: float | None = None) -> MarkInfo:
         """Mark a moment on the chart (drawn like a cell marker): every chart gets it with its next batch, and a chart
         opened later with its snapshot. The last `_MARKS` are kept."""
-        info: MarkInfo = {"kind": kind, "time": round(time.time() if at is None else at, 3), "label": label,
+        info: MarkInfo = {"kind": kind, "time": round(self.clock() if at is None else at, 3), "label": label,
                           "note": note}
         with self._lock:
             self._marks.append(info)

@@ -35,8 +35,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from types import AsyncGeneratorType, CoroutineType, FrameType, GeneratorType, TracebackType
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
+from .._display import Shown
 from .._imported import imported
 from .._last_result import LastResult
 from .._static import inherits
@@ -87,12 +88,15 @@ class Reading:
                 "allocators": {name: {"allocated": a, "reserved": r} for name, (a, r) in self.allocators.items()}}
 
 
-@dataclass(frozen=True)
-class FreeResult:
+@dataclass(frozen=True, repr=False)
+class FreeResult(Shown):
     """What `free()` did and what it gave back: the readings before and after, the references cleared and the
     allocator calls made (bilingual sentences and the calls as written), the objects the collector found, the
     output-cache entries cleared (None: not asked), what failed, how long it took (seconds), and what it kept because
-    the user still holds it or it still runs (`kept`, bilingual sentences saying why)."""
+    the user still holds it or it still runs (`kept`, bilingual sentences saying why). Shown as presentation's
+    `FreeView`, as `%memfree` shows it."""
+
+    display_kind: ClassVar[str] = "free_result"
 
     before: Reading
     after: Reading

@@ -10,8 +10,9 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from .._display import Shown
 from .._last_result import LastResult
 from ..memory._holders import Holders, memory_holders
 from ._causes import Finding, diagnose
@@ -52,11 +53,14 @@ class Timeline:
         return tuple(v for t, v in zip(self.times, self.values, strict=True) if t >= self.cell_start)
 
 
-@dataclass(frozen=True)
-class OomReport:
+@dataclass(frozen=True, repr=False)
+class OomReport(Shown):
     """One out-of-memory failure explained. `findings` are the likely causes, likeliest first; `remedies` the
     catalog settings that address them, best first; `holders` the variables holding memory at the failure (what
-    the walk found within its bounds, and what it left out). `took` is how long the report took to make (seconds)."""
+    the walk found within its bounds, and what it left out). `took` is how long the report took to make (seconds).
+    Shown as presentation's `OomView`, as under the failing cell."""
+
+    display_kind: ClassVar[str] = "oom_report"
 
     event: OutOfMemory
     time: float
@@ -110,12 +114,6 @@ class OomReport:
             "record_offer": list(self.record_offer),
         }
 
-    def __repr__(self) -> str:
-        """A short summary; IPython shows the whole report through the view the magics register for it."""
-        where = f"gpu{self.event.gpu}" if self.event.device == "gpu" and self.event.gpu is not None else (
-            self.event.device)
-        return (f"<OomReport: {where} {self.event.exception}, verdict {self.verdict.cause.value}, "
-                f"{len(self.remedies)} remedies>")
 
 
 def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, now: float) -> Timeline:
@@ -180,7 +178,8 @@ def _host_timeline(sampler: Sampler, state: MemoryState, now: float) -> Timeline
         if during or before:
             peaks.append((marker.cell, max(during) if during else before[-1]))
     info: SeriesInfo = sampler.series_info(HOST_SERIES) or {
-        "key": HOST_SERIES, "device": "host", "quantity": "process", "source": "host", "simulated": False, "node": None}
+        "key": HOST_SERIES, "device": "host", "framework": None, "quantity": "process", "source": "host",
+        "simulated": False, "node": None}
     return Timeline(HOST_SERIES, tuple(t for t, _ in pairs), tuple(v for _, v in pairs),
                     failing.cell if failing is not None else None, failing.start if failing is not None else None,
                     tuple(peaks), info)

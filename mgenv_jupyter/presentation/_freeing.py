@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._display import text_and_html
 from .._text import Text, current_language
 from ..catalog._values import format_size
 from ..memory._holders import Holder, Holders
@@ -66,6 +67,8 @@ TOTAL = T("total", "合计")
 MORE = T("{count:,} more variables hold {sizes}", "另有 {count:,} 个变量持有 {sizes}")
 LOOKED = T("{visited:,} objects looked at in {ms} ms", "查看了 {visited:,} 个对象,用时 {ms} 毫秒")
 SKIPPED = T("Not looked at", "未查看")
+DEEPER = T("Objects more than {depth} levels below a variable are not looked into.",
+           "变量以下超过 {depth} 层的对象不查看。")
 HOLDERS_HINT = T("Shared storage is counted once, for the variable that owns it. del NAME gives back its own size "
                  "once nothing else refers to it.",
                  "共享的存储只计算一次,计入拥有它的变量。del 变量名 在没有其他引用时归还其自身大小。")
@@ -76,6 +79,7 @@ WHERE = T("per device", "各设备")
 
 
 OFFER_TITLE = T("Free what the failed cell holds", "释放失败单元占用的内存")
+FIRST = T("First, without a restart", "首先,无需重启")
 OFFER_BUTTON = T("Free memory", "释放内存")
 OFFER_NOTE = T("never touches your variables; the output cache only with %memfree --outputs",
                "不改动你的变量;输出缓存仅在 %memfree --outputs 时清除")
@@ -182,7 +186,8 @@ class FreeView:
                 "simulated": r.simulated}
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return {FREE_MIME: self.data()}
+        """The labextension renderer's data, with the text and HTML beside it for every other front end."""
+        return {FREE_MIME: self.data(), **text_and_html(self)}
 
     def _repr_html_(self) -> str:
         rows = "".join(
@@ -272,6 +277,10 @@ class HoldersView:
     def notes(self) -> list[str]:
         lang = self.lang
         notes = [f"{SKIPPED.get(lang)}: {text.get(lang)}" for text in self.holders.skipped]
+        if self.holders.too_deep and self.timing:
+            # The walk always meets objects below its depth (a model's inner tensors are within it): worth a line in
+            # %memholders, not in every out-of-memory report, and never as a count of places nobody can look up.
+            notes.append(DEEPER.get(lang).format(depth=self.holders.max_depth))
         totals = ", ".join(f"{device} {format_size(size)}" for device, size in self.holders.totals.items())
         if totals:
             notes.insert(0, f"{TOTAL.get(lang)}: {totals}")
@@ -305,6 +314,9 @@ class HoldersView:
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(repr(self))
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return text_and_html(self)
+
     def _repr_html_(self) -> str:
         lang = self.lang
         head = "".join(f"<th>{html.escape(t.get(lang))}</th>" for t in (NAME, SIZE, WHAT, WHERE))
@@ -327,8 +339,9 @@ def offer_info(found: FreeOffer, language: str) -> OomFreeOffer:
 
 
 def offer_line(found: FreeOffer, language: str) -> str:
-    """The offer as the text report's first remedy (unnumbered: it sets nothing)."""
-    return (f"  • %memfree   — {OFFER_TITLE.get(language)}: {found.why(format_size).get(language)} "
+    """The offer as the report says it, on a line of its own before the numbered remedies: it sets nothing, so it is
+    not one of them (a bullet over "1." read as one list numbered "·, 1.")."""
+    return (f"{FIRST.get(language)}: %memfree — {OFFER_TITLE.get(language)}: {found.why(format_size).get(language)} "
             f"({OFFER_NOTE.get(language)})")
 
 

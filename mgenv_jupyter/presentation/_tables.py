@@ -1,15 +1,17 @@
 """`EnvTable`: what `%envlist` and `%envdiff` return. It is a pandas DataFrame for code (filter it, join it, export it),
-shown in a notebook as a compact HTML table that fits a notebook column: the columns that matter first, "not set"
-instead of NaN/NaT, times to the second, long texts cut with the whole text as a tooltip. The display is in the
-session's language when it is shown, whatever it was when the table was made: headers, "not set", the row count, and
-every cell that holds one of the table's own words (a description, a status, a category), which the table keeps in
-both languages (`attrs["texts"]`); what the user put in a cell is shown as it is. A size setting's value or default
-is shown in the one notation of sizes (5 GiB, the value the environment holds on hover: `attrs["sizes"]`); the frame
-keeps the text the environment holds, as code reads and exports it.
+shown in a notebook as a compact HTML table that fits a notebook column, beside the sidebar too: the columns that
+matter (the others named under it), "not set" instead of NaN/NaT, times to the second, long texts (a description, a
+name after its underscores) wrapped to the width the output has rather than cut; only a text of hundreds of
+characters (a value) is cut, at a space, whole in its tooltip. The display is in the session's language when it is
+shown, whatever it was when the table was made: headers, "not set", the row count, and every cell that holds one of
+the table's own words (a description, a status, a category), which the table keeps in both languages
+(`attrs["texts"]`); what the user put in a cell is shown as it is. A size setting's value or default is shown in the
+one notation of sizes (5 GiB, the value the environment holds on hover: `attrs["sizes"]`); the frame keeps the text
+the environment holds, as code reads and exports it.
 
 `MemoryTable`: the memory chart's `.history` and `.per_cell()`. The data stay integer bytes; the notebook shows sizes
-in binary units as the chart writes them (`format_size`), times to the millisecond, and a long frame's first and last
-rows.
+in binary units as the chart writes them (`format_size`), times to the millisecond, the columns the frame names for
+display (`attrs["shown"]`; the others named under it), and a long frame's first and last rows.
 """
 
 from __future__ import annotations
@@ -45,7 +47,13 @@ HEADERS = {
 }
 Texts = dict[str, dict[object, Text]]  # column → row label → the cell's words in both languages
 Sizes = dict[str, dict[object, tuple[str, str]]]  # column → row label → (the value as stored, as shown: "5 GiB")
-_LONGEST = 90  # characters shown of a long text; the whole text is in its tooltip
+_LONGEST = 600  # characters shown of a very long text (a value): cut at a space, the whole text in its tooltip
+# Columns whose texts are long (they wrap to the width the output has, and keep some width) or a few short words (they
+# keep the width of two a line: a status wrapped onto three lines reads as three statuses).
+_LONG_COLUMNS = frozenset({"description", "allowed"})
+_VALUE_COLUMNS = frozenset({"value", "now", "at_start", "default"})  # data, which may break anywhere when it must
+_SHORT_COLUMNS = frozenset({"status", "source", "exported", "framework", "when", "type"})
+_TIME_COLUMNS = frozenset({"changed", "time"})
 
 
 
@@ -95,6 +103,11 @@ def size_cells(known: Catalog, frame: pandas.DataFrame, columns: Sequence[str]) 
     return sizes
 
 
+# What %envdiff shows of its frame, so that it fits a notebook column beside the sidebar; the time of each change
+# stays in the DataFrame (the table says so).
+DIFF_SHOWN = ("now", "status", "source", "at_start", "exported")
+
+
 def diff_table(session: EnvSession, everything: bool = False) -> EnvTable:
     """`%envdiff`: the session's changes since the kernel started (`EnvSession.diff`), shown in the session's language
     whenever it is shown."""
@@ -108,7 +121,7 @@ def diff_table(session: EnvSession, everything: bool = False) -> EnvTable:
         texts["status"][name] = session.state(name).status.label
         texts["exported"][name] = EXPORTED if name in exported else EXPORTED_WITH_ALL
         texts["source"][name] = OUTSIDE  # only where no change of the session's names the source
-    return env_table(frame, language=current_language(), texts=texts, sizes=sizes)
+    return env_table(frame, DIFF_SHOWN, language=current_language(), texts=texts, sizes=sizes)
 
 
 def render_html(table: EnvTable) -> str:
@@ -121,10 +134,11 @@ def render_html(table: EnvTable) -> str:
     head = ([_header(index_name, language)] if index_name else []) + [_header(c, language) for c in wanted]
     rows = []
     for label, row in zip(table.index, table[wanted].itertuples(index=False), strict=True):
-        cells = [f"<td class='mgenv-name'>{_cell(label, language)}</td>"] if index_name else []
+        cells = [f"<td class='mgenv-name'>{_name(label, language)}</td>"] if index_name else []
         for column, value in zip(wanted, row, strict=True):
             words, size = texts.get(str(column), {}).get(label), sizes.get(str(column), {}).get(label)
-            cells.append(f"<td>{_sized(value, size) or _cell(_in_language(value, words, language), language)}</td>")
+            shown = _sized(value, size) or _cell(_in_language(value, words, language), language)
+            cells.append(f"<td{_column_class(column)}>{shown}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     note = ROWS.get(language).format(count=len(table))
     if hidden:
@@ -132,6 +146,21 @@ def render_html(table: EnvTable) -> str:
     return (f"{TABLE_STYLE}<div class='mgenv-table-wrap'><table class='mgenv-table'><thead><tr>{''.join(head)}</tr>"
             f"</thead><tbody>{''.join(rows)}</tbody></table><div class='mgenv-table-note'>{html.escape(note)}</div>"
             "</div>")
+
+
+def _column_class(column: object) -> str:
+    if column in _LONG_COLUMNS:
+        return " class='mgenv-long'"
+    if column in _TIME_COLUMNS:
+        return " class='mgenv-time'"
+    if column in _VALUE_COLUMNS:
+        return " class='mgenv-value'"
+    return " class='mgenv-short'" if column in _SHORT_COLUMNS else ""
+
+
+def _name(label: Any, language: str | None) -> str:
+    """A variable's name, which may break after an underscore (MGB_SUBLINEAR_MEMORY_GENETIC_POOL_SIZE at 500 px)."""
+    return _cell(label, language).replace("_", "_<wbr>")
 
 
 def _header(column: object, language: str) -> str:
@@ -164,7 +193,8 @@ def _cell(value: Any, language: str | None) -> str:
     text = str(value)
     if len(text) <= _LONGEST:
         return text_html(text)
-    return f"<span title='{html.escape(text, quote=True)}'>{html.escape(text[:_LONGEST - 1])}…</span>"
+    shown = text[:_LONGEST].rsplit(" ", 1)[0] if " " in text[:_LONGEST] else text[:_LONGEST - 1]
+    return f"<span title='{html.escape(text, quote=True)}'>{html.escape(shown)} …</span>"
 
 
 def _missing(value: Any) -> bool:
@@ -186,14 +216,23 @@ SIZES_NOTE = Text("sizes in binary units (1 GiB = 1024³ bytes); the DataFrame h
 SHOWN_ENDS = Text("the first and last {count} shown", "显示首尾各 {count} 行")
 UTC = Text("UTC", "UTC")
 _TEXT = " class='mgenv-text'"
+_WHEN = " class='mgenv-when'"
 _MEMORY_STYLE = """<style>
-table.mgenv-memory-table { border-collapse: collapse; font-size: var(--jp-ui-font-size1, 12px); }
+table.mgenv-memory-table, .jp-RenderedHTMLCommon table.mgenv-memory-table { border-collapse: collapse;
+  font-size: var(--jp-ui-font-size1, 12px); table-layout: auto; }
 table.mgenv-memory-table th, table.mgenv-memory-table td,
 .jp-RenderedHTMLCommon table.mgenv-memory-table th, .jp-RenderedHTMLCommon table.mgenv-memory-table td {
-  padding: 2px 8px; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums;
+  padding: 2px 3px; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums;
   border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); }
-table.mgenv-memory-table th { font-weight: 600; }
-table.mgenv-memory-table .mgenv-text { text-align: left; }
+table.mgenv-memory-table th, .jp-RenderedHTMLCommon table.mgenv-memory-table th { font-weight: 600;
+  white-space: normal; }
+/* A moment (a cell's start) may go on two lines, its date over its time. */
+table.mgenv-memory-table .mgenv-when, .jp-RenderedHTMLCommon table.mgenv-memory-table .mgenv-when {
+  white-space: normal; min-width: 6em; }
+/* Sizes and times stay whole; a text column (a device, a series' name) wraps, so the table fits its output. */
+table.mgenv-memory-table .mgenv-text, .jp-RenderedHTMLCommon table.mgenv-memory-table .mgenv-text {
+  text-align: left; white-space: normal; overflow-wrap: break-word; min-width: 5em; }
+table.mgenv-memory-table .mgenv-label { text-align: left; }
 </style>"""
 
 
@@ -220,8 +259,10 @@ def render_memory_html(table: pandas.DataFrame, language: str | None = None) -> 
     """The compact table: the index (times, "UTC") then every column; at most pandas' `display.max_rows` rows, else
     the first and last `display.min_rows // 2`."""
     sizes = set(table.attrs.get("bytes", ()))
-    columns = [c for c in table.attrs.get("shown", ()) if c in table.columns]  # what to read first, then the rest
-    columns += [c for c in table.columns if c not in columns]
+    # The columns to show, where the frame names them (a notebook column beside the sidebar has room for about
+    # eight); the others stay in the DataFrame, and the note under the table names them.
+    columns = [c for c in table.attrs.get("shown", ()) if c in table.columns] or list(table.columns)
+    hidden = [str(c) for c in table.columns if c not in columns]
     shown = table[columns]
     ends = 0
     if len(table) > (pandas.get_option("display.max_rows") or len(table)):
@@ -232,20 +273,23 @@ def render_memory_html(table: pandas.DataFrame, language: str | None = None) -> 
     index_name = str(table.index.name or "")
     if isinstance(table.index, pandas.DatetimeIndex):
         index_name = f"{index_name} ({UTC.get(language)})".strip()
-    head = ([f"<th class='mgenv-text'>{html.escape(index_name)}</th>"] if with_index else []) + [
+    head = ([f"<th class='mgenv-label'>{html.escape(index_name)}</th>"] if with_index else []) + [
         f"<th>{html.escape(str(c))}</th>" for c in columns]
     rows = []
     for position, (label, row) in enumerate(zip(shown.index, shown.itertuples(index=False), strict=True)):
         if ends and position == ends:
             rows.append("<tr>" + "<td>…</td>" * len(head) + "</tr>")
-        cells = [f"<td{_TEXT}>{html.escape(_memory_cell(label, False, language))}</td>"] if with_index else []
-        cells += [f"<td{_TEXT if isinstance(value, str) else ''}>"
+        label_cell = f"<td class='mgenv-label'>{html.escape(_memory_cell(label, False, language))}</td>"
+        cells = [label_cell] if with_index else []
+        cells += [f"<td{_TEXT if isinstance(value, str) else _WHEN if isinstance(value, pandas.Timestamp) else ''}>"
                   f"{html.escape(_memory_cell(value, column in sizes, language))}</td>"
                   for column, value in zip(columns, row, strict=True)]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     note = ROWS.get(language).format(count=len(table))
     if ends:
         note += " (" + SHOWN_ENDS.get(language).format(count=ends) + ")"
+    if hidden:
+        note += " · " + MORE_COLUMNS.get(language).format(count=len(hidden), names=", ".join(hidden))
     if sizes & set(table.columns):
         note += " · " + SIZES_NOTE.get(language)
     return (f"{_MEMORY_STYLE}<div class='mgenv-table-wrap'><table class='mgenv-memory-table'><thead><tr>"

@@ -17,25 +17,28 @@ sample), at most `pushes_per_second` times a second:
         {"cell": 12, "start": 1732240000.15, "end": null, "duration": null, "ok": null, "peak": {}}
       ],
       # only in a subscriber's first batch and whenever they change; complete lists replacing the previous ones:
-      "series": [{"key": "gpu0 used", "device": "gpu0", "quantity": "used", "source": "nvml", "simulated": false,
-                  "node": null}],
+      "series": [{"key": "gpu0 used", "device": "gpu0", "framework": null, "quantity": "used", "source": "nvml",
+                  "simulated": false, "node": null}],
       "sources": [{"name": "nvml", "state": {"code": "ok", "args": {}, "parts": []}, "text": "ok", "lead": null,
                    "simulated": false, "simulation": null, "node": null}],
       "overlays": [{"key": "total:gpu0", "kind": "total", "device": "gpu0", "bytes": 42949672960,
-                    "label": "gpu0 total (40 GiB)", "short": "total", "note": "the device's memory"}],
+                    "label": "gpu0 total (40 GiB)", "short": "total", "note": "the device's memory",
+                    "series": "gpu0 total", "node": null}],
       "started": 1732239000.25,               # when the kernel's process started: the chart's time axis counts from it
       "marks": [{"kind": "freed", "time": 1732240003.5, "label": "freed 36 GiB", "note": "..."}]  # moments, not cells
     }
 
-A series key is "<device> <quantity>"; quantities are used, total, process (the kernel's process tree), allocated,
-reserved, peak (framework allocators). Devices read from the simulated GPU carry "(simulated)" in their label and
-`simulated: true`; a source reading the simulated GPU names its scenario in `simulation` ("a100-40gb"), and its `state`
-says what it does (a code: "ok", "nvml_error" with its `args`) without repeating that it is simulated. A series or
-source read on another machine of a cluster (`mgenv_jupyter.cluster`) names that node in `node` ("node_b"; its key
-starts with the node: "node_b gpu0 process"), and the node's source says the node's state ("ok", "starting", "lost" with
-its `reason`, "quiet" with its `seconds`); `node` is null for the kernel's own machine. Sizes in labels are binary units
-written as such ("40 GiB"). A cell appears twice: when it starts (end null) and when it ends (with its peaks per
-series).
+A series is told by its fields: `device` ("gpu0", "host"), `framework` (the allocator's, or null), `quantity` (used,
+total, process: the kernel's process tree, allocated, reserved, peak: framework allocators), `node` and `simulated`.
+Its `key` names it in tables and CSV ("torch gpu0 allocated", "gpu0 (simulated) process"), and nobody reads the fields
+back out of it. Devices read from the simulated GPU have `simulated: true`; a source reading the simulated GPU names
+its scenario in `simulation` ("a100-40gb"), and its `state` says what it does (a code: "ok", "nvml_error" with its
+`args`) without repeating that it is simulated. A series or source read on another machine of a cluster
+(`mgenv_jupyter.cluster`) names that node in `node` ("node_b"), and the node's source says the node's state ("ok",
+"starting", "lost" with its `reason`, "quiet" with its `seconds`); `node` is null for the kernel's own machine. An
+overlay names the series it stands for (`series`) and its node; its label leaves the node out, since a chart lists it
+under its node. Sizes in labels are binary units written as such ("40 GiB"). A cell appears twice: when it starts (end
+null) and when it ends (with its peaks per series).
 `Sampler.snapshot()` returns the same shape, typed "memory.snapshot", with everything still at full resolution, for a
 chart opened late.
 """
@@ -51,14 +54,24 @@ MIN_INTERVAL = 0.01
 MAX_INTERVAL = 60.0
 # The sidebar's memory panel samples at 10 Hz unless its settings (or a "memory" request) say otherwise.
 DEFAULT_INTERVAL = 0.1
+# What a chart shows, so that it stays readable however long the kernel runs: the latest DEFAULT_WINDOW seconds (a
+# rolling window), and a y-axis fitted to the data, an overlay line in range only up to OVERLAY_REACH times the highest
+# value shown (above it, a label: a 40 GiB total does not squash a 2 GiB curve). The live chart and the static
+# picture of a saved notebook draw by the same numbers.
+DEFAULT_WINDOW = 300
+OVERLAY_REACH = 2.0
 
 
 class SeriesInfo(TypedDict):
+    """One series, by its fields: front ends tell series apart and name them from these, never from `key` (a name for
+    tables and CSV columns: "torch gpu0 allocated")."""
+
     key: str
-    device: str
-    quantity: str
+    device: str  # the device alone, as its source names it: "gpu0", "host", "cpu0"
+    framework: str | None  # whose allocator counted it ("torch"); None: the driver (NVML) or the host
+    quantity: str  # used, total, process, allocated, reserved or peak
     source: str
-    simulated: bool
+    simulated: bool  # read from the simulated GPU
     node: str | None  # the cluster node it was read on; None: the kernel's own machine
 
 
@@ -87,16 +100,25 @@ class SourceState(TypedDict):
 # cell_peak and oom_request are drawn only in an out-of-memory report's timeline (protocol/_oom.py): an earlier cell's
 # peak, and what the kernel held at the failure plus what it asked for.
 OverlayKind = Literal["total", "dtr_threshold", "paddle_cap", "cell_peak", "oom_request"]
+# How each line is drawn where no theme is at hand (the static picture of a saved notebook): its colour, the one the
+# live chart falls back to (chart/theme.ts), and its SVG dash pattern ("": solid). Beside the kinds, so that a kind
+# added there is drawn by both.
+OVERLAY_LOOKS: dict[OverlayKind, tuple[str, str]] = {
+    "total": ("#757575", ""), "dtr_threshold": ("#d32f2f", "6 3"), "paddle_cap": ("#f57c00", "2 3"),
+    "cell_peak": ("#388e3c", "2 3"), "oom_request": ("#d32f2f", "6 3"),
+}
 
 
 class OverlayInfo(TypedDict):
     key: str
     kind: OverlayKind
-    device: str | None
+    device: str | None  # the device's label as series keys give it ("gpu0 (simulated)"); None: no one device
     bytes: int
-    label: str
+    label: str  # its name with its size, without the node (a chart lists it under its node)
     short: str
     note: str
+    series: str | None  # the key of the series the line stands for (a device's total); None: none
+    node: str | None  # the cluster node of its device; None: the kernel's own machine
 
 
 # A moment marked on the chart that is not a cell: "freed", memory given back (oom/_free.py).
@@ -167,7 +189,11 @@ def checked_interval(value: float) -> float:
 
 class MemoryHello(TypedDict):
     """Front end → kernel: a chart view opened and wants the snapshot. `language` is the front end's ("zh" or "en",
-    from JupyterLab's): the kernel speaks it from then on, unless `%envlang` or MGENV_LANG chose one."""
+    from JupyterLab's): the kernel speaks it from then on, unless `%envlang` or MGENV_LANG chose one. `hosted`: the
+    view is inside the labextension's output host (protocol/_output.py), which keeps a live view when the output's
+    static view is brought up to date; a view elsewhere would be drawn again, so the kernel then leaves the static view
+    as it was displayed."""
 
     type: Literal["memory.hello"]
     language: str
+    hosted: bool

@@ -47,6 +47,11 @@ from typing import Literal, TypedDict
 
 PROTOCOL_VERSION = 1
 COMM_TARGET = "mgenv_jupyter"
+# What the sidebar runs in a kernel that may not have loaded the extension: it loads it as `%load_ext mgenv_jupyter`
+# does, without marking it loaded in IPython's extension manager, so the user's own `%load_ext mgenv_jupyter` (the
+# README's first step) loads it again, harmless and quiet, rather than answering "already loaded... use %reload_ext".
+# A constant: no source is ever built from what the user typed.
+LOAD_CODE = "__import__('mgenv_jupyter').load_ipython_extension(get_ipython())"
 
 REQUEST_TYPES = ("hello", "set", "unset", "refresh", "memory", "history", "profile", "verify", "free", "remedy",
                  "memtrace", "sweep_cell")

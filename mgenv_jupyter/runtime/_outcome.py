@@ -1,15 +1,15 @@
-"""What happened when a variable was set: the outcome a user can tell apart, the history record, and the report."""
+"""What happened when a variable was set: the outcome a user can tell apart, the history record, and the report (as
+data: presentation's `SetReportView` words it)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
-from .._markup import TABLE_STYLE, text_html
-from .._quoting import quoted, truncated
-from .._text import Message, Text
+from .._display import Shown
+from .._text import Message
 from ..catalog._secrets import MASK, is_secret, shown
 from ._status import Status
 
@@ -56,10 +56,12 @@ class Change(NamedTuple):
         }
 
 
-@dataclass(frozen=True)
-class SetReport:
-    """The result of one `set`/`unset` call: one `Change` per variable, shown as one line each."""
+@dataclass(frozen=True, repr=False)
+class SetReport(Shown):
+    """The result of one `set`/`unset` call: one `Change` per variable. A notebook shows it one line per change
+    (presentation's `SetReportView`)."""
 
+    display_kind: ClassVar[str] = "set_report"
     changes: tuple[Change, ...] = field(default_factory=tuple)
 
     def __iter__(self) -> Iterator[Change]:
@@ -73,46 +75,6 @@ class SetReport:
             if change.name == name:
                 return change
         raise KeyError(name)
-
-    def lines(self) -> list[str]:
-        result = []
-        for c in self.changes:
-            value = UNSET_VALUE.get() if c.new is None else quoted(c.new) if c.shown is None else \
-                f"{c.shown} ({c.new})"  # a size as 5 GiB, and the plain number the framework reads
-            result.append(f"{c.name}={value}: {c.outcome.label.get()} — {c.message}")
-            result.extend(NOTE.get().format(note=note) for note in c.notes)
-        return result
-
-    def __repr__(self) -> str:
-        return "\n".join(self.lines()) or NOTHING_CHANGED.get()
-
-    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
-        printer.text(repr(self))  # type: ignore[attr-defined]
-
-    def _repr_html_(self) -> str:
-        """One block per change, its name, value and status on the first line and why under it: reads the same in a
-        narrow notebook column as in a wide one (a four-column table squeezed its reasons into tall thin cells)."""
-        import html  # on first use, as in markup.text_html
-
-        blocks = []
-        for c in self.changes:
-            value = UNSET_VALUE.get() if c.new is None else truncated(c.new_shown or "")
-            # A size is shown as 5 GiB; what the environment holds, the plain number the framework reads, on hover.
-            stored = f" title='{html.escape(c.new, quote=True)}'" if c.shown is not None and c.new else ""
-            notes = "".join(f"<div class='mgenv-change-note'>{text_html(n.get())}</div>" for n in c.notes)
-            blocks.append(
-                f"<div class='mgenv-change'><div><code>{html.escape(c.name)}</code> = <code{stored}>"
-                f"{html.escape(value)}</code>"
-                f" · <b>{html.escape(c.outcome.label.get())}</b></div>"
-                f"<div class='mgenv-change-why'>{text_html(str(c.message))}</div>{notes}</div>"
-            )
-        return f"{TABLE_STYLE}<div class='mgenv-report'>" + "".join(blocks) + "</div>"
-
-
-# A report's own words, in the language of the moment.
-UNSET_VALUE = Text("(unset)", "(未设置)")
-NOTE = Text("    note: {note}", "    注:{note}")
-NOTHING_CHANGED = Text("nothing changed", "没有任何改动")
 
 
 def now() -> float:

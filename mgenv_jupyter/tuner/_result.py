@@ -10,8 +10,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from .._display import Shown
 from .._last_result import LastResult
 from ._grid import Grid
 from ._offers import ProfileOffer, profile_offers
@@ -58,11 +59,13 @@ class Choice(str, enum.Enum):
     NO_PEAK = "no_peak"  # the finished points have no peak of the budget's kind to compare
 
 
-@dataclass(frozen=True)
-class Applied:
+@dataclass(frozen=True, repr=False)
+class Applied(Shown):
     """What `.apply()` did: the session's report (each variable's status), the variables that need a restart to
     take effect, and whether they were handed to the notebook profile (an open Framework Env sidebar keeps them,
-    and its "Restart and apply" brings them into a new kernel)."""
+    and its "Restart and apply" brings them into a new kernel). Shown as presentation's `AppliedView`."""
+
+    display_kind: ClassVar[str] = "sweep_applied"
 
     point: PointResult
     report: SetReport
@@ -70,11 +73,14 @@ class Applied:
     profile_offered: int  # sidebars told; 0: none is open
 
 
-@dataclass
-class SweepResult:
+@dataclass(repr=False)
+class SweepResult(Shown):
     """A sweep: the measured `code`, the swept `grid`, what ran before it (`setup`), every point in order, the
     budget, how points ran (`runner`: "local" or "ray"; `kernel`: the kernelspec's name; `slots`: the GPUs used, or
-    [None]), and whether it was `interrupted`."""
+    [None]), and whether it was `interrupted`. Shown as `%%envsweep` shows it: its figure (live where widgets draw),
+    with the static picture, HTML and text."""
+
+    display_kind: ClassVar[str] = "sweep_result"
 
     code: str
     grid: Grid

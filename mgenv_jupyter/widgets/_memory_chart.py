@@ -2,7 +2,8 @@
 
 The ES module is built from labextension/src/chart (uPlot, the same component as the sidebar's memory panel) into
 mgenv_jupyter/static/. Samples travel as custom messages in the sampler's batch format (a few per second, never one
-per sample); a view that opens late asks for the snapshot.
+per sample); a view that opens late asks for the snapshot. Its output carries a picture of the chart too
+(presentation's `MemoryPicture`, kept current after each cell: `_static_view.py`), which a saved notebook shows.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ import traitlets
 from .._text import LANGUAGES, Text, learn_language
 from ..memory import Sampler
 from ..memory._shared import kernel_sampler
+from ..presentation._chart_picture import MemoryPicture
 from ..protocol import Batch
+from ._static_view import StaticView
 
 TITLE = Text("Memory of this kernel", "本内核的内存")
 
@@ -42,7 +45,7 @@ class FrontEndMissing(RuntimeError):
     """The chart's built front end is not installed; the message says what is missing and how to get it."""
 
 
-class MemoryChart(anywidget.AnyWidget):
+class MemoryChart(StaticView, anywidget.AnyWidget):
     """Live memory of this kernel: every visible GPU (the kernel's process tree and the device), the frameworks'
     allocators, host memory as the fallback, with the device total, DTR threshold and allocator caps as lines and
     each executed cell marked. Drag to zoom, double-click to reset, CSV to export.
@@ -80,6 +83,9 @@ class MemoryChart(anywidget.AnyWidget):
             self.sampler.attach(shell)
         self._subscription = self.sampler.subscribe(self._push, interval=interval)
         self.on_msg(self._on_front_end_message)
+        self._shell = shell if shell is not None else _shell()
+        if self._shell is not None:  # the saved picture follows the session, cell by cell
+            self._shell.events.register("post_run_cell", self._cell_done)
         self.sampler.start()
 
     @classmethod
@@ -114,6 +120,14 @@ class MemoryChart(anywidget.AnyWidget):
         subscription = getattr(self, "_subscription", None)  # absent when the constructor failed
         if subscription is not None:
             subscription.close()
+        shell = getattr(self, "_shell", None)
+        if shell is not None:
+            self._shell = None
+            try:
+                shell.events.unregister("post_run_cell", self._cell_done)
+            except ValueError:  # already unregistered
+                pass
+        self._stop_static()
         self.layout.close()  # ipywidgets keeps a DOMWidget's Layout registered until it is closed itself
         super().close()
         callbacks, self._closed_callbacks = getattr(self, "_closed_callbacks", []), []  # see _subscription
@@ -123,15 +137,31 @@ class MemoryChart(anywidget.AnyWidget):
             except Exception:  # one consumer's failure must not keep the others open
                 log.exception("a callback on closing the memory chart failed")
 
+    def _static_view(self) -> MemoryPicture:
+        return MemoryPicture(self.sampler.snapshot(), self.title)
+
+    def _cell_done(self, result: Any = None) -> None:
+        self.refresh_static()
+
     def _push(self, batch: Batch) -> None:
         if self.comm is not None:
             self.send(batch)
 
     def _on_front_end_message(self, widget: Any, content: Any, buffers: Any) -> None:
         if isinstance(content, dict) and content.get("type") == "memory.hello":
+            if content.get("hosted") is not True:  # a front end without the output host (or an older one)
+                self._static_seen_outside_host()
             language = content.get("language")
             if language in LANGUAGES:  # anything else (an older front end sends none) leaves the language alone
                 learn_language(language)
                 if self._own_title:
                     self.title = TITLE.get()
             self.send(self.sampler.snapshot())
+
+
+def _shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()

@@ -20,9 +20,11 @@ from .._markup import text_html
 from .._text import Text, current_language
 from ..catalog import Entry
 from ..catalog._applicability import applicability
+from ..presentation._editor_summary import EditorSummary
 from ..runtime import EnvSession, SetReport, session
 from ._link import SessionLink
 from ._rows import Row, VariableRow
+from ._static_view import StaticView
 
 STYLE_SHEET = Path(__file__).with_name("style.css")
 NOTHING_EDITED = Text("Nothing to apply: no value was edited.", "没有需要应用的修改。")
@@ -41,11 +43,12 @@ SWEEP_CELL_COPY = Text("Copy this into a new cell, put the code to measure in it
                        "把它复制到一个新单元中,写入要测量的代码后运行(打开 Framework Env 面板可自动插入):")
 
 
-class EnvPanel(widgets.VBox):
+class EnvPanel(StaticView, widgets.VBox):
     """Rows of variables with Apply and Reset, kept in step with the kernel's `EnvSession`.
 
     `rows` maps each variable name to its row; `apply()` and `reset()` are what the buttons do; `close()` stops
     following the session. Statuses are refreshed after every cell (a cell may import a framework) and on `refresh()`.
+    Its output carries a summary of its values (presentation's `EditorSummary`) that a saved notebook shows.
     """
 
     def __init__(self, rows: Sequence[Row], body: Sequence[widgets.Widget], title: str,
@@ -69,6 +72,7 @@ class EnvPanel(widgets.VBox):
         self.apply_button = apply_button
         self.reset_button = reset_button
         self.message = message
+        self.title = title
         self.rows: dict[str, Row] = {name: row for row in rows for name in row.names}
         self._row_list = list(rows)
         self._lock = threading.RLock()  # session observers may be called from any thread
@@ -174,12 +178,14 @@ class EnvPanel(widgets.VBox):
             self._language = language
             self._mark_applicability()
             self._after_change(None)
+        self.refresh_static()
 
     def close(self) -> None:
         """Stop following the session and close every part of the widget."""
         link = getattr(self, "_link", None)  # absent when the constructor failed (ipywidgets closes in __del__)
         if link is not None:
             link.close()
+        self._stop_static()
         for widget in list(_descendants(self)):
             widget.close()
         super().close()
@@ -196,6 +202,10 @@ class EnvPanel(widgets.VBox):
                     row.refresh_status()
             self._mark_applicability()
             self._after_change(report)
+        self.refresh_static()
+
+    def _static_view(self) -> EditorSummary:
+        return EditorSummary.of(self.title, self.session, list(self.rows))
 
     def _after_change(self, report: SetReport | None) -> None:
         """Subclasses update what depends on several rows (a share of the GPU, the NPURunConfig call)."""

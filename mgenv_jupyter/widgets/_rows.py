@@ -28,6 +28,7 @@ from ._editors import Editor, editor_for
 
 INACTIVE_CLASS = "mgenv-inactive"
 EDITED_CLASS = "mgenv-edited"
+AT_DEFAULT_CLASS = "mgenv-at-default"
 EDITED = Text("edited, not applied yet", "已修改,尚未应用")
 WILL_UNSET = Text("will be unset (back to the framework's default)", "将被取消设置(恢复框架默认值)")
 CAVEATS = Text("caveats", "注意事项")
@@ -169,6 +170,11 @@ class VariableRow(Row):
             self.add_class(EDITED_CLASS)
         else:
             self.remove_class(EDITED_CLASS)
+        # Not set and not edited: the editor shows the framework's default, greyed, never read as a value set.
+        if view.value is None and not self.is_edited():
+            self.add_class(AT_DEFAULT_CLASS)
+        else:
+            self.remove_class(AT_DEFAULT_CLASS)
         self._render_details(view)
 
     def _render_details(self, view: VariableView) -> None:

@@ -15,6 +15,7 @@ import traitlets
 
 from .._text import LANGUAGES, current_language, learn_language
 from ..presentation.sweep import SweepView
+from ..protocol._output import OUTPUT_MIME, OUTPUT_VERSION
 from ..tuner._result import SweepResult
 from ._memory_chart import _read_static
 
@@ -59,6 +60,7 @@ class SweepChart(anywidget.AnyWidget):
         data.update(self.view._repr_mimebundle_())
         data["text/html"] = self.view._repr_html_()
         data["text/plain"] = repr(self.view)
+        data[OUTPUT_MIME] = {"v": OUTPUT_VERSION}  # the labextension's output host: live, or the static view saved
         return data, metadata
 
 

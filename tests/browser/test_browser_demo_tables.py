@@ -77,5 +77,7 @@ def test_the_demos_tables_read_like_the_rest(shared_lab, width, dark):
         table = outputs[source]
         assert "GiB" in table or "MiB" in table, table
         assert "NaN" not in table and "e+0" not in table and "<NA>" not in table, table
-        assert re.search(r"\d\d:\d\d:\d\d\.\d{3}(?!\d)", table), table  # to the millisecond
+    assert re.search(r"\d\d:\d\d:\d\d\.\d{3}(?!\d)", outputs["chart.history.tail()"])  # to the millisecond
+    # per_cell() shows the eight columns its frame names, to fit beside the sidebar; the rest are named under it
+    assert "2 more columns in the DataFrame: series, start" in outputs["chart.per_cell()"]
     assert problems == []

@@ -62,6 +62,7 @@ CHART_JS = """chart => {
         gutter: texts('.mgenv-chart-overlay-label'),
         markerLabels: texts('.mgenv-chart-marker-label'),
         legend: texts('.mgenv-chart-legend-item .mgenv-chart-legend-name'),
+        caption: texts('.mgenv-chart-legend-caption'),
     };
 }"""
 
@@ -176,7 +177,9 @@ def test_a_click_on_the_first_remedy_sets_it_in_the_kernel_the_sidebar_and_the_p
     assert kinds["total"] == ("total", 40 * 1024**3), chart  # the scenario's "40GB", 1024-based
     assert kinds["cell_peak"][0] == "[2] peak" and kinds["oom_request"][0] == "+ asked", chart
     assert "total40 GiB" in chart["gutter"] and "[2] peak2 GiB" in chart["gutter"], chart
-    assert any(line.startswith("cell [2] peak") for line in chart["legend"]) and SERIES in chart["legend"], chart
+    # the one device named once over the rows (its series' row says what it counts)
+    assert any(line.startswith("cell [2] peak") for line in chart["legend"]) and "process" in chart["legend"], chart
+    assert chart["caption"] == ["gpu0 (simulated)"], chart
     assert chart["yTicks"] and all(tick == "0" or tick.endswith(" GiB") for tick in chart["yTicks"]), chart
     assert narrow["gutter"] == chart["gutter"] and narrow["canvas"] < chart["canvas"], narrow  # all labels at 700 px
     assert f"%envset {NAME}={VALUE}" in report

@@ -220,7 +220,7 @@ def node_stream(gpus, total, simulation, share, lost_after=None):
             raise ConnectionError("ActorDiedError: the actor died unexpectedly before finishing this task")
         now = time.time()
         wave = [math.sin(now / 2 + g) for g in range(gpus)]
-        samples = [Sample(now, "nvml (simulated)", f"gpu{g} (simulated)", used=int(total * share + 2 * w * GiB),
+        samples = [Sample(now, "nvml (simulated)", f"gpu{g}", used=int(total * share + 2 * w * GiB),
                           total=total, process=int(total * (share - 0.1) + 2 * w * GiB), simulated=True)
                    for g, w in enumerate(wave)]
         yield {"samples": samples, "states": [state], "cpu_seconds": 0.0, "sampled": i}
@@ -340,15 +340,18 @@ def check_node_groups(page: Any, root: str) -> None:
     _, state, _, title = groups[3]
     assert state == "lost" and title == ("node_c: lost: ConnectionError: ActorDiedError: the actor died unexpectedly "
                                          "before finishing this task")
-    # Each node's rows under its heading, named without the node: "gpu1 (simulated) process" under node_b.
+    # Each node's rows under its heading, named without the node: "gpu1 process" under node_b (the legend says once,
+    # over its rows, that they are simulated).
     rows = page.evaluate("""root => [...document.querySelectorAll(`${root} .mgenv-chart-legend > *`)]
         .filter(e => !e.classList.contains('mgenv-chart-legend-head'))
         .map(e => e.classList.contains('mgenv-chart-legend-group')
             ? '# ' + e.querySelector('.mgenv-chart-legend-group-name').textContent
             : e.querySelector('.mgenv-chart-legend-name').textContent)""", root)
     node_b = rows[rows.index("# node_b") + 1:rows.index("# node_c")]
-    assert node_b == [*(f"gpu{g} (simulated) {q}" for g in (0, 1) for q in ("used", "process")),
+    assert node_b == [*(f"gpu{g} {q}" for g in (0, 1) for q in ("used", "process")),
                       "gpu0 (simulated) total (16 GiB)", "gpu1 (simulated) total (16 GiB)"]
+    caption = page.evaluate(f"() => document.querySelector('{root} .mgenv-chart-legend-caption').textContent")
+    assert caption == "(simulated)"
     assert not any(row.startswith("node_") for row in rows)  # every node's lines, totals included, under its node
     status = page.evaluate(f"() => document.querySelector('{root} .mgenv-chart-status').textContent")
     assert "3 nodes: 2 ok, node_c lost" in status

@@ -25,7 +25,7 @@ def test_node_memory_streams_the_nodes_gpus_at_the_rate_asked(monkeypatch: pytes
             break
     elapsed = time.monotonic() - start
     assert 0.2 <= elapsed < 2.0  # five intervals of 50 ms between six batches
-    devices = {s.device for s in batches[-1]["samples"]}
+    devices = {s.label for s in batches[-1]["samples"]}
     assert devices == {"gpu0 (simulated)", "gpu1 (simulated)"}
     assert batches[-1]["sampled"] == 6 and batches[-1]["cpu_seconds"] > 0
     nvml = next(s for s in batches[0]["states"] if s["name"].startswith("nvml"))
@@ -77,16 +77,21 @@ def test_a_nodes_nonsense_readings_are_refused_and_the_kernels_own_series_go_on(
            Sample(now, "nvml", "gpu2", used="lots"), Sample(now, "nvml", "gpu3", used=10**400),
            Sample(now, "nvml", "gpu4", used=-1), Sample(float("nan"), "nvml", "gpu5", used=1),
            Sample(now, "nvml", "x" * 5_000_000, used=1), Sample(now, "nvml", "<script>alert(1)</script>", used=1),
-           Sample(now, "nvml", "gpu6", used=True), {"device": "gpu7"}]
-    good = [Sample(now, "nvml", "gpu0 (simulated)", used=7, total=100.0, simulated=True)]
+           Sample(now, "nvml", "gpu6", used=True), {"device": "gpu7"},
+           Sample(now, "torch", "gpu8", used=1, framework="<script>alert(1)</script>"),
+           Sample(now, "torch", "gpu9", used=1, framework=["torch"])]  # type: ignore[arg-type]
+    good = [Sample(now, "nvml", "gpu0", used=7, total=100.0, simulated=True),
+            Sample(now, "torch", "gpu0", allocated=3, framework="torch")]
     remote = RemoteSource("node_b")
     sampler = Sampler([Local(), remote], interval=0.1)
     remote.feed(checked_batch(_batch(bad + good)))
     row = sampler.sample_once()
     assert row == {"host used": 5, "host total": 10, "node_b gpu0 (simulated) used": 7,
-                   "node_b gpu0 (simulated) total": 100}
+                   "node_b gpu0 (simulated) total": 100, "node_b torch gpu0 allocated": 3}
+    info = sampler.series_info("node_b torch gpu0 allocated")  # the node's reading keeps its fields
+    assert info is not None and (info["device"], info["framework"], info["node"]) == ("gpu0", "torch", "node_b")
     assert all(type(value) is int for value in row.values())
-    assert "refused 10 of 11 readings" in said(remote.state) and "lots" not in said(remote.state)
+    assert "refused 12 of 14 readings" in said(remote.state) and "lots" not in said(remote.state)
     many = checked_batch(_batch([Sample(now, "nvml", f"gpu{i}", used=i) for i in range(20_000)]))
     assert len(many["samples"]) == MAX_DEVICES and "refused" in said(many["states"][-1]["state"])
     sampler.close()

@@ -50,7 +50,7 @@ def test_a_failing_stream_marks_its_node_lost_and_the_others_go_on():
     assert said(lost.state) == "lost: ConnectionError: node went away" and lost.sample() == []
     lost.feed(batch(9))  # late data from a lost node is not taken
     alive.feed(batch(3))
-    assert lost.sample() == [] and [s.device for s in alive.sample()] == ["node_a gpu0"]
+    assert lost.sample() == [] and [s.label for s in alive.sample()] == ["node_a gpu0"]
 
 
 def test_an_orderly_stop_is_not_a_loss():

@@ -43,7 +43,7 @@ def test_torch_is_read_only_after_it_initialised_cuda(monkeypatch):
     assert source.sample() == [] and said(source.state) == "torch has not initialised CUDA in this kernel yet"
     gpu.cuda_initialised = True
     [sample] = source.sample()  # gpu1 holds nothing: left out
-    assert (sample.device, sample.allocated, sample.reserved, sample.peak) == ("torch gpu0", 3 * GiB, 4 * GiB, 5 * GiB)
+    assert (sample.label, sample.allocated, sample.reserved, sample.peak) == ("torch gpu0", 3 * GiB, 4 * GiB, 5 * GiB)
     assert said(source.state) == "ok"
 
 
@@ -58,10 +58,10 @@ def test_jax_is_read_only_once_its_backends_have_started(monkeypatch):
                                                      "starts them)"
     backends.start("cuda")
     first, second = source.sample()
-    assert (first.device, first.allocated, first.reserved, first.peak, first.total) == \
+    assert (first.label, first.allocated, first.reserved, first.peak, first.total) == \
         ("jax gpu0", GiB, 30 * GiB, 2 * GiB, 30 * GiB)  # preallocated: the pool is the limit
-    assert (second.device, second.allocated) == ("jax gpu1", 0) and said(source.state) == "ok"
-    assert [s.device for s in FrameworkSource("jax", devices=[1]).sample()] == ["jax gpu1"]
+    assert (second.label, second.allocated) == ("jax gpu1", 0) and said(source.state) == "ok"
+    assert [s.label for s in FrameworkSource("jax", devices=[1]).sample()] == ["jax gpu1"]
 
 
 def test_jax_without_statistics_says_so(monkeypatch):
@@ -83,10 +83,10 @@ def test_tensorflow_is_read_only_once_its_context_is_initialised(monkeypatch):
     assert source.sample() == [] and runtime.initialised is False  # a context that has not run anything yet
     runtime.initialised = True
     first, second = source.sample()
-    assert (first.device, first.allocated, first.peak, first.reserved, first.total) == \
+    assert (first.label, first.allocated, first.peak, first.reserved, first.total) == \
         ("tensorflow gpu0", GiB, 3 * GiB, None, None)  # TensorFlow reports neither its pool nor its limit
-    assert (second.device, second.allocated, second.peak) == ("tensorflow gpu1", 2 * GiB, 2 * GiB)
-    assert [s.device for s in FrameworkSource("tensorflow", devices=[1]).sample()] == ["tensorflow gpu1"]
+    assert (second.label, second.allocated, second.peak) == ("tensorflow gpu1", 2 * GiB, 2 * GiB)
+    assert [s.label for s in FrameworkSource("tensorflow", devices=[1]).sample()] == ["tensorflow gpu1"]
 
 
 def test_tensorflow_without_a_gpu_gives_no_series(monkeypatch):
@@ -127,14 +127,14 @@ def test_megengine_waits_rather_than_creating_a_cuda_context(monkeypatch):
     assert said(source.state).startswith("waiting for the kernel to use gpu0")
     used[0] = True
     [sample] = source.sample()
-    assert (sample.device, sample.allocated, sample.reserved, sample.peak) == ("megengine gpu0", GiB, 2 * GiB, 3 * GiB)
+    assert (sample.label, sample.allocated, sample.reserved, sample.peak) == ("megengine gpu0", GiB, 2 * GiB, 3 * GiB)
     assert asked == ["gpu0"] * 3
 
 
 def test_megengine_default_device_picks_the_gpu(monkeypatch):
     module(monkeypatch, "megengine", get_device_count=lambda kind: 4, get_default_device=lambda: "gpu2:1",
            get_allocated_memory=lambda d: 1, get_reserved_memory=lambda d: 2, get_max_allocated_memory=lambda d: 3)
-    assert [s.device for s in FrameworkSource("megengine").sample()] == ["megengine gpu2"]
+    assert [s.label for s in FrameworkSource("megengine").sample()] == ["megengine gpu2"]
     sys.modules["megengine"].get_default_device = lambda: "cpu0"
     source = FrameworkSource("megengine")
     assert source.sample() == [] and "cpu0" in said(source.state)
@@ -146,7 +146,7 @@ def test_paddle_gpu_build_reports_devices_it_uses(monkeypatch):
                                  max_memory_allocated=lambda d: [0, 3 * GiB][d])
     module(monkeypatch, "paddle", is_compiled_with_cuda=lambda: True, device=types.SimpleNamespace(cuda=cuda))
     [sample] = FrameworkSource("paddle").sample()
-    assert (sample.device, sample.allocated, sample.reserved, sample.peak) == ("paddle gpu1", GiB, 2 * GiB, 3 * GiB)
+    assert (sample.label, sample.allocated, sample.reserved, sample.peak) == ("paddle gpu1", GiB, 2 * GiB, 3 * GiB)
 
 
 def test_mxnet_reads_only_gpus_the_kernel_uses(monkeypatch):
@@ -158,7 +158,7 @@ def test_mxnet_reads_only_gpus_the_kernel_uses(monkeypatch):
 
     module(monkeypatch, "mxnet", context=types.SimpleNamespace(num_gpus=lambda: 2, gpu_memory_info=info))
     [sample] = FrameworkSource("mxnet", gate=lambda ordinal: ordinal == 1).sample()
-    assert asked == [1] and (sample.device, sample.used, sample.total) == ("mxnet gpu1", 6 * GiB, 16 * GiB)
+    assert asked == [1] and (sample.label, sample.used, sample.total) == ("mxnet gpu1", 6 * GiB, 16 * GiB)
 
 
 def test_a_framework_that_raises_becomes_a_state(monkeypatch):

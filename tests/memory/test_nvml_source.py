@@ -57,7 +57,7 @@ def test_kernel_process_tree_is_attributed_including_real_children(source, child
     assert sample.process == 3 * GiB + 700 * MiB
     assert sample.used == 3 * GiB + 700 * MiB + 7 * GiB + GiB and sample.total == 40 * GiB
     assert said(source.state) == "ok" and source.simulation == "fake NVML"  # the fake says what it is, once
-    assert sample.simulated and sample.device == "gpu0 (simulated)" and source.name == "nvml (simulated)"
+    assert sample.simulated and sample.label == "gpu0 (simulated)" and source.name == "nvml (simulated)"
     assert source.uses_device(0) is True
 
 
@@ -78,7 +78,7 @@ def test_several_devices_are_all_reported():
                FakeDevice(name="Tesla V100-SXM2-16GB", total=16 * GiB, others=5 * GiB)]
     with FakeNvml(devices):
         samples = NvmlSource().sample()
-    assert [(s.device, s.total, s.used, s.process) for s in samples] == [
+    assert [(s.label, s.total, s.used, s.process) for s in samples] == [
         ("gpu0 (simulated)", 16 * GiB, GiB, GiB), ("gpu1 (simulated)", 16 * GiB, 5 * GiB, 0)]
 
 
@@ -117,7 +117,7 @@ def test_one_lost_device_leaves_the_others_visible(source):
     lost = FakeDevice(error=pynvml.NVML_ERROR_GPU_IS_LOST)
     with FakeNvml([FakeDevice(total=8 * GiB), lost]):
         [sample] = source.sample()
-    assert sample.device == "gpu0 (simulated)" and "gpu1: GPU is lost" in said(source.state)
+    assert sample.label == "gpu0 (simulated)" and "gpu1: GPU is lost" in said(source.state)
 
 
 def test_nvml_shut_down_under_the_source_is_initialised_again(source):

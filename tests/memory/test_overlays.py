@@ -9,6 +9,7 @@ from typing import get_type_hints
 
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._overlays import Overlay, overlays
+from mgenv_jupyter.memory._sample import DeviceId
 from mgenv_jupyter.memory._sampler import Sampler
 from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.protocol import OverlayInfo
@@ -48,7 +49,8 @@ def test_an_overlay_is_sent_with_exactly_the_wires_fields():
     assert get_type_hints(OverlayInfo) == {"key": str, **get_type_hints(Overlay)}
     line = Overlay("dtr_threshold", None, 5 * GiB, "DTR eviction threshold (5 GiB)", "DTR", "from the environment")
     assert line.to_json() == {"key": "dtr_threshold:*", "kind": "dtr_threshold", "device": None, "bytes": 5 * GiB,
-                              "label": "DTR eviction threshold (5 GiB)", "short": "DTR", "note": "from the environment"}
+                              "label": "DTR eviction threshold (5 GiB)", "short": "DTR", "note": "from the environment",
+                              "series": None, "node": None}
     assert list(line.to_json()) == list(get_type_hints(OverlayInfo))
 
 
@@ -70,27 +72,30 @@ def loaded_megengine(monkeypatch, options: dict[str, int]) -> None:
     loaded(monkeypatch, "megengine.core._imperative_rt", core2=core2)
 
 
+GPU0 = DeviceId("gpu0")
+
+
 def by_key(lines) -> dict[str, Overlay]:
     return {line.key: line for line in lines}
 
 
 def test_without_a_session_only_the_device_totals_are_drawn(fresh_session):
     fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "5GB"})
-    lines = overlays(None, {"gpu0": 40 * GiB, "host": 64 * GiB}, {"gpu0": 40 * GiB})
+    lines = overlays(None, {GPU0: 40 * GiB, DeviceId("host"): 64 * GiB}, {GPU0: 40 * GiB})
     assert [(line.key, line.bytes, line.label, line.short) for line in lines] == [
         ("total:gpu0", 40 * GiB, "gpu0 total (40 GiB)", "gpu0 total"),
         ("total:host", 64 * GiB, "host total (64 GiB)", "host total")]
     assert lines[0].to_json() == {"key": "total:gpu0", "kind": "total", "device": "gpu0", "bytes": 40 * GiB,
                                   "label": "gpu0 total (40 GiB)", "short": "gpu0 total",
-                                  "note": "the device's memory"}
+                                  "note": "the device's memory", "series": "gpu0 total", "node": None}
 
 
 def test_short_labels_name_the_device_only_when_there_are_several(fresh_session):
     fresh_session.set({"FLAGS_allocator_strategy": "naive_best_fit", "FLAGS_fraction_of_gpu_memory_to_use": "0.5"})
-    one = {"gpu0 (simulated)": 40 * GiB}
+    one = {DeviceId("gpu0", simulated=True): 40 * GiB}
     assert [(line.short, line.label) for line in overlays(fresh_session, one, one)] == [
         ("total", "gpu0 (simulated) total (40 GiB)"), ("Paddle", "Paddle first chunk (20 GiB)")]
-    two = {"gpu0 (simulated)": 16 * GiB, "gpu1 (simulated)": 16 * GiB}
+    two = {DeviceId("gpu0", simulated=True): 16 * GiB, DeviceId("gpu1", simulated=True): 16 * GiB}
     assert [line.short for line in overlays(fresh_session, two, two)] == [
         "gpu0 total", "gpu1 total", "Paddle gpu0", "Paddle gpu1"]
 
@@ -114,7 +119,7 @@ def test_a_loaded_megengine_is_asked_instead_of_the_environment(fresh_session, m
 def test_paddles_first_chunk_is_its_initial_size_when_one_is_set(fresh_session):
     fresh_session.set({"FLAGS_allocator_strategy": "naive_best_fit", "FLAGS_initial_gpu_memory_in_mb": "2048",
                        "FLAGS_fraction_of_gpu_memory_to_use": "0.5"})
-    line = by_key(overlays(fresh_session, {}, {"gpu0": 40 * GiB}))["paddle_cap:gpu0"]
+    line = by_key(overlays(fresh_session, {}, {GPU0: 40 * GiB}))["paddle_cap:gpu0"]
     assert line.bytes == 2 * GiB and "FLAGS_initial_gpu_memory_in_mb=2048" in line.note
 
 
@@ -122,7 +127,7 @@ def test_a_loaded_paddle_is_asked_for_its_flags(fresh_session, monkeypatch):
     flags = {"FLAGS_allocator_strategy": "naive_best_fit", "FLAGS_fraction_of_gpu_memory_to_use": 0.25,
              "FLAGS_initial_gpu_memory_in_mb": 0}
     loaded(monkeypatch, "paddle", get_flags=lambda names: {name: flags[name] for name in names})
-    line = by_key(overlays(fresh_session, {}, {"gpu0": 16 * GiB}))["paddle_cap:gpu0"]  # nothing set in the session
+    line = by_key(overlays(fresh_session, {}, {GPU0: 16 * GiB}))["paddle_cap:gpu0"]  # nothing set in the session
     assert line.bytes == 4 * GiB and "0.25 × total" in line.note
 
 
@@ -132,7 +137,7 @@ def test_a_framework_that_fails_to_answer_just_gives_no_line(fresh_session, monk
 
     loaded(monkeypatch, "paddle", get_flags=broken)
     fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "1GB"})
-    assert set(by_key(overlays(fresh_session, {"gpu0": 16 * GiB}, {"gpu0": 16 * GiB}))) == {
+    assert set(by_key(overlays(fresh_session, {GPU0: 16 * GiB}, {GPU0: 16 * GiB}))) == {
         "total:gpu0", "dtr_threshold:*"}
 
 
@@ -151,7 +156,7 @@ def test_paddles_cap_is_drawn_exactly_where_the_catalogs_rule_says_its_pool_size
             fresh_session.unset(list(PADDLE_FLAGS))
             fresh_session.set({"FLAGS_allocator_strategy": choice, **values})
             rule = present(fresh_session, sizing, "en").applicability
-            caps = [line for line in overlays(fresh_session, {}, {"gpu0": 40 * GiB}) if line.kind == "paddle_cap"]
+            caps = [line for line in overlays(fresh_session, {}, {GPU0: 40 * GiB}) if line.kind == "paddle_cap"]
             assert bool(caps) == rule.applies, (choice, sizing)
             if caps:
                 assert rule.reason and rule.reason in caps[0].note

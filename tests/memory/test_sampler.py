@@ -250,6 +250,56 @@ def test_snapshot_gives_a_late_chart_everything(sampler):
     assert snapshot["sources"][0]["state"]["code"] == "ok"
 
 
+def test_a_late_chart_gets_the_downsampled_past_too_so_that_it_can_show_everything():
+    """Fifteen minutes at 10 Hz do not fit the history's recent window (600 rows here): a chart opened late still gets
+    everything since the first sample, the older past one row per bucket with each series' maximum in it."""
+    from mgenv_jupyter.memory._history import History
+
+    clock = [1_000_000.0]
+    source = CountingSource()
+    s = Sampler([source], history=History(recent=600), clock=lambda: clock[0], started=999_999.0)
+    try:
+        for _ in range(9000):
+            clock[0] += 0.1
+            s.sample_once()
+        snapshot = s.snapshot()
+    finally:
+        s.close()
+    times, values = snapshot["t"], snapshot["columns"]["dev0 process"]
+    assert times == sorted(times) and len(times) < 9000
+    assert times[0] < 1_000_000.0 + 60 and times[-1] == round(clock[0], 3)  # from the first minute to the last sample
+    assert values[-1] == 9000 and max(values) == 9000 and values[0] is not None
+    assert snapshot["started"] == 999_999.0  # the chart's time axis counts from the moment the sampler was given
+
+
+def test_the_clock_dates_rows_and_cells_and_the_series_say_what_they_are():
+    """A sampler's clock (a replayed session's) dates its rows, its cell markers and its marks; each series is
+    described by its fields, which the key is only written from."""
+    clock = [5000.0]
+
+    class Torch(CountingSource):
+        def sample(self) -> list[Sample]:
+            return [Sample(clock[0], "torch", "gpu0", allocated=7, framework="torch")]
+
+    s = Sampler([CountingSource(device="gpu0"), Torch("torch")], clock=lambda: clock[0])
+    try:
+        s.cells.start(4)
+        clock[0] += 2.5
+        s.sample_once()
+        s.cells.finish(4)
+        s.mark("freed", "freed 1 GiB", "")
+        snapshot = s.snapshot()
+    finally:
+        s.close()
+    assert snapshot["t"] == [5002.5] and snapshot["cells"][0]["start"] == 5000.0
+    assert snapshot["cells"][0]["end"] == 5002.5 and snapshot["marks"][0]["time"] == 5002.5
+    torch = next(info for info in snapshot["series"] if info["framework"] == "torch")
+    assert torch == {"key": "torch gpu0 allocated", "device": "gpu0", "framework": "torch", "quantity": "allocated",
+                     "source": "torch", "simulated": False, "node": None}
+    total = next(line for line in snapshot["overlays"] if line["kind"] == "total")
+    assert total["series"] == "gpu0 total" and total["node"] is None  # the line says which series it stands for
+
+
 def test_default_sampler_uses_the_simulated_gpu(monkeypatch):
     monkeypatch.setenv(simulation.ENV, "a100-40gb")
     s = Sampler(interval=0.05)

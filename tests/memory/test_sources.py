@@ -19,7 +19,7 @@ def test_environment_variable_makes_default_sources_simulated(monkeypatch):
     monkeypatch.setenv(simulation.ENV, "2xv100")
     sources = default_sources()
     nvml = next(s for s in sources if isinstance(s, NvmlSource))
-    assert [s.device for s in nvml.sample()] == ["gpu0 (simulated)", "gpu1 (simulated)"]
+    assert [s.label for s in nvml.sample()] == ["gpu0 (simulated)", "gpu1 (simulated)"]
     assert (nvml.name, said(nvml.state), nvml.simulation) == ("nvml (simulated)", "ok", "2xv100")
     assert simulation.from_environment() is simulation.from_environment()  # installed once
 

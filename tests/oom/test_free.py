@@ -9,8 +9,10 @@ import gc
 import sys
 
 import psutil
+from IPython.utils.capture import capture_output
 
 import mgenv_jupyter
+from mgenv_jupyter.oom._free import FreeResult
 from mgenv_jupyter.presentation._freeing import FreeView
 
 MiB = 1024**2
@@ -72,6 +74,26 @@ def test_nothing_held_is_said_and_the_second_free_changes_nothing(ip):
     again = ip.run_line_magic("memfree", "")
     assert "no failed cell is held" in repr(again)
     assert ip.user_ns["x"] == 1
+
+
+def test_report_free_as_a_cells_last_line_shows_what_memfree_shows(ip):
+    """The README offers `mgenv_jupyter.last_oom().free()` as `%memfree`'s equal: as a cell's last line it shows the
+    same view (text, HTML and the sidebar renderer's data), not the dataclass's fields."""
+    from IPython.core.formatters import DisplayFormatter
+
+    from mgenv_jupyter.protocol._freeing import FREE_MIME
+
+    _fail(ip)
+    with capture_output():
+        ip.run_cell("import mgenv_jupyter\nfreed = mgenv_jupyter.last_oom().free()")
+    result = ip.user_ns["freed"]
+    bundle, _ = ip.displayhook.compute_format_data(result)  # what the shell shows for it as a cell's last line
+    text = bundle["text/plain"]
+    assert text.startswith("Freed what the failed cell held") and "FreeResult(" not in text
+    assert "Your variables were not touched" in text
+    assert isinstance(result, FreeResult) and repr(result) == repr(FreeView(result))
+    notebook, _ = DisplayFormatter().format(result)  # as a notebook shows it: every type
+    assert notebook[FREE_MIME] == FreeView(result).data() and "mgenv-free" in notebook["text/html"]
 
 
 def test_a_failing_allocator_call_is_reported_and_the_others_go_on(ip, monkeypatch):
@@ -268,3 +290,18 @@ def test_when_the_search_stops_at_its_bound_nothing_is_cleared_and_the_result_sa
         assert ip.user_ns["refs"][0]() is None
     finally:
         del ip.user_ns["rows"]
+
+
+def test_the_reports_offer_to_free_is_said_before_the_numbered_remedies_not_as_one_of_them(ip):
+    """The offer sets nothing: it is a line of its own before "Remedies, best first:", which are numbered from 1 (a
+    bullet over "1." read as one list numbered "·, 1."); in HTML it is not an item of the numbered list either."""
+    _fail(ip)
+    view = ip.run_line_magic("oom", "")
+    lines = repr(view).splitlines()
+    offer = next(i for i, line in enumerate(lines) if "%memfree" in line and "Free what the failed cell holds" in line)
+    heading = lines.index("Remedies, best first:")
+    assert lines[offer].startswith("First, without a restart: %memfree") and offer < heading
+    assert not any(line.lstrip().startswith(("•", "·")) for line in lines)
+    page = view._repr_html_()
+    numbered = page[page.index("<ol>"):page.index("</ol>")]
+    assert "%memfree" not in numbered and page.index("First, without a restart") < page.index("<ol>")

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from framework_stand_ins import TorchGpu, install, torch_modules
+from IPython.core.formatters import DisplayFormatter
 from IPython.utils.capture import capture_output
 
 import mgenv_jupyter
@@ -32,6 +33,7 @@ from mgenv_jupyter.oom import Cause
 from mgenv_jupyter.oom import _hook as hook
 from mgenv_jupyter.oom._report import remember
 from mgenv_jupyter.presentation.oom import OomView
+from mgenv_jupyter.protocol._oom import OOM_MIME
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "oom"
 GiB = 1024**3
@@ -204,21 +206,25 @@ def test_a_memory_error_is_reported_under_its_traceback_and_oom_shows_it_again(i
     assert mgenv_jupyter.last_oom().to_json()["findings"][0]["cause"] == "host"
 
 
-def test_the_report_as_data_is_shown_as_the_view_while_the_extension_is_loaded(ip, monkeypatch):
-    """`last_oom()` is data (the oom layer knows no view); the magics tell IPython to show it as the presentation's
-    view, the same text and HTML as under the failing cell, and take that back when the extension is unloaded."""
+def test_the_report_as_data_is_shown_as_its_view_loaded_or_not(ip):
+    """`last_oom()` is data (the oom layer knows no view); it shows itself as the presentation's view, through its
+    own `_repr_mimebundle_` (the one way every result shows, _display.py): the same text, HTML and renderer data as
+    under the failing cell, whether the extension is loaded or not, and nothing is registered with IPython."""
     with capture_output() as captured:
         ip.run_cell("raise MemoryError()")
     report = mgenv_jupyter.last_oom()
-    formatters = ip.display_formatter.formatters
-    monkeypatch.setattr(formatters["text/html"], "enabled", True)  # as in a notebook (this test shell: text only)
-    assert formatters["text/plain"](report) == captured.outputs[0].data["text/plain"]
-    assert formatters["text/html"](report) == OomView(report)._repr_html_() and "mgenv-oom" in OomView(
-        report)._repr_html_()
-    ip.run_line_magic("unload_ext", "mgenv_jupyter")
-    assert formatters["text/html"](report) is None
-    assert formatters["text/plain"](report).startswith("<OomReport: host builtins.MemoryError")
+    shown = captured.outputs[0].data
+    formatter = DisplayFormatter()  # a notebook's: every type, not this test shell's text only
+    for loaded in (True, False):
+        bundle, _ = formatter.format(report)
+        assert bundle["text/plain"] == shown["text/plain"] and bundle["text/html"] == shown["text/html"], loaded
+        assert bundle[OOM_MIME] == OomView(report).data() and "mgenv-oom" in bundle["text/html"]
+        for printers in ip.display_formatter.formatters.values():
+            assert ("mgenv_jupyter.oom._report", "OomReport") not in printers.deferred_printers
+        if loaded:
+            ip.run_line_magic("unload_ext", "mgenv_jupyter")
     ip.run_line_magic("load_ext", "mgenv_jupyter")
+    assert repr(report) == shown["text/plain"]
 
 
 def test_oom_before_any_failure_is_a_usage_error(ip):

@@ -33,8 +33,8 @@ def test_a_host_oom_report_from_a_real_sampler(fresh_session):
     assert report.timeline.series == "host process" and len(report.timeline.values) >= 6
     assert report.timeline.cell == 3 and [c for c, _ in report.timeline.earlier_peaks] == [1, 2]
     # what the sampler recorded of the series travels with it (the view reads it instead of parsing the key)
-    assert report.timeline.info == {"key": "host process", "device": "host", "quantity": "process", "source": "host",
-                                    "simulated": False, "node": None}
+    assert report.timeline.info == {"key": "host process", "device": "host", "framework": None, "quantity": "process",
+                                    "source": "host", "simulated": False, "node": None}
     assert 0 < report.took < 1
     data = json.loads(json.dumps(report.to_json()))
     assert data["event"]["framework"] == "python" and data["findings"][0]["cause"] == "host"

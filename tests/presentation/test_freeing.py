@@ -77,7 +77,8 @@ def test_holders_rows_notes_and_their_wire_shape():
 def test_the_reports_offer_in_words_and_on_the_wire():
     found = FreeOffer((("big (in step)", 2 * GiB),), (("gpu0", 16 * GiB),))
     line = offer_line(found, "en")
-    assert line.startswith("  • %memfree   — Free what the failed cell holds: the failed call's frames still hold "
+    assert line.startswith("First, without a restart: %memfree — Free what the failed cell holds: the failed call's "
+                           "frames still hold "
                            "big (in step) 2 GiB; gpu0's allocator holds 16 GiB reserved but unallocated")
     info = offer_info(found, "zh")
     check(info, OomFreeOffer)

@@ -1,6 +1,6 @@
 """What %envlist and %envdiff return (presentation/_tables.py): a pandas DataFrame for code, shown in a notebook as a
 compact table with the columns that matter first, "not set" for missing values, times to the second and long texts
-cut with the whole text as a tooltip."""
+wrapped to the width the output has (only a very long one cut, at a space, whole in its tooltip)."""
 
 from __future__ import annotations
 
@@ -29,20 +29,27 @@ def test_the_notebook_shows_the_chosen_columns_and_says_what_else_the_frame_hold
     assert ("<th title='name'>name</th><th title='value'>value</th><th title='status'>status</th></tr>" in shown
             and ">description</th>" not in shown)
     assert "2 rows · 1 more columns in the DataFrame: description" in shown
-    assert "<td class='mgenv-name'>A_VAR</td><td>1</td><td>effective</td>" in shown
+    # a name may break after its underscores; a value anywhere; a status keeps the width of two words a line
+    assert ("<td class='mgenv-name'>A_<wbr>VAR</td><td class='mgenv-value'>1</td>"
+            "<td class='mgenv-short'>effective</td>") in shown
     assert "<span class='mgenv-missing'>not set</span>" in shown  # None is "not set", not None or NaN
 
 
-def test_a_long_text_is_cut_and_whole_in_its_tooltip():
+def test_a_long_text_wraps_whole_and_a_very_long_one_is_cut_at_a_space_with_the_whole_in_its_tooltip():
+    """A description is shown whole, wrapped to the output's width (cut mid-word at 90 characters before); only a
+    text of more than 600 characters (a value) is cut, at a space, the whole of it in its tooltip."""
     shown = env_table(frame())._repr_html_()
-    assert f"<span title='{'x' * 200}'>{'x' * 89}…</span>" in shown
+    assert f"<td class='mgenv-long'>{'x' * 200}</td>" in shown
+    words = " ".join(["word"] * 300)
+    long = env_table(pandas.DataFrame({"value": [words]}, index=pandas.Index(["A"], name="name")))._repr_html_()
+    assert f"<span title='{words}'>{' '.join(['word'] * 120)} …</span>" in long
 
 
 def test_times_are_shown_to_the_second_and_missing_ones_as_not_set():
     now = pandas.Timestamp.now(tz="UTC")
     table = env_table(pandas.DataFrame({"changed": [now, pandas.NaT]}, index=pandas.Index(["A", "B"], name="name")))
     shown = table._repr_html_()
-    assert f"<td>{time.strftime('%H:%M:%S', time.localtime(now.timestamp()))}</td>" in shown
+    assert f"<td class='mgenv-time'>{time.strftime('%H:%M:%S', time.localtime(now.timestamp()))}</td>" in shown
     assert shown.count("not set") == 1
 
 

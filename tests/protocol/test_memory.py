@@ -12,7 +12,7 @@ from mgenv_jupyter._errors import InvalidValueError
 from mgenv_jupyter._source_state import STATE_OK
 from mgenv_jupyter.cluster._remote_source import RemoteSource, consume
 from mgenv_jupyter.memory._nvml_source import NvmlSource
-from mgenv_jupyter.memory._sample import Sample
+from mgenv_jupyter.memory._sample import DeviceId, Sample, series_key
 from mgenv_jupyter.memory._sampler import Sampler
 from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml
 from mgenv_jupyter.protocol import checked_interval
@@ -40,8 +40,10 @@ def test_batches_conform_to_the_protocol_types():
         check(batch, protocol.Batch if batch is not snapshot else protocol.Snapshot)
         assert batch["type"] == ("memory.batch" if batch is not snapshot else "memory.snapshot")
         assert all(len(column) == len(batch["t"]) for column in batch["columns"].values())
-        for series in batch.get("series", []):
-            assert series["key"] == f"{series['device']} {series['quantity']}"
+        for series in batch.get("series", []):  # a key is written from the fields, which carry what it names
+            device = DeviceId(series["device"], series["framework"], series["node"], series["simulated"])
+            assert series["key"] == series_key(device.label, series["quantity"])
+            assert series["device"] in ("gpu0", "gpu1") and series["framework"] is None and series["simulated"]
     first, second = batches
     assert {"series", "sources", "overlays"} <= set(first) and not {"series", "sources", "overlays"} & set(second)
     assert [c["end"] is None for c in first["cells"]] == [True, False]  # a cell appears when it starts and ends

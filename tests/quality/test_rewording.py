@@ -57,7 +57,7 @@ class Allocator:
     simulated = False
 
     def sample(self) -> list[Sample]:
-        return [Sample(time.time(), "torch", "torch gpu0", reserved=3 * GiB, allocated=2 * GiB)]
+        return [Sample(time.time(), "torch", "gpu0", framework="torch", reserved=3 * GiB, allocated=2 * GiB)]
 
     def close(self) -> None:
         pass

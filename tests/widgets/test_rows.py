@@ -75,3 +75,19 @@ def test_a_note_about_the_value_is_shown_right_under_its_input(ip, closing):
     head, edit, share, *rest = row.children
     assert share is widget.share and edit.children[0] is row.editor.widget
     assert widget.share not in widget.children
+
+
+def test_a_default_shown_in_an_unset_row_is_greyed_never_read_as_a_value_set(ip, closing):
+    """A row not set shows the framework's default in its editor (1 MiB, MEGENGINE_INTERP_ASYNC_LEVEL's 2) beside
+    its "not set" badge: the row is marked so that the default is greyed, until the user edits it or it is set."""
+    widget = DTRWidget()
+    closing(widget)
+    row = widget.rows["MEGENGINE_DTR_EVICTEE_MINIMUM_SIZE"]
+    assert "not set" in row.badge.value and row.editor.raw() == "1MiB"  # the default, in the box (one notation)
+    assert "mgenv-at-default" in row._dom_classes
+    row.editor.number.value = 2.0  # the user types: it is theirs now
+    assert "mgenv-at-default" not in row._dom_classes and "mgenv-edited" in row._dom_classes
+    row.sync()
+    assert "mgenv-at-default" in row._dom_classes
+    ip.run_line_magic("envset", "MEGENGINE_DTR_EVICTEE_MINIMUM_SIZE=4MB")
+    assert "mgenv-at-default" not in row._dom_classes  # a value set shows as set

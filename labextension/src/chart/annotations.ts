@@ -1,7 +1,8 @@
 /**
  * What the chart draws besides its series: the overlay lines (device total, DTR threshold, Paddle's first chunk) with
- * their labels in a gutter right of the plot, cell markers with their labels in a strip above it, and the time under
- * the cursor. Lines go on uPlot's canvas; labels are HTML in a layer over it (themeable, with tooltips, and
+ * their labels in a gutter right of the plot (a line far above the data shown, such as the device's total over a small
+ * curve, only as a label at the gutter's top, with an arrow), cell markers with their labels in a strip above it (one
+ * line for markers too close to tell apart), and the time under the cursor. Lines go on uPlot's canvas; labels are HTML in a layer over it (themeable, with tooltips, and
  * measurable by tests), placed by `placement.ts` so that no label covers another or the data.
  */
 import uPlot from 'uplot';
@@ -57,7 +58,8 @@ export class Annotations {
     markers: CellInfo[],
     theme: ChartTheme,
     gutter: Gutter,
-    marks: MarkInfo[] = []
+    marks: MarkInfo[] = [],
+    above: ReadonlySet<string> = new Set()
   ): void {
     // CSS pixels from uPlot's own numbers: reading the DOM's boxes here would force a layout on every redraw.
     const ratio = uPlot.pxRatio;
@@ -66,11 +68,15 @@ export class Annotations {
     ctx.save();
     ctx.lineWidth = Math.max(1, ratio);
 
-    // Overlay lines across the plot, their labels stacked in the gutter beside them.
-    const lines = overlays
-      .map(o => ({ overlay: o, y: u.valToPos(o.bytes, 'y') }))
+    // Overlay lines across the plot, their labels stacked in the gutter beside them; those above the range only as
+    // labels at the gutter's top (they come first there, stacked downwards).
+    const pinned = overlays.filter(o => above.has(o.key)).map(o => ({ overlay: o, y: -LINE_HEIGHT, pinned: true }));
+    const drawn = overlays
+      .filter(o => !above.has(o.key))
+      .map(o => ({ overlay: o, y: u.valToPos(o.bytes, 'y'), pinned: false }))
       .filter(({ y }) => isFinite(y) && y >= -0.5 && y <= plotHeight + 0.5);
-    for (const { overlay, y } of lines) {
+    const lines = [...pinned, ...drawn];
+    for (const { overlay, y } of drawn) {
       const at = crisp((plotTop + y) * ratio);
       ctx.strokeStyle = theme.overlays[overlay.kind];
       ctx.setLineDash(DASH[OVERLAY_STYLE[overlay.kind]].map(d => d * ratio));
@@ -92,15 +98,15 @@ export class Annotations {
     const gutterWidth = u.width - gutterLeft;
     const shown = new Set<string>();
     for (const place of stacked) {
-      const { overlay, y } = lines.find(l => l.overlay.key === place.key)!;
+      const { overlay, y, pinned: isPinned } = lines.find(l => l.overlay.key === place.key)!;
       shown.add(overlay.key);
-      const label = this._overlayLabel(overlay);
+      const label = this._overlayLabel(overlay, isPinned);
       label.classList.toggle('mgenv-chart-two-lines', gutter.twoLines.has(overlay.key));
       label.style.color = theme.overlays[overlay.kind];
       place_(label, gutterLeft + 4, place.top, Math.max(0, gutterWidth - 6), place.height);
       // A label moved off its line is tied back to it.
       const middle = place.top + place.height / 2;
-      if (Math.abs(middle - (plotTop + y)) > 2) {
+      if (!isPinned && Math.abs(middle - (plotTop + y)) > 2) {
         ctx.strokeStyle = theme.overlays[overlay.kind];
         ctx.setLineDash([]);
         ctx.beginPath();
@@ -116,25 +122,26 @@ export class Annotations {
       }
     }
 
-    // Cell markers: a thin line each, labels in the strip above, merged where they would touch.
+    // Cell markers: labels in the strip above, merged where they would touch, and one thin line per label, so that
+    // markers stay apart however many cells ran (a line for each became a dark band).
     const visible = markers
       .map(m => ({ cell: m.cell, x: u.valToPos(m.start, 'x'), marker: m }))
       .filter(({ x }) => isFinite(x) && x >= 0 && x <= plotWidth);
-    ctx.strokeStyle = theme.marker;
-    ctx.setLineDash([]);
-    for (const { x } of visible) {
-      const at = crisp((plotLeft + x) * ratio);
-      ctx.beginPath();
-      ctx.moveTo(at, (plotTop - 3) * ratio);
-      ctx.lineTo(at, (plotTop + plotHeight) * ratio);
-      ctx.stroke();
-    }
     const groups = groupMarkers(
       visible.map(({ cell, x }) => ({ cell, x: plotLeft + x })),
       text => textWidth(text, theme.font) + LABEL_PADDING * 2,
       0,
       u.width
     );
+    ctx.strokeStyle = theme.marker;
+    ctx.setLineDash([]);
+    for (const group of groups) {
+      const at = crisp(group.x * ratio);
+      ctx.beginPath();
+      ctx.moveTo(at, (plotTop - 3) * ratio);
+      ctx.lineTo(at, (plotTop + plotHeight) * ratio);
+      ctx.stroke();
+    }
     groups.forEach((group, i) => {
       const label = this._markerLabels[i] ?? this._newMarkerLabel();
       setText(label, group.text);
@@ -180,7 +187,8 @@ export class Annotations {
     this._layer.remove();
   }
 
-  private _overlayLabel(overlay: OverlayInfo): HTMLElement {
+  /** An overlay's label: its short name and size; `pinned`, above the data shown, with an arrow pointing up. */
+  private _overlayLabel(overlay: OverlayInfo, pinned: boolean): HTMLElement {
     let label = this._overlayLabels.get(overlay.key);
     if (!label) {
       label = div('mgenv-chart-overlay-label');
@@ -188,10 +196,13 @@ export class Annotations {
       this._overlayLabels.set(overlay.key, label);
       this._layer.append(label);
     }
+    label.classList.toggle('mgenv-chart-overlay-above', pinned);
     const [name, value] = Array.from(label.children) as HTMLElement[];
-    setText(name, overlay.short);
+    setText(name, pinned ? `↑ ${overlay.short}` : overlay.short);
     setText(value, formatBytes(overlay.bytes));
-    label.title = `${overlay.label}: ${overlay.note}`;
+    const node = overlay.node !== null ? `${overlay.node} ` : '';
+    const where = pinned ? `\n${this._trans._p('memory chart', 'Above the data shown: not drawn, so the data keeps the height')}` : '';
+    label.title = `${node}${overlay.label}: ${overlay.note}${where}`;
     return label;
   }
 
@@ -261,7 +272,8 @@ export class Annotations {
  */
 export function overlayGutter(overlays: OverlayInfo[], chartWidth: number, theme: ChartTheme): Gutter {
   return fitGutter(
-    overlays.map(o => ({ key: o.key, name: o.short, value: formatBytes(o.bytes) })),
+    // Measured with the arrow a label above the data shown carries: which are above changes with the data.
+    overlays.map(o => ({ key: o.key, name: `↑ ${o.short}`, value: formatBytes(o.bytes) })),
     Math.max(64, Math.round(chartWidth * 0.3)),
     text => textWidth(text, theme.font),
     LABEL_PADDING * 2 + 8

@@ -16,7 +16,10 @@ export type LineStyle = 'solid' | 'dashed' | 'dotted';
 export interface LegendEntry {
   key: string;
   kind: 'series' | 'overlay';
+  /** The row's name, short where the legend says the rest once (its caption, a group's heading). */
   name: string;
+  /** The line's whole name (device, node, simulation), for the row's tooltip; `name` when absent. */
+  whole?: string;
   color: string;
   style: LineStyle;
   shown: boolean;
@@ -55,6 +58,7 @@ export class Legend {
   private _groups = new Map<string, { group: LegendGroup; heading: HTMLElement; state: HTMLElement }>();
   private _signature = '';
   private _heading: HTMLElement;
+  private _caption: HTMLElement;
 
   constructor(
     private _toggle: (entry: LegendEntry) => void,
@@ -64,6 +68,15 @@ export class Legend {
     this.node.setAttribute('role', 'group');
     this.node.setAttribute('aria-label', this._trans._p('memory chart', 'Legend: click a line to hide or show it'));
     this._heading = el('span', 'mgenv-chart-legend-now');
+    this._caption = el('span', 'mgenv-chart-legend-caption');
+  }
+
+  /** What every row shares, said once over them ("gpu0 (simulated)"); "" for nothing. */
+  setCaption(text: string): void {
+    setText(this._caption, text);
+    if (this._caption.title !== text) {
+      this._caption.title = text;
+    }
   }
 
   /**
@@ -72,7 +85,9 @@ export class Legend {
    */
   setEntries(entries: LegendEntry[], groups: LegendGroup[] = []): void {
     const signature =
-      entries.map(e => `${e.kind}\u0000${e.key}\u0000${e.name}\u0000${e.note ?? ''}\u0000${e.group ?? ''}`).join('\u0001') +
+      entries
+        .map(e => `${e.kind}\u0000${e.key}\u0000${e.name}\u0000${e.whole ?? ''}\u0000${e.note ?? ''}\u0000${e.group ?? ''}`)
+        .join('\u0001') +
       '\u0002' +
       groups.map(g => `${g.key}\u0000${g.name}`).join('\u0001');
     if (signature !== this._signature) {
@@ -119,7 +134,7 @@ export class Legend {
       const head = el('div', 'mgenv-chart-legend-head');
       const peak = el('span', 'mgenv-chart-legend-peak');
       peak.textContent = this._trans._p('memory chart', 'peak');
-      head.append(el('span', ''), el('span', ''), this._heading, peak);
+      head.append(this._caption, this._heading, peak);
       this.node.append(head);
     }
     for (const entry of inGroupOrder(entries, groups)) {
@@ -136,7 +151,8 @@ export class Legend {
       const button = el('button', `mgenv-chart-legend-item mgenv-chart-legend-${entry.kind}`) as HTMLButtonElement;
       button.type = 'button';
       const toggle = this._trans._p('memory chart', 'Click to hide or show this line');
-      button.title = (entry.note ? `${entry.name}: ${entry.note}\n` : '') + toggle;
+      const whole = entry.whole ?? entry.name;
+      button.title = (entry.note ? `${whole}: ${entry.note}` : whole) + '\n' + toggle;
       const swatch = el('span', 'mgenv-chart-swatch');
       const name = el('span', 'mgenv-chart-legend-name');
       name.textContent = entry.name;

@@ -6,10 +6,11 @@ import { BYTE_INCRS, formatBytes, formatByteTicks, toCSV } from './format';
 import { isLost, Legend, LegendEntry, LegendGroup, LegendValues } from './legend';
 import { Gutter } from './placement';
 import { statusLine } from './status';
-import { ENGLISH, seriesName, Translation } from './text';
+import { deviceName, ENGLISH, seriesName, Translation } from './text';
 import { Rows, SeriesStore } from './store';
 import { ChartTheme, readTheme, watchTheme } from './theme';
 import { formatElapsed, TIME_INCRS, timeTicks } from './timeAxis';
+import { DEFAULT_WINDOW, fitY, windowRange, WINDOWS } from './view';
 
 const MAX_MARKERS = 500;
 // Right of the plot without overlay labels: room for the last time tick's label.
@@ -30,6 +31,18 @@ export interface MemoryChartOptions {
   /** The chart's own words in the user's language: JupyterLab's translation bundle in the sidebar, the page's
    * language from the shipped catalog inline (chart/text.ts); English when not given. */
   trans?: Translation;
+  /**
+   * Seconds of the latest data shown, a rolling window (five minutes unless given); null shows everything. The user
+   * can choose another in the chart's header, "All" included, unless `windows` is false.
+   */
+  window?: number | null;
+  /** Offer the choice of window in the header (default true; a fixed record, such as a report's timeline, has none). */
+  windows?: boolean;
+  /**
+   * Fit the y-axis to the data shown (default true): overlay lines far above it (a 40 GiB total over 2 GiB of data)
+   * become labels at the top. false: every overlay line is in range (a report's timeline, whose lines are the point).
+   */
+  fitToData?: boolean;
 }
 
 const MIN_FILL_HEIGHT = 120;
@@ -41,6 +54,10 @@ const MIN_FILL_HEIGHT = 120;
  * CSV export, and the sources' states in one line (shown alone while there is no data). Colours come from
  * JupyterLab's theme and follow it when it changes. Redraws are coalesced to one per animation frame, whatever the
  * number of appends.
+ *
+ * It stays readable however long it runs (view.ts): it shows the last few minutes by default (a rolling window the
+ * user can widen to everything), its y-axis fits the data shown, a line far above that data (the device's total) is a
+ * label at the top rather than a line that squashes the curve, and cell markers too close to tell apart share one line.
  */
 export class MemoryChart {
   readonly store: SeriesStore;
@@ -69,6 +86,11 @@ export class MemoryChart {
   private _lastWidth = 600;
   private _points: boolean;
   private _trans: Translation;
+  private _window: number | null;
+  private _fitToData: boolean;
+  /** The overlays above the y range at the last fit: labelled at the top of the gutter, not drawn. */
+  private _above = new Set<string>();
+  private _windowSelect: HTMLSelectElement | null = null;
 
   constructor(root: HTMLElement, options: MemoryChartOptions = {}) {
     this.root = root;
@@ -78,6 +100,11 @@ export class MemoryChart {
     this._points = options.points ?? false;
     this._fill = options.height === 'fill';
     this._height = typeof options.height === 'number' ? options.height : this._fill ? 200 : 260;
+    this._window = options.window === undefined ? DEFAULT_WINDOW : options.window;
+    this._fitToData = options.fitToData ?? true;
+    if (options.windows ?? true) {
+      this._windowSelect = this._newWindowSelect();
+    }
     root.classList.add('mgenv-chart');
     root.classList.toggle('mgenv-chart-fill', this._fill);
     this._header = el('div', 'mgenv-chart-header');
@@ -95,6 +122,26 @@ export class MemoryChart {
       this._theme = null;
       this._rebuild();
     });
+  }
+
+  /** Seconds of the latest data shown (null: everything). */
+  get window(): number | null {
+    return this._window;
+  }
+
+  /** Show the last `seconds` of the data (null: everything), as the header's choice does; it ends a zoom. */
+  setWindow(seconds: number | null): void {
+    this._window = seconds;
+    if (this._windowSelect) {
+      this._windowSelect.value = String(seconds);
+    }
+    this._zoomed = false;
+    this.scheduleRedraw();
+  }
+
+  /** The overlays drawn as labels at the top, above the data's range (their keys); tests read it. */
+  get overlaysAbove(): string[] {
+    return [...this._above];
   }
 
   setTitle(title: string): void {
@@ -177,7 +224,7 @@ export class MemoryChart {
   }
 
   setOverlays(overlays: OverlayInfo[]): void {
-    const totals = (list: OverlayInfo[]) => list.filter(o => o.kind === 'total').map(o => o.device).join('\u0000');
+    const totals = (list: OverlayInfo[]) => list.filter(o => o.kind === 'total').map(o => o.series).join('\u0000');
     const coverageChanged = totals(overlays) !== totals(this._overlays);
     this._overlays = overlays;
     if (coverageChanged && this._plot) {
@@ -268,7 +315,7 @@ export class MemoryChart {
 
   /** A device's total is drawn once, as its overlay line (labelled, in the legend); its series stays in the CSV. */
   private _coveredByOverlay(s: SeriesInfo): boolean {
-    return s.quantity === 'total' && this._overlays.some(o => o.kind === 'total' && o.device === s.device);
+    return s.quantity === 'total' && this._overlays.some(o => o.kind === 'total' && o.series === s.key);
   }
 
   private _seriesShown(s: SeriesInfo): boolean {
@@ -316,7 +363,10 @@ export class MemoryChart {
       legend: { show: false },
       padding: [MARKER_STRIP, () => Math.max(MIN_GUTTER, this._gutter.width), 0, 0],
       cursor: { drag: { x: true, y: false, setScale: true } },
-      scales: { x: { time: false }, y: { range: (_u, _min, max) => this._yRange(max) } },
+      scales: {
+        x: { time: false, range: (_u, min, max) => this._xRange(min, max) },
+        y: { range: (_u, _min, max) => this._yRange(max) }
+      },
       axes: [
         {
           ...axis,
@@ -355,16 +405,19 @@ export class MemoryChart {
       ],
       hooks: {
         draw: [
-          u => this._annotations?.draw(u, this._visibleOverlays(), this._markers, this.theme, this._gutter, this._marks)
+          u =>
+            this._annotations?.draw(u, this._visibleOverlays(), this._markers, this.theme, this._gutter, this._marks, this._above)
         ],
         setCursor: [u => this._onCursor(u)],
         setScale: [
           (u, key) => {
             if (key === 'x') {
+              // Zoomed: less than the window shows (a drag); the window's own range is not a zoom.
               const xs = this.store.times;
+              const [first, last] = xs.length ? windowRange(xs[0], xs[xs.length - 1], this._window) : [0, 0];
               const min = u.scales.x.min ?? 0;
               const max = u.scales.x.max ?? 0;
-              this._zoomed = xs.length > 1 && (min > xs[0] || max < xs[xs.length - 1]);
+              this._zoomed = xs.length > 1 && (min > first + 1e-6 || max < last - 1e-6);
             }
           }
         ]
@@ -380,13 +433,27 @@ export class MemoryChart {
     this.redrawNow();
   }
 
-  /** From 0 to a little above the highest shown line or overlay, so the headroom to a threshold is visible. */
-  private _yRange(dataMax: number | null): uPlot.Range.MinMax {
-    let top = dataMax !== null && isFinite(dataMax) ? dataMax : 0;
-    for (const overlay of this._visibleOverlays()) {
-      top = Math.max(top, overlay.bytes);
+  /** The rolling window over the data from `min` to `max`, or what a drag zoomed to (less than the window). */
+  private _xRange(min: number | null, max: number | null): uPlot.Range.MinMax {
+    if (min === null || max === null) {
+      return [min, max];
     }
-    return [0, top > 0 ? top * 1.06 : 1024 ** 3];
+    return windowRange(min, max, this._window);
+  }
+
+  /**
+   * From 0 to a little above the highest value shown and the overlay lines near it, so the headroom to a threshold
+   * is visible; lines far above (a device's total over a small curve) are kept for labels at the top (`_above`).
+   */
+  private _yRange(dataMax: number | null): uPlot.Range.MinMax {
+    const overlays = this._visibleOverlays();
+    const fit = fitY(
+      dataMax,
+      overlays.map(o => o.bytes),
+      this._fitToData
+    );
+    this._above = new Set(fit.above.map(i => overlays[i].key));
+    return fit.range;
   }
 
   private _yAxisSize(values: string[] | null): number {
@@ -471,12 +538,45 @@ export class MemoryChart {
     csv.title = this._trans._p('memory chart', 'Download the data shown as CSV');
     csv.setAttribute('aria-label', this._trans._p('memory chart', 'Export CSV'));
     csv.addEventListener('click', () => download('memory.csv', this.toCSV()));
+    const controls = el('span', 'mgenv-chart-controls');
+    if (this._windowSelect) {
+      controls.append(this._windowSelect);
+    }
+    controls.append(csv);
     if (this._title) {
-      this._header.append(title, csv);
+      this._header.append(title, controls);
       this._header.after(this._status);
     } else {
-      this._header.append(this._status, csv);
+      this._header.append(this._status, controls);
     }
+  }
+
+  /** The choice of window: the last minute, 5 or 15 minutes, an hour, or everything. */
+  private _newWindowSelect(): HTMLSelectElement {
+    const select = el('select', 'mgenv-chart-window') as HTMLSelectElement;
+    const trans = this._trans;
+    select.title = trans._p('memory chart', 'How much of the history to show');
+    select.setAttribute('aria-label', trans._p('memory chart', 'Time shown'));
+    for (const seconds of WINDOWS) {
+      const option = document.createElement('option');
+      option.value = String(seconds);
+      option.textContent =
+        seconds === null
+          ? trans._p('memory chart', 'All')
+          : seconds < 3600
+            ? trans._p('memory chart', 'Last %1 min', seconds / 60)
+            : trans._p('memory chart', 'Last %1 h', seconds / 3600);
+      select.append(option);
+    }
+    if (!WINDOWS.includes(this._window)) {
+      const option = document.createElement('option');
+      option.value = String(this._window);
+      option.textContent = trans._p('memory chart', 'Last %1', formatElapsed(this._window ?? 0));
+      select.append(option);
+    }
+    select.value = String(this._window);
+    select.addEventListener('change', () => this.setWindow(select.value === 'null' ? null : Number(select.value)));
+    return select;
   }
 
   private _renderStatus(): void {
@@ -498,36 +598,43 @@ export class MemoryChart {
   }
 
   private _renderLegend(cursor: number | null = this._plot?.cursor.idx ?? null): void {
-    const groups = legendGroups(this.store.series, this._states, this._trans);
+    const trans = this._trans;
+    const groups = legendGroups(this.store.series, this._states, trans);
     const lost = new Set(groups.filter(g => isLost(g.state)).map(g => g.key));
+    const listed = this.store.series.filter(s => !this._coveredByOverlay(s));
+    // One device (the usual single GPU): it is named once, in the legend's heading, and each row by what it counts,
+    // so the names fit a 250 px sidebar on one line. The simulation is said there too, and by the status line.
+    const naming = legendNaming(listed, trans);
     const entries: LegendEntry[] = [];
     this.store.series.forEach((s, i) => {
       if (!this._coveredByOverlay(s)) {
         const node = s.node ?? '';
-        const name = groups.length && s.node && s.key.startsWith(s.node + ' ') ? s.key.slice(s.node.length + 1) : s.key;
+        const whole = seriesName(s, trans);
         entries.push({
           key: s.key,
           kind: 'series',
-          name: seriesName(name + (s.simulated && !s.key.includes('simulated') ? ' (simulated)' : ''), this._trans),
+          name: seriesName(s, trans, { device: !naming.once, simulated: false, node: !groups.length }),
+          whole,
           color: this._color(i),
           style: s.quantity === 'reserved' ? 'dashed' : 'solid',
           shown: !this._hidden.has(s.key),
           group: groups.length ? node : undefined,
-          note: lost.has(node) ? this._trans._p('memory chart', '%1: no data since %2 was lost', s.key, node) : undefined
+          note: lost.has(node) ? trans._p('memory chart', '%1: no data since %2 was lost', whole, node) : undefined
         });
       }
     });
     // With groups, a device's overlay lines (its total) are listed under the device's node, and the kernel's own
-    // (the DTR threshold, Paddle's cap) under the kernel's group.
-    const nodeOf = new Map(this.store.series.map(s => [s.device, s.node ?? '']));
+    // (the DTR threshold, Paddle's cap) under the kernel's group. Their labels never name the node.
     const grouped = new Set(groups.map(g => g.key));
     for (const overlay of this._overlays) {
-      const node = (overlay.device !== null ? nodeOf.get(overlay.device) : undefined) ?? '';
-      const group = grouped.has(node) ? node : undefined;
+      const group = grouped.has(overlay.node ?? '') ? overlay.node ?? '' : undefined;
+      // A total under a caption that names its device: "total (40 GiB)", not the device again.
+      const short = naming.once && overlay.kind === 'total' && overlay.series !== null;
       entries.push({
         key: overlay.key,
         kind: 'overlay',
-        name: group && overlay.label.startsWith(group + ' ') ? overlay.label.slice(group.length + 1) : overlay.label,
+        name: short ? `${overlay.short} (${formatBytes(overlay.bytes)})` : overlay.label,
+        whole: overlay.node !== null ? `${overlay.node} ${overlay.label}` : overlay.label,
         color: this.theme.overlays[overlay.kind],
         style: OVERLAY_STYLE[overlay.kind],
         shown: !this._hidden.has(overlay.key),
@@ -535,6 +642,7 @@ export class MemoryChart {
         group
       });
     }
+    this._legend.setCaption(naming.caption);
     this._legend.setEntries(entries, groups);
     const values = new Map<string, LegendValues>();
     for (const s of this.store.series) {
@@ -551,6 +659,19 @@ export class MemoryChart {
         : this._trans._p('memory chart', 'now')
     );
   }
+}
+
+/**
+ * How the legend names its rows: with one device (whatever the frameworks counting on it), the device is named once,
+ * in the `caption` over the rows ("gpu0 (simulated)"), and not in each row (`once`); with several, each row
+ * names its device and the caption only says that the data is simulated, if it is.
+ */
+export function legendNaming(series: SeriesInfo[], trans: Translation = ENGLISH): { once: boolean; caption: string } {
+  const devices = [...new Set(series.map(s => s.device))];
+  if (devices.length === 1) {
+    return { once: true, caption: deviceName(series[0], trans, series.some(s => s.simulated)) };
+  }
+  return { once: false, caption: series.some(s => s.simulated) ? trans._p('memory chart', '(simulated)') : '' };
 }
 
 /**

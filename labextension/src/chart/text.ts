@@ -11,6 +11,8 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 
+import type { SeriesInfo } from '../protocol';
+
 export type ChartLanguage = 'en' | 'zh';
 
 /** What the chart and the sidebar need of a JupyterLab TranslationBundle. */
@@ -35,7 +37,7 @@ export function pageLanguage(): ChartLanguage {
   return (lang ?? '').toLowerCase().startsWith('zh') ? 'zh' : 'en';
 }
 
-/** The series' last word, the quantity, in the chart's words. */
+/** A series' quantity in the chart's words; one the chart does not know stays as the kernel named it. */
 const QUANTITIES: Record<string, (trans: Translation) => string> = {
   used: trans => trans._p('memory chart', 'used'),
   total: trans => trans._p('memory chart', 'total'),
@@ -45,26 +47,42 @@ const QUANTITIES: Record<string, (trans: Translation) => string> = {
   peak: trans => trans._p('memory chart', 'peak')
 };
 
+/** The fields of a series that name it (protocol's SeriesInfo). */
+export type SeriesNaming = Pick<SeriesInfo, 'device' | 'framework' | 'quantity' | 'simulated' | 'node'>;
+
+export interface NamingOptions {
+  /** Name the device ("gpu0 process"); false where the chart names the one device once for all its lines. */
+  device?: boolean;
+  /** Say "(simulated)" after the device; false where the chart says it once (the legend's heading). */
+  simulated?: boolean;
+  /** Name the cluster node first; false under the node's own heading. */
+  node?: boolean;
+}
+
 /**
- * A series' name in the chart's words: "gpu0 (simulated) process" → "gpu0 (模拟) 进程", "host used" → "主机 已用".
- * Device and framework names stay; only the words "host", "(simulated)" and the last word, the quantity, are ours.
+ * A series' name in the chart's words, written from its fields (never from its key): "torch gpu0 allocated" is
+ * "torch gpu0 已分配", "gpu0 (simulated) process" "gpu0 (模拟) 进程", "host used" "主机 已用". Device and framework
+ * names stay as they are.
  */
-export function seriesName(name: string, trans: Translation): string {
-  const words = name.split(' ');
-  const quantity = words[words.length - 1];
-  const last = words.length > 1 && Object.prototype.hasOwnProperty.call(QUANTITIES, quantity) ? QUANTITIES[quantity] : undefined;
-  if (last) {
-    words[words.length - 1] = last(trans);
-  }
-  return words
-    .map(word =>
-      word === 'host'
-        ? trans._p('memory chart', 'host')
-        : word === '(simulated)'
-          ? trans._p('memory chart', '(simulated)')
-          : word
-    )
+export function seriesName(series: SeriesNaming, trans: Translation, options: NamingOptions = {}): string {
+  const { device = true, simulated = true, node = true } = options;
+  const quantity = Object.prototype.hasOwnProperty.call(QUANTITIES, series.quantity)
+    ? QUANTITIES[series.quantity](trans)
+    : series.quantity;
+  return [
+    node ? series.node : null,
+    series.framework,
+    device ? deviceName(series, trans, simulated) : null,
+    quantity
+  ]
+    .filter((part): part is string => !!part)
     .join(' ');
+}
+
+/** A device in the chart's words: "gpu0", "gpu0 (simulated)" ("gpu0 (模拟)"), "host" ("主机"). */
+export function deviceName(series: Pick<SeriesInfo, 'device' | 'simulated'>, trans: Translation, simulated = true): string {
+  const device = series.device === 'host' ? trans._p('memory chart', 'host') : series.device;
+  return simulated && series.simulated ? `${device} ${trans._p('memory chart', '(simulated)')}` : device;
 }
 
 function fill(template: string, args: unknown[]): string {

@@ -7,6 +7,7 @@ import './chart.css';
 
 import { MemoryHello, MemoryMessage } from '../protocol';
 import { MemoryChart } from './memoryChart';
+import { OUTPUT_HOST_CLASS } from '../output/names';
 import chinese from '../locale/zh_CN.json';
 import { ENGLISH, messagesTranslation, pageLanguage } from './text';
 
@@ -30,10 +31,15 @@ function render({ model, el }: { model: Model; el: HTMLElement }): () => void {
   };
   model.on('change:title', onTitle);
   model.on('msg:custom', onMessage);
-  const hello: MemoryHello = { type: 'memory.hello', language };
-  model.send(hello);
+  // Said once the view is in its place (the widget manager adds it after render): inside the labextension's output
+  // host, the kernel may bring the output's static view up to date without this view being drawn again.
+  const hello = setTimeout(() => {
+    const message: MemoryHello = { type: 'memory.hello', language, hosted: el.closest(`.${OUTPUT_HOST_CLASS}`) !== null };
+    model.send(message);
+  }, 0);
   (el as any).mgenvChart = chart; // lets browser tests and benchmarks reach the live chart
   return () => {
+    clearTimeout(hello);
     model.off('change:title', onTitle);
     model.off('msg:custom', onMessage);
     chart.destroy();

@@ -1,5 +1,5 @@
 /**
- * The kernel side of one attachment: loads the extension in the kernel with the constant `%load_ext mgenv_jupyter`,
+ * The kernel side of one attachment: loads the extension in the kernel with a constant (LOAD_CODE),
  * opens the comm (target "mgenv_jupyter"), says hello, hands the notebook profile to the kernel for review (and, after
  * "Restart and apply", the values it carries over, as a "set" with source "restart"), and routes
  * what the kernel answers: sidebar replies to the model, the profile's review to `profileReviewed`, memory batches to
@@ -20,6 +20,7 @@ import {
   HistoryReply,
   KERNEL_MESSAGE_TYPES,
   KernelMessage,
+  LOAD_CODE,
   MemoryMessage,
   ProfileReply,
   PROTOCOL_VERSION,
@@ -32,8 +33,9 @@ import { EnvModel } from './model';
 import { Profile } from './profile';
 import { Language } from './text';
 
-/** The constant the panel runs in a kernel that may not have loaded the extension; loading twice is harmless. */
-export const LOAD_CODE = '%load_ext mgenv_jupyter';
+/** The constant the panel runs in a kernel that may not have loaded the extension (protocol/_sidebar.py: it loads
+ * it as `%load_ext` does, so that the user's own `%load_ext mgenv_jupyter` stays quiet). */
+export { LOAD_CODE };
 /** Seconds between memory samples unless the settings say otherwise (the kernel's default, as in the settings'
  * schema, schema/sidebar.json: memoryInterval). */
 export const MEMORY_INTERVAL = DEFAULT_INTERVAL;

@@ -67,6 +67,9 @@ export abstract class Editor {
     this._sent = undefined;
     const shown = this._render(value, this._reading);
     this._shown = this.read();
+    // Not set: what the inputs show is the framework's default, greyed (a checked box or a "2" beside a "not set"
+    // badge read as a value set).
+    this.node.classList.toggle('mgenv-sb-at-default', value === null);
     return shown;
   }
 

@@ -316,8 +316,14 @@ export class GpuView extends SeenSection {
       return;
     }
     this._outcome.textContent = '';
+    const title = kernelTitle(kernel, trans);
     try {
       await (action === 'shutdown' ? this._actions.shutdown(kernel.id) : this._actions.interrupt(kernel.id));
+      // Said, since an interrupt changes nothing in the list: the kernel stays, with its memory.
+      this._outcome.textContent =
+        action === 'shutdown'
+          ? trans.__('Shut down the kernel of %1.', title)
+          : trans.__('Interrupted the kernel of %1: the cell it was running stops; its variables and memory stay.', title);
     } catch (reason) {
       this._outcome.textContent = trans.__('The server refused: %1', reason instanceof Error ? reason.message : String(reason));
     }

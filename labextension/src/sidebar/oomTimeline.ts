@@ -38,8 +38,17 @@ export function timelineView(timeline: OomTimeline, makeChart: ChartFactory = ne
   if (timeline.chart) {
     const box = el('div', 'mgenv-oom-chart');
     node.append(box);
-    // The title is the report's own line above; the chart's header keeps only its CSV button.
-    chart = makeChart(box, { title: '', height: TIMELINE_HEIGHT, points: true, trans });
+    // The title is the report's own line above; the chart's header keeps only its CSV button. A record of the
+    // failure: all of it shown, every line (what was asked, the total) in range, whatever their height.
+    chart = makeChart(box, {
+      title: '',
+      height: TIMELINE_HEIGHT,
+      points: true,
+      trans,
+      window: null,
+      windows: false,
+      fitToData: false
+    });
     chart.receive(timeline.chart);
     (box as any).mgenvChart = chart; // lets browser tests reach the chart, as the inline widget does
   }

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..._display import text_and_html
 from ...protocol import Snapshot
 from ...protocol._oom import OOM_MIME, OomReportData
 from ._html import oom_html
@@ -42,8 +43,8 @@ class OomView(OomText):
         printer.text(repr(self))
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        """The renderer's data; IPython adds text/plain and text/html from the methods below for other front ends."""
-        return {OOM_MIME: self.data()}
+        """The labextension renderer's data, with the text and HTML beside it for every other front end."""
+        return {OOM_MIME: self.data(), **text_and_html(self)}
 
     def _repr_html_(self) -> str:
         return oom_html(self)

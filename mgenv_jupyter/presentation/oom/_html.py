@@ -26,13 +26,16 @@ def oom_html(view: OomText) -> str:
         + (f"<br><small>{html.escape(CAVEAT.get(view.lang))}: {html.escape(r.caveat.get(view.lang))}</small>"
            if r.caveat is not None else "") + "</li>"
         for r in view.report.remedies) or f"<li>{html.escape(NO_REMEDY.get(view.lang))}</li>"
-    if (done := freed_info(view.report, view.lang)) is not None:
-        remedies = f"<li>{html.escape(done['summary'])}</li>" + remedies
+    if (done := freed_info(view.report, view.lang)) is not None:  # given back since: said instead of offered again
+        offer = f"<div>{html.escape(done['summary'])}</div>"
     elif (free := view.free_offer) is not None:
-        remedies = f"<li>{html.escape(offer_line(free, view.lang).strip().removeprefix('• '))}</li>" + remedies
+        offer = f"<div>{html.escape(offer_line(free, view.lang))}</div>"
+    else:
+        offer = ""
     return (f"<div class='mgenv-oom'><div><b>{html.escape(view.headline())}</b></div>"
             f"{block(view.verdict_lines())}{block(view.number_lines())}{block(view.process_lines())}"
-            f"{block(view.timeline_lines())}{block(view.site_lines())}<div>{html.escape(REMEDIES.get(view.lang))}:</div>"
+            f"{block(view.timeline_lines())}{block(view.site_lines())}{offer}"
+            f"<div>{html.escape(REMEDIES.get(view.lang))}:</div>"
             f"<ol>{remedies}</ol>"
             f"{holders._repr_html_() if (holders := report_holders(view.report, view.lang)) is not None else ''}"
             f"<div><small>{html.escape(view.footer())}</small></div></div>")

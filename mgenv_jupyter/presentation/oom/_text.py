@@ -185,13 +185,12 @@ class OomText:
         return ONCE_SET.get(self.lang).format(status=remedy.when.get(self.lang))
 
     def remedy_lines(self) -> list[str]:
-        lines = [f"{REMEDIES.get(self.lang)}:"]
         free = self.free_offer
         done = freed_info(self.report, self.lang)
-        if done is not None:  # given back since: said instead of offered again
-            lines.append(f"  • {done['summary']}")
-        elif free is not None:  # first, unnumbered: it sets nothing
-            lines.append(offer_line(free, self.lang))
+        # The offer first, on a line of its own: it sets nothing, so it is not one of the numbered remedies; where
+        # the cell was given back since, that is said instead of offering again.
+        lines = [done["summary"]] if done is not None else [offer_line(free, self.lang)] if free is not None else []
+        lines.append(f"{REMEDIES.get(self.lang)}:")
         if not self.report.remedies:
             return lines + ["  " + NO_REMEDY.get(self.lang)]
         for number, remedy in enumerate(self.report.remedies, start=1):

@@ -8,6 +8,7 @@ import statistics
 
 from ...catalog._values import format_size
 from ...memory._proc_figures import kernel_started
+from ...memory._sample import DeviceId
 from ...memory._series_words import series_name
 from ...protocol import CellInfo, OverlayInfo, Snapshot
 from ._text import OomText
@@ -66,7 +67,7 @@ def timeline_chart(view: OomText) -> Snapshot | None:
     if not timeline.values or timeline.series is None or timeline.info is None:
         return None
     series, info = timeline.series, timeline.info  # as the sampler recorded it: nothing parsed from the key
-    device = info["device"]
+    device = DeviceId(info["device"], info["framework"], info["node"], info["simulated"]).label
     _, first = chart_window(view)
     times, values = timeline.times[first:], timeline.values[first:]
     overlays: list[OverlayInfo] = []
@@ -75,7 +76,8 @@ def timeline_chart(view: OomText) -> Snapshot | None:
     if total:
         overlays.append({"key": f"total:{device}", "kind": "total", "device": device, "bytes": int(total),
                          "label": view.say(TOTAL_LINE, device=series_name(device, view.lang), size=format_size(total)),
-                         "short": TOTAL_SHORT.get(view.lang), "note": TOTAL_NOTE.get(view.lang)})
+                         "short": TOTAL_SHORT.get(view.lang), "note": TOTAL_NOTE.get(view.lang), "series": None,
+                         "node": None})
     event = report.event
     same_device = (event.device == "host") == (device == "host") and (
         event.gpu is None or figures is None or figures.gpu == event.gpu)
@@ -84,7 +86,8 @@ def timeline_chart(view: OomText) -> Snapshot | None:
         overlays.append({"key": f"oom_request:{device}", "kind": "oom_request", "device": device,
                          "bytes": int(needed),
                          "label": view.say(ASKED_LINE, asked=format_size(event.requested), size=format_size(needed)),
-                         "short": ASKED_SHORT.get(view.lang), "note": view.say(ASKED_NOTE, series=series)})
+                         "short": ASKED_SHORT.get(view.lang), "note": view.say(ASKED_NOTE, series=series),
+                         "series": None, "node": None})
     overlays.extend(_peak_overlays(view, device, series))
     cells: list[CellInfo] = []
     if timeline.cell is not None and timeline.cell_start is not None:
@@ -119,7 +122,8 @@ def _peak_overlays(view: OomText, device: str, series: str) -> list[OverlayInfo]
         short = ", ".join(numbers[:3]) + (", …" if len(numbers) > 3 else "")
         lines.append({"key": f"cell_peak:{'+'.join(numbers)}", "kind": "cell_peak", "device": device,
                       "bytes": int(peak), "label": view.say(PEAK_LINE, cells=named, size=format_size(peak)),
-                      "short": view.say(PEAK_SHORT, cells=short), "note": view.say(PEAK_NOTE, series=series)})
+                      "short": view.say(PEAK_SHORT, cells=short), "note": view.say(PEAK_NOTE, series=series),
+                      "series": None, "node": None})
     return lines
 
 

@@ -173,3 +173,6 @@ class AppliedView:
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(repr(self))
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return {"text/plain": repr(self)}
+

@@ -43,7 +43,7 @@ def test_every_preset_is_a_valid_labelled_scenario(preset):
         source = fresh_source()
         samples = source.sample()
         assert source.simulated and source.simulation == preset  # the state itself says only what NVML does
-        assert all(s.simulated and s.device.endswith("(simulated)") for s in samples)
+        assert all(s.simulated and s.label.endswith("(simulated)") for s in samples)
         source.close()
     assert installed() is None
 
@@ -87,7 +87,7 @@ def test_container_preset_reports_unavailable_per_process_memory():
 def test_two_devices_preset():
     with Simulation("2xv100"):
         samples = fresh_source().sample()
-    assert [s.device for s in samples] == ["gpu0 (simulated)", "gpu1 (simulated)"]
+    assert [s.label for s in samples] == ["gpu0 (simulated)", "gpu1 (simulated)"]
     assert samples[1].process == 0 and samples[1].used > 5 * GiB
 
 

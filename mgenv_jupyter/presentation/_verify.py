@@ -1,5 +1,7 @@
-"""`verify()`'s answer as a notebook shows it: one table, node by node, of what each node's workers hold for each
-variable, whether that is the session's value, and when it arrived (so whether a framework there reads it).
+"""`VerifyView`: `verify()`'s answer (a `ClusterReport`) as a notebook shows it: one line per node and variable as
+text, and one table, node by node, of what each node's workers hold for each variable, whether that is the session's
+value, and when it arrived (so whether a framework there reads it). Every form labels the same verdicts
+(cluster/_seen.py).
 
 Values are shown as the session shows them (its normalised text: "5368709120", not "5GB"), a secret as the mask only
 (the report never holds one in clear; a value shaped like a credential is masked here too), long ones cut with the
@@ -10,9 +12,13 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
+from .._display import text_and_html
 from ..catalog._secrets import shown
-from ._seen import MISSING, Seen
+from ..cluster._seen import MISSING, Seen
+from ..cluster._verify_report import ClusterReport
 
 _LONGEST = 48  # characters of a value shown in the table; the whole value is its tooltip
 
@@ -35,6 +41,35 @@ _STYLE = """<style>
   color: var(--jp-error-color1, #d32f2f); }
 .mgenv-verify table .mgenv-verify-note { color: var(--jp-ui-font-color2, #666); }
 </style>"""
+
+
+@dataclass(frozen=True)
+class VerifyView:
+    report: ClusterReport
+
+    def lines(self) -> list[str]:
+        out = []
+        for s in self.report.seen:
+            if s.arrived == MISSING:
+                out.append(f"{s.node}: {s.name} " + ("missing" if s.verdict == "missing"
+                                                     else "ok, unset there as in the session"))
+                continue
+            verdict = "ok" if s.verdict == "ok" else f"differs (worker has {s.seen!r})"
+            effect = ("; a framework imported there reads it" if s.takes_effect
+                      else f"; already imported there: {', '.join(s.imported_before)}" if s.imported_before else "")
+            out.append(f"{s.node}: {s.name} {verdict}, {s.arrived_text}{effect}")
+        out += [f"{label}: no answer ({why})" for label, why in self.report.unanswered.items()]
+        return out
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines()) or "no variables to verify"
+
+    def _repr_html_(self) -> str:
+        """A table, node by node, of what the workers hold (see `report_html`)."""
+        return report_html(self.report.seen, self.report.unanswered, self.report.ok)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return text_and_html(self)
 
 
 def report_html(seen: Sequence[Seen], unanswered: Mapping[str, str], ok: bool) -> str:
@@ -107,4 +142,4 @@ def _text(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-__all__ = ["report_html"]
+__all__ = ["VerifyView", "report_html"]
