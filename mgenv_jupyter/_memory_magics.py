@@ -7,6 +7,7 @@ they return is the view a notebook shows (`.result` / `.holders` / `.sites` are 
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -56,12 +57,23 @@ def trace(shell: Any, cell: str) -> SitesView:
     # One blank line first: the body's line numbers are the cell's as the user sees it (the magic's line is line 1).
     source = "\n" + shell.transform_cell(cell)
     filename = shell.compile.cache(source, number if number is not None else 0, raw_code=source)
-    code = shell.compile(source, filename, "exec")
+    tree = shell.compile.ast_parse(source, filename)
+    # The cell's last expression is shown as it would be without the magic (its value above the sites).
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    code = shell.compile(tree, filename, "exec")
+    value_code = shell.compile(ast.Expression(last.value), filename, "eval") if last is not None else None
+    value = None
     tracer.begin(number)
     try:
         exec(code, shell.user_global_ns, shell.user_ns)
+        if value_code is not None:
+            value = eval(value_code, shell.user_global_ns, shell.user_ns)
     finally:
         sites = tracer.finish(CellNames(shell))
+    if value is not None:
+        from IPython.display import display
+
+        display(value)
     if sites is None:  # an out-of-memory report ended the recording first (it cannot here: the cell succeeded)
         from .memory._sites import Sites
 

@@ -49,3 +49,16 @@ def test_unloading_removes_them(ip):
     assert "memfree" not in ip.magics_manager.magics["line"]
     ip.run_line_magic("load_ext", "mgenv_jupyter")
     assert "memholders" in ip.magics_manager.magics["line"]
+
+
+def test_memtrace_shows_the_cells_last_expression_as_without_the_magic(ip):
+    from IPython.utils.capture import capture_output
+
+    with capture_output() as shown:
+        result = ip.run_cell("%%memtrace\nnumbers = [1, 2, 3]\nsum(numbers) * 14")
+    assert result.success, result.error_in_exec
+    assert shown.outputs[0].data["text/plain"] == "84"  # the value first, as the cell alone shows it
+    assert ip.user_ns["numbers"] == [1, 2, 3]
+    with capture_output() as quiet:
+        ip.run_cell("%%memtrace\nnothing = None\nnothing")
+    assert all(output.data.get("text/plain") != "None" for output in quiet.outputs[:-1])  # None is not shown

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ._cell_events import CellEvents
 from ._cells import headline_series
 
 if TYPE_CHECKING:
@@ -90,7 +91,7 @@ class _Runs:
     walks: deque[dict[str, int] | None] = field(default_factory=lambda: deque(maxlen=LEAK_RUNS))
 
 
-class CellRecords:
+class CellRecords(CellEvents):
     """Follows a shell's cells and makes a `CellRecord` of each (see the module's docstring). `sampler` gives the
     kernel's sampler; `walk` the holders walk (run after a cell that kept LEAK_MIN_BYTES or more)."""
 
@@ -113,24 +114,8 @@ class CellRecords:
     def register(self, shell: Any, running: str | None = None) -> None:
         """Follow `shell`'s cells; `running` is the id of the cell running now (the one loading the extension),
         recorded when it ends without a figure from before it."""
-        if self._shell is shell:
-            return
-        self.unregister()
-        if running is not None:
+        if self._hook(shell) and running is not None:
             self._cell_id, self._started = running, time.time()
-        shell.events.register("pre_run_cell", self._pre_run_cell)
-        shell.events.register("post_run_cell", self._post_run_cell)
-        self._shell = shell
-
-    def unregister(self) -> None:
-        shell, self._shell = self._shell, None
-        if shell is None:
-            return
-        for event, callback in (("pre_run_cell", self._pre_run_cell), ("post_run_cell", self._post_run_cell)):
-            try:
-                shell.events.unregister(event, callback)
-            except ValueError:
-                pass
 
     def observe(self, callback: Callable[[CellRecord], None]) -> None:
         with self._lock:

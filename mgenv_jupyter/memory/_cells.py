@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import CellInfo
+from ._cell_events import CellEvents
 from ._sample import HEADLINE_ORDER, split_key
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ class CellMarker:
                 "ok": self.ok, "peak": dict(self.peak)}
 
 
-class CellTracker:
+class CellTracker(CellEvents):
     """Turns IPython's cell events into `CellMarker`s and keeps the finished ones (at most `keep`).
 
     Register it on the kernel's shell with `register(shell)`; `unregister()` removes the hooks (do it when the chart
@@ -76,22 +77,7 @@ class CellTracker:
 
     def register(self, shell: Any) -> None:
         """Follow `shell`'s cells. Registering again (on the same or another shell) moves the hooks."""
-        if self._shell is shell:
-            return
-        self.unregister()
-        shell.events.register("pre_run_cell", self._pre_run_cell)
-        shell.events.register("post_run_cell", self._post_run_cell)
-        self._shell = shell
-
-    def unregister(self) -> None:
-        shell, self._shell = self._shell, None
-        if shell is None:
-            return
-        for event, callback in (("pre_run_cell", self._pre_run_cell), ("post_run_cell", self._post_run_cell)):
-            try:
-                shell.events.unregister(event, callback)
-            except ValueError:  # already removed by someone else
-                pass
+        self._hook(shell)
 
     def _pre_run_cell(self, info: Any) -> None:
         # The cell's In [n] is not given to pre_run_cell. IPython 9 counts the cell before firing it (execution_count

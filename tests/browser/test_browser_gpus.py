@@ -236,7 +236,12 @@ def test_every_notebooks_gpu_memory_in_jupyterlab(shared_lab, three_notebooks, s
             assert time.time() < deadline, "the server was not asked to interrupt the kernel"
             time.sleep(0.2)
         assert kernels["medium.ipynb"] in {k["id"] for k in api(lab, "GET", "api/kernels")}
-        assert page.inner_text(f"{SECTION} .mgenv-gpu-outcome") == ""
+        # An interrupt changes nothing in the list, so the section's status line says what it did (issue 29 point 11).
+        interrupted = ("Interrupted the kernel of medium.ipynb: the cell it was running stops; its variables and "
+                       "memory stay.")
+        page.wait_for_function(f"() => document.querySelector('{SECTION} .mgenv-gpu-outcome').textContent === "
+                               f"{interrupted!r}", timeout=5_000)
+        assert page.get_attribute(f"{SECTION} .mgenv-gpu-outcome", "role") == "status"
 
         # Shut down asks first, naming the notebook and what it holds; Cancel changes nothing.
         small = f"{ROWS}[data-key='k:{kernels['small.ipynb']}']"
@@ -257,6 +262,7 @@ def test_every_notebooks_gpu_memory_in_jupyterlab(shared_lab, three_notebooks, s
         page.locator(".jp-Dialog").get_by_role("button", name="Shut down").click()
         page.wait_for_selector(small, state="detached", timeout=5_000)
         assert kernels["small.ipynb"] not in {k["id"] for k in api(lab, "GET", "api/kernels")}
+        assert page.inner_text(f"{SECTION} .mgenv-gpu-outcome") == "Shut down the kernel of small.ipynb."
         page.wait_for_function(f"() => document.querySelector('{SECTION} .mgenv-gpu-device-usage').textContent"
                                f".startsWith('29.5 GiB of 40 GiB')", timeout=5_000)
         assert [r["size"] for r in row_texts(page)] == ["20 GiB", "6 GiB", "3 GiB", "512 MiB"]

@@ -79,7 +79,9 @@ _r = mgenv_jupyter.last_sweep()
 print("FACTS", _json.dumps({"frame": _r.frame().astype(object).where(_r.frame().notna(), None).to_dict("records"),
     "pids": [p.pid for p in _r.points], "held": [dict(p.kernel_values) for p in _r.points],
     "statuses": [dict(p.kernel_statuses) for p in _r.points], "sweeper": __import__("os").getpid(),
-    "timelines": [len(p.timeline.t) for p in _r.points]}))"""
+    "timelines": [len(p.timeline.t) for p in _r.points],
+    "failures": [None if p.failure is None else [p.outcome.value, p.failure.kind, p.failure.message, p.printed[-500:]]
+                 for p in _r.points]}))"""
 
 MEASURE = ("import resource as _res, time as _time, json as _json\n_t0 = _time.perf_counter()\n{cell}\n"
            "print('SEPARATE', _json.dumps({{'seconds': _time.perf_counter() - _t0, "
@@ -117,7 +119,7 @@ def check_against_separate_runs(facts: dict, separate: dict[str, dict], name: st
     assert len(set(facts["pids"])) == len(facts["pids"]) and facts["sweeper"] not in facts["pids"]
     for row in facts["frame"]:
         alone = separate[row[name]]
-        assert row["outcome"] == "ok"
+        assert row["outcome"] == "ok", facts["failures"]  # what failed says why (in CI's log too)
         assert abs(row["peak_host_bytes"] - alone["peak"]) <= 0.2 * alone["peak"], (row, alone)
         # Seconds agree only loosely on a shared machine (other tiers' processes run beside it); a tighter figure,
         # measured side by side, is bench/RESULTS.md's. Off by ten times would be a wrong clock, not load.

@@ -11,10 +11,10 @@ import re
 import pytest
 from IPython.core.error import UsageError
 
+from mgenv_jupyter._typescript_schema import typescript
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.catalog._values import SIZE_UNITS, GiB, MiB, Size, format_size
 from mgenv_jupyter.presentation._editor import editor_spec
-from mgenv_jupyter.protocol._typescript import typescript
 
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
 BINARY = [name for name, _ in SIZE_UNITS]

@@ -3,8 +3,8 @@ schema carries every type and constant the front end reads (test_typescript.py c
 
 from __future__ import annotations
 
+from mgenv_jupyter._typescript_schema import typescript
 from mgenv_jupyter.protocol import _gpus as gpus
-from mgenv_jupyter.protocol._typescript import typescript
 
 
 def test_the_path_is_relative_to_the_base_url():

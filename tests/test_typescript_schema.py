@@ -1,6 +1,6 @@
 """The wire is one schema (mgenv_jupyter/protocol): the TypeScript the front end compiles against is generated from it
-(protocol/_typescript.py). That every message the kernel builds has exactly the schema's shape is checked in
-test_sidebar.py and test_memory.py beside this file."""
+(_typescript_schema.py). That every message the kernel builds has exactly the schema's shape is checked in
+tests/protocol/test_sidebar.py and test_memory.py."""
 
 from __future__ import annotations
 
@@ -9,16 +9,17 @@ import sys
 from pathlib import Path
 from typing import is_typeddict
 
+from mgenv_jupyter._typescript_schema import typescript
 from mgenv_jupyter.protocol import _memory as memory
 from mgenv_jupyter.protocol import _sidebar as sidebar
-from mgenv_jupyter.protocol._typescript import typescript
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_TS = ROOT / "labextension" / "src" / "schema.ts"
 
 
 def test_the_typescript_is_generated_from_the_python_schema():
-    """Fails when either side changes alone: regenerate with `python -m mgenv_jupyter.protocol > ...schema.ts`."""
+    """Fails when either side changes alone: regenerate with
+    `python -m mgenv_jupyter._typescript_schema > labextension/src/schema.ts`."""
     assert SCHEMA_TS.read_text(encoding="utf-8") == typescript()
 
 
@@ -45,6 +46,6 @@ def test_literals_become_unions_and_the_constants_come_along():
 
 
 def test_the_module_writes_what_the_front_end_build_reads():
-    done = subprocess.run([sys.executable, "-m", "mgenv_jupyter.protocol"], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "mgenv_jupyter._typescript_schema"], capture_output=True, text=True,
                           check=True, timeout=60)
     assert done.stdout == typescript()
