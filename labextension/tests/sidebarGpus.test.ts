@@ -68,6 +68,24 @@ describe('the layout of a device', () => {
     expect(layout.segments[0].title).toBe('big.ipynb: 20 GiB');
   });
 
+  it('fills the bar and stops when the figures add up to more than the device', () => {
+    const view = serverView();
+    view.devices[0].used = 40 * GiB;
+    view.devices[0].shares = [
+      { kernel_id: 'k-big', used: 39.5 * GiB, figure: 'nvml' },
+      { kernel_id: 'k-mid', used: 39 * GiB, figure: 'nvml' },
+      { kernel_id: 'k-small', used: 38.5 * GiB, figure: 'nvml' }
+    ];
+    view.devices[0].others = [];
+    view.devices[0].unlisted = 0;
+    const layout = deviceLayout(view, view.devices[0], trans);
+    expect(layout.segments.map(s => [s.key, +s.fraction.toFixed(4)])).toEqual([
+      ['k:k-big', 0.9875], ['k:k-mid', 0.0125], ['k:k-small', 0], ['free', 0]
+    ]);
+    expect(layout.segments[1].title).toBe('sub/medium.ipynb: 39 GiB'); // each keeps its own figure
+    expect(layout.rows.map(row => row.used)).toEqual([39.5 * GiB, 39 * GiB, 38.5 * GiB]);
+  });
+
   it('lists the kernels holding nothing apart, and says what a kernel holds and where', () => {
     expect(idleKernels(serverView()).map(k => k.id)).toEqual(['k-none']);
     expect(heldBy(serverView(), 'k-big', trans)).toEqual({ memory: '20 GiB', devices: 'gpu0 (simulated)' });
