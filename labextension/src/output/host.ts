@@ -123,7 +123,7 @@ export class OutputHost extends Panel implements IRenderMime.IRenderer {
   }
 
   /**
-   * Look (twice a second, for a minute at most) for the notebook's widget renderer to
+   * While the widget is not shown, look (twice a second, for a minute at most) for the notebook's widget renderer to
    * change: jupyterlab-manager replaces its placeholder with one bound to the kernel's manager once the kernel is
    * there, and a renderer made from the placeholder would wait for ever.
    */
@@ -132,11 +132,9 @@ export class OutputHost extends Panel implements IRenderMime.IRenderer {
     let checks = 0;
     this._rebind = setInterval(() => {
       checks++;
-      if (this.isDisposed || checks > REBIND_CHECKS) {
+      if (this.isDisposed || this.live || checks > REBIND_CHECKS) {
         this._stopRebind();
       } else if (this._renderers.getFactory(WIDGET_VIEW_MIME) !== this._liveFactory) {
-        // Even where a view is shown: one drawn through the placeholder's manager (from the widget state a notebook
-        // saved) is not connected to the kernel, and a chart drawn so stayed empty in Notebook 7.
         this._liveModel = null;
         this._renderLive(model, modelId);
       }
