@@ -2,10 +2,10 @@ import { nullTranslator } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
 import { GPUS_VERSION, GpuKernelInfo, GpuServerView, OomKernelHolder } from '../src/protocol';
-import { deviceLayout, formatDuration, heldBy, idleKernels } from '../src/sidebar/gpuLayout';
-import { GpuActions, GpuView } from '../src/sidebar/gpuView';
-import { kernelHolderItem } from '../src/sidebar/oomHolder';
-import { GpuResponse, ServerGpus } from '../src/sidebar/serverGpus';
+import { deviceLayout, formatDuration, heldBy, idleKernels } from '../src/sidebar/gpus/layout';
+import { GpuActions, GpuView } from '../src/sidebar/gpus/view';
+import { kernelHolderItem } from '../src/oom/holder';
+import { GpuResponse, ServerGpus } from '../src/sidebar/gpus/server';
 import { DOMAIN } from '../src/sidebar/text';
 import { chineseTranslation } from './translation';
 

@@ -5,9 +5,9 @@
  * confirmation names (the notebook, the memory it holds, on which GPU). The server decides every figure; this only
  * orders and labels them.
  */
-import { formatBytes } from '../chart/format';
-import { GpuDeviceView, GpuKernelInfo, GpuKernelShare, GpuServerView } from '../protocol';
-import { Translation } from './text';
+import { formatBytes } from '../../chart/format';
+import { GpuDeviceView, GpuKernelInfo, GpuKernelShare, GpuServerView } from '../../protocol';
+import { Translation } from '../text';
 
 /** Kernel colours cycle through this many CSS classes (mgenv-gpu-c0 …). */
 export const COLOURS = 6;
