@@ -109,8 +109,14 @@ def _warn(text: str, kind: type[Warning], place: str, at: int, module_globals: d
             if module_globals is None:
                 warnings.warn_explicit(text, kind, place, at, module="mgenv_jupyter", registry=None)
             else:
-                warnings.warn_explicit(text, kind, place, at, module=module_globals.get("__name__"),
-                                       registry=module_globals.setdefault("__warningregistry__", {}),
-                                       module_globals=module_globals)
+                try:
+                    warnings.warn_explicit(text, kind, place, at, module=module_globals.get("__name__"),
+                                           registry=module_globals.setdefault("__warningregistry__", {}),
+                                           module_globals=module_globals)
+                except ImportError:
+                    # `python -c`'s __main__ has BuiltinImporter for its loader, whose get_source raises, and the
+                    # C warn_explicit lets that out: the same warning without the line's source, never our error.
+                    warnings.warn_explicit(text, kind, place, at, module=module_globals.get("__name__"),
+                                           registry=module_globals.setdefault("__warningregistry__", {}))
         finally:
             warnings.formatwarning = original

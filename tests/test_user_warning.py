@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import subprocess
 import sys
 import threading
 import warnings
@@ -75,3 +76,14 @@ def test_a_filter_silences_it_and_leaves_the_other_warnings_formatted_as_usual(t
         tensorflow_read.set({NAME: "2"})
         warnings.warn_explicit("someone else's", UserWarning, "other.py", 7)
     assert shown.getvalue() == "other.py:7: UserWarning: someone else's\n"
+
+
+def test_a_script_run_with_python_c_gets_the_warning_not_an_import_error():
+    """`python -c`'s __main__ is loaded by BuiltinImporter, whose get_source raises ImportError; the C warn_explicit
+    let it out of %envset (the MXNet venv's install check found it)."""
+    code = ("from mgenv_jupyter._user_warning import warn_at_user\n"
+            "warn_at_user('read at import already', UserWarning, 'api')\nprint('went on')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "went on\n"
+    assert "UserWarning — <string>:2\nread at import already" in done.stderr

@@ -1,5 +1,5 @@
 import { FREE_MIME, FREE_VERSION, FreedReply, FreeResultData, OomFreeOffer } from '../src/protocol';
-import { FreeAnswer, freeOfferItem, freeRendererFactory } from '../src/sidebar/freeOffer';
+import { FreeAnswer, freeOfferItem, freeRendererFactory } from '../src/oom/freeOffer';
 import { flush } from './fakes';
 
 const OFFER: OomFreeOffer = {
@@ -86,7 +86,7 @@ test("%memfree's output renders the same view, and an unknown version its text",
 
 test("the report lists the kernel's offer first and sends its click to that notebook's kernel", async () => {
   const { nullTranslator } = await import('@jupyterlab/translation');
-  const { OomReportView } = await import('../src/sidebar/oomReport');
+  const { OomReportView } = await import('../src/oom/report');
   const { DOMAIN } = await import('../src/sidebar/text');
   const { OOM_MIME, OOM_VERSION } = await import('../src/protocol');
   const panel = {} as never;
@@ -124,7 +124,7 @@ test("the report lists the kernel's offer first and sends its click to that note
 });
 
 test('what holds memory is a table of the kernel rows, or its reason for none, then its notes', async () => {
-  const { holdersView } = await import('../src/sidebar/freeOffer');
+  const { holdersView } = await import('../src/oom/freeOffer');
   const node = holdersView({
     title: 'What holds memory now, largest first',
     rows: [

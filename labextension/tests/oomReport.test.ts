@@ -1,7 +1,7 @@
 import { nullTranslator } from '@jupyterlab/translation';
 
 import { RemedyChoice } from '../src/sidebar/client';
-import { OomReportView, oomRendererFactory } from '../src/sidebar/oomReport';
+import { OomReportView, oomRendererFactory } from '../src/oom/report';
 import { DOMAIN } from '../src/sidebar/text';
 import { OOM_MIME, OOM_VERSION, OomReportData, STATUS_LABELS, StatusCode } from '../src/protocol';
 import { flush } from './fakes';

@@ -1,6 +1,6 @@
 import { nullTranslator } from '@jupyterlab/translation';
 
-import { OomReportView } from '../src/sidebar/oomReport';
+import { OomReportView } from '../src/oom/report';
 import { DOMAIN } from '../src/sidebar/text';
 import { OOM_MIME, OOM_VERSION } from '../src/protocol';
 

@@ -1,6 +1,6 @@
 import { MemoryChartOptions } from '../src/chart/memoryChart';
 import { OomTimeline, Snapshot } from '../src/protocol';
-import { ChartLike, TIMELINE_HEIGHT, timelineView } from '../src/sidebar/oomTimeline';
+import { ChartLike, TIMELINE_HEIGHT, timelineView } from '../src/oom/timeline';
 
 const SERIES = 'gpu0 (simulated) process';
 const GiB = 1024 ** 3;

@@ -1,7 +1,7 @@
 /// <reference types="node" />
 /**
  * The sidebar recognises a secret's name exactly as the kernel does. The rule and its markers are generated from
- * catalog/_secrets.py into src/schema.ts; here the front end's `isSecret` (profile.ts, which keeps secrets out of the
+ * catalog/_secrets.py into src/schema.ts; here the front end's `isSecret` (profile/profile.ts, which keeps secrets out of the
  * notebook's metadata) is run over a table of names. With MGENV_SECRET_NAMES_FIXTURE naming a JSON object
  * {NAME: is_secret_name(NAME)} written by the kernel's own function (tests/frontend/test_secret_names_agreement.py),
  * every verdict must match, and what `isSecret` said is written to MGENV_SECRET_NAMES_OUT for the Python side to
@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'fs';
 
 import { MASK, SECRET_NAME_SUBSTRINGS, SECRET_NAME_WORDS } from '../src/protocol';
-import { isSecret } from '../src/sidebar/profile';
+import { isSecret } from '../src/sidebar/profile/profile';
 
 const FIXTURE = process.env.MGENV_SECRET_NAMES_FIXTURE;
 const OUT = process.env.MGENV_SECRET_NAMES_OUT;

@@ -2,7 +2,7 @@ import { Signal } from '@lumino/signaling';
 
 import { NotebookFollower, NotebookSource, profileKey } from '../src/sidebar/follower';
 import { EnvModel } from '../src/sidebar/model';
-import { ProfileQuestionArgs } from '../src/sidebar/profileReview';
+import { ProfileQuestionArgs } from '../src/sidebar/profile/review';
 import { ProfileItemInfo } from '../src/protocol';
 import { FakeComm, FakeKernel, flush } from './fakes';
 

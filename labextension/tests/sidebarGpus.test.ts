@@ -2,10 +2,10 @@ import { nullTranslator } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
 import { GPUS_VERSION, GpuKernelInfo, GpuServerView, OomKernelHolder } from '../src/protocol';
-import { deviceLayout, formatDuration, heldBy, idleKernels } from '../src/sidebar/gpuLayout';
-import { GpuActions, GpuView } from '../src/sidebar/gpuView';
-import { kernelHolderItem } from '../src/sidebar/oomHolder';
-import { GpuResponse, ServerGpus } from '../src/sidebar/serverGpus';
+import { deviceLayout, formatDuration, heldBy, idleKernels } from '../src/sidebar/gpus/layout';
+import { GpuActions, GpuView } from '../src/sidebar/gpus/view';
+import { kernelHolderItem } from '../src/oom/holder';
+import { GpuResponse, ServerGpus } from '../src/sidebar/gpus/server';
 import { DOMAIN } from '../src/sidebar/text';
 import { chineseTranslation } from './translation';
 
@@ -66,6 +66,24 @@ describe('the layout of a device', () => {
     expect(layout.segments[layout.segments.length - 1].fraction).toBeCloseTo(0.25);
     expect(layout.segments.reduce((sum, s) => sum + s.fraction, 0)).toBeCloseTo(1);
     expect(layout.segments[0].title).toBe('big.ipynb: 20 GiB');
+  });
+
+  it('fills the bar and stops when the figures add up to more than the device', () => {
+    const view = serverView();
+    view.devices[0].used = 40 * GiB;
+    view.devices[0].shares = [
+      { kernel_id: 'k-big', used: 39.5 * GiB, figure: 'nvml' },
+      { kernel_id: 'k-mid', used: 39 * GiB, figure: 'nvml' },
+      { kernel_id: 'k-small', used: 38.5 * GiB, figure: 'nvml' }
+    ];
+    view.devices[0].others = [];
+    view.devices[0].unlisted = 0;
+    const layout = deviceLayout(view, view.devices[0], trans);
+    expect(layout.segments.map(s => [s.key, +s.fraction.toFixed(4)])).toEqual([
+      ['k:k-big', 0.9875], ['k:k-mid', 0.0125], ['k:k-small', 0], ['free', 0]
+    ]);
+    expect(layout.segments[1].title).toBe('sub/medium.ipynb: 39 GiB'); // each keeps its own figure
+    expect(layout.rows.map(row => row.used)).toEqual([39.5 * GiB, 39 * GiB, 38.5 * GiB]);
   });
 
   it('lists the kernels holding nothing apart, and says what a kernel holds and where', () => {

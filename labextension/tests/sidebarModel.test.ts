@@ -1,6 +1,6 @@
 import { badgeClass, badgeFor } from '../src/sidebar/badges';
 import { EnvModel, HISTORY_LIMIT, ModelChange } from '../src/sidebar/model';
-import { MetadataHost, readProfile, updateProfile } from '../src/sidebar/profile';
+import { MetadataHost, readProfile, updateProfile } from '../src/sidebar/profile/profile';
 import { catalogLanguage } from '../src/sidebar/text';
 import { ChangeInfo, ProfileItemInfo, Reply, STATUS_LABELS, StatusCode } from '../src/protocol';
 import { entry, FRAMEWORKS, variable } from './fakes';

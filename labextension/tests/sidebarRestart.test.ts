@@ -7,7 +7,7 @@ import { EnvModel } from '../src/sidebar/model';
 import { SidebarPanel } from '../src/sidebar/panel';
 import {
   carriedValues, keptNames, RestartQuestionArgs, restartBody, restartCount, restartItems
-} from '../src/sidebar/restartReview';
+} from '../src/sidebar/profile/restartReview';
 import { DOMAIN } from '../src/sidebar/text';
 import { MASK, VariableInfo } from '../src/protocol';
 import { FakeKernel, flush, variable } from './fakes';

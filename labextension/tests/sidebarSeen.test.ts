@@ -5,9 +5,9 @@
 import { nullTranslator } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
-import { GpuActions, GpuView } from '../src/sidebar/gpuView';
+import { GpuActions, GpuView } from '../src/sidebar/gpus/view';
 import { MemoryView } from '../src/sidebar/memoryView';
-import { ServerGpus } from '../src/sidebar/serverGpus';
+import { ServerGpus } from '../src/sidebar/gpus/server';
 import { DOMAIN } from '../src/sidebar/text';
 
 const trans = nullTranslator.load(DOMAIN);

@@ -2,7 +2,7 @@ import { nullTranslator } from '@jupyterlab/translation';
 
 import { ConfigView } from '../src/sidebar/configView';
 import { EnvModel } from '../src/sidebar/model';
-import { reviewBody } from '../src/sidebar/profileReview';
+import { reviewBody } from '../src/sidebar/profile/review';
 import { breakableCall } from '../src/sidebar/rows';
 import { withCode } from '../src/sidebar/dom';
 import { DOMAIN } from '../src/sidebar/text';

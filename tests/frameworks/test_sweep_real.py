@@ -83,9 +83,12 @@ print("FACTS", _json.dumps({"frame": _r.frame().astype(object).where(_r.frame().
     "failures": [None if p.failure is None else [p.outcome.value, p.failure.kind, p.failure.message, p.printed[-500:]]
                  for p in _r.points]}))"""
 
-MEASURE = ("import resource as _res, time as _time, json as _json\n_t0 = _time.perf_counter()\n{cell}\n"
-           "print('SEPARATE', _json.dumps({{'seconds': _time.perf_counter() - _t0, "
-           "'peak': _res.getrusage(_res.RUSAGE_SELF).ru_maxrss * 1024}}))")
+# The kernel's own high-water mark of resident memory, VmHWM: not getrusage's ru_maxrss, which Linux carries across
+# execve from the process that started the kernel (in a long pytest run, pytest's own 1.9 GB became every separate
+# run's "peak").
+MEASURE = ("import time as _time, json as _json\n_t0 = _time.perf_counter()\n{cell}\n"
+           "_hwm = next(int(_l.split()[1]) for _l in open('/proc/self/status') if _l.startswith('VmHWM:'))\n"
+           "print('SEPARATE', _json.dumps({{'seconds': _time.perf_counter() - _t0, 'peak': _hwm * 1024}}))")
 
 
 def sweep_in_kernel(kernel: str, setup: str, line: str, cell: str) -> dict:

@@ -30,7 +30,7 @@ import {
   SweepCellReply
 } from '../protocol';
 import { EnvModel } from './model';
-import { Profile } from './profile';
+import { Profile } from './profile/profile';
 import { Language } from './text';
 
 /** The constant the panel runs in a kernel that may not have loaded the extension (protocol/_sidebar.py: it loads

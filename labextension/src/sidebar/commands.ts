@@ -3,7 +3,7 @@
  * schema/sidebar.json's menu entry, and the command palette) opens the panel; "Restart and apply" and "Refresh" are
  * the panel's toolbar buttons and palette entries. The button's count is how many variables (of the notebook profile,
  * and of what this session set that a restart carries over) only a restart brings into effect, and it follows the
- * kernel's state (restartReview.ts); before restarting, the user is asked (restartDialog.ts) and, if they agree, the
+ * kernel's state (profile/restartReview.ts); before restarting, the user is asked (profile/restartDialog.ts) and, if they agree, the
  * values they keep join the profile, the notebook holding it is saved, and the new kernel gets every carried value.
  */
 import type { ICommandPalette } from '@jupyterlab/apputils';
@@ -13,7 +13,7 @@ import type { CommandRegistry } from '@lumino/commands';
 import { sidebarIcon } from './icon';
 import { ModelChange, EnvModel } from './model';
 import { SidebarPanel } from './panel';
-import { carriedValues, RestartQuestion, restartCount, restartItems } from './restartReview';
+import { carriedValues, RestartQuestion, restartCount, restartItems } from './profile/restartReview';
 import { Translation } from './text';
 
 export const COMMAND_IDS = {

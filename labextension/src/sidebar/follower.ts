@@ -3,7 +3,7 @@
  * user, by "Restart and apply", or automatically after a crash), dying or shutting down, and the notebook closing —
  * all without a page reload. Each fresh kernel process gets a KernelClient that hands it the notebook profile before
  * any cell the user runs next; whether that profile applies, and asking the user, is the profile-trust protocol's
- * business (profileConsent.ts). The sidebar's edits and the remedies clicked go to the followed kernel through here,
+ * business (profile/consent.ts). The sidebar's edits and the remedies clicked go to the followed kernel through here,
  * and join the notebook profile once the kernel accepts them.
  */
 import type { NotebookPanel } from '@jupyterlab/notebook';
@@ -13,11 +13,11 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { MemoryMessage, ResultReply } from '../protocol';
 import { Answer, KernelClient, MEMORY_INTERVAL, ProfileReviewed, RemedyChoice } from './client';
 import { EnvModel } from './model';
-import { isSecret, readProfile, updateProfile } from './profile';
-import { NEVER, ProfileConsent } from './profileConsent';
-import { ProfileQuestion } from './profileReview';
+import { isSecret, readProfile, updateProfile } from './profile/profile';
+import { NEVER, ProfileConsent } from './profile/consent';
+import { ProfileQuestion } from './profile/review';
 
-export { profileKey } from './profileConsent';
+export { profileKey } from './profile/consent';
 
 /** How long "Restart and apply" waits for the kernel to record the kept values as the user's own profile. */
 const KEEP_WAIT_MS = 3000;

@@ -20,7 +20,7 @@ import {
   VerifyNotice
 } from '../protocol';
 import { Badge, badgeFor } from './badges';
-import { Profile } from './profile';
+import { Profile } from './profile/profile';
 import { Language } from './text';
 
 /** How many size values of one variable the model remembers the kernel's split of. */

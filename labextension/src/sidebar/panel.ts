@@ -17,7 +17,7 @@ import { ConfigView } from './configView';
 import { NotebookFollower, NotebookSource } from './follower';
 import { MemoryView } from './memoryView';
 import { EnvModel } from './model';
-import { ProfileQuestion } from './profileReview';
+import { ProfileQuestion } from './profile/review';
 import { SidebarOptions, SidebarSettings } from './settings';
 import { Language, Translation } from './text';
 
@@ -25,7 +25,7 @@ export const SIDEBAR_ID = 'mgenv-jupyter-sidebar';
 
 /**
  * The sections' first sizes: the variables get most of the height, the chart what it needs below them; the server's
- * GPUs (a third section, added by gpuSection.ts) open folded, and take their share when the user unfolds them.
+ * GPUs (a third section, added by gpus/section.ts) open folded, and take their share when the user unfolds them.
  */
 const FIRST_SIZES: Record<number, number[]> = { 2: [0.6, 0.4], 3: [0.6, 0.4, 0.4] };
 /** Below this (px, beyond the titles) the accordion is not laid out yet: the sections would share nothing. */

@@ -7,7 +7,7 @@ import { ChangeInfo, MASK } from '../../protocol';
 import { badgeClass, badgeFor } from '../badges';
 import { el } from '../dom';
 import { EnvModel, HISTORY_LIMIT } from '../model';
-import { isSecret } from '../profile';
+import { isSecret } from '../profile/profile';
 import { DEFAULT_OPTIONS } from '../settings';
 import { Translation } from '../text';
 import { button } from './buttons';

@@ -1,6 +1,6 @@
 /**
  * The followed kernel's last out-of-memory report, in short: its headline, its verdict, what was given back since
- * (and what was left) when its failed cell was freed, and its remedies, each with an Apply button (oomReport.ts
+ * (and what was left) when its failed cell was freed, and its remedies, each with an Apply button (oom/report.ts
  * remedyItem); a remedy whose values the kernel holds reads "Applied". One part of the variables section
  * (ConfigView), hidden while the kernel has no report, and dismissed with its ×: hidden until the kernel's next
  * report. Its height is bounded, so that the variables stay in view under it.
@@ -10,7 +10,7 @@ import { Answer, RemedyChoice } from '../client';
 import { el } from '../dom';
 import { button } from './buttons';
 import { EnvModel } from '../model';
-import { markApplied, remedyItem } from '../oomReport';
+import { markApplied, remedyItem } from '../../oom/report';
 import { Translation } from '../text';
 
 export class OomSection {

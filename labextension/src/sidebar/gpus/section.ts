@@ -2,20 +2,20 @@
  * Wires the "GPUs on this server" section into the Framework Env panel: the server's view through ServerConnection
  * (the page's token and XSRF cookie, as every JupyterLab request), notebooks opened by the document manager, and
  * kernels shut down or interrupted through the server's own kernel API (the kernel manager, so JupyterLab's own views
- * hear of it), after the question of gpuDialog.ts.
+ * hear of it), after the question of gpus/dialog.ts.
  */
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { KernelAPI, ServerConnection } from '@jupyterlab/services';
 import { SidePanel } from '@jupyterlab/ui-components';
 import { AccordionPanel } from '@lumino/widgets';
 
-import { GPUS_PATH, GpuServerView } from '../protocol';
-import { askBeforeKernelAction } from './gpuDialog';
-import { heldBy, kernelTitle } from './gpuLayout';
-import { GpuView } from './gpuView';
-import { ShutdownHolder } from './oomHolder';
-import { ServerGpus } from './serverGpus';
-import { Translation } from './text';
+import { GPUS_PATH, GpuServerView } from '../../protocol';
+import { askBeforeKernelAction } from './dialog';
+import { heldBy, kernelTitle } from './layout';
+import { GpuView } from './view';
+import { ShutdownHolder } from '../../oom/holder';
+import { ServerGpus } from './server';
+import { Translation } from '../text';
 
 export function addGpuSection(app: JupyterFrontEnd, panel: SidePanel, trans: Translation): GpuView {
   const settings = app.serviceManager.serverSettings;

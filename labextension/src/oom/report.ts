@@ -4,7 +4,7 @@
  * for the report and the remedy — no names, values or force, and never code: the kernel sets the remedy as its own
  * last report holds it (catalog variables only, all or nothing) and refuses an id of any other report. Accepted, the variables join the notebook profile (NotebookFollower.applyRemedy);
  * a remedy the kernel can only take in at start says so and offers "Restart and apply". The timeline is drawn by the
- * memory chart (oomTimeline.ts). What is done about the report later (its failed cell given back by %memfree or the
+ * memory chart (oom/timeline.ts). What is done about the report later (its failed cell given back by %memfree or the
  * other view's button, a remedy set elsewhere) reaches the rendered report through `ReportWatch`: the offer gives way
  * to what was given back and what is left, a remedy the kernel holds reads "Applied"; nothing is offered twice.
  *
@@ -16,14 +16,14 @@ import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
 import { OOM_MIME, OOM_VERSION, OomFreed, OomFreeOffer, OomRemedyInfo, OomReportData } from '../protocol';
-import { Answer, RemedyChoice } from './client';
-import { el } from './dom';
+import { Answer, RemedyChoice } from '../sidebar/client';
+import { el } from '../sidebar/dom';
 import { freedItem, freeOfferItem, holdersView } from './freeOffer';
-import { KernelRunning, kernelHolderItem, ShutdownHolder } from './oomHolder';
-import { ChartLike, timelineView } from './oomTimeline';
-import { badgeFor } from './badges';
-import { EnvModel, ModelChange } from './model';
-import { Language, Translation } from './text';
+import { KernelRunning, kernelHolderItem, ShutdownHolder } from './holder';
+import { ChartLike, timelineView } from './timeline';
+import { badgeFor } from '../sidebar/badges';
+import { EnvModel, ModelChange } from '../sidebar/model';
+import { Language, Translation } from '../sidebar/text';
 
 export interface OomReportOptions {
   trans: Translation;
@@ -37,7 +37,7 @@ export interface OomReportOptions {
   free?: (panel: NotebookPanel, reportId: string) => Promise<Answer | null>;
   /** Turn allocation-site recording on in that notebook's kernel (null: no kernel followed there). */
   recordSites?: (panel: NotebookPanel) => Promise<Answer | null>;
-  /** Shut down another kernel of this server that holds most of the GPU, after asking (oomHolder.ts). */
+  /** Shut down another kernel of this server that holds most of the GPU, after asking (oom/holder.ts). */
   shutdownHolder?: ShutdownHolder;
   /** Whether the server still runs a kernel (a report naming one shut down since offers nothing). */
   kernelRunning?: KernelRunning;

@@ -12,11 +12,11 @@
 import type { NotebookPanel } from '@jupyterlab/notebook';
 import type { Kernel } from '@jupyterlab/services';
 
-import { ProfileReply } from '../protocol';
-import { Answer, KernelClient } from './client';
-import { EnvModel, ProfileReview } from './model';
+import { ProfileReply } from '../../protocol';
+import { Answer, KernelClient } from '../client';
+import { EnvModel, ProfileReview } from '../model';
 import { Profile, readProfile } from './profile';
-import { ProfileQuestion } from './profileReview';
+import { ProfileQuestion } from './review';
 
 /** Without a way to ask, a profile that is not approved is never applied. */
 export const NEVER: ProfileQuestion = async () => false;

@@ -3,17 +3,17 @@
  * the notebook profile's, and the values this session set (in a cell, a widget, through the API) that a framework
  * reads at start, which the kernel marks as a restart's to carry (`VariableInfo.carry`, runtime/_carry.py) — with the
  * value it gets (masked wherever the kernel masks it), what the running kernel holds, and whether the restart is what
- * it needs. The button counts those; the question (restartDialog.ts, JupyterLab's dialog) lists every variable, offers
+ * it needs. The button counts those; the question (profile/restartDialog.ts, JupyterLab's dialog) lists every variable, offers
  * to keep each carried value in the notebook, says where the profile is kept and whether the notebook still has to be
  * saved for it to last.
  */
-import { CarryCode, MASK, RESTART_STATUSES, StatusCode } from '../protocol';
-import { badgeClass, badgeFor } from './badges';
-import { code, el, tableHead } from './dom';
-import { valueText } from './editors';
-import { EnvModel } from './model';
+import { CarryCode, MASK, RESTART_STATUSES, StatusCode } from '../../protocol';
+import { badgeClass, badgeFor } from '../badges';
+import { code, el, tableHead } from '../dom';
+import { valueText } from '../editors';
+import { EnvModel } from '../model';
 import { isSecret } from './profile';
-import { Language, Translation } from './text';
+import { Language, Translation } from '../text';
 
 /** Statuses of a value that is set but not what the framework uses: only a new process reads it again (the
  * kernel's rule, Status.needs_restart, generated into the schema). */

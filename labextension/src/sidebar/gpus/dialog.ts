@@ -6,9 +6,9 @@
 import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
-import { el } from './dom';
-import { GpuActions } from './gpuView';
-import { Translation } from './text';
+import { el } from '../dom';
+import { GpuActions } from './view';
+import { Translation } from '../text';
 
 export const askBeforeKernelAction =
   (trans: Translation): GpuActions['confirm'] =>

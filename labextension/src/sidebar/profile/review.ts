@@ -2,12 +2,12 @@
  * What the user reads before a notebook profile is applied: the notebook, then the kernel's review of its profile as
  * two tables — what would be set (variable, value, what it is now) and what the kernel refuses whatever the answer
  * (the same columns and the kernel's reason). Plain DOM with real table headers, so a screen reader reads it as
- * a table; asking the question itself is profileDialog.ts (JupyterLab's dialog).
+ * a table; asking the question itself is profile/dialog.ts (JupyterLab's dialog).
  */
-import { ProfileItemInfo, SizeInfo } from '../protocol';
-import { code, el, tableHead } from './dom';
-import { valueText } from './editors';
-import { Translation } from './text';
+import { ProfileItemInfo, SizeInfo } from '../../protocol';
+import { code, el, tableHead } from '../dom';
+import { valueText } from '../editors';
+import { Translation } from '../text';
 
 /** What the question is about. */
 export interface ProfileQuestionArgs {

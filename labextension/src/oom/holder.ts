@@ -2,15 +2,15 @@
  * The out-of-memory report's offer to shut down the other kernel of this server that holds most of the GPU
  * (OomReportData.kernel_holder, decided by the kernel from the server extension's answer). The kernel's data only
  * names which kernel to ask about: a click asks the server again for that kernel, confirms with the notebook and the
- * memory the server reports now (gpuDialog.ts), and shuts it down through the server's kernel API
- * (gpuSection.ts shutdownKernelHolder). Nothing happens without the user's yes. A report drawn again after the kernel
+ * memory the server reports now (gpus/dialog.ts), and shuts it down through the server's kernel API
+ * (gpus/section.ts shutdownKernelHolder). Nothing happens without the user's yes. A report drawn again after the kernel
  * it names is gone (shut down from here or elsewhere, the notebook reopened) says so and offers nothing.
  */
 import { formatBytes } from '../chart/format';
 import { OomKernelHolder } from '../protocol';
-import { el } from './dom';
-import { idleMeaning, kernelState } from './gpuLayout';
-import { Translation } from './text';
+import { el } from '../sidebar/dom';
+import { idleMeaning, kernelState } from '../sidebar/gpus/layout';
+import { Translation } from '../sidebar/text';
 
 /** What a click came to: shut down, declined at the question, the kernel already gone, or the server failed. */
 export interface HolderOutcome {

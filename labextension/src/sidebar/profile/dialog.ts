@@ -1,13 +1,13 @@
 /**
  * Asks the user, with JupyterLab's own dialog, whether to apply a notebook profile the kernel has no approval for.
- * Its own module because @jupyterlab/apputils is not loadable under jest: the body (profileReview.ts) is tested there,
+ * Its own module because @jupyterlab/apputils is not loadable under jest: the body (profile/review.ts) is tested there,
  * the dialog in a real browser (tests/browser/test_browser_profile_trust.py).
  */
 import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
-import { ProfileQuestion, reviewBody } from './profileReview';
-import { Translation } from './text';
+import { ProfileQuestion, reviewBody } from './review';
+import { Translation } from '../text';
 
 /** The question, in the words `trans` gives (the user's language). */
 export const askToApplyProfile = (trans: Translation): ProfileQuestion => async args => {

@@ -8,8 +8,8 @@
  * kept by key and updated in place, so a button under the pointer stays the same element while figures change every
  * second.
  */
-import { GpuKernelInfo, GpuServerView } from '../protocol';
-import { el, withCode } from './dom';
+import { GpuKernelInfo, GpuServerView } from '../../protocol';
+import { el, withCode } from '../dom';
 import {
   DeviceLayout,
   GpuRow,
@@ -20,10 +20,10 @@ import {
   kernelState,
   kernelTitle,
   size
-} from './gpuLayout';
-import { SeenSection } from './seenSection';
-import { ServerGpus } from './serverGpus';
-import { Translation } from './text';
+} from './layout';
+import { SeenSection } from '../seenSection';
+import { ServerGpus } from './server';
+import { Translation } from '../text';
 
 export type GpuAction = 'shutdown' | 'interrupt';
 

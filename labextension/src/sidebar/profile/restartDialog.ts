@@ -3,13 +3,13 @@
  * what the new kernel will get — the profile, and the values this session set that a restart carries over, each with
  * a box to keep it in the notebook — and, when the notebook has unsaved changes, whether to save it first, since the
  * profile lives in its metadata. Its own module because @jupyterlab/apputils is not loadable under jest: the body
- * (restartReview.ts) is tested there, the dialog in a real browser (tests/browser/test_layout_sidebar.py).
+ * (profile/restartReview.ts) is tested there, the dialog in a real browser (tests/browser/test_layout_sidebar.py).
  */
 import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
 import { keptNames, RestartQuestion, restartBody } from './restartReview';
-import { Language, Translation } from './text';
+import { Language, Translation } from '../text';
 
 export const askToRestart =
   (trans: Translation, language: Language): RestartQuestion =>

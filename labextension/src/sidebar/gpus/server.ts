@@ -10,7 +10,7 @@
  */
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { GPUS_VERSION, GpuServerView } from '../protocol';
+import { GPUS_VERSION, GpuServerView } from '../../protocol';
 
 export type GpuConnection = 'loading' | 'ready' | 'absent' | 'forbidden' | 'unreachable';
 

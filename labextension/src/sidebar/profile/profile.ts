@@ -4,7 +4,7 @@
  * notebook's kernel starts. Other keys under `metadata.mgenv_jupyter` are left alone.
  */
 
-import { isSecretName } from '../protocol';
+import { isSecretName } from '../../protocol';
 
 export type Profile = Record<string, string>;
 

@@ -5,9 +5,9 @@
  * confirmation names (the notebook, the memory it holds, on which GPU). The server decides every figure; this only
  * orders and labels them.
  */
-import { formatBytes } from '../chart/format';
-import { GpuDeviceView, GpuKernelInfo, GpuKernelShare, GpuServerView } from '../protocol';
-import { Translation } from './text';
+import { formatBytes } from '../../chart/format';
+import { GpuDeviceView, GpuKernelInfo, GpuKernelShare, GpuServerView } from '../../protocol';
+import { Translation } from '../text';
 
 /** Kernel colours cycle through this many CSS classes (mgenv-gpu-c0 …). */
 export const COLOURS = 6;
@@ -161,6 +161,9 @@ export function deviceLayout(view: GpuServerView, device: GpuDeviceView, trans: 
   }
   const total = Math.max(device.total, 1);
   const segments: Segment[] = [];
+  // The bar is the device: figures that add up to more than its total (NVML counting memory twice, a simulation whose
+  // kernels all climb) fill it and stop there, each row keeping its own figure; nothing is drawn past its end.
+  let left = device.total;
   for (const row of rows) {
     // In a foreign pid namespace the other processes listed are the kernels' own, unattributed: a kernel's own report
     // drawn beside them would count its memory twice. Its row says it; the bar keeps to NVML's figures.
@@ -173,10 +176,12 @@ export function deviceLayout(view: GpuServerView, device: GpuDeviceView, trans: 
         : row.kind === 'other'
           ? `${trans.__('other process')} ${row.pid}`
           : trans.__('not listed (driver, other containers)');
+    const drawn = Math.min(row.used, Math.max(left, 0));
+    left -= drawn;
     segments.push({
       key: row.key,
       kind: row.kind,
-      fraction: row.used / total,
+      fraction: drawn / total,
       colour: row.kind === 'kernel' ? row.colour : 0,
       title: `${title}: ${formatBytes(row.used)}`
     });
