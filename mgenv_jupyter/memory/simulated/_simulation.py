@@ -27,9 +27,10 @@ little more for each later place on the machine, so that they differ) or, for a 
 `notebooks` names, exactly that share; their worker processes; and the scenario's other processes (one named by pid
 as a holder is is listed once, with both figures). A device holds no more than it has, as a real one: memory held
 already stays, and a process that climbs gets at most what is left (those there first, or that started earlier,
-first), so the listed processes, `others` and `reserved` never add up to more than `total`. Served by a Jupyter
-server, the server and every kernel it started share one machine, so all of them list the same processes with the
-same figures; anywhere else a process has a machine of its own, holding only itself.
+first), so the listed processes, `others` and `reserved` never add up to more than `total` (except on a device
+mirroring host memory: what it shows is measured, and a sweep's point that needs more than the device is seen so).
+Served by a Jupyter server, the server and every kernel it started share one machine, so all of them list the same
+processes with the same figures; anywhere else a process has a machine of its own, holding only itself.
 
 The scenario format, its bounds and the presets are in `_scenario.py`.
 """
@@ -162,8 +163,11 @@ class Simulation:
                 room = spec.total - spec.others - spec.reserved - fixed  # what the holders' own use may take
                 for process, holder, extra in entries:
                     # What a process asks beyond what is left it does not get, as from a real device: the rest went
-                    # to those before it.
-                    held = min(self._use(spec, holder, now), max(0, room) // _PAGE * _PAGE)
+                    # to those before it. A mirror of host memory is a measurement, never cut: a sweep's point that
+                    # allocates more than the device has is to be seen as not fitting it.
+                    held = self._use(spec, holder, now)
+                    held = held if spec.kernel is not None and spec.kernel.host else min(
+                        held, max(0, room) // _PAGE * _PAGE)
                     room -= held
                     process.used = held + extra if spec.process_memory else None
             t = now - self._started
