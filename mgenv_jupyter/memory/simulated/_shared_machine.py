@@ -6,13 +6,15 @@ The machine is kept in a file of the Jupyter runtime directory named after the s
 the runtime file the server writes, named by the kernel's parent pid. The file holds the scenario's JSON (read once,
 by the process that asked for it, so a file changed later is not half one machine and half another), when the
 machine started (its error windows count from then), and the processes that hold memory on it (`Holder`): when each
-one's timeline starts, its place in the order they came (a later one holds a little more), the notebooks of its
-sessions (a scenario's `notebooks` share), when it gave its cache back, and its worker processes. Every process
+one's timeline starts (only a process that asked for this machine runs its timeline), its place on the machine (the
+lowest free when it came: a later one holds a little more), the notebooks of its sessions (a scenario's `notebooks`
+share), when it gave its cache back, and its worker processes. Every process
 computes every figure from that and the clock, so the server's view and a kernel's own chart agree to the byte.
 
 Who defines the machine: the server, from its own environment, for as long as it runs (`kept`); otherwise the first
-kernel that asks, and a kernel whose `MGENV_SIMULATE_GPU` changes while it runs defines it anew for everyone (every
-timeline starts over). A machine no server keeps lasts while a process holds memory on it.
+kernel that asks, and a kernel whose `MGENV_SIMULATE_GPU` changes while it runs defines it anew: that kernel runs the
+new scenario's timeline from then; the other processes stay on the device holding the scenario's start, as processes
+that did not ask for it (they do not climb). A machine no server keeps lasts while a process holds memory on it.
 
 The file changes only when a process joins or leaves, frees, starts its workers, or the machine is defined; readers
 look at it at most once a second and parse it only when it changed. It is written by this user only (0600, replaced
@@ -37,7 +39,7 @@ from ..._bounded_json import loads
 from ..._regular_files import MAX_FILE_BYTES, read_private_file
 
 PREFIX = "mgenv-simulated-gpu-"
-VERSION = 1
+VERSION = 2  # 1 counted every process that ever came (`came`): a place depended on the server's history
 MAX_MACHINE_BYTES = 2 * MAX_FILE_BYTES  # a scenario file of at most 1 MiB, and the processes on it
 MAX_HOLDERS = 1024
 MAX_NOTEBOOKS = 64  # per holder
@@ -50,10 +52,12 @@ _MAX_TIME = 1e11  # seconds since the epoch: a finite time, within the next thou
 @dataclass(frozen=True)
 class Holder:
     """A process that holds memory on the simulated devices: its pid, when its timeline starts (seconds since the
-    epoch; None for a kernel the server listed that has not looked at the machine itself: it holds the scenario's
-    start until it does, as a kernel that has run no GPU code yet), its place among those that came (0, 1, ...), the
-    notebooks of its server sessions, when it gave its cached memory back (None: never), and its worker processes
-    as (pid, device index, bytes)."""
+    epoch; None for a process that has not asked for this machine: a kernel the server listed that has not looked at
+    it itself, or one that was on the device when another process defined it anew; it holds the scenario's start,
+    as a kernel that runs no GPU code now), its place on the machine (0, 1, ...: the lowest no live holder had when it
+    came, so that a figure depends on who is on the device, never on how many came and went before), the notebooks of
+    its server sessions, when it gave its cached memory back (None: never), and its worker processes as (pid, device
+    index, bytes)."""
 
     pid: int
     joined: float | None
@@ -67,8 +71,8 @@ class Holder:
 class Machine:
     """A defined machine: `id` changes at every definition (followers start over), `spec` is what was asked for
     (MGENV_SIMULATE_GPU's value), `name` the scenario's default name and `scenario` its JSON, `started` when it began
-    (seconds since the epoch), `kept` whether the server keeps it for its whole life, `holders` the processes holding
-    memory on it and `came` how many have come so far (the next one's order)."""
+    (seconds since the epoch), `kept` whether the server keeps it for its whole life, and `holders` the processes
+    holding memory on it."""
 
     id: str
     spec: str
@@ -77,7 +81,6 @@ class Machine:
     started: float
     kept: bool = False
     holders: tuple[Holder, ...] = ()
-    came: int = 0
 
     def holder(self, pid: int) -> Holder | None:
         return next((h for h in self.holders if h.pid == pid), None)
@@ -134,14 +137,21 @@ class SharedMachine:
                 _write_file(self.path, machine)
             return machine
 
-    def define(self, spec: str, scenario: Any, name: str, now: float, kept: bool = False) -> Machine:
-        """A new machine of `scenario` (its JSON, checked by the caller) from `now`: the processes already on it stay,
-        each starting its timeline over (their workers belong to the machine before: each process stops its own)."""
+    def define(self, spec: str, scenario: Any, name: str, now: float, kept: bool = False,
+               by: int | None = None) -> Machine:
+        """A new machine of `scenario` (its JSON, checked by the caller) from `now`, asked for by process `by` (None:
+        the server), which runs its timeline from `now`. The processes already on it stay on the device, in their
+        places, without running it: they did not ask for this scenario, so they hold its start and do not climb,
+        as other processes on a real GPU keep what they hold while one process starts a run (their workers belong to
+        the machine before: each process stops its own)."""
         def new(machine: Machine | None) -> Machine:
-            holders = tuple(replace(h, joined=None if h.joined is None else now, released=None, workers=()) for h in
+            holders = tuple(replace(h, joined=None, released=None, workers=()) for h in
                             (machine.holders if machine is not None else ()))
-            return Machine(secrets.token_hex(8), spec, name, scenario, now, kept or bool(machine and machine.kept),
-                           holders, machine.came if machine is not None else 0)
+            fresh = Machine(secrets.token_hex(8), spec, name, scenario, now, kept or bool(machine and machine.kept),
+                            holders)
+            joined = fresh if by is None else _joined(fresh, ((by, None),), now)
+            assert joined is not None
+            return joined
 
         machine = self.change(new)
         assert machine is not None
@@ -207,19 +217,20 @@ def _joined(machine: Machine | None, kernels: tuple[tuple[int, tuple[str, ...] |
     """`machine` with `kernels` on it; `now`: they look at it themselves from then (None: the server lists them)."""
     if machine is None:
         return None
-    holders, came = list(machine.holders), machine.came
+    holders = list(machine.holders)
     for pid, notebooks in kernels:
         at = next((i for i, h in enumerate(holders) if h.pid == pid), None)
         if at is None:
             if len(holders) < MAX_HOLDERS:
-                holders.append(Holder(pid, now, came, notebooks or ()))
-                came += 1
+                taken = {h.order for h in holders}
+                place = next(i for i in range(len(holders) + 1) if i not in taken)
+                holders.append(Holder(pid, now, place, notebooks or ()))
             continue
         if now is not None and holders[at].joined is None:
             holders[at] = replace(holders[at], joined=now)
         if notebooks is not None and holders[at].notebooks != notebooks:
             holders[at] = replace(holders[at], notebooks=notebooks)
-    return replace(machine, holders=tuple(holders), came=came)
+    return replace(machine, holders=tuple(holders))
 
 
 def _pruned(machine: Machine | None) -> Machine | None:
@@ -259,7 +270,7 @@ def machine_path(runtime_dir: str | os.PathLike[str], server_pid: int) -> Path:
 def _write_file(path: Path, machine: Machine) -> None:
     data = {"v": VERSION, "machine": {
         "id": machine.id, "spec": machine.spec, "name": machine.name, "scenario": machine.scenario,
-        "started": machine.started, "kept": machine.kept, "came": machine.came,
+        "started": machine.started, "kept": machine.kept,
         "holders": [{"pid": h.pid, "joined": h.joined, "order": h.order, "notebooks": list(h.notebooks),
                      "released": h.released, "workers": [list(w) for w in h.workers]} for h in machine.holders]}}
     fd, temporary = tempfile.mkstemp(prefix=f".{PREFIX}", dir=path.parent)  # 0600, this user's
@@ -282,14 +293,14 @@ def _read_file(path: Path) -> Machine | None:
 
 
 def _machine(data: dict[str, Any]) -> Machine | None:
-    id_, spec, name, started, came = (data.get(k) for k in ("id", "spec", "name", "started", "came"))
+    id_, spec, name, started = (data.get(k) for k in ("id", "spec", "name", "started"))
     holders = data.get("holders")
-    if not (_text(id_, 64) and _text(spec, 4096) and _text(name, 256) and _time(started) and _count(came)
+    if not (_text(id_, 64) and _text(spec, 4096) and _text(name, 256) and _time(started)
             and isinstance(holders, list) and len(holders) <= MAX_HOLDERS and isinstance(data.get("kept"), bool)):
         return None
     parsed = [_holder(h) for h in holders]
     return Machine(id_, spec, name, data.get("scenario"), float(started), data["kept"],  # type: ignore[arg-type]
-                   tuple(h for h in parsed if h is not None), came)  # type: ignore[arg-type]
+                   tuple(h for h in parsed if h is not None))
 
 
 def _holder(data: object) -> Holder | None:

@@ -21,11 +21,16 @@ Presets (`MGENV_SIMULATE_GPU=training`):
   really allocate, pinned one per device.
 
 One machine (`_shared_machine.py`): the processes on the devices are those that hold memory on the machine, each
-following the scenario's kernel timeline from the moment it came (a little more for each later one, so that they
-differ) or, for a kernel of a notebook the device's `notebooks` names, exactly that share; their worker processes;
-and the scenario's other processes (one named by pid as a holder is is listed once, with both figures). Served by a
-Jupyter server, the server and every kernel it started share one machine, so all of them list the same processes
-with the same figures; anywhere else a process has a machine of its own, holding only itself.
+that asked for the scenario following its kernel timeline from the moment it asked, each that did not (listed by the
+server only, or on the device when another process switched it to this scenario) holding the timeline's start (a
+little more for each later place on the machine, so that they differ) or, for a kernel of a notebook the device's
+`notebooks` names, exactly that share; their worker processes; and the scenario's other processes (one named by pid
+as a holder is is listed once, with both figures). A device holds no more than it has, as a real one: memory held
+already stays, and a process that climbs gets at most what is left (those there first, or that started earlier,
+first), so the listed processes, `others` and `reserved` never add up to more than `total` (except on a device
+mirroring host memory: what it shows is measured, and a sweep's point that needs more than the device is seen so).
+Served by a Jupyter server, the server and every kernel it started share one machine, so all of them list the same
+processes with the same figures; anywhere else a process has a machine of its own, holding only itself.
 
 The scenario format, its bounds and the presets are in `_scenario.py`.
 """
@@ -57,7 +62,8 @@ log = logging.getLogger(__name__)
 _SAME_MOMENT = 0.001  # seconds: NVML calls closer than this belong to one sample
 _RELIST_SECONDS = 1.0  # how often the simulation looks at who is on the machine (and whether workers still live)
 _FOREIGN_PID_OFFSET = 1 << 22  # above Linux's largest pid_max: such a PID cannot exist in this namespace
-_KERNEL_STAGGER = 512 * 1024**2  # each later holder holds this much more than the one before (cycling)
+_KERNEL_STAGGER = 512 * 1024**2  # a holder in each later place holds this much more than the one before (cycling)
+_PAGE = 2 * 1024**2  # CUDA allocators hand out 2 MB pages
 _STAGGER_CYCLE = 5
 
 
@@ -93,9 +99,10 @@ class Simulation:
         self._next_spawn = float("inf")
         self._started = 0.0
         self._listed: Machine | None = None  # the machine as it was when the processes were last listed
-        # What each device lists: (its spec, the process entry updated in place, the holder it stands for, bytes the
-        # scenario's other processes add under the same pid).
-        self._holders: list[tuple[DeviceSpec, FakeProcess, Holder, int]] = []
+        # What each device lists: its spec, the bytes of the processes that are not holders' own use (workers, the
+        # scenario's other processes), and per holder, in the order the device's memory goes to them, the process
+        # entry updated in place, the holder it stands for and bytes the scenario's other processes add under its pid.
+        self._devices: list[tuple[DeviceSpec, int, list[tuple[FakeProcess, Holder, int]]]] = []
         self._trees: dict[int, ProcessTree] = {}  # a holder's process tree, for a device that mirrors its host memory
         self._lock = threading.Lock()
 
@@ -117,8 +124,7 @@ class Simulation:
         if not self._installed:
             if self.defined is None:  # a machine of its own: this process holds memory on it from now on
                 now = self.clock()
-                self.machine.define("", None, self.scenario.name, now)
-                self.machine.join(os.getpid(), now)
+                self.machine.define("", None, self.scenario.name, now, by=os.getpid())
             self._installed = True
         self.fake.install()
         self.advance()
@@ -153,8 +159,17 @@ class Simulation:
             if now - self._listed_at >= _RELIST_SECONDS or now >= self._next_spawn or state is not self._listed:
                 self._list_processes(now, state)  # who is on each device: changes rarely
             scenario = self.scenario
-            for spec, process, holder, extra in self._holders:
-                process.used = self._use(spec, holder, now) + extra if spec.process_memory else None
+            for spec, fixed, entries in self._devices:
+                room = spec.total - spec.others - spec.reserved - fixed  # what the holders' own use may take
+                for process, holder, extra in entries:
+                    # What a process asks beyond what is left it does not get, as from a real device: the rest went
+                    # to those before it. A mirror of host memory is a measurement, never cut: a sweep's point that
+                    # allocates more than the device has is to be seen as not fitting it.
+                    held = self._use(spec, holder, now)
+                    held = held if spec.kernel is not None and spec.kernel.host else min(
+                        held, max(0, room) // _PAGE * _PAGE)
+                    room -= held
+                    process.used = held + extra if spec.process_memory else None
             t = now - self._started
             t = t % scenario.period if scenario.period > 0 else t
             failure = None
@@ -165,8 +180,9 @@ class Simulation:
             self.fake.failure = failure
 
     def _use(self, spec: DeviceSpec, holder: Holder, now: float) -> int:
-        """What `holder` holds on a device at `now`: its notebook's share, or the scenario's kernel timeline from when
-        it came (its start from the moment it gave its cache back), a little more for each later holder."""
+        """What `holder` asks for on a device at `now`: its notebook's share, or the scenario's kernel timeline from
+        when it asked for the scenario (its start when it did not, and from the moment it gave its cache back), a
+        little more for each later place on the machine."""
         fixed = _share(spec, holder)
         if fixed is not None:
             return fixed
@@ -175,7 +191,7 @@ class Simulation:
         if spec.kernel.host:
             return self._host_bytes(holder.pid)
         if holder.joined is None or (holder.released is not None and holder.released <= now):
-            t = 0.0  # not looking at the machine yet, or given back: its start
+            t = 0.0  # not asking for this scenario, or given back: its start
         else:
             t = now - holder.joined
             t = t % self.scenario.period if self.scenario.period > 0 else t
@@ -214,24 +230,29 @@ class Simulation:
         if mine is not None:
             self._spawn_workers(mine, now)
             holders = [h if h.pid != mine.pid else _with_workers(h, self.workers) for h in holders]
-        self._holders = []
+        self._devices = []
+        first = sorted(holders, key=_first_served)
         for index, (spec, device) in enumerate(zip(self.scenario.devices, self.fake.devices, strict=True)):
             def listed(pid: int, used: int | None, spec: DeviceSpec = spec) -> FakeProcess:
                 pid = pid + _FOREIGN_PID_OFFSET if spec.foreign_namespace else pid
                 return FakeProcess(pid, used if spec.process_memory else None)
 
             others = dict(spec.other_processes)
-            processes = []
+            processes, entries = [], {}
             for holder in holders:
                 if _share(spec, holder) is None and (spec.kernel is None or (
                         spec.kernel.host and index != _device_of(holder))):
                     continue
                 process = listed(holder.pid, None)
-                self._holders.append((spec, process, holder, others.pop(holder.pid, 0)))
+                entries[holder.pid] = (process, holder, others.pop(holder.pid, 0))
                 processes.append(process)
-            processes.extend(listed(pid, size) for holder in holders for pid, device_index, size in holder.workers
-                             if device_index == index and alive(pid))
+            workers = [(pid, size) for holder in holders for pid, device_index, size in holder.workers
+                       if device_index == index and alive(pid)]
+            processes.extend(listed(pid, size) for pid, size in workers)
             processes.extend(FakeProcess(pid, used if spec.process_memory else None) for pid, used in others.items())
+            fixed = (sum(size for _, size in workers) + sum(others.values())
+                     + sum(extra for _, _, extra in entries.values()))
+            self._devices.append((spec, fixed, [entries[h.pid] for h in first if h.pid in entries]))
             device.processes = processes
             device.process_error = self._no_permission if spec.mig else None
 
@@ -255,6 +276,12 @@ class Simulation:
         self._next_spawn = min(waiting, default=float("inf"))
         if started:
             self.machine.update(os.getpid(), workers=tuple((w.process.pid, w.device, w.size) for w in self.workers))
+
+
+def _first_served(holder: Holder) -> tuple[float, int]:
+    """The order in which a device's memory goes to holders: one that holds its start (or its share) without
+    running a timeline has held it since it came, then those running, the one that started first first."""
+    return (-float("inf") if holder.joined is None else holder.joined, holder.order)
 
 
 def _with_workers(holder: Holder, workers: list[_Worker]) -> Holder:
@@ -356,9 +383,13 @@ def _follow_shared(shared: SharedMachine, spec: str, changed: bool) -> None:
     if spec and (state is None or (changed and state.spec != spec)):
         data, name = Scenario.source(spec)
         Scenario.from_json(data, name)  # checked before the machine changes for anyone
-        state = shared.define(spec, data, name, now)
-    if spec and state is not None and ((mine := state.holder(os.getpid())) is None or mine.joined is None):
-        state = shared.join(os.getpid(), now)  # its own timeline from now (the server may have listed it already)
+        state = shared.define(spec, data, name, now, by=os.getpid())  # this process runs it; the others do not climb
+    elif spec and state is not None and state.spec == spec and (
+            (mine := state.holder(os.getpid())) is None or (changed and mine.joined is None)):
+        # It asks for this very machine (its first look, or it came back to it): its own timeline from now (the server
+        # may have listed it already). One that asked for another scenario before another process switched the
+        # machine to this one keeps holding its start: asking once is not asking again.
+        state = shared.join(os.getpid(), now)
     elif not spec and changed and state is not None and state.holder(os.getpid()) is not None:
         state = shared.leave(os.getpid())  # the variable was removed: this process holds nothing any more
     if state is None or not state.in_use:

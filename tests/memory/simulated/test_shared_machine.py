@@ -11,6 +11,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -52,12 +53,19 @@ def test_processes_join_in_order_and_a_second_reader_of_the_file_sees_the_same_m
     assert [(h.pid, h.order, h.joined, h.notebooks) for h in other.holders] == [
         (sleepers[0], 0, 1001.0, ()), (sleepers[1], 1, 1001.0, ("big.ipynb",))]
     assert (tmp_path / "m.json").stat().st_mode & 0o777 == 0o600
-    # Listed by the server again: it holds the scenario's start until it looks at the machine itself.
+    # Listed by the server again: it holds the scenario's start until it looks at the machine itself, in the lowest
+    # place free (0 and 1 are held): a place, and so a figure, never depends on how many came and went before.
     machine.sync([(sleepers[0], ()), (sleepers[1], ("big.ipynb",)), (sleepers[2], ())], 1003.0)
     again = machine.read()
-    assert again is not None and [(h.pid, h.order, h.joined) for h in again.holders][-1] == (sleepers[2], 3, None)
+    assert again is not None and [(h.pid, h.order, h.joined) for h in again.holders][-1] == (sleepers[2], 2, None)
     looked = machine.join(sleepers[2], 1004.0)
-    assert looked is not None and [(h.pid, h.order, h.joined) for h in looked.holders][-1] == (sleepers[2], 3, 1004.0)
+    assert looked is not None and [(h.pid, h.order, h.joined) for h in looked.holders][-1] == (sleepers[2], 2, 1004.0)
+    # The first one's kernel is shut down: the next to come takes its place, 0.
+    machine.sync([(sleepers[1], ("big.ipynb",)), (sleepers[2], ())], 1005.0)
+    machine.join(os.getpid(), 1006.0)
+    last = machine.read()
+    assert last is not None and [(h.pid, h.order) for h in last.holders] == [
+        (sleepers[1], 1), (sleepers[2], 2), (os.getpid(), 0)]
 
 
 def test_a_holder_whose_process_ended_leaves_and_a_machine_no_server_keeps_goes_with_its_last(tmp_path):
@@ -75,14 +83,20 @@ def test_a_holder_whose_process_ended_leaves_and_a_machine_no_server_keeps_goes_
     assert kept.in_use and machine.leave(os.getpid()) is not None  # the server keeps it, held or not
 
 
-def test_defining_it_anew_starts_every_timeline_over_and_keeps_the_holders(tmp_path, sleepers):
+def test_defining_it_anew_runs_the_new_timeline_for_the_process_that_asked_only(tmp_path, sleepers):
     machine = SharedMachine(tmp_path / "m.json")
     first = machine.define("a100-40gb", PRESETS["a100-40gb"], "a100-40gb", 1000.0, kept=True)
     machine.join(sleepers[0], 1000.0)
+    machine.join(sleepers[1], 1001.0)
     machine.update(sleepers[0], released=1005.0)
-    again = machine.define("training", PRESETS["training"], "training", 2000.0)
+    again = machine.define("training", PRESETS["training"], "training", 2000.0, by=sleepers[1])
     assert again.id != first.id and again.kept and again.spec == "training" and again.started == 2000.0
-    assert [(h.pid, h.joined, h.released) for h in again.holders] == [(sleepers[0], 2000.0, None)]
+    # The one that switched runs it from now; the other stays in its place holding the start: it did not ask.
+    assert [(h.pid, h.order, h.joined, h.released) for h in again.holders] == [
+        (sleepers[0], 0, None, None), (sleepers[1], 1, 2000.0, None)]
+    by_a_newcomer = machine.define("a100-40gb", PRESETS["a100-40gb"], "a100-40gb", 3000.0, by=sleepers[2])
+    assert [(h.pid, h.order, h.joined) for h in by_a_newcomer.holders] == [
+        (sleepers[0], 0, None), (sleepers[1], 1, None), (sleepers[2], 2, 3000.0)]
 
 
 def test_every_process_on_the_machine_lists_the_same_processes_with_the_same_figures(tmp_path, sleepers):
@@ -141,8 +155,10 @@ def test_many_processes_joining_at_once_all_join_with_distinct_orders(tmp_path):
 
 @pytest.mark.parametrize("content", [
     b"[" * 100_000,  # nested too deep to be one
-    b'{"v": 1, "machine": {"id": "x", "spec": "a", "name": "a", "scenario": {}, "started": 1e300, "kept": false, '
-    b'"came": 0, "holders": []}}',  # a time out of bounds
+    b'{"v": 2, "machine": {"id": "x", "spec": "a", "name": "a", "scenario": {}, "started": 1e300, "kept": false, '
+    b'"holders": []}}',  # a time out of bounds
+    b'{"v": 1, "machine": {"id": "x", "spec": "a", "name": "a", "scenario": {}, "started": 1, "kept": false, '
+    b'"came": 0, "holders": []}}',  # the version before, whose places counted every process that came
     b'{"v": 2, "machine": {}}',
     b"not json",
 ])
@@ -184,3 +200,92 @@ def test_a_simulation_of_its_own_starts_the_kernels_timeline_at_install(monkeypa
         state = simulation.machine.read()
         assert state is not None and [h.pid for h in state.holders] == [os.getpid()]
         assert simulation.machine.path is None
+
+
+KERNEL = textwrap.dedent("""
+    import json, os, sys
+    from mgenv_jupyter.memory._gpu_processes import GpuProcessReader
+    from mgenv_jupyter.memory.simulated._simulation import from_environment
+    for line in sys.stdin:  # "look", or "env <value>": a cell sets MGENV_SIMULATE_GPU, then the sampler looks
+        command, _, value = line.strip().partition(" ")
+        if command == "env":
+            os.environ["MGENV_SIMULATE_GPU"] = value
+        from_environment()
+        device = GpuProcessReader().read().devices[0]
+        print(json.dumps({"total": device.total, "processes": {p.pid: p.used for p in device.processes or ()}}),
+              flush=True)
+    """)
+
+
+class Kernel:
+    """A real process started by this one as a Jupyter server starts its kernels: with the server's environment, it
+    finds the machine through the server's runtime file and looks at it as the sampler does (from_environment)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen([sys.executable, "-c", KERNEL], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True, env=env)
+        self.pid = self.process.pid
+
+    def look(self, command: str = "look") -> dict[int, int]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        reading = json.loads(self.process.stdout.readline())
+        assert reading["total"] == 40 * GiB, reading
+        return {int(pid): used for pid, used in reading["processes"].items()}
+
+    def stop(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def test_a_kernel_that_switches_the_shared_device_to_a_scenario_runs_it_alone_within_the_devices_total(tmp_path):
+    """The README's recipe on a server-shared device: the server's environment holds a steady scenario, two kernels
+    look at it, then one sets MGENV_SIMULATE_GPU to the fragmentation scenario (climbing to 38 GiB). That kernel
+    climbs; the other did not ask and keeps holding the start, and the processes listed never add up to more than
+    the device holds (others and reserved included), which leaves the climbing one what is left, as a real GPU
+    would; every view (both kernels, the server) lists the same figures."""
+    steady = tmp_path / "steady.json"
+    steady.write_text(json.dumps({"name": "steady", "devices": [{
+        "name": "NVIDIA A100-SXM4-40GB", "total": "40GB", "others": "400MB", "reserved": "512MB", "kernel": "2GB"}]}))
+    fragmentation = Path(__file__).parents[2] / "data" / "oom" / "fragmentation.json"
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    info = runtime / f"jpserver-{os.getpid()}.json"
+    info.write_text(json.dumps({"url": "http://127.0.0.1:8888/", "token": "t"}))
+    info.chmod(0o600)
+    machine = SharedMachine(machine_path(runtime, os.getpid()))
+    machine.define(str(steady), *Scenario.source(str(steady)), time.time(), kept=True)  # as the server does
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime), "MGENV_SIMULATE_GPU": str(steady)}
+    first, second = Kernel(env), Kernel(env)
+    try:
+        assert first.look() == {first.pid: 2 * GiB}
+        assert second.look() == {first.pid: 2 * GiB, second.pid: 2 * GiB + 512 * MiB}  # a later place, a little more
+        # It asks for 2 GiB more every 0.05 s, up to 38 GiB and its place's 0.5 GiB: 38.5 GiB. What is left beside
+        # the other kernel, `others` and `reserved` is 37.1 GiB, in 2 MiB pages.
+        left = (40 * GiB - 400 * MiB - 512 * MiB - 2 * GiB) // (2 * MiB) * (2 * MiB)
+        climbing = [second.look(f"env {fragmentation}")]
+        deadline = time.time() + 60
+        while climbing[-1][second.pid] < left:  # about a second
+            assert time.time() < deadline, climbing[-3:]
+            climbing.append(second.look())
+        climbing += [second.look() for _ in range(5)]  # it stays there
+        assert len({reading[second.pid] for reading in climbing}) > 3, climbing  # it climbed
+        # The other kernel never climbed: it holds the new scenario's start in its place.
+        assert all(reading[first.pid] == 2 * GiB for reading in climbing), climbing
+        assert climbing[-1] == {first.pid: 2 * GiB, second.pid: left}, climbing[-1]
+        assert all(sum(reading.values()) + 400 * MiB + 512 * MiB <= 40 * GiB for reading in climbing), climbing
+        # The other kernel's sampler looks again (its variable unchanged): it still does not climb, and it reads the
+        # same figures; so does the server.
+        assert first.look() == climbing[-1] and first.look() == climbing[-1]
+        state = machine.read()
+        assert state is not None and state.spec == str(fragmentation)
+        from mgenv_jupyter.memory._gpu_processes import GpuProcessReader
+
+        with Simulation.following(machine, state):
+            server = {p.pid: p.used for p in GpuProcessReader().read().devices[0].processes or ()}
+        assert server == climbing[-1]
+    finally:
+        first.stop()
+        second.stop()
