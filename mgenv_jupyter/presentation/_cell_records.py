@@ -5,11 +5,11 @@ a cell whose re-runs keep more memory each time, naming the variables that grew.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .._text import Text, current_language
 from ..memory._cell_records import CellRecord
 from ..protocol._cells import CELL_MEMORY_VERSION, CellMemoryNotice, CellMemoryRecord
+from ._lines import TitledLines
 
 LEAK = Text("This cell keeps more memory each time it runs: {kept} kept on {device} by its last {runs} runs",
             "此单元每次运行都保留更多内存:最近 {runs} 次运行在 {device} 上分别保留 {kept}")
@@ -34,8 +34,10 @@ def notice(record: CellRecord) -> CellMemoryNotice:
     return {"v": CELL_MEMORY_VERSION, "type": "cell_memory", "cell_id": record.cell_id, "record": data}
 
 
-@dataclass(frozen=True)
-class LeakNote:
+@dataclass(frozen=True, repr=False)
+class LeakNote(TitledLines):
+    HTML_CLASS = "mgenv-leak"
+
     record: CellRecord
     language: str | None = None
 
@@ -56,16 +58,3 @@ class LeakNote:
             lines.append("  " + NO_NAMES.get(lang))
         lines.append("  " + WAY_OUT.get(lang))
         return lines
-
-    def __repr__(self) -> str:
-        return "\n".join(self.lines())
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(repr(self))
-
-    def _repr_html_(self) -> str:
-        import html
-
-        first, *rest = self.lines()
-        body = "".join(f"<div>{html.escape(line.strip())}</div>" for line in rest)
-        return f"<div class='mgenv-leak'><div><b>{html.escape(first)}</b></div>{body}</div>"

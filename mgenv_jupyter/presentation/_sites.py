@@ -5,7 +5,6 @@ no stacks, said apart. `.frame()` is the data (one row a site)."""
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +12,7 @@ from .._text import Text, current_language
 from ..catalog._allocation_stacks import FACTS, Recording
 from ..catalog._frameworks import BY_KEY
 from ..catalog._values import format_size
+from ._lines import TitledLines
 
 if TYPE_CHECKING:
     import pandas
@@ -44,8 +44,10 @@ def place(site: Site, language: str) -> str:
     return f"{where} {LINE.get(language)} {site.line}"
 
 
-@dataclass(frozen=True)
-class SitesView:
+@dataclass(frozen=True, repr=False)
+class SitesView(TitledLines):
+    HTML_CLASS = "mgenv-sites"
+
     sites: Sites
     language: str | None = None
 
@@ -90,16 +92,6 @@ class SitesView:
         lines += ["  " + text.get(lang) for _, text in sites.unrecorded]
         return lines
 
-    def __repr__(self) -> str:
-        return "\n".join(self.lines())
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(repr(self))
-
-    def _repr_html_(self) -> str:
-        title, *rest = self.lines()
-        rows = "".join(f"<div>{html.escape(line.strip())}</div>" for line in rest)
-        return f"<div class='mgenv-sites'><div><b>{html.escape(title)}</b></div>{rows}</div>"
 
 
 TRACING_ON = Text("Recording where memory is allocated in every cell from the next one on (%memtrace off stops)",
