@@ -14,6 +14,7 @@ if framework == "paddle":
 from mgenv_jupyter.memory import Sampler  # noqa: E402
 from mgenv_jupyter.memory._framework_sources import framework_sources  # noqa: E402
 from mgenv_jupyter.memory._overlays import overlays  # noqa: E402
+from mgenv_jupyter.memory._sample import DeviceId  # noqa: E402
 from mgenv_jupyter.memory._state_words import state_text  # noqa: E402
 from mgenv_jupyter.runtime import session  # noqa: E402
 
@@ -60,7 +61,7 @@ if framework == "megengine":
 if framework == "mxnet":
     (module.nd.ones((256, 256)) + 1).wait_to_read()
 GiB = 1024**3
-result["overlays"] = [line.to_json() for line in overlays(session(), {}, {"gpu0": 16 * GiB})]
+result["overlays"] = [line.to_json() for line in overlays(session(), {}, {DeviceId("gpu0"): 16 * GiB})]
 
 # The default sources with the framework loaded: nothing may break.
 with Sampler(interval=0.02, session=session()) as sampler:
