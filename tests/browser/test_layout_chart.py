@@ -208,13 +208,14 @@ CLUSTER_NODES = """\
 import itertools, math, time
 from mgenv_jupyter.cluster import RemoteSource
 from mgenv_jupyter.cluster._remote_source import first_line, start_reader
+from mgenv_jupyter._source_state import STATE_OK
 from mgenv_jupyter.memory._sample import Sample
 from mgenv_jupyter.memory._shared import kernel_sampler
 
 GiB = 1024**3
 
 def node_stream(gpus, total, simulation, share, lost_after=None):
-    state = {"name": "nvml (simulated)", "state": "ok", "idle": False, "simulated": True, "simulation": simulation}
+    state = {"name": "nvml (simulated)", "state": STATE_OK, "idle": False, "simulated": True, "simulation": simulation}
     for i in itertools.count(1):
         if lost_after is not None and i > lost_after:
             raise ConnectionError("ActorDiedError: the actor died unexpectedly before finishing this task")
