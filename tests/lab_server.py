@@ -373,6 +373,13 @@ _LEFT_AREA_JS = """() => {
 }"""
 
 
+def open_details(page: object, selector: str) -> None:
+    """Open a <details> (the panel's history, say) whether or not it is open already: a click on its summary toggles,
+    and a panel drawn again (after a restart) may keep it open, so a click closed it."""
+    page.locator(f"{selector} > summary").scroll_into_view_if_needed()  # type: ignore[attr-defined]
+    page.evaluate("selector => { document.querySelector(selector).open = true; }", selector)  # type: ignore[attr-defined]
+
+
 def set_left_area_width(page: object, width: int, attempts: int = 4) -> None:
     """Make the open left area's panel `width` CSS pixels wide by dragging the split handle beside it, as a user does
     (JupyterLab has no command for it); checked afterwards, since the panel may refuse widths below its minimum."""

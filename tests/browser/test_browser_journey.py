@@ -57,6 +57,7 @@ from lab_server import (
     Lab,
     chromium_page,
     execute_command,
+    open_details,
     open_notebook,
     screenshot,
     set_left_area_width,
@@ -324,7 +325,7 @@ def test_the_practitioners_story_in_jupyterlab(server: Lab) -> None:
         set_theme(page, dark=False)
         page.set_viewport_size({"width": 1280, "height": 900})
         question.get_by_role("button", name="Restart and apply").click()
-        page.locator(".mgenv-sb-history > summary").click()
+        open_details(page, ".mgenv-sb-history")
         page.wait_for_selector(".mgenv-sb-history-list :text('[profile]')", timeout=60_000)
         history = page.inner_text(".mgenv-sb-history-list")
         # The user's check, in a new cell below the warning: the first cell the new kernel runs.
@@ -539,7 +540,7 @@ def test_the_story_where_it_applies_in_notebook_7(server: Lab) -> None:
         rows = question.locator("tbody tr").evaluate_all("rows => rows.map(r => [r.dataset.name, r.dataset.origin])")
         story.shoot("journey-notebook7-restart-question-1280-light.png")
         question.get_by_role("button", name="Restart and apply").click()
-        page.locator(".mgenv-sb-history > summary").click()
+        open_details(page, ".mgenv-sb-history")
         page.wait_for_selector(".mgenv-sb-history-list :text('[profile]')", timeout=60_000)
         after = story.run("way-out.ipynb", 3, until="after the restart:")
         assert warning.startswith("AlreadyReadWarning — cell [3], line 1: %envset"), warning

@@ -20,6 +20,7 @@ from lab_server import (
     RESTART_QUESTION,
     cell_output,
     chromium_page,
+    open_details,
     open_notebook,
     open_sidebar,
     run_cell,
@@ -70,7 +71,7 @@ def test_restart_and_apply_carries_what_a_cell_set_and_keeps_what_the_user_ticks
             screenshot(page, "way-out-restart-question.png")
             question.get_by_role("button", name="Restart and apply").click()
             # The new kernel's history: both values, before any cell ran.
-            page.locator(".mgenv-sb-history > summary").click()
+            open_details(page, ".mgenv-sb-history")
             page.wait_for_selector(".mgenv-sb-history-list :text('[restart]')", timeout=60_000)
             history = page.inner_text(".mgenv-sb-history-list")
             asked = page.locator(PROFILE_QUESTION).count()
