@@ -34,6 +34,7 @@ The idle minute is the scenario (the view counts whole minutes from 60 s on); ev
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -46,6 +47,7 @@ from typing import Any
 
 import pytest
 from layout_checks import clipped_text, set_theme, sticking_out
+from waiting import wait_until
 
 from lab_server import (
     OOM_MESSAGE,
@@ -351,11 +353,16 @@ def test_the_practitioners_story_in_jupyterlab(server: Lab) -> None:
             story.show(notebook)
             story.panel(gpu_section=True)
             story.panel_follows(notebook)
-            own = page.evaluate(SERIES_JS, [PANEL_CHART, SERIES])["last"]
-            legend = dict(page.evaluate(LEGEND_JS, PANEL_CHART))
             view = api(server, "mgenv-jupyter/gpus")
             (device,) = view["devices"]
             shared = next(s["used"] for s in device["shares"] if s["kernel_id"] == story.kernels[notebook])
+            # The panel's chart has the kernel's sample of the same moment once its next batch lands (a tenth of a
+            # second at 10 Hz; longer on a loaded machine): a figure that never agrees fails below.
+            with contextlib.suppress(AssertionError):
+                wait_until(lambda: page.evaluate(SERIES_JS, [PANEL_CHART, SERIES])["last"] == shared, timeout_s=15,
+                           what="the panel's chart to show the server's figure")
+            own = page.evaluate(SERIES_JS, [PANEL_CHART, SERIES])["last"]
+            legend = dict(page.evaluate(LEGEND_JS, PANEL_CHART))
             row = f"{GPU_ROWS}[data-key='k:{story.kernels[notebook]}']"
             page.wait_for_selector(row, timeout=30_000)
             figures[notebook] = (own, shared, page.inner_text(f"{row} .mgenv-gpu-size"), legend)
@@ -495,9 +502,10 @@ def report_agrees(lab: Lab, page: Any, report_at: str, error: str, kernel: str) 
     # (the report writes GiB to one decimal: 34.1 GiB for 36,624,662,528 bytes)
     assert held and abs(float(held[1]) * GiB - timeline["highest"]) <= 0.05 * GiB, (report, timeline)
     assert timeline["highest"] == shared, (timeline, shared)
-    # The scenario's climb, as far as the one device lets it beside the other notebooks' memory: never past its
-    # total, as on a real GPU (the error's own text is the recipe's, written for a GPU it has alone).
-    assert timeline["highest"] >= 30 * GiB, timeline
+    # The scenario's climb, as far as the one device lets it beside the other notebooks' memory (the device full,
+    # never past its total, as on a real GPU; the error's own text is the recipe's, written for a GPU it has alone).
+    assert timeline["highest"] >= 8 * GiB, timeline  # well past the scenario's 2 GiB start
+    assert device["used"] >= device["total"] - 2 * GiB, device  # it stopped where the device was full
     assert sum(share["used"] for share in device["shares"]) <= device["total"], device
     return held[1], timeline["highest"]
 
