@@ -290,20 +290,30 @@ def open_notebook(page: object, lab: Lab, name: str, timeout_s: float = 120) -> 
     deadline = time.time() + timeout_s
     while True:
         try:  # until the kernel is ready, or JupyterLab asks which kernel to use
-            page.wait_for_function(f"() => ({_KERNEL_READY_JS})() || ({_KERNEL_DIALOG_JS})()",  # type: ignore
+            page.wait_for_function(f"() => ({KERNEL_READY_JS})() || ({_KERNEL_DIALOG_JS})()",  # type: ignore
                                    timeout=max(deadline - time.time(), 0.001) * 1000)
         except Exception as error:  # Playwright's TimeoutError
             raise TimeoutError(f"the notebook's kernel did not become idle in {timeout_s:.0f} s") from error
-        if page.evaluate(_KERNEL_READY_JS):  # type: ignore[attr-defined]
+        if page.evaluate(KERNEL_READY_JS):  # type: ignore[attr-defined]
             break
         _answer_kernel_dialog(page)
         page.wait_for_function(f"() => !({_KERNEL_DIALOG_JS})()", timeout=30_000)  # type: ignore[attr-defined]
 
 
-_KERNEL_READY_JS = """() => {
+KERNEL_READY_JS = """() => {
     const context = window.jupyterapp.shell.currentWidget?.sessionContext;
     const kernel = context?.session?.kernel;
     return !!kernel && !context.hasNoKernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
+}"""
+# A chart's series as it holds it (chart: a selector of the element holding the chart; series: its key): how many
+# readings, the last, the highest, and every series' key.
+CHART_SERIES_JS = """([chart, series]) => {
+    const live = document.querySelector(chart)?.mgenvChart;
+    if (!live) return null;
+    const values = live.store.series.some(s => s.key === series) ? live.store.column(series) : [];
+    const known = values.filter(v => v !== null && v !== undefined);
+    return {samples: known.length, last: known.length ? known[known.length - 1] : null,
+            highest: known.length ? Math.max(...known) : null, keys: live.store.series.map(s => s.key)};
 }"""
 
 

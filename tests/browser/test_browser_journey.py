@@ -50,6 +50,8 @@ from layout_checks import clipped_text, set_theme, sticking_out
 from waiting import wait_until
 
 from lab_server import (
+    CHART_SERIES_JS,
+    KERNEL_READY_JS,
     OOM_MESSAGE,
     OOM_STAND_IN,
     RESTART_BUTTON,
@@ -86,20 +88,6 @@ CARD = ".mgenv-sb-oom"
 LEFT = "#jp-left-stack"
 STATIC = ".mgenv-output-host .mgenv-output-static:not(.lm-mod-hidden)"
 
-READY_JS = """() => {
-    const context = window.jupyterapp.shell.currentWidget?.sessionContext;
-    const kernel = context?.session?.kernel;
-    return !!kernel && !context.hasNoKernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
-}"""
-# The last reading of a chart's series, and its highest.
-SERIES_JS = """([chart, series]) => {
-    const live = document.querySelector(chart)?.mgenvChart;
-    if (!live) return null;
-    const values = live.store.series.some(s => s.key === series) ? live.store.column(series) : [];
-    const known = values.filter(v => v !== null && v !== undefined);
-    return {samples: known.length, last: known.length ? known[known.length - 1] : null,
-            highest: known.length ? Math.max(...known) : null, keys: live.store.series.map(s => s.key)};
-}"""
 # The legend's rows of a chart as shown: name and value now.
 LEGEND_JS = """chart => [...document.querySelectorAll(chart + ' .mgenv-chart-legend-series')].map(row =>
     [row.querySelector('.mgenv-chart-legend-name')?.textContent ?? '',
@@ -148,7 +136,7 @@ class Story:
                            {"path": notebook, "options": options})
         self.page.wait_for_function(f"() => window.jupyterapp.shell.currentWidget?.context?.path === {notebook!r}",
                                     timeout=60_000)
-        self.page.wait_for_function(READY_JS, timeout=120_000)
+        self.page.wait_for_function(KERNEL_READY_JS, timeout=120_000)
         self.panels[notebook] = str(self.page.evaluate("() => window.jupyterapp.shell.currentWidget.id"))
         self.kernels[notebook] = str(self.page.evaluate(
             "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.id"))
@@ -359,9 +347,9 @@ def test_the_practitioners_story_in_jupyterlab(server: Lab) -> None:
             # The panel's chart has the kernel's sample of the same moment once its next batch lands (a tenth of a
             # second at 10 Hz; longer on a loaded machine): a figure that never agrees fails below.
             with contextlib.suppress(AssertionError):
-                wait_until(lambda: page.evaluate(SERIES_JS, [PANEL_CHART, SERIES])["last"] == shared, timeout_s=15,
-                           what="the panel's chart to show the server's figure")
-            own = page.evaluate(SERIES_JS, [PANEL_CHART, SERIES])["last"]
+                wait_until(lambda: page.evaluate(CHART_SERIES_JS, [PANEL_CHART, SERIES])["last"] == shared,
+                           timeout_s=15, what="the panel's chart to show the server's figure")
+            own = page.evaluate(CHART_SERIES_JS, [PANEL_CHART, SERIES])["last"]
             legend = dict(page.evaluate(LEGEND_JS, PANEL_CHART))
             row = f"{GPU_ROWS}[data-key='k:{story.kernels[notebook]}']"
             page.wait_for_selector(row, timeout=30_000)
@@ -388,7 +376,7 @@ def test_the_practitioners_story_in_jupyterlab(server: Lab) -> None:
         held, held_bytes = report_agrees(server, page, report_at, error, story.kernels["alpha.ipynb"])
         report = page.inner_text(report_at)
         story.panel_follows("alpha.ipynb")
-        panel_now = page.evaluate(SERIES_JS, [PANEL_CHART, SERIES])
+        panel_now = page.evaluate(CHART_SERIES_JS, [PANEL_CHART, SERIES])
         assert panel_now["highest"] == held_bytes, (panel_now, held)  # the panel's chart, as the report
         said = re.search(r"samples while the cell ran: (\d+)", report)
         assert said and int(said[1]) >= 3, report
@@ -404,7 +392,8 @@ def test_the_practitioners_story_in_jupyterlab(server: Lab) -> None:
         state = page.inner_text(beta_state)
         beta_now = next(kernel for kernel in api(server, "mgenv-jupyter/gpus")["kernels"]
                         if kernel["id"] == story.kernels["beta.ipynb"])
-        chart_samples = page.evaluate(SERIES_JS, [f"{story.cell('beta.ipynb', 1)} .mgenv-chart", SERIES])["samples"]
+        beta_chart = f"{story.cell('beta.ipynb', 1)} .mgenv-chart"
+        chart_samples = page.evaluate(CHART_SERIES_JS, [beta_chart, SERIES])["samples"]
         assert 58 <= idle_for < 100, idle_for  # counted from after the cell's end: a little under the kernel's count
         assert beta_now["idle_since"] == "cell" and beta_now["idle_seconds"] >= 60, beta_now
         assert chart_samples > 100, chart_samples  # the chart streamed all along
@@ -490,7 +479,7 @@ def report_agrees(lab: Lab, page: Any, report_at: str, error: str, kernel: str) 
     report = page.inner_text(report_at)
     key = page.evaluate("chart => document.querySelector(chart)?.mgenvChart?.store.series[0]?.key",
                         f"{report_at} .mgenv-oom-chart")
-    timeline = page.evaluate(SERIES_JS, [f"{report_at} .mgenv-oom-chart", key])
+    timeline = page.evaluate(CHART_SERIES_JS, [f"{report_at} .mgenv-oom-chart", key])
     device = api(lab, "mgenv-jupyter/gpus")["devices"][0]
     shared = next(share["used"] for share in device["shares"] if share["kernel_id"] == kernel)
     held = re.search(r"this kernel ([\d.]+) GiB \(NVML\)", report)

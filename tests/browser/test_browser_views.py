@@ -26,6 +26,8 @@ import pytest
 from layout_checks import clipped_text, overlapping, set_theme, sticking_out
 
 from lab_server import (
+    CHART_SERIES_JS,
+    KERNEL_READY_JS,
     OOM_MESSAGE,
     OOM_SCENARIO,
     TOKEN,
@@ -55,19 +57,6 @@ LEFT = "#jp-left-stack"
 CHINESE = {"locale": "zh_CN"}
 IDLE_WAIT = 20  # seconds a notebook showing its chart is left alone
 
-READY_JS = """() => {
-    const context = window.jupyterapp.shell.currentWidget?.sessionContext;
-    const kernel = context?.session?.kernel;
-    return !!kernel && !context.hasNoKernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
-}"""
-LAST_JS = """([chart, series]) => {
-    const live = document.querySelector(chart)?.mgenvChart;
-    if (!live) return null;
-    const values = live.store.series.some(s => s.key === series) ? live.store.column(series) : [];
-    const known = values.filter(v => v !== null && v !== undefined);
-    return {samples: known.length, last: known.length ? known[known.length - 1] : null,
-            highest: known.length ? Math.max(...known) : null, keys: live.store.series.map(s => s.key)};
-}"""
 
 
 def api(lab: Lab, method: str, path: str, body: dict | None = None) -> Any:
@@ -85,7 +74,7 @@ def open_document(page: Any, path: str) -> None:
     page.wait_for_function(f"() => window.jupyterapp.shell.currentWidget?.context?.path === {path!r}",
                            timeout=60_000)
     deadline = time.time() + 120
-    while not page.evaluate(READY_JS):
+    while not page.evaluate(KERNEL_READY_JS):
         assert time.time() < deadline, f"{path}'s kernel did not become idle"
         page.wait_for_timeout(250)
 
@@ -189,7 +178,7 @@ def test_a_notebook_showing_its_chart_left_alone_is_idle_since_its_last_cell_and
         for name in NOTEBOOKS:
             execute_command(page, "docmanager:open", {"path": name})
             panel_follows(page, kernels[name])
-            own = page.evaluate(LAST_JS, [PANEL_CHART, SERIES])
+            own = page.evaluate(CHART_SERIES_JS, [PANEL_CHART, SERIES])
             view = api(shared_lab, "GET", "mgenv-jupyter/gpus")
             (device,) = view["devices"]
             server = next(s["used"] for s in device["shares"] if s["kernel_id"] == kernels[name])
@@ -267,7 +256,7 @@ def report_chart(page: Any, report: str) -> Any:
     """What a report's timeline chart draws of its one series."""
     key = page.evaluate("chart => document.querySelector(chart)?.mgenvChart?.store.series[0]?.key ?? null",
                         f"{report} .mgenv-oom-chart")
-    return page.evaluate(LAST_JS, [f"{report} .mgenv-oom-chart", key])
+    return page.evaluate(CHART_SERIES_JS, [f"{report} .mgenv-oom-chart", key])
 
 
 def test_the_recipe_with_the_panel_open_agrees_and_the_report_after_a_free_offers_nothing_again(recipe_lab):
@@ -283,7 +272,7 @@ def test_the_recipe_with_the_panel_open_agrees_and_the_report_after_a_free_offer
         page.wait_for_selector(f"{REPORT} .mgenv-oom-free-button", timeout=90_000)
         report = page.inner_text(REPORT)
         page.wait_for_timeout(800)  # the panel's next batch
-        panel = page.evaluate(LAST_JS, [PANEL_CHART, SERIES])
+        panel = page.evaluate(CHART_SERIES_JS, [PANEL_CHART, SERIES])
         timeline = report_chart(page, REPORT)
         page.locator(REPORT).scroll_into_view_if_needed()
         screenshot(page, "views-recipe-report-1280-light.png")
@@ -370,7 +359,7 @@ def test_the_report_after_a_free_in_chinese(recipe_lab):
         # A fresh process (a new timeline on the simulated GPU), restarted as the Kernel menu does.
         page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.restartKernel()")
         deadline = time.time() + 60
-        while not page.evaluate(READY_JS):
+        while not page.evaluate(KERNEL_READY_JS):
             assert time.time() < deadline
             page.wait_for_timeout(250)
         execute_command(page, "notebook:clear-all-cell-outputs")
