@@ -17,43 +17,12 @@ import nbformat
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
 
-SETUP = """import os
-import numpy as np
-import megengine as mge
-import megengine.autodiff as ad
-import megengine.functional as F
-import megengine.module as M
-import megengine.optimizer as optim
+import megengine_step  # noqa: E402
 
-if os.environ.get("MGENV_BENCH_DTR") == "on":
-    mge.dtr.enable()
-
-class Net(M.Module):
-    def __init__(self, width=512, depth=12):
-        super().__init__()
-        self.layers = [M.Linear(width, width) for _ in range(depth)]
-        self.out = M.Linear(width, 10)
-
-    def forward(self, x):
-        for layer in self.layers:
-            x = F.relu(layer(x))
-        return self.out(x)
-
-net = Net()
-gm = ad.GradManager().attach(net.parameters())
-opt = optim.SGD(net.parameters(), lr=0.01)
-rng = np.random.default_rng(0)
-x = mge.tensor(rng.standard_normal((512, 512), dtype=np.float32))
-y = mge.tensor(rng.integers(0, 10, 512).astype("int32"))
-
-def step():
-    with gm:
-        loss = F.nn.cross_entropy(net(x), y)
-        gm.backward(loss)
-    opt.step().clear_grad()
-    return float(loss.numpy())
-"""
+# The test's training step (tests/megengine_step.py), DTR on where the bench's own variable says.
+SETUP = "import os\n" + megengine_step.setup('if os.environ.get("MGENV_BENCH_DTR") == "on":\n    mge.dtr.enable()')
 SWEEP = ("%%envsweep MGENV_BENCH_DTR=off,on MEGENGINE_DTR_EVICTION_THRESHOLD=16MB,1GB --repeat 3 --timeout 300 "
          "--setup-timeout 300\nfor _ in range(4):\n    loss = step()\n")
 FACTS = """import json as _json

@@ -9,6 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import megengine_step
 import nbformat
 import pytest
 from jupyter_client.manager import start_new_kernel
@@ -38,40 +39,7 @@ for t in threads:
     t.join()
 """
 
-MEGENGINE_SETUP = """import numpy as np
-import megengine as mge
-import megengine.autodiff as ad
-import megengine.functional as F
-import megengine.module as M
-import megengine.optimizer as optim
-
-mge.dtr.enable()
-
-class Net(M.Module):
-    def __init__(self, width=512, depth=12):
-        super().__init__()
-        self.layers = [M.Linear(width, width) for _ in range(depth)]
-        self.out = M.Linear(width, 10)
-
-    def forward(self, x):
-        for layer in self.layers:
-            x = F.relu(layer(x))
-        return self.out(x)
-
-net = Net()
-gm = ad.GradManager().attach(net.parameters())
-opt = optim.SGD(net.parameters(), lr=0.01)
-rng = np.random.default_rng(0)
-x = mge.tensor(rng.standard_normal((512, 512), dtype=np.float32))
-y = mge.tensor(rng.integers(0, 10, 512).astype("int32"))
-
-def step():
-    with gm:
-        loss = F.nn.cross_entropy(net(x), y)
-        gm.backward(loss)
-    opt.step().clear_grad()
-    return float(loss.numpy())
-"""
+MEGENGINE_SETUP = megengine_step.setup("mge.dtr.enable()")
 MEGENGINE_CELL = "for _ in range(4):\n    loss = step()\nprint('loss', loss)\n"
 
 FACTS = """import json as _json
