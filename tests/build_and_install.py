@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -11,13 +14,24 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def clean_export(destination: Path) -> Path:
     """The repository's tracked files as they are now (uncommitted edits included, untracked files not), exported
-    with `git archive`: what a fresh clone holds."""
-    tree = subprocess.run(["git", "stash", "create"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    revision = tree.strip() or "HEAD"
+    with `git archive`: what a fresh clone holds. The tree is written from a copy of git's index, so a git command
+    running meanwhile (which holds the index's lock) neither fails the export nor sees its index change."""
+    with tempfile.TemporaryDirectory() as scratch:
+        index = Path(scratch) / "index"
+        shutil.copyfile(ROOT / _git("rev-parse", "--git-path", "index").decode().strip(), index)
+        private = {**os.environ, "GIT_INDEX_FILE": str(index)}
+        _git("add", "--update", env=private)
+        tree = _git("write-tree", env=private).decode().strip()
     destination.mkdir(parents=True)
-    archive = subprocess.run(["git", "archive", revision], cwd=ROOT, capture_output=True, check=True).stdout
+    archive = _git("archive", tree)
     subprocess.run(["tar", "-x", "-C", str(destination)], input=archive, check=True)
     return destination
+
+
+def _git(*args: str, env: dict[str, str] | None = None) -> bytes:
+    done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, env=env)
+    assert done.returncode == 0, f"git {args[0]} failed: {done.stderr.decode(errors='replace')[-2000:]}"
+    return done.stdout
 
 
 def make_venv(where: Path, python: list[str] | None = None) -> Path:

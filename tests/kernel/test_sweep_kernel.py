@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import time
+import uuid
 
 import nbformat
 import pytest
@@ -42,8 +43,21 @@ print("FACTS", _json.dumps({
 }))"""
 
 
+# Every sweeping kernel of this module runs with this variable, which its points' kernels and guards inherit: the
+# process table is searched for this module's sweeps only, not those another test runs at the same time (the suite
+# runs on two workers).
+OWNER = f"MGENV_TEST_SWEEP_OWNER=test-sweep-kernel-{uuid.uuid4().hex}"
+
+
+def owned_environment() -> dict[str, str]:
+    """A sweeping kernel's environment: this process's, with OWNER."""
+    name, value = OWNER.split("=", 1)
+    return {**os.environ, name: value}
+
+
 def point_processes() -> list[int]:
-    """Every process of this machine's process table that is a sweep's point kernel or guard."""
+    """Every process of this machine's process table that is a point kernel or guard of this module's sweeps."""
+    owner = OWNER.encode()
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -55,7 +69,8 @@ def point_processes() -> list[int]:
                 command = cmdline.read()
         except OSError:
             continue
-        if any(v.startswith(b"MGENV_SWEEP_REPORT=") for v in variables) or b"tuner/_guard.py" in command:
+        point = any(v.startswith(b"MGENV_SWEEP_REPORT=") for v in variables) or b"tuner/_guard.py" in command
+        if point and owner in variables:
             found.append(int(entry))
     return found
 
@@ -67,7 +82,7 @@ def failures(tmp_path_factory) -> dict:
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     workdir = tmp_path_factory.mktemp("sweep")
     NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(workdir)}}).execute()
+                   resources={"metadata": {"path": str(workdir)}}).execute(env=owned_environment())
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.output_type == "stream")
     assert "FACTS" in text, nb.cells[-2].outputs
     facts = json.loads(text.split("FACTS", 1)[1])
@@ -122,7 +137,7 @@ time.sleep(float(os.environ["SWEEP_SLEEP"]))
 
 
 def _start_sweeping_kernel():
-    manager, client = start_new_kernel(kernel_name="python3")
+    manager, client = start_new_kernel(kernel_name="python3", env=owned_environment())
     client.execute_interactive("%load_ext mgenv_jupyter\nimport mgenv_jupyter", timeout=60)
     return manager, client
 
