@@ -410,7 +410,7 @@ class Sampler:
 
     def per_cell(self) -> Any:
         """Peak and delta per device for each finished cell, as a DataFrame (see `cells.per_cell`)."""
-        return per_cell(self.history, self.cells.markers)
+        return per_cell(self.history, self.cells.markers, self.series_infos(self.history.series))
 
     def series_info(self, key: str) -> SeriesInfo | None:
         """What the sampler recorded of series `key` when it first saw it (device, quantity, source, simulated,
