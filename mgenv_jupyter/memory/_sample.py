@@ -113,12 +113,6 @@ def series_key(label: str, quantity: str) -> str:
     return f"{label} {quantity}"
 
 
-def split_key(key: str) -> tuple[str, str]:
-    """(device, quantity) of a series key."""
-    device, _, quantity = key.rpartition(" ")
-    return device, quantity
-
-
 @runtime_checkable
 class MemorySource(Protocol):
     """Anything the sampler can read memory from.
