@@ -23,6 +23,7 @@ from ._cell_events import CellEvents
 from ._cells import headline_series
 
 if TYPE_CHECKING:
+    from ..protocol import SeriesInfo
     from ._holders import Holders
     from ._sampler import Sampler
 
@@ -103,6 +104,7 @@ class CellRecords(CellEvents):
         self._observers: list[Callable[[CellRecord], None]] = []
         self._shell: Any = None
         self._before: dict[str, int] = {}
+        self._before_series: list[SeriesInfo] = []  # its series' fields, from the sampler that took it
         self._started = 0.0
         self._cell_id: str | None = None
         self._runs: dict[str, _Runs] = {}
@@ -131,10 +133,12 @@ class CellRecords(CellEvents):
         self._cell_id = cell_id if isinstance(cell_id, str) and 0 < len(cell_id) <= 100 else None
         self._started = time.time()
         try:
-            self._before = self._sampler().sample_once()
+            sampler = self._sampler()
+            self._before = sampler.sample_once()
+            self._before_series = sampler.series_infos(self._before)
         except Exception:  # a source that fails leaves this cell without figures, never the cell itself
             log.debug("mgenv_jupyter: no sample before the cell", exc_info=True)
-            self._before = {}
+            self._before, self._before_series = {}, []
 
     def _post_run_cell(self, result: Any) -> None:
         try:
@@ -164,17 +168,20 @@ class CellRecords(CellEvents):
         sampler = self._sampler()
         after = sampler.sample_once()
         before, self._before = self._before, {}
+        series, self._before_series = [*self._before_series, *sampler.series_infos(after)], []
         number = getattr(result, "execution_count", None)
         markers = sampler.cells.markers
         peaks: Mapping[str, float] = markers[-1].peak if markers and markers[-1].cell == number else {}
         devices = []
-        for device, key in headline_series([*before, *after]).items():
+        headlines = headline_series(series)
+        for device, key in headlines.items():
             seen = [v for v in (before.get(key), after.get(key), peaks.get(key)) if v is not None]
             devices.append(DeviceRecord(device, int(max(seen)) if seen else None, before.get(key), after.get(key)))
         if not devices:
             return None
         devices.sort(key=lambda d: (d.device == "host", d.device))  # the GPUs first, the host last
-        simulated = any("simulated" in d.device for d in devices)
+        shown = set(headlines.values())
+        simulated = any(info["simulated"] for info in series if info["key"] in shown)
         ok = bool(getattr(result, "success", True))
         leak = self._follow(self._cell_id, devices) if ok else None
         record = CellRecord(self._cell_id, number if isinstance(number, int) else None, time.time(),

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..protocol import CellInfo
+from ..protocol import CellInfo, SeriesInfo
 from ._cell_events import CellEvents
-from ._sample import HEADLINE_ORDER, split_key
+from ._sample import HEADLINE_ORDER, DeviceId
 
 if TYPE_CHECKING:
     import pandas
@@ -153,8 +153,9 @@ class CellTracker(CellEvents):
             return changed
 
 
-def per_cell(history: History, markers: Iterable[CellMarker]) -> pandas.DataFrame:
-    """One row per finished cell and device: the device's headline series (the kernel's own memory when known, else
+def per_cell(history: History, markers: Iterable[CellMarker], series: Iterable[SeriesInfo]) -> pandas.DataFrame:
+    """One row per finished cell and device of `series` (the fields of the history's series, `Sampler.series_infos`):
+    the device's headline series (the kernel's own memory when known, else
     the allocator's, else the device's), its value before and after the cell, the change and the peak during the
     cell. Before/after are the nearest samples outside the cell; for cells older than the recent window they come
     from bucket maxima (approximate).
@@ -168,7 +169,7 @@ def per_cell(history: History, markers: Iterable[CellMarker]) -> pandas.DataFram
     columns = ["cell", "device", "series", "start", "duration_s", "before", "after", "delta", "peak", "ok"]
     sizes = ["before", "after", "delta", "peak"]
     rows = []
-    headlines = headline_series(history.series)
+    headlines = headline_series(series)
     for marker in markers:
         end = marker.end if marker.end is not None else marker.start
         for device, key in headlines.items():
@@ -194,16 +195,16 @@ def per_cell(history: History, markers: Iterable[CellMarker]) -> pandas.DataFram
     return frame
 
 
-def headline_series(keys: Iterable[str]) -> dict[str, str]:
-    """device → the series that stands for it."""
-    by_device: dict[str, dict[str, str]] = {}
-    for key in keys:
-        device, quantity = split_key(key)
-        by_device.setdefault(device, {})[quantity] = key
+def headline_series(series: Iterable[SeriesInfo]) -> dict[str, str]:
+    """Each device of `series` (by its fields), named by its label ("torch gpu0"), → the key of the series that stands
+    for it."""
+    by_device: dict[DeviceId, dict[str, str]] = {}
+    for info in series:
+        by_device.setdefault(DeviceId.of(info), {})[info["quantity"]] = info["key"]
     result = {}
     for device, quantities in by_device.items():
         for quantity in HEADLINE_ORDER:
             if quantity in quantities:
-                result[device] = quantities[quantity]
+                result[device.label] = quantities[quantity]
                 break
     return result

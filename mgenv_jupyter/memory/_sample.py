@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 from .._source_state import State
+
+if TYPE_CHECKING:
+    from ..protocol import SeriesInfo
 
 # The quantities a sample can carry, in the order front ends list them. Each becomes a series "<device> <quantity>".
 QUANTITIES = ("used", "total", "process", "allocated", "reserved", "peak")
@@ -14,6 +17,9 @@ QUANTITIES = ("used", "total", "process", "allocated", "reserved", "peak")
 # Which quantity stands for a device in per-cell tables and legends: the kernel's own memory when it is known.
 HEADLINE_ORDER = ("process", "allocated", "used")
 
+
+# Digits of a GPU's index in its device name: NVML indexes a machine's GPUs from 0, far below 10,000.
+_GPU_DIGITS = 4
 
 # The mark a simulated device's label carries in series keys and DataFrame columns ("gpu0 (simulated) process"):
 # written here only, read back by nobody (a series says `simulated` in its own field).
@@ -36,6 +42,25 @@ class DeviceId(NamedTuple):
         """"gpu0", "torch gpu0", "node_b gpu0 (simulated)"."""
         named = " ".join(part for part in (self.node, self.framework, self.device) if part)
         return named + _SIMULATED_MARK if self.simulated else named
+
+    @property
+    def gpu(self) -> int | None:
+        """The GPU's index when the device is one ("gpu0" → 0, as NVML and the framework sources name GPUs); None for
+        the host, a CPU or anything else."""
+        digits = self.device[3:]
+        if self.device.startswith("gpu") and 0 < len(digits) <= _GPU_DIGITS and digits.isascii() and digits.isdigit():
+            return int(digits)
+        return None
+
+    def series(self, quantity: str, source: str) -> SeriesInfo:
+        """The fields of this device's series of `quantity`, as the sampler records and sends them."""
+        return {"key": series_key(self.label, quantity), "device": self.device, "framework": self.framework,
+                "quantity": quantity, "source": source, "simulated": self.simulated, "node": self.node}
+
+    @classmethod
+    def of(cls, series: SeriesInfo) -> DeviceId:
+        """The device a series is of, from its fields."""
+        return cls(series["device"], series["framework"], series["node"], series["simulated"])
 
 
 @dataclass(slots=True)
@@ -86,12 +111,6 @@ def series_key(label: str, quantity: str) -> str:
     """The name of a series in histories, DataFrames and chart payloads: "gpu0 process", "megengine gpu0 allocated"
     (`label`: `DeviceId.label`). A name for people and tables; the chart and the reports read a series' fields."""
     return f"{label} {quantity}"
-
-
-def split_key(key: str) -> tuple[str, str]:
-    """(device, quantity) of a series key."""
-    device, _, quantity = key.rpartition(" ")
-    return device, quantity
 
 
 @runtime_checkable

@@ -290,6 +290,17 @@ class Sampler:
                 self._refresh_overlays()
         return row
 
+    def sample_devices(self) -> dict[DeviceId, dict[str, int]]:
+        """Take one sample now (as `sample_once`) and return it by device: each device's fields → quantity → bytes.
+        For readers that tell devices apart (an out-of-memory report, a free): a series key is a name for people."""
+        row = self.sample_once()
+        devices: dict[DeviceId, dict[str, int]] = {}
+        with self._lock:
+            for key, value in row.items():
+                info = self._series[key]  # every key of a row was recorded by `_take` as it was made
+                devices.setdefault(DeviceId.of(info), {})[info["quantity"]] = value
+        return devices
+
     def _read(self, source: MemorySource) -> list[Sample]:
         try:
             samples = source.sample()
@@ -311,9 +322,7 @@ class Sampler:
                 continue
             row[key] = value
             if key not in self._series:
-                self._series[key] = {"key": key, "device": sample.device, "framework": sample.framework,
-                                     "quantity": quantity, "source": sample.source, "simulated": sample.simulated,
-                                     "node": sample.node}
+                self._series[key] = device.series(quantity, sample.source)
                 self._meta_version += 1
         if sample.total is not None:
             self._totals[device] = sample.total
@@ -401,7 +410,7 @@ class Sampler:
 
     def per_cell(self) -> Any:
         """Peak and delta per device for each finished cell, as a DataFrame (see `cells.per_cell`)."""
-        return per_cell(self.history, self.cells.markers)
+        return per_cell(self.history, self.cells.markers, self.series_infos(self.history.series))
 
     def series_info(self, key: str) -> SeriesInfo | None:
         """What the sampler recorded of series `key` when it first saw it (device, quantity, source, simulated,
@@ -409,6 +418,12 @@ class Sampler:
         with self._lock:
             info = self._series.get(key)
             return None if info is None else {**info}
+
+    def series_infos(self, keys: Iterable[str]) -> list[SeriesInfo]:
+        """The fields of each series of `keys` the sampler has had, once each, in the order of `keys` (a key it never
+        had is left out): for readers of a history or a row, which name series by key only."""
+        with self._lock:
+            return [{**self._series[key]} for key in dict.fromkeys(keys) if key in self._series]
 
     def snapshot(self) -> Snapshot:
         """The whole history, with the series, states and overlays: the first message for a chart that opens while

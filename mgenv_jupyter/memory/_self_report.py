@@ -13,16 +13,16 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import re
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from .._ascii_numbers import whole_number
 from .._bounded_json import loads
 from .._regular_files import read_private_file
-from ..protocol._memory import Batch
-from ._sample import split_key
+from ..protocol._memory import Batch, SeriesInfo
+from ._sample import DeviceId
 
 PREFIX = "mgenv-kernel-"
 VERSION = 1
@@ -30,7 +30,6 @@ MAX_AGE_SECONDS = 5.0  # older than this, a report is stale: the kernel stopped 
 MAX_REPORT_BYTES = 64 * 1024
 _MAX_REPORT_DEPTH = 3  # {"devices": {"0": {"bytes": ...}}}
 _MAX_GPU_INDEX = 9999
-_GPU = re.compile(r"\bgpu(\d{1,4})\b")
 _ALLOCATOR_QUANTITY = "reserved"  # what a caching allocator holds on the device: the closest to what NVML would list
 
 
@@ -38,26 +37,26 @@ def report_path(runtime_dir: str | os.PathLike[str], pid: int) -> Path:
     return Path(runtime_dir) / f"{PREFIX}{pid}.json"
 
 
-def own_figures(batch: Batch) -> dict[int, tuple[int, str]] | None:
-    """Per GPU index (bytes, source) from the framework allocators' latest figures, when NVML gave no figure of the
-    kernel's own for that GPU; None when there is nothing to report."""
+def own_figures(batch: Batch, series: Mapping[str, SeriesInfo]) -> dict[int, tuple[int, str]] | None:
+    """Per GPU index of this machine (bytes, source) from the framework allocators' latest figures, when NVML gave no
+    figure of the kernel's own for that GPU; None when there is nothing to report. `series`: the fields of the
+    batch's series, by key (a batch carries them only when they change)."""
     nvml: set[int] = set()
     found: dict[int, tuple[int, str]] = {}
     for key, values in batch["columns"].items():
         latest = next((v for v in reversed(values) if v is not None), None)
-        if latest is None:
+        info = series.get(key)
+        if latest is None or info is None:
             continue
-        device, quantity = split_key(key)
-        match = _GPU.search(device)
-        if match is None:
+        device = DeviceId.of(info)
+        index = device.gpu
+        if index is None or device.node:  # a cluster node's GPU is not one of this machine's
             continue
-        index = int(match.group(1))
-        if quantity == "process" and device.startswith("gpu"):
+        if info["quantity"] == "process" and not device.framework:
             nvml.add(index)
-        elif quantity == _ALLOCATOR_QUANTITY:
-            framework = device.split()[0]
+        elif info["quantity"] == _ALLOCATOR_QUANTITY and device.framework:
             bytes_, sources = found.get(index, (0, ""))
-            found[index] = (bytes_ + int(latest), f"{sources}+{framework}" if sources else framework)
+            found[index] = (bytes_ + int(latest), f"{sources}+{device.framework}" if sources else device.framework)
     figures = {index: figure for index, figure in found.items() if index not in nvml}
     return figures or None
 
@@ -72,15 +71,18 @@ class SelfReport:
         self.interval = interval
         self._written_at = -float("inf")
         self._path: Path | None = None
+        self._series: dict[str, SeriesInfo] = {}  # the latest batch that carried them says every series' fields
         atexit.register(self.remove)
 
     def __call__(self, batch: Batch) -> None:
+        if "series" in batch:
+            self._series = {info["key"]: info for info in batch["series"]}
         now = time.monotonic()
         if now - self._written_at < self.interval:
             return
         self._written_at = now
         try:
-            figures = own_figures(batch)
+            figures = own_figures(batch, self._series)
             if figures is None:
                 self.remove()
                 return

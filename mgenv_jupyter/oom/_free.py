@@ -44,7 +44,7 @@ from .._static import inherits
 from .._text import Text
 from ..catalog._frameworks import fact
 from ..catalog._values import format_size
-from ..memory._sample import split_key
+from ..memory._sample import DeviceId
 from ..memory._series_words import series_name
 from ..runtime.frameworks import ADAPTERS, declared
 
@@ -76,12 +76,14 @@ def _say(text: Text, **fields: Any) -> Text:
 class Reading:
     """Memory at one moment: the kernel process's host RSS, the kernel's memory per GPU as NVML reports it
     (`gpus`: device label → bytes, "gpu0" or "gpu0 (simulated)"), and each framework allocator's allocated and
-    reserved (`allocators`: "torch gpu0" → (allocated, reserved), None where the framework does not say)."""
+    reserved (`allocators`: "torch gpu0" → (allocated, reserved), None where the framework does not say). The labels
+    name devices for people; `devices` gives each one's fields, which code reads instead."""
 
     time: float
     rss: int | None
     gpus: dict[str, int] = field(default_factory=dict)
     allocators: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)
+    devices: dict[str, DeviceId] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"time": self.time, "rss": self.rss, "gpus": dict(self.gpus),
@@ -267,30 +269,35 @@ def read(sampler: Sampler | None) -> Reading:
     """The memory now: one fresh sample of `sampler` (it lands in the history, so the charts see it) and the RSS."""
     gpus: dict[str, int] = {}
     allocators: dict[str, tuple[int | None, int | None]] = {}
+    devices: dict[str, DeviceId] = {}
+    by_device: dict[DeviceId, dict[str, int]] = {}
     if sampler is not None:
         try:
-            row = sampler.sample_once()
+            by_device = sampler.sample_devices()
         except Exception:  # a failing memory source must not stop the free: the result says what it could read
             log.debug("no sample for the free result", exc_info=True)
-            row = {}
-        by_device: dict[str, dict[str, int]] = {}
-        for key, value in row.items():
-            device, quantity = split_key(key)
-            by_device.setdefault(device, {})[quantity] = value
-        for device, values in by_device.items():
-            words = device.split()
-            if words[0].startswith("gpu") and "process" in values:
-                gpus[device] = values["process"]
-            elif len(words) > 1 and ("allocated" in values or "reserved" in values):
-                allocators[device] = (values.get("allocated"), values.get("reserved"))
+    for device, values in by_device.items():
+        if _kernels_gpu(device) and "process" in values:
+            gpus[device.label] = values["process"]
+            devices[device.label] = device
+        elif device.framework and ("allocated" in values or "reserved" in values):
+            allocators[device.label] = (values.get("allocated"), values.get("reserved"))
+            devices[device.label] = device
     # The sampler reads NVML's process list at most once a second; a before/after needs it now.
-    gpus.update(_nvml_process_memory())
-    return Reading(time.time(), _rss(), gpus, allocators)
+    for device, size in _nvml_process_memory().items():
+        gpus[device.label] = size
+        devices[device.label] = device
+    return Reading(time.time(), _rss(), gpus, allocators, devices)
 
 
-def _nvml_process_memory() -> dict[str, int]:
-    """What the kernel's process tree holds on each GPU, from NVML's process list now ("gpu0", or "gpu0 (simulated)"
-    under the simulated GPU's fake NVML); empty without a driver."""
+def _kernels_gpu(device: DeviceId) -> bool:
+    """A GPU of this machine as NVML names it (not a framework's view of it, nor another node's)."""
+    return device.gpu is not None and not device.framework and not device.node
+
+
+def _nvml_process_memory() -> dict[DeviceId, int]:
+    """What the kernel's process tree holds on each GPU, from NVML's process list now (simulated under the simulated
+    GPU's fake NVML); empty without a driver."""
     try:
         import psutil
         import pynvml
@@ -298,21 +305,21 @@ def _nvml_process_memory() -> dict[str, int]:
         return {}
     from ..memory.simulated._fake_nvml import installed
 
-    suffix = " (simulated)" if installed() is not None else ""
+    simulated = installed() is not None
     try:
         me = psutil.Process()
         ours = {me.pid, *(child.pid for child in me.children(recursive=True))}
         pynvml.nvmlInit()
     except Exception:  # no driver, or no process table to read: the sampler's figures stand
         return {}
-    found: dict[str, int] = {}
+    found: dict[DeviceId, int] = {}
     try:
         for index in range(pynvml.nvmlDeviceGetCount()):
             handle = pynvml.nvmlDeviceGetHandleByIndex(index)
             listed = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
             held = [p.usedGpuMemory for p in listed if p.pid in ours and p.usedGpuMemory is not None]
             if held:
-                found[f"gpu{index}{suffix}"] = int(sum(held))
+                found[DeviceId(f"gpu{index}", simulated=simulated)] = int(sum(held))
     except Exception:  # MIG, no permission, a lost GPU: what was read so far
         log.debug("NVML's process list for the free result", exc_info=True)
     finally:
@@ -333,7 +340,7 @@ def _rss() -> int | None:
 
 
 def _simulated(reading: Reading) -> bool:
-    return any("simulated" in device for device in reading.gpus)
+    return any(reading.devices[label].simulated for label in reading.gpus if label in reading.devices)
 
 
 # ---- references -----------------------------------------------------------------------------------------------------
@@ -612,10 +619,10 @@ class _GpusInUse:
         from ..memory._framework_sources import nvml_index
 
         used = set()
-        for device, size in self.reading.gpus.items():
-            word = device.split()[0]
-            if size and word[3:].isdigit():
-                used.add(int(word[3:]))
+        for label, size in self.reading.gpus.items():
+            device = self.reading.devices.get(label)
+            if size and device is not None and device.gpu is not None:
+                used.add(device.gpu)
         return [ordinal for ordinal in range(8) if nvml_index(ordinal) in used]
 
 

@@ -124,7 +124,7 @@ def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, n
     history = sampler.history  # read as plain lists: a report imports neither numpy nor pandas, so it comes at once
     if not len(history):
         return Timeline()
-    headlines = headline_series(history.series)
+    headlines = headline_series(sampler.series_infos(history.series))
     device = state.gpu(event.gpu) if event.device == "gpu" else None
     wanted = device.device if device is not None else ("host" if event.device == "host" else None)
     series = headlines.get(wanted) if wanted is not None else None

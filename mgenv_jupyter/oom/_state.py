@@ -9,7 +9,6 @@ does not keep per process.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -17,13 +16,11 @@ from .._source_state import STATE_OK
 from ..memory._host_source import machine_memory
 from ..memory._nvml_client import NvmlClient
 from ..memory._proc_figures import resident_bytes
-from ..memory._sample import split_key
 from ..memory._server_owners import NotebookOwner, notebook_owners
 
 if TYPE_CHECKING:
+    from ..memory._sample import DeviceId
     from ..memory._sampler import Sampler
-
-_GPU_LABEL = re.compile(r"(?:^|\s)gpu(\d+)\b")
 
 
 @dataclass(frozen=True)
@@ -92,32 +89,24 @@ class MemoryState:
 
 def read_state(sampler: Sampler | None) -> MemoryState:
     """The memory state now, from one fresh sample of `sampler` (None: NVML's process list and the host only)."""
-    row: dict[str, int] = {}
-    simulated: set[str] = set()
+    by_device: dict[DeviceId, dict[str, int]] = {}
     notes: list[str] = []
     if sampler is not None:
         try:
-            row = sampler.sample_once()
-            simulated = {device for device, quantity in (split_key(k) for k in row) if "simulated" in device}
+            by_device = sampler.sample_devices()
         except Exception as exc:  # the report goes on with what else it can read
             notes.append(f"no sample: {type(exc).__name__}: {exc}")
-    by_device: dict[str, dict[str, int]] = {}
-    for key, value in row.items():
-        device, quantity = split_key(key)
-        by_device.setdefault(device, {})[quantity] = value
-    devices = []
-    for device, values in by_device.items():
-        match = _GPU_LABEL.search(device)
-        if match is None:
-            continue
-        devices.append((int(match.group(1)), device, values))
+    # The kernel's GPUs: a cluster node's (a series with a `node`) are another machine's.
+    gpus = [(index, device, values) for device, values in by_device.items()
+            if (index := device.gpu) is not None and not device.node]
     merged: dict[int, DeviceFigures] = {}
     # NVML's "gpuN" first, then framework sources ("torch gpuN"), which add the allocator's counters.
-    for index, device, values in sorted(devices, key=lambda d: (d[1].split()[0] != f"gpu{d[0]}", d[1])):
+    for index, device, values in sorted(gpus, key=lambda d: (bool(d[1].framework), d[1].label)):
         known = merged.get(index)
         if known is None:
-            merged[index] = DeviceFigures(device, index, values.get("total"), values.get("used"), values.get("process"),
-                                          values.get("allocated"), values.get("reserved"), device in simulated)
+            merged[index] = DeviceFigures(device.label, index, values.get("total"), values.get("used"),
+                                          values.get("process"), values.get("allocated"), values.get("reserved"),
+                                          device.simulated)
         elif known.allocated is None and "allocated" in values:
             merged[index] = DeviceFigures(known.device, index, known.total or values.get("total"), known.used,
                                           known.kernel, values.get("allocated"), values.get("reserved"),

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from node_series import NODE, kernels_sampler
 
 from mgenv_jupyter.memory._cells import CellMarker, CellTracker, per_cell
 from mgenv_jupyter.memory._history import History
+from mgenv_jupyter.memory._sample import DeviceId
 
 GiB = 1024**3
 
@@ -16,7 +18,9 @@ def test_per_cell_table_has_peak_and_delta_per_device():
     for i, (kernel, used) in enumerate([(1, 10), (1, 10), (5, 14), (9, 18), (3, 12), (3, 12)]):
         history.append(100.0 + i, {"gpu0 process": kernel * GiB, "gpu0 used": used * GiB, "host process": 100})
     marker = CellMarker(7, start=101.5, end=104.5, ok=True, peak={"gpu0 process": 9 * GiB})
-    table = per_cell(history, [marker])
+    series = [DeviceId("gpu0").series("process", "nvml"), DeviceId("gpu0").series("used", "nvml"),
+              DeviceId("host").series("process", "host")]
+    table = per_cell(history, [marker], series)
     assert set(table["device"]) == {"gpu0", "host"}
     row = table[table["device"] == "gpu0"].iloc[0]
     assert row["series"] == "gpu0 process"  # the kernel's own memory stands for the device
@@ -56,8 +60,21 @@ def test_per_cell_sizes_are_integer_bytes_and_times_are_to_the_millisecond():
     history = History()
     history.append(100.0, {"gpu0 process": 3 * GiB + 1})
     history.append(102.0, {"gpu0 process": 4 * GiB})
-    table = per_cell(history, [CellMarker(3, start=100.5004, end=101.7502, ok=True)])
+    table = per_cell(history, [CellMarker(3, start=100.5004, end=101.7502, ok=True)],
+                     [DeviceId("gpu0").series("process", "nvml")])
     assert all(str(table[column].dtype) == "Int64" for column in ("before", "after", "delta", "peak"))
     assert table["before"].iloc[0] == 3 * GiB + 1 and table["delta"].iloc[0] == GiB - 1
     assert table["start"].iloc[0] == pd.Timestamp(100.5, unit="s") and table["duration_s"].iloc[0] == 1.25
     assert table.attrs["bytes"] == ["before", "after", "delta", "peak"]
+
+
+def test_each_devices_headline_series_is_chosen_by_its_fields():
+    with kernels_sampler() as sampler:
+        sampler.cells.start(1)
+        sampler.sample_once()
+        sampler.cells.finish(1)
+        table = sampler.per_cell()
+    headlines = dict(zip(table["device"], table["series"], strict=True))
+    assert {device: headlines[device] for device in headlines if device != "host"} == {
+        "gpu0 (simulated)": "gpu0 (simulated) process", "torch gpu0": "torch gpu0 allocated",
+        f"{NODE} gpu1": f"{NODE} gpu1 process", f"{NODE} torch gpu1": f"{NODE} torch gpu1 allocated"}

@@ -8,7 +8,7 @@ import pytest
 from mgenv_jupyter.memory._framework_sources import framework_sources
 from mgenv_jupyter.memory._host_source import HostSource
 from mgenv_jupyter.memory._nvml_source import NvmlSource
-from mgenv_jupyter.memory._sample import QUANTITIES, MemorySource, Sample, series_key, split_key
+from mgenv_jupyter.memory._sample import QUANTITIES, DeviceId, MemorySource, Sample, series_key
 from mgenv_jupyter.memory._sources import HostFallback, UnavailableSource
 
 GiB = 1024**3
@@ -22,11 +22,20 @@ def test_a_sample_gives_a_series_for_each_quantity_it_knows_in_the_front_ends_or
     assert list(Sample(1.0, "nvml", "gpu0", used=0).values()) == [("gpu0 used", 0)]
 
 
-@pytest.mark.parametrize("device", ["gpu0", "megengine gpu0", "gpu1 (simulated)", "host"])
+@pytest.mark.parametrize("device", [DeviceId("gpu0"), DeviceId("gpu0", "megengine"), DeviceId("gpu1", simulated=True),
+                                    DeviceId("host"), DeviceId("gpu0", "my alloc", "gpu1")])
 @pytest.mark.parametrize("quantity", QUANTITIES)
-def test_a_series_key_splits_back_into_device_and_quantity(device, quantity):
-    key = series_key(device, quantity)
-    assert key == f"{device} {quantity}" and split_key(key) == (device, quantity)
+def test_a_series_names_its_device_and_quantity_and_its_fields_give_them_back(device, quantity):
+    """The key is a name for people ("<device> <quantity>"); the fields it was written from are what code reads."""
+    info = device.series(quantity, "test")
+    assert info["key"] == series_key(device.label, quantity) == f"{device.label} {quantity}"
+    assert DeviceId.of(info) == device and info["quantity"] == quantity
+
+
+def test_a_gpus_index_is_read_from_its_device_field_alone():
+    assert [DeviceId(name).gpu for name in ("gpu0", "gpu12", "host", "cpu0", "gpu", "gpu²", "gpu0 x", "gpu12345")] == [
+        0, 12, None, None, None, None, None, None]
+    assert DeviceId("gpu1", framework="gpu0", node="gpu2").gpu == 1  # the framework's and node's names are not read
 
 
 def test_every_source_of_the_package_keeps_the_promise():

@@ -12,12 +12,13 @@ from collections.abc import Iterator
 
 import psutil
 import pytest
+from node_series import NODE, kernels_sampler
 
 from mgenv_jupyter._errors import InvalidValueError
 from mgenv_jupyter._source_state import STATE_OK
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._process_tree import ProcessTree
-from mgenv_jupyter.memory._sample import Sample
+from mgenv_jupyter.memory._sample import DeviceId, Sample
 from mgenv_jupyter.memory._sampler import Sampler
 from mgenv_jupyter.memory.simulated import _simulation as simulation
 from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml
@@ -316,3 +317,15 @@ def test_one_allowed_range_for_the_sampling_interval():
         with pytest.raises(InvalidValueError, match="from 0.01 s"):
             Sampler([CountingSource()], interval=bad)
     assert Sampler([CountingSource()], interval=MIN_INTERVAL).interval == 0.01
+
+
+def test_a_fresh_sample_by_device_names_each_device_by_its_fields():
+    """For readers that tell devices apart (an out-of-memory report, a free): no series key to parse."""
+    with kernels_sampler() as sampler:
+        devices = sampler.sample_devices()
+        assert devices[DeviceId("gpu0", simulated=True)]["process"] == 6 * GiB
+        assert devices[DeviceId("gpu0", "torch")] == {"allocated": 4 * GiB, "reserved": 5 * GiB}
+        assert devices[DeviceId("gpu1", node=NODE)] == {"used": 30 * GiB, "total": 80 * GiB, "process": 5 * GiB}
+        assert devices[DeviceId("gpu1", "torch", NODE)] == {"allocated": GiB, "reserved": 3 * GiB}
+        keys = sampler.history.series
+        assert [info["key"] for info in sampler.series_infos([*keys, *keys, "no such series"])] == keys

@@ -12,14 +12,25 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from node_series import Node, TorchAllocator
 
+from mgenv_jupyter.memory._sample import DeviceId
+from mgenv_jupyter.memory._sampler import Sampler
 from mgenv_jupyter.memory._self_report import SelfReport, own_figures, read_report, report_path
 
 GiB = 1024**3
+# The series these tests send, by key, with the fields the sampler records for them.
+SERIES = {info["key"]: info for info in (
+    *(DeviceId("gpu0", simulated=True).series(q, "nvml (simulated)") for q in ("used", "process")),
+    *(DeviceId("gpu0").series(q, "nvml") for q in ("used", "process")),
+    DeviceId("gpu0", "torch").series("reserved", "torch"), DeviceId("gpu1", "torch").series("reserved", "torch"),
+    DeviceId("gpu1", "torch").series("allocated", "torch"), DeviceId("gpu1", "paddle").series("reserved", "paddle"))}
 
 
 def batch(columns: dict[str, list[int | None]]) -> dict:
-    return {"type": "memory.batch", "seq": 1, "interval": 1.0, "t": [0.0, 1.0], "columns": columns, "cells": []}
+    """A batch as the sampler sends it when its series changed: with their fields."""
+    return {"type": "memory.batch", "seq": 1, "interval": 1.0, "t": [0.0, 1.0], "columns": columns, "cells": [],
+            "series": [SERIES[key] for key in columns]}
 
 
 def test_only_gpus_nvml_cannot_attribute_are_reported_from_the_allocators():
@@ -30,9 +41,9 @@ def test_only_gpus_nvml_cannot_attribute_are_reported_from_the_allocators():
         "torch gpu1 reserved": [3 * GiB, 4 * GiB],
         "paddle gpu1 reserved": [None, GiB],
         "torch gpu1 allocated": [GiB, GiB],
-    }))
+    }), SERIES)
     assert figures == {1: (5 * GiB, "torch+paddle")}
-    assert own_figures(batch({"gpu0 used": [GiB, GiB]})) is None
+    assert own_figures(batch({"gpu0 used": [GiB, GiB]}), SERIES) is None
 
 
 def test_a_report_is_written_whole_and_read_back_and_removed_when_nvml_knows_again(tmp_path: Path):
@@ -148,3 +159,23 @@ def test_a_report_others_could_write_is_not_read(tmp_path: Path, how: str):
         path.rename(target)
         path.symlink_to(target)
     assert read_within(tmp_path, 4242)[0] is None
+
+
+def test_the_kernels_allocator_is_reported_by_its_fields_and_a_nodes_is_not(tmp_path: Path):
+    """A kernel's sampler beside a cluster node "gpubox" whose NVML cannot attribute its memory: the kernel reports
+    PyTorch's figure on its own gpu0, named "torch", and nothing of the node's gpu1; the series' fields come with the
+    first batch only, and serve the batches after it."""
+    sampler = Sampler([TorchAllocator(), Node(nvml=False)])
+    batches: list[dict] = []
+    sampler.subscribe(lambda batch: batches.append(dict(batch)))
+    sampler.subscribe(SelfReport(str(tmp_path), interval=0))
+    path = report_path(tmp_path, os.getpid())
+    try:
+        for _ in range(2):
+            path.unlink(missing_ok=True)
+            sampler.sample_once()
+            sampler.flush()
+            assert json.loads(path.read_text())["devices"] == {"0": {"bytes": 5 * GiB, "source": "torch"}}
+    finally:
+        sampler.close()
+    assert ["series" in batch for batch in batches] == [True, False]

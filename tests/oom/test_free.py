@@ -10,9 +10,10 @@ import sys
 
 import psutil
 from IPython.utils.capture import capture_output
+from node_series import NODE, kernels_sampler
 
 import mgenv_jupyter
-from mgenv_jupyter.oom._free import FreeResult
+from mgenv_jupyter.oom._free import FreeResult, _GpusInUse, read
 from mgenv_jupyter.presentation._freeing import FreeView
 
 MiB = 1024**2
@@ -305,3 +306,14 @@ def test_the_reports_offer_to_free_is_said_before_the_numbered_remedies_not_as_o
     page = view._repr_html_()
     numbered = page[page.index("<ol>"):page.index("</ol>")]
     assert "%memfree" not in numbered and page.index("First, without a restart") < page.index("<ol>")
+
+
+def test_a_reading_names_the_kernels_gpus_and_every_allocator_by_their_fields():
+    """The node "gpubox"'s GPU is not the kernel's: its 5 GiB are no "this kernel (NVML)" figure, and its pool is not
+    one the free would ask a framework to give back. Its allocator's counters are shown, as every allocator's."""
+    with kernels_sampler() as sampler:
+        reading = read(sampler)
+    gib = 1024**3
+    assert reading.gpus == {"gpu0 (simulated)": 6 * gib}
+    assert reading.allocators == {"torch gpu0": (4 * gib, 5 * gib), f"{NODE} torch gpu1": (gib, 3 * gib)}
+    assert _GpusInUse(reading)() == [0]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 import pynvml
+from node_series import kernels_sampler
 
 from mgenv_jupyter.memory._sampler import Sampler
 from mgenv_jupyter.memory._sources import default_sources
@@ -78,3 +79,13 @@ def test_without_a_driver_there_is_nothing_to_list_and_nothing_to_say():
         assert other_processes(None) == ([], "")
     with FakeNvml([FakeDevice()], driver=False):
         assert other_processes(None) == ([], "")
+
+
+def test_the_states_gpus_are_the_kernels_own_read_by_their_fields():
+    """A cluster node's GPU (gpu1 of "gpubox") is not the kernel's second GPU, and PyTorch's counters on gpu0 join
+    NVML's figures of gpu0."""
+    with kernels_sampler() as sampler:
+        state = read_state(sampler)
+    (gpu0,) = state.devices
+    assert (gpu0.device, gpu0.gpu, gpu0.simulated) == ("gpu0 (simulated)", 0, True)
+    assert (gpu0.total, gpu0.kernel, gpu0.allocated, gpu0.reserved) == (40 * GiB, 6 * GiB, 4 * GiB, 5 * GiB)

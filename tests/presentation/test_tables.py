@@ -120,11 +120,13 @@ def test_a_memory_table_says_no_reading_where_a_series_has_none():
 def test_per_cell_shows_each_cells_peak_and_change_first_and_no_bare_row_numbers():
     from mgenv_jupyter.memory._cells import CellMarker, per_cell
     from mgenv_jupyter.memory._history import History
+    from mgenv_jupyter.memory._sample import DeviceId
     from mgenv_jupyter.presentation._tables import memory_table
 
     history = History()
     history.append(100.0, {"gpu0 process": 1024**3})
     history.append(102.0, {"gpu0 process": 3 * 1024**3})
-    shown = memory_table(per_cell(history, [CellMarker(4, start=100.5, end=101.5, ok=True)]))._repr_html_()
+    shown = memory_table(per_cell(history, [CellMarker(4, start=100.5, end=101.5, ok=True)],
+                                  [DeviceId("gpu0").series("process", "nvml")]))._repr_html_()
     assert "<tr><th>cell</th><th>device</th><th>peak</th><th>delta</th>" in shown
     assert "<td>4</td><td class='mgenv-text'>gpu0</td><td>3 GiB</td><td>2 GiB</td>" in shown
