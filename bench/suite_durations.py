@@ -40,7 +40,9 @@ def read(path: Path) -> Run:
         record = json.loads(text)
         seconds = {t["nodeid"]: t["setup"] + t["call"] + t["teardown"] for t in record["tests"]}
         load = record.get("load_average_at_end")
-        note = f"{record['started']}, {record['machine']}, load average at the end {load}"
+        workers = record.get("workers", 1)
+        note = (f"{record['started']}, {record['machine']}, {workers} pytest worker{'s' if workers != 1 else ''}, "
+                f"load average at the end {load}")
         return Run(seconds, record.get("wall_s"), note)
     logged: dict[str, float] = defaultdict(float)
     for line in text.splitlines():

@@ -43,17 +43,36 @@ MARKED_TIERS = {"browser": "browser", "kernel": "kernel", "frameworks": "framewo
 
 INSTALL_SECONDS = 2400
 
+# The README's `./dev test` runs the suite on two pytest-xdist workers (`--dist loadgroup`): most of a browser test's
+# time is spent waiting on a page, a kernel or a sampler (about 0.6 of a core each, measured), so two share the two
+# cores. Each file is a group, run whole by one worker (its module fixtures, its Chromium, its scenarios started ahead
+# stay one); a tier whose files share a session fixture or a machine-wide resource is one group: packaging builds one
+# wheel for all its files, and ray_cluster's files each start a local Ray cluster on Ray's fixed ports.
+ONE_GROUP_TIERS = {"packaging", "ray_cluster"}
+# Groups are handed out in collection order as workers free up, so the longest come first and the many short files
+# fill in behind them (longest first keeps the two workers' last minutes even): by tier, from the durations recorded
+# in test-artifacts/durations.json (bench/RESULTS.md).
+TIER_ORDER = ["packaging", "browser", "frameworks", "ray_cluster", "kernel"]
+
+
+def _tier(item: pytest.Item, tests: Path) -> str | None:
+    return item.path.relative_to(tests).parts[0] if tests in item.path.parents else None
+
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects anything
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     tests = Path(__file__).resolve().parent
     for item in items:
-        tier = item.path.relative_to(tests).parts[0] if tests in item.path.parents else None
+        tier = _tier(item, tests)
         if tier in MARKED_TIERS:
             item.add_marker(getattr(pytest.mark, MARKED_TIERS[tier]))
             item.add_marker(pytest.mark.slow)
         if tier == "packaging":  # a wheel built through npm, a framework downloaded: longer than the suite's limit
             item.add_marker(pytest.mark.timeout(INSTALL_SECONDS))
+        group = tier if tier in ONE_GROUP_TIERS else item.path.relative_to(tests.parent).as_posix()
+        item.add_marker(pytest.mark.xdist_group(group))
+    rank = {tier: index for index, tier in enumerate(TIER_ORDER)}
+    items.sort(key=lambda item: rank.get(_tier(item, tests) or "", len(TIER_ORDER)))  # stable: files keep their order
 
 
 @pytest.fixture(autouse=True)

@@ -55,6 +55,7 @@ class DurationsRecord:
             "exit_status": int(exitstatus),
             "args": list(session.config.invocation_params.args),
             "machine": f"{platform.machine()}, {len(os.sched_getaffinity(0))} cores",
+            "workers": getattr(session.config.option, "numprocesses", None) or 1,  # pytest-xdist's -n
             "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
             "tests": sorted(self.tests.values(), key=lambda t: t["nodeid"]),
         }
@@ -69,4 +70,7 @@ def add_option(parser: pytest.Parser) -> None:
 
 
 def register(config: pytest.Config) -> None:
+    # Under pytest-xdist the controller hears every worker's reports and writes the one file; a worker writes none.
+    if hasattr(config, "workerinput"):
+        return
     config.pluginmanager.register(DurationsRecord(Path(config.getoption("--durations-json"))), "durations-record")
