@@ -51,8 +51,9 @@ INSTALL_SECONDS = 2400
 ONE_GROUP_TIERS = {"packaging", "ray_cluster"}
 # Groups are handed out in collection order as workers free up, so the longest come first and the many short files
 # fill in behind them (longest first keeps the two workers' last minutes even): by tier, from the durations recorded
-# in test-artifacts/durations.json (bench/RESULTS.md).
-TIER_ORDER = ["packaging", "browser", "frameworks", "ray_cluster", "kernel"]
+# in test-artifacts/durations.json (bench/RESULTS.md). The browser tier leads: `./dev test` is still making the venvs
+# the tiers after it need (tests/setup_beside.py).
+TIER_ORDER = ["browser", "packaging", "frameworks", "ray_cluster", "kernel"]
 
 
 def _tier(item: pytest.Item, tests: Path) -> str | None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from setup_beside import venv
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = Path(__file__).resolve().parent / "framework_checks"
@@ -90,7 +91,7 @@ def ahead(commands: Iterable[Sequence[str]], workers: int = 2) -> Iterator[Ahead
 
 
 def _python(framework: str) -> Path:
-    return ROOT / ".venvs" / framework / "bin" / "python"
+    return venv(framework) / "bin" / "python"
 
 
 class Started:

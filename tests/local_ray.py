@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from setup_beside import venv
+
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venvs" / "ray"
 PYTHON = VENV / "bin" / "python"
@@ -26,7 +28,8 @@ _INHERITED_PREFIXES = ("MGE", "MEGENGINE", "FLAGS_", "MXNET", "RAY_")
 
 
 def available() -> bool:
-    return (VENV / "bin" / "ray").exists()
+    """Whether .venvs/ray is set up (once `./dev test`, setting it up beside the tests, has finished)."""
+    return (venv("ray") / "bin" / "ray").exists()
 
 
 def _free_port() -> int:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from layout_checks import clipped_text, overlapping, set_theme, unusable_inputs
+from setup_beside import venv
 
 from comm_traffic import CommTraffic
 from lab_server import (
@@ -338,14 +339,14 @@ def test_paddle_pool_sizes_grey_out_with_the_reason_when_the_strategy_does_not_u
     assert kinds == ["choice", "fraction", "number", "size", "switch"]
 
 
-PADDLE_PYTHON = ROOT / ".venvs" / "paddle" / "bin" / "python"
 PADDLE_FLAG = "FLAGS_initial_cpu_memory_in_mb"
 
 
 def _paddle_kernel_missing() -> str | None:
-    if not PADDLE_PYTHON.exists():
-        return f"{PADDLE_PYTHON} is missing (./dev setup makes it)"
-    done = subprocess.run([str(PADDLE_PYTHON), "-c", "import ipykernel"], capture_output=True)
+    python = venv("paddle") / "bin" / "python"
+    if not python.exists():
+        return f"{python} is missing (./dev setup makes it)"
+    done = subprocess.run([str(python), "-c", "import ipykernel"], capture_output=True)
     if done.returncode:
         return ".venvs/paddle has no ipykernel, so it cannot run a notebook kernel (add ipykernel to its venv in ./dev)"
     return None
@@ -359,7 +360,7 @@ def test_paddle_kernel_badges_and_restart_and_apply(shared_lab):
         pytest.skip(missing)
     with shared_lab() as lab:
         add_kernel_spec(lab, "mgenv-paddle", {
-            "argv": [str(PADDLE_PYTHON), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            "argv": [str(venv("paddle") / "bin" / "python"), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
             "display_name": "Paddle (mgenv)", "language": "python"})
         name = write_notebook(lab, "paddle.ipynb", [
             "import paddle",

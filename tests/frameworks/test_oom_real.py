@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from setup_beside import venv
 
 from framework_venvs import ROOT, Started, run, start
 
@@ -103,7 +104,7 @@ def test_tensorflow_on_the_cpu_raises_resource_exhausted_after_its_bfc_pool_wait
 
 
 def _tensorflow_libraries() -> list[Path]:
-    found = sorted((ROOT / ".venvs" / "tensorflow").glob("lib/python*/site-packages/tensorflow/libtensorflow_*.so.2"))
+    found = sorted(venv("tensorflow").glob("lib/python*/site-packages/tensorflow/libtensorflow_*.so.2"))
     if not found:
         if os.environ.get("MGENV_REQUIRE_FRAMEWORKS"):
             pytest.fail("the tensorflow venv is missing: run ./dev setup")

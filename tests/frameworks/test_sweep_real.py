@@ -14,6 +14,7 @@ import nbformat
 import pytest
 from jupyter_client.manager import start_new_kernel
 from nbclient import NotebookClient
+from setup_beside import venv
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -112,7 +113,7 @@ def test_numpy_under_malloc_arena_max():
 def megengine_kernel(tmp_path: Path) -> tuple[str, dict[str, str]]:
     """A kernelspec for a Python with MegEngine and ipykernel: .venvs/megengine (./dev installs ipykernel there), or
     the one MGENV_MEGENGINE_KERNEL_PYTHON names; JUPYTER_PATH to find it."""
-    python = os.environ.get("MGENV_MEGENGINE_KERNEL_PYTHON") or str(ROOT / ".venvs" / "megengine" / "bin" / "python")
+    python = os.environ.get("MGENV_MEGENGINE_KERNEL_PYTHON") or str(venv("megengine") / "bin" / "python")
     problem = None
     if not Path(python).exists():
         problem = f"{python} is missing (./dev setup makes .venvs/megengine)"

@@ -19,6 +19,7 @@ import pytest
 import tomllib
 from frontend_oldest import LABEXTENSION, installed_versions, lower_bound
 from packaging.requirements import Requirement
+from setup_beside import wait_for_setup
 
 from build_and_install import ROOT
 
@@ -30,6 +31,7 @@ FIXTURE = Path(__file__).parent / "frontend_oldest" / "newerApi.ts"
 @pytest.fixture(scope="module")
 def oldest_modules() -> Path:
     """node_modules holding the oldest declared set and the project's TypeScript (tests/frontend_oldest.py)."""
+    wait_for_setup()  # ./dev test installs them beside the tests: the same cache, never two installs at once
     try:
         return frontend_oldest.install()
     except RuntimeError as error:

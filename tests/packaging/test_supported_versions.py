@@ -20,8 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from setup_beside import venv
 
-from build_and_install import ROOT, pip
+from build_and_install import pip
 from lab_server import (
     OOM_SCENARIO,
     OOM_STAND_IN,
@@ -60,7 +61,7 @@ def lab(request, built, tmp_path_factory) -> Iterator[tuple[str, Lab]]:
     """The wheel installed into the venv (over what it held), checked as `jupyter labextension list` sees it, and a
     server of that venv running with the simulated GPU of the out-of-memory scenario."""
     name = request.param
-    python = ROOT / ".venvs" / name / "bin" / "python"
+    python = venv(name) / "bin" / "python"
     if not python.exists():
         if os.environ.get("MGENV_REQUIRE_FRAMEWORKS"):
             pytest.fail(f"{python} is missing: run ./dev setup")
