@@ -8,6 +8,7 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import durations_record
 import pytest
@@ -43,17 +44,43 @@ MARKED_TIERS = {"browser": "browser", "kernel": "kernel", "frameworks": "framewo
 
 INSTALL_SECONDS = 2400
 
-# The README's `./dev test` runs the suite on two pytest-xdist workers (`--dist loadgroup`): most of a browser test's
-# time is spent waiting on a page, a kernel or a sampler (about 0.6 of a core each, measured), so two share the two
-# cores. Each file is a group, run whole by one worker (its module fixtures, its Chromium, its scenarios started ahead
-# stay one); a tier whose files share a session fixture or a machine-wide resource is one group: packaging builds one
-# wheel for all its files, and ray_cluster's files each start a local Ray cluster on Ray's fixed ports.
+# The README's `./dev test` runs the suite on two pytest-xdist workers: most of a browser test's time is spent waiting
+# on a page, a kernel or a sampler (about 0.6 of a core each, measured), so two share the two cores. A worker runs a
+# group whole, in order (`pytest_xdist_make_scheduler`): its module fixtures, its Chromium and its scenarios started
+# ahead stay one, and a test may build on what the one before it left (a notebook saved, then reopened). A group is a
+# file, or a whole tier whose files share a session fixture: packaging builds one wheel for all its files, and
+# ray_cluster's files share one local Ray cluster.
 ONE_GROUP_TIERS = {"packaging", "ray_cluster"}
 # Groups are handed out in collection order as workers free up, so the longest come first and the many short files
 # fill in behind them (longest first keeps the two workers' last minutes even): by tier, from the durations recorded
 # in test-artifacts/durations.json (bench/RESULTS.md). The browser tier leads: `./dev test` is still making the venvs
 # the tiers after it need (tests/setup_beside.py).
 TIER_ORDER = ["browser", "packaging", "frameworks", "ray_cluster", "kernel"]
+
+
+def run_whole(nodeid: str) -> str:
+    """The group a test is run in: its file's path, or its tier for a tier in ONE_GROUP_TIERS."""
+    path = nodeid.split("::", 1)[0]
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "tests" and parts[1] in ONE_GROUP_TIERS else path
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own scheduler
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Whichever way `-n` is asked to distribute (load, loadscope, loadfile), a worker takes groups whole (`run_whole`),
+    in collection order (already longest first, so xdist's reordering by test count is off). xdist's own
+    `--dist loadgroup` cannot serve: it marks a test's group in `item._nodeid`, which pytest 9 no longer reads."""
+    from xdist.scheduler import EachScheduling, LoadScopeScheduling
+
+    if config.getvalue("dist") == "each":
+        return EachScheduling(config, log)
+    config.option.loadscopereorder = False
+
+    class WholeGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return run_whole(nodeid)
+
+    return WholeGroups(config, log)
 
 
 def _tier(item: pytest.Item, tests: Path) -> str | None:
@@ -70,8 +97,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
         if tier == "packaging":  # a wheel built through npm, a framework downloaded: longer than the suite's limit
             item.add_marker(pytest.mark.timeout(INSTALL_SECONDS))
-        group = tier if tier in ONE_GROUP_TIERS else item.path.relative_to(tests.parent).as_posix()
-        item.add_marker(pytest.mark.xdist_group(group))
     rank = {tier: index for index, tier in enumerate(TIER_ORDER)}
     items.sort(key=lambda item: rank.get(_tier(item, tests) or "", len(TIER_ORDER)))  # stable: files keep their order
 
