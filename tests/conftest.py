@@ -60,9 +60,8 @@ TIER_ORDER = ["browser", "packaging", "frameworks", "ray_cluster", "kernel"]
 
 def run_whole(nodeid: str) -> str:
     """The group a test is run in: its file's path, or its tier for a tier in ONE_GROUP_TIERS."""
-    path = nodeid.split("::", 1)[0]
-    parts = path.split("/")
-    return parts[1] if len(parts) > 2 and parts[0] == "tests" and parts[1] in ONE_GROUP_TIERS else path
+    tier = durations_record.tier_of(nodeid)
+    return tier if tier in ONE_GROUP_TIERS else nodeid.split("::", 1)[0]
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own scheduler
@@ -83,22 +82,18 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return WholeGroups(config, log)
 
 
-def _tier(item: pytest.Item, tests: Path) -> str | None:
-    return item.path.relative_to(tests).parts[0] if tests in item.path.parents else None
-
-
 @pytest.hookimpl(tryfirst=True)  # before -m deselects anything
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    tests = Path(__file__).resolve().parent
     for item in items:
-        tier = _tier(item, tests)
+        tier = durations_record.tier_of(item.nodeid)
         if tier in MARKED_TIERS:
             item.add_marker(getattr(pytest.mark, MARKED_TIERS[tier]))
             item.add_marker(pytest.mark.slow)
         if tier == "packaging":  # a wheel built through npm, a framework downloaded: longer than the suite's limit
             item.add_marker(pytest.mark.timeout(INSTALL_SECONDS))
     rank = {tier: index for index, tier in enumerate(TIER_ORDER)}
-    items.sort(key=lambda item: rank.get(_tier(item, tests) or "", len(TIER_ORDER)))  # stable: files keep their order
+    # A stable sort: within a tier, files and tests keep their order.
+    items.sort(key=lambda item: rank.get(durations_record.tier_of(item.nodeid), len(TIER_ORDER)))
 
 
 @pytest.fixture(autouse=True)

@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from setup_beside import venv
+from setup_beside import VENVS, venv
 
 ROOT = Path(__file__).resolve().parent.parent
-VENV = ROOT / ".venvs" / "ray"
+VENV = VENVS / "ray"
 PYTHON = VENV / "bin" / "python"
 # Variables a Ray process must not inherit from the test run (a simulated GPU, framework settings).
 _INHERITED_PREFIXES = ("MGE", "MEGENGINE", "FLAGS_", "MXNET", "RAY_")

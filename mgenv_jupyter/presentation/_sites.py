@@ -93,7 +93,6 @@ class SitesView(TitledLines):
         return lines
 
 
-
 TRACING_ON = Text("Recording where memory is allocated in every cell from the next one on (%memtrace off stops)",
                   "从下一个单元起,记录每个单元的内存分配位置(%memtrace off 停止)")
 TRACING_OFF = Text("No longer recording where memory is allocated", "已停止记录内存分配位置")
