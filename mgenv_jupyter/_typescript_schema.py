@@ -15,6 +15,7 @@ import typing
 from collections.abc import Iterator
 from typing import Any, Literal, get_args, get_origin, get_type_hints, is_typeddict
 
+from . import _source_state as source_state
 from .catalog import _secrets as secrets
 from .catalog._values import SIZE_DECIMALS, SIZE_UNITS
 from .protocol import _cells as cells
@@ -156,12 +157,19 @@ def _constants() -> str:
         "/** Decimals a shown size keeps: below the first figure of a pair of its unit, the second. */",
         "export const SIZE_DECIMALS: readonly (readonly [number, number])[] = "
         + _text([list(pair) for pair in SIZE_DECIMALS]) + ";",
+        "/** A memory source's state codes (mgenv_jupyter/_source_state.py): front ends act on these, not words. */",
+        "export const STATE_CODES = " + json.dumps(_state_codes(), indent=2) + " as const;",
         "/** What every front end calls each status, in English and Chinese (Status.label). */",
         "export const STATUS_LABELS: Record<StatusCode, { en: string; zh: string }> = "
         + json.dumps(labels, ensure_ascii=False, indent=2) + ";",
         _secret_names(),
         "",
     ])
+
+
+def _state_codes() -> dict[str, str]:
+    """Each code _source_state.py names (its upper-case text constants), under the same name."""
+    return {name: value for name, value in vars(source_state).items() if name.isupper() and isinstance(value, str)}
 
 
 def _text(value: object) -> str:

@@ -816,6 +816,19 @@ export const GPUS_VERSION = 1;
 export const SIZE_UNITS: readonly (readonly [string, number])[] = [['B', 1], ['KiB', 1024], ['MiB', 1048576], ['GiB', 1073741824], ['TiB', 1099511627776]];
 /** Decimals a shown size keeps: below the first figure of a pair of its unit, the second. */
 export const SIZE_DECIMALS: readonly (readonly [number, number])[] = [[10, 2], [100, 1]];
+/** A memory source's state codes (mgenv_jupyter/_source_state.py): front ends act on these, not words. */
+export const STATE_CODES = {
+  "OK": "ok",
+  "PROBLEMS": "problems",
+  "FOREIGN_PIDS": "foreign_pids",
+  "NO_LIBRARY": "no_library",
+  "NOT_LOADED": "driver_not_loaded",
+  "NO_GPU": "no_gpu",
+  "NOT_IMPORTED": "not_imported",
+  "HOST_IDLE": "host_idle",
+  "HOLDS_NOTHING": "holds_nothing",
+  "LOST": "lost"
+} as const;
 /** What every front end calls each status, in English and Chinese (Status.label). */
 export const STATUS_LABELS: Record<StatusCode, { en: string; zh: string }> = {
   "effective": {

@@ -8,8 +8,8 @@
  * colour with the reason in its tooltip, its rows then greyed.
  */
 
+import { STATE_CODES } from '../protocol';
 import { ENGLISH, Translation } from './text';
-import { STATE } from './status';
 
 export type LineStyle = 'solid' | 'dashed' | 'dotted';
 
@@ -190,8 +190,9 @@ function paintGroupState(heading: HTMLElement, node: HTMLElement, group: LegendG
   const shown = group.stateText ?? state;
   const lost = isLost(group.state);
   heading.classList.toggle('mgenv-chart-legend-group-lost', lost);
-  heading.classList.toggle('mgenv-chart-legend-group-ok', state === STATE.ok);
-  setText(node, lost ? trans._p('memory chart', 'lost') : state === STATE.ok ? trans._p('memory chart', 'ok') : shown);
+  const ok = state === STATE_CODES.OK;
+  heading.classList.toggle('mgenv-chart-legend-group-ok', ok);
+  setText(node, lost ? trans._p('memory chart', 'lost') : ok ? trans._p('memory chart', 'ok') : shown);
   const title = state ? `${group.name}: ${shown}` : group.name;
   if (heading.title !== title) {
     heading.title = title;
@@ -200,7 +201,7 @@ function paintGroupState(heading: HTMLElement, node: HTMLElement, group: LegendG
 
 /** Whether a node's state code says it is lost. */
 export function isLost(code: string | null): boolean {
-  return code === STATE.lost;
+  return code === STATE_CODES.LOST;
 }
 
 function rowKey(entry: LegendEntry): string {

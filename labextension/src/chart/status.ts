@@ -4,7 +4,7 @@
  * sources are quiet, which are ok, which node is lost); the words of a state are the kernel's (`text`, and `lead`:
  * what follows the source's name), in its language.
  */
-import { SourceState } from '../protocol';
+import { SourceState, STATE_CODES } from '../protocol';
 import { ENGLISH, Translation } from './text';
 
 export interface StatusLine {
@@ -29,20 +29,8 @@ const SOURCE_NAMES: Record<string, string> = {
   mxnet: 'MXNet'
 };
 
-/** The state codes (mgenv_jupyter/_source_state.py) the status line acts on. */
-export const STATE = {
-  ok: 'ok',
-  /** ok, and the framework holds no GPU memory yet: "Paddle ok (holds no GPU memory yet)" */
-  holdsNothing: 'holds_nothing',
-  notImported: 'not_imported',
-  /** the host fallback while a GPU is visible */
-  hostIdle: 'host_idle',
-  /** a cluster node's stream failed */
-  lost: 'lost'
-} as const;
-
 /** Sources with nothing to say while there is data: a framework not imported, the host fallback while a GPU is seen. */
-const QUIET: ReadonlySet<string> = new Set([STATE.notImported, STATE.hostIdle]);
+const QUIET: ReadonlySet<string> = new Set([STATE_CODES.NOT_IMPORTED, STATE_CODES.HOST_IDLE]);
 
 /**
  * With data on screen, sources with nothing to say (a framework not imported, the host fallback while a GPU is
@@ -90,13 +78,13 @@ function nodesPart(nodes: SourceState[], trans: Translation): string | null {
   const count =
     nodes.length === 1 ? trans._p('memory chart', '1 node') : trans._p('memory chart', '%1 nodes', nodes.length);
   const okWord = trans._p('memory chart', 'ok');
-  const ok = nodes.filter(s => s.state.code === STATE.ok).length;
+  const ok = nodes.filter(s => s.state.code === STATE_CODES.OK).length;
   if (ok === nodes.length) {
     return `${count} ${okWord}`;
   }
   const others = nodes
-    .filter(s => s.state.code !== STATE.ok)
-    .map(s => `${s.node} ${s.state.code === STATE.lost ? trans._p('memory chart', 'lost') : s.text}`);
+    .filter(s => s.state.code !== STATE_CODES.OK)
+    .map(s => `${s.node} ${s.state.code === STATE_CODES.LOST ? trans._p('memory chart', 'lost') : s.text}`);
   return `${count}: ${[...(ok ? [`${ok} ${okWord}`] : []), ...others].join(', ')}`;
 }
 
@@ -108,10 +96,10 @@ export function describe(state: SourceState, trans: Translation = ENGLISH): stri
   }
   const name = state.name === 'host' ? trans._p('memory chart', 'Host') : SOURCE_NAMES[state.name] ?? state.name;
   const okWord = trans._p('memory chart', 'ok');
-  if (state.state.code === STATE.ok) {
+  if (state.state.code === STATE_CODES.OK) {
     return `${name} ${okWord}`;
   }
-  if (state.state.code === STATE.holdsNothing) {
+  if (state.state.code === STATE_CODES.HOLDS_NOTHING) {
     return `${name} ${okWord} (${state.lead ?? state.text})`;
   }
   // The kernel says what follows the source's name where its words start with the source's own ("sees no GPU").
