@@ -319,7 +319,7 @@ def checked_batch(batch: Any) -> NodeBatch:
     text. What is refused is said in one more state (a problem of the node's, shown by `ClusterMemory.states()`), never
     quoted."""
     if not isinstance(batch, dict):
-        return {"samples": [], "states": [_refused(f"a batch that is a {type(batch).__name__}, not a dict")],
+        return {"samples": [], "states": [_refused(State("batch_refused", kind=type(batch).__name__))],
                 "cpu_seconds": 0.0, "sampled": 0}
     raw_samples = batch.get("samples")
     raw_samples = raw_samples if isinstance(raw_samples, list) else []
@@ -335,9 +335,8 @@ def checked_batch(batch: Any) -> NodeBatch:
     states = [state for raw in (raw_states if isinstance(raw_states, list) else [])[:MAX_STATES]
               if (state := _checked_state(raw)) is not None]
     if refused:
-        states.append(_refused(f"{refused:,} of {len(raw_samples):,} readings were not valid (a size that is not a "
-                               f"whole number of bytes, a device name that is not a short plain label, or more than "
-                               f"{MAX_DEVICES} devices)"))
+        states.append(_refused(State("readings_refused", refused=f"{refused:,}", total=f"{len(raw_samples):,}",
+                                     most=MAX_DEVICES)))
     cpu_seconds: Any = batch.get("cpu_seconds")
     sampled: Any = batch.get("sampled")
     return {"samples": samples, "states": states,
@@ -378,9 +377,8 @@ def _checked_state(raw: Any) -> NodeState | None:
             "simulation": _text(simulation) if isinstance(simulation, str) else None}
 
 
-def _refused(why: str) -> NodeState:
-    return {"name": REFUSED_STATE, "state": State("refused", why=why), "idle": False, "simulated": False,
-            "simulation": None}
+def _refused(state: State) -> NodeState:
+    return {"name": REFUSED_STATE, "state": state, "idle": False, "simulated": False, "simulation": None}
 
 
 def _finite(value: Any) -> bool:

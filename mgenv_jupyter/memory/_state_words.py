@@ -69,7 +69,12 @@ WORDS: dict[str, Text] = {
     "ended": Text("ended", "已结束"),
     "stopped": Text("stopped", "已停止"),
     "quiet": Text("no data for {seconds} s", "已 {seconds} 秒没有数据"),
-    "refused": Text("refused {why}", "refused {why}"),
+    # what the kernel refused of a node's batch (cluster/_node_memory.py checked_batch)
+    "batch_refused": Text("refused a batch that is a {kind}, not a dict", "已拒收:批次是 {kind},不是 dict"),
+    "readings_refused": Text(
+        "refused {refused} of {total} readings (a size that is not a whole number of bytes, a device name that is not "
+        "a short plain label, or more than {most} devices)",
+        "已拒收 {total} 条读数中的 {refused} 条(大小不是整数字节、设备名不是简短的纯文本标签,或设备超过 {most} 个)"),
 }
 # The word a template starts with when it names its source, as the source's name begins: a status line that names
 # the source drops it ("NVML error: x" → "NVML error: x" after the name "NVML", "{framework} sees no GPU" → "sees no

@@ -12,6 +12,7 @@ from waiting import wait_until
 
 from mgenv_jupyter._source_state import STATE_OK
 from mgenv_jupyter.cluster._node_memory import ClusterMemory, NodeMemory
+from mgenv_jupyter.memory._state_words import state_text
 
 
 def test_node_memory_streams_the_nodes_gpus_at_the_rate_asked(monkeypatch: pytest.MonkeyPatch):
@@ -92,6 +93,9 @@ def test_a_nodes_nonsense_readings_are_refused_and_the_kernels_own_series_go_on(
     assert info is not None and (info["device"], info["framework"], info["node"]) == ("gpu0", "torch", "node_b")
     assert all(type(value) is int for value in row.values())
     assert "refused 12 of 14 readings" in said(remote.state) and "lots" not in said(remote.state)
+    # a code, worded in the chart's language
+    refusal = next(part for part in (remote.state, *remote.state.parts) if part.code == "readings_refused")
+    assert "已拒收 14 条读数中的 12 条" in state_text(refusal, "zh") and "refused" not in state_text(refusal, "zh")
     many = checked_batch(_batch([Sample(now, "nvml", f"gpu{i}", used=i) for i in range(20_000)]))
     assert len(many["samples"]) == MAX_DEVICES and "refused" in said(many["states"][-1]["state"])
     sampler.close()
@@ -115,7 +119,9 @@ def test_a_nodes_states_are_short_single_lines_and_a_batch_that_is_no_dict_is_sa
     assert len(first["state"].arg("error")) <= 300 and len(said(first["state"])) <= 320
     assert not any(c in said(first["state"]) for c in "\n\x1b\u2028") and first["idle"] is False
     assert all(state["name"] == first["name"] for state in checked["states"])  # nonsense states are left out
-    assert said(checked_batch(["samples"])["states"][0]["state"]).startswith("refused a batch that is a list")
+    refused = checked_batch(["samples"])["states"][0]["state"]
+    assert refused.code == "batch_refused" and said(refused).startswith("refused a batch that is a list")
+    assert state_text(refused, "zh") == "已拒收:批次是 list,不是 dict"
     assert checked_batch({"samples": None, "cpu_seconds": float("inf"), "sampled": 2**80}) == {
         "samples": [], "states": [], "cpu_seconds": 0.0, "sampled": 0}
 
