@@ -7,7 +7,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+
+import pytest
+import setup_beside
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,6 +43,35 @@ def make_venv(where: Path, python: list[str] | None = None) -> Path:
     """A fresh virtual environment; returns its python."""
     subprocess.run([*(python or [sys.executable]), "-m", "venv", str(where)], check=True, timeout=300)
     return where / "bin" / "python"
+
+
+@contextmanager
+def framework_venv_copy(name: str) -> Iterator[Path]:
+    """A user's venv that holds a framework and not yet this package: a copy of `./dev`'s .venvs/<name> (the
+    framework installed there from the index at its pinned version, ipykernel beside it where the suite needs one)
+    with this checkout's editable install taken out. Yields its python; removed as the test ends.
+
+    The copy's files are hard links, beside the original on its filesystem: MegEngine's venv is 2.2 GB, and a second
+    one downloaded and installed for this test was what ran a CI machine's disk out while `./dev test` was making the
+    others. pip replaces a file rather than writing into it, so the original keeps its own."""
+    original = setup_beside.venv(name)
+    if not (original / "bin" / "python").exists():  # as for the framework tests: `./dev test` requires it
+        if os.environ.get("MGENV_REQUIRE_FRAMEWORKS"):
+            pytest.fail(f"{original} is missing: run ./dev setup")
+        pytest.skip(f"{name} venv not set up (./dev setup)")
+    copy = original.parent / ".copies" / f"{name}-{os.getpid()}"
+    shutil.rmtree(copy, ignore_errors=True)
+    try:
+        shutil.copytree(original, copy, symlinks=True, copy_function=os.link)
+        python = copy / "bin" / "python"
+        done = subprocess.run([str(python), "-m", "pip", "uninstall", "--yes", "--quiet", "mgenv_jupyter"],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        yield python
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+        with suppress(OSError):  # another worker's copy may be there still
+            copy.parent.rmdir()
 
 
 def pip(python: Path, *args: str, timeout: int = 1500) -> subprocess.CompletedProcess[str]:
