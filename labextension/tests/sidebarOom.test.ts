@@ -27,6 +27,8 @@ const REPORT: OomReportData = {
 };
 
 describe('The panel’s copy of the last out-of-memory report', () => {
+  beforeEach(() => window.localStorage.clear());
+
   it('appears when the kernel says a cell ran out of memory, sets a remedy, and goes with the kernel', async () => {
     const model = new EnvModel('en');
     const applied: RemedyChoice[] = [];
@@ -103,5 +105,63 @@ describe('The panel’s copy of the last out-of-memory report', () => {
     expect(section.hidden).toBe(true);
     model.setLastOom({ ...REPORT, id: 'k8' }); // the next failure
     expect(section.hidden).toBe(false);
+  });
+
+  const cardOf = (model: EnvModel): HTMLElement =>
+    new ConfigView(model, {
+      edit: async () => null, forget: jest.fn(), reviewProfile: jest.fn(async () => undefined),
+      loadHistory: jest.fn(async () => undefined)
+    }, trans).node.querySelector<HTMLElement>('.mgenv-sb-oom')!;
+
+  it('stays dismissed when the page is loaded again: the browser keeps the ids dismissed', () => {
+    const first = new EnvModel('en');
+    const card = cardOf(first);
+    first.setLastOom(REPORT);
+    card.querySelector<HTMLButtonElement>('.mgenv-sb-oom-dismiss')!.click();
+    expect(card.hidden).toBe(true);
+    expect(JSON.parse(window.localStorage.getItem('mgenv-jupyter:dismissed-oom-reports')!)).toEqual(['k7']);
+    const again = new EnvModel('en'); // the page loaded again: a new panel, the kernel's same report
+    const reloaded = cardOf(again);
+    again.setLastOom(REPORT);
+    expect(reloaded.hidden).toBe(true);
+    expect(reloaded.dataset.report).toBe('k7'); // there, and hidden
+    again.setLastOom({ ...REPORT, id: 'k8' });
+    expect(reloaded.hidden).toBe(false);
+  });
+
+  it('keeps the latest 50 ids, and ignores what it did not write', () => {
+    const model = new EnvModel('en');
+    const card = cardOf(model);
+    for (let i = 0; i < 60; i++) {
+      model.setLastOom({ ...REPORT, id: `r${i}` });
+      card.querySelector<HTMLButtonElement>('.mgenv-sb-oom-dismiss')!.click();
+    }
+    const kept = JSON.parse(window.localStorage.getItem('mgenv-jupyter:dismissed-oom-reports')!);
+    expect(kept.length).toBe(50);
+    expect(kept[49]).toBe('r59');
+    for (const stored of ['not json', '{"k7": true}', '[7, null]', JSON.stringify(['x'.repeat(65)]),
+      JSON.stringify(['k7', 'y'.repeat(5000)])]) {
+      window.localStorage.setItem('mgenv-jupyter:dismissed-oom-reports', stored);
+      const fresh = new EnvModel('en');
+      const shown = cardOf(fresh);
+      fresh.setLastOom(REPORT);
+      expect(shown.hidden).toBe(false);
+    }
+  });
+
+  it('is dismissed on the page where the browser refuses to keep it', () => {
+    const setItem = jest.spyOn(Storage.prototype, 'setItem').mockImplementation(() => {
+      throw new DOMException('quota', 'QuotaExceededError');
+    });
+    try {
+      const model = new EnvModel('en');
+      const card = cardOf(model);
+      model.setLastOom(REPORT);
+      card.querySelector<HTMLButtonElement>('.mgenv-sb-oom-dismiss')!.click();
+      model.setLastOom({ ...REPORT });
+      expect(card.hidden).toBe(true);
+    } finally {
+      setItem.mockRestore();
+    }
   });
 });

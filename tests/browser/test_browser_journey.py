@@ -18,7 +18,7 @@ GPU view, the server extension on):
    README): the report, the error and the panel's chart say the same 38 GiB;
 6. `%memfree`: the report says what came back and offers its free button no more, nor does the panel's card; a second
    `%memfree` says nothing is held;
-7. the panel's card dismissed;
+7. the panel's card dismissed, and still dismissed once the page is loaded again;
 8. the chart's notebook saved, closed and reopened without its kernel: its static chart, no "Error displaying widget"
    (in Chinese: the page was switched to Chinese for the screenshots before it).
 
@@ -438,9 +438,13 @@ def test_the_practitioners_story_in_jupyterlab(server: Lab) -> None:
         story.panel_follows("alpha.ipynb")
         page.wait_for_selector(f"{report_at} .mgenv-oom-freed", timeout=30_000)
         offers_after_reload = page.locator(f"{report_at} .mgenv-oom-free-button").count()
+        # The card dismissed at step 7 stays dismissed with the page loaded again (the kernel said its report anew).
+        page.wait_for_selector(f"{CARD}[data-report]:not([data-report=''])", state="attached", timeout=30_000)
+        card_after_reload = page.locator(CARD).is_hidden()
         looks(story, "report-after-free-zh", problems, root=report_at, focus=f"{report_at} .mgenv-oom-freed")
         assert re.fullmatch(r"上个单元结束后已空闲 \d+ 分钟 · python3", zh_state), zh_state
         assert offers_after_reload == 0
+        assert card_after_reload
 
         # 8. (in Chinese here, in English in Notebook 7) The chart's notebook saved, closed and reopened without its
         # kernel: its static chart.

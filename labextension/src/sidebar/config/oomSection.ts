@@ -3,7 +3,8 @@
  * (and what was left) when its failed cell was freed, and its remedies, each with an Apply button (oom/report.ts
  * remedyItem); a remedy whose values the kernel holds reads "Applied". One part of the variables section
  * (ConfigView), hidden while the kernel has no report, and dismissed with its ×: hidden until the kernel's next
- * report. Its height is bounded, so that the variables stay in view under it.
+ * report, in this browser, the page loaded again or not (the ids dismissed are kept in its localStorage). Its height
+ * is bounded, so that the variables stay in view under it.
  */
 import { OomRemedyInfo } from '../../protocol';
 import { Answer, RemedyChoice } from '../client';
@@ -19,7 +20,8 @@ export class OomSection {
   private _trans: Translation;
   private _apply: (choice: RemedyChoice) => Promise<Answer | null>;
   private _items: [OomRemedyInfo, HTMLElement][] = [];
-  private _dismissed: string | null = null; // the id of the report the user dismissed
+  /** The ids dismissed on this page, also where the browser keeps none (storage off, or full). */
+  private _dismissedHere = new Set<string>();
 
   /** `apply` sets a remedy in the followed kernel and keeps it in the notebook profile (null: no kernel). */
   constructor(model: EnvModel, trans: Translation, apply: (choice: RemedyChoice) => Promise<Answer | null>) {
@@ -34,7 +36,9 @@ export class OomSection {
     const trans = this._trans;
     this.node.replaceChildren();
     this._items = [];
-    this.node.hidden = report === null || report.id === this._dismissed;
+    // The report's id even while dismissed: the card is there, and hidden.
+    this.node.dataset.report = report?.id ?? '';
+    this.node.hidden = report === null || this._dismissedHere.has(report.id) || storedDismissed().includes(report.id);
     if (!report || this.node.hidden) {
       return;
     }
@@ -46,7 +50,8 @@ export class OomSection {
     dismiss.type = 'button';
     dismiss.setAttribute('aria-label', trans.__('Dismiss the out-of-memory report'));
     dismiss.addEventListener('click', () => {
-      this._dismissed = report.id;
+      this._dismissedHere.add(report.id);
+      rememberDismissed(report.id);
       this.render();
     });
     head.append(title, dismiss);
@@ -88,5 +93,36 @@ export class OomSection {
       const held = remedy.assignments.every(([name, value]) => this._model.variable(name)?.value === value);
       markApplied(item, held, this._trans);
     }
+  }
+}
+
+/** Where the browser keeps the ids of the reports dismissed (the latest `KEPT`): a kernel's report ids are random. */
+const DISMISSED_KEY = 'mgenv-jupyter:dismissed-oom-reports';
+const KEPT = 50;
+function rememberDismissed(id: string): void {
+  const kept = [...storedDismissed().filter(other => other !== id), id].slice(-KEPT);
+  try {
+    window.localStorage.setItem(DISMISSED_KEY, JSON.stringify(kept));
+  } catch {
+    // storage refused (private mode, quota): dismissed on this page only
+  }
+}
+
+/** What the browser keeps, checked: text written by another version or by hand is ignored, and so is a long one. */
+function storedDismissed(): string[] {
+  let raw: string | null = null;
+  try {
+    raw = window.localStorage.getItem(DISMISSED_KEY);
+  } catch {
+    return [];
+  }
+  if (raw === null || raw.length > KEPT * 80) {
+    return [];
+  }
+  try {
+    const ids: unknown = JSON.parse(raw);
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string' && id.length <= 64) : [];
+  } catch {
+    return [];
   }
 }
