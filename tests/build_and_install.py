@@ -62,7 +62,7 @@ def framework_venv_copy(name: str) -> Iterator[Path]:
     copy = original.parent / ".copies" / f"{name}-{os.getpid()}"
     shutil.rmtree(copy, ignore_errors=True)
     try:
-        shutil.copytree(original, copy, symlinks=True, copy_function=os.link)
+        shutil.copytree(original, copy, symlinks=True, copy_function=_link_or_copy)
         python = copy / "bin" / "python"
         done = subprocess.run([str(python), "-m", "pip", "uninstall", "--yes", "--quiet", "mgenv_jupyter"],
                               capture_output=True, text=True, timeout=300)
@@ -72,6 +72,15 @@ def framework_venv_copy(name: str) -> Iterator[Path]:
         shutil.rmtree(copy, ignore_errors=True)
         with suppress(OSError):  # another worker's copy may be there still
             copy.parent.rmdir()
+
+
+
+def _link_or_copy(source: str, destination: str) -> None:
+    """A hard link where the filesystem makes one; a copy elsewhere (costs the disk the link saves, and works)."""
+    try:
+        os.link(source, destination)
+    except OSError:
+        shutil.copy2(source, destination)
 
 
 def pip(python: Path, *args: str, timeout: int = 1500) -> subprocess.CompletedProcess[str]:
