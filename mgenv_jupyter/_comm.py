@@ -172,7 +172,7 @@ class RequestHandler:
         self.language = language
         learn_language(language)  # the magics and reports under cells speak the user's JupyterLab language too
         return [wire.catalog_reply(self.env, language, request_id),
-                wire.state_reply(self.env, language, request_id, STATE_HISTORY)]
+                wire.state_reply(self.env, language, request_id, STATE_HISTORY, _last_report_id())]
 
     def _on_verify(self, data: dict[str, Any], request_id: str) -> list[Reply]:
         """Run cluster.verify() with the session's variables; its result reaches every sidebar as a "verify" notice
@@ -207,7 +207,7 @@ class RequestHandler:
         return [wire.freed_reply(free(), self.language, request_id)]
 
     def _on_refresh(self, data: dict[str, Any], request_id: str) -> list[Reply]:
-        return [wire.state_reply(self.env, self.language, request_id, STATE_HISTORY)]
+        return [wire.state_reply(self.env, self.language, request_id, STATE_HISTORY, _last_report_id())]
 
     def _source(self, data: dict[str, Any]) -> str:
         source = _field(data, "source", str, "sidebar")
@@ -310,6 +310,11 @@ class RequestHandler:
             raise BadRequest("this comm has no memory stream")
         self.memory.switch(on, interval)
         return [wire.result_reply(None, self.language, request_id)]
+
+
+def _last_report_id() -> str | None:
+    last = oom_report.last_report()
+    return last.key if last is not None else None
 
 
 def _gpu_total() -> int | None:

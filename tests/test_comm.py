@@ -484,12 +484,16 @@ def test_after_memfree_the_report_offers_nothing_twice_and_its_button_says_what_
     sidebar = RecordingComm()
     SidebarComm(sidebar, fresh_session)
     sidebar.on_message({"content": {"data": request("hello", language="en")}})
+    assert [m["last_report"] for m in sidebar.sent if m["type"] == "state"] == [None]  # none yet, said so
     try:
         ip.run_cell("import numpy as np\n\ndef step():\n    activations = np.ones(256 * 1024**2, dtype=np.uint8)\n"
                     "    raise MemoryError('stand-in: the next allocation did not fit')\n\nstep()", store_history=True)
         report = oom_report.last_report()
         assert report is not None
         offered = sidebar.sent[-1]
+        # A panel that says hello now is told which report is the kernel's last: another one shown is stale.
+        (_, state) = RequestHandler(fresh_session).handle(request("hello", language="en"))
+        assert state["last_report"] == report.key
         assert offered["type"] == "oom" and offered["report"]["free"] is not None and not offered["report"].get("freed")
         marks = len(kernel_sampler().marks)
         ip.run_line_magic("memfree", "")

@@ -78,7 +78,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       insertCell,
       shutdownHolder: shutdownKernelHolder(app, trans),
       kernelRunning: async id => (await app.serviceManager.kernels.findById(id)) !== undefined,
-      watch: reportWatch(panel.model)
+      watch: reportWatch(panel.model, notebook => panel.follower.panel === notebook)
     });
     const addRenderer = (notebook: NotebookPanel): void => {
       const registry = notebook.content.rendermime;

@@ -196,6 +196,7 @@ export type StateReply = {
   history: ChangeInfo[];
   history_total: number;
   kernel: KernelInfo;
+  last_report: string | null;
 };
 
 /** A request succeeded: what it changed, the status that stands for the whole batch (of its changes', the one furthest from taking effect now; null when nothing changed) and whether that status needs a restart of the kernel (`Status.needs_restart`): decided in the kernel, the front end only says it. */

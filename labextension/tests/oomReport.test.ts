@@ -1,9 +1,11 @@
+import type { NotebookPanel } from '@jupyterlab/notebook';
 import { nullTranslator } from '@jupyterlab/translation';
 
 import { RemedyChoice } from '../src/sidebar/client';
-import { OomReportView, oomRendererFactory } from '../src/oom/report';
+import { OomReportView, oomRendererFactory, reportWatch } from '../src/oom/report';
+import { EnvModel } from '../src/sidebar/model';
 import { DOMAIN } from '../src/sidebar/text';
-import { OOM_MIME, OOM_VERSION, OomReportData, STATUS_LABELS, StatusCode } from '../src/protocol';
+import { FreedReply, OOM_MIME, OOM_VERSION, OomReportData, STATUS_LABELS, StatusCode } from '../src/protocol';
 import { flush } from './fakes';
 
 const trans = nullTranslator.load(DOMAIN);
@@ -189,12 +191,13 @@ describe('the report under a cell after what was done about it (issue 29, point 
     figures: [{ label: 'host RSS (this kernel)', before: 1288490188, after: 1006632960, change: 'gave back 268 MiB' }]
   };
 
-  function watched(latest: OomReportData | null, held: Record<string, string>) {
+  function watched(latest: OomReportData | null, held: Record<string, string>, answer: FreedReply | null = null) {
     const callbacks: (() => void)[] = [];
-    const state = { latest, held };
+    const state = { latest, held, staleIds: [] as string[] };
     const watch = {
       latest: (id: string) => (state.latest?.id === id ? state.latest : null),
       holds: (name: string, value: string) => state.held[name] === value,
+      stale: (_notebook: unknown, id: string) => state.staleIds.includes(id),
       changed: (callback: () => void) => {
         callbacks.push(callback);
         return () => callbacks.splice(callbacks.indexOf(callback), 1);
@@ -205,7 +208,7 @@ describe('the report under a cell after what was done about it (issue 29, point 
       trans, notebookOf: () => ({}) as any, apply: async () => null, restart: async () => undefined,
       free: async (_panel, reportId) => {
         frees.push(reportId);
-        return null;
+        return answer;
       },
       watch
     });
@@ -253,6 +256,40 @@ describe('the report under a cell after what was done about it (issue 29, point 
     expect([first.textContent, first.disabled]).toEqual(['Applied', true]); // set from the sidebar's card
   });
 
+  it('offers nothing once its kernel says its last report is another, and says why', async () => {
+    const { view, frees, tell } = watched(null, {});
+    await view.renderModel(model({ ...REPORT, free: OFFER }));
+    expect(view.node.querySelector('.mgenv-oom-free-button')).not.toBeNull();
+    tell({ staleIds: ['r1'] }); // the kernel restarted (its state: no report), or a later cell failed
+    expect(view.node.querySelector('.mgenv-oom-free-button')).toBeNull();
+    const said = view.node.querySelector<HTMLElement>('.mgenv-oom-free-stale')!;
+    expect(said.getAttribute('role')).toBe('status');
+    expect(said.textContent).toBe(
+      'Nothing to free from this report: its kernel has restarted, or a later cell ran out of memory since. ' +
+        'Run %memfree in a cell to give back what the kernel holds now.'
+    );
+    expect(frees).toEqual([]);
+    await view.renderModel(model({ ...REPORT, free: OFFER })); // drawn again (a notebook reopened): the same
+    expect(view.node.querySelector('.mgenv-oom-free-button')).toBeNull();
+  });
+
+  it('keeps what a report said it gave back, and the answer to its own click, when it goes stale', async () => {
+    const given = watched({ ...REPORT, free: null, freed: FREED }, {});
+    await given.view.renderModel(model({ ...REPORT, free: OFFER }));
+    given.tell({ staleIds: ['r1'] });
+    expect(given.view.node.querySelector('.mgenv-oom-freed-summary')!.textContent).toBe(FREED.summary);
+    expect(given.view.node.querySelector('.mgenv-oom-free-stale')).toBeNull();
+    const result = { v: 1, language: 'en', headline: 'Given back at 14:03:05', figures: [], sections: [], footer: '',
+      time: 1700000000, simulated: false };
+    const clicked = watched(null, {}, { v: 1, type: 'freed', reply_to: 'x', result });
+    await clicked.view.renderModel(model({ ...REPORT, free: OFFER }));
+    clicked.view.node.querySelector<HTMLButtonElement>('.mgenv-oom-free-button')!.click();
+    await flush();
+    clicked.tell({ staleIds: ['r1'] }); // the restart that follows: what this click gave back is still said
+    expect(clicked.view.node.querySelector('.mgenv-oom-free-stale')).toBeNull();
+    expect(clicked.view.node.querySelector('.mgenv-free-headline')!.textContent).toBe('Given back at 14:03:05');
+  });
+
   it('stops listening when it is disposed or drawn again', async () => {
     const { view, callbacks } = watched(null, {});
     await view.renderModel(model(REPORT));
@@ -260,5 +297,33 @@ describe('the report under a cell after what was done about it (issue 29, point 
     expect(callbacks).toHaveLength(1);
     view.dispose();
     expect(callbacks).toHaveLength(0);
+  });
+});
+
+describe('whether a report is its kernel’s last (reportWatch over the sidebar’s model)', () => {
+  const STATE = { v: 1, type: 'state' as const, reply_to: null, variables: {}, history: [], history_total: 0,
+    kernel: { python: 'python', version: '3.11', imported: [] } };
+  const notebook = {} as NotebookPanel;
+
+  it('knows only what the followed kernel said, about that kernel’s notebook', () => {
+    const env = new EnvModel('en');
+    let followed: NotebookPanel | null = notebook;
+    const watch = reportWatch(env, shown => shown === followed);
+    expect(watch.stale(notebook, 'r1')).toBe(false); // the kernel has not said yet
+    env.receive({ ...STATE, last_report: 'r1' });
+    expect(watch.stale(notebook, 'r1')).toBe(false);
+    expect(watch.stale(notebook, 'r0')).toBe(true); // an earlier failure's
+    env.setLastOom({ ...REPORT, id: 'r2' }); // a later cell failed
+    expect(watch.stale(notebook, 'r1')).toBe(true);
+    expect(watch.stale(notebook, 'r2')).toBe(false);
+    env.resetKernelState(); // restarting, or another notebook followed: unknown again
+    expect(watch.stale(notebook, 'r1')).toBe(false);
+    env.receive({ ...STATE, last_report: null }); // the new kernel has none
+    expect(watch.stale(notebook, 'r2')).toBe(true);
+    followed = null; // another notebook's kernel is followed: nothing said of this one
+    expect(watch.stale(notebook, 'r2')).toBe(false);
+    followed = notebook;
+    env.receive({ ...STATE } as unknown as Parameters<EnvModel['receive']>[0]); // a kernel that does not say
+    expect(watch.stale(notebook, 'r2')).toBe(false);
   });
 });

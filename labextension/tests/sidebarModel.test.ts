@@ -46,7 +46,7 @@ describe('EnvModel', () => {
         MEGENGINE_DTR_EVICTION_THRESHOLD: variable(null, 'pending_import')
       },
       history: [change('MGB_ENABLE_DTR', '1', 'pending_import')],
-      history_total: 1,
+      history_total: 1, last_report: null,
       kernel: { python: '/usr/bin/python3', version: '3.11.7', imported: [] }
     });
     expect(model.variable('MGB_ENABLE_DTR')?.status).toBe('pending_import');
@@ -83,7 +83,7 @@ describe('EnvModel', () => {
       Array.from({ length: to - from + 1 }, (_, i) => change('X', String(from + i), 'effective', from + i));
     const kernel = { python: 'python', version: '3.11', imported: [] };
     const state = (from: number, to: number): Reply => ({
-      v: 1, type: 'state', reply_to: null, variables: {}, history: window(from, to), history_total: to, kernel
+      v: 1, type: 'state', reply_to: null, variables: {}, history: window(from, to), history_total: to, last_report: null, kernel
     });
     model.receive(state(51, 150));
     expect([model.history.length, model.historyTotal, model.olderAvailable]).toEqual([100, 150, true]);

@@ -19,7 +19,7 @@ function model(profile: Record<string, string>, variables: Record<string, Variab
   const env = new EnvModel('en');
   env.setProfile(profile);
   if (variables) {
-    env.receive({ v: 1, type: 'state', reply_to: null, variables, history: [], history_total: 0, kernel: KERNEL });
+    env.receive({ v: 1, type: 'state', reply_to: null, variables, history: [], history_total: 0, last_report: null, kernel: KERNEL });
   }
   return env;
 }
@@ -225,7 +225,7 @@ describe('the "Restart and apply" command', () => {
     });
     const label = () => commands.label(COMMAND_IDS.restart);
     sidebar.model.receive({
-      v: 1, type: 'state', reply_to: null, history: [], history_total: 0, kernel: KERNEL,
+      v: 1, type: 'state', reply_to: null, history: [], history_total: 0, last_report: null, kernel: KERNEL,
       variables: { A: variable('2', 'pending_import') }
     });
     expect(label()).toBe('Restart and apply (1)');
@@ -257,7 +257,7 @@ describe('the "Restart and apply" command', () => {
       askToRestart: async () => ({ restart: true, save: true, keep: ['TORCH_SHOW_CPP_STACKTRACES'] })
     });
     sidebar.model.receive({
-      v: 1, type: 'state', reply_to: null, history: [], history_total: 0, kernel: KERNEL,
+      v: 1, type: 'state', reply_to: null, history: [], history_total: 0, last_report: null, kernel: KERNEL,
       variables: {
         A: variable('1', 'effective'),
         TORCH_SHOW_CPP_STACKTRACES: variable('1', 'already_read', { carry: 'carry' }),

@@ -45,7 +45,7 @@ function configView(trans: Translation) {
     ]
   });
   model.receive({
-    v: 1, type: 'state', reply_to: null, history: [], history_total: 0,
+    v: 1, type: 'state', reply_to: null, history: [], history_total: 0, last_report: null,
     variables: { E_FRACTION: variable(null, 'pending_import', { live: 'paddle.set_flags({})', live_example: true }) },
     kernel: { python: 'python', version: '3.11', imported: ['paddle'] }
   });

@@ -358,7 +358,7 @@ describe('ConfigView', () => {
       outcome: 'pending_import', message: '', effective: null, secret: false, shown_old: null, shown_new: null
     }));
     const kernel = { python: 'python', version: '3.11', imported: [] };
-    model.receive({ v: 1, type: 'state', reply_to: null, variables: {}, history: changes(10, 12), history_total: 12, kernel });
+    model.receive({ v: 1, type: 'state', reply_to: null, variables: {}, history: changes(10, 12), history_total: 12, last_report: null, kernel });
     await flush();
     const items = () => [...document.querySelectorAll<HTMLElement>('.mgenv-sb-history-item')];
     expect(items()[0].textContent).toMatch(/E_NUMBER: \(unset\) → 12 \[magic\] takes effect at import$/);
@@ -389,7 +389,7 @@ describe('ConfigView', () => {
       seq: 1, time: 1, name: 'E_SIZE', old: '1073741824', new: '3221225472', source: 'profile', outcome: 'pending_import',
       message: '', effective: null, secret: false, shown_old: '1 GiB', shown_new: '3 GiB'
     };
-    model.receive({ v: 1, type: 'state', reply_to: null, variables: {}, history: [sized], history_total: 1,
+    model.receive({ v: 1, type: 'state', reply_to: null, variables: {}, history: [sized], history_total: 1, last_report: null,
       kernel: { python: 'python', version: '3.11', imported: [] } });
     await flush();
     expect(document.querySelector('.mgenv-sb-history-item')!.textContent).toMatch(/E_SIZE: 1 GiB → 3 GiB \[profile\]/);

@@ -169,14 +169,16 @@ def catalog_reply(session: EnvSession, language: str, reply_to: str) -> CatalogR
             "frameworks": framework_infos(session.catalog, language)}
 
 
-def state_reply(session: EnvSession, language: str, reply_to: str | None, history: int) -> StateReply:
-    """Every catalog variable now, the latest `history` changes and facts about the kernel."""
+def state_reply(session: EnvSession, language: str, reply_to: str | None, history: int,
+                last_report: str | None = None) -> StateReply:
+    """Every catalog variable now, the latest `history` changes, facts about the kernel and the id of its last
+    out-of-memory report."""
     changes, total = session.history_window(limit=history)
     return {
         "v": PROTOCOL_VERSION, "type": "state", "reply_to": reply_to,
         "variables": {entry.name: variable_info(session, entry.name, language) for entry in session.catalog},
         "history": [change_info(c, language) for c in changes], "history_total": total,
-        "kernel": kernel_info(session),
+        "kernel": kernel_info(session), "last_report": last_report,
     }
 
 

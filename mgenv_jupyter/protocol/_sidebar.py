@@ -275,6 +275,9 @@ class StateReply(TypedDict):
     history: list[ChangeInfo]
     history_total: int
     kernel: KernelInfo
+    # The id of the kernel's last out-of-memory report (null: none since the extension loaded): a report shown with
+    # another id belongs to an earlier kernel or an earlier failure, and the kernel refuses its buttons.
+    last_report: str | None
 
 
 class ResultReply(TypedDict):

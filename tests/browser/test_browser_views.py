@@ -7,7 +7,8 @@ the real server extension, the simulated GPU.
 - A report agrees with what it reports on: README's "Try it" recipe for a fragmentation error with the panel open;
   the error, the panel's chart and the report say 38 GiB. A host-memory error draws host memory.
 - Reports do not go stale: after %memfree the report under the cell and the panel's card say what was given back,
-  and neither offers it again; the card can be dismissed, and at 800 px tall it leaves the variables in view.
+  and neither offers it again; the card can be dismissed, and at 800 px tall it leaves the variables in view. After a
+  restart, a report that still offered to free says there is nothing of its kernel's to free any more.
 
 Screenshots (test-artifacts/views-*.png) of the GPU view and of the report after a free: the panel at 250 px and the
 page at 1000 and 1280 px, light and dark, English and Chinese.
@@ -335,6 +336,24 @@ def test_the_recipe_with_the_panel_open_agrees_and_the_report_after_a_free_offer
         card_back = page.locator(CARD).is_visible()
         page.locator(HOST_REPORT).scroll_into_view_if_needed()
         screenshot(page, "views-host-report-1280-light.png")
+        host_offered = page.locator(f"{HOST_REPORT} .mgenv-oom-free-button").count()
+
+        # The kernel restarted (as the Kernel menu does): the host report's offer would be refused by the new kernel,
+        # which says it has no report; the report says so instead of offering. Cell 2's report keeps what it gave back.
+        page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.restartKernel()")
+        page.wait_for_selector(f"{HOST_REPORT} .mgenv-oom-free-stale", timeout=60_000)
+        stale = page.inner_text(f"{HOST_REPORT} .mgenv-oom-free-stale")
+        stale_offers = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .mgenv-oom-free-button").count()
+        still_freed = page.locator(f"{REPORT} .mgenv-oom-freed").count()
+        for width in (1280, 700):
+            page.set_viewport_size({"width": width, "height": 900})
+            for theme in ("light", "dark"):
+                set_theme(page, dark=theme == "dark")
+                page.locator(f"{HOST_REPORT} .mgenv-oom-free-stale").scroll_into_view_if_needed()
+                screenshot(page, f"views-report-stale-{width}-{theme}.png")
+                problems[f"stale-{width}-{theme}"] = [*clipped_text(page, HOST_REPORT),
+                                                      *sticking_out(page, f"{HOST_REPORT} *", HOST_REPORT)]
+        set_theme(page, dark=False)
 
     assert "Given back at " in after and "38 GiB → 2 GiB" in after, after
     assert offers == 0
@@ -346,6 +365,8 @@ def test_the_recipe_with_the_panel_open_agrees_and_the_report_after_a_free_offer
     assert dismissed and card_back  # dismissed until the next report, which brings it back
     assert host.startswith("Out of memory on the host") and "Timeline of host process" in host, host[:400]
     assert host_chart["keys"] == ["host process"] and host_chart["highest"] >= 256 * 1024**2, host_chart
+    assert host_offered == 1 and stale_offers == 0 and still_freed == 1
+    assert stale.startswith("Nothing to free from this report: its kernel has restarted"), stale
 
 
 def test_the_report_after_a_free_in_chinese(recipe_lab):

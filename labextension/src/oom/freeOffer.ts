@@ -92,6 +92,17 @@ export function freedItem(freed: OomFreed): HTMLElement {
   return item;
 }
 
+/**
+ * In place of the offer when the report is no longer its kernel's last (the kernel restarted, or a later cell ran out
+ * of memory): the kernel would refuse the button, so none is shown; `text` says why, in the page's language.
+ */
+export function staleOfferItem(text: string): HTMLElement {
+  const item = el('div', 'mgenv-oom-free mgenv-oom-free-stale');
+  item.setAttribute('role', 'status');
+  item.textContent = text;
+  return item;
+}
+
 /** What a free did: the headline, the figures before → after as a table, the lines of what was cleared and asked. */
 export function freeResultView(result: FreeResultData): HTMLElement {
   const box = el('div', 'mgenv-free');

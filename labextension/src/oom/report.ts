@@ -18,7 +18,7 @@ import { Widget } from '@lumino/widgets';
 import { OOM_MIME, OOM_VERSION, OomFreed, OomFreeOffer, OomRemedyInfo, OomReportData } from '../protocol';
 import { Answer, RemedyChoice } from '../sidebar/client';
 import { el } from '../sidebar/dom';
-import { freedItem, freeOfferItem, holdersView } from './freeOffer';
+import { freedItem, freeOfferItem, holdersView, staleOfferItem } from './freeOffer';
 import { KernelRunning, kernelHolderItem, ShutdownHolder } from './holder';
 import { ChartLike, timelineView } from './timeline';
 import { badgeFor } from '../sidebar/badges';
@@ -53,6 +53,12 @@ export interface ReportWatch {
   latest(reportId: string): OomReportData | null;
   /** Whether the followed kernel holds `value` for `name` now. */
   holds(name: string, value: string): boolean;
+  /**
+   * Whether report `reportId`, shown in `notebook`, is no longer its kernel's last: that notebook's kernel is the one
+   * followed, and it said its last report is another, or that it has none (a restarted kernel). Its buttons would be
+   * refused. False while unknown.
+   */
+  stale(notebook: NotebookPanel, reportId: string): boolean;
   /** Call `callback` at every change of either; returns how to stop. */
   changed(callback: () => void): () => void;
 }
@@ -159,6 +165,11 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
 
   /** What the kernel says now of this report: the offer gives way to what was given back, remedies held read Applied. */
   private _follow(watch: ReportWatch): void {
+    const notebook = this._options.notebookOf(this.node);
+    if (notebook && watch.stale(notebook, this._reportId)) {
+      this._offerGone();
+      return;
+    }
     const latest = watch.latest(this._reportId);
     if (!latest) {
       return; // the followed kernel is another notebook's, or has a newer report: nothing to say of this one
@@ -171,6 +182,24 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
         markApplied(item, true, this._options.trans); // set from the sidebar's card, or by %envset
       }
     }
+  }
+
+  /** The free offer, not yet clicked, gives way to why there is nothing to free from this report any more. */
+  private _offerGone(): void {
+    const offer = this._offer;
+    const outcome = offer?.querySelector<HTMLElement>('.mgenv-oom-free-outcome')?.dataset.state;
+    if (!offer?.querySelector('.mgenv-oom-free-button') || outcome === 'busy' || outcome === 'applied') {
+      return; // none offered, or this view's own click: its answer stands
+    }
+    const trans = this._options.trans;
+    const item = staleOfferItem(
+      trans.__(
+        'Nothing to free from this report: its kernel has restarted, or a later cell ran out of memory since. ' +
+          'Run %memfree in a cell to give back what the kernel holds now.'
+      )
+    );
+    offer.replaceWith(item);
+    this._offer = item;
   }
 
   private _replaceOffer(freed: OomFreed): void {
@@ -403,10 +432,14 @@ export function oomRendererFactory(options: OomReportOptions): IRenderMime.IRend
 }
 
 /** The sidebar's model as a rendered report sees it: the followed kernel's last report and variables, and changes. */
-export function reportWatch(model: EnvModel): ReportWatch {
+export function reportWatch(model: EnvModel, follows: (notebook: NotebookPanel) => boolean): ReportWatch {
   return {
     latest: reportId => (model.lastOom?.id === reportId ? model.lastOom : null),
     holds: (name, value) => model.variable(name)?.value === value,
+    stale: (notebook, reportId) => {
+      const last = model.lastReportId;
+      return last !== undefined && last !== reportId && follows(notebook);
+    },
     changed: callback => {
       const listener = (_: EnvModel, change: ModelChange): void => {
         if (change.kind === 'oom' || change.kind === 'variables') {

@@ -112,6 +112,7 @@ export class EnvModel {
   private _profile: Profile = {};
   private _review: ProfileReview = { status: 'none', items: [] };
   private _lastOom: OomReportData | null = null;
+  private _lastReportId: string | null | undefined = undefined;
   private _lastVerify: VerifyNotice | null = null;
   private _filter = '';
   private _connection: Connection = { state: 'no-notebook', notebook: '', kernel: '', detail: '' };
@@ -261,6 +262,11 @@ export class EnvModel {
         this._history = mergeHistory(this._history, message.history ?? []);
         this._historyTotal = message.history_total ?? 0;
         this._kernel = message.kernel ?? null;
+        // A kernel that does not say (another version) leaves it unknown: no report is called stale then.
+        this._lastReportId = typeof message.last_report === 'string' || message.last_report === null
+          ? message.last_report
+          : undefined;
+        this._changed.emit({ kind: 'oom' });
         this._changed.emit({ kind: 'variables' });
         this._changed.emit({ kind: 'history' });
         this._changed.emit({ kind: 'connection' });
@@ -347,6 +353,7 @@ export class EnvModel {
     this._fieldError = null;
     this._review = { status: 'none', items: [] };
     this._lastOom = null;
+    this._lastReportId = undefined;
     this._lastVerify = null;
     this._changed.emit({ kind: 'oom' });
     this._changed.emit({ kind: 'verify' });
@@ -367,7 +374,19 @@ export class EnvModel {
 
   setLastOom(report: OomReportData | null): void {
     this._lastOom = report;
+    if (report) {
+      this._lastReportId = report.id;
+    }
     this._changed.emit({ kind: 'oom' });
+  }
+
+  /**
+   * The id of the followed kernel's last out-of-memory report, as it said in its state and in each report since:
+   * null when it has none, undefined before it said (or a kernel that does not say). A report shown with another id
+   * is an earlier kernel's or an earlier failure's: the kernel refuses its buttons.
+   */
+  get lastReportId(): string | null | undefined {
+    return this._lastReportId;
   }
 
   /** The followed kernel's last cluster.verify() result (null: none since this kernel process started). */
