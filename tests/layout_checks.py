@@ -135,12 +135,26 @@ def theme_loaded(page: Any) -> None:
     page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=30_000)
 
 
+# Whether the page's colours are the dark theme's now: its layout colour, as an element painted with it reads. The
+# body's data-jp-theme-light flag says which theme was asked for; this, that its stylesheet applies.
+PAINTED_DARK_JS = """() => {
+    const probe = document.createElement('div');
+    probe.style.background = 'var(--jp-layout-color1)';
+    document.body.append(probe);
+    const [r, g, b] = (getComputedStyle(probe).backgroundColor.match(/\\d+/g) ?? ['255', '255', '255']).map(Number);
+    probe.remove();
+    return (r + g + b) / 3 < 128;
+}"""
+
+
 def set_theme(page: Any, dark: bool) -> None:
-    """Switch JupyterLab (or Notebook 7) to its dark or light theme through the command registry, and wait for it."""
+    """Switch JupyterLab (or Notebook 7) to its dark or light theme through the command registry, and wait until its
+    colours apply."""
     theme = "JupyterLab Dark" if dark else "JupyterLab Light"
     page.evaluate("theme => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", theme)
     page.wait_for_function(
         "dark => document.body.dataset.jpThemeLight === (dark ? 'false' : 'true')", arg=dark, timeout=30_000)
+    page.wait_for_function(f"dark => ({PAINTED_DARK_JS})() === dark", arg=dark, timeout=30_000)
     theme_loaded(page)
 
 
