@@ -11,8 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-import pytest
-import setup_beside
+from framework_venvs import required_python
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,11 +53,7 @@ def framework_venv_copy(name: str) -> Iterator[Path]:
     The copy's files are hard links, beside the original on its filesystem: MegEngine's venv is 2.2 GB, and a second
     one downloaded and installed for this test was what ran a CI machine's disk out while `./dev test` was making the
     others. pip replaces a file rather than writing into it, so the original keeps its own."""
-    original = setup_beside.venv(name)
-    if not (original / "bin" / "python").exists():  # as for the framework tests: `./dev test` requires it
-        if os.environ.get("MGENV_REQUIRE_FRAMEWORKS"):
-            pytest.fail(f"{original} is missing: run ./dev setup")
-        pytest.skip(f"{name} venv not set up (./dev setup)")
+    original = required_python(name).parent.parent
     copy = original.parent / ".copies" / f"{name}-{os.getpid()}"
     shutil.rmtree(copy, ignore_errors=True)
     try:
@@ -72,7 +67,6 @@ def framework_venv_copy(name: str) -> Iterator[Path]:
         shutil.rmtree(copy, ignore_errors=True)
         with suppress(OSError):  # another worker's copy may be there still
             copy.parent.rmdir()
-
 
 
 def _link_or_copy(source: str, destination: str) -> None:

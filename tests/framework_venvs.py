@@ -94,6 +94,17 @@ def _python(framework: str) -> Path:
     return venv(framework) / "bin" / "python"
 
 
+def required_python(framework: str) -> Path:
+    """.venvs/<framework>'s python, once set up; a test without it is skipped, or fails under `./dev test`, which sets
+    MGENV_REQUIRE_FRAMEWORKS."""
+    python = _python(framework)
+    if not python.exists():
+        if os.environ.get("MGENV_REQUIRE_FRAMEWORKS"):
+            pytest.fail(f"{python} is missing: run ./dev setup")
+        pytest.skip(f"{framework} venv not set up (./dev setup)")
+    return python
+
+
 class Started:
     """A scenario started by `start`, running on its own until `result()` is asked for. What it prints goes to files,
     not pipes: a scenario started ahead never waits for a reader (TensorFlow's allocator logs pages to stderr, and a
@@ -146,11 +157,7 @@ def start(framework: str, script: str, *args: str) -> Started:
     """Start `framework_checks/<script> args...` with .venvs/<framework>'s Python, a process of its own: scenarios
     that spend their time waiting (TensorFlow's allocator waits 10 s for memory before it gives up) run side by side
     when a test module starts them together."""
-    python = _python(framework)
-    if not python.exists():
-        if os.environ.get("MGENV_REQUIRE_FRAMEWORKS"):
-            pytest.fail(f"{python} is missing: run ./dev setup")
-        pytest.skip(f"{framework} venv not set up (./dev setup)")
+    python = required_python(framework)
     env = {k: v for k, v in os.environ.items() if not k.startswith(INHERITED_PREFIXES)}
     # The scenario's helpers, then this checkout's package: the venv's own install may be another checkout's (a git
     # worktree shares main's venvs), and the code under test is the one beside these tests.

@@ -170,7 +170,7 @@ def catalog_reply(session: EnvSession, language: str, reply_to: str) -> CatalogR
 
 
 def state_reply(session: EnvSession, language: str, reply_to: str | None, history: int,
-                last_report: str | None = None) -> StateReply:
+                last_report: str | None) -> StateReply:
     """Every catalog variable now, the latest `history` changes, facts about the kernel and the id of its last
     out-of-memory report."""
     changes, total = session.history_window(limit=history)

@@ -65,7 +65,7 @@ def test_the_sidebar_is_told_with_every_variable(fresh_session, monkeypatch):
 
     monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
     fresh_session.set({"TF_CPP_MIN_LOG_LEVEL": "2"}, source="magic")
-    variables = state_reply(fresh_session, "en", "r1", 10)["variables"]
+    variables = state_reply(fresh_session, "en", "r1", 10, None)["variables"]
     assert variables["TF_CPP_MIN_LOG_LEVEL"]["carry"] == "carry"
     assert variables["MGE_DEFAULT_DEVICE"]["carry"] is None
 

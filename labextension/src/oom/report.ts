@@ -187,8 +187,7 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
   /** The free offer, not yet clicked, gives way to why there is nothing to free from this report any more. */
   private _offerGone(): void {
     const offer = this._offer;
-    const outcome = offer?.querySelector<HTMLElement>('.mgenv-oom-free-outcome')?.dataset.state;
-    if (!offer?.querySelector('.mgenv-oom-free-button') || outcome === 'busy' || outcome === 'applied') {
+    if (!offer?.querySelector('.mgenv-oom-free-button') || this._clicked()) {
       return; // none offered, or this view's own click: its answer stands
     }
     const trans = this._options.trans;
@@ -203,14 +202,18 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
   }
 
   private _replaceOffer(freed: OomFreed): void {
-    const busy = this._offer?.querySelector<HTMLElement>('.mgenv-oom-free-outcome')?.dataset.state === 'busy';
-    const answered = this._offer?.querySelector<HTMLElement>('.mgenv-oom-free-outcome')?.dataset.state === 'applied';
-    if (busy || answered) {
+    if (this._clicked()) {
       return; // this view's own click: its answer says what was given back
     }
     const item = freedItem(freed);
     this._offer?.replaceWith(item);
     this._offer = item;
+  }
+
+  /** Whether this view's free button was clicked and is being answered, or was answered with what came back. */
+  private _clicked(): boolean {
+    const state = this._offer?.querySelector<HTMLElement>('.mgenv-oom-free-outcome')?.dataset.state;
+    return state === 'busy' || state === 'applied';
   }
 
   private _stopWatching(): void {
