@@ -13,6 +13,9 @@ from typing import Any
 import durations_record
 import pytest
 
+# A hook: a test that needs the venvs waits for their set-up before its clock starts.
+from setup_beside import pytest_runtest_protocol  # noqa: F401
+
 import mgenv_jupyter.runtime as runtime
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.runtime import EnvSession, ImportWatcher
@@ -34,6 +37,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     durations_record.register(config)  # every run writes each test's durations (test-artifacts/durations.json)
+    config.addinivalue_line("markers", "setup_venvs: needs a venv ./dev test makes beside the tests; waits for it "
+                            "before its time limit starts (tests/setup_beside.py)")
 
 
 # Tier directories whose tests are marked with the tier's marker and `slow` (the tier conftests say what each holds):
@@ -43,6 +48,9 @@ MARKED_TIERS = {"browser": "browser", "kernel": "kernel", "frameworks": "framewo
 
 
 INSTALL_SECONDS = 2400
+# Tiers whose tests need what `./dev test` makes beside them (tests/setup_beside.py): they wait for it, if it is still
+# running, before their time limit starts. A test of another tier that needs a venv is marked `setup_venvs` by hand.
+SETUP_TIERS = {"frameworks", "packaging", "ray_cluster"}
 
 # The README's `./dev test` runs the suite on two pytest-xdist workers: most of a browser test's time is spent waiting
 # on a page, a kernel or a sampler (about 0.6 of a core each, measured), so two share the two cores. A worker runs a
@@ -89,6 +97,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if tier in MARKED_TIERS:
             item.add_marker(getattr(pytest.mark, MARKED_TIERS[tier]))
             item.add_marker(pytest.mark.slow)
+        if tier in SETUP_TIERS:
+            item.add_marker(pytest.mark.setup_venvs)
         if tier == "packaging":  # a wheel built through npm, a framework downloaded: longer than the suite's limit
             item.add_marker(pytest.mark.timeout(INSTALL_SECONDS))
     rank = {tier: index for index, tier in enumerate(TIER_ORDER)}

@@ -352,6 +352,7 @@ def _paddle_kernel_missing() -> str | None:
     return None
 
 
+@pytest.mark.setup_venvs
 def test_paddle_kernel_badges_and_restart_and_apply(shared_lab):
     missing = _paddle_kernel_missing()
     if missing:
