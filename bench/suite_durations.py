@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT / "test-artifacts" / "durations.json"
-# pytest's --durations lines: "12.34s call     tests/x/test_y.py::test_z[param]"
+# pytest's --durations lines: "12.34s call     tests/<tier>/test_<name>.py::test_z[param]"
 LOG_LINE = re.compile(r"(\d+\.\d+)s (setup|call|teardown) +(tests/\S+::.+)")
 
 

@@ -1,6 +1,6 @@
 """`%%envsweep` and `mgenv_jupyter.sweep(...)`: the tuner's front end. It reads the line (or the arguments), works
-out what each point replays from this kernel's history, runs the sweep (`sweep/`) and shows it as the sweep view
-(`presentation/_sweep_view.py`, live while the points run when a front end draws widgets).
+out what each point replays from this kernel's history, runs the sweep (`tuner/`) and shows it as the sweep view
+(`presentation/sweep/`, live while the points run when a front end draws widgets).
 
     %%envsweep MEGENGINE_DTR_EVICTION_THRESHOLD=2GB,4GB,6GB,8GB --repeat 3
     train_step()

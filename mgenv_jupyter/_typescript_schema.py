@@ -2,7 +2,7 @@
 
 Every TypedDict becomes an object type (inherited and optional keys included, docstrings as comments; a type alias
 rather than an interface, so a message is a JSON value to `comm.send` without a cast), every Literal alias a union
-type, the message lists of messages.py the unions `Request`, `Reply`, `Notice` and `KernelMessage`, and the constants
+type, the message lists of protocol/_messages.py the unions `Request`, `Reply`, `Notice` and `KernelMessage`, and the constants
 and the status labels exported constants, so the front end is checked by `tsc` against exactly what the kernel sends
 and writes none of it by hand. A test regenerates the file and fails when it differs.
 """

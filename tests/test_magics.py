@@ -228,7 +228,7 @@ def test_completion_of_names_and_values(ip):
     ("SOME_PLAIN_VARIABLE=1", "SOME_PLAIN_VARIABLE", Status.EFFECTIVE),
 ])
 def test_outcomes_in_the_shell(ip, line, name, outcome):
-    # already read / applied live / may be latched need a real framework: tests/test_frameworks_real.py
+    # already read / applied live / may be latched need a real framework: tests/frameworks/test_frameworks_real.py
     assert ip.run_line_magic("envset", line)[name].outcome is outcome
 
 

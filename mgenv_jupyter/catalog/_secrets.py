@@ -34,7 +34,7 @@ NAME_SEPARATOR = "_"
 
 # Token shapes. Each pattern starts with a literal (or, for JWTs, at the start of a run of token characters, so a long
 # run is tried once and not from each of its positions) and then takes a run greedily: a search is linear in the
-# text's length. tests/catalog/test_regex_linear.py pumps every pattern of the package to show it.
+# text's length. tests/quality/test_linear_patterns.py pumps every pattern of the package to show it.
 _VALUE_PATTERNS = (
     r"\bgh[pousr]_[A-Za-z0-9]{20,}",  # GitHub tokens
     r"\bgithub_pat_[A-Za-z0-9_]{20,}",

@@ -1,7 +1,7 @@
 """Out-of-memory forensics: when a cell runs out of memory, say why and offer the catalog setting that fixes it.
 
 `recognise` tells an out-of-memory error of any supported framework (and where it failed, and what it asked for);
-the `Recorder` (recorder.py) keeps the kernel's one sampler going at a low rate so the memory before the failure is
+the `Recorder` (_recorder.py) keeps the kernel's one sampler going at a low rate so the memory before the failure is
 known; `report.build_report` weighs the likely causes and picks the remedies; the IPython hook (`hook.install`) does all
 of it after a failing cell, under the normal traceback. `%oom` shows the last report again, `mgenv_jupyter.last_oom()`
 returns it.

@@ -1,5 +1,5 @@
 """The memory stream's messages: the JSON-ready batches `Sampler` hands to its subscribers, which the chart (inline or
-in the sidebar) forwards to the browser unchanged. Part of the one wire schema, with `sidebar.py`.
+in the sidebar) forwards to the browser unchanged. Part of the one wire schema, with `_sidebar.py`.
 
 A batch carries the rows sampled since the previous batch, as columns (one array per series, not one object per
 sample), at most `pushes_per_second` times a second:

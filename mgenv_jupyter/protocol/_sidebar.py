@@ -1,4 +1,4 @@
-"""The sidebar's messages over the comm target `mgenv_jupyter`: part of the one wire schema (with `memory.py`), from
+"""The sidebar's messages over the comm target `mgenv_jupyter`: part of the one wire schema (with `_memory.py`), from
 which labextension/src/schema.ts is generated (`python -m mgenv_jupyter.protocol`).
 
 Every message carries `v` (the protocol version). Requests carry an `id`; the kernel's answer carries it back as
@@ -33,7 +33,7 @@ Kernel → front end:
     "result"   a request succeeded; `changes` lists what it changed
     "error"    a request was rejected; `message` says why and what is allowed; nothing changed
     "changed"  sent to every open comm whenever anything changes the session (magics, widgets, the sidebar)
-    "memory.batch" / "memory.snapshot"  the live memory stream (format: memory.py beside this module)
+    "memory.batch" / "memory.snapshot"  the live memory stream (format: _memory.py beside this module)
     "verify"   the last cluster.verify() result node by node (`VerifyNotice`): sent to every open sidebar when
                verify() returns, and after a sidebar's hello when the kernel has one
 

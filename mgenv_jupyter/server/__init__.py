@@ -1,9 +1,9 @@
 """The Jupyter server extension: every notebook's GPU memory on this server, at `GET <base_url>mgenv-jupyter/gpus`.
 
 Enabled on `pip install` by jupyter-config/jupyter_server_config.d/mgenv_jupyter.json (`jupyter server extension
-list` shows `mgenv_jupyter.server`). It owns one NVML reader for the whole server (gpu_view.py), attributes every GPU
-process to the kernel whose process tree holds it and each kernel to its notebooks (attribution.py), and answers
-through an authorised handler (handlers.py). The wire format is protocol/_gpus.py.
+list` shows `mgenv_jupyter.server`). It owns one NVML reader for the whole server (_gpu_view.py), attributes every GPU
+process to the kernel whose process tree holds it and each kernel to its notebooks (_attribution.py), and answers
+through an authorised handler (_handlers.py). The wire format is protocol/_gpus.py.
 """
 
 from __future__ import annotations

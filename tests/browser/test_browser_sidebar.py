@@ -2,7 +2,7 @@
 variable and the kernel has it; a %envset in a cell shows up in the panel at once; the live memory panel draws the
 simulated GPU; "Restart and apply" brings the notebook profile into a fresh kernel before any cell runs, without a
 question: what the user sets in the sidebar is recorded as approved as they set it (a profile that came with the file
-is asked about first: tests/test_browser_profile_trust.py); the restart asks first (its question and layout:
+is asked about first: tests/browser/test_browser_profile_trust.py); the restart asks first (its question and layout:
 tests/browser/test_layout_sidebar.py). Each test keeps a screenshot under test-artifacts/."""
 
 from __future__ import annotations

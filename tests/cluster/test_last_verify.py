@@ -1,4 +1,4 @@
-"""The last verify() result kept for the sidebar (its wire form: tests/presentation/test_verify_notice.py)."""
+"""The last verify() result kept for the sidebar (its wire form: tests/presentation/test_wire.py)."""
 
 from __future__ import annotations
 
