@@ -1,4 +1,5 @@
-"""Catalog texts as widget HTML (mgenv_jupyter/_markup.py): code marked with backticks shown as code, never the backticks."""
+"""Catalog texts as widget HTML (mgenv_jupyter/_markup.py): code marked with backticks shown as code, never the
+backticks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""MegEngine 1.13.4 environment variables (all but the DTR ones, which live in _megengine_dtr.py), as the source reads them.
+"""MegEngine 1.13.4 environment variables (all but the DTR ones, which live in _megengine_dtr.py), as the source reads
+them.
 
 Where the official docs and the source disagree, the entry follows the source and says so in a caveat.
 """
