@@ -119,10 +119,11 @@ def write_settings(folder: Path, settings: dict[str, dict], keep: bool = False) 
 @contextmanager
 def running_lab(
     workdir: Path, env: dict[str, str] | None = None, limit_s: int = 900, app: str = "lab",
-    jupyter: Path | None = None,
+    jupyter: Path | None = None, args: tuple[str, ...] = (),
 ) -> Iterator[Lab]:
     """JupyterLab (or, with app="notebook", Notebook 7, which takes the same options) serving workdir/notebooks;
-    `jupyter`: the `jupyter` command of another environment (default: this Python's), whose kernel it starts."""
+    `jupyter`: the `jupyter` command of another environment (default: this Python's), whose kernel it starts; `args`:
+    more command-line options for it (`--GpuCuller.idle_after=60`)."""
     port = _free_port()
     dirs = {name: workdir / name for name in ("config", "runtime", "workspaces", "settings", "notebooks", "data")}
     for d in dirs.values():
@@ -144,7 +145,7 @@ def running_lab(
              f"--port={port}", f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={dirs['notebooks']}",
              "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
              f"--LabApp.workspaces_dir={dirs['workspaces']}", f"--LabApp.user_settings_dir={dirs['settings']}",
-             "--LabApp.expose_app_in_browser=True"],
+             "--LabApp.expose_app_in_browser=True", *args],
             stdout=out, stderr=subprocess.STDOUT, env=child_env, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:

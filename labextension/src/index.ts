@@ -27,9 +27,11 @@ import { FREE_MIME, OOM_MIME, OUTPUT_MIME } from './protocol';
 import { CellMemory } from './cellmemory/cellMemory';
 import { CellMemorySettings } from './cellmemory/settings';
 import { OUTPUT_HOST_RANK, outputHostFactory } from './output/host';
+import { CullingNotices } from './culling/notices';
 
 const PLUGIN_ID = 'mgenv-jupyter:sidebar';
 const CELL_MEMORY_ID = 'mgenv-jupyter:cell-memory';
+const CULLING_ID = 'mgenv-jupyter:gpu-culling';
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
@@ -125,4 +127,16 @@ const cellMemory: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default [plugin, cellMemory];
+/** GPU-aware culling's notices under the notebooks this front end has open (culling/notices.ts). */
+const culling: JupyterFrontEndPlugin<void> = {
+  id: CULLING_ID,
+  description: 'Tells a notebook before and after the server shuts down its idle kernel that holds GPU memory.',
+  autoStart: true,
+  requires: [INotebookTracker],
+  optional: [ITranslator],
+  activate: (app: JupyterFrontEnd, notebooks: INotebookTracker, translator: ITranslator | null) => {
+    new CullingNotices(app.serviceManager.events, notebooks, (translator ?? nullTranslator).load(DOMAIN));
+  }
+};
+
+export default [plugin, cellMemory, culling];

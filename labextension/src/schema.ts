@@ -557,6 +557,26 @@ export type MemtraceRequest = {
   on: boolean;
 };
 
+export type CullAction = 'notice' | 'kept' | 'culled' | 'failed';
+
+/** The server's culling policy (`GpuCuller`'s settings), as the GPU view shows it: seconds a kernel holding at least `min_bytes` of GPU memory may stay idle, and seconds between the notice and the shutdown. */
+export type CullingPolicy = {
+  idle_after: number;
+  notice: number;
+  min_bytes: number;
+};
+
+/** One event of the culler: the action, the kernel's id and notebook paths, the bytes it held on the server's GPUs, the seconds it had been idle when the event was sent, and the moment of the shutdown (ISO 8601, UTC). */
+export type CullEvent = {
+  action: CullAction;
+  kernel_id: string;
+  notebooks: string[];
+  held_bytes: number;
+  idle_seconds: number;
+  cull_at: string;
+  idle_after: number;
+};
+
 export type GpuViewState = 'ok' | 'no_driver' | 'no_gpu' | 'error';
 
 export type PidNamespace = 'same' | 'foreign' | 'unknown';
@@ -565,7 +585,7 @@ export type FigureSource = 'nvml' | 'kernel_report' | 'unknown';
 
 export type IdleSince = 'cell' | 'start' | 'watch';
 
-/** One kernel of this server: its id and kernel spec name, the notebook paths of its sessions (none for a kernel started without one), its execution state and last activity (ISO 8601, UTC) as the server's kernel manager tracks them (any message counts there, a chart's too), whether its pid is known (a remote or non-local kernel has none, so none of its memory can be attributed), and its use by a user: whether it is running a cell a user sent (an execute request) and for how long (seconds), or how long it has been idle (seconds since that last cell ended, or, `idle_since`, since it started or since the server began watching it with none run; null while a cell runs or when unknown). Messages of charts, widgets and the sidebar never count as a cell. */
+/** One kernel of this server: its id and kernel spec name, the notebook paths of its sessions (none for a kernel started without one), its execution state and last activity (ISO 8601, UTC) as the server's kernel manager tracks them (any message counts there, a chart's too), whether its pid is known (a remote or non-local kernel has none, so none of its memory can be attributed), and its use by a user: whether it is running a cell a user sent (an execute request) and for how long (seconds), or how long it has been idle (seconds since that last cell ended, or, `idle_since`, since it started or since the server began watching it with none run; null while a cell runs or when unknown). Messages of charts, widgets and the sidebar never count as a cell. `cull_at`: when GPU-aware culling (server/_culler.py) will shut it down unless a cell runs first (ISO 8601, UTC), or null. */
 export type GpuKernelInfo = {
   id: string;
   name: string;
@@ -577,6 +597,7 @@ export type GpuKernelInfo = {
   running_cell: boolean;
   running_seconds: number | null;
   pid_known: boolean;
+  cull_at: string | null;
 };
 
 /** What one kernel's process tree holds on one device (bytes, or null when it cannot be attributed). */
@@ -607,7 +628,7 @@ export type GpuDeviceView = {
   problem: string | null;
 };
 
-/** The whole view: the state code and its detail (the driver's words, or null), whether the simulated GPU answered (and its scenario), the pid namespace verdict, every kernel of the server (also those holding no GPU memory), the devices, and when it was read (seconds since the epoch). */
+/** The whole view: the state code and its detail (the driver's words, or null), whether the simulated GPU answered (and its scenario), the pid namespace verdict, every kernel of the server (also those holding no GPU memory), the devices, when it was read (seconds since the epoch), and the server's GPU-aware culling policy (null: off). */
 export type GpuServerView = {
   v: number;
   state: GpuViewState;
@@ -618,6 +639,7 @@ export type GpuServerView = {
   kernels: GpuKernelInfo[];
   devices: GpuDeviceView[];
   read_at: number;
+  culling: CullingPolicy | null;
 };
 
 /** One process asked about: the kernel of this server whose process tree holds it, or null (not a kernel's). */
@@ -798,6 +820,8 @@ export const OUTPUT_MIME = 'application/vnd.mgenv-jupyter.output+json';
 export const OUTPUT_VERSION = 1;
 export const OOM_MIME = 'application/vnd.mgenv-jupyter.oom+json';
 export const OOM_VERSION = 3;
+/** The schema id of GPU-aware culling's events on the server's event bus. */
+export const CULLING_EVENTS = 'https://github.com/mgenv-jupyter/events/gpu_culling/v1';
 export const FREE_MIME = 'application/vnd.mgenv-jupyter.free+json';
 export const FREE_VERSION = 1;
 export const CELLS_TARGET = 'mgenv_jupyter.cells';

@@ -22,7 +22,7 @@ function kernel(
 ): GpuKernelInfo {
   return {
     id, name: 'python3', notebooks, execution_state: state, last_activity: null, idle_seconds: idle,
-    idle_since: since, running_cell: running !== null, running_seconds: running, pid_known: true
+    idle_since: since, running_cell: running !== null, running_seconds: running, pid_known: true, cull_at: null
   };
 }
 
@@ -49,7 +49,8 @@ function serverView(): GpuServerView {
       unlisted: 512 * 1024 ** 2,
       problem: null
     }],
-    read_at: 1700000000
+    read_at: 1700000000,
+    culling: null
   };
 }
 

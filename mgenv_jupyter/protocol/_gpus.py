@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
+from ._culling import CullingPolicy
+
 GPUS_PATH = "mgenv-jupyter/gpus"
 # `GET <base_url>mgenv-jupyter/gpus/owners?pid=<pid>&pid=…` (at most MAX_OWNER_PIDS): which kernel of this server holds
 # each process, as a kernel's out-of-memory report asks about the processes NVML lists beside it.
@@ -47,7 +49,8 @@ class GpuKernelInfo(TypedDict):
     none, so none of its memory can be attributed), and its use by a user: whether it is running a cell a user sent
     (an execute request) and for how long (seconds), or how long it has been idle (seconds since that last cell
     ended, or, `idle_since`, since it started or since the server began watching it with none run; null while a cell
-    runs or when unknown). Messages of charts, widgets and the sidebar never count as a cell."""
+    runs or when unknown). Messages of charts, widgets and the sidebar never count as a cell. `cull_at`: when
+    GPU-aware culling (server/_culler.py) will shut it down unless a cell runs first (ISO 8601, UTC), or null."""
 
     id: str
     name: str
@@ -59,6 +62,7 @@ class GpuKernelInfo(TypedDict):
     running_cell: bool
     running_seconds: float | None
     pid_known: bool
+    cull_at: str | None
 
 
 class GpuKernelShare(TypedDict):
@@ -99,7 +103,7 @@ class GpuDeviceView(TypedDict):
 class GpuServerView(TypedDict):
     """The whole view: the state code and its detail (the driver's words, or null), whether the simulated GPU answered
     (and its scenario), the pid namespace verdict, every kernel of the server (also those holding no GPU memory), the
-    devices, and when it was read (seconds since the epoch)."""
+    devices, when it was read (seconds since the epoch), and the server's GPU-aware culling policy (null: off)."""
 
     v: int
     state: GpuViewState
@@ -110,6 +114,7 @@ class GpuServerView(TypedDict):
     kernels: list[GpuKernelInfo]
     devices: list[GpuDeviceView]
     read_at: float
+    culling: CullingPolicy | None
 
 
 class GpuOwner(TypedDict):

@@ -9,7 +9,7 @@ operating system through psutil.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from .._source_state import NO_DRIVER, NO_GPU, OK
 from ..memory._gpu_processes import DeviceReading, GpuReading
 from ..memory._state_words import state_text
+from ..protocol._culling import CullingPolicy
 from ..protocol._gpus import (
     GPUS_VERSION,
     FigureSource,
@@ -104,12 +105,16 @@ def owner(pid: int, kernel_pids: dict[int, str], table: ProcessTable) -> str | N
 
 # A kernel's own report by its pid (GPU index → bytes), or None: memory/_self_report.py read_report.
 KernelReports = Callable[[int], "dict[int, int] | None"]
+# The culler's policy (None: culling is off) and when it will shut each kernel it told down.
+Culling = tuple["CullingPolicy | None", Mapping[str, datetime]]
 
 
 def attribute(reading: GpuReading, kernels: Sequence[KernelEntry], now: datetime,
-              table: ProcessTable | None = None, reports: KernelReports | None = None) -> GpuServerView:
+              table: ProcessTable | None = None, reports: KernelReports | None = None,
+              culling: Culling = (None, {})) -> GpuServerView:
     """The server's GPU view (protocol/_gpus.py) from one NVML reading and the server's kernels at `now` (UTC).
-    `reports` gives each kernel's own figures, used only where NVML's pids are another namespace's."""
+    `reports` gives each kernel's own figures, used only where NVML's pids are another namespace's; `culling` the
+    culler's policy (None: off) and when it will shut each kernel it told down (server/_culler.py)."""
     table = table if table is not None else LiveProcessTable()
     kernel_pids = {k.pid: k.id for k in kernels if k.pid is not None}
     listed = [p.pid for d in reading.devices for p in d.processes or ()]
@@ -128,9 +133,10 @@ def attribute(reading: GpuReading, kernels: Sequence[KernelEntry], now: datetime
         simulated=reading.simulated,
         simulation=reading.simulation,
         namespace=namespace,
-        kernels=[kernel_info(k, now) for k in kernels],
+        kernels=[kernel_info(k, now, culling[1].get(k.id)) for k in kernels],
         devices=[_device(d, reading.simulated, kernels, kernel_pids, namespace, table, own) for d in reading.devices],
         read_at=reading.time,
+        culling=culling[0],
     )
 
 
@@ -146,7 +152,7 @@ def _state(reading: GpuReading) -> tuple[GpuViewState, str | None]:
     return "error", state_text(reading.state, "en")
 
 
-def kernel_info(kernel: KernelEntry, now: datetime) -> GpuKernelInfo:
+def kernel_info(kernel: KernelEntry, now: datetime, cull_at: datetime | None = None) -> GpuKernelInfo:
     """A kernel as the wire describes it. Its idleness is the time since it last ran a cell a user sent (or since it
     started, or since the server began watching it, with none run since: `idle_since` says which), never since its
     last message: a live chart's or the sidebar's messages do not count (server/_activity.py)."""
@@ -166,6 +172,7 @@ def kernel_info(kernel: KernelEntry, now: datetime) -> GpuKernelInfo:
         running_cell=running,
         running_seconds=running_for,
         pid_known=kernel.pid is not None,
+        cull_at=None if cull_at is None else cull_at.isoformat(),
     )
 
 

@@ -32,7 +32,8 @@ from ..memory.simulated._shared_machine import SharedMachine, machine_path
 from ..memory.simulated._simulation import Simulation
 from ..protocol._gpus import GPUS_VERSION, GpuOwner, GpuOwnersReply, GpuServerView
 from ._activity import KernelActivity
-from ._attribution import KernelEntry, LiveProcessTable, attribute, kernel_info, owner
+from ._attribution import Culling, KernelEntry, LiveProcessTable, attribute, kernel_info, owner
+from ._culler import GpuCuller
 
 log = logging.getLogger(__name__)
 
@@ -44,13 +45,15 @@ class GpuView:
     """One NVML reader for the whole server (`view()` gives protocol/_gpus.py's GpuServerView)."""
 
     def __init__(self, kernel_manager: Any, session_manager: Any, min_age: float = 0.5,
-                 runtime_dir: str | None = None, activity: KernelActivity | None = None) -> None:
+                 runtime_dir: str | None = None, activity: KernelActivity | None = None,
+                 culler: GpuCuller | None = None) -> None:
         self.kernel_manager = kernel_manager
         self.session_manager = session_manager
         # Where kernels report their own figures when NVML cannot attribute them (memory/_self_report.py).
         self.runtime_dir = runtime_dir
         self.min_age = min_age
         self.activity = activity if activity is not None else KernelActivity(kernel_manager)
+        self.culler = culler  # its policy and the kernels it told go into each view
         self._reader = GpuProcessReader()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mgenv-gpus")
         self._view: GpuServerView | None = None
@@ -137,11 +140,13 @@ class GpuView:
     async def _refresh(self) -> GpuServerView:
         kernels = await self.kernels()
         loop = asyncio.get_running_loop()
-        view = await loop.run_in_executor(self._executor, self._read, kernels)
+        # Taken on the event loop, where the culler changes them.
+        culling: Culling = (None, {}) if self.culler is None else (self.culler.policy(), self.culler.cull_times())
+        view = await loop.run_in_executor(self._executor, self._read, kernels, culling)
         self._view, self._read_at = view, loop.time()
         return view
 
-    def _read(self, kernels: list[KernelEntry]) -> GpuServerView:
+    def _read(self, kernels: list[KernelEntry], culling: Culling) -> GpuServerView:
         if self._simulation_problem is not None:
             reading = GpuReading(datetime.now(timezone.utc).timestamp(), (), self._simulation_problem, True, None)
         else:
@@ -150,7 +155,7 @@ class GpuView:
             reading = self._reader.read()
         runtime_dir = self.runtime_dir
         reports = None if runtime_dir is None else (lambda pid: read_report(runtime_dir, pid))
-        return attribute(reading, kernels, datetime.now(timezone.utc), reports=reports)
+        return attribute(reading, kernels, datetime.now(timezone.utc), reports=reports, culling=culling)
 
     async def owners(self, pids: list[int]) -> GpuOwnersReply:
         """Which kernel of this server holds each process (the process walk on the reader's thread)."""

@@ -91,9 +91,9 @@ def test_concurrent_requests_share_one_read_and_a_fresh_view_is_not_read_again(m
     reads = []
     real_read = view._read
 
-    def counted(kernels: Any) -> Any:
+    def counted(kernels: Any, culling: Any) -> Any:
         reads.append(1)
-        return real_read(kernels)
+        return real_read(kernels, culling)
 
     monkeypatch.setattr(view, "_read", counted)
 

@@ -113,6 +113,15 @@ export function kernelState(kernel: UseOfKernel, trans: Translation): string {
   return kernel.execution_state ?? '';
 }
 
+/** When GPU-aware culling will shut the kernel down unless a cell runs (server/_culler.py), or nothing. */
+export function cullNote(kernel: GpuKernelInfo, trans: Translation): string {
+  if (!kernel.cull_at) {
+    return '';
+  }
+  const at = Date.parse(kernel.cull_at);
+  return isNaN(at) ? '' : ' · ' + trans.__('shut down at %1 unless a cell runs', new Date(at).toLocaleTimeString());
+}
+
 /** What idle means here, for a tooltip beside the words of `kernelState`. */
 export function idleMeaning(trans: Translation): string {
   return trans.__(

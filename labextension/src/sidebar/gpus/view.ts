@@ -15,6 +15,7 @@ import {
   GpuRow,
   deviceLayout,
   heldBy,
+  cullNote,
   idleKernels,
   idleMeaning,
   kernelState,
@@ -299,7 +300,7 @@ export class GpuView extends SeenSection {
               'What the kernel says its framework’s allocator reserved on this GPU (NVML cannot attribute memory here)'
             )
           : '';
-        setText(state, `${kernelState(kernel, trans)} · ${kernel.name}`);
+        setText(state, `${kernelState(kernel, trans)}${cullNote(kernel, trans)} · ${kernel.name}`);
         state.title = idleMeaning(trans);
       }
     };
