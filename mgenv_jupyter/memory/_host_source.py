@@ -1,25 +1,35 @@
-"""Host memory: what the kernel's process tree holds in RAM, and the machine's used/total. The fallback chart when no
-GPU is visible, and a useful line beside one (CPU tensors, DataLoader workers)."""
+"""Host memory: what the kernel's process tree holds in RAM, and the machine's used/total. A device of its own in
+every view, GPU or not: the whole chart when no GPU is visible, and beside one the kernel's own line (CPU tensors,
+DataLoader workers, NumPy arrays), so that a cell's record, a leak and a host-memory error read the host too."""
 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from .._source_state import STATE_OK, State
 from ._proc_figures import host_memory
 from ._process_tree import ProcessTree
 from ._sample import Sample
 
+if TYPE_CHECKING:
+    from ._nvml_source import NvmlSource
+
 
 class HostSource:
     """RSS of the kernel and its descendants (`process`, summed; shared pages count once per process) and the
-    machine's memory in use (`used` = total − available) and `total`, as device "host"."""
+    machine's memory in use (`used` = total − available) and `total`, as device "host".
+
+    With `gpus` (the chart's NVML source), while it sees a GPU only `process` is read: the machine's total would set
+    the chart's scale far above the GPUs' lines, and the kernel's own figure is what a cell's record and a
+    host-memory error need."""
 
     name = "host"
     simulated = False
 
-    def __init__(self, tree: ProcessTree | None = None) -> None:
+    def __init__(self, tree: ProcessTree | None = None, gpus: NvmlSource | None = None) -> None:
         self.tree = tree if tree is not None else ProcessTree()
+        self.gpus = gpus
         self._state = State("not_sampled")
 
     @property
@@ -27,14 +37,16 @@ class HostSource:
         return self._state
 
     def sample(self) -> list[Sample]:
+        beside_gpus = self.gpus is not None and bool(self.gpus.device_count)
         try:
-            total, available = machine_memory()
+            total, available = (None, None) if beside_gpus else machine_memory()
             process = self.tree.rss()
         except Exception as exc:  # psutil can fail on exotic /proc setups; the chart shows why
             self._state = State("host_unavailable", error=f"{type(exc).__name__}: {exc}")
             return []
         self._state = STATE_OK
-        return [Sample(time.time(), self.name, "host", used=total - available, total=total, process=process)]
+        used = None if total is None or available is None else total - available
+        return [Sample(time.time(), self.name, "host", used=used, total=total, process=process)]
 
     def close(self) -> None:
         pass

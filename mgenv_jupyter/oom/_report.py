@@ -156,14 +156,12 @@ HOST_SERIES = "host process"
 
 
 def _host_timeline(sampler: Sampler, state: MemoryState, now: float) -> Timeline:
-    """A host-memory error: what the kernel's process tree held in RAM, as charted while no GPU was visible and from
-    the readings the host source keeps once a second beside the GPUs (memory/_sources.py HostFallback), and the
-    figure read at the failure; the cells' peaks from the same readings."""
+    """A host-memory error: what the kernel's process tree held in RAM, as charted (the host is charted GPU or not),
+    and the figure read at the failure; the cells' peaks from the same readings."""
     since = now - TIMELINE_SECONDS
     charted = [(t, int(v)) for t, v in sampler.history.points(HOST_SERIES, since=since)] if (
         HOST_SERIES in sampler.history.series) else []
-    kept = next((list(source.recent) for source in sampler.sources if hasattr(source, "recent")), [])
-    pairs = sorted({*charted, *((t, int(v)) for t, v in kept if t >= since)})
+    pairs = sorted(set(charted))
     if state.kernel_rss is not None:
         pairs.append((now, int(state.kernel_rss)))
     if not pairs:
