@@ -181,6 +181,19 @@ def test_an_error_the_user_holds_keeps_its_traceback_and_the_result_says_what_de
     assert ip.user_ns["refs"][0]() is None
 
 
+def test_a_widget_does_not_hold_the_traceback(ip):
+    """Issue 36, point 2: in the demo, a DTR widget shown earlier reached the traceback through the shell (its session
+    link holds the shell, which holds the last error), and %memfree said "dtr holds the traceback", keeping it."""
+    ip.run_cell("import mgenv_jupyter\ndtr = mgenv_jupyter.DTRWidget(); dtr", store_history=True)
+    try:
+        _fail(ip)
+        view = ip.run_line_magic("memfree", "")
+        assert "holds the traceback" not in repr(view) and view.result.to_json()["kept"] == []
+        assert ip.user_ns["refs"][0]() is None
+    finally:
+        ip.user_ns["dtr"].close()
+
+
 def test_a_suspended_generator_that_stored_an_error_goes_on_running(ip):
     """A generator caught the error, stored it and kept running; the cell raised it. The free closed the generator:
     its `finally` ran, and `next()` raised StopIteration."""
