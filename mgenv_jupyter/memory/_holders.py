@@ -21,8 +21,8 @@ Named as "not looked into": a subclass of a built-in container or of a framework
 class hides its attributes, whose contents only their own code could read. Classes, modules and built-in functions
 are libraries' objects, not memory a `del` gives back; so is the kernel's own machinery (IPython's shell, ipykernel,
 comms: a widget reaches it), and the namespace's own dicts are walls: a variable that reaches them (through the shell)
-does not hold the other variables, which are walked by their own names. No garbage collection runs while the walk allocates (it would
-run the finalizers of the user's garbage).
+does not hold the other variables, which are walked by their own names. No garbage collection runs while the walk
+allocates (it would run the finalizers of the user's garbage).
 
 Memory is counted once per storage: two tensors that share one (a view, a slice, `detach()`, a NumPy view and its
 base) count once, for the variable that owns the storage (not a view) or else the first one found; the other

@@ -1,14 +1,14 @@
 """The sources a chart uses by default (memory/_sources.py): NVML (the simulated GPU when `MGENV_SIMULATE_GPU` asks
-for it), the framework allocators, host memory (only the kernel's own beside a GPU), a bad value shown as a source's state,
-and the GPU's total for the DTR widget."""
+for it), the framework allocators, host memory (only the kernel's own beside a GPU), a bad value shown as a source's
+state, and the GPU's total for the DTR widget."""
 
 from __future__ import annotations
 
 from said import said
 
 from mgenv_jupyter._source_state import State
-from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._host_source import HostSource
+from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._sources import UnavailableSource, default_sources
 from mgenv_jupyter.memory.simulated import _simulation as simulation
 from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml

@@ -142,6 +142,25 @@ def test_on_the_simulated_gpu_the_kernels_nvml_memory_drops_when_it_frees(ip, mo
         simulation.stop_environment()
 
 
+def test_memfree_reads_nvml_on_a_driver_older_than_510(ip):
+    """Issue 36, point 6: %memfree read NVML through a copy of its own, without the shared client's fallback to the
+    process list drivers before 510 have (`_v2`): there it missed every GPU, silently. The fake NVML answers only that
+    list; the kernel's figure is read now (the sampler's list may be up to a second old), before and after."""
+    import os
+
+    from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml, FakeProcess
+
+    gib = 1024**3
+    with FakeNvml([FakeDevice(total=16 * gib, processes=[FakeProcess(os.getpid(), 3 * gib)])],
+                  driver_version="470.82.01") as fake:
+        assert read(None).gpus == {"gpu0 (simulated)": 3 * gib}
+        fake.devices[0].processes[0].used = 5 * gib  # the kernel took more just now
+        result = ip.run_line_magic("memfree", "").result
+        assert result.before.gpus == result.after.gpus == {"gpu0 (simulated)": 5 * gib}
+        assert fake.calls["nvmlDeviceGetComputeRunningProcesses_v2"] >= 4 and not fake.calls[
+            "nvmlDeviceGetComputeRunningProcesses_v3"]
+
+
 # ---- what the user still holds is kept (issue 28) -------------------------------------------------------------------
 
 HELD_CELL = f"""
