@@ -53,7 +53,6 @@ from ..runtime.frameworks import ADAPTERS, declared
 
 if TYPE_CHECKING:
     from ..memory._sampler import Sampler
-    from ._report import OomReport
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +162,7 @@ def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = Non
     return result
 
 
-# Every free, as it ends, for whoever keeps track (the last out-of-memory report: oom/_report.py).
+# Every free, as it ends, for whoever keeps track (the last out-of-memory report).
 FREES: LastResult[FreeResult] = LastResult("free")
 
 
@@ -246,24 +245,6 @@ def offer(cached: dict[str, int] | None = None) -> FreeOffer | None:
     if not found and not spare:
         return None
     return FreeOffer(found, spare)
-
-
-def report_offer(report: OomReport) -> FreeOffer | None:
-    """Whether an out-of-memory report offers "Free what the failed cell holds" now: the failed call's locals still
-    hold framework memory, or the failing device's allocator held reserved but unallocated memory at the failure (and
-    the failed cell has not been freed since)."""
-    cached: dict[str, int] = {}
-    event = report.event
-    for device in report.state.devices:
-        spare = device.cached_free
-        if spare is None and device.gpu == event.gpu:
-            spare = event.facts.get("cached_free")
-        if spare:
-            cached[device.device] = spare
-    if not cached and event.facts.get("cached_free"):
-        where = f"gpu{event.gpu}" if event.gpu is not None else "the GPU"
-        cached[where] = event.facts["cached_free"]
-    return offer(cached)
 
 
 # ---- reading ------------------------------------------------------------------------------------------------------

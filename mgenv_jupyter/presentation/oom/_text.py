@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..._text import Text, current_language
 from ...memory._series_words import series_name
 from ...oom._causes import size
-from ...oom._free import FreeOffer, report_offer
+from ...oom._free import FreeOffer
 from .._freeing import freed_info, offer_line, report_holders
 from ._words import (
     ALLOCATOR,
@@ -76,9 +76,9 @@ class OomText:
 
     @cached_property
     def free_offer(self) -> FreeOffer | None:
-        """What the kernel offers to free now (oom/_free.py report_offer), asked once for this view: its text, its
+        """What the kernel offers to free now (the report's `free_offer()`), asked once for this view: its text, its
         HTML and its renderer's data are made one after the other, and asking walks the failed call's locals."""
-        return report_offer(self.report)
+        return self.report.free_offer()
 
     def say(self, text: Text, **fields: Any) -> str:
         return text.get(self.lang).format(**fields)
