@@ -41,7 +41,7 @@ def _follow_environment() -> None:
     """Start, change or stop the simulated GPU as `MGENV_SIMULATE_GPU` and the Jupyter server's simulated machine say.
     With none asked for, none running and none on the server, the simulation's modules are not imported at all: a
     kernel without it never pays for them."""
-    from .simulated._shared_machine import server_machine_defined
+    from .simulated._machine_file import server_machine_defined
 
     if (os.environ.get(ENV, "").strip() or f"{__package__}.simulated._simulation" in sys.modules
             or server_machine_defined()):
