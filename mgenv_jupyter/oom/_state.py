@@ -40,8 +40,9 @@ class OtherProcess:
 @dataclass(frozen=True)
 class DeviceFigures:
     """One device at the failure. Sizes in bytes, None where no source knows them. `kernel`: what this kernel's
-    process tree holds (NVML); `others`: the rest of the device's use; `allocated`/`reserved`: the framework
-    allocator's counters (a framework source, or the error message)."""
+    process tree holds (NVML); `listed`: what the processes outside it that NVML's process list names hold (None:
+    it names none); `allocated`/`reserved`: the framework allocator's counters (a framework source, or the error
+    message). `others` is the one figure of what is not the kernel's that every part of a report says."""
 
     device: str  # as the sampler labels it: "gpu0", "gpu0 (simulated)", "host"
     gpu: int | None
@@ -51,12 +52,24 @@ class DeviceFigures:
     allocated: int | None = None
     reserved: int | None = None
     simulated: bool = False
+    listed: int | None = None
 
     @property
     def others(self) -> int | None:
+        """What other processes hold: those NVML lists, or where it lists none, the device's use less the kernel's."""
+        if self.listed is not None:
+            return self.listed
         if self.used is None or self.kernel is None:
             return None
         return max(0, self.used - self.kernel)
+
+    @property
+    def unlisted(self) -> int | None:
+        """The device's use that is neither the kernel's nor a listed process's (the driver's reserve, other
+        containers' contexts); None where the processes were not listed."""
+        if self.listed is None or self.used is None or self.kernel is None:
+            return None
+        return max(0, self.used - self.kernel - self.listed)
 
     @property
     def free(self) -> int | None:
@@ -115,6 +128,10 @@ def read_state(sampler: Sampler | None) -> MemoryState:
     processes, problem = other_processes(sampler)
     if problem:
         notes.append(problem)
+    for index, device in merged.items():
+        listed = [p.bytes or 0 for p in processes if p.gpu == index]
+        if listed:
+            merged[index] = replace(device, listed=sum(listed))
     return MemoryState(tuple(merged[i] for i in sorted(merged)), tuple(processes), host_total, host_available, rss,
                        tuple(notes))
 

@@ -42,6 +42,7 @@ from ._words import (
     SAMPLES,
     SIMULATED,
     TIMELINE,
+    UNLISTED,
     UNSEEN,
     VERDICT,
 )
@@ -104,6 +105,8 @@ class OomText:
             label = d.device.replace(" (simulated)", "") + (SIMULATED.get(self.lang) if d.simulated else "")
             line = self.say(DEVICE_LINE, device=label, total=size(d.total), kernel=size(d.kernel),
                            others=size(d.others), free=size(d.free))
+            if d.unlisted:
+                line += self.say(UNLISTED, size=size(d.unlisted))
             allocated = d.allocated if d.allocated is not None else (
                 event.facts.get("allocated") if d.gpu == event.gpu else None)
             cached = event.facts.get("cached_free") if d.gpu == event.gpu else None
