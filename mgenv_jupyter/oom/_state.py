@@ -128,10 +128,10 @@ def read_state(sampler: Sampler | None) -> MemoryState:
     processes, problem = other_processes(sampler)
     if problem:
         notes.append(problem)
-    for index, device in merged.items():
+    for index, figures in merged.items():
         listed = [p.bytes or 0 for p in processes if p.gpu == index]
         if listed:
-            merged[index] = replace(device, listed=sum(listed))
+            merged[index] = replace(figures, listed=sum(listed))
     return MemoryState(tuple(merged[i] for i in sorted(merged)), tuple(processes), host_total, host_available, rss,
                        tuple(notes))
 
