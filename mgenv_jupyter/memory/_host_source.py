@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from .._source_state import STATE_OK, State
+from .._source_state import HOST_IDLE, STATE_OK, State
 from ._proc_figures import host_memory
 from ._process_tree import ProcessTree
 from ._sample import Sample
@@ -22,22 +22,32 @@ class HostSource:
 
     With `gpus` (the chart's NVML source), while it sees a GPU only `process` is read: the machine's total would set
     the chart's scale far above the GPUs' lines, and the kernel's own figure is what a cell's record and a
-    host-memory error need."""
+    host-memory error need. `fallback=True` (a cluster node's sampler, whose own process is no user's): nothing at
+    all while a GPU is visible, the host only without one."""
 
     name = "host"
     simulated = False
 
-    def __init__(self, tree: ProcessTree | None = None, gpus: NvmlSource | None = None) -> None:
+    def __init__(self, tree: ProcessTree | None = None, gpus: NvmlSource | None = None, fallback: bool = False) -> None:
         self.tree = tree if tree is not None else ProcessTree()
         self.gpus = gpus
+        self.fallback = fallback
         self._state = State("not_sampled")
 
     @property
     def state(self) -> State:
         return self._state
 
+    @property
+    def idle(self) -> bool:
+        """A fallback beside a GPU has nothing to read: the sampler asks it once a second."""
+        return self.fallback and self.gpus is not None and bool(self.gpus.device_count)
+
     def sample(self) -> list[Sample]:
         beside_gpus = self.gpus is not None and bool(self.gpus.device_count)
+        if beside_gpus and self.fallback:
+            self._state = State(HOST_IDLE)
+            return []
         try:
             total, available = (None, None) if beside_gpus else machine_memory()
             process = self.tree.rss()

@@ -84,12 +84,12 @@ class SimulationFollower:
                 log.warning("mgenv_jupyter: the simulated GPU is not changed: %s", exc)
 
 
-def default_sources() -> list[MemorySource]:
+def default_sources(host_fallback: bool = False) -> list[MemorySource]:
     """NVML (the simulated GPU instead when `MGENV_SIMULATE_GPU` is set), MegEngine, Paddle, PyTorch, JAX, TensorFlow
-    and MXNet allocators (idle until imported), and host memory (only the kernel's own while a GPU is visible). One
-    process-tree walk is shared."""
+    and MXNet allocators (idle until imported), and host memory (only the kernel's own while a GPU is visible; with
+    `host_fallback`, a cluster node's, none then). One process-tree walk is shared."""
     sources, tree, nvml = _gpu_sources(ProcessTree(), None)
-    sources.append(HostSource(tree, gpus=nvml))
+    sources.append(HostSource(tree, gpus=nvml, fallback=host_fallback))
     return sources
 
 

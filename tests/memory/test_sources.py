@@ -68,7 +68,10 @@ def test_the_host_is_charted_gpu_or_not_beside_a_gpu_only_the_kernels_own():
         gpus.sample()
         [beside] = host.sample()
         assert beside.device == "host" and beside.process and (beside.used, beside.total) == (None, None)
-        assert not getattr(host, "idle", False) and said(host.state) == "ok"
+        assert not host.idle and said(host.state) == "ok"
+        node = HostSource(gpus=gpus, fallback=True)  # a cluster node's: its actor's tree is no user's
+        assert node.idle and node.sample() == []
+        assert said(node.state) == "idle: GPUs are visible (host memory is the fallback)"
         gpus.close()
     with FakeNvml([]):
         gpus = NvmlSource()
