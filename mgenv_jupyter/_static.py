@@ -91,3 +91,13 @@ def type_name(cls: type) -> str:
     """`cls.__name__`, read from the interpreter's slot (a metaclass cannot change it)."""
     name: str = _NAME(cls)
     return name
+
+
+_MODULE = type.__dict__["__module__"].__get__  # a class's own namespace's entry, or a built-in type's dotted name
+
+
+def module_name(cls: type) -> str:
+    """`cls.__module__`, read through the interpreter's slot (a descriptor stored there is not called), or "" when
+    it is not text."""
+    name = _MODULE(cls)
+    return name if type(name) is str else ""

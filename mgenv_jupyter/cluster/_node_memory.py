@@ -57,7 +57,8 @@ class NodeMemory:
     def __init__(self) -> None:
         from ..memory._sources import default_sources
 
-        self.sources: list[MemorySource] = default_sources()
+        # The actor's own process tree is no user's: the node's host is charted only while it has no GPU.
+        self.sources: list[MemorySource] = default_sources(host_fallback=True)
         self._stop = threading.Event()
         self.cpu_seconds = 0.0  # the sampling thread's CPU time spent reading sources
         self.sampled = 0

@@ -19,8 +19,10 @@ stores for it (mgenv_jupyter/_static.py), never by `isinstance`, which asks `x._
 - any other object, through its attributes and slots as the interpreter stores them.
 Named as "not looked into": a subclass of a built-in container or of a framework's tensor type, and an object whose
 class hides its attributes, whose contents only their own code could read. Classes, modules and built-in functions
-are libraries' objects, not memory a `del` gives back. No garbage collection runs while the walk allocates (it would
-run the finalizers of the user's garbage).
+are libraries' objects, not memory a `del` gives back; so is the kernel's own machinery (IPython's shell, ipykernel,
+comms: a widget reaches it), and the namespace's own dicts are walls: a variable that reaches them (through the shell)
+does not hold the other variables, which are walked by their own names. No garbage collection runs while the walk
+allocates (it would run the finalizers of the user's garbage).
 
 Memory is counted once per storage: two tensors that share one (a view, a slice, `detach()`, a NumPy view and its
 base) count once, for the variable that owns the storage (not a view) or else the first one found; the other
@@ -63,7 +65,16 @@ from types import (
 from typing import Any, ClassVar
 
 from .._display import Shown
-from .._static import classes, dict_accessor, hides_dict, instance_dict, slot_accessors, slot_values, type_name
+from .._static import (
+    classes,
+    dict_accessor,
+    hides_dict,
+    instance_dict,
+    module_name,
+    slot_accessors,
+    slot_values,
+    type_name,
+)
 from .._text import Text
 from ..runtime.frameworks import tensor_kinds
 from ..runtime.frameworks._tensors import BUFFER, HOST, PARAMETER, ModuleKind, Storage, TensorKind
@@ -242,6 +253,14 @@ _CELL_CONTENTS = CellType.__dict__["cell_contents"].__get__
 _METHOD_SELF = MethodType.__dict__["__self__"].__get__
 _FRAME_LOCALS_TYPES = (dict, type(sys._getframe().f_locals))  # Python 3.13 gives a proxy of the frame's variables
 _IPYTHON_MODULES = ("IPython.", "ipykernel.")
+# The kernel's own machinery (the shell, the kernel, its comms): a widget or a session link reaches it, and through it
+# the whole namespace and the last error; what it holds is the kernel's, not memory a `del` of the widget gives back.
+_KERNEL_PACKAGES = ("IPython", "ipykernel", "comm")
+
+
+def _kernel_machinery(cls: type) -> bool:
+    package = module_name(cls).partition(".")[0]
+    return any(package == name for name in _KERNEL_PACKAGES)
 
 
 @dataclass(frozen=True)
@@ -293,6 +312,8 @@ class _Kinds:
             return _Class(cls, _FUNCTION)
         if cls is MethodType:
             return _Class(cls, _METHOD)
+        if _kernel_machinery(cls):
+            return _Class(cls, _PLAIN)
         bases = classes(cls)
         for klass in bases:
             module = self.modules.get(id(klass))
@@ -358,6 +379,8 @@ class HoldersWalk:
         self.closed: dict[str, tuple[str, bool]] = {}
         self.found: list[_Found] = []
         self._seen: set[int] = set()  # ids of what the current variable's walk has met
+        # The namespace's own dicts: what a variable reaches through them is other variables, each walked by its name.
+        self._walls: frozenset[int] = frozenset()
         self.own: dict[str, int] = {}  # variable → the bytes counted for it alone (what `del` gives back), once done
         self._walk_started, self._visits_before = self.started, 0  # the walk's pace is measured from here
         self._failed: Text | None = None
@@ -380,7 +403,10 @@ class HoldersWalk:
         try:
             if namespace is None:
                 namespace, hidden = _user_namespace()
-            self.variables(_variables(namespace, hidden or {}))
+            hidden = hidden or {}
+            output = dict.get(namespace, "Out") if type(namespace) is dict else None
+            self._walls = self._walls | {id(namespace), id(hidden), *((id(output),) if type(output) is dict else ())}
+            self.variables(_variables(namespace, hidden))
         except Exception as exc:  # the walk's own failure: what it found so far stands, and says so
             self._fail(exc)
 
@@ -496,7 +522,7 @@ class HoldersWalk:
         assert self.kinds is not None
         known, classify, watch, reached = self.kinds.classes, self.kinds.of, self.watch, self.reached
         max_visits, past, clock = self.max_visits, self._past, time.perf_counter
-        self._seen = seen = set()
+        self._seen = seen = set(self._walls)
         stack: list[tuple[Any, int, str | None]] = [(top, 0, None)]
         while stack:
             self.visits = visits = self.visits + 1

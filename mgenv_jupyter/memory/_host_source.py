@@ -1,40 +1,62 @@
-"""Host memory: what the kernel's process tree holds in RAM, and the machine's used/total. The fallback chart when no
-GPU is visible, and a useful line beside one (CPU tensors, DataLoader workers)."""
+"""Host memory: what the kernel's process tree holds in RAM, and the machine's used/total. A device of its own in
+every view, GPU or not: the whole chart when no GPU is visible, and beside one the kernel's own line (CPU tensors,
+DataLoader workers, NumPy arrays), so that a cell's record, a leak and a host-memory error read the host too."""
 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from .._source_state import STATE_OK, State
+from .._source_state import HOST_IDLE, STATE_OK, State
 from ._proc_figures import host_memory
 from ._process_tree import ProcessTree
 from ._sample import Sample
 
+if TYPE_CHECKING:
+    from ._nvml_source import NvmlSource
+
 
 class HostSource:
     """RSS of the kernel and its descendants (`process`, summed; shared pages count once per process) and the
-    machine's memory in use (`used` = total − available) and `total`, as device "host"."""
+    machine's memory in use (`used` = total − available) and `total`, as device "host".
+
+    With `gpus` (the chart's NVML source), while it sees a GPU only `process` is read: the machine's total would set
+    the chart's scale far above the GPUs' lines, and the kernel's own figure is what a cell's record and a
+    host-memory error need. `fallback=True` (a cluster node's sampler, whose own process is no user's): nothing at
+    all while a GPU is visible, the host only without one."""
 
     name = "host"
     simulated = False
 
-    def __init__(self, tree: ProcessTree | None = None) -> None:
+    def __init__(self, tree: ProcessTree | None = None, gpus: NvmlSource | None = None, fallback: bool = False) -> None:
         self.tree = tree if tree is not None else ProcessTree()
+        self.gpus = gpus
+        self.fallback = fallback
         self._state = State("not_sampled")
 
     @property
     def state(self) -> State:
         return self._state
 
+    @property
+    def idle(self) -> bool:
+        """A fallback beside a GPU has nothing to read: the sampler asks it once a second."""
+        return self.fallback and self.gpus is not None and bool(self.gpus.device_count)
+
     def sample(self) -> list[Sample]:
+        beside_gpus = self.gpus is not None and bool(self.gpus.device_count)
+        if beside_gpus and self.fallback:
+            self._state = State(HOST_IDLE)
+            return []
         try:
-            total, available = machine_memory()
+            total, available = (None, None) if beside_gpus else machine_memory()
             process = self.tree.rss()
         except Exception as exc:  # psutil can fail on exotic /proc setups; the chart shows why
             self._state = State("host_unavailable", error=f"{type(exc).__name__}: {exc}")
             return []
         self._state = STATE_OK
-        return [Sample(time.time(), self.name, "host", used=total - available, total=total, process=process)]
+        used = None if total is None or available is None else total - available
+        return [Sample(time.time(), self.name, "host", used=used, total=total, process=process)]
 
     def close(self) -> None:
         pass

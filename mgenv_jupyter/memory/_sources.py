@@ -1,5 +1,5 @@
 """The sources a chart uses by default: the simulated GPU when asked for, NVML, the framework allocators, and host
-memory as the fallback when no GPU is visible."""
+memory (the whole host while no GPU is visible, the kernel's own RSS beside one: memory/_host_source.py)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import logging
 import os
 import sys
 import time
-from collections import deque
 
 from .._errors import InvalidValueError
-from .._source_state import HOST_IDLE, State
+from .._source_state import State
 from ._framework_sources import framework_sources, nvml_index
 from ._host_source import HostSource
 from ._nvml_source import NvmlSource
@@ -38,39 +37,11 @@ class UnavailableSource:
         pass
 
 
-HOST_READINGS = 300  # the kernel's RSS readings kept while GPUs are visible: one a second, five minutes
-
-
-class HostFallback(HostSource):
-    """Host memory, sampled only while `gpus` sees no GPU (its state says so otherwise). While GPUs are visible it is
-    asked once a second and charts nothing, but keeps what the kernel's process tree held in RAM (`recent`: the
-    last HOST_READINGS (time, bytes)), so that an error of host memory draws host memory, not a GPU's."""
-
-    def __init__(self, gpus: NvmlSource, tree: ProcessTree | None = None) -> None:
-        super().__init__(tree)
-        self.gpus = gpus
-        self.recent: deque[tuple[float, int]] = deque(maxlen=HOST_READINGS)
-
-    @property
-    def idle(self) -> bool:
-        return bool(self.gpus.device_count)
-
-    def sample(self) -> list[Sample]:
-        if self.gpus.device_count:
-            self._state = State(HOST_IDLE)
-            try:
-                self.recent.append((time.time(), self.tree.rss()))
-            except Exception:  # psutil can fail on exotic /proc setups: no host timeline then
-                pass
-            return []
-        return super().sample()
-
-
 def _follow_environment() -> None:
     """Start, change or stop the simulated GPU as `MGENV_SIMULATE_GPU` and the Jupyter server's simulated machine say.
     With none asked for, none running and none on the server, the simulation's modules are not imported at all: a
     kernel without it never pays for them."""
-    from .simulated._shared_machine import server_machine_defined
+    from .simulated._machine_file import server_machine_defined
 
     if (os.environ.get(ENV, "").strip() or f"{__package__}.simulated._simulation" in sys.modules
             or server_machine_defined()):
@@ -113,12 +84,12 @@ class SimulationFollower:
                 log.warning("mgenv_jupyter: the simulated GPU is not changed: %s", exc)
 
 
-def default_sources() -> list[MemorySource]:
+def default_sources(host_fallback: bool = False) -> list[MemorySource]:
     """NVML (the simulated GPU instead when `MGENV_SIMULATE_GPU` is set), MegEngine, Paddle, PyTorch, JAX, TensorFlow
-    and MXNet allocators (idle until imported), and host memory while no GPU is visible. One process-tree walk is
-    shared."""
+    and MXNet allocators (idle until imported), and host memory (only the kernel's own while a GPU is visible; with
+    `host_fallback`, a cluster node's, none then). One process-tree walk is shared."""
     sources, tree, nvml = _gpu_sources(ProcessTree(), None)
-    sources.append(HostFallback(nvml, tree))
+    sources.append(HostSource(tree, gpus=nvml, fallback=host_fallback))
     return sources
 
 
@@ -183,5 +154,5 @@ def gpu_total_bytes() -> int | None:
     return int(totals[0]) if totals else None
 
 
-__all__ = ["ENV", "HostFallback", "UnavailableSource", "default_sources", "gpu_devices", "gpu_total_bytes",
+__all__ = ["ENV", "UnavailableSource", "default_sources", "gpu_devices", "gpu_total_bytes",
            "measurement_sources"]

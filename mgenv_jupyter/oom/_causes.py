@@ -102,7 +102,8 @@ def figures(event: OutOfMemory, state: MemoryState) -> Figures:
     facts = event.facts
     index = event.gpu if event.gpu is not None else (device.gpu if device is not None else None)
     listed = [p.bytes or 0 for p in state.processes if p.gpu == index]
-    others = sum(listed) if listed else (device.others if device is not None else None)
+    # The device's own figure (oom/_state.py DeviceFigures.others), the one the report's numbers say.
+    others = device.others if device is not None else (sum(listed) if listed else None)
     total = device.total if device is not None and device.total is not None else facts.get("total")
     kernel = device.kernel if device is not None and device.kernel is not None else facts.get("in_use")
     if "cached_free" in facts:

@@ -40,17 +40,19 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 from .._display import Shown
 from .._imported import imported
 from .._last_result import LastResult
+from .._source_state import STATE_OK
 from .._static import inherits
 from .._text import Text
 from ..catalog._frameworks import fact
 from ..catalog._values import format_size
+from ..memory._nvml_client import NvmlClient
+from ..memory._process_tree import ProcessTree
 from ..memory._sample import DeviceId
 from ..memory._series_words import series_name
 from ..runtime.frameworks import ADAPTERS, declared
 
 if TYPE_CHECKING:
     from ..memory._sampler import Sampler
-    from ._report import OomReport
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +162,7 @@ def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = Non
     return result
 
 
-# Every free, as it ends, for whoever keeps track (the last out-of-memory report: oom/_report.py).
+# Every free, as it ends, for whoever keeps track (the last out-of-memory report).
 FREES: LastResult[FreeResult] = LastResult("free")
 
 
@@ -245,24 +247,6 @@ def offer(cached: dict[str, int] | None = None) -> FreeOffer | None:
     return FreeOffer(found, spare)
 
 
-def report_offer(report: OomReport) -> FreeOffer | None:
-    """Whether an out-of-memory report offers "Free what the failed cell holds" now: the failed call's locals still
-    hold framework memory, or the failing device's allocator held reserved but unallocated memory at the failure (and
-    the failed cell has not been freed since)."""
-    cached: dict[str, int] = {}
-    event = report.event
-    for device in report.state.devices:
-        spare = device.cached_free
-        if spare is None and device.gpu == event.gpu:
-            spare = event.facts.get("cached_free")
-        if spare:
-            cached[device.device] = spare
-    if not cached and event.facts.get("cached_free"):
-        where = f"gpu{event.gpu}" if event.gpu is not None else "the GPU"
-        cached[where] = event.facts["cached_free"]
-    return offer(cached)
-
-
 # ---- reading ------------------------------------------------------------------------------------------------------
 
 def read(sampler: Sampler | None) -> Reading:
@@ -297,36 +281,27 @@ def _kernels_gpu(device: DeviceId) -> bool:
 
 def _nvml_process_memory() -> dict[DeviceId, int]:
     """What the kernel's process tree holds on each GPU, from NVML's process list now (simulated under the simulated
-    GPU's fake NVML); empty without a driver."""
+    GPU's fake NVML), through an NVML client of its own for this one reading (memory/_nvml_client.py: its fallbacks,
+    such as the process list of drivers before 510, are the sampler's); empty without a driver."""
+    nvml = NvmlClient()
     try:
-        import psutil
-        import pynvml
-    except ImportError:
-        return {}
-    from ..memory.simulated._fake_nvml import installed
-
-    simulated = installed() is not None
-    try:
-        me = psutil.Process()
-        ours = {me.pid, *(child.pid for child in me.children(recursive=True))}
-        pynvml.nvmlInit()
-    except Exception:  # no driver, or no process table to read: the sampler's figures stand
-        return {}
-    found: dict[DeviceId, int] = {}
-    try:
-        for index in range(pynvml.nvmlDeviceGetCount()):
-            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
-            listed = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
-            held = [p.usedGpuMemory for p in listed if p.pid in ours and p.usedGpuMemory is not None]
-            if held:
-                found[DeviceId(f"gpu{index}", simulated=simulated)] = int(sum(held))
-    except Exception:  # MIG, no permission, a lost GPU: what was read so far
-        log.debug("NVML's process list for the free result", exc_info=True)
+        found = nvml.read(lambda pynvml: (_held(nvml, pynvml, ProcessTree().pids()), STATE_OK))
     finally:
+        nvml.close()
+    return found or {}
+
+
+def _held(nvml: NvmlClient, pynvml: Any, ours: frozenset[int]) -> dict[DeviceId, int]:
+    found: dict[DeviceId, int] = {}
+    for index, device in enumerate(nvml.devices):
         try:
-            pynvml.nvmlShutdown()
-        except Exception:
-            pass
+            listed = nvml.processes(pynvml, device.handle)
+        except pynvml.NVMLError:  # MIG, no permission, a lost GPU: the sampler's figure stands for this one
+            log.debug("NVML's process list for the free result", exc_info=True)
+            continue
+        held = [p.usedGpuMemory for p in listed if p.pid in ours and p.usedGpuMemory is not None]
+        if held:
+            found[DeviceId(f"gpu{index}", simulated=nvml.simulated)] = int(sum(held))
     return found
 
 

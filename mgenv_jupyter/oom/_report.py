@@ -16,6 +16,7 @@ from .._display import Shown
 from .._last_result import LastResult
 from ..memory._holders import Holders, memory_holders
 from ._causes import Finding, diagnose
+from ._free import FREES, FreeOffer, FreeResult, free, offer
 from ._recognise import OutOfMemory
 from ._remedies import Remedy, remedies
 from ._state import MemoryState, read_state
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from ..memory._sites import Sites
     from ..protocol import SeriesInfo
     from ..runtime import EnvSession
-    from ._free import FreeResult
 
 TIMELINE_SECONDS = 300.0  # of history before the failure kept in a report
 HOLDERS_SECONDS = 0.1  # of the report's making, at most, for what holds memory (the report comes within 300 ms)
@@ -93,9 +93,24 @@ class OomReport(Shown):
         """Give back what the failed cell holds (oom/_free.py: its traceback's frames, Python's and IPython's hold on
         the error, garbage, the loaded frameworks' cached blocks), never the user's variables; `outputs=True` also
         clears the output cache. `%memfree` does the same."""
-        from ._free import free
-
         return free(outputs=outputs)
+
+    def free_offer(self) -> FreeOffer | None:
+        """Whether this report offers "Free what the failed cell holds" now: the failed call's locals still hold
+        framework memory, or the failing device's allocator held reserved but unallocated memory at the failure (and
+        the failed cell has not been freed since)."""
+        cached: dict[str, int] = {}
+        event = self.event
+        for device in self.state.devices:
+            spare = device.cached_free
+            if spare is None and device.gpu == event.gpu:
+                spare = event.facts.get("cached_free")
+            if spare:
+                cached[device.device] = spare
+        if not cached and event.facts.get("cached_free"):
+            where = f"gpu{event.gpu}" if event.gpu is not None else "the GPU"
+            cached[where] = event.facts["cached_free"]
+        return offer(cached)
 
     def to_json(self) -> dict[str, Any]:
         """The report as plain data (JSON-ready)."""
@@ -156,14 +171,12 @@ HOST_SERIES = "host process"
 
 
 def _host_timeline(sampler: Sampler, state: MemoryState, now: float) -> Timeline:
-    """A host-memory error: what the kernel's process tree held in RAM, as charted while no GPU was visible and from
-    the readings the host source keeps once a second beside the GPUs (memory/_sources.py HostFallback), and the
-    figure read at the failure; the cells' peaks from the same readings."""
+    """A host-memory error: what the kernel's process tree held in RAM, as charted (the host is charted GPU or not),
+    and the figure read at the failure; the cells' peaks from the same readings."""
     since = now - TIMELINE_SECONDS
     charted = [(t, int(v)) for t, v in sampler.history.points(HOST_SERIES, since=since)] if (
         HOST_SERIES in sampler.history.series) else []
-    kept = next((list(source.recent) for source in sampler.sources if hasattr(source, "recent")), [])
-    pairs = sorted({*charted, *((t, int(v)) for t, v in kept if t >= since)})
+    pairs = sorted(set(charted))
     if state.kernel_rss is not None:
         pairs.append((now, int(state.kernel_rss)))
     if not pairs:
@@ -209,8 +222,6 @@ def remember(report: OomReport) -> None:
     """Keep `report` as the last one and hand it to every observer (the open sidebars)."""
     global _observing_frees
     if not _observing_frees:
-        from ._free import FREES
-
         FREES.observe(_on_free)
         _observing_frees = True
     LAST.remember(report)

@@ -4,7 +4,8 @@ and the kernel's process tree.
 
 Read once, right after the failure: one fresh sample from the kernel's sampler (the same sources the charts use, the
 simulated GPU included) and one reading of NVML's process list, which the sampler reads at most once a second and
-does not keep per process.
+does not keep per process: the kernel's figure on each GPU and the other processes' both come from that one list, so
+that the report's figures are of one moment and add up.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ class OtherProcess:
 @dataclass(frozen=True)
 class DeviceFigures:
     """One device at the failure. Sizes in bytes, None where no source knows them. `kernel`: what this kernel's
-    process tree holds (NVML); `others`: the rest of the device's use; `allocated`/`reserved`: the framework
-    allocator's counters (a framework source, or the error message)."""
+    process tree holds (NVML); `listed`: what the processes outside it that NVML's process list names hold (None:
+    it names none); `allocated`/`reserved`: the framework allocator's counters (a framework source, or the error
+    message). `others` is the one figure of what is not the kernel's that every part of a report says."""
 
     device: str  # as the sampler labels it: "gpu0", "gpu0 (simulated)", "host"
     gpu: int | None
@@ -51,12 +53,24 @@ class DeviceFigures:
     allocated: int | None = None
     reserved: int | None = None
     simulated: bool = False
+    listed: int | None = None
 
     @property
     def others(self) -> int | None:
+        """What other processes hold: those NVML lists, or where it lists none, the device's use less the kernel's."""
+        if self.listed is not None:
+            return self.listed
         if self.used is None or self.kernel is None:
             return None
         return max(0, self.used - self.kernel)
+
+    @property
+    def unlisted(self) -> int | None:
+        """The device's use that is neither the kernel's nor a listed process's (the driver's reserve, other
+        containers' contexts); None where the processes were not listed."""
+        if self.listed is None or self.used is None or self.kernel is None:
+            return None
+        return max(0, self.used - self.kernel - self.listed)
 
     @property
     def free(self) -> int | None:
@@ -112,9 +126,17 @@ def read_state(sampler: Sampler | None) -> MemoryState:
                                           known.kernel, values.get("allocated"), values.get("reserved"),
                                           known.simulated)
     host_total, host_available, rss = _host(sampler)
-    processes, problem = other_processes(sampler)
+    kernel: dict[int, int] = {}
+    processes, problem = other_processes(sampler, kernel)
     if problem:
         notes.append(problem)
+    for index, figures in merged.items():
+        # One reading: the kernel's figure from the list the other processes come from (the sampler's list may be a
+        # second old); where the list names none of the kernel's pids (a container's own namespace) the sampler's
+        # figure, which knows that case, stands.
+        listed = [p.bytes or 0 for p in processes if p.gpu == index]
+        merged[index] = replace(figures, kernel=kernel.get(index, figures.kernel),
+                                listed=sum(listed) if listed else None)
     return MemoryState(tuple(merged[i] for i in sorted(merged)), tuple(processes), host_total, host_available, rss,
                        tuple(notes))
 
@@ -155,15 +177,17 @@ def _tree(sampler: Sampler | None) -> frozenset[int]:
     return frozenset({os.getpid()})
 
 
-def other_processes(sampler: Sampler | None) -> tuple[list[OtherProcess], str]:
+def other_processes(sampler: Sampler | None, kernel: dict[int, int] | None = None
+                    ) -> tuple[list[OtherProcess], str]:
     """Every process on every GPU outside the kernel's tree, biggest first, and the problem in words if NVML could
-    not say. NVML is asked through an NVML client of its own (memory/_nvml_client.py, as the sampler's and the
-    server's readers are), initialised for this one reading and released after it; the fake NVML under
-    `MGENV_SIMULATE_GPU` answers here as it does for the sampler. Without a driver nothing is listed: the devices
-    say so already."""
+    not say; what the kernel's tree holds on each GPU in the same list goes into `kernel` (GPU index → bytes). NVML
+    is asked through an NVML client of its own (memory/_nvml_client.py, as the sampler's and the server's readers
+    are), initialised for this one reading and released after it; the fake NVML under `MGENV_SIMULATE_GPU` answers
+    here as it does for the sampler. Without a driver nothing is listed: the devices say so already."""
     nvml = NvmlClient()
     try:
-        listed = nvml.read(lambda pynvml: (_outside(nvml, pynvml, _tree(sampler)), STATE_OK))
+        ours: dict[int, int] = {} if kernel is None else kernel
+        listed = nvml.read(lambda pynvml: (_outside(nvml, pynvml, _tree(sampler), ours), STATE_OK))
     finally:
         nvml.close()
     if listed is None:  # no driver, no pynvml, or NVML would not start: nothing to list
@@ -175,9 +199,10 @@ def other_processes(sampler: Sampler | None) -> tuple[list[OtherProcess], str]:
     return _with_owners(found), ""
 
 
-def _outside(nvml: NvmlClient, pynvml: Any, ours: frozenset[int]) -> tuple[list[OtherProcess], str]:
+def _outside(nvml: NvmlClient, pynvml: Any, ours: frozenset[int], kernel: dict[int, int]
+             ) -> tuple[list[OtherProcess], str]:
     """The processes NVML lists on each device outside `ours`, and the problem in words where a list failed (with
-    what was listed before it)."""
+    what was listed before it); what `ours` hold on each device goes into `kernel` (GPU index → bytes)."""
     found: list[OtherProcess] = []
     try:
         for index, device in enumerate(nvml.devices):
@@ -186,9 +211,11 @@ def _outside(nvml: NvmlClient, pynvml: Any, ours: frozenset[int]) -> tuple[list[
             except pynvml.NVMLError as exc:
                 return found, f"NVML did not list gpu{index}'s processes: {exc}"
             for process in listed:
-                if process.pid in ours:
-                    continue
                 used = process.usedGpuMemory
+                if process.pid in ours:
+                    if used is not None:
+                        kernel[index] = kernel.get(index, 0) + int(used)
+                    continue
                 found.append(OtherProcess(index, int(process.pid), None if used is None else int(used),
                                           *_who(int(process.pid))))
     except Exception as exc:

@@ -27,8 +27,9 @@ from .._source_state import State
 from ..memory._gpu_processes import GpuProcessReader, GpuReading
 from ..memory._self_report import read_report
 from ..memory.simulated import ENV
+from ..memory.simulated._machine_file import machine_path
 from ..memory.simulated._scenario import Scenario
-from ..memory.simulated._shared_machine import SharedMachine, machine_path
+from ..memory.simulated._shared_machine import SharedMachine
 from ..memory.simulated._simulation import Simulation
 from ..protocol._gpus import GPUS_VERSION, GpuOwner, GpuOwnersReply, GpuServerView
 from ._activity import KernelActivity

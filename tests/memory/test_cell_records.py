@@ -78,3 +78,22 @@ def test_a_cell_without_an_id_is_recorded_but_never_judged(ip, records):
 def test_a_failing_cell_is_recorded_as_failed(ip, records):
     ip.run_cell("raise ValueError('no')", store_history=True, cell_id="bad")
     assert records.last.ok is False and records.last.leak is None
+
+
+def test_the_host_keeps_its_own_record_beside_a_simulated_gpu(ip, records):
+    """Issue 36, point 1: on a kernel that sees a (simulated) GPU, the host was dropped from each cell's record (the
+    host source charted nothing while a GPU was visible), so three growing runs got the GPU's unrelated figures and no
+    leak note. The host is a device of its own, GPU or not."""
+    ip.run_cell("%env MGENV_SIMULATE_GPU=a100-40gb", store_history=True, cell_id="simulate")
+    shown = []
+    records._show = shown.append
+    for _ in range(3):
+        ip.run_cell(APPEND, store_history=True, cell_id="grow")
+        devices = {d.device for d in records.last.devices}
+        assert "host" in devices and any(name.startswith("gpu0") for name in devices), devices
+        assert records.last.simulated
+        assert 60 * MiB <= host(records.last).kept <= 80 * MiB
+    leak = records.last.leak
+    assert leak is not None and leak.device == "host" and leak.grew[0][0] == "grow"
+    assert shown == [records.last]
+    assert [d["device"] for d in notice(records.last)["record"]["devices"]][-1] == "host"

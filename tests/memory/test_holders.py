@@ -71,6 +71,22 @@ def test_in_a_shell_the_output_cache_is_named_and_ipythons_own_names_are_not(ip)
     assert mgenv_jupyter.memory_holders().to_json()["holders"] == view.to_json()["holders"]
 
 
+def test_a_widget_is_not_an_array_that_holds_the_users_array(ip):
+    """Issue 36, point 2: a widget reaches the shell (its comm's kernel, our session link), the shell reaches the
+    namespace, the namespace the user's array: `dtr` and its output-cache entry were listed as
+    "numpy.ndarray (shares 64 MiB with weights)". What only the namespace itself reaches is nobody's but its name's."""
+    ip.run_cell("import numpy as np, mgenv_jupyter", store_history=True)
+    ip.run_cell("dtr = mgenv_jupyter.DTRWidget(); dtr", store_history=True)
+    try:
+        ip.run_cell("weights = np.ones(64 * 1024**2, dtype=np.uint8)", store_history=True)
+        holders = ip.run_line_magic("memholders", "").holders.holders
+        assert [(h.name, h.bytes, h.shared) for h in holders if "weights" in h.shares_with or h.name == "weights"] == [
+            ("weights", 64 << 20, 0)]
+        assert not [h for h in holders if h.name == "dtr" or h.output_cache and h.shares_with]
+    finally:
+        ip.user_ns["dtr"].close()
+
+
 # ---- whatever the namespace holds (issue 28) ------------------------------------------------------------------------
 
 class Counted:

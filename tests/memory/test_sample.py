@@ -9,7 +9,7 @@ from mgenv_jupyter.memory._framework_sources import framework_sources
 from mgenv_jupyter.memory._host_source import HostSource
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._sample import QUANTITIES, DeviceId, MemorySource, Sample, series_key
-from mgenv_jupyter.memory._sources import HostFallback, UnavailableSource
+from mgenv_jupyter.memory._sources import UnavailableSource
 
 GiB = 1024**3
 
@@ -40,7 +40,7 @@ def test_a_gpus_index_is_read_from_its_device_field_alone():
 
 def test_every_source_of_the_package_keeps_the_promise():
     gpus = NvmlSource()
-    sources = [gpus, HostSource(), HostFallback(gpus), UnavailableSource("nvml (simulated)", "not started"),
+    sources = [gpus, HostSource(), HostSource(gpus=gpus), UnavailableSource("nvml (simulated)", "not started"),
                *framework_sources()]
     try:
         assert [s for s in sources if not isinstance(s, MemorySource)] == []

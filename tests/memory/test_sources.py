@@ -1,14 +1,15 @@
 """The sources a chart uses by default (memory/_sources.py): NVML (the simulated GPU when `MGENV_SIMULATE_GPU` asks
-for it), the framework allocators, host memory only while no GPU is visible, a bad value shown as a source's state,
-and the GPU's total for the DTR widget."""
+for it), the framework allocators, host memory (only the kernel's own beside a GPU), a bad value shown as a source's
+state, and the GPU's total for the DTR widget."""
 
 from __future__ import annotations
 
 from said import said
 
 from mgenv_jupyter._source_state import State
+from mgenv_jupyter.memory._host_source import HostSource
 from mgenv_jupyter.memory._nvml_source import NvmlSource
-from mgenv_jupyter.memory._sources import HostFallback, UnavailableSource, default_sources
+from mgenv_jupyter.memory._sources import UnavailableSource, default_sources
 from mgenv_jupyter.memory.simulated import _simulation as simulation
 from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml
 
@@ -51,29 +52,33 @@ def test_by_default_nvml_then_each_framework_then_the_host_sharing_one_process_t
         assert [s.name for s in sources] == ["nvml", "megengine", "paddle", "torch", "jax", "tensorflow", "mxnet",
                                             "host"]
         nvml, host = sources[0], sources[-1]
-        assert isinstance(nvml, NvmlSource) and isinstance(host, HostFallback)
+        assert isinstance(nvml, NvmlSource) and isinstance(host, HostSource)
         assert host.tree is nvml.tree and host.gpus is nvml  # one walk of the process tree serves both
     finally:
         for source in sources:
             source.close()
 
 
-def test_host_memory_is_charted_only_while_no_gpu_is_visible():
+def test_the_host_is_charted_gpu_or_not_beside_a_gpu_only_the_kernels_own():
     with FakeNvml([FakeDevice(total=16 * GiB)]):
         gpus = NvmlSource()
-        host = HostFallback(gpus)
-        assert not host.idle and len(host.sample()) == 1  # NVML has not answered yet: the host is charted
+        host = HostSource(gpus=gpus)
+        [alone] = host.sample()  # NVML has not answered yet: the whole host
+        assert alone.total and alone.used and alone.process
         gpus.sample()
-        assert host.idle and host.sample() == []
-        assert said(host.state) == "idle: GPUs are visible (host memory is the fallback)"
+        [beside] = host.sample()
+        assert beside.device == "host" and beside.process and (beside.used, beside.total) == (None, None)
+        assert not host.idle and said(host.state) == "ok"
+        node = HostSource(gpus=gpus, fallback=True)  # a cluster node's: its actor's tree is no user's
+        assert node.idle and node.sample() == []
+        assert said(node.state) == "idle: GPUs are visible (host memory is the fallback)"
         gpus.close()
     with FakeNvml([]):
         gpus = NvmlSource()
         gpus.sample()
-        host = HostFallback(gpus)
-        assert not host.idle
+        host = HostSource(gpus=gpus)
         [sample] = host.sample()
-        assert sample.device == "host" and said(host.state) == "ok"
+        assert sample.device == "host" and sample.total and said(host.state) == "ok"
         gpus.close()
 
 

@@ -142,6 +142,25 @@ def test_on_the_simulated_gpu_the_kernels_nvml_memory_drops_when_it_frees(ip, mo
         simulation.stop_environment()
 
 
+def test_memfree_reads_nvml_on_a_driver_older_than_510(ip):
+    """Issue 36, point 6: %memfree read NVML through a copy of its own, without the shared client's fallback to the
+    process list drivers before 510 have (`_v2`): there it missed every GPU, silently. The fake NVML answers only that
+    list; the kernel's figure is read now (the sampler's list may be up to a second old), before and after."""
+    import os
+
+    from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml, FakeProcess
+
+    gib = 1024**3
+    with FakeNvml([FakeDevice(total=16 * gib, processes=[FakeProcess(os.getpid(), 3 * gib)])],
+                  driver_version="470.82.01") as fake:
+        assert read(None).gpus == {"gpu0 (simulated)": 3 * gib}
+        fake.devices[0].processes[0].used = 5 * gib  # the kernel took more just now
+        result = ip.run_line_magic("memfree", "").result
+        assert result.before.gpus == result.after.gpus == {"gpu0 (simulated)": 5 * gib}
+        assert fake.calls["nvmlDeviceGetComputeRunningProcesses_v2"] >= 4 and not fake.calls[
+            "nvmlDeviceGetComputeRunningProcesses_v3"]
+
+
 # ---- what the user still holds is kept (issue 28) -------------------------------------------------------------------
 
 HELD_CELL = f"""
@@ -179,6 +198,19 @@ def test_an_error_the_user_holds_keeps_its_traceback_and_the_result_says_what_de
     ip.run_cell("del err")  # what the result says to do
     ip.run_line_magic("memfree", "")
     assert ip.user_ns["refs"][0]() is None
+
+
+def test_a_widget_does_not_hold_the_traceback(ip):
+    """Issue 36, point 2: in the demo, a DTR widget shown earlier reached the traceback through the shell (its session
+    link holds the shell, which holds the last error), and %memfree said "dtr holds the traceback", keeping it."""
+    ip.run_cell("import mgenv_jupyter\ndtr = mgenv_jupyter.DTRWidget(); dtr", store_history=True)
+    try:
+        _fail(ip)
+        view = ip.run_line_magic("memfree", "")
+        assert "holds the traceback" not in repr(view) and view.result.to_json()["kept"] == []
+        assert ip.user_ns["refs"][0]() is None
+    finally:
+        ip.user_ns["dtr"].close()
 
 
 def test_a_suspended_generator_that_stored_an_error_goes_on_running(ip):

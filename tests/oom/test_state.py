@@ -89,3 +89,21 @@ def test_the_states_gpus_are_the_kernels_own_read_by_their_fields():
     (gpu0,) = state.devices
     assert (gpu0.device, gpu0.gpu, gpu0.simulated) == ("gpu0 (simulated)", 0, True)
     assert (gpu0.total, gpu0.kernel, gpu0.allocated, gpu0.reserved) == (40 * GiB, 6 * GiB, 4 * GiB, 5 * GiB)
+
+
+def test_the_kernels_figure_and_the_others_are_one_reading_of_the_process_list():
+    """Issue 36, point 5: the kernel's figure came from the sampler, whose process list may be a second old, and the
+    other processes from a list read now: on a device that climbs, the report's figures were of two moments and did
+    not add up. Both now come from the one list read at the failure."""
+    device = FakeDevice(total=40 * GiB, processes=[FakeProcess(os.getpid(), 10 * GiB), FakeProcess(4000003, 5 * GiB)])
+    with FakeNvml([device]):
+        sampler = Sampler(default_sources())
+        try:
+            sampler.sample_once()  # the sampler lists the processes now, and not again for a second
+            device.processes[0].used = 30 * GiB  # the kernel climbed since
+            state = read_state(sampler)
+        finally:
+            sampler.close()
+    (gpu0,) = state.devices
+    assert (gpu0.kernel, gpu0.others, gpu0.used) == (30 * GiB, 5 * GiB, 35 * GiB)
+    assert gpu0.unlisted == 0

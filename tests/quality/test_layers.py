@@ -1,8 +1,10 @@
 """The layers of docs/architecture.md hold (issue 18): every import of the package, those inside functions included,
 points down or stays in its layer, and no module leads back to itself through others.
 
-Only imports under `if TYPE_CHECKING:` are left out: they never run. A module's import of its own parent package does
-not count: Python has started that package before the module runs. The layer list is parsed from the picture in
+Imports under `if TYPE_CHECKING:` count too: they never run, but a module that names another's types knows it, and a
+cycle through them is a cycle of the design (issue 36: oom/_free named oom/_report's report there while the report
+called the free inside functions). A module's import of its own parent package does not count: Python has started
+that package before the module runs. The layer list is parsed from the picture in
 docs/architecture.md, so the picture is checked against the imports.
 """
 
@@ -35,17 +37,13 @@ def module_files(root: Path = ROOT) -> dict[str, tuple[Path, bool]]:
 
 
 def imports_of(name: str, source: str, is_package: bool, known: set[str]) -> set[str]:
-    """The package's modules that `name` imports, at its top level or in any function (not under TYPE_CHECKING), with
+    """The package's modules that `name` imports, at its top level, in any function or under TYPE_CHECKING, with
     the packages each import starts on the way (`from ..oom.causes import x` runs oom/__init__.py first)."""
     here = name.split(".") if is_package else name.split(".")[:-1]
     targets: set[str] = set()
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
-                for branch in child.orelse:  # the else branch does run
-                    visit_statement(branch)
-                continue
             visit_statement(child)
 
     def visit_statement(child: ast.AST) -> None:
@@ -213,7 +211,12 @@ def test_the_checker_reads_imports_in_functions_and_finds_upward_ones_and_cycles
               "def later():\n    from ..high import show\n    return show\n")
     assert imports_of(f"{PACKAGE}.low.part", source, False, known) == {f"{PACKAGE}.high"}
     type_only = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..high import View\n"
-    assert imports_of(f"{PACKAGE}.low.part", type_only, False, known) == set()
+    assert imports_of(f"{PACKAGE}.low.part", type_only, False, known) == {f"{PACKAGE}.high"}
+    # a cycle within one layer, one side only named for its types (issue 36's oom/_free <-> oom/_report)
+    one_layer = {f"{PACKAGE}.low.a": imports_of(f"{PACKAGE}.low.a", type_only.replace("..high", ".b"), False,
+                                                {f"{PACKAGE}.low.a", f"{PACKAGE}.low.b"}),
+                 f"{PACKAGE}.low.b": {f"{PACKAGE}.low.a"}}
+    assert cycles(one_layer) == [[f"{PACKAGE}.low.a", f"{PACKAGE}.low.b"]]
     order = [("base", ["low"]), ("top", ["high", "low.part"])]
     assert layer_of(f"{PACKAGE}.low.part", order) == (1, "low.part")  # the longest name wins
     graph = {f"{PACKAGE}.low": {f"{PACKAGE}.high"}, f"{PACKAGE}.high": set(), f"{PACKAGE}.low.part": set()}

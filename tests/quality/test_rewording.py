@@ -25,11 +25,11 @@ from mgenv_jupyter._text import Text
 from mgenv_jupyter.memory import _state_words
 from mgenv_jupyter.memory._framework_sources import framework_sources
 from mgenv_jupyter.memory._gpu_processes import GpuProcessReader
+from mgenv_jupyter.memory._host_source import HostSource
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._sample import Sample
 from mgenv_jupyter.memory._sampler import Sampler
 from mgenv_jupyter.memory._self_report import report_path
-from mgenv_jupyter.memory._sources import HostFallback
 from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 from mgenv_jupyter.oom._recorder import Recorder
 from mgenv_jupyter.protocol import PROTOCOL_VERSION
@@ -67,7 +67,7 @@ def chart(fake: FakeNvml) -> tuple[list[Any], list[str]]:
     """What the chart is sent about its sources (their states) by the kernel's sampler, and the words it shows."""
     with fake:
         nvml = NvmlSource()
-        sampler = Sampler([nvml, *framework_sources(), HostFallback(nvml)], interval=0.05)
+        sampler = Sampler([nvml, *framework_sources(), HostSource(gpus=nvml)], interval=0.05)
         sampler.sample_once()
         sources = sampler.snapshot()["sources"]
         sampler.close()

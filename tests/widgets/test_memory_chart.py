@@ -54,7 +54,8 @@ def test_a_late_view_gets_the_snapshot():
         chart._on_front_end_message(chart, {"type": "memory.hello"}, [])
         [snapshot] = [m for m in sent if m["type"] == "memory.snapshot"]
         assert len(snapshot["t"]) >= 5 and snapshot["series"] and snapshot["sources"]
-        assert all(s["simulated"] for s in snapshot["series"])
+        assert all(s["simulated"] for s in snapshot["series"] if s["device"] != "host")
+        assert [s["quantity"] for s in snapshot["series"] if s["device"] == "host"] == ["process"]
     finally:
         chart.close()
 

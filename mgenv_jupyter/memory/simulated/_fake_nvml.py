@@ -31,6 +31,7 @@ from typing import Any
 GiB = 1024**3
 _HANDLE_BASE = 0x7E5100000000  # handles are opaque pointers; these point nowhere, like the driver's do for us
 _HANDLE_STRIDE = 0x1000
+_PROCESS_LIST_V3 = 510  # the first driver with nvmlDeviceGetComputeRunningProcesses_v3
 _NO_INSTANCE = 0xFFFFFFFF  # gpuInstanceId / computeInstanceId outside MIG
 _SUCCESS, _UNINITIALIZED, _INVALID_ARGUMENT = 0, 1, 2  # nvmlReturn_t values (the C ABI; pynvml has the same)
 
@@ -92,7 +93,8 @@ class FakeNvml:
     `nvmlInit` fails with NVML_ERROR_DRIVER_NOT_LOADED. `failure`: every call after init returns that code (an error
     mid-run); set it back to None to recover. `before_call` runs before each call (the simulation advances its scenario
     there). `calls` counts the C calls by name. `name` is what the fake stands for (a simulation's scenario), shown
-    once in a chart's status line.
+    once in a chart's status line. A `driver_version` older than 510 has no `nvmlDeviceGetComputeRunningProcesses_v3`
+    (those drivers list processes through `_v2` only), so pynvml's unversioned call fails as it does there.
     """
 
     def __init__(
@@ -269,7 +271,12 @@ class FakeNvml:
             _target(current).value = _target(pending).value = int(device.mig)
             return success
 
+        # Drivers before 510 list processes through _v2 only (the version is our own setting, not outside text).
+        listing = {"nvmlDeviceGetComputeRunningProcesses_v2": processes_v2}
+        if int(self.driver_version.partition(".")[0]) >= _PROCESS_LIST_V3:
+            listing["nvmlDeviceGetComputeRunningProcesses_v3"] = processes
         return FakeNvmlLibrary(
+            **listing,
             nvmlInitWithFlags=init,
             nvmlInit_v2=init,
             nvmlShutdown=shutdown,
@@ -281,8 +288,6 @@ class FakeNvml:
             nvmlDeviceGetUUID=uuid,
             nvmlDeviceGetMemoryInfo=memory,
             nvmlDeviceGetMemoryInfo_v2=memory_v2,
-            nvmlDeviceGetComputeRunningProcesses_v3=processes,
-            nvmlDeviceGetComputeRunningProcesses_v2=processes_v2,
             nvmlDeviceGetMigMode=mig_mode,
         )
 

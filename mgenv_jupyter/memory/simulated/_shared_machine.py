@@ -2,7 +2,7 @@
 GPU, all of them see the same devices, the same processes on them and the same figures, as on a real GPU.
 
 The machine is kept in a file of the Jupyter runtime directory named after the server's pid,
-`mgenv-simulated-gpu-<server pid>.json`; a kernel finds it as it finds its server (memory/_server_owners.py): through
+`mgenv-simulated-gpu-<server pid>.json`; a kernel finds it (`_machine_file.py`, which asks nothing else) through
 the runtime file the server writes, named by the kernel's parent pid. The file holds the scenario's JSON (read once,
 by the process that asked for it, so a file changed later is not half one machine and half another), when the
 machine started (its error windows count from then), and the processes that hold memory on it (`Holder`): when each
@@ -37,8 +37,8 @@ from typing import Any
 
 from ..._bounded_json import loads
 from ..._regular_files import MAX_FILE_BYTES, read_private_file
+from ._machine_file import PREFIX, server_machine_path
 
-PREFIX = "mgenv-simulated-gpu-"
 VERSION = 2  # 1 counted every process that ever came (`came`): a place depended on the server's history
 MAX_MACHINE_BYTES = 2 * MAX_FILE_BYTES  # a scenario file of at most 1 MiB, and the processes on it
 MAX_HOLDERS = 1024
@@ -263,10 +263,6 @@ def alive(pid: int) -> bool:
 
 # ---- the file -------------------------------------------------------------------------------------------------------
 
-def machine_path(runtime_dir: str | os.PathLike[str], server_pid: int) -> Path:
-    return Path(runtime_dir) / f"{PREFIX}{server_pid}.json"
-
-
 def _write_file(path: Path, machine: Machine) -> None:
     data = {"v": VERSION, "machine": {
         "id": machine.id, "spec": machine.spec, "name": machine.name, "scenario": machine.scenario,
@@ -354,40 +350,18 @@ class _FileLock:
 
 # ---- which machine this process shares ------------------------------------------------------------------------------
 
-_server_machines: dict[int, SharedMachine | None] = {}
+_server_machines: dict[Path, SharedMachine] = {}
 
 
 def server_machine(runtime_dir: str | None = None, parent: int | None = None) -> SharedMachine | None:
-    """The machine of the Jupyter server that started this process (its parent), when one runs here: its runtime file
-    `jpserver-<parent pid>.json` is in the runtime directory and trusted (_regular_files.read_private_file). None for a
-    process no server started. Found once per parent."""
-    parent = os.getppid() if parent is None else parent
-    if runtime_dir is None and parent in _server_machines:
-        return _server_machines[parent]
-    found = None
-    directory = runtime_dir if runtime_dir is not None else _runtime_dir()
-    if directory is not None:
-        try:
-            read_private_file(Path(directory) / f"jpserver-{parent}.json", 64 * 1024)
-        except ValueError:  # no server of that pid, or not a file to trust
-            found = None
-        else:
-            found = SharedMachine(machine_path(directory, parent))
-    if runtime_dir is None:
-        _server_machines[parent] = found
-    return found
-
-
-def server_machine_defined() -> bool:
-    """Whether this process's server keeps a simulated machine file (a stat once the server is found): the cheap
-    question a kernel without MGENV_SIMULATE_GPU asks before it imports any of the simulation."""
-    machine = server_machine()
-    return machine is not None and machine.path is not None and machine.path.exists()
-
-
-def _runtime_dir() -> str | None:
-    try:
-        from jupyter_core.paths import jupyter_runtime_dir
-    except ImportError:
+    """The machine of the Jupyter server that started this process (its parent), when one runs here (found as
+    _machine_file.server_machine_path finds its file); None for a process no server started. One object per file."""
+    path = server_machine_path(runtime_dir, parent)
+    if path is None:
         return None
-    return jupyter_runtime_dir()
+    if runtime_dir is not None:
+        return SharedMachine(path)
+    found = _server_machines.get(path)
+    if found is None:
+        found = _server_machines[path] = SharedMachine(path)
+    return found

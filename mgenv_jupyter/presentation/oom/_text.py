@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..._text import Text, current_language
 from ...memory._series_words import series_name
 from ...oom._causes import size
-from ...oom._free import FreeOffer, report_offer
+from ...oom._free import FreeOffer
 from .._freeing import freed_info, offer_line, report_holders
 from ._words import (
     ALLOCATOR,
@@ -42,6 +42,7 @@ from ._words import (
     SAMPLES,
     SIMULATED,
     TIMELINE,
+    UNLISTED,
     UNSEEN,
     VERDICT,
 )
@@ -76,9 +77,9 @@ class OomText:
 
     @cached_property
     def free_offer(self) -> FreeOffer | None:
-        """What the kernel offers to free now (oom/_free.py report_offer), asked once for this view: its text, its
+        """What the kernel offers to free now (the report's `free_offer()`), asked once for this view: its text, its
         HTML and its renderer's data are made one after the other, and asking walks the failed call's locals."""
-        return report_offer(self.report)
+        return self.report.free_offer()
 
     def say(self, text: Text, **fields: Any) -> str:
         return text.get(self.lang).format(**fields)
@@ -104,6 +105,8 @@ class OomText:
             label = d.device.replace(" (simulated)", "") + (SIMULATED.get(self.lang) if d.simulated else "")
             line = self.say(DEVICE_LINE, device=label, total=size(d.total), kernel=size(d.kernel),
                            others=size(d.others), free=size(d.free))
+            if d.unlisted:
+                line += self.say(UNLISTED, size=size(d.unlisted))
             allocated = d.allocated if d.allocated is not None else (
                 event.facts.get("allocated") if d.gpu == event.gpu else None)
             cached = event.facts.get("cached_free") if d.gpu == event.gpu else None

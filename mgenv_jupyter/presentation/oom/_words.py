@@ -15,6 +15,8 @@ ALSO = T("also possible", "其他可能")
 NUMBERS = T("Numbers", "数据")
 DEVICE_LINE = T("{device}: total {total}; this kernel {kernel} (NVML); other processes {others}; free {free}",
                 "{device}:总量 {total};本内核 {kernel}(NVML);其他进程 {others};空闲 {free}")
+UNLISTED = T("; held by no listed process (the driver, other containers) {size}",
+             ";不属于任何列出的进程(驱动、其他容器){size}")
 ALLOCATOR = T("; allocator allocated {allocated}, reserved {reserved}", ";分配器已分配 {allocated},已预留 {reserved}")
 FRAGMENT = T("; reserved but unallocated {free} ({ratio}× the request)", ";已预留未分配 {free}(为申请量的 {ratio} 倍)")
 HOST_LINE = T("host: total {total}, available {available}; the kernel's processes {rss}",

@@ -15,12 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from mgenv_jupyter.memory.simulated._machine_file import machine_path
 from mgenv_jupyter.memory.simulated._scenario import PRESETS, Scenario
-from mgenv_jupyter.memory.simulated._shared_machine import (
-    SharedMachine,
-    machine_path,
-    server_machine,
-)
+from mgenv_jupyter.memory.simulated._shared_machine import SharedMachine, server_machine
 from mgenv_jupyter.memory.simulated._simulation import Simulation
 
 GiB = 1024**3
