@@ -18,7 +18,7 @@ from ...catalog._values import format_size
 from ...protocol._sweep import SweepFigure
 from ...tuner._result import Applied, SweepResult
 from . import _words as words
-from ._figure import failure_note, figure, point_label, seconds_text, status_text
+from ._figure import failure_note, figure, point_label, seconds_text, status_text, title
 from ._svg import sweep_svg
 
 __all__ = ["AppliedView", "SweepView", "figure", "sweep_svg"]
@@ -47,7 +47,7 @@ class SweepView:
 
     def lines(self) -> list[str]:
         language, result = self.language, self.result
-        out = [words.TITLE.get(language).format(axis=" × ".join(result.variables)),
+        out = [title(result, language),
                status_text(result, language, self.running), self._kernel_line()]
         out.extend(self._setup_lines())
         for point in result.points:
