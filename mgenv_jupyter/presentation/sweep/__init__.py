@@ -100,7 +100,7 @@ class SweepView:
             parts.append(f"gpu{point.gpu}")
         if point.node:
             parts.append(str(point.node))
-        parts.append(failure_note(point, language))
+        parts.append(failure_note(point, language, result.timeout))
         if point.kernel_values and not point.values_held:
             held = ", ".join(f"{name}={value}" for name, value in point.kernel_values.items())
             parts.append(words.VALUES_DIFFER.get(language).format(values=held))
@@ -131,7 +131,8 @@ class SweepView:
                      "" if point.seconds is None else seconds_text(point.seconds),
                      "" if point.peak_device_bytes is None else format_size(point.peak_device_bytes),
                      "" if point.peak_host_bytes is None else format_size(point.peak_host_bytes),
-                     "" if point.gpu is None else f"gpu{point.gpu}", failure_note(point, language)]
+                     "" if point.gpu is None else f"gpu{point.gpu}",
+                     failure_note(point, language, result.timeout)]
             rows.append("<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in cells) + "</tr>")
         table = ("<div class='mgenv-table-wrap'><table class='mgenv-table'><thead><tr>"
                  + "".join(f"<th>{html.escape(h)}</th>" for h in headers) + "</tr></thead><tbody>"

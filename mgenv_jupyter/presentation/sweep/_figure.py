@@ -18,6 +18,13 @@ def point_label(result: SweepResult, point: PointResult) -> str:
     return " · ".join(f"{name}={value}" for name, value in point.values.items())
 
 
+def axis_label(result: SweepResult, point: PointResult) -> str:
+    """The point on the figure's setting axis and in its legend: a grid's values only, in the order of the axis's
+    names ("1 · auto_growth" under "OMP_NUM_THREADS × FLAGS_allocator_strategy"), so two points never read alike
+    when the names would have filled the room."""
+    return " · ".join(point.values.values())
+
+
 def axis_name(result: SweepResult) -> str:
     return " × ".join(result.variables)
 
@@ -26,12 +33,15 @@ def seconds_text(seconds: float) -> str:
     return f"{seconds:.3g}" if seconds < 100 else f"{seconds:.0f}"
 
 
-def failure_note(point: PointResult, language: str) -> str:
-    """Why a point failed, in a few words: the outcome's, the exception's class or the signal, and where."""
+def failure_note(point: PointResult, language: str, timeout: float | None = None) -> str:
+    """Why a point failed, in a few words: the signal, or the exception's class and the first line of its message;
+    the time limit it ran past; and where."""
     if not point.failed:
         return ""
     failure = point.failure
     parts = []
+    if point.outcome is Outcome.TIMEOUT and timeout is not None:
+        parts.append(words.OVER_LIMIT.get(language).format(seconds=seconds_text(timeout)))
     if failure is not None and failure.signal is not None:
         parts.append(words.SIGNAL.get(language).format(signal=failure.signal_name))
     elif failure is not None and failure.kind:
@@ -137,7 +147,7 @@ def _why(result: SweepResult, point: PointResult, language: str) -> str:
     if point.outcome is Outcome.OK:
         return words.FIT_OVER.get(language).format(peak=format_size(result.budget.peak(point) or 0),
                                                    limit=format_size(result.budget.bytes or 0))
-    note = failure_note(point, language)
+    note = failure_note(point, language, result.timeout)
     outcome = words.OUTCOMES[point.outcome.value].get(language)
     return f"{outcome} ({note})" if note else outcome
 
@@ -158,13 +168,13 @@ def figure(result: SweepResult, language: str, running: bool = False) -> SweepFi
     if result.search is not None:  # probes in the order of their values, not the order they ran
         shown = sorted(result.points, key=result.search.position)
     for point in shown:
-        label = point_label(result, point)
+        label = axis_label(result, point)
         peak = result.budget.peak(point)
         points.append({
             "index": point.index, "label": label, "outcome": point.outcome.value,
             "outcome_label": words.OUTCOMES[point.outcome.value].get(language), "seconds": point.seconds,
             "peak": peak, "best": best is not None and best.index == point.index, "failed": point.failed,
-            "note": failure_note(point, language), "gpu": point.gpu,
+            "note": failure_note(point, language, result.timeout), "gpu": point.gpu,
         })
         series = point.timeline.device if device else point.timeline.host
         if point.timeline.t:

@@ -79,6 +79,7 @@ HEADERS = {"outcome": T("outcome", "结果"), "seconds": T("seconds", "秒"), "p
            "note": T("note", "说明"), "held": T("kernel had", "内核实际取值")}
 BEST_MARK = T("best", "最佳")
 OVER_BUDGET = T("above the budget", "超出预算")
+OVER_LIMIT = T("past the {seconds} s limit", "超过 {seconds} 秒的限制")
 SIGNAL = T("killed by {signal}", "被 {signal} 终止")
 VALUES_DIFFER = T("the kernel had {values}", "内核实际取值为 {values}")
 APPLIED = T("Set {names} in this kernel.", "已在本内核中设置 {names}。")

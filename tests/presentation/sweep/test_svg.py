@@ -14,7 +14,8 @@ def test_the_picture_is_well_formed_and_marks_what_the_figure_says(swept):
     svg = sweep_svg(figure(swept, "en"))
     xml.dom.minidom.parseString(svg)  # well-formed: a saved notebook's renderer gets valid SVG
     assert svg.count(f'stroke="{BEST}"') == 2  # the best point ringed on the time and the peak chart
-    assert "budget 973 MiB (1 GiB less 5%)" in svg and svg.count(f'fill="{FAIL}" font-size="9">out of memory') == 2
+    assert "budget 973 MiB (1 GiB less 5%)" in svg and svg.count(f'fill="{FAIL}" font-size="9">out of') == 2
+    assert "✕ oom: out of memory — _ArrayMemoryError, in the measured cell" in svg  # the reason, under the panels
     assert svg.count("<polyline") == 2 + 2 + 5  # each category chart broken at the failed point; five timelines
 
 
