@@ -34,7 +34,7 @@ from ._local import Job, Measure, run_local_point
 from ._point import Outcome, PointResult, failed_point
 from ._replay import SetupPlan
 from ._result import Budget, BudgetOf, Choice, SweepResult, last_sweeps
-from ._run import DEFAULT_TIMEOUT, NO_CODE, _host_total, checked_budget, checked_repeat, checked_seconds, gpu_slots
+from ._run import DEFAULT_TIMEOUT, _host_total, checked_budget, checked_code, checked_repeat, checked_seconds, gpu_slots
 from ._schedule import run_on_slots
 
 DEFAULT_MARGIN = 0.10
@@ -224,9 +224,7 @@ def run_largest_fit(code: str, name: str, raw: object, setup: SetupPlan, *, sess
                     source: str = "api", on_start: Observer | None = None,
                     on_point: OnProbe | None = None) -> SweepResult:
     """Find the largest of `raw`'s values (see `candidates`) whose point fits; see the module help."""
-    if not isinstance(code, str) or not any(line.strip() and not line.lstrip().startswith("#")
-                                            for line in code.splitlines()):
-        raise InvalidValueError(NO_CODE.get())
+    checked_code(code)
     repeats = checked_repeat(repeat)
     limit = checked_seconds(timeout, "timeout")
     setup_limit = checked_seconds(setup_timeout, "setup_timeout")
