@@ -85,3 +85,58 @@ def test_the_frameworks_settings_are_searched_as_envset_writes_them(fresh_sessio
     found = candidates(name, given)
     ends = [_normalised(fresh_session, name, found.text(i), "api", False) for i in (0, len(found) - 1)]
     assert ends == [first, last]
+
+
+def _probe(index, value, outcome="ok", peak=100 * 2**20, signal=None, kind=None):
+    from mgenv_jupyter.tuner._point import Failure, Outcome, Phase, PointResult
+
+    failure = None if outcome == "ok" else Failure(kind=kind, message="boom", signal=signal)
+    phase = None if outcome == "ok" else Phase.CELL
+    return PointResult(index, {"N": value}, {"N": value}, Outcome(outcome), phase=phase, failure=failure,
+                       runs=(0.1,) if outcome == "ok" else (), peak_host_bytes=peak)
+
+
+def _search(points, positions, interrupted=False):
+    from mgenv_jupyter.tuner._fit import FitSearch
+    from mgenv_jupyter.tuner._grid import Grid, Variable
+    from mgenv_jupyter.tuner._replay import SetupPlan
+    from mgenv_jupyter.tuner._result import Budget, BudgetOf, SweepResult
+
+    budget = Budget(540 * 2**20, BudgetOf.HOST, total=600 * 2**20, margin=0.1, given=True)
+    search = FitSearch(candidates("N", "1..1024"), list(positions))
+    return SweepResult("x", Grid((Variable("N", (), ()),)), SetupPlan((), False), points, budget, search=search,
+                       interrupted=interrupted)
+
+
+def test_what_each_probe_says_and_what_the_search_answers():
+    """Out of memory, the OOM killer's SIGKILL and a peak over the limit mean too big; an error stops the search and
+    the largest that fit so far is kept; the status says which, with the reason."""
+    import signal as signals
+
+    from mgenv_jupyter.presentation.sweep import SweepView
+    from mgenv_jupyter.tuner._fit import Verdict
+
+    found = _search([_probe(0, "512", peak=600 * 2**20), _probe(1, "256", peak=300 * 2**20),
+                     _probe(2, "384", "oom", kind="MemoryError"),
+                     _probe(3, "320", "crashed", signal=signals.SIGKILL), _probe(4, "288", peak=530 * 2**20),
+                     _probe(5, "289", peak=541 * 2**20)], [511, 255, 383, 319, 287, 288])
+    verdicts = [found.search.verdict(p, found.budget) for p in found.points]
+    assert verdicts == [Verdict.TOO_BIG, Verdict.FITS, Verdict.TOO_BIG, Verdict.TOO_BIG, Verdict.FITS, Verdict.TOO_BIG]
+    assert found.best.values == {"N": "288"} and found.choice.value == "largest_fit"
+    assert SweepView(found, language="en").lines()[1] == (
+        "largest that fits: N=288 — peak 530 MiB, within 540 MiB (600 MiB less 10%); found in 6 probe(s); 289 did "
+        "not fit")
+    stopped = _search([_probe(0, "512", peak=300 * 2**20), _probe(1, "768", "error", kind="builtins.ValueError")],
+                      [511, 767])
+    assert stopped.best.values == {"N": "512"} and stopped.choice.value == "fit_so_far"
+    assert SweepView(stopped, language="en").lines()[1] == (
+        "the search stopped at N=768: error (ValueError: boom, in the measured cell). The largest that fit so far: "
+        "N=512 (peak 300 MiB)")
+    nothing = _search([_probe(0, "512", "oom"), _probe(1, "1", peak=600 * 2**20)], [511, 0])
+    assert nothing.best is None and nothing.choice.value == "nothing_fits"
+    assert "nothing fits: N=1, the smallest, peaked at 600 MiB, above 540 MiB" in SweepView(nothing).lines()[1]
+    interrupted = _search([_probe(0, "512", peak=300 * 2**20), _probe(1, "768", "not_run")], [511, 767],
+                          interrupted=True)
+    assert SweepView(interrupted, language="en").lines()[1] == (
+        "Interrupted after 1 probe(s). The largest that fit so far: N=512 (peak 300 MiB)")
+    assert interrupted.frame()["N"].tolist() == ["512", "768"]  # every probe, in the order it ran
