@@ -103,6 +103,7 @@ def _category_panel(x0: float, figure: SweepFigure, title: str, values: Sequence
     def y_of(v: float) -> float:
         return TOP + inner_h * (1 - v / top)
 
+    on_top: list[str] = []  # drawn after the points
     if budget is not None and sizes and far:
         parts.append(f'<text x="{x0 + PANEL_WIDTH - RIGHT}" y="{TOP - 4}" text-anchor="end" fill="{FAIL}">'
                      f'{_esc(_short("↑ " + figure["budget_label"], 46))}</text>')
@@ -110,7 +111,10 @@ def _category_panel(x0: float, figure: SweepFigure, title: str, values: Sequence
         y = y_of(budget)
         parts.append(f'<line x1="{x0 + LEFT}" x2="{x0 + PANEL_WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" '
                      f'stroke="{FAIL}" stroke-dasharray="5 3"/>')
-        parts.append(f'<text x="{x0 + LEFT + 4}" y="{y - 3:.1f}" fill="{FAIL}">{_esc(figure["budget_label"])}</text>')
+        # A halo of the page's colour (CSS's Canvas; a renderer without it draws none): readable over the points of
+        # a largest-fit search, which straddle the line.
+        on_top.append(f'<text x="{x0 + LEFT + 4}" y="{y - 3:.1f}" fill="{FAIL}" stroke="Canvas" stroke-width="3" '
+                      f'stroke-opacity="0.85" paint-order="stroke">{_esc(figure["budget_label"])}</text>')
     segments: list[list[str]] = [[]]  # a failed point breaks the line, as a failed run breaks the seed's curve
     for i, (point, value) in enumerate(zip(points, values, strict=True)):
         if value is None or point["failed"] or point["outcome"] == "not_run":
@@ -152,7 +156,7 @@ def _category_panel(x0: float, figure: SweepFigure, title: str, values: Sequence
                      f'{_esc(label)}<title>{_esc(point["label"])}</title></text>')
     parts.append(f'<text x="{x0 + LEFT + inner_w / 2}" y="{HEIGHT - 6}" text-anchor="middle" opacity="0.7">'
                  f'{_esc(_short(figure["axis"], 40))}</text>')
-    return parts
+    return parts + on_top
 
 
 def _timeline_panel(x0: float, figure: SweepFigure) -> list[str]:
