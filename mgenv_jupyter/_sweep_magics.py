@@ -38,6 +38,14 @@ BAD_SETUP = Text("setup must be None (replay this kernel's cells), code, a list 
                  "setup 必须是 None(重放本内核的单元)、代码、代码列表或单元编号(In [n])列表,而不是 {kind}")
 NO_SUCH_CELL = Text("there is no cell [{number}] in this kernel's history (cells 1 to {last} ran before this one)",
                     "本内核的历史中没有单元 [{number}](在此之前运行的是单元 1 到 {last})")
+SEARCHES = ("grid", "largest_fit")
+BAD_SEARCH = Text("search must be 'grid' (every point) or 'largest_fit' (the largest value that fits), not {value!r}",
+                  "search 必须是 'grid'(每个点)或 'largest_fit'(能放下的最大取值),而不是 {value!r}")
+MARGIN_ALONE = Text("a margin goes with the largest-fit search (--largest-fit, search='largest_fit')",
+                    "margin 只用于最大可容纳搜索(--largest-fit,search='largest_fit')")
+FIT_ALONE = Text("the largest-fit search runs one probe at a time over one variable: it takes no --together or "
+                 "--parallel",
+                 "最大可容纳搜索一次只运行一个探测、只搜索一个变量:不接受 --together 或 --parallel")
 BAD_CELLS = Text("--setup takes cell numbers such as 3,5,7 (In [n]) or 'none', not {text!r}",
                  "--setup 的取值应为 3,5,7 这样的单元编号(In [n])或 'none',而不是 {text!r}")
 
@@ -107,8 +115,8 @@ def _chosen_cells(plan: SetupPlan, history: list[str], current: int, numbers: li
 def sweep(code: str, values: Mapping[str, Sequence[object]], setup: object = None, repeat: int = 1,
           timeout: float | None = 600.0, budget: int | str | None = None, *, kernel: str | None = None,
           parallel: int | None = None, setup_timeout: float | None = None, force: bool = False,
-          ray: bool | None = None, together: bool = False, source: str = "api",
-          on_start: Callable[[SweepResult], None] | None = None,
+          ray: bool | None = None, together: bool = False, search: str = "grid", margin: float | str | None = None,
+          source: str = "api", on_start: Callable[[SweepResult], None] | None = None,
           on_point: Callable[[SweepResult, Any], None] | None = None) -> SweepResult:
     """Run `code` once per point of `values` (NAME → values; several names make a grid), each point in a fresh
     kernel of this kernel's kernelspec with its variables in the environment before it starts, and compare them.
@@ -121,15 +129,38 @@ def sweep(code: str, values: Mapping[str, Sequence[object]], setup: object = Non
     per GPU by default). `ray`: False runs locally even when your code connected Ray. `together`: the variables'
     values go together (the n-th point takes every variable's n-th value) instead of every combination.
 
+    `search="largest_fit"`: instead of every point, find by bisection the largest value of one variable whose point
+    ends without running out of memory and peaks within `budget` less `margin` (a share: 0.1 or "10%", the default;
+    `budget` defaults to the device's total, or the host's): `values` is {"NAME": range(LOW, HIGH + 1)}, a list in
+    increasing order, or a text holding LOW..HIGH ("max_split_size_mb:64..1024" inside an allocator config). Each
+    probe is a fresh kernel; the frame lists every probe, `.best` is the answer and `.apply()` sets it.
+
     Every value is checked as `%envset` checks it before anything starts; bad input raises `InvalidValueError` and
     nothing runs. Returns a `SweepResult` (`.frame()`, `.best`, `.apply()`); `mgenv_jupyter.last_sweep()` returns it
     later. Interrupting keeps the points that finished."""
     from .runtime import session
     from .tuner._run import run_sweep
 
+    if search not in SEARCHES:
+        raise InvalidValueError(BAD_SEARCH.get().format(value=str(search)[:40]))
+    largest_fit = search == "largest_fit"
+    if not largest_fit and margin is not None:
+        raise InvalidValueError(MARGIN_ALONE.get())
+    if largest_fit and (together or parallel is not None):
+        raise InvalidValueError(FIT_ALONE.get())
     shell = _shell()
     plan = setup_plan(setup, shell)
     history, current = _history(shell)
+    if largest_fit:
+        from .tuner._fit import NOT_ONE, run_largest_fit
+
+        if not isinstance(values, Mapping) or len(values) != 1:
+            raise InvalidValueError(NOT_ONE.get().format(count=len(values) if isinstance(values, Mapping) else 0))
+        ((name, raw),) = values.items()
+        _sweep_cells.add(current)
+        return run_largest_fit(code, name, raw, plan, session=session(), repeat=repeat, timeout=timeout,
+                               setup_timeout=setup_timeout, budget=budget, margin=margin, kernel=kernel, force=force,
+                               source=source, on_start=on_start, on_point=on_point)
     _sweep_cells.add(current)
     return run_sweep(code, values, plan, session=session(), repeat=repeat, timeout=timeout,
                      setup_timeout=setup_timeout, budget=budget, kernel=kernel, parallel=parallel, force=force,
@@ -169,6 +200,10 @@ class SweepMagics(Magics):
     @argument("--together", action="store_true",
               help="take the variables' values together (the n-th point gets every variable's n-th value) instead "
                    "of every combination")
+    @argument("--largest-fit", action="store_true", dest="largest_fit",
+              help="find the largest value of NAME=LOW..HIGH whose point fits the budget less the margin, by "
+                   "bisection (each probe a fresh kernel)")
+    @argument("--margin", default=None, help="with --largest-fit: the share of the budget left free (default 10%%)")
     @argument("--force", action="store_true", help="as %%envset --force: names that look like misspelt ones")
     @argument("-o", action="store_true", dest="output", help="return the SweepResult")
     @cell_magic
@@ -184,22 +219,46 @@ class SweepMagics(Magics):
         comma (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb:128) is given as its own
         NAME=VALUE word, the name repeated once per value. mgenv_jupyter.last_sweep() returns the result; -o returns
         it here. Interrupting keeps the points that finished.
+
+        Will it fit: the largest value whose point neither runs out of memory nor peaks above the budget less the
+        margin, found by bisection, each probe a fresh kernel (about log2 of the range's size probes):
+
+            %%envsweep BATCH=1..4096 --largest-fit --margin 10%
+            train_step(batch=int(os.environ["BATCH"]))
+
+        LOW..HIGH may sit inside a value (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False,max_split_size_mb:
+        64..1024) or carry decimals (XLA_PYTHON_CLIENT_MEM_FRACTION=0.50..0.95) or a unit (1GB..8GB).
         """
         from .runtime import session
         from .tuner._grid import words_to_values
 
         args = _parse_args(self.envsweep, line)
         try:
-            values = words_to_values(args.assignments, session())
+            values = (_fit_values(args.assignments) if args.largest_fit
+                      else words_to_values(args.assignments, session()))
             setup = _cell_numbers(args.setup) if args.setup is not None else None
             result = _show_live(lambda on_start, on_point: sweep(
                 cell, values, setup=setup, repeat=args.repeat, timeout=args.timeout, budget=args.budget,
                 kernel=args.kernel, parallel=args.parallel, setup_timeout=args.setup_timeout, force=args.force,
-                ray=False if args.local else None, together=args.together, source="magic", on_start=on_start,
-                on_point=on_point))
+                ray=False if args.local else None, together=args.together,
+                search="largest_fit" if args.largest_fit else "grid", margin=args.margin, source="magic",
+                on_start=on_start, on_point=on_point))
         except InvalidValueError as exc:
             raise UsageError(str(exc)) from None
         return result if args.output else None
+
+
+def _fit_values(words: Sequence[str]) -> dict[str, str]:
+    """--largest-fit's one NAME=LOW..HIGH word, its value whole (an allocator config's commas kept)."""
+    from .tuner._fit import NOT_ONE
+    from .tuner._grid import NOT_ASSIGNMENT
+
+    if len(words) != 1:
+        raise InvalidValueError(NOT_ONE.get().format(count=len(words)))
+    name, sep, text = words[0].partition("=")
+    if not sep or not name.strip():
+        raise InvalidValueError(NOT_ASSIGNMENT.get().format(position=1))
+    return {name.strip(): text}
 
 
 def _show_live(run: Callable[[Callable[[Any], None], Callable[[Any, Any], None]], SweepResult]) -> SweepResult:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from ..runtime._outcome import SetReport
     from ..runtime._session import EnvSession
+    from ._fit import FitSearch
 
 TIE = 0.01  # points within 1% of the fastest time count as equally fast: the machine's noise is larger
 MARGIN = 0.05  # the default budget leaves this share of the device (or the host's memory) free
@@ -57,6 +58,9 @@ class Choice(str, enum.Enum):
     NOTHING_FINISHED = "nothing_finished"  # no point ran to the end without failing
     NONE_WITHIN_BUDGET = "none_within_budget"  # every finished point peaked above the budget
     NO_PEAK = "no_peak"  # the finished points have no peak of the budget's kind to compare
+    LARGEST_FIT = "largest_fit"  # a largest-fit search: the largest value that fit (`_fit.py`)
+    NOTHING_FITS = "nothing_fits"  # a largest-fit search: not even the smallest value fit
+    FIT_SO_FAR = "fit_so_far"  # a largest-fit search that stopped early: the largest that fit until then, or None
 
 
 @dataclass(frozen=True, repr=False)
@@ -97,6 +101,7 @@ class SweepResult(Shown):
     started: float = 0.0
     finished: float = 0.0
     simulated_devices: bool = False
+    search: FitSearch | None = None  # a largest-fit search: `.best` is its answer, the points its probes
     _session: Callable[[], EnvSession] | None = field(default=None, repr=False)
 
     @property
@@ -143,6 +148,8 @@ class SweepResult(Shown):
         return self._choose()[0]
 
     def _choose(self) -> tuple[PointResult | None, Choice]:
+        if self.search is not None:
+            return self.search.choose(self.points, self.budget)
         finished = [point for point in self.points if point.outcome is Outcome.OK and point.seconds is not None]
         if not finished:
             return None, Choice.NOTHING_FINISHED

@@ -45,6 +45,14 @@ BAD_PARALLEL = Text("parallel must be a whole number from 1 up, not {value!r}",
 OnPoint = Callable[[SweepResult, PointResult], None]
 
 
+def checked_code(code: object) -> str:
+    """The cell to measure: code with at least one line that is not a comment."""
+    if not isinstance(code, str) or not any(line.strip() and not line.lstrip().startswith("#")
+                                            for line in code.splitlines()):
+        raise InvalidValueError(NO_CODE.get())
+    return code
+
+
 def checked_repeat(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPEAT:
         raise InvalidValueError(BAD_REPEAT.get().format(most=MAX_REPEAT, value=value))
@@ -104,9 +112,7 @@ def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, sess
               source: str = "api", zipped: bool = False, on_start: Callable[[SweepResult], None] | None = None,
               on_point: OnPoint | None = None, ray: bool | None = None) -> SweepResult:
     """Run `code` once per point of `values` (name → values) in fresh processes; see the package's help."""
-    if not isinstance(code, str) or not any(line.strip() and not line.lstrip().startswith("#")
-                                            for line in code.splitlines()):
-        raise InvalidValueError(NO_CODE.get())
+    checked_code(code)
     repeats = checked_repeat(repeat)
     limit = checked_seconds(timeout, "timeout")
     setup_limit = checked_seconds(setup_timeout, "setup_timeout")

@@ -155,3 +155,13 @@ def test_after_an_out_of_memory_error_the_memory_comes_back_and_the_holders_are_
     holders = output_of(executed, "print('after %memfree it is gone:'")
     assert "after %memfree it is gone: True" in holders, holders
     assert "weights  64 MiB  numpy.ndarray  [host 64 MiB]" in holders, holders
+
+
+def test_the_largest_fit_example_finds_the_largest_allocation_under_the_simulated_card(executed):
+    """Issue 37: the demo's largest-fit cell on the simulated 1 GiB card (mirror-1gb) answers with a value, in at
+    most ⌈log2(1001 + 1)⌉ = 10 probes, whose peak is within the card's total less 10%."""
+    text = output_of(executed, "fit = mgenv_jupyter.last_sweep()")
+    assert "largest that fits: {'FIT_MB': '" in text and "probes" in text
+    probes = int(text.rsplit("in", 1)[1].split()[0])
+    value = int(text.split("{'FIT_MB': '")[1].split("'")[0])
+    assert 1 <= probes <= 10 and 100 <= value < 0.9 * 1024

@@ -4,10 +4,13 @@ import { SweepFigure, SweepPointInfo } from '../protocol';
 import { BYTE_INCRS, formatBytes, formatByteTicks } from '../chart/format';
 import { ENGLISH, Translation } from '../chart/text';
 import { ChartTheme, readTheme, watchTheme } from '../chart/theme';
+import { fitY } from '../chart/view';
 
 /** Each panel's plot height in pixels; the panels sit side by side where there is room, one above another where not. */
 const PLOT_HEIGHT = 200;
 const MIN_PANEL = 240;
+/** About how wide a character of the chart's 11 px font is: what a setting's label may take of its slot. */
+const CHAR_PX = 6.2;
 
 /**
  * A sweep's figure, as the DTR seed draws its own: the cell's time and the points' peak memory against the setting
@@ -23,6 +26,7 @@ export class SweepChart {
   private _status: HTMLElement;
   private _title: HTMLElement;
   private _panels: HTMLElement;
+  private _failures: HTMLElement;
   private _theme: ChartTheme | null = null;
   private _resizeObserver: ResizeObserver | null = null;
   private _unwatchTheme: () => void;
@@ -36,7 +40,8 @@ export class SweepChart {
     this._title = el('div', 'mgenv-chart-title');
     this._status = el('div', 'mgenv-sweep-status');
     this._panels = el('div', 'mgenv-sweep-panels');
-    root.append(this._title, this._status, this._panels);
+    this._failures = el('ul', 'mgenv-sweep-failures');
+    root.append(this._title, this._status, this._panels, this._failures);
     if (typeof ResizeObserver !== 'undefined') {
       this._resizeObserver = new ResizeObserver(() => {
         const width = this._panels.clientWidth;
@@ -63,7 +68,20 @@ export class SweepChart {
     this._title.textContent = figure.title;
     this._status.textContent = figure.status;
     this._status.classList.toggle('mgenv-sweep-running', figure.running);
+    this._renderFailures(figure);
     this._draw();
+  }
+
+  /** Under the panels, each point that failed or did not finish, with its reason in the kernel's words. */
+  private _renderFailures(figure: SweepFigure): void {
+    const items = figure.points
+      .filter(p => p.failed || p.outcome === 'not_run')
+      .map(p => {
+        const item = el('li', `mgenv-sweep-failure mgenv-sweep-failure-${p.outcome}`);
+        item.textContent = `✕ ${p.label}: ${p.outcome_label}${p.note ? ` — ${p.note}` : ''}`;
+        return item;
+      });
+    this._failures.replaceChildren(...items);
   }
 
   destroy(): void {
@@ -143,9 +161,17 @@ export class SweepChart {
     const panel = this._panel(title, bytes ? 'peak' : 'time');
     const theme = this.theme;
     const xs = figure.points.map((_, i) => i);
-    const shown = values.map((v, i) => (figure.points[i].failed ? null : v));
-    const budget = bytes ? figure.budget : null;
-    const high = Math.max(0, ...values.filter((v): v is number => v !== null), budget ?? 0);
+    const shown = values.map((v, i) => (figure.points[i].failed || figure.points[i].outcome === 'not_run' ? null : v));
+    const measured = values.filter((v): v is number => v !== null);
+    // A budget far above the points (a host's 22 GiB over points of 50-600 MiB) is named at the top, as the memory
+    // chart names a device's total, instead of flattening them: the same rule, fitY's.
+    const budgetGiven = bytes ? figure.budget : null;
+    const fit = fitY(measured.length ? Math.max(...measured) : null, budgetGiven === null ? [] : [budgetGiven]);
+    const budgetAbove = budgetGiven !== null && measured.length > 0 && fit.above.length > 0;
+    const budget = budgetAbove ? null : budgetGiven;
+    const high = Math.max(0, ...measured, budget ?? 0);
+    const slot = (width - (bytes ? 62 : 50)) / Math.max(1, figure.points.length);
+    const [every, room] = labelRoom(figure.points.length, slot);
     const opts: uPlot.Options = {
       width,
       height: PLOT_HEIGHT,
@@ -160,7 +186,7 @@ export class SweepChart {
         {
           ...this._axis(),
           splits: () => xs,
-          values: () => figure.points.map(p => shorten(p.label)),
+          values: () => figure.points.map((p, i) => (i % every === 0 ? shorten(p.label, room) : '')),
           label: shorten(figure.axis, 40),
           labelSize: 14,
           size: 34
@@ -185,7 +211,12 @@ export class SweepChart {
           value: (_u: uPlot, v: number | null) => (bytes ? formatBytes(v) : v === null ? '–' : v.toPrecision(3))
         }
       ],
-      hooks: { draw: [u => this._annotate(u, figure.points, values, budget, figure.budget_label)] }
+      hooks: {
+        draw: [
+          u =>
+            this._annotate(u, figure.points, values, budget, figure.budget_label, budgetAbove, bytes, room)
+        ]
+      }
     };
     const plot = new uPlot(opts, [xs, shown], panel);
     (plot.root as HTMLElement).dataset.panel = bytes ? 'peak' : 'time';
@@ -198,7 +229,10 @@ export class SweepChart {
     points: SweepPointInfo[],
     values: (number | null)[],
     budget: number | null,
-    budgetLabel: string
+    budgetLabel: string,
+    budgetAbove: boolean,
+    bytes: boolean,
+    room: number
   ): void {
     const theme = this.theme;
     const ctx = u.ctx;
@@ -215,15 +249,41 @@ export class SweepChart {
       ctx.lineTo(u.bbox.left + u.bbox.width, y);
       ctx.stroke();
       ctx.setLineDash([]);
-      ctx.fillStyle = theme.overlays.oom_request;
       ctx.textAlign = 'left'; // the points rise to the right: the label stays clear of them on the left
+      // On the page's background: points near the line (a largest-fit search's, which straddle it) stay readable.
+      const box = ctx.measureText(budgetLabel).width;
+      ctx.fillStyle = theme.background;
+      ctx.globalAlpha = 0.85;
+      ctx.fillRect(u.bbox.left + 2 * ratio, y - 15 * ratio, box + 4 * ratio, 13 * ratio);
+      ctx.globalAlpha = 1;
+      ctx.fillStyle = theme.overlays.oom_request;
       ctx.fillText(budgetLabel, u.bbox.left + 4 * ratio, y - 4 * ratio);
+    } else if (budgetAbove) {
+      ctx.fillStyle = theme.overlays.oom_request;
+      ctx.textAlign = 'right';
+      ctx.fillText(`↑ ${budgetLabel}`, u.bbox.left + u.bbox.width, u.bbox.top + 10 * ratio);
     }
+    const floor = u.bbox.top + u.bbox.height - 10 * ratio;
     points.forEach((point, i) => {
       const x = u.valToPos(i, 'x', true);
       const value = values[i];
-      if (point.failed) {
-        const y = value !== null ? u.valToPos(value, 'y', true) : u.bbox.top + u.bbox.height - 10 * ratio;
+      if (point.outcome === 'not_run') {
+        // Interrupted: a hollow dashed mark where it had got to, never a result.
+        ctx.strokeStyle = theme.muted;
+        ctx.lineWidth = 1.5 * ratio;
+        ctx.setLineDash([2 * ratio, 2 * ratio]);
+        ctx.beginPath();
+        ctx.arc(x, value !== null ? u.valToPos(value, 'y', true) : floor, 5 * ratio, 0, 2 * Math.PI);
+        ctx.stroke();
+        ctx.setLineDash([]);
+        ctx.fillStyle = theme.muted;
+        ctx.textAlign = 'center';
+        ctx.fillText(shorten(point.outcome_label, room + 2), x, floor - 10 * ratio);
+      } else if (point.failed) {
+        // A time-out ran past its limit: crossed at the top under an arrow, never drawn at 0 s.
+        const timedOut = point.outcome === 'timeout' && !bytes;
+        const top = u.bbox.top + 14 * ratio;
+        const y = timedOut ? top : value !== null ? u.valToPos(value, 'y', true) : floor;
         const r = 5 * ratio;
         ctx.strokeStyle = theme.overlays.oom_request;
         ctx.lineWidth = 2 * ratio;
@@ -235,7 +295,8 @@ export class SweepChart {
         ctx.stroke();
         ctx.fillStyle = theme.overlays.oom_request;
         ctx.textAlign = 'center';
-        ctx.fillText(point.outcome_label, x, y - 8 * ratio);
+        const label = shorten(point.outcome_label, room + 2);
+        ctx.fillText(timedOut ? `↑ ${label}` : label, x, timedOut ? y + 16 * ratio : y - 8 * ratio);
       } else if (point.best && value !== null) {
         ctx.strokeStyle = theme.overlays.paddle_cap;
         ctx.lineWidth = 2.5 * ratio;
@@ -296,6 +357,19 @@ export class SweepChart {
     }
     return plot;
   }
+}
+
+/**
+ * How the setting axis labels `count` points `slot` pixels apart: every k-th one, each cut to this many characters,
+ * so that no two labels overlap however many points a grid has.
+ */
+export function labelRoom(count: number, slot: number): [number, number] {
+  const chars = Math.floor(slot / CHAR_PX);
+  let every = 1;
+  while (chars * every < 4 && every < count) {
+    every *= 2;
+  }
+  return [every, Math.max(4, chars * every - 1)];
 }
 
 function shorten(text: string, most = 14): string {

@@ -18,7 +18,7 @@ from ...catalog._values import format_size
 from ...protocol._sweep import SweepFigure
 from ...tuner._result import Applied, SweepResult
 from . import _words as words
-from ._figure import failure_note, figure, point_label, seconds_text, status_text
+from ._figure import failure_note, figure, point_label, seconds_text, status_text, title
 from ._svg import sweep_svg
 
 __all__ = ["AppliedView", "SweepView", "figure", "sweep_svg"]
@@ -47,7 +47,7 @@ class SweepView:
 
     def lines(self) -> list[str]:
         language, result = self.language, self.result
-        out = [words.TITLE.get(language).format(axis=" × ".join(result.variables)),
+        out = [title(result, language),
                status_text(result, language, self.running), self._kernel_line()]
         out.extend(self._setup_lines())
         for point in result.points:
@@ -100,7 +100,7 @@ class SweepView:
             parts.append(f"gpu{point.gpu}")
         if point.node:
             parts.append(str(point.node))
-        parts.append(failure_note(point, language))
+        parts.append(failure_note(point, language, result.timeout))
         if point.kernel_values and not point.values_held:
             held = ", ".join(f"{name}={value}" for name, value in point.kernel_values.items())
             parts.append(words.VALUES_DIFFER.get(language).format(values=held))
@@ -131,7 +131,8 @@ class SweepView:
                      "" if point.seconds is None else seconds_text(point.seconds),
                      "" if point.peak_device_bytes is None else format_size(point.peak_device_bytes),
                      "" if point.peak_host_bytes is None else format_size(point.peak_host_bytes),
-                     "" if point.gpu is None else f"gpu{point.gpu}", failure_note(point, language)]
+                     "" if point.gpu is None else f"gpu{point.gpu}",
+                     failure_note(point, language, result.timeout)]
             rows.append("<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in cells) + "</tr>")
         table = ("<div class='mgenv-table-wrap'><table class='mgenv-table'><thead><tr>"
                  + "".join(f"<th>{html.escape(h)}</th>" for h in headers) + "</tr></thead><tbody>"

@@ -30,8 +30,8 @@ BUDGET_DEFAULT = T("budget {size} ({total} less {margin:g}%)", "预算 {size}({t
 BUDGET_GIVEN = T("budget {size}", "预算 {size}")
 NO_BUDGET = T("no budget (the total is unknown)", "无预算(总量未知)")
 RUNNING = T("running: {done} of {count} points done", "运行中:{count} 个点已完成 {done} 个")
-INTERRUPTED = T("interrupted: {done} of {count} points finished; the rest did not run",
-                "已中断:{count} 个点完成了 {done} 个;其余未运行")
+INTERRUPTED = T("Interrupted: {done} of {count} points finished; the rest did not run.",
+                "已中断:{count} 个点完成了 {done} 个;其余未运行。")
 BEST = T("recommended: {values} — {seconds} s, peak {peak}", "推荐:{values} —— {seconds} 秒,峰值 {peak}")
 BEST_NO_PEAK = T("recommended: {values} — {seconds} s", "推荐:{values} —— {seconds} 秒")
 CHOICES = {
@@ -41,7 +41,25 @@ CHOICES = {
                             "没有推荐:所有完成的点的峰值都超过了预算"),
     "no_peak": T("no recommendation: the finished points have no peak to compare with the budget",
                  "没有推荐:完成的点没有可与预算比较的峰值"),
+    "largest_fit": T("largest that fits", "能放下的最大取值"),
+    "nothing_fits": T("nothing fits", "没有能放下的取值"),
+    "fit_so_far": T("the search stopped early", "搜索提前停止"),
 }
+FIT_TITLE = T("Largest {name} that fits, in {given}", "{given} 中能放下的最大 {name}")
+FIT_RUNNING = T("searching for the largest {name} in {given} that peaks within {limit}: {done} probe(s) so far",
+                "在 {given} 中搜索峰值不超过 {limit} 的最大 {name}:已探测 {done} 次")
+FIT_FOUND = T("largest that fits: {name}={value} — peak {peak}, within {limit}; found in {done} probe(s)",
+              "能放下的最大取值:{name}={value} —— 峰值 {peak},不超过 {limit};共探测 {done} 次")
+FIT_FOUND_ABOVE = T("; {above} did not fit", ";{above} 放不下")
+FIT_NOTHING = T("nothing fits: {name}={value}, the smallest, {why}; found in {done} probe(s)",
+                "没有能放下的取值:最小的 {name}={value} {why};共探测 {done} 次")
+FIT_STOPPED = T("the search stopped at {name}={value}: {why}", "搜索在 {name}={value} 处停止:{why}")
+FIT_INTERRUPTED = T("Interrupted after {done} probe(s).", "已在探测 {done} 次后中断。")
+FIT_SO_FAR = T("the largest that fit so far: {name}={value} (peak {peak})",
+               "目前能放下的最大取值:{name}={value}(峰值 {peak})")
+FIT_NONE_SO_FAR = T("nothing fit so far", "目前没有能放下的取值")
+FIT_OVER = T("peaked at {peak}, above {limit}", "峰值 {peak},超过 {limit}")
+FIT_LIMIT = T("{limit} ({budget} less {margin:g}%)", "{limit}({budget} 减去 {margin:g}%)")
 SETUP_REPLAYED = T("Before the cell each point ran {count} cell(s) of this kernel: {cells}",
                    "每个点在该单元之前运行了本内核的 {count} 个单元:{cells}")
 SETUP_GIVEN = T("Before the cell each point ran {count} piece(s) of code you chose",
@@ -61,6 +79,7 @@ HEADERS = {"outcome": T("outcome", "结果"), "seconds": T("seconds", "秒"), "p
            "note": T("note", "说明"), "held": T("kernel had", "内核实际取值")}
 BEST_MARK = T("best", "最佳")
 OVER_BUDGET = T("above the budget", "超出预算")
+OVER_LIMIT = T("past the {seconds} s limit", "超过 {seconds} 秒的限制")
 SIGNAL = T("killed by {signal}", "被 {signal} 终止")
 VALUES_DIFFER = T("the kernel had {values}", "内核实际取值为 {values}")
 APPLIED = T("Set {names} in this kernel.", "已在本内核中设置 {names}。")
