@@ -143,7 +143,7 @@ def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, sess
     workdir = Path(tempfile.mkdtemp(prefix="mgenv-sweep-"))
     try:
         if runner == "ray":
-            points, interrupted = run_ray_points(jobs, measure, slots, finished)
+            points, interrupted = run_ray_points(jobs, measure, slots, finished, _session_env(session))
         else:
             def run_point(index: int, gpu: int | None, cancelled: object) -> PointResult:
                 job = jobs[index]
@@ -159,6 +159,15 @@ def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, sess
     result.finished = time.time()
     last_sweeps.remember(result)
     return result
+
+
+def _session_env(session: EnvSession) -> dict[str, str]:
+    """What the session has changed, as Ray's env_vars: a local point inherits it with this kernel's environment,
+    a Ray point gets it here (Ray passes no driver's environment on, and a runtime_env given to `ray.init` was fixed
+    then). Every changed variable, as a local point has it; what Ray cannot carry is warned of by name."""
+    from ..cluster._runtime_env import runtime_env
+
+    return dict(runtime_env(session, include=session.changed_through_session())["env_vars"])
 
 
 def _pending(job: Job) -> PointResult:
