@@ -11,7 +11,9 @@ import signal
 import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+from .._display import Shown
 
 
 class Outcome(str, enum.Enum):
@@ -40,7 +42,8 @@ FAILED = (Outcome.OUT_OF_MEMORY, Outcome.ERROR, Outcome.TIMEOUT, Outcome.CRASHED
 class Failure:
     """Why a point failed: the exception's class and message (credentials masked, bounded), the out-of-memory
     report's framework and device where it recognised one, the signal that ended a crashed kernel, the setup cell
-    that failed (its position in the setup, from 0)."""
+    that failed (its position in the setup, from 0); `over_total` when the point peaked above its whole device
+    (`peak_device_bytes` > `device_total_bytes`): a real device of that size would have run out of memory."""
 
     kind: str | None = None
     message: str | None = None
@@ -48,6 +51,7 @@ class Failure:
     device: str | None = None
     signal: int | None = None
     setup_cell: int | None = None
+    over_total: bool = False
 
     @property
     def signal_name(self) -> str | None:
@@ -69,8 +73,8 @@ class Timeline:
     host: tuple[int | None, ...] = ()
 
 
-@dataclass(frozen=True)
-class PointResult:
+@dataclass(frozen=True, repr=False)
+class PointResult(Shown):
     """A point: its values (as given, and as its environment had them), its outcome, and its figures.
 
     `seconds` is the median of the measured cell's runs (`runs`); `peak_device_bytes` the highest GPU memory of the
@@ -79,7 +83,10 @@ class PointResult:
     `printed` what the measured cell printed (at most its last `MAX_PRINTED` characters); `kernel_values` what each
     swept variable was in the point's environment when the cell ran, `kernel_statuses` what the session said of it;
     `gpu` the GPU it was pinned to (CUDA_VISIBLE_DEVICES), `node` the Ray node it ran on; `started` / `finished`
-    (seconds since the epoch) bound its measured cell."""
+    (seconds since the epoch) bound its measured cell. Printed, it is one line in words (its values, a secret's
+    masked; its outcome and figures), as the sweep's table shows it."""
+
+    display_kind: ClassVar[str] = "sweep_point"
 
     index: int
     values: Mapping[str, str]
@@ -141,6 +148,10 @@ def from_report(index: int, values: Mapping[str, str], environment: Mapping[str,
         else:
             if len(runs) < repeat:  # the kernel answered, but a run never finished: not ok
                 outcome, phase = Outcome.ERROR, Phase.CELL
+    peak, total = report.get("peak_device_bytes"), report.get("device_total_bytes")
+    if outcome is Outcome.OK and peak is not None and total and peak > total:
+        # More than the device holds: on that device it could not have finished (a simulated one lets it).
+        outcome, phase, failure = Outcome.OUT_OF_MEMORY, Phase.CELL, Failure(over_total=True)
     timeline = report.get("timeline") or {}
     return PointResult(
         index=index, values=dict(values), environment=dict(environment), outcome=outcome, phase=phase,

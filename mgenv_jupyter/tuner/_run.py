@@ -15,12 +15,13 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from .._errors import InvalidValueError
+from .._errors import CodeLoadingWarning, InvalidValueError
 from .._text import Text
+from .._user_warning import warn_at_user
 from ..catalog._values import parse_size
 from ..memory.simulated import ENV as SIMULATION_ENV
 from ..runtime._session import EnvSession
-from ._grid import checked_grid
+from ._grid import checked_grid, code_loading_warnings
 from ._kernels import kernel_for_points
 from ._local import Job, Measure, run_local_point
 from ._point import Outcome, PointResult, failed_point
@@ -113,6 +114,8 @@ def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, sess
     budget_bytes = checked_budget(budget)
     slots_wanted = checked_parallel(parallel)
     grid = checked_grid(values, session, source=source, force=force, zipped=zipped)
+    for said in code_loading_warnings(grid, session):  # as `%envset` warns when it sets one
+        warn_at_user(said, CodeLoadingWarning, source)
     measure = Measure(code, setup, repeats, limit, setup_limit)
     jobs = [Job(index, given, environment)
             for index, (given, environment) in enumerate(zip(grid.given(), grid.points(), strict=True))]
@@ -131,7 +134,7 @@ def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, sess
               else default_budget(totals, simulated, _host_total()))
     result = SweepResult(code, grid, setup, [_pending(job) for job in jobs], chosen, repeat=repeats,
                          timeout=limit, runner=runner, kernel=kernel_name, kernel_how=how, slots=tuple(slots),
-                         started=time.time(), simulated_devices=simulated)
+                         started=time.time(), simulated_devices=simulated, force=force)
     if on_start is not None:
         on_start(result)
 
