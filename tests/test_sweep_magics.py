@@ -131,3 +131,17 @@ def test_a_point_peaking_above_its_simulated_device_is_out_of_memory_and_never_b
     assert over.outcome.value == "oom" and over.failure is not None and over.failure.over_total
     assert result.best is not None and result.best.index == 0
     assert "peaked above the device's whole" in repr(result)
+
+
+def test_a_secret_by_name_is_masked_where_the_cell_quotes_it(ip):
+    """A value that is a secret only by its name (no token shape the probe would know): the sweep knows it, and
+    masks it in what the point's cell printed and in its exception's message."""
+    secrets = ("plain-words-one", "plain-words-two")
+    result = ip.run_cell_magic("envsweep", f"-o MY_DB_PASSWORD={secrets[0]},{secrets[1]} --setup none",
+                               "import os\nprint('using', os.environ['MY_DB_PASSWORD'])\n"
+                               "raise ValueError('refused ' + os.environ['MY_DB_PASSWORD'])")
+    for point in result.points:
+        assert point.outcome.value == "error" and point.failure is not None
+        assert "refused ********" in point.failure.message and "using ********" in point.printed
+    everything = json.dumps(result.to_json()) + repr(result) + "".join(p.printed for p in result.points)
+    assert not any(secret in everything for secret in secrets)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from .._display import Shown
+from ..catalog._secrets import is_secret, redact
 
 
 class Outcome(str, enum.Enum):
@@ -153,7 +154,7 @@ def from_report(index: int, values: Mapping[str, str], environment: Mapping[str,
         # More than the device holds: on that device it could not have finished (a simulated one lets it).
         outcome, phase, failure = Outcome.OUT_OF_MEMORY, Phase.CELL, Failure(over_total=True)
     timeline = report.get("timeline") or {}
-    return PointResult(
+    return _masked(PointResult(
         index=index, values=dict(values), environment=dict(environment), outcome=outcome, phase=phase,
         failure=failure,
         runs=tuple(float(run["seconds"]) for run in runs if run.get("seconds") is not None),
@@ -164,7 +165,19 @@ def from_report(index: int, values: Mapping[str, str], environment: Mapping[str,
         node=node, pid=report.get("pid"), started=report.get("started"), finished=report.get("finished"),
         timeline=Timeline(tuple(timeline.get("t", ())), tuple(timeline.get("device", ())),
                           tuple(timeline.get("host", ()))),
-    )
+    ))
+
+
+def _masked(point: PointResult) -> PointResult:
+    """`point` with its swept secrets' values masked wherever its cell's own words may quote them (an exception's
+    message, what it printed): the probe masks credential shapes, only the sweep knows a secret by its name."""
+    known = [value for name, value in point.environment.items() if is_secret(name, value)]
+    if not known:
+        return point
+    failure = point.failure
+    if failure is not None and failure.message:
+        failure = _replace(failure, message=redact(failure.message, known))
+    return _replace(point, failure=failure, printed=redact(point.printed, known))
 
 
 def _failure(data: Mapping[str, Any] | None, setup_cell: int | None = None) -> Failure:
@@ -182,12 +195,13 @@ def failed_point(index: int, values: Mapping[str, str], environment: Mapping[str
     if report is not None:
         partial = from_report(index, values, environment, report, repeat=0, printed=printed,
                               printed_cut=printed_cut, gpu=gpu, node=node)
-        return _replace(partial, outcome=outcome, phase=phase, failure=failure)
-    return PointResult(index=index, values=dict(values), environment=dict(environment), outcome=outcome, phase=phase,
-                       failure=failure, printed=printed, printed_cut=printed_cut, gpu=gpu, node=node)
+        return _masked(_replace(partial, outcome=outcome, phase=phase, failure=failure))
+    return _masked(PointResult(index=index, values=dict(values), environment=dict(environment), outcome=outcome,
+                               phase=phase, failure=failure, printed=printed, printed_cut=printed_cut, gpu=gpu,
+                               node=node))
 
 
-def _replace(point: PointResult, **changes: Any) -> PointResult:
+def _replace(value: Any, **changes: Any) -> Any:
     from dataclasses import replace
 
-    return replace(point, **changes)
+    return replace(value, **changes)
