@@ -2,9 +2,9 @@
 
 A point runs in a fresh kernel of the same kernelspec as the sweeping kernel, or the one named. The sweeping kernel's
 own spec is the one it was started from: of the specs whose Python is this process's (`sys.executable`), the one whose
-command is this process's and whose `env` this process started with, the most specific when
-several agree (two specs on one Python differ by their `env`). A kernel whose spec cannot be found (started by hand,
-an unregistered environment) gets its own Python's `ipykernel_launcher`, and the result says so.
+command is this process's and whose `env` this process started with, the most specific when several agree (two specs
+on one Python differ by their `env`). A kernel whose spec cannot be found (started by hand, an unregistered
+environment) gets its own Python's `ipykernel_launcher`, and the result says so.
 
 What a point's kernel has in its environment is the point's own: the swept values win over a spec's `env`. The
 sweeping kernel's own spec adds nothing at all (what its `env` set is already in this kernel's environment, as the
