@@ -300,6 +300,9 @@ class RequestHandler:
         from .tuner._suggest import suggested_values
 
         values = suggested_values(entry, self.env.get(name), _gpu_total())
+        if not values:  # a sweep of one value compares nothing: say so rather than insert one
+            raise BadRequest(f"{name}: its type gives no values to compare; write the values yourself: "
+                             f"%%envsweep {name}=A,B")
         return [{"v": PROTOCOL_VERSION, "type": "sweep_cell", "reply_to": request_id,
                  "code": sweep_cell({name: values}, None, self.language)}]
 

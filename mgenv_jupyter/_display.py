@@ -31,6 +31,12 @@ def show_with(kind: str, view: Callable[[Any], View]) -> None:
     _VIEWS[kind] = view
 
 
+def view_for(kind: str, result: Any) -> View | None:
+    """The view of `kind` for `result` (None while no front end said which)."""
+    make = _VIEWS.get(kind)
+    return make(result) if make is not None else None
+
+
 class Shown:
     """A result object shown through its view. A subclass names its `display_kind`; a dataclass takes `repr=False`,
     so that its repr is the view's text rather than its fields."""
@@ -40,8 +46,7 @@ class Shown:
     def view(self) -> View | None:
         """The view presentation writes for this result (None only while no front end said which: the package's own
         import does, before any result exists)."""
-        make = _VIEWS.get(self.display_kind)
-        return make(self) if make is not None else None
+        return view_for(self.display_kind, self)
 
     def lines(self) -> list[str]:
         view = self.view()

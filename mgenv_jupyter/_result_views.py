@@ -69,9 +69,22 @@ def _sweep_applied(applied: Any) -> View:
     return AppliedView(applied)
 
 
+def _sweep_point(point: Any) -> View:
+    from .presentation.sweep import PointView
+
+    return PointView(point)
+
+
+def _sweep_choice(choice: Any) -> View:
+    from .presentation.sweep import ChoiceView
+
+    return ChoiceView(choice)
+
+
 def register() -> None:
     """Show each kind of result as its view (idempotent)."""
     for kind, view in (("set_report", _set_report), ("oom_report", _oom_report), ("free_result", _free_result),
                        ("holders", _holders), ("cluster_report", _cluster_report), ("sweep_result", _SweepShown),
-                       ("sweep_applied", _sweep_applied)):
+                       ("sweep_applied", _sweep_applied), ("sweep_point", _sweep_point),
+                       ("sweep_choice", _sweep_choice)):
         show_with(kind, view)

@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 
 # Our magics, left out of what a point replays: their effect reaches the point through the environment it inherits.
 REPLAY_LINE_MAGICS = (*LINE_MAGICS, "memtrace")
-REPLAY_CELL_MAGICS = ("envset", "envsweep", "memtrace")
+REPLAY_CELL_MAGICS = ("envset", "envsweep")
+# Our cell magics that run their cell as code (it defined names, loaded a model): the point replays the cell's body.
+REPLAY_BODY_MAGICS = ("memtrace",)
 
 _sweep_cells: set[int] = set()  # the cells of this kernel in which a sweep ran: never replayed
 
@@ -86,7 +88,7 @@ def setup_plan(setup: object, shell: Any = None) -> SetupPlan:
         shell = shell if shell is not None else _shell()
         history, current = _history(shell)
         plan = replay_plan(history, current, _outcomes() if shell is not None else {}, REPLAY_LINE_MAGICS,
-                           REPLAY_CELL_MAGICS, _sweep_cells)
+                           REPLAY_CELL_MAGICS, _sweep_cells, REPLAY_BODY_MAGICS)
         if setup is None:
             return plan
         return _chosen_cells(plan, history, current, [int(n) for n in setup])  # type: ignore[union-attr]
@@ -106,7 +108,8 @@ def _chosen_cells(plan: SetupPlan, history: list[str], current: int, numbers: li
             raise InvalidValueError(NO_SUCH_CELL.get().format(number=number, last=current - 1))
         cell = by_number.get(number)
         if cell is None:  # a cell the replay left out (it failed, say): the user asked for it, so it runs
-            single = replay_plan(history, current, {}, REPLAY_LINE_MAGICS, REPLAY_CELL_MAGICS)
+            single = replay_plan(history, current, {}, REPLAY_LINE_MAGICS, REPLAY_CELL_MAGICS,
+                                 body_magics=REPLAY_BODY_MAGICS)
             cell = next((c for c in single.cells if c.number == number), SetupCell(number, history[number]))
         chosen.append(cell)
     return SetupPlan(tuple(chosen), replayed=False)

@@ -30,7 +30,7 @@ def test_every_kind_of_result_in_the_package_has_its_view():
             importlib.import_module(module.name)
     kinds = {cls.display_kind for cls in _subclasses(Shown)}
     assert kinds == {"set_report", "oom_report", "free_result", "holders", "cluster_report", "sweep_result",
-                     "sweep_applied"}
+                     "sweep_applied", "sweep_point"}
     assert kinds <= set(_VIEWS)
 
 

@@ -41,6 +41,7 @@ from ..protocol._sidebar import KeyInfo, VerifyNodeInfo, VerifyNotice, VerifyVar
 from ..runtime import Change, EnvSession, SetReport
 from ..runtime._carry import carry_code
 from ..runtime._status import furthest
+from ..tuner._suggest import suggested_values
 from ._details import details
 from ._editor import EditorSpec, KeySpec, editor_spec
 from ._freeing import FreeView
@@ -87,8 +88,9 @@ def entry_info(entry: Entry, language: str) -> EntryInfo:
         "replaced_by": facts.replaced_by, "note": facts.note,
         "applies_when": entry.applies_when.variable if entry.applies_when else None, "extra": entry.extra,
         "is_env": entry.is_env,
-        # "try several values…": a sweep sets environment variables, and measures only what the framework reads
-        "sweep": entry.is_env and entry.when is not ReadWhen.NOT_READ,
+        # "try several values…": a sweep sets environment variables, measures only what the framework reads, and
+        # compares at least two values (a type that gives none, free text or a path, gets no button)
+        "sweep": entry.is_env and entry.when is not ReadWhen.NOT_READ and bool(suggested_values(entry, None, None)),
     }
 
 

@@ -9,8 +9,8 @@
   value is plainly data (`code_loading.is_plain_data`).
 - An out-of-memory report's button (`source="oom_report"`) names a remedy by the kernel's id, and the kernel sets that
   remedy of its own last report (_comm.py): catalog variables only, never one that can load code, never with force.
-- The user's own code (`%envset`, widgets, the API) may set anything; a code-loading variable is set with a
-  `CodeLoadingWarning` that says what it can do.
+- The user's own code (`%envset`, widgets, the API, a sweep's `.apply()`) may set anything; a code-loading variable
+  is set with a `CodeLoadingWarning` that says what it can do.
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ from ..catalog._secrets import is_secret
 
 # "oom_report": a click on a remedy of an out-of-memory report, sent over the sidebar's comm (protocol/_oom.py).
 # "restart": what the sidebar's "Restart and apply" carries over from the kernel before (runtime/_carry.py).
-SOURCES = ("api", "magic", "widget", "sidebar", "profile", "file", "oom_report", "restart")
+# "sweep": a sweep's `.apply()`, setting the values its best point ran with.
+SOURCES = ("api", "magic", "widget", "sweep", "sidebar", "profile", "file", "oom_report", "restart")
 # Sources whose content may come from someone else: a file on disk, a message over the comm.
 NEEDS_FORCE = ("file", "sidebar", "oom_report", "restart")
-# The user's own code: `%envset`, widgets, the API.
-TRUSTED = ("api", "magic", "widget")
+# The user's own code: `%envset`, widgets, the API, a sweep's `.apply()`.
+TRUSTED = ("api", "magic", "widget", "sweep")
 
 NEVER_FROM_PROFILE = Text("{name} {effect}: it is never taken from a notebook profile",
                           "{name} {effect}:它从不取自笔记本配置")

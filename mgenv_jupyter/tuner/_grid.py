@@ -6,6 +6,10 @@ the environment's size) before any kernel starts; one bad value refuses the whol
 nothing changes. A point's values are the normalised text `%envset` would write ("1GB" → "1073741824" where the
 framework reads bytes): that is what each point's kernel gets in its environment.
 
+A secret (by its name, HF_TOKEN, or by its value's shape, hf_…) is never kept as given: its values are shown as the
+mask and their position ("******** #2"), so that the table, the figure, the saved picture and the recommendation tell
+the points apart without showing them; only the points' environments hold them.
+
 On the magic's line a variable's values are separated by commas (`NAME=1GB,2GB,4GB`). A value that holds a comma
 (an allocator config such as `expandable_segments:True,max_split_size_mb:128`) is written as its own `NAME=VALUE`
 word, the name repeated once per value: a name given more than once is never split. A name given once whose whole
@@ -20,7 +24,9 @@ from dataclasses import dataclass
 
 from .._errors import InvalidValueError
 from .._text import Text
+from ..catalog._code_loading import code_effect
 from ..catalog._options import keyword_options
+from ..catalog._secrets import MASK, is_secret
 from ..runtime._session import EnvSession
 
 MAX_POINTS = 256  # each point is a kernel: a larger grid is a mistake, not a sweep
@@ -48,12 +54,14 @@ TOO_MANY_POINTS = Text("the grid has {count:,} points (each is a fresh kernel); 
 UNEVEN = Text("values taken together need as many values for every variable ({counts})",
                "一起取值的各变量需要同样多的取值({counts})")
 NOTHING_CHANGED = Text(" (nothing was started)", "(没有启动任何内核)")
+STARTS_WITH_IT = Text("{name} {effect}; every point's kernel, and every program it starts, starts with it",
+                      "{name} {effect};每个点的内核及其启动的每个程序都会带着它启动")
 
 
 @dataclass(frozen=True)
 class Variable:
-    """One swept variable: its values as given (shown in tables and on the figure's axis) and as each point's
-    environment gets them (normalised)."""
+    """One swept variable: its values as given (shown in tables and on the figure's axis; a secret's masked) and as
+    each point's environment gets them (normalised)."""
 
     name: str
     given: tuple[str, ...]
@@ -184,11 +192,18 @@ def _variable(name: object, raw: object, session: EnvSession, source: str, force
             problems.append(str(exc))
             continue
         if text in normalised:
-            problems.append(REPEATED.get().format(name=shown_name, value=value if len(value) <= 40 else "…"))
+            hidden = len(value) > 40 or is_secret(str(name), value)
+            problems.append(REPEATED.get().format(name=shown_name, value="…" if hidden else value))
         normalised.append(text or "")
     if problems:
         raise InvalidValueError("; ".join(dict.fromkeys(problems)))
-    return Variable(str(name), tuple(given), tuple(normalised))
+    return Variable(str(name), _shown(str(name), given, normalised), tuple(normalised))
+
+
+def _shown(name: str, given: list[str], normalised: list[str]) -> tuple[str, ...]:
+    """The values as tables and figures show them: a secret's as the mask and its position among the values."""
+    return tuple(f"{MASK} #{position}" if is_secret(name, value) or is_secret(name, text) else value
+                 for position, (value, text) in enumerate(zip(given, normalised, strict=True), start=1))
 
 
 def _point_errors(grid: Grid, session: EnvSession, source: str, force: bool) -> Iterable[str]:
@@ -198,3 +213,17 @@ def _point_errors(grid: Grid, session: EnvSession, source: str, force: bool) -> 
             session.check(list(point.items()), source=source, force=force)
         except InvalidValueError as exc:
             yield str(exc)
+
+
+def code_loading_warnings(grid: Grid, session: EnvSession) -> list[str]:
+    """What each swept variable that can load or run code can do, once a variable: the warning `%envset` gives when
+    it sets one (`CodeLoadingWarning`), said of the points' kernels."""
+    said = []
+    for variable in grid.variables:
+        entry = session.catalog.get(variable.name)
+        for value in variable.values:
+            effect = code_effect(variable.name, entry, value)
+            if effect is not None:
+                said.append(STARTS_WITH_IT.get().format(name=variable.name, effect=effect.get()))
+                break
+    return said

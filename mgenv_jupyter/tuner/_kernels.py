@@ -1,8 +1,14 @@
 """Which kernel each point starts, and how it is started so that it dies with the sweep.
 
-A point runs in a fresh kernel of the same kernelspec as the sweeping kernel: the one whose Python is this process's
-(`sys.executable`), or the one named. A kernel whose spec cannot be found (started by hand, an unregistered
+A point runs in a fresh kernel of the same kernelspec as the sweeping kernel, or the one named. The sweeping kernel's
+own spec is the one it was started from: of the specs whose Python is this process's (`sys.executable`), the one whose
+command is this process's and whose `env` this process started with, the most specific when several agree (two specs
+on one Python differ by their `env`). A kernel whose spec cannot be found (started by hand, an unregistered
 environment) gets its own Python's `ipykernel_launcher`, and the result says so.
+
+What a point's kernel has in its environment is the point's own: the swept values win over a spec's `env`. The
+sweeping kernel's own spec adds nothing at all (what its `env` set is already in this kernel's environment, as the
+session left it); a named spec's `env` applies, less the swept names and, on a pinned GPU, CUDA_VISIBLE_DEVICES.
 
 Every point's command is prefixed with the guard (`_guard.py`), which kills the point's whole process tree when the
 sweep ends it or when the sweeping kernel dies, whatever way it dies.
@@ -14,12 +20,15 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from string import Template
 from typing import Any
 
 from .._errors import InvalidValueError
 from .._text import Text
+from ..runtime._import_watcher import process_start_environ
 
 GUARD = Path(__file__).resolve().with_name("_guard.py")
 STOP_SECONDS = 5.0  # how long the guard is given to end a point before its process group is killed from here
@@ -40,7 +49,7 @@ class KernelChoice:
 
 
 def kernel_for_points(name: str | None = None) -> KernelChoice:
-    """The kernelspec `name`, or the one whose Python is this process's."""
+    """The kernelspec `name`, or this kernel's own (see the module's help)."""
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager, NoSuchKernel
 
     manager = KernelSpecManager()
@@ -52,16 +61,46 @@ def kernel_for_points(name: str | None = None) -> KernelChoice:
             raise InvalidValueError(NO_SUCH_KERNEL.get().format(name=name, known=known)) from None
         return KernelChoice(name, tuple(spec.argv), "named", spec)
     here = _real(sys.executable)
+    same_python = []
     for found in sorted(manager.find_kernel_specs()):
         try:
             spec = manager.get_kernel_spec(found)
         except Exception:  # a broken spec on the path is not ours to fix
             continue
         if spec.argv and spec.language.lower() == "python" and _real(_which(spec.argv[0])) == here:
-            return KernelChoice(found, tuple(spec.argv), "same_python", spec)
+            same_python.append((found, spec))
+    own = own_spec(same_python, getattr(sys, "orig_argv", sys.argv), process_start_environ())
+    if own is not None:
+        return KernelChoice(own[0], tuple(own[1].argv), "same_python", own[1])
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     spec = KernelSpec(argv=argv, display_name=f"Python ({sys.executable})", language="python")
     return KernelChoice(None, tuple(argv), "own_python", spec)
+
+
+def own_spec(specs: Sequence[tuple[str, Any]], argv: Sequence[str],
+             started_with: Mapping[str, str]) -> tuple[str, Any] | None:
+    """Of `specs` (name, spec; all of this Python), the one this process was started from: its command is `argv`
+    (when any spec's is) and its `env` is in `started_with`; the one whose `env` sets the most when several agree,
+    the first by name when they tie. None when none agrees."""
+    by_command = [(name, spec) for name, spec in specs if _same_command(spec.argv, argv)] or list(specs)
+    agreeing = [(name, spec) for name, spec in by_command if _env_held(spec.env or {}, started_with)]
+    if not agreeing:
+        return None
+    most = max(len(spec.env or {}) for _, spec in agreeing)
+    return next((name, spec) for name, spec in agreeing if len(spec.env or {}) == most)
+
+
+def _same_command(template: Sequence[str], argv: Sequence[str]) -> bool:
+    """Whether `argv` is the spec's command `template` (its program aside; `{connection_file}` stands for any)."""
+    if len(template) != len(argv):
+        return False
+    return all(word == given or "{" in word for word, given in zip(template[1:], argv[1:], strict=True))
+
+
+def _env_held(env: Mapping[str, str], started_with: Mapping[str, str]) -> bool:
+    # jupyter_client fills a spec's env with ${NAME} from the environment it starts the kernel in: so does this.
+    return all(started_with.get(name) == Template(str(value)).safe_substitute(started_with)
+               for name, value in env.items())
 
 
 def _which(program: str) -> str:
@@ -84,9 +123,22 @@ def _real(path: str) -> str:
         return path
 
 
-def point_kernel_manager(choice: KernelChoice, ipc: Path) -> Any:
+def point_spec(choice: KernelChoice, overrides: Collection[str]) -> Any:
+    """`choice`'s spec as a point starts it: the sweeping kernel's own with no `env` (this kernel's environment,
+    which the point inherits, already holds what it set), a named one's less the names in `overrides` (the point's
+    own values: the swept ones, CUDA_VISIBLE_DEVICES on a pinned GPU)."""
+    from jupyter_client.kernelspec import KernelSpec
+
+    spec = choice.spec
+    env = {} if choice.how != "named" else {name: value for name, value in (spec.env or {}).items()
+                                            if name not in overrides}
+    return KernelSpec(resource_dir=spec.resource_dir, **{**spec.to_dict(), "env": env})
+
+
+def point_kernel_manager(choice: KernelChoice, ipc: Path, overrides: Collection[str] = ()) -> Any:
     """A jupyter_client KernelManager that starts `choice`'s command under the guard, talking over Unix sockets whose
-    paths start with `ipc` (in the sweep's private directory: no port is opened, nothing else can connect)."""
+    paths start with `ipc` (in the sweep's private directory: no port is opened, nothing else can connect); the
+    names in `overrides` are the point's own, never the spec's (`point_spec`)."""
     from jupyter_client.manager import KernelManager
 
     class GuardedKernelManager(KernelManager):  # type: ignore[misc]
@@ -95,7 +147,8 @@ def point_kernel_manager(choice: KernelChoice, ipc: Path) -> Any:
             return [sys.executable, "-I", "-S", str(GUARD), str(os.getpid()), "--", *command]
 
     manager = GuardedKernelManager(transport="ipc", ip=str(ipc))
-    manager._kernel_spec = choice.spec  # the spec itself: a kernel with no registered name is started the same way
+    # The spec itself: a kernel with no registered name is started the same way.
+    manager._kernel_spec = point_spec(choice, overrides)
     return manager
 
 

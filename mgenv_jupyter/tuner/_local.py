@@ -96,7 +96,8 @@ def run_local_point(job: Job, measure: Measure, choice: KernelChoice, workdir: P
     report_path = workdir / f"point-{job.index}.json"
     log_path = workdir / f"point-{job.index}.log"
     names = list(job.environment)
-    manager = point_kernel_manager(choice, ipc=workdir / f"p{job.index}")
+    overrides = {*names, *(["CUDA_VISIBLE_DEVICES"] if job.gpu is not None else [])}  # the point's, not the spec's
+    manager = point_kernel_manager(choice, ipc=workdir / f"p{job.index}", overrides=overrides)
     printed = _Printed()
     client = None
     phase = Phase.START

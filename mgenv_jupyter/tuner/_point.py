@@ -11,7 +11,10 @@ import signal
 import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+from .._display import Shown
+from ..catalog._secrets import is_secret, redact
 
 
 class Outcome(str, enum.Enum):
@@ -40,7 +43,8 @@ FAILED = (Outcome.OUT_OF_MEMORY, Outcome.ERROR, Outcome.TIMEOUT, Outcome.CRASHED
 class Failure:
     """Why a point failed: the exception's class and message (credentials masked, bounded), the out-of-memory
     report's framework and device where it recognised one, the signal that ended a crashed kernel, the setup cell
-    that failed (its position in the setup, from 0)."""
+    that failed (its position in the setup, from 0); `over_total` when the point peaked above its whole device
+    (`peak_device_bytes` > `device_total_bytes`): a real device of that size would have run out of memory."""
 
     kind: str | None = None
     message: str | None = None
@@ -48,6 +52,7 @@ class Failure:
     device: str | None = None
     signal: int | None = None
     setup_cell: int | None = None
+    over_total: bool = False
 
     @property
     def signal_name(self) -> str | None:
@@ -69,8 +74,8 @@ class Timeline:
     host: tuple[int | None, ...] = ()
 
 
-@dataclass(frozen=True)
-class PointResult:
+@dataclass(frozen=True, repr=False)
+class PointResult(Shown):
     """A point: its values (as given, and as its environment had them), its outcome, and its figures.
 
     `seconds` is the median of the measured cell's runs (`runs`); `peak_device_bytes` the highest GPU memory of the
@@ -79,7 +84,10 @@ class PointResult:
     `printed` what the measured cell printed (at most its last `MAX_PRINTED` characters); `kernel_values` what each
     swept variable was in the point's environment when the cell ran, `kernel_statuses` what the session said of it;
     `gpu` the GPU it was pinned to (CUDA_VISIBLE_DEVICES), `node` the Ray node it ran on; `started` / `finished`
-    (seconds since the epoch) bound its measured cell."""
+    (seconds since the epoch) bound its measured cell. Printed, it is one line in words (its values, a secret's
+    masked; its outcome and figures), as the sweep's table shows it."""
+
+    display_kind: ClassVar[str] = "sweep_point"
 
     index: int
     values: Mapping[str, str]
@@ -141,8 +149,12 @@ def from_report(index: int, values: Mapping[str, str], environment: Mapping[str,
         else:
             if len(runs) < repeat:  # the kernel answered, but a run never finished: not ok
                 outcome, phase = Outcome.ERROR, Phase.CELL
+    peak, total = report.get("peak_device_bytes"), report.get("device_total_bytes")
+    if outcome is Outcome.OK and peak is not None and total and peak > total:
+        # More than the device holds: on that device it could not have finished (a simulated one lets it).
+        outcome, phase, failure = Outcome.OUT_OF_MEMORY, Phase.CELL, Failure(over_total=True)
     timeline = report.get("timeline") or {}
-    return PointResult(
+    return _masked(PointResult(
         index=index, values=dict(values), environment=dict(environment), outcome=outcome, phase=phase,
         failure=failure,
         runs=tuple(float(run["seconds"]) for run in runs if run.get("seconds") is not None),
@@ -153,7 +165,19 @@ def from_report(index: int, values: Mapping[str, str], environment: Mapping[str,
         node=node, pid=report.get("pid"), started=report.get("started"), finished=report.get("finished"),
         timeline=Timeline(tuple(timeline.get("t", ())), tuple(timeline.get("device", ())),
                           tuple(timeline.get("host", ()))),
-    )
+    ))
+
+
+def _masked(point: PointResult) -> PointResult:
+    """`point` with its swept secrets' values masked wherever its cell's own words may quote them (an exception's
+    message, what it printed): the probe masks credential shapes, only the sweep knows a secret by its name."""
+    known = [value for name, value in point.environment.items() if is_secret(name, value)]
+    if not known:
+        return point
+    failure = point.failure
+    if failure is not None and failure.message:
+        failure = _replace(failure, message=redact(failure.message, known))
+    return _replace(point, failure=failure, printed=redact(point.printed, known))
 
 
 def _failure(data: Mapping[str, Any] | None, setup_cell: int | None = None) -> Failure:
@@ -171,12 +195,13 @@ def failed_point(index: int, values: Mapping[str, str], environment: Mapping[str
     if report is not None:
         partial = from_report(index, values, environment, report, repeat=0, printed=printed,
                               printed_cut=printed_cut, gpu=gpu, node=node)
-        return _replace(partial, outcome=outcome, phase=phase, failure=failure)
-    return PointResult(index=index, values=dict(values), environment=dict(environment), outcome=outcome, phase=phase,
-                       failure=failure, printed=printed, printed_cut=printed_cut, gpu=gpu, node=node)
+        return _masked(_replace(partial, outcome=outcome, phase=phase, failure=failure))
+    return _masked(PointResult(index=index, values=dict(values), environment=dict(environment), outcome=outcome,
+                               phase=phase, failure=failure, printed=printed, printed_cut=printed_cut, gpu=gpu,
+                               node=node))
 
 
-def _replace(point: PointResult, **changes: Any) -> PointResult:
+def _replace(value: Any, **changes: Any) -> Any:
     from dataclasses import replace
 
-    return replace(point, **changes)
+    return replace(value, **changes)

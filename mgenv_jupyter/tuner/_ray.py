@@ -1,8 +1,10 @@
 """Points as Ray tasks, when the user's code has connected Ray: each point a task with a GPU of its own (a CPU where the
-cluster has no GPU) and the point's variables in its `runtime_env`, so Ray starts a fresh worker process for it with
-them in its environment; `max_calls=1` ends that worker with the task, so no point shares a process. The task runs
-the setup and the measured cell in an IPython shell inside the worker (`run_point_in_process`), with the same probe as
-a local kernel, and returns the same report: the result has the same shape, and says which node and GPU each used.
+cluster has no GPU) and, in its `runtime_env`, what the session has changed now (as a local point inherits this
+kernel's environment: a variable set after `ray.init`, whose job-wide runtime_env was fixed then, included) with the
+point's own variables over it, so Ray starts a fresh worker process for it with them in its environment;
+`max_calls=1` ends that worker with the task, so no point shares a process. The task runs the setup and the measured
+cell in an IPython shell inside the worker (`run_point_in_process`), with the same probe as a local kernel, and
+returns the same report: the result has the same shape, and says which node and GPU each used.
 
 A point that runs past the timeout, or an interrupted sweep, is cancelled with `force=True` (Ray kills the worker);
 a worker that dies by itself (a segfault, the OOM killer) is a crashed point.
@@ -14,7 +16,7 @@ import io
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._imported import imported
@@ -50,16 +52,19 @@ def _resources() -> dict[str, Any]:
 
 
 def run_ray_points(jobs: Sequence[Job], measure: Measure, slots: Sequence[int | None],
-                   finished: Callable[[PointResult], None]) -> tuple[list[PointResult], bool]:
-    """Run every job as a Ray task (Ray queues them on the cluster's resources); the points in order, and whether the
-    sweep was interrupted."""
+                   finished: Callable[[PointResult], None],
+                   session_env: Mapping[str, str] | None = None) -> tuple[list[PointResult], bool]:
+    """Run every job as a Ray task (Ray queues them on the cluster's resources), with `session_env` (the session's
+    variables as they are now) under each point's own; the points in order, and whether the sweep was
+    interrupted."""
     ray = sys.modules["ray"]
     task = ray.remote(max_calls=1, max_retries=0, **_resources())(run_point_in_process)
     setup = measure.setup.code()
     pending: dict[Any, Job] = {}
     started: dict[Any, float] = {}
     for job in jobs:
-        ref = task.options(runtime_env={"env_vars": dict(job.environment)}).remote(
+        env_vars = {**dict(session_env or {}), **job.environment}
+        ref = task.options(runtime_env={"env_vars": env_vars}).remote(
             setup, measure.code, measure.repeat, list(job.environment))
         pending[ref] = job
     results: dict[int, PointResult] = {}

@@ -8,8 +8,9 @@ loaded has no marker: it is replayed, and the plan says its outcome is unknown.
 Our own magics set variables (their effect reaches the point through the environment it inherits, and replaying
 `%envset NAME=…` would overwrite the value being swept) or draw and sweep (which a point must not do again): a cell
 that starts with one of our cell magics is left out, and a line that starts with one of our line magics is dropped
-from the cell it is in. A cell in which a sweep ran is left out too. The plan keeps each cell's code exactly as it
-will run, so the result says what ran before the measured cell.
+from the cell it is in. A cell magic of ours that runs its body as code (`%%memtrace`) changed the kernel's state as
+that code did: its body is replayed, without the magic's line. A cell in which a sweep ran is left out too. The plan
+keeps each cell's code exactly as it will run, so the result says what ran before the measured cell.
 """
 
 from __future__ import annotations
@@ -60,14 +61,16 @@ def given_setup(setup: str | Sequence[str]) -> SetupPlan:
 
 def replay_plan(history: Sequence[str], current: int, outcomes: Mapping[int, bool | None],
                 line_magics: Collection[str], cell_magics: Collection[str],
-                sweep_cells: Collection[int] = ()) -> SetupPlan:
+                sweep_cells: Collection[int] = (), body_magics: Collection[str] = ()) -> SetupPlan:
     """The cells numbered 1 to `current` - 1 of `history` (IPython's raw input history: index n is `In [n]`), less
     the failed ones (`outcomes`: cell number → finished without an error, as the kernel recorded it), our magics
-    (`line_magics`, `cell_magics`: names without the %) and the cells in which a sweep ran."""
+    (`line_magics`, `cell_magics`: names without the %) and the cells in which a sweep ran; of a cell under one of
+    `body_magics` (our cell magics that run their body as code), the body."""
     cells: list[SetupCell] = []
     left_out: list[tuple[int, LeftOut]] = []
     line_prefixes = tuple(f"%{name}" for name in line_magics)
     cell_prefixes = tuple(f"%%{name}" for name in cell_magics)
+    body_prefixes = tuple(f"%%{name}" for name in body_magics)
     for number in range(1, min(current, len(history))):
         code = history[number]
         if not code.strip():
@@ -81,6 +84,8 @@ def replay_plan(history: Sequence[str], current: int, outcomes: Mapping[int, boo
         if _starts_with_magic(code.lstrip(), cell_prefixes):
             left_out.append((number, LeftOut.OUR_MAGIC))
             continue
+        if _starts_with_magic(code.lstrip(), body_prefixes):
+            code = _body(code)
         kept, dropped = _drop_magic_lines(code, line_prefixes)
         if not kept.strip():
             left_out.append((number, LeftOut.EMPTY if not dropped else LeftOut.OUR_MAGIC))
@@ -95,6 +100,12 @@ def _starts_with_magic(text: str, prefixes: tuple[str, ...]) -> bool:
         if text.startswith(prefix) and (len(text) == len(prefix) or not _name_char(text[len(prefix)])):
             return True
     return False
+
+
+def _body(code: str) -> str:
+    """A cell magic's cell without its first line (the magic's own), blank lines kept so that line numbers agree."""
+    first, _, body = code.lstrip().partition("\n")
+    return "\n" + body if body.strip() else ""
 
 
 def _name_char(char: str) -> bool:

@@ -12,8 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._display import Shown
+from .._display import Shown, view_for
 from .._last_result import LastResult
+from ..catalog._secrets import shown
 from ._grid import Grid
 from ._offers import ProfileOffer, profile_offers
 from ._point import Outcome, PointResult
@@ -56,11 +57,18 @@ class Choice(str, enum.Enum):
 
     FASTEST_WITHIN_BUDGET = "fastest_within_budget"
     NOTHING_FINISHED = "nothing_finished"  # no point ran to the end without failing
+    VALUES_NOT_HELD = "values_not_held"  # every finished point's kernel had other values than the ones it swept
     NONE_WITHIN_BUDGET = "none_within_budget"  # every finished point peaked above the budget
     NO_PEAK = "no_peak"  # the finished points have no peak of the budget's kind to compare
     LARGEST_FIT = "largest_fit"  # a largest-fit search: the largest value that fit (`_fit.py`)
     NOTHING_FITS = "nothing_fits"  # a largest-fit search: not even the smallest value fit
     FIT_SO_FAR = "fit_so_far"  # a largest-fit search that stopped early: the largest that fit until then, or None
+
+    def __str__(self) -> str:  # print(r.choice), and r.choice shown, read as the view says it, not Choice.NO_PEAK
+        view = view_for("sweep_choice", self)
+        return "\n".join(view.lines()) if view is not None else self.value
+
+    __repr__ = __str__
 
 
 @dataclass(frozen=True, repr=False)
@@ -102,6 +110,7 @@ class SweepResult(Shown):
     finished: float = 0.0
     simulated_devices: bool = False
     search: FitSearch | None = None  # a largest-fit search: `.best` is its answer, the points its probes
+    force: bool = False  # the sweep ran with --force: `.apply()` sets its values as `%envset --force` would
     _session: Callable[[], EnvSession] | None = field(default=None, repr=False)
 
     @property
@@ -109,10 +118,12 @@ class SweepResult(Shown):
         return self.grid.names
 
     def frame(self) -> pandas.DataFrame:
-        """One row a point: a column per variable (the value as given), `outcome` (a code: ok, oom, error, timeout,
-        crashed, not_run), `seconds` (the median of the runs, for finished points), `peak_device_bytes` (None without
-        a device), `peak_host_bytes`, then `gpu`, `node`, `fits_budget` and `failure` (the exception's class or the
-        signal). Sizes are integer bytes."""
+        """One row a point: a column per variable (the value as given; a secret's masked), `outcome` (a code: ok,
+        oom, error, timeout, crashed, not_run), `seconds` (the median of the runs, for finished points),
+        `peak_device_bytes` (None without a device), `peak_host_bytes`, then `gpu`, `node`, `fits_budget`, `failure`
+        (the exception's class or the signal, or "over_total": it peaked above its whole device) and `values_held`
+        (whether the point's kernel had exactly the values it swept: a point that did not is never recommended).
+        Sizes are integer bytes."""
         import pandas
 
         rows = []
@@ -124,16 +135,18 @@ class SweepResult(Shown):
                 "peak_device_bytes": point.peak_device_bytes, "peak_host_bytes": point.peak_host_bytes,
                 "gpu": point.gpu, "node": point.node,
                 "fits_budget": None if peak is None or self.budget.bytes is None else peak <= self.budget.bytes,
-                "failure": None if point.failure is None else (point.failure.kind or point.failure.signal_name),
+                "failure": _failure_code(point),
+                "values_held": point.values_held if point.kernel_values else None,
             })
             rows.append(row)
         columns = [*self.variables, "outcome", "seconds", "peak_device_bytes", "peak_host_bytes", "gpu", "node",
-                   "fits_budget", "failure"]
+                   "fits_budget", "failure", "values_held"]
         frame = pandas.DataFrame(rows, columns=columns)
         for column in ("peak_device_bytes", "peak_host_bytes", "gpu"):
             frame[column] = pandas.array([None if v is None or v != v else int(v) for v in frame[column].tolist()],
                                          dtype="Int64")
         frame["fits_budget"] = frame["fits_budget"].astype("boolean")
+        frame["values_held"] = frame["values_held"].astype("boolean")
         frame.attrs["bytes"] = ["peak_device_bytes", "peak_host_bytes"]
         return frame
 
@@ -143,8 +156,8 @@ class SweepResult(Shown):
 
     @property
     def best(self) -> PointResult | None:
-        """The fastest finished point whose peak fits the budget (ties go to the lower peak); None when there is
-        none, and `.choice` says why."""
+        """The fastest finished point whose kernel had exactly its swept values and whose peak fits the budget (ties
+        go to the lower peak); None when there is none, and `.choice` says why."""
         return self._choose()[0]
 
     def _choose(self) -> tuple[PointResult | None, Choice]:
@@ -153,6 +166,10 @@ class SweepResult(Shown):
         finished = [point for point in self.points if point.outcome is Outcome.OK and point.seconds is not None]
         if not finished:
             return None, Choice.NOTHING_FINISHED
+        # A point whose kernel had other values (a kernelspec's env, a launcher) measured something else.
+        finished = [point for point in finished if point.values_held]
+        if not finished:
+            return None, Choice.VALUES_NOT_HELD
         measured = [point for point in finished if self.budget.peak(point) is not None]
         if self.budget.bytes is not None:
             if not measured:
@@ -169,16 +186,17 @@ class SweepResult(Shown):
         """Set the best point's values in this kernel through the session (all or nothing, as `%envset`). A value the
         running framework already read takes effect only in a new kernel: it is handed to the notebook profile (an
         open Framework Env sidebar keeps it, and its "Restart and apply" starts a kernel with it), and the result
-        says so. Raises `InvalidValueError` when there is no best point, saying why."""
+        says so; `%envdiff` gives "sweep" as the source. A sweep run with `force` applies with it, as
+        `%envset --force` would. Raises `InvalidValueError` when there is no best point, saying why."""
         from .._errors import InvalidValueError
 
         best = self.best
         if best is None:
-            raise InvalidValueError(f"no point to apply: {self.choice.value}")
+            raise InvalidValueError(str(self.choice))  # "no recommendation: …", the view's words
         from ..runtime import session as kernel_session
 
         session = (self._session or kernel_session)()
-        report = session.set(list(best.environment.items()), source="api")
+        report = session.set(list(best.environment.items()), source="sweep", force=self.force)
         restart = tuple(change.name for change in report.changes if change.outcome.needs_restart)
         # A profile keeps catalog variables only and never a secret: the kernel refuses both from one anyway.
         kept = {name: best.environment[name] for name in restart
@@ -203,6 +221,14 @@ class SweepResult(Shown):
         }
 
 
+def _failure_code(point: PointResult) -> str | None:
+    """The frame's `failure`: the exception's class, the signal, or "over_total" (peaked above its whole device)."""
+    failure = point.failure
+    if failure is None:
+        return None
+    return failure.kind or failure.signal_name or ("over_total" if failure.over_total else None)
+
+
 def change_is_secret(report: SetReport, name: str) -> bool:
     return any(change.secret for change in report.changes if change.name == name)
 
@@ -214,10 +240,12 @@ def _point_json(point: PointResult) -> dict[str, Any]:
         "runs": list(point.runs), "peak_device_bytes": point.peak_device_bytes,
         "device_total_bytes": point.device_total_bytes, "peak_host_bytes": point.peak_host_bytes,
         "framework_peaks": dict(point.framework_peaks), "gpu": point.gpu, "node": point.node,
-        "simulated": point.simulated, "kernel_values": dict(point.kernel_values),
+        "simulated": point.simulated,
+        "kernel_values": {name: shown(name, value) for name, value in point.kernel_values.items()},
         "failure": None if point.failure is None else {
             "kind": point.failure.kind, "message": point.failure.message, "framework": point.failure.framework,
-            "signal": point.failure.signal_name, "setup_cell": point.failure.setup_cell},
+            "signal": point.failure.signal_name, "setup_cell": point.failure.setup_cell,
+            "over_total": point.failure.over_total},
         "timeline": {"t": list(point.timeline.t), "device": list(point.timeline.device),
                      "host": list(point.timeline.host)},
     }

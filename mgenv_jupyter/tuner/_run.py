@@ -15,12 +15,13 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from .._errors import InvalidValueError
+from .._errors import CodeLoadingWarning, InvalidValueError
 from .._text import Text
+from .._user_warning import warn_at_user
 from ..catalog._values import parse_size
 from ..memory.simulated import ENV as SIMULATION_ENV
 from ..runtime._session import EnvSession
-from ._grid import checked_grid
+from ._grid import checked_grid, code_loading_warnings
 from ._kernels import kernel_for_points
 from ._local import Job, Measure, run_local_point
 from ._point import Outcome, PointResult, failed_point
@@ -119,6 +120,8 @@ def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, sess
     budget_bytes = checked_budget(budget)
     slots_wanted = checked_parallel(parallel)
     grid = checked_grid(values, session, source=source, force=force, zipped=zipped)
+    for said in code_loading_warnings(grid, session):  # as `%envset` warns when it sets one
+        warn_at_user(said, CodeLoadingWarning, source)
     measure = Measure(code, setup, repeats, limit, setup_limit)
     jobs = [Job(index, given, environment)
             for index, (given, environment) in enumerate(zip(grid.given(), grid.points(), strict=True))]
@@ -137,7 +140,7 @@ def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, sess
               else default_budget(totals, simulated, _host_total()))
     result = SweepResult(code, grid, setup, [_pending(job) for job in jobs], chosen, repeat=repeats,
                          timeout=limit, runner=runner, kernel=kernel_name, kernel_how=how, slots=tuple(slots),
-                         started=time.time(), simulated_devices=simulated)
+                         started=time.time(), simulated_devices=simulated, force=force)
     if on_start is not None:
         on_start(result)
 
@@ -149,7 +152,7 @@ def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, sess
     workdir = Path(tempfile.mkdtemp(prefix="mgenv-sweep-"))
     try:
         if runner == "ray":
-            points, interrupted = run_ray_points(jobs, measure, slots, finished)
+            points, interrupted = run_ray_points(jobs, measure, slots, finished, _session_env(session))
         else:
             def run_point(index: int, gpu: int | None, cancelled: object) -> PointResult:
                 job = jobs[index]
@@ -165,6 +168,15 @@ def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, sess
     result.finished = time.time()
     last_sweeps.remember(result)
     return result
+
+
+def _session_env(session: EnvSession) -> dict[str, str]:
+    """What the session has changed, as Ray's env_vars: a local point inherits it with this kernel's environment,
+    a Ray point gets it here (Ray passes no driver's environment on, and a runtime_env given to `ray.init` was fixed
+    then). Every changed variable, as a local point has it; what Ray cannot carry is warned of by name."""
+    from ..cluster._runtime_env import runtime_env
+
+    return dict(runtime_env(session, include=session.changed_through_session())["env_vars"])
 
 
 def _pending(job: Job) -> PointResult:

@@ -1,6 +1,8 @@
 """The values "try several values…" proposes for a variable, from its catalog type alone (no framework is named here):
 every choice of a closed type, on and off for a switch, sizes around the device's memory for a size, a spread of a
-bounded number, each choice of a `key:value` config's first key with choices. The user edits them before running."""
+bounded number, doublings around the current value of a number bounded on one side only, each choice of a `key:value`
+config's first key with choices. The user edits them before running. A sweep compares: a type that gives no second
+value (free text, a path, a one-choice switch) gets none, never a one-value sweep."""
 
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ MAX_CHOICES = 6
 
 
 def suggested_values(entry: Entry, current: str | None, device_total: int | None) -> list[str]:
-    """Values to try for `entry`, the current one (or the default) among them where it is a value of its own."""
+    """Values to try for `entry`, the current one (or the default) among them where it is a value of its own; [] when
+    its type gives fewer than two values to compare."""
     kind = entry.type
     now = current if current is not None else entry.default
     if isinstance(kind, KeyValueConfig):
@@ -27,12 +30,26 @@ def suggested_values(entry: Entry, current: str | None, device_total: int | None
         values = _sizes(kind, now, device_total)
     elif isinstance(kind, (Integer, Number)) and kind.minimum is not None and kind.maximum is not None:
         values = _spread(kind.minimum, kind.maximum, isinstance(kind, Integer))
+    elif isinstance(kind, (Integer, Number)):
+        values = [value for value in _doublings(now, isinstance(kind, Integer)) if _normal(entry, value) is not None]
     else:
         values = []
     if now is not None and _normal(entry, now) is not None and _normal(entry, now) not in {
             _normal(entry, value) for value in values}:
         values.insert(0, now)
-    return values or ([now] if now is not None else [])
+    return values if len(values) >= 2 else []
+
+
+def _doublings(current: str | None, whole: bool) -> list[str]:
+    """Half, itself, twice and four times a positive current value; 1, 2, 4, 8 without one."""
+    try:
+        base = float(current) if current is not None else 0.0
+    except ValueError:
+        base = 0.0
+    if not base > 0 or base != base or base == float("inf"):
+        base = 2.0
+    points = [base * factor for factor in (0.5, 1, 2, 4)]
+    return list(dict.fromkeys(str(max(1, int(round(p)))) if whole else f"{p:g}" for p in points))
 
 
 def _normal(entry: Entry, text: str) -> str | None:

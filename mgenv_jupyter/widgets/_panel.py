@@ -33,6 +33,8 @@ CLOSED = Text("This widget was closed.", "此控件已关闭。")
 UNSET_VALUE = Text("(unset)", "(未设置)")
 NOTE = Text("note", "注")
 TRY_SEVERAL = Text("Try several values…", "尝试几个取值…")
+NOTHING_TO_TRY = Text("These variables' types give no values to compare: write a %%envsweep line with yours.",
+                      "这些变量的类型给不出可比较的取值:请自己写一行带取值的 %%envsweep。")
 TRY_SEVERAL_TIP = Text("a %%envsweep cell that measures your code at several values, each in a fresh kernel",
                        "一个 %%envsweep 单元,在几个取值下测量你的代码,每个取值一个全新的内核")
 SWEEP_CELL_SENT = Text("The Framework Env panel inserts this cell below the active cell; put the code to measure in "
@@ -131,7 +133,8 @@ class EnvPanel(StaticView, widgets.VBox):
     def try_several(self) -> str:
         """"Try several values…": a `%%envsweep` cell for this widget's main variables (values from their types,
         around what is edited or set, the GPU's memory for a size), handed to the Framework Env panel, which inserts
-        it below the active cell, unrun; the widget shows the cell too, to copy where no panel is open. Returns it."""
+        it below the active cell, unrun; the widget shows the cell too, to copy where no panel is open. Returns it
+        ("" when no variable's type gives two values to compare, and the widget says so)."""
         from ..memory._sources import gpu_total_bytes
         from ..presentation.sweep._cell import sweep_cell
         from ..tuner._offers import CellOffer, cell_offers
@@ -144,7 +147,12 @@ class EnvPanel(StaticView, widgets.VBox):
             entry = self.session.catalog.get(name)
             if entry is not None:
                 now = edited.get(name, self.session.get(name))
-                values[name] = suggested_values(entry, _normalised(entry, now), total)
+                suggested = suggested_values(entry, _normalised(entry, now), total)
+                if suggested:  # [] where the type gives nothing to compare: no one-value sweep
+                    values[name] = suggested
+        if not values:
+            self.message.value = f"<div>{html.escape(NOTHING_TO_TRY.get())}</div>"
+            return ""
         code = sweep_cell(values, None, current_language())
         panels = cell_offers.observers()
         cell_offers.remember(CellOffer(code))

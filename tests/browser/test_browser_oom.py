@@ -177,7 +177,7 @@ def test_a_click_on_the_first_remedy_sets_it_in_the_kernel_the_sidebar_and_the_p
     assert kinds["total"] == ("total", 40 * 1024**3), chart  # the scenario's "40GB", 1024-based
     assert kinds["cell_peak"][0] == "[2] peak" and kinds["oom_request"][0] == "+ asked", chart
     # Cell [2]'s peak is wherever the scenario's climb (2 GiB every 50 ms from 2 GiB) stood while it ran: its start on
-    # an idle machine, a step or more later on a loaded one. The label shows the peak the kernel recorded, whatever it is.
+    # an idle machine, a step or more later on a loaded one. The label shows the peak the kernel recorded, whatever.
     peak = kinds["cell_peak"][1]
     assert peak % 2**31 == 0 and 2 * 1024**3 <= peak <= 38 * 1024**3, chart
     assert "total40 GiB" in chart["gutter"] and f"[2] peak{peak // 1024**3} GiB" in chart["gutter"], chart

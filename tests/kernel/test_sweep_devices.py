@@ -21,7 +21,9 @@ def test_each_points_gpu_memory_is_its_own_and_the_budget_is_the_devices(fresh_s
     frame = result.frame()
     assert result.simulated_devices and result.slots == (0,)
     assert result.budget.of is BudgetOf.DEVICE and result.budget.total == 1024**3
-    assert frame["outcome"].tolist() == ["ok", "ok", "ok"] and frame["gpu"].tolist() == [0, 0, 0]
+    # 1200 MiB is more than the 1 GiB device holds: on it the point would have run out of memory
+    assert frame["outcome"].tolist() == ["ok", "ok", "oom"] and frame["gpu"].tolist() == [0, 0, 0]
+    assert result.points[2].failure is not None and result.points[2].failure.over_total
     peaks = frame["peak_device_bytes"].tolist()
     # what each point's cell allocated, on top of the same kernel: 100, 400 and 1200 MiB apart (2 MiB pages)
     assert abs((peaks[1] - peaks[0]) - 300 * 2**20) < 40 * 2**20

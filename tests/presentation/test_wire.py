@@ -153,3 +153,13 @@ def test_secrets_travel_only_as_match_or_mismatch():
     assert all(v["secret"] and v["expected"] is None and v["seen"] is None for v in secrets)
     text = json.dumps(message)
     assert TOKEN not in text and MASK not in text
+
+
+def test_try_several_values_is_offered_only_where_the_type_gives_two_values_to_compare():
+    """The sidebar's "Try several values…" inserted a one-value sweep for a path or free text (issue 37, finding 16):
+    such a variable gets no button."""
+    offered = {name: entry_info(catalog().get(name), "en")["sweep"]
+               for name in ("CUDA_BIN_PATH", "MGE_DEFAULT_DEVICE", "FLAGS_allocator_strategy",
+                            "MGB_SUBLINEAR_MEMORY_THRESH_NR_TRY", "MEGENGINE_DTR_EVICTION_THRESHOLD")}
+    assert offered == {"CUDA_BIN_PATH": False, "MGE_DEFAULT_DEVICE": False, "FLAGS_allocator_strategy": True,
+                       "MGB_SUBLINEAR_MEMORY_THRESH_NR_TRY": True, "MEGENGINE_DTR_EVICTION_THRESHOLD": True}

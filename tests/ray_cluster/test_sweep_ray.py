@@ -42,3 +42,13 @@ def test_a_ray_sweep_gives_the_same_frame_as_a_local_one(local_cluster):
         grown = side[1]["peak_host_bytes"] - side[0]["peak_host_bytes"]
         assert abs(grown - 200 * MiB) < 40 * MiB, side
     assert remote["frame"][2]["peak_device_bytes"] is None and rows[2]["peak_device_bytes"] is None
+
+
+def test_ray_points_get_the_variables_the_session_set_after_ray_init(local_cluster):
+    """Issue 37, finding 3: set after `ray.init(runtime_env=cluster.runtime_env())`, a variable reached local points
+    but not Ray's (they printed None)."""
+    cell = "import os\nprint('after', os.environ.get('SWEEP_AFTER_INIT'), os.environ['SWEEP_CASE'])"
+    remote = local_cluster.run(HERE / "sweep_driver.py", cell, "", json.dumps({"SWEEP_CASE": ["1", "2"]}),
+                               json.dumps({"SWEEP_AFTER_INIT": "set-later"}))
+    assert [r["outcome"] for r in remote["frame"]] == ["ok", "ok"], remote
+    assert [text.split() for text in remote["printed"]] == [["after", "set-later", "1"], ["after", "set-later", "2"]]

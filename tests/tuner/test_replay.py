@@ -30,6 +30,23 @@ def test_failed_cells_and_our_magics_are_left_out_and_the_rest_replays_in_order(
     assert (failed, LeftOut.FAILED) in plan.left_out and (magic_cell, LeftOut.OUR_MAGIC) in plan.left_out
 
 
+def test_a_memtrace_cell_is_replayed_as_its_body_by_default(ip):
+    """%%memtrace ran its cell as code (it defined names): the default replay keeps that code, less the magic's line
+    and any line magic of ours in it."""
+    traced, after = _run(ip, "%%memtrace\nmodel_size = 3\n%envset MEGENGINE_DTR_EVICTION_THRESHOLD=1GB\nwidth = 2",
+                         "area = model_size * width")
+    plan = setup_plan(None, ip)
+    by_number = {cell.number: cell for cell in plan.cells}
+    assert traced in by_number and after in by_number
+    assert by_number[traced].code.strip() == "model_size = 3\nwidth = 2"
+    assert (traced, LeftOut.OUR_MAGIC) not in plan.left_out
+    namespace: dict = {}
+    for cell in plan.cells:
+        if cell.number >= traced:
+            exec(cell.code, namespace)  # noqa: S102 - the user's own cells, as a point would run them
+    assert namespace["area"] == 6
+
+
 def test_replayed_code_rebuilds_the_state_the_cell_needs(ip):
     first, *_ = _run(ip, "import os as _os_for_replay", "replayed_value = 40 + 2", "1 / 0")
     plan = setup_plan(None, ip)

@@ -39,3 +39,27 @@ def test_every_suggested_cell_reads_back_as_its_values_and_passes_the_checks(fre
         assert read_back(cell, fresh_session) == {name: values}, cell
         assert len(checked_grid({name: values}, fresh_session)) == len(values)
         assert cell.splitlines()[1].startswith("# Replace this line")
+
+
+def test_no_variable_is_offered_a_sweep_of_one_value(fresh_session):
+    """"Try several values…" inserted `%%envsweep NAME=<default>` for a number with no upper bound or a free text:
+    a sweep that compares nothing. Every catalog variable now gets two values or more, or none."""
+    counts = {}
+    for entry in catalog():
+        if entry.is_env:
+            values = suggested_values(entry, fresh_session.get(entry.name), 16 * GiB)
+            counts[entry.name] = len(values)
+            if values:
+                assert len(checked_grid({entry.name: values}, fresh_session)) == len(values)
+    assert 1 not in counts.values(), [name for name, count in counts.items() if count == 1]
+    # a whole number bounded below only: doublings around what it is
+    assert suggested_values(catalog().get("MGB_SUBLINEAR_MEMORY_THRESH_NR_TRY"), "10", None) == ["5", "10", "20", "40"]
+
+
+def test_the_sidebar_is_told_why_there_is_no_cell_for_a_variable_with_nothing_to_compare(fresh_session):
+    from mgenv_jupyter._comm import RequestHandler
+    from mgenv_jupyter.protocol import PROTOCOL_VERSION
+
+    (refused,) = RequestHandler(fresh_session).handle({"v": PROTOCOL_VERSION, "type": "sweep_cell", "id": "r1",
+                                                       "name": "CUDA_BIN_PATH"})
+    assert refused["type"] == "error" and "no values to compare" in refused["message"]

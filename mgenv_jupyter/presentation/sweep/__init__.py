@@ -14,14 +14,16 @@ from typing import Any
 
 from ..._markup import TABLE_STYLE
 from ..._text import current_language
+from ...catalog._secrets import shown
 from ...catalog._values import format_size
 from ...protocol._sweep import SweepFigure
-from ...tuner._result import Applied, SweepResult
+from ...tuner._point import PointResult
+from ...tuner._result import Applied, Choice, SweepResult
 from . import _words as words
 from ._figure import failure_note, figure, point_label, seconds_text, status_text, title
 from ._svg import sweep_svg
 
-__all__ = ["AppliedView", "SweepView", "figure", "sweep_svg"]
+__all__ = ["AppliedView", "ChoiceView", "PointView", "SweepView", "figure", "sweep_svg"]
 
 SVG_MIME = "image/svg+xml"
 STANDALONE_TEXT = "#333333"
@@ -89,22 +91,7 @@ class SweepView:
         language, result = self.language, self.result
         best = result.best if not self.running else None
         mark = f" ({words.BEST_MARK.get(language)})" if best is not None and best.index == point.index else ""
-        parts = [f"{point_label(result, point)}{mark}: {words.OUTCOMES[point.outcome.value].get(language)}"]
-        if point.seconds is not None:
-            parts.append(f"{seconds_text(point.seconds)} {words.SECONDS.get(language)}")
-        if point.peak_device_bytes is not None:
-            parts.append(f"{words.HEADERS['peak_device'].get(language)} {format_size(point.peak_device_bytes)}")
-        if point.peak_host_bytes is not None:
-            parts.append(f"{words.HEADERS['peak_host'].get(language)} {format_size(point.peak_host_bytes)}")
-        if point.gpu is not None:
-            parts.append(f"gpu{point.gpu}")
-        if point.node:
-            parts.append(str(point.node))
-        parts.append(failure_note(point, language, result.timeout))
-        if point.kernel_values and not point.values_held:
-            held = ", ".join(f"{name}={value}" for name, value in point.kernel_values.items())
-            parts.append(words.VALUES_DIFFER.get(language).format(values=held))
-        return parts
+        return point_parts(point, f"{point_label(result, point)}{mark}", language, result.timeout)
 
     def __repr__(self) -> str:
         return "\n".join(self.lines())
@@ -146,6 +133,59 @@ class SweepView:
         return {SVG_MIME: self.svg(STANDALONE_TEXT)}
 
 
+def point_parts(point: PointResult, label: str, language: str, timeout: float | None = None) -> list[str]:
+    """A point's row in words: its label and outcome, its figures, why it failed (`timeout`: the sweep's time limit),
+    what its kernel had instead."""
+    parts = [f"{label}: {words.OUTCOMES[point.outcome.value].get(language)}"]
+    if point.seconds is not None:
+        parts.append(f"{seconds_text(point.seconds)} {words.SECONDS.get(language)}")
+    if point.peak_device_bytes is not None:
+        parts.append(f"{words.HEADERS['peak_device'].get(language)} {format_size(point.peak_device_bytes)}")
+    if point.peak_host_bytes is not None:
+        parts.append(f"{words.HEADERS['peak_host'].get(language)} {format_size(point.peak_host_bytes)}")
+    if point.gpu is not None:
+        parts.append(f"gpu{point.gpu}")
+    if point.node:
+        parts.append(str(point.node))
+    parts.append(failure_note(point, language, timeout))
+    if point.kernel_values and not point.values_held:
+        held = ", ".join(f"{name}={shown(name, value)}" for name, value in point.kernel_values.items())
+        parts.append(words.VALUES_DIFFER.get(language).format(values=held))
+    return parts
+
+
+@dataclass(frozen=True)
+class PointView:
+    """One point as `print(result.best)` shows it: its values (a secret's masked) and its row, in words."""
+
+    point: PointResult
+    language: str = field(default_factory=current_language)
+
+    def lines(self) -> list[str]:
+        label = ", ".join(f"{name}={value}" for name, value in self.point.values.items())
+        return ["; ".join(part for part in point_parts(self.point, label, self.language) if part)]
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return {"text/plain": repr(self)}
+
+
+@dataclass(frozen=True)
+class ChoiceView:
+    """Why a sweep's `.best` is what it is, as the view's headline says it."""
+
+    choice: Choice
+    language: str = field(default_factory=current_language)
+
+    def lines(self) -> list[str]:
+        return [words.CHOICES[self.choice.value].get(self.language)]
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return {"text/plain": "\n".join(self.lines())}
+
+
 @dataclass(frozen=True)
 class AppliedView:
     """What `SweepResult.apply()` did, in words: what was set, and what needs a restart (and where it went)."""
@@ -163,7 +203,8 @@ class AppliedView:
                 lines.append(words.APPLIED_RESTART.get(language).format(names=restart,
                                                                         count=applied.profile_offered))
             else:
-                assignments = " ".join(f"{name}={applied.point.environment[name]}" for name in applied.restart)
+                assignments = " ".join(f"{name}={shown(name, applied.point.environment[name])}"
+                                       for name in applied.restart)
                 lines.append(words.APPLIED_RESTART_NO_PANEL.get(language).format(names=restart,
                                                                                  assignments=assignments))
         return lines

@@ -48,6 +48,8 @@ def failure_note(point: PointResult, language: str, timeout: float | None = None
         kind = failure.kind.rpartition(".")[2]
         reason = _first_line(failure.message)
         parts.append(f"{kind}: {reason}" if reason else kind)
+    elif failure is not None and failure.over_total and point.device_total_bytes:
+        parts.append(words.OVER_TOTAL.get(language).format(total=format_size(point.device_total_bytes)))
     if point.phase is not None:
         phase = words.PHASES[point.phase.value].get(language)
         cell = failure.setup_cell + 1 if failure is not None and failure.setup_cell is not None else 0

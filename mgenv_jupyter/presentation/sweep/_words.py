@@ -35,6 +35,10 @@ INTERRUPTED = T("Interrupted: {done} of {count} points finished; the rest did no
 BEST = T("recommended: {values} — {seconds} s, peak {peak}", "推荐:{values} —— {seconds} 秒,峰值 {peak}")
 BEST_NO_PEAK = T("recommended: {values} — {seconds} s", "推荐:{values} —— {seconds} 秒")
 CHOICES = {
+    "fastest_within_budget": T("recommended: the fastest point within the budget",
+                               "推荐:预算之内最快的点"),
+    "values_not_held": T("no recommendation: no finished point's kernel had the values it swept",
+                         "没有推荐:没有一个完成的点的内核具有它所扫描的取值"),
     "nothing_finished": T("no recommendation: no point finished without failing",
                           "没有推荐:没有一个点无故障地完成"),
     "none_within_budget": T("no recommendation: every finished point peaked above the budget",
@@ -81,7 +85,10 @@ BEST_MARK = T("best", "最佳")
 OVER_BUDGET = T("above the budget", "超出预算")
 OVER_LIMIT = T("past the {seconds} s limit", "超过 {seconds} 秒的限制")
 SIGNAL = T("killed by {signal}", "被 {signal} 终止")
-VALUES_DIFFER = T("the kernel had {values}", "内核实际取值为 {values}")
+OVER_TOTAL = T("peaked above the device's whole {total}", "峰值超过了设备的全部 {total}")
+VALUES_DIFFER = T("the kernel had {values}: not what it swept, never recommended",
+                  "内核实际取值为 {values}:不是所扫描的取值,从不推荐")
+POINT = T("point {number}", "第 {number} 个点")
 APPLIED = T("Set {names} in this kernel.", "已在本内核中设置 {names}。")
 APPLIED_RESTART = T("{names} had already been read by the running framework: they take effect in a new kernel. "
                     "They were handed to the notebook profile of {count} open Framework Env panel(s): use its "
