@@ -17,11 +17,9 @@ order they ran and whose `search` is a `FitSearch`; its `.best` is the answer an
 from __future__ import annotations
 
 import shutil
-import signal
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -33,7 +31,7 @@ from ._kernels import kernel_for_points
 from ._local import Job, Measure, run_local_point
 from ._point import Outcome, PointResult, failed_point
 from ._replay import SetupPlan
-from ._result import Budget, BudgetOf, Choice, SweepResult, last_sweeps
+from ._result import Budget, BudgetOf, Candidates, FitSearch, SweepResult, Verdict, last_sweeps
 from ._run import DEFAULT_TIMEOUT, _host_total, checked_budget, checked_code, checked_repeat, checked_seconds, gpu_slots
 from ._schedule import run_on_slots
 
@@ -61,39 +59,6 @@ NO_BUDGET = Text("no budget is known (no GPU, and this machine's memory could no
                  "--budget 10GB or budget='10GB'",
                  "预算未知(没有 GPU,也读不到本机内存):请给出预算,如 --budget 10GB 或 budget='10GB'")
 NOTHING_CHANGED = Text(" (nothing was started)", "(没有启动任何内核)")
-
-
-class Verdict:
-    """What one probe says of its value (codes)."""
-
-    FITS = "fits"
-    TOO_BIG = "too_big"  # out of memory, killed by the OOM killer, or above the limit
-    STOPS = "stops"  # failed for another reason, or interrupted: says nothing about memory
-
-
-@dataclass(frozen=True)
-class Candidates:
-    """The values a search may try, in order: `prefix` + each number + `suffix` (a number inside a value, such as
-    `max_split_size_mb:64..1024` in an allocator config), or `texts` given one by one; `given` is how the user wrote
-    them (shown in the view)."""
-
-    name: str
-    given: str
-    numbers: range | None = None
-    places: int = 0  # decimal places of a decimal range (its numbers are counted in units of 10**-places)
-    texts: tuple[str, ...] = ()
-    prefix: str = ""
-    suffix: str = ""
-
-    def __len__(self) -> int:
-        return len(self.numbers) if self.numbers is not None else len(self.texts)
-
-    def text(self, position: int) -> str:
-        if self.numbers is None:
-            return self.texts[position]
-        number = self.numbers[position]
-        shown = str(Decimal(number).scaleb(-self.places)) if self.places else str(number)
-        return f"{self.prefix}{shown}{self.suffix}"
 
 
 def candidates(name: str, raw: object) -> Candidates:
@@ -177,41 +142,6 @@ def checked_margin(value: object) -> float:
     if share is None or not 0 <= share < 1:
         raise InvalidValueError(BAD_MARGIN.get().format(value=value if not isinstance(value, str) else value[:40]))
     return share
-
-
-@dataclass
-class FitSearch:
-    """A largest-fit search: the candidates, the limit a probe's peak must stay within (the budget less the margin,
-    `SweepResult.budget.bytes`), and where each probe sits among the candidates (`positions`, by point index)."""
-
-    candidates: Candidates
-    positions: list[int] = field(default_factory=list)
-
-    def verdict(self, point: PointResult, budget: Budget) -> str:
-        if point.outcome is Outcome.OUT_OF_MEMORY:
-            return Verdict.TOO_BIG
-        if point.outcome is Outcome.CRASHED and point.failure is not None and point.failure.signal == signal.SIGKILL:
-            return Verdict.TOO_BIG
-        if point.outcome is not Outcome.OK:
-            return Verdict.STOPS
-        peak = budget.peak(point)
-        if peak is None or budget.bytes is None:
-            return Verdict.STOPS
-        return Verdict.FITS if peak <= budget.bytes else Verdict.TOO_BIG
-
-    def choose(self, points: Sequence[PointResult], budget: Budget) -> tuple[PointResult | None, Choice]:
-        """The largest probe that fit, and why the answer is what it is."""
-        fitting = [point for point in points if self.verdict(point, budget) == Verdict.FITS]
-        stopped = any(self.verdict(point, budget) == Verdict.STOPS for point in points)
-        best = max(fitting, key=lambda point: self.positions[point.index], default=None)
-        if stopped:
-            return best, Choice.FIT_SO_FAR
-        if best is None:
-            return None, Choice.NOTHING_FITS
-        return best, Choice.LARGEST_FIT
-
-    def position(self, point: PointResult) -> int:
-        return self.positions[point.index]
 
 
 Observer = Callable[[SweepResult], None]

@@ -8,8 +8,10 @@ point's values through the session. Its words are presentation's; here are codes
 from __future__ import annotations
 
 import enum
+import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._display import Shown, view_for
@@ -25,7 +27,6 @@ if TYPE_CHECKING:
 
     from ..runtime._outcome import SetReport
     from ..runtime._session import EnvSession
-    from ._fit import FitSearch
 
 TIE = 0.01  # points within 1% of the fastest time count as equally fast: the machine's noise is larger
 MARGIN = 0.05  # the default budget leaves this share of the device (or the host's memory) free
@@ -272,3 +273,74 @@ def default_budget(device_totals: Sequence[int], simulated: bool, host_total: in
 def given_budget(nbytes: int, has_device: bool) -> Budget:
     return Budget(nbytes, BudgetOf.DEVICE if has_device else BudgetOf.HOST, given=True, margin=0.0)
 
+
+# A largest-fit search's candidates and choice (`_fit.py` runs it): here, beside the result whose `.best` it
+# chooses, so that the result needs nothing of the search's runner.
+
+
+class Verdict:
+    """What one probe says of its value (codes)."""
+
+    FITS = "fits"
+    TOO_BIG = "too_big"  # out of memory, killed by the OOM killer, or above the limit
+    STOPS = "stops"  # failed for another reason, or interrupted: says nothing about memory
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The values a search may try, in order: `prefix` + each number + `suffix` (a number inside a value, such as
+    `max_split_size_mb:64..1024` in an allocator config), or `texts` given one by one; `given` is how the user wrote
+    them (shown in the view)."""
+
+    name: str
+    given: str
+    numbers: range | None = None
+    places: int = 0  # decimal places of a decimal range (its numbers are counted in units of 10**-places)
+    texts: tuple[str, ...] = ()
+    prefix: str = ""
+    suffix: str = ""
+
+    def __len__(self) -> int:
+        return len(self.numbers) if self.numbers is not None else len(self.texts)
+
+    def text(self, position: int) -> str:
+        if self.numbers is None:
+            return self.texts[position]
+        number = self.numbers[position]
+        shown = str(Decimal(number).scaleb(-self.places)) if self.places else str(number)
+        return f"{self.prefix}{shown}{self.suffix}"
+
+
+@dataclass
+class FitSearch:
+    """A largest-fit search: the candidates, the limit a probe's peak must stay within (the budget less the margin,
+    `SweepResult.budget.bytes`), and where each probe sits among the candidates (`positions`, by point index)."""
+
+    candidates: Candidates
+    positions: list[int] = field(default_factory=list)
+
+    def verdict(self, point: PointResult, budget: Budget) -> str:
+        if point.outcome is Outcome.OUT_OF_MEMORY:
+            return Verdict.TOO_BIG
+        if point.outcome is Outcome.CRASHED and point.failure is not None and point.failure.signal == signal.SIGKILL:
+            return Verdict.TOO_BIG
+        if point.outcome is not Outcome.OK:
+            return Verdict.STOPS
+        peak = budget.peak(point)
+        if peak is None or budget.bytes is None:
+            return Verdict.STOPS
+        return Verdict.FITS if peak <= budget.bytes else Verdict.TOO_BIG
+
+    def choose(self, points: Sequence[PointResult], budget: Budget) -> tuple[PointResult | None, Choice]:
+        """The largest probe that fit, and why the answer is what it is."""
+        fitting = [point for point in points if self.verdict(point, budget) == Verdict.FITS]
+        stopped = any(self.verdict(point, budget) == Verdict.STOPS for point in points)
+        best = max(fitting, key=lambda point: self.positions[point.index], default=None)
+        if stopped:
+            return best, Choice.FIT_SO_FAR
+        if best is None:
+            return None, Choice.NOTHING_FITS
+        return best, Choice.LARGEST_FIT
+
+    def position(self, point: PointResult) -> int:
+        return self.positions[point.index]
