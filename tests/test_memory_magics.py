@@ -62,3 +62,27 @@ def test_memtrace_shows_the_cells_last_expression_as_without_the_magic(ip):
     with capture_output() as quiet:
         ip.run_cell("%%memtrace\nnothing = None\nnothing")
     assert all(output.data.get("text/plain") != "None" for output in quiet.outputs[:-1])  # None is not shown
+
+
+def test_memtrace_on_a_numpy_cell_says_why_nothing_is_listed(ip):
+    # Issue 38: a NumPy cell said "no framework recorded where memory was allocated (JAX always records; PyTorch
+    # records with %memtrace on or in a %%memtrace cell)" inside the %%memtrace cell itself, never named NumPy, and its
+    # .frame() came back empty without a word.
+    import html
+
+    shown = {}
+    for language in ("en", "zh"):
+        ip.run_line_magic("envlang", language)
+        try:
+            result = ip.run_cell("%%memtrace\nimport numpy as np\narray = np.zeros(2 << 20)  # 16 MiB\n")
+            assert result.success, result.error_in_exec
+            assert len(result.result.frame()) == 0
+            shown[language] = html.unescape(result.result._repr_html_())  # as the notebook shows it
+        finally:
+            ip.run_line_magic("envlang", "en")
+    english, chinese = shown["en"], shown["zh"]
+    assert "nothing was recorded, so .frame() has no rows" in english
+    assert "only JAX and PyTorch record where they allocate" in english
+    assert "NumPy keeps no record of where its arrays were allocated: %memholders lists them" in english
+    assert "%memtrace on" not in english and "always records" not in english
+    assert ".frame() 没有行" in chinese and "NumPy 不记录其数组的分配位置" in chinese and "%memtrace on" not in chinese
