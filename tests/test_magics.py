@@ -248,8 +248,11 @@ def test_the_line_under_an_already_read_warning_says_what_applies_the_value(ip, 
                 warnings.simplefilter("always")
                 report = ip.run_line_magic("envset", f"{name}={3 if language == 'en' else 4}")
             assert [w.category.__name__ for w in caught] == ["AlreadyReadWarning"]
+            warned = str(caught[0].message)
             assert report[name].outcome is Status.ALREADY_READ
             shown[language] = html.unescape(report._repr_html_())  # as the notebook shows it
+            if language == "en":  # the warning above the line says the same of the value read
+                assert "when it was not set" in warned and "unset" not in warned.split("\n")[0]
         assert "read it at " in shown["en"] and "when it was not set" in shown["en"]
         assert "'Restart and apply' carries it over" in shown["en"] and "a plain restart loses it" in shown["en"]
         assert "restart the kernel to apply" not in shown["en"] and "read unset" not in shown["en"]

@@ -92,7 +92,7 @@ class Tracer:
         # A framework imported during the cell was not recording from its start; what it keeps anyway counts.
         records += [record for record in (r.now() for r in self.recorders.values()
                                           if r not in active and r.available()) if record is not None]
-        self.last = group(records, cells, moment, cell=self._cell, unrecorded=unrecorded(recorded=bool(records)))
+        self.last = group(records, cells, moment, cell=self._cell, unrecorded=unrecorded(recorded=any(record.blocks for record in records)))
         return self.last
 
     def at_failure(self, cells: CellNames, cell: int | None) -> Sites | None:
@@ -125,8 +125,8 @@ class Tracer:
 
 def unrecorded(recorded: bool = True) -> tuple[tuple[str, Text], ...]:
     """Each loaded framework that keeps no stack for its blocks, and what it does not record; where no framework
-    recorded anything (`recorded` False), the loaded libraries of no framework too (NumPy), whose arrays would
-    otherwise be missing without a word."""
+    recorded a block (`recorded` False: none recorded, or nothing of theirs is live), the loaded libraries of no
+    framework too (NumPy), whose arrays would otherwise be missing without a word."""
     frameworks = tuple((key, facts.how) for key, facts in FACTS.items()
                        if facts.recording is Recording.NEVER and key in sys.modules)
     libraries = () if recorded else tuple((key, how) for key, how in UNRECORDED_LIBRARIES.items() if key in sys.modules)

@@ -38,7 +38,8 @@ OUTSIDE = Text("{size} in {blocks} blocks allocated outside your code (no cell o
 NOTHING = Text("nothing was recorded, so .frame() has no rows: only {frameworks} record where they allocate, and none "
                "of them allocated memory in this cell",
                "没有任何记录,因此 .frame() 没有行:只有 {frameworks} 会记录内存分配位置,而它们在本单元中都没有分配内存")
-NO_SITES = Text("nothing the frameworks recorded is live", "框架记录的内存均已释放")
+NO_SITES = Text("nothing the frameworks recorded is live, so .frame() has no rows",
+                "框架记录的内存均已释放,因此 .frame() 没有行")
 LINE = Text("line", "行")
 
 

@@ -181,6 +181,7 @@ YOUR_VALUE = _T("<your value>", "<你的值>")
 BEFORE_LOAD = _T("before mgenv_jupyter was loaded", "在加载 mgenv_jupyter 之前")
 AT_TIME = _T("at {time}", "{time} ")
 UNSET_WORD = _T("unset", "未设置")
+NOT_SET_WORD = _T("not set", "未设置")  # a value a module read: "when it was not set" (the status line says it so too)
 
 
 def when_read(read: ImportRecord) -> Text:
@@ -192,7 +193,7 @@ def when_read(read: ImportRecord) -> Text:
 
 
 def seen_value(entry: Entry, value: str | None) -> str | Text:
-    return UNSET_WORD if value is None else said_value(entry, value)
+    return NOT_SET_WORD if value is None else said_value(entry, value)
 
 
 def said_value(entry: Entry, value: str) -> str:

@@ -80,6 +80,8 @@ else:
     assert traced.error_in_exec is None, traced.error_in_exec
     view = traced.result
     frame = view.frame()
+    # A cell of NumPy's arrays, with the framework loaded: what it recorded of that cell is nothing.
+    numpy_cell = ip.run_cell("%%memtrace\nimport numpy as np\nhost = np.zeros(2 << 20)\n", store_history=True)
     emit({"rows": frame.to_dict(orient="records"), "columns": list(frame.columns), "shown": repr(view),
-          "stderr": stderr,
+          "stderr": stderr, "numpy_shown": repr(numpy_cell.result),
           "cells": [defined.execution_count, traced.execution_count]})

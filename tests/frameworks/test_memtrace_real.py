@@ -46,6 +46,9 @@ def test_memtrace_names_the_lines_and_their_sizes(framework: str) -> None:
     # Nothing written to standard error, which a notebook shows as a red block under the cell: PyTorch's profiler
     # wrote "USDT: … profiler_start" and "… profiler_stop" there at every recorded cell (issue 38).
     assert result["stderr"] == ""
+    if framework == "torch":  # its profiler recorded the NumPy cell, and none of it: NumPy is named, and why
+        assert "so .frame() has no rows" in result["numpy_shown"], result["numpy_shown"]
+        assert "NumPy keeps no record of where its arrays were allocated" in result["numpy_shown"]
 
 
 def test_jax_out_of_memory_report_names_the_line() -> None:
