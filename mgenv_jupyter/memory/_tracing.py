@@ -92,7 +92,8 @@ class Tracer:
         # A framework imported during the cell was not recording from its start; what it keeps anyway counts.
         records += [record for record in (r.now() for r in self.recorders.values()
                                           if r not in active and r.available()) if record is not None]
-        self.last = group(records, cells, moment, cell=self._cell, unrecorded=unrecorded(recorded=any(record.blocks for record in records)))
+        recorded = any(record.blocks for record in records)
+        self.last = group(records, cells, moment, cell=self._cell, unrecorded=unrecorded(recorded))
         return self.last
 
     def at_failure(self, cells: CellNames, cell: int | None) -> Sites | None:
