@@ -3,8 +3,10 @@ thrown at the magics: only UsageError escapes, a rejected input changes nothing,
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import sys
 import time
 import warnings
 
@@ -230,6 +232,35 @@ def test_completion_of_names_and_values(ip):
 def test_outcomes_in_the_shell(ip, line, name, outcome):
     # already read / applied live / may be latched need a real framework: tests/frameworks/test_frameworks_real.py
     assert ip.run_line_magic("envset", line)[name].outcome is outcome
+
+
+def test_the_line_under_an_already_read_warning_says_what_applies_the_value(ip, probe_module, monkeypatch):
+    # Issue 38: the line said "mxnet read unset at … and keeps it; restart the kernel to apply", where a plain restart
+    # loses the value and the warning above it says 'Restart and apply', or set it again in the new kernel.
+    name = "MXNET_CPU_WORKER_NTHREADS"
+    monkeypatch.delenv(name, raising=False)
+    ip.run_cell(f"import {probe_module('mxnet', [name])}")  # a module named as MXNet's, reading it at import
+    try:
+        shown = {}
+        for language in ("en", "zh"):
+            ip.run_line_magic("envlang", language)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                report = ip.run_line_magic("envset", f"{name}={3 if language == 'en' else 4}")
+            assert [w.category.__name__ for w in caught] == ["AlreadyReadWarning"]
+            warned = str(caught[0].message)
+            assert report[name].outcome is Status.ALREADY_READ
+            shown[language] = html.unescape(report._repr_html_())  # as the notebook shows it
+            if language == "en":  # the warning above the line says the same of the value read
+                assert "when it was not set" in warned and "unset" not in warned.split("\n")[0]
+        assert "read it at " in shown["en"] and "when it was not set" in shown["en"]
+        assert "'Restart and apply' carries it over" in shown["en"] and "a plain restart loses it" in shown["en"]
+        assert "restart the kernel to apply" not in shown["en"] and "read unset" not in shown["en"]
+        assert "当时未设置" in shown["zh"] and "“重启并应用”会把它带过去" in shown["zh"]
+        assert "直接重启会丢失该值" in shown["zh"] and "需重启内核才能生效" not in shown["zh"]
+    finally:
+        ip.run_line_magic("envlang", "en")
+        sys.modules.pop("mxnet", None)
 
 
 def test_dead_variable_names_its_replacement(ip):

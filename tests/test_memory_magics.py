@@ -62,3 +62,51 @@ def test_memtrace_shows_the_cells_last_expression_as_without_the_magic(ip):
     with capture_output() as quiet:
         ip.run_cell("%%memtrace\nnothing = None\nnothing")
     assert all(output.data.get("text/plain") != "None" for output in quiet.outputs[:-1])  # None is not shown
+
+
+def test_memtrace_on_a_numpy_cell_says_why_nothing_is_listed(ip):
+    # Issue 38: a NumPy cell said "no framework recorded where memory was allocated (JAX always records; PyTorch
+    # records with %memtrace on or in a %%memtrace cell)" inside the %%memtrace cell itself, never named NumPy, and its
+    # .frame() came back empty without a word.
+    import html
+
+    shown = {}
+    for language in ("en", "zh"):
+        ip.run_line_magic("envlang", language)
+        try:
+            result = ip.run_cell("%%memtrace\nimport numpy as np\narray = np.zeros(2 << 20)  # 16 MiB\n")
+            assert result.success, result.error_in_exec
+            assert len(result.result.frame()) == 0
+            shown[language] = html.unescape(result.result._repr_html_())  # as the notebook shows it
+        finally:
+            ip.run_line_magic("envlang", "en")
+    english, chinese = shown["en"], shown["zh"]
+    assert "nothing was recorded, so .frame() has no rows" in english
+    assert "only JAX and PyTorch record where they allocate" in english
+    assert "NumPy keeps no record of where its arrays were allocated: %memholders lists them" in english
+    assert "%memtrace on" not in english and "always records" not in english
+    assert ".frame() 没有行" in chinese and "NumPy 不记录其数组的分配位置" in chinese and "%memtrace on" not in chinese
+
+
+def test_memholders_names_what_it_did_not_look_into_in_a_sentence_a_person_can_read(ip):
+    # Issue 38: "Not looked at: what report (a Change in it), dtr (a Config in it) holds (only its own code could
+    # say: ...)" could not be parsed by a person. Now each object is named by what it is and where it is.
+    import html
+
+    ip.run_cell("class Change(list): pass\nreport = {'changes': Change()}\nmine = Change()\n")
+    try:
+        shown = {}
+        for language in ("en", "zh"):
+            ip.run_line_magic("envlang", language)
+            try:
+                view = ip.run_line_magic("memholders", "")
+                shown[language] = html.unescape(view._repr_html_())  # as the notebook shows it
+            finally:
+                ip.run_line_magic("envlang", "en")
+        assert ("Not looked into, as only their own code could tell what they hold (subclasses of containers or "
+                "tensors, objects that hide their attributes): ") in shown["en"]
+        assert "the Change in report" in shown["en"] and "mine (of type Change)" in shown["en"]
+        assert "Not looked at: what" not in shown["en"] and "in it)" not in shown["en"]
+        assert "report 中的 Change" in shown["zh"] and "mine(类型为 Change)" in shown["zh"]
+    finally:
+        ip.run_cell("del Change, report, mine")

@@ -27,9 +27,16 @@ class StackFacts:
     how: Text  # the framework's own record, named
     kept_on: Text | None = None  # what `%memtrace on` keeps on for it (None: nothing to switch, or no stacks)
     per_cell: Text | None = None  # what records each cell instead where nothing can be kept on
-    when: Text | None = None  # when it records, said where nothing was recorded ("JAX always records")
     after_off: Text | None = None  # what it still records after `%memtrace off`
 
+
+# Libraries of no framework of the catalog whose arrays a cell allocates as often as a framework's tensors, which keep
+# no stack for them either: named, where no framework recorded anything, so that an empty result says why.
+UNRECORDED_LIBRARIES = {
+    "numpy": Text("NumPy keeps no record of where its arrays were allocated: %memholders lists them by variable, "
+                  "with their sizes",
+                  "NumPy 不记录其数组的分配位置:%memholders 按变量列出这些数组及其大小"),
+}
 
 _ORDER = (Recording.ALWAYS, Recording.WHEN_ON, Recording.NEVER)
 

@@ -307,7 +307,6 @@ STACKS = StackFacts("jax", Recording.ALWAYS, Text(
     "JAX keeps the Python stack of every live buffer (jax.profiler.device_memory_profile), always",
     "JAX 始终记录每个存活缓冲区的 Python 调用栈(jax.profiler.device_memory_profile)"),
     kept_on=Text("JAX: always recorded (its device memory profile)", "JAX:始终记录(其设备内存分析)"),
-    when=Text("JAX always records", "JAX 始终记录"),
     after_off=Text("JAX still keeps its own record", "JAX 仍保留其自身的记录"))
 
 # Its allocator's settings as AllocatorWidget groups them (catalog/_allocators.py).

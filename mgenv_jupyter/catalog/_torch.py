@@ -558,9 +558,7 @@ STACKS = StackFacts("torch", Recording.WHEN_ON, Text(
     "性能分析器的内存事件(torch.profiler 的 profile_memory 与 with_stack)"),
     kept_on=Text("PyTorch: the CUDA memory history, kept on", "PyTorch:CUDA 显存历史,保持开启"),
     per_cell=Text("PyTorch: no CUDA started, so each cell is recorded by its CPU profiler's memory events while "
-                  "it runs", "PyTorch:尚未启动 CUDA,每个单元运行时由 CPU 性能分析器的内存事件记录"),
-    when=Text("PyTorch records with %memtrace on or in a %%memtrace cell",
-              "PyTorch 需 %memtrace on 或在 %%memtrace 单元中记录"))
+                  "it runs", "PyTorch:尚未启动 CUDA,每个单元运行时由 CPU 性能分析器的内存事件记录"))
 
 # Its allocator's settings as AllocatorWidget groups them (catalog/_allocators.py).
 ALLOCATOR = Allocator(

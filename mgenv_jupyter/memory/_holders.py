@@ -93,7 +93,6 @@ _CHECK_CLOCK = 16  # objects between looks at the clock: a look costs about 50 n
 # Counting a variable's bytes once the walk ends costs about what looking at one object does: the walk keeps that
 # much of its time bound for it, at the pace it measures on this machine now.
 _ASSEMBLY_PER_VISIT = 1.5
-_NAMED = 5  # variables or objects named in a note before "and N more"
 
 # IPython's own names in the user namespace (history, help): never a user's memory.
 _IPYTHON_NAMES = frozenset({"In", "_ih", "_dh", "_ii", "_iii", "exit", "quit", "get_ipython", "_sh"})
@@ -109,11 +108,6 @@ SKIPPED_VISITS = Text("the walk stopped after {visits:,} objects (its bound), in
 SKIPPED_TIME = Text("the walk stopped after {seconds:g} s (its bound), in {name}; the containers after it were not "
                     "looked into",
                     "遍历在 {seconds:g} 秒后停止(上限),停在 {name};之后的容器未查看")
-LEFT_OUT = Text("the variables {names}", "变量 {names}")
-NOT_LOOKED_INTO = Text("what {names} holds (only its own code could say: a subclass of a container or of a tensor, "
-                       "or an object that hides its attributes)",
-                       "{names} 持有的内容(只有运行其自身的代码才能知道:容器或张量的子类,或隐藏其属性的对象)")
-AND_MORE = Text("{names} and {more:,} more", "{names} 等另外 {more:,} 个")
 SKIPPED_FAILED = Text("{name}: could not be measured ({error})", "{name}:无法测量({error})")
 WALK_FAILED = Text("the walk ended early ({error})", "遍历提前结束({error})")
 
@@ -152,8 +146,10 @@ class Holder:
 @dataclass(frozen=True, repr=False)
 class Holders(Shown):
     """The variables holding framework memory, largest first (the first `MAX_ROWS`; `unlisted` more hold `rest`),
-    the totals per device, what the walk looked at and what it left out (`skipped`, bilingual sentences), how long it
-    took (seconds), and whether it finished within its bounds (`complete`: every variable was looked at, without the
+    the totals per device, what the walk looked at and what it left out (`skipped`, bilingual sentences; `left_out`,
+    the variables a bound kept it from; `closed`, what it did not look into, as (variable, type, whether the variable
+    is itself of that type rather than holding one): the view words them), how long it took (seconds), and whether
+    it finished within its bounds (`complete`: every variable was looked at, without the
     visit or time bound stopping it). Shown as presentation's `HoldersView`."""
 
     display_kind: ClassVar[str] = "holders"
@@ -168,6 +164,8 @@ class Holders(Shown):
     unlisted: int = 0  # how many those are
     too_deep: int = 0  # objects more than `max_depth` levels below a variable, not looked into (as a count: the
     max_depth: int = 0  # walk always meets some, and how much it says of them is the view's to choose)
+    left_out: tuple[str, ...] = ()
+    closed: tuple[tuple[str, str, bool], ...] = ()
 
     @property
     def totals(self) -> dict[str, int]:
@@ -187,7 +185,8 @@ class Holders(Shown):
         return {"holders": [h.to_json() for h in self.holders], "totals": self.totals, "visited": self.visited,
                 "took": self.took, "skipped": [s.en for s in self.skipped], "frameworks": list(self.frameworks),
                 "complete": self.complete, "unlisted": self.unlisted, "rest": dict(self.rest),
-                "too_deep": self.too_deep, "max_depth": self.max_depth}
+                "too_deep": self.too_deep, "max_depth": self.max_depth, "left_out": list(self.left_out),
+                "closed": [list(item) for item in self.closed]}
 
 
 def memory_holders(namespace: Mapping[str, Any] | None = None, *, max_depth: int = MAX_DEPTH,
@@ -203,16 +202,6 @@ def memory_holders(namespace: Mapping[str, Any] | None = None, *, max_depth: int
 def _say(text: Text, **fields: Any) -> Text:
     """`text` with its fields filled in, in both languages."""
     return Text(text.en.format(**fields), text.zh.format(**fields))
-
-
-def _listing(text: Text, names: list[str] | list[Text]) -> Text:
-    """`text` naming up to `_NAMED` of `names`, then "and N more"."""
-    shown = [name if isinstance(name, Text) else Text(name, name) for name in names[:_NAMED]]
-    listed = Text(", ".join(t.en for t in shown), "、".join(t.zh for t in shown))
-    if len(names) > _NAMED:
-        listed = Text(AND_MORE.en.format(names=listed.en, more=len(names) - _NAMED),
-                      AND_MORE.zh.format(names=listed.zh, more=len(names) - _NAMED))
-    return Text(text.en.format(names=listed.en), text.zh.format(names=listed.zh))
 
 
 def _error(exc: BaseException) -> str:
@@ -479,12 +468,6 @@ class HoldersWalk:
 
     def result(self) -> Holders:
         skipped = list(self.skipped)
-        if self.left_out:
-            skipped.append(_listing(LEFT_OUT, self.left_out))
-        if self.closed:
-            skipped.append(_listing(NOT_LOOKED_INTO, [Text(f"{name} ({what})" if itself else f"{name} (a {what} in it)",
-                                                           f"{name}({what})" if itself else f"{name}(其中的 {what})")
-                                                      for name, (what, itself) in self.closed.items()]))
         if self._failed is not None:
             skipped.append(self._failed)
         rows: list[Holder] = []
@@ -497,7 +480,8 @@ class HoldersWalk:
             skipped.append(_say(WALK_FAILED, error=_error(exc)))
         frameworks = self.kinds.frameworks if self.kinds is not None else ()
         return Holders(tuple(rows), self.visits, time.perf_counter() - self.started, tuple(skipped), frameworks,
-                       self.complete, rest, unlisted, self.too_deep, self.max_depth)
+                       self.complete, rest, unlisted, self.too_deep, self.max_depth, tuple(self.left_out),
+                       tuple((name, what, itself) for name, (what, itself) in self.closed.items()))
 
     # ---- one variable ----
 

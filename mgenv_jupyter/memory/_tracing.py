@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._text import Text
-from ..catalog._allocation_stacks import FACTS, Recording
+from ..catalog._allocation_stacks import FACTS, UNRECORDED_LIBRARIES, Recording
 from ..runtime._live_blocks import BlockRecord, StackRecorder
 from ._sites import CellNames, Sites, group
 
@@ -92,7 +92,8 @@ class Tracer:
         # A framework imported during the cell was not recording from its start; what it keeps anyway counts.
         records += [record for record in (r.now() for r in self.recorders.values()
                                           if r not in active and r.available()) if record is not None]
-        self.last = group(records, cells, moment, cell=self._cell, unrecorded=unrecorded())
+        recorded = any(record.blocks for record in records)
+        self.last = group(records, cells, moment, cell=self._cell, unrecorded=unrecorded(recorded))
         return self.last
 
     def at_failure(self, cells: CellNames, cell: int | None) -> Sites | None:
@@ -123,10 +124,14 @@ class Tracer:
             self._active, self._open = [], False
 
 
-def unrecorded() -> tuple[tuple[str, Text], ...]:
-    """Each loaded framework that keeps no stack for its blocks, and what it does not record."""
-    return tuple((key, facts.how) for key, facts in FACTS.items()
-                 if facts.recording is Recording.NEVER and key in sys.modules)
+def unrecorded(recorded: bool = True) -> tuple[tuple[str, Text], ...]:
+    """Each loaded framework that keeps no stack for its blocks, and what it does not record; where no framework
+    recorded a block (`recorded` False: none recorded, or nothing of theirs is live), the loaded libraries of no
+    framework too (NumPy), whose arrays would otherwise be missing without a word."""
+    frameworks = tuple((key, facts.how) for key, facts in FACTS.items()
+                       if facts.recording is Recording.NEVER and key in sys.modules)
+    libraries = () if recorded else tuple((key, how) for key, how in UNRECORDED_LIBRARIES.items() if key in sys.modules)
+    return frameworks + libraries
 
 
 def running_cell(shell: Any) -> int | None:

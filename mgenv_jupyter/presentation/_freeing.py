@@ -66,7 +66,18 @@ HOLDERS_NONE_LOOKED = T("no variable looked at holds a framework tensor or array
 TOTAL = T("total", "合计")
 MORE = T("{count:,} more variables hold {sizes}", "另有 {count:,} 个变量持有 {sizes}")
 LOOKED = T("{visited:,} objects looked at in {ms} ms", "查看了 {visited:,} 个对象,用时 {ms} 毫秒")
-SKIPPED = T("Not looked at", "未查看")
+# What the walk did not look into, a list a person can read: the variable, then what in it (issue 38 read "Not looked
+# at: what report (a Change in it), dtr (a Config in it) … holds (only its own code could say …)").
+NOT_LOOKED_INTO = T("Not looked into, as only their own code could tell what they hold (subclasses of containers or "
+                    "tensors, objects that hide their attributes): {items}",
+                    "未查看以下对象的内容,因为只有运行它们自身的代码才能知道其中有什么(容器或张量的子类、隐藏属性的对象):{items}")
+CLOSED_ITSELF = T("{name} (of type {what})", "{name}(类型为 {what})")
+CLOSED_INSIDE = T("the {what} in {name}", "{name} 中的 {what}")
+LEFT_OUT = T("Variables not looked at (the walk's bound): {names}", "未查看的变量(遍历的上限):{names}")
+AND_MORE = T("{names} and {more:,} more", "{names} 等另外 {more:,} 个")
+LIST_SEPARATOR = T("; ", ";")
+NAMES_SEPARATOR = T(", ", "、")
+NAMED = 5  # variables or objects named in a note before "and N more"
 DEEPER = T("Objects more than {depth} levels below a variable are not looked into.",
            "变量以下超过 {depth} 层的对象不查看。")
 HOLDERS_HINT = T("Shared storage is counted once, for the variable that owns it. del NAME gives back its own size "
@@ -274,9 +285,26 @@ class HoldersView:
         none = HOLDERS_NONE if self.holders.complete else HOLDERS_NONE_LOOKED  # what the bounds left out may hold some
         return none.get(lang).format(frameworks=", ".join(self.holders.frameworks))
 
+    def _listed(self, items: list[str], separator: Text) -> str:
+        listed = separator.get(self.lang).join(items[:NAMED])
+        return AND_MORE.get(self.lang).format(names=listed, more=len(items) - NAMED) if len(items) > NAMED else listed
+
+    def _unseen(self) -> list[str]:
+        """What the walk did not look at: its own sentences (a bound, a failure), the variables it left out, and the
+        objects it did not look into, each a line."""
+        lang, holders = self.lang, self.holders
+        notes = [text.get(lang) for text in holders.skipped]
+        if holders.left_out:
+            notes.append(LEFT_OUT.get(lang).format(names=self._listed(list(holders.left_out), NAMES_SEPARATOR)))
+        if holders.closed:
+            items = [(CLOSED_ITSELF if itself else CLOSED_INSIDE).get(lang).format(name=name, what=what)
+                     for name, what, itself in holders.closed]
+            notes.append(NOT_LOOKED_INTO.get(lang).format(items=self._listed(items, LIST_SEPARATOR)))
+        return notes
+
     def notes(self) -> list[str]:
         lang = self.lang
-        notes = [f"{SKIPPED.get(lang)}: {text.get(lang)}" for text in self.holders.skipped]
+        notes = self._unseen()
         if self.holders.too_deep and self.timing:
             # The walk always meets objects below its depth (a model's inner tensors are within it): worth a line in
             # %memholders, not in every out-of-memory report, and never as a count of places nobody can look up.

@@ -1,7 +1,8 @@
 """`SitesView`: the allocation sites as a notebook shows them, in English or Chinese — `%%memtrace`'s result and the
-out-of-memory report's "Where the memory was allocated". One line a site (`[7] line 3: h = model(x)  12.1 GiB in 340
-blocks`), the largest first; the memory no line of the user's code allocated, and the loaded frameworks that record
-no stacks, said apart. `.frame()` is the data (one row a site)."""
+out-of-memory report's "Where the memory was allocated". One line a site (`[7] line 3, 12.1 GiB in 340 blocks:
+h = model(x)`, the code last as it runs to the end of the line), the largest first; the memory no line of the user's
+code allocated, and the loaded frameworks that record no stacks, said apart. `.frame()` is the data (one row a site);
+where nothing was recorded, the view says why it is empty."""
 
 from __future__ import annotations
 
@@ -27,14 +28,18 @@ TITLE = {
     "now": Text("Where the memory live now was allocated", "当前存活内存的分配位置"),
 }
 SUMMARY = Text("{total} recorded by {frameworks}", "{frameworks} 记录了 {total}")
-SITE = Text("{place}: {code}  {size} in {blocks} blocks", "{place}:{code}  {size},{blocks} 个块")
-SITE_ONE = Text("{place}: {code}  {size} in 1 block", "{place}:{code}  {size},1 个块")
+# The line's code comes last: it runs to the end of the line, comment included, and nothing of ours follows it.
+SITE = Text("{place}, {size} in {blocks} blocks{library}: {code}", "{place},{size},{blocks} 个块{library}:{code}")
+SITE_ONE = Text("{place}, {size} in 1 block{library}: {code}", "{place},{size},1 个块{library}:{code}")
 LIBRARY = Text(" (through {frames} library frames)", "(经过 {frames} 层库代码)")
 MORE = Text("… {count} more lines ({size}); .frame() lists them all", "… 另有 {count} 行({size});.frame() 列出全部")
 OUTSIDE = Text("{size} in {blocks} blocks allocated outside your code (no cell or file of yours in the stack)",
                "{size}({blocks} 个块)在您的代码之外分配(调用栈中没有您的单元或文件)")
-NOTHING = Text("no framework recorded where memory was allocated ({when})", "没有框架记录内存分配位置({when})")
-NO_SITES = Text("nothing the frameworks recorded is live", "框架记录的内存均已释放")
+NOTHING = Text("nothing was recorded, so .frame() has no rows: only {frameworks} record where they allocate, and none "
+               "of them allocated memory in this cell",
+               "没有任何记录,因此 .frame() 没有行:只有 {frameworks} 会记录内存分配位置,而它们在本单元中都没有分配内存")
+NO_SITES = Text("nothing the frameworks recorded is live, so .frame() has no rows",
+                "框架记录的内存均已释放,因此 .frame() 没有行")
 LINE = Text("line", "行")
 
 
@@ -64,11 +69,9 @@ class SitesView(TitledLines):
 
     def site_line(self, site: Site) -> str:
         words = SITE_ONE if site.blocks == 1 else SITE
-        line = words.get(self.lang).format(place=place(site, self.lang), code=site.code or site.function,
-                                           size=format_size(site.bytes), blocks=f"{site.blocks:,}")
-        if site.library_frames:
-            line += LIBRARY.get(self.lang).format(frames=site.library_frames)
-        return line
+        library = LIBRARY.get(self.lang).format(frames=site.library_frames) if site.library_frames else ""
+        return words.get(self.lang).format(place=place(site, self.lang), code=site.code or site.function,
+                                           size=format_size(site.bytes), blocks=f"{site.blocks:,}", library=library)
 
     def lines(self) -> list[str]:
         """The title, then one line a site (the largest SHOWN), then what no line of the user's allocated and what
@@ -78,8 +81,8 @@ class SitesView(TitledLines):
         if not sites.frameworks:
             lines.append("  " + nothing_recorded(lang))
         else:
-            lines.append("  " + SUMMARY.get(lang).format(total=format_size(sites.total),
-                                                        frameworks=", ".join(sites.frameworks)))
+            labels = [BY_KEY[key].label.get(lang) if key in BY_KEY else key for key in sites.frameworks]
+            lines.append("  " + SUMMARY.get(lang).format(total=format_size(sites.total), frameworks=", ".join(labels)))
             if not sites.sites and not sites.unattributed:
                 lines.append("  " + NO_SITES.get(lang))
         lines += ["  " + self.site_line(site) for site in sites.sites[:SHOWN]]
@@ -109,9 +112,12 @@ def _joined(texts: list[Text], separator: Text, language: str) -> str:
 
 
 def nothing_recorded(language: str) -> str:
-    """No framework recorded anything: which do, and when (the catalog's facts)."""
-    when = [facts.when for facts in FACTS.values() if facts.when is not None]
-    return NOTHING.get(language).format(when=_joined(when, SEPARATOR, language))
+    """No framework recorded anything: so `.frame()` is empty, and which frameworks would have (the catalog's)."""
+    return NOTHING.get(language).format(frameworks=_joined(_recording(), AND, language))
+
+
+def _recording() -> list[Text]:
+    return [BY_KEY[key].label for key, facts in FACTS.items() if facts.recording is not Recording.NEVER]
 
 
 def tracing_off(language: str) -> str:
@@ -123,8 +129,7 @@ def tracing_off(language: str) -> str:
 
 def none_loaded(language: str) -> str:
     """No framework that records is loaded: which will be, once imported."""
-    names = [BY_KEY[key].label for key, facts in FACTS.items() if facts.recording is not Recording.NEVER]
-    return NONE_LOADED.get(language).format(frameworks=_joined(names, AND, language))
+    return NONE_LOADED.get(language).format(frameworks=_joined(_recording(), AND, language))
 
 
 @dataclass(frozen=True)

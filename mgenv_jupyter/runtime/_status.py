@@ -131,8 +131,13 @@ LATCHED = _T("{module} was imported {when}; if {first_use} has happened since, t
              "{module} 已于{when}导入;若此后已发生{first_use},当时的值会一直沿用到内核重启")
 APPLIED_BUT_LATCHED = _T("{applied}; but {latched}", "{applied};但{latched}")
 READ_AT_FIRST_USE = _T("read by {module} at {first_use} with this value", "{module} 已在{first_use}按此值读取")
-FIXED = _T("{module} fixed it at {first_use}, which has already happened in this kernel; restart the kernel to apply",
-           "{module} 已在{first_use}将其固定,本内核中这一时刻已经过去;需重启内核才能生效")
+# What applies a value a framework keeps: a new kernel that gets it, which a plain restart is not (it starts from the
+# server's environment); said the way the AlreadyReadWarning's way out says it.
+NEW_KERNEL = _T("this value applies in a new kernel: 'Restart and apply' carries it over, or set it again after a "
+                "restart (a plain restart loses it)",
+                "此值要在新内核中才能生效:“重启并应用”会把它带过去,或在重启后重新设置(直接重启会丢失该值)")
+FIXED = _T("{module} fixed it at {first_use}, which has already happened in this kernel; {new_kernel}",
+           "{module} 已在{first_use}将其固定,本内核中这一时刻已经过去;{new_kernel}")
 APPLIED_BUT_FIXED = _T("{applied}; but {module} fixed it at {first_use}, which has already happened, and keeps the "
                        "value it read until the kernel restarts",
                        "{applied};但 {module} 已在{first_use}将其固定(这一时刻已经过去),"
@@ -144,8 +149,10 @@ WARNING_MAY_BE_LATCHED = _T("{latched}: if that moment has passed, the running {
                             "{way_out}.",
                             "{latched}:若这一时刻已经过去,正在运行的 {module} 看不到它{target}"
                             "(os.environ 中已是新值,从这里启动的进程会继承它)。\n解决办法:{way_out}。")
-ALREADY_READ = _T("{module} read {seen} {when} and keeps it; restart the kernel to apply",
-                  "{module} 已于{when}读取 {seen} 并一直沿用;需重启内核才能生效")
+ALREADY_READ = _T("{module} read it {when}, when it was {seen}, and keeps what it read; {new_kernel}",
+                  "{module} 已于{when}读取它,当时为 {seen},并一直沿用读到的值;{new_kernel}")
+ALREADY_READ_UNSET = _T("{module} read it {when}, when it was not set, and keeps that; {new_kernel}",
+                        "{module} 已于{when}读取它,当时未设置,并一直沿用;{new_kernel}")
 WARNING = _T("{moment}, and keeps what it read: the running {module} will not see it {target} (os.environ holds it "
              "now, and processes started from here inherit it).\nWay out: {way_out}.",
              "{moment},并一直沿用当时读到的值:正在运行的 {module} 看不到它{target}(os.environ 中已是新值,"
@@ -174,6 +181,7 @@ YOUR_VALUE = _T("<your value>", "<你的值>")
 BEFORE_LOAD = _T("before mgenv_jupyter was loaded", "在加载 mgenv_jupyter 之前")
 AT_TIME = _T("at {time}", "{time} ")
 UNSET_WORD = _T("unset", "未设置")
+NOT_SET_WORD = _T("not set", "未设置")  # a value a module read: "when it was not set" (the status line says it so too)
 
 
 def when_read(read: ImportRecord) -> Text:
@@ -185,7 +193,7 @@ def when_read(read: ImportRecord) -> Text:
 
 
 def seen_value(entry: Entry, value: str | None) -> str | Text:
-    return UNSET_WORD if value is None else said_value(entry, value)
+    return NOT_SET_WORD if value is None else said_value(entry, value)
 
 
 def said_value(entry: Entry, value: str) -> str:
@@ -268,10 +276,15 @@ def assess(s: Situation) -> tuple[Status, Message]:
         if s.latched and s.set_before_first_use and not s.change:
             return Status.EFFECTIVE, message(READ_AT_FIRST_USE, module=read.module, first_use=first_use_text(entry))
         if s.latched:
-            return Status.ALREADY_READ, message(FIXED, module=read.module, first_use=first_use_text(entry))
+            return Status.ALREADY_READ, message(FIXED, module=read.module, first_use=first_use_text(entry),
+                                                new_kernel=NEW_KERNEL)
         return Status.MAY_BE_LATCHED, latched
+    seen = read.value(entry.name)
+    if seen is None:
+        return Status.ALREADY_READ, message(ALREADY_READ_UNSET, module=read.module, when=when_read(read),
+                                            new_kernel=NEW_KERNEL)
     return Status.ALREADY_READ, message(ALREADY_READ, module=read.module, when=when_read(read),
-                                        seen=seen_value(entry, read.value(entry.name)))
+                                        seen=said_value(entry, seen), new_kernel=NEW_KERNEL)
 
 
 def already_read_warning(entry: Entry, read: ImportRecord, new: str | None, live_call: str | None,

@@ -95,9 +95,10 @@ LEGEND_JS = """chart => [...document.querySelectorAll(chart + ' .mgenv-chart-leg
 
 
 def readme_recipe() -> str:
-    """README's "Try it" assignment for a fragmentation error, as written there."""
+    """README's "Try it" assignment for a fragmentation error that climbs to the device's limit, as written there."""
     readme = (ROOT / "README.md").read_text()
-    found = re.search(r"\*\*Try it\*\* without a GPU: `(MGENV_SIMULATE_GPU=[^`]*fragmentation[^`]*)`", readme)
+    found = re.search(r"\*\*Try it without a GPU\*\*.*?`(MGENV_SIMULATE_GPU=[^`]*fragmentation[^`]*)`", readme,
+                      re.DOTALL)
     assert found, "README's 'Try it' recipe for a fragmentation error is not where this test reads it"
     return found[1]
 

@@ -120,7 +120,7 @@ else:  # JAX has no modules of its own
 emit({
     "rows": [h.to_json() for h in data.holders],
     "totals": data.totals,
-    "skipped": [s.en for s in data.skipped],
+    "skipped": [s.en for s in data.skipped], "left_out": list(data.left_out), "closed": list(data.closed),
     "shown": repr(view),
     "counting": counting,
     "counting_calls": calls,

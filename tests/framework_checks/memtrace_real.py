@@ -1,13 +1,16 @@
 """Allocation sites with a real framework in a real IPython shell: a function defined in one cell allocates two
 arrays on two lines; a `%%memtrace` cell allocates a third on its own line and calls the function (and, for PyTorch,
-makes a temporary that is freed before the cell ends, so the peak is not the end). With "oom", a cell that keeps an
+makes a temporary that is freed before the cell ends, so the peak is not the end), with what it wrote to standard
+error. With "oom", a cell that keeps an
 array runs out of memory (the address space capped first, as oom_host.py does) and the report's sites are returned.
 
     python memtrace_real.py FRAMEWORK [oom]
 """
 
+import os
 import resource
 import sys
+import tempfile
 
 framework = sys.argv[1]
 variant = sys.argv[2] if len(sys.argv) > 2 else ""
@@ -29,9 +32,10 @@ DEFINE = {
              "    y = torch.full((3 * n,), 2.0)\n"
              "    return x, y\n",
 }
-TRACED = {  # line 1 is the magic's
-    "jax": f"%%memtrace\na = jnp.zeros(({2 * MiB},), dtype='float32')\np, q = make({MiB})\n",
-    "torch": f"%%memtrace\na = torch.zeros({2 * MiB})\np, q = make({MiB})\ntmp = torch.ones({8 * MiB}); del tmp\n",
+TRACED = {  # line 1 is the magic's; line 2 ends with a comment, as a user's line may
+    "jax": f"%%memtrace\na = jnp.zeros(({2 * MiB},), dtype='float32')  # 8 MiB (float32)\np, q = make({MiB})\n",
+    "torch": f"%%memtrace\na = torch.zeros({2 * MiB})  # 8 MiB (float32)\np, q = make({MiB})\n"
+             f"tmp = torch.ones({8 * MiB}); del tmp\n",
 }
 FAILING = {
     "jax": f"kept = make({MiB})\nbig = jnp.zeros((1 << 50,), dtype='uint8').block_until_ready()\n",
@@ -59,9 +63,25 @@ if variant == "oom":
           "record_offer": list(report.record_offer) if report is not None else None,
           "lines": OomView(report).site_lines() if report is not None else []})
 else:
-    traced = ip.run_cell(TRACED[framework], store_history=True)
+    # What the traced cell writes to the process's standard error (a notebook shows it as a red block), caught at the
+    # file descriptor: the profiler's library writes there from C++, past sys.stderr.
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            traced = ip.run_cell(TRACED[framework], store_history=True)
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+        sink.seek(0)
+        stderr = sink.read(4096).decode(errors="replace")
     assert traced.error_in_exec is None, traced.error_in_exec
     view = traced.result
     frame = view.frame()
+    # A cell of NumPy's arrays, with the framework loaded: what it recorded of that cell is nothing.
+    numpy_cell = ip.run_cell("%%memtrace\nimport numpy as np\nhost = np.zeros(2 << 20)\n", store_history=True)
     emit({"rows": frame.to_dict(orient="records"), "columns": list(frame.columns), "shown": repr(view),
+          "stderr": stderr, "numpy_shown": repr(numpy_cell.result),
           "cells": [defined.execution_count, traced.execution_count]})

@@ -65,7 +65,7 @@ def test_what_holds_memory_names_each_variable_with_its_size_and_counts_shared_s
             assert "model  1 MiB  Linear (torch): 2 parameters, 1 buffer  [host 1 MiB]" in r["shown"], r["shown"]
     total = 24 * MiB + 4000 + (parameters + (4000 if framework == "torch" else 0) if framework != "jax" else 0)
     assert r["totals"] == {"host": total}
-    assert not r["skipped"]
+    assert not r["skipped"] and not r["left_out"] and not r["closed"]  # everything looked at, and into
     if framework != "jax":  # a user's module overriding parameters() and its look-ups: read, never asked
         assert r["counting"]["bytes"] == (16 * 16 + 16) * 4 and r["counting"]["parameters"] == 2, r["counting"]
         assert set(r["counting_calls"].values()) == {0}, r["counting_calls"]

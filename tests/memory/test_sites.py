@@ -94,7 +94,7 @@ def test_unrecorded_frameworks_are_named(ip):
     from mgenv_jupyter.presentation._sites import SitesView
 
     sites = group([], CellNames(ip), "failure", unrecorded=(("paddle", Text("Paddle keeps no stacks", "飞桨不记录")),))
-    assert "no framework recorded" in repr(SitesView(sites, "en"))
+    assert "nothing was recorded" in repr(SitesView(sites, "en"))
     assert "Paddle keeps no stacks" in repr(SitesView(sites, "en"))
     assert "飞桨不记录" in repr(SitesView(sites, "zh"))
 
@@ -116,7 +116,7 @@ def test_memtrace_without_a_recording_framework_says_so(ip):
     result = ip.run_cell("%%memtrace\nplain = [0] * 10\n", store_history=True)
     assert result.error_in_exec is None and ip.user_ns["plain"] == [0] * 10
     said = repr(result.result)
-    assert "no framework recorded where memory was allocated" in said
+    assert "nothing was recorded, so .frame() has no rows" in said
     assert repr(ip.run_line_magic("memtrace", "")) == said  # %memtrace alone: the last recorded cell
 
 

@@ -383,7 +383,8 @@ def test_100000_arrays_as_globals(notebook_like):
     if not holders.complete:  # its time bound came first on this machine: it says so, and names what it left out
         # the variables it did not reach are named (after any an earlier test of this shell left, such as `keep`)
         section = text[text.find("What holds"):]
-        assert "s (its bound)" in section and re.search(r"Not looked at: the variables [^\n]*\ba\d+", section), section
+        assert "s (its bound)" in section, section
+        assert re.search(r"Variables not looked at \(the walk's bound\): [^\n]*\ba\d+", section), section
     _assert_the_users_error_is_the_last(ip, error)
 
 
@@ -423,8 +424,8 @@ def test_a_mapping_that_imports_modules_when_touched(notebook_like, tmp_path, mo
     error, shown, outputs = _fail(ip)
     assert "heavy_model_module" not in sys.modules
     text = outputs[0].data["text/plain"]
-    assert "MODEL_MAPPING (LazyMapping)" in text and "only its own code could say" in text, text
-    assert "MODEL_MAPPING (LazyMapping)" in repr(ip.run_line_magic("memholders", ""))
+    assert "MODEL_MAPPING (of type LazyMapping)" in text and "only their own code could tell" in text, text
+    assert "MODEL_MAPPING (of type LazyMapping)" in repr(ip.run_line_magic("memholders", ""))
     assert "heavy_model_module" not in sys.modules
     _assert_the_users_error_is_the_last(ip, error)
 

@@ -20,12 +20,12 @@ def test_one_line_a_site_largest_first():
     sites = Sites((_site(7, 3, 12 * MiB, 340), _site(None, 12, MiB, 1, 0)), "peak", 13 * MiB, frameworks=("torch",))
     lines = SitesView(sites, "en").lines()
     assert lines == ["Where the memory was allocated, at the cell's peak:",
-                     "  13 MiB recorded by torch",
-                     "  [7] line 3: h3 = model(x)  12 MiB in 340 blocks (through 3 library frames)",
-                     "  train.py line 12: h12 = model(x)  1 MiB in 1 block"]
+                     "  13 MiB recorded by PyTorch",
+                     "  [7] line 3, 12 MiB in 340 blocks (through 3 library frames): h3 = model(x)",
+                     "  train.py line 12, 1 MiB in 1 block: h12 = model(x)"]
     chinese = SitesView(sites, "zh").lines()
     assert chinese[0] == "内存分配位置(单元的峰值时刻):"
-    assert chinese[2] == "  [7] 行 3:h3 = model(x)  12 MiB,340 个块(经过 3 层库代码)"
+    assert chinese[2] == "  [7] 行 3,12 MiB,340 个块(经过 3 层库代码):h3 = model(x)"
 
 
 def test_more_than_shown_and_what_no_line_of_yours_allocated():

@@ -161,7 +161,9 @@ def test_read_at_import_with_another_value_needs_a_restart(imported):
     status, message = decide(Situation("PROBE_SIZE", SIZE, "2048", imported))
     clock = time.strftime("%H:%M:%S", time.localtime(imported.time))
     assert status is Status.ALREADY_READ
-    assert message == f"{READER} read 1 KiB at {clock} and keeps it; restart the kernel to apply"
+    assert message == (f"{READER} read it at {clock}, when it was 1 KiB, and keeps what it read; this value applies in "
+                       "a new kernel: 'Restart and apply' carries it over, or set it again after a restart (a plain "
+                       "restart loses it)")
 
 
 def test_a_secret_it_read_is_never_repeated(imported):

@@ -1,5 +1,4 @@
 """PyTorch's run-time APIs: the allocator settings, the CPU thread count, and the compiler's config modules; the
-probe that tells whether CUDA (hence the allocator) has been initialised; and what its tensors and modules hold.
 probe that tells whether CUDA (hence the allocator) has been initialised; and where its memory was allocated: the CUDA
 memory history (`torch.cuda.memory._record_memory_history`, `_snapshot()`) and, on the CPU, the profiler's memory
 events with their Python stacks.
@@ -11,6 +10,7 @@ so the full normalised value is passed, never a single key.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -227,6 +227,15 @@ def _at_peak(now: dict[tuple[int, int], LiveBlocks], traces: Any) -> dict[tuple[
     return live
 
 
+# Kineto, the library under PyTorch's profiler, writes "USDT: … profiler_start" and "… profiler_stop" to the process's
+# standard error at every start and stop, at any log level but one above all of its levels: the notebook showed a red
+# block under every recorded cell. It reads the level once, when the process's first profile starts (torch 2.13): set
+# for that moment only, so that the kernel's environment (what %envdiff lists, what child processes inherit) is left
+# as it was. Its errors are silenced with it; a recording that fails says so through our own result.
+KINETO_LOG_LEVEL = "KINETO_LOG_LEVEL"
+KINETO_SILENT = "6"
+
+
 class CpuProfile:
     """PyTorch's profiler recording the CPU's memory events with their Python stacks (`profile_memory=True,
     with_stack=True`): every allocation and free while it runs. `stop()` gives the blocks live at the highest point
@@ -238,7 +247,14 @@ class CpuProfile:
                                          with_stack=True)
 
     def start(self) -> CpuProfile:
-        self._profile.start()
+        quiet = KINETO_LOG_LEVEL not in os.environ  # a level the user chose is theirs
+        if quiet:
+            os.environ[KINETO_LOG_LEVEL] = KINETO_SILENT
+        try:
+            self._profile.start()
+        finally:
+            if quiet:
+                os.environ.pop(KINETO_LOG_LEVEL, None)
         return self
 
     def stop(self) -> BlockRecord:
