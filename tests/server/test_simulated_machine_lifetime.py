@@ -26,7 +26,8 @@ pytestmark = pytest.mark.slow
 
 EXTENSION_CONFIG = {"ServerApp": {"jpserver_extensions": {"mgenv_jupyter.server": True}}}
 # What the kernel's chart is labelled with, after its sampler looked at the device.
-LABEL = ("from mgenv_jupyter.memory import kernel_sampler\nfrom mgenv_jupyter.memory.simulated._simulation import running\n"
+LABEL = ("from mgenv_jupyter.memory import kernel_sampler\n"
+         "from mgenv_jupyter.memory.simulated._simulation import running\n"
          "kernel_sampler().sample_once()\nprint(running().label)")
 
 
