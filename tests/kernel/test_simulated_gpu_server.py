@@ -22,8 +22,6 @@ from mgenv_jupyter.protocol._gpus import GPUS_PATH
 
 from lab_server import TOKEN, Lab, running_lab
 
-pytestmark = pytest.mark.slow
-
 EXTENSION_CONFIG = {"ServerApp": {"jpserver_extensions": {"mgenv_jupyter.server": True}}}
 # What the kernel's chart is labelled with, after its sampler looked at the device.
 LABEL = ("from mgenv_jupyter.memory import kernel_sampler\n"
