@@ -88,6 +88,14 @@ def current_language() -> str:
     return _locale
 
 
+def page_language() -> str:
+    """The language of what the JupyterLab page draws itself: the sidebar, the memory charts (their legends and status
+    lines, whose words the sampler sends) and the cells' badges follow the page's language, told by the sidebar or a
+    chart when it connects (`learn_language()`), so that one screen speaks one language; `%envlang` chooses the
+    language of what the kernel writes into outputs. Where no page told one, `current_language()`."""
+    return _front_end if _front_end is not None else current_language()
+
+
 def set_language(language: str | None) -> str:
     """Choose "zh" or "en" for descriptions; None goes back to MGENV_LANG, the front end's language or the locale."""
     global _language

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import cast
 
-from .._text import Text, current_language
+from .._text import Text, page_language
 from ..catalog._values import format_size
 from ..protocol import OverlayInfo, OverlayKind
 from ..runtime import EnvSession
@@ -20,7 +20,7 @@ from ._sample import DeviceId, series_key
 
 log = logging.getLogger(__name__)
 
-# The lines' words, in the kernel's language (the chart shows them as the kernel sends them).
+# The lines' words, in the page's language (the chart shows them as the kernel sends them, among its own words).
 TOTAL = Text("{device} total ({size})", "{device} 总量({size})")
 TOTAL_SHORT = Text("total", "总量")
 TOTAL_SHORT_OF = Text("{device} total", "{device} 总量")
@@ -60,7 +60,7 @@ def overlays(session: EnvSession | None, totals: Mapping[DeviceId, int], gpu_tot
     """The lines for the current state. `totals`: every device's total; `gpu_totals`: those of NVML's GPUs (the
     Paddle cap is a share of them); `session`: what the kernel set (None: device totals only). Never raises: a
     framework that fails to answer just gives no line."""
-    language = current_language()
+    language = page_language()
     lines = [Overlay("total", device.label, total, TOTAL.get(language).format(device=_shown(device, language),
                                                                             size=format_size(total)),
                      TOTAL_SHORT.get(language) if len(totals) == 1

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .._source_state import State
-from .._text import current_language
+from .._text import page_language
 from ..protocol import Batch, BatchMeta, SeriesInfo, Snapshot, SourceState, checked_interval
 from ..protocol._memory import MarkInfo, MarkKind
 from ._cells import CellTracker, per_cell
@@ -334,7 +334,7 @@ class Sampler:
         # imported by the first to ask (`_want_meta`), in that caller's thread.
         from ._state_words import lead, state_text
 
-        language = current_language()
+        language = page_language()  # a chart's words are the page's, whatever %envlang chose for outputs
         states: list[SourceState] = []
         for s in self.sources:
             state = self._errors.get(id(s), s.state)

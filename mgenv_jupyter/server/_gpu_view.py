@@ -15,6 +15,7 @@ kernel's idleness is the time since it last ran a user's cell (server/_activity.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import os
 import time
@@ -62,7 +63,10 @@ class GpuView:
         self._pending: asyncio.Future[GpuServerView] | None = None
         # The simulated machine this server shares with its kernels; one left by an earlier server of this pid goes.
         self._machine = SharedMachine(machine_path(runtime_dir, os.getpid()) if runtime_dir is not None else None)
-        self._machine.remove()
+        self._machine.discard()
+        # jupyter_server stops its ExtensionApps only: a module extension such as this one is told nothing when the
+        # server stops. The machine's files go when the server's process exits, after it has shut its kernels down.
+        atexit.register(self._machine.discard)
         self._spec = os.environ.get(ENV, "").strip()
         self._simulation: Simulation | None = None
         self._simulation_problem: State | None = None
@@ -132,7 +136,8 @@ class GpuView:
         self._executor.shutdown(wait=True)
         if self._simulation is not None:
             self._simulation.uninstall()
-        self._machine.remove()
+        self._machine.discard()
+        atexit.unregister(self._machine.discard)
         self.activity.close()
 
     def _forget_pending(self, _: object) -> None:

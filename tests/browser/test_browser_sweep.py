@@ -136,7 +136,8 @@ def test_try_it_first_and_try_several_values_insert_a_sweep_cell(shared_lab):
             open_sidebar(page)
             page.get_by_label("Search variables").fill("MEGENGINE_DTR_EVICTION_THRESHOLD")
             row = page.locator(".mgenv-sb-row[data-name='MEGENGINE_DTR_EVICTION_THRESHOLD']")
-            row.locator(".mgenv-sb-try").scroll_into_view_if_needed()  # on the row's details line, folded or not
+            row.locator(".mgenv-sb-details > summary").click()  # first in the row's details
+            row.locator(".mgenv-sb-try").scroll_into_view_if_needed()
             set_left_area_width(page, 320)
             screenshot(page, "sweep-try-several-sidebar.png")
             before = len(_cells(page))

@@ -162,3 +162,23 @@ def test_paddles_cap_is_drawn_exactly_where_the_catalogs_rule_says_its_pool_size
                 assert rule.reason and rule.reason in caps[0].note
             checked += rule.applies
     assert checked == 2  # naive_best_fit, with each sizing flag: the rule does hold somewhere
+
+
+def test_the_lines_speak_the_pages_language_whatever_envlang_chose_for_outputs(fresh_session):
+    """Issue 38, point 7: a chart is drawn by the page, so its lines' words follow the language the page told (the
+    sidebar or a chart said hello in English), not `%envlang zh`, which is for what the kernel writes into outputs."""
+    from mgenv_jupyter import _text
+
+    fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "5GB"})
+    one = {DeviceId("gpu0", simulated=True): 40 * GiB}
+    try:
+        _text.learn_language("en")
+        _text.set_language("zh")
+        english = [(line.label, line.short) for line in overlays(fresh_session, one, one)]
+        _text.learn_language("zh")
+        chinese = [line.short for line in overlays(fresh_session, one, one)]
+    finally:
+        _text.set_language(None)
+        _text.learn_language(None)
+    assert english[0] == ("gpu0 (simulated) total (40 GiB)", "total") and english[1][0].startswith("DTR"), english
+    assert chinese[0] == "总量", chinese

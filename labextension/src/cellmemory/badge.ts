@@ -1,5 +1,5 @@
 /**
- * The small badge by a cell's prompt: the cell's peak and what it kept on its headline device, the change of the peak
+ * The line under a cell's code: the cell's peak and what it kept on its headline device, the change of the peak
  * against the run before, and a leak when the kernel found one; every device's figures in its tooltip. Drawn from the
  * cell's metadata alone (record.ts), so it shows in a notebook reopened without a kernel. textContent only.
  */
@@ -13,8 +13,8 @@ function signed(bytes: number): string {
 }
 
 /**
- * What the badge says, line by line, its tooltip (one line a device, the change, the leak) and which line is the
- * change against the last run (-1: none; a narrow notebook leaves it to the tooltip).
+ * What the badge says, part by part, its tooltip (one line a device, the change, the leak) and which part is the
+ * change against the last run (-1: none).
  */
 export function badgeText(
   record: CellMemoryRecord,

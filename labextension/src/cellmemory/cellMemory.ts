@@ -147,21 +147,22 @@ export class CellMemory {
     const draw = (): void => this._draw(cell);
     cell.model.metadataChanged.connect(draw);
     cell.disposed.connect(() => cell.model.metadataChanged.disconnect(draw));
-    draw();
+    // A cell of a long notebook renders its parts when it first scrolls into view (JupyterLab's windowing).
+    void cell.ready.then(draw);
   }
 
   private _draw(cell: Cell): void {
-    if (cell.isDisposed) {
+    // Not before the cell has its parts: the line goes between them, and JupyterLab inserts them by position among
+    // the cell's children, which a line drawn earlier would shift.
+    if (cell.isDisposed || !cell.node.querySelector(':scope > .jp-Cell-inputWrapper')) {
       return;
     }
     cell.node.querySelector(':scope > .mgenv-cell-memory')?.remove();
     const badge = badgeNode(readRecord(cell.model.getMetadata(CELL_METADATA_KEY)), this._options.trans);
     cell.node.classList.toggle('mgenv-cell-has-memory', badge !== null);
     if (badge) {
-      cell.node.style.setProperty('--mgenv-badge-lines', String(badge.childElementCount));
-      cell.node.append(badge);
-    } else {
-      cell.node.style.removeProperty('--mgenv-badge-lines');
+      // Between the code and its outputs (sidebar.css): under the code it measures, beside no prompt.
+      cell.node.insertBefore(badge, cell.node.querySelector(':scope > .jp-Cell-outputWrapper'));
     }
   }
 }

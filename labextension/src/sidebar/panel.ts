@@ -24,10 +24,14 @@ import { Language, Translation } from './text';
 export const SIDEBAR_ID = 'mgenv-jupyter-sidebar';
 
 /**
- * The sections' first sizes: the variables get most of the height, the chart what it needs below them; the server's
- * GPUs (a third section, added by gpus/section.ts) open folded, and take their share when the user unfolds them.
+ * The sections' first sizes: the variables get 70% of the height (at 1280×800 and the sidebar's default width,
+ * the status line, an out-of-memory card, the profile, the search box and at least three rows), the chart the rest
+ * (its plot gives way before its legend does). The server's GPUs (a third section, added by gpus/section.ts) open
+ * folded; unfolded, they take half of the variables' height, never the chart's, so the chart keeps its legend in
+ * view (README, "The sidebar at its default width").
  */
-const FIRST_SIZES: Record<number, number[]> = { 2: [0.6, 0.4], 3: [0.6, 0.4, 0.4] };
+const VARIABLES_SHARE = 0.7;
+const FIRST_SIZES: Record<number, number[]> = { 2: [VARIABLES_SHARE, 1 - VARIABLES_SHARE], 3: [VARIABLES_SHARE, 1 - VARIABLES_SHARE, 0] };
 /** Below this (px, beyond the titles) the accordion is not laid out yet: the sections would share nothing. */
 const MIN_HEIGHT_TO_SHARE = 100;
 
@@ -51,6 +55,8 @@ export class SidebarPanel extends SidePanel {
   readonly settings: SidebarSettings;
   readonly language: Language;
   private _sized = false;
+  /** The variables' and the chart's shares (summing to 1) as first given or as the user last dragged them. */
+  private _shares: [number, number] = [VARIABLES_SHARE, 1 - VARIABLES_SHARE];
 
   constructor(notebooks: NotebookSource, { trans, language, settings, ask, translator }: SidebarPanelOptions) {
     super({ translator });
@@ -77,6 +83,8 @@ export class SidebarPanel extends SidePanel {
     this.settings.changed.connect(this._onSettings, this);
     this._onSettings(this.settings, this.settings.options);
     this.follower.setMemory(this.memory.wanted);
+    this.accordion.expansionToggled.connect(this._onToggled, this);
+    this.accordion.handleMoved.connect(this._onMoved, this);
   }
 
   get accordion(): AccordionPanel {
@@ -105,6 +113,31 @@ export class SidebarPanel extends SidePanel {
     }
     this._sized = true;
     this.accordion.setRelativeSizes(FIRST_SIZES[this.accordion.widgets.length] ?? []);
+  }
+
+  /** The server's GPUs unfolded take half of the variables' share; folded, they give it back; the chart keeps its own. */
+  private _onToggled(_: AccordionPanel, index: number): void {
+    const widgets = this.accordion.widgets;
+    if (!this._sized || widgets.length !== 3 || index !== 2 || widgets[1].isHidden || widgets[0].isHidden) {
+      return;
+    }
+    const [variables, chart] = this._shares;
+    this.accordion.setRelativeSizes(
+      widgets[2].isHidden ? [variables, chart, 0] : [variables / 2, chart, variables / 2]
+    );
+  }
+
+  /** A drag between sections: the shares the variables (with the GPUs taken from them) and the chart have now. */
+  private _onMoved(): void {
+    const widgets = this.accordion.widgets;
+    if (widgets.length < 2 || widgets[0].isHidden || widgets[1].isHidden) {
+      return;
+    }
+    const [variables, chart, gpus] = this.accordion.relativeSizes();
+    const mine = variables + (widgets.length === 3 && !widgets[2].isHidden ? gpus : 0);
+    if (mine + chart > 0) {
+      this._shares = [mine / (mine + chart), chart / (mine + chart)];
+    }
   }
 
   protected onBeforeHide(msg: Message): void {

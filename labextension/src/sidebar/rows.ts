@@ -1,9 +1,11 @@
 /**
  * One row per catalog variable, drawn from what the kernel's presentation layer sent: the name and its status badge,
  * the editor the kernel chose (editors.ts), whether the variable applies with the values chosen (a row that does not
- * is greyed, stays editable, and says why beside it), the description, the live call (labelled as an example when
- * it shows the default), and the entry's facts: when it is read, its default, what is allowed, its caveats. The row
- * decides nothing about the variable; it shows it.
+ * is greyed, stays editable, and says why beside it), and, folded under "details", the description, the live call
+ * (labelled as an example when it shows the default) and the entry's facts: when it is read, its default, what is
+ * allowed, its caveats. Folded, so that a row is three short lines and several rows are in view at the sidebar's
+ * default width (the name's tooltip gives the description too). The row decides nothing about the variable; it
+ * shows it.
  */
 import { EntryInfo, VariableInfo } from '../protocol';
 import { Badge, badgeClass } from './badges';
@@ -39,7 +41,7 @@ export class VariableRow {
     const head = el('div', 'mgenv-sb-row-head');
     const name = el('code', 'mgenv-sb-name');
     name.append(...breakableName(entry.name));
-    name.title = entry.name;
+    name.title = `${entry.name}\n${entry.description}`;
     this._badge = el('span', 'mgenv-sb-badge');
     head.append(name, this._badge);
 
@@ -72,13 +74,13 @@ export class VariableRow {
     }
     facts.append(byDefault, ' · ', ...withCode(entry.reading));
     this._live = el('div', 'mgenv-sb-live');
-    this.node.append(head, edit, this._odd, this._error, this._applies, description, facts, this._live);
+    const folded: HTMLElement[] = [description, facts, this._live];
     if (entry.note) {
       const note = el('div', 'mgenv-sb-note');
       note.textContent = entry.note;
-      this.node.append(note);
+      folded.push(note);
     }
-    this.node.append(this._details(onTry));
+    this.node.append(head, edit, this._odd, this._error, this._applies, this._details(folded, onTry));
     this.update(undefined, null);
   }
 
@@ -169,10 +171,10 @@ export class VariableRow {
   }
 
   /**
-   * The facts beyond the first line, folded (a sidebar row has one line to spare): what is allowed, where the
-   * framework reads it, what replaces it, and the caveats, which the summary announces.
+   * All but the name, the status and the editor, folded (`first`: the description, the facts and the live call): what
+   * is allowed, where the framework reads it, what replaces it, and the caveats, which the summary announces.
    */
-  private _details(onTry?: (name: string) => void): HTMLElement {
+  private _details(first: HTMLElement[], onTry?: (name: string) => void): HTMLElement {
     const trans = this._trans;
     const { caveats } = this.entry;
     const details = el('details', 'mgenv-sb-details');
@@ -203,21 +205,21 @@ export class VariableRow {
     if (this.entry.replaced_by) {
       add(trans.__('Use instead'), this.entry.replaced_by);
     }
+    let tryLine: HTMLElement | null = null;
     if (onTry) {
-      // On the summary line, so it is seen and reached by Tab with the details folded. The kernel writes a
+      // First in the details: the summary stays one line at the sidebar's default width. The kernel writes a
       // %%envsweep cell for this variable into the notebook; the user edits and runs it.
       const tryButton = el('button', 'jp-Button jp-mod-minimal jp-mod-small mgenv-sb-try') as HTMLButtonElement;
       tryButton.type = 'button';
       tryButton.textContent = trans.__('Try several values…');
       tryButton.title = trans.__('Insert a cell below the active one that measures your code at several values of it');
       tryButton.addEventListener('click', event => {
-        event.preventDefault(); // a click in the summary would fold or unfold the details too
-        event.stopPropagation();
         onTry(this.entry.name);
       });
-      summary.append(' · ', tryButton);
+      tryLine = el('div', 'mgenv-sb-try-line');
+      tryLine.append(tryButton);
     }
-    details.append(summary, list);
+    details.append(summary, ...(tryLine ? [tryLine] : []), ...first, list);
     if (caveats.length) {
       const items = el('ul', 'mgenv-sb-caveats');
       for (const caveat of caveats) {

@@ -16,6 +16,10 @@ kernel that asks, and a kernel whose `MGENV_SIMULATE_GPU` changes while it runs 
 new scenario's timeline from then; the other processes stay on the device holding the scenario's start, as processes
 that did not ask for it (they do not climb). A machine no server keeps lasts while a process holds memory on it.
 
+The server removes the file and its lock when it stops. It removes its runtime file first (jupyter_server does, before
+it stops its extensions and then its kernels): a kernel changes the machine only while that file is there, so a
+kernel that looks while the server stops neither defines the machine again nor leaves a lock behind.
+
 The file changes only when a process joins or leaves, frees, starts its workers, or the machine is defined; readers
 look at it at most once a second and parse it only when it changed. It is written by this user only (0600, replaced
 whole, under a lock) and read as the server's runtime files are: a regular file this user owns that nobody else can
@@ -96,10 +100,12 @@ class Machine:
 
 class SharedMachine:
     """Where one machine is kept: the file at `path`, or (None) this process's memory. `read()` is cheap when nothing
-    changed; every change is a locked read, edit and write of the whole file."""
+    changed; every change is a locked read, edit and write of the whole file, made only while the file `owner` (the
+    server's runtime file, for a kernel) exists."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, owner: Path | None = None) -> None:
         self.path = path
+        self.owner = owner
         self._memory: Machine | None = None
         self._seen: tuple[int, int, int] | None = None  # (inode, mtime, size) of the file last parsed
         self._parsed: Machine | None = None
@@ -126,7 +132,9 @@ class SharedMachine:
             with self._lock:
                 self._memory = edit(_pruned(self._memory))
                 return self._memory
-        with _FileLock(self.path.with_name(self.path.name + ".lock")):
+        if self.owner is not None and not self.owner.exists():
+            return None  # the server is stopping, or gone: its machine is no more
+        with _FileLock(self._lock_path):
             machine = edit(_pruned(_read_file(self.path)))
             if machine is None:
                 try:
@@ -208,8 +216,26 @@ class SharedMachine:
         return self.change(updated)
 
     def remove(self) -> None:
-        """Forget the machine (the server, when it stops or finds one left by an earlier server of its pid)."""
+        """Forget the machine (a private one, when its process stops)."""
         self.change(lambda m: None)
+
+    def discard(self) -> None:
+        """Forget the machine and its lock file (the server, when it stops or finds them left by an earlier server of
+        its pid): under the lock, so that a process changing it meanwhile finishes first."""
+        if self.path is None:
+            self._memory = None
+            return
+        with _FileLock(self._lock_path):
+            for path in (self.path, self._lock_path):
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
+
+    @property
+    def _lock_path(self) -> Path:
+        assert self.path is not None
+        return self.path.with_name(self.path.name + ".lock")
 
 
 def _joined(machine: Machine | None, kernels: tuple[tuple[int, tuple[str, ...] | None], ...],
@@ -355,13 +381,16 @@ _server_machines: dict[Path, SharedMachine] = {}
 
 def server_machine(runtime_dir: str | None = None, parent: int | None = None) -> SharedMachine | None:
     """The machine of the Jupyter server that started this process (its parent), when one runs here (found as
-    _machine_file.server_machine_path finds its file); None for a process no server started. One object per file."""
+    _machine_file.server_machine_path finds its file); None for a process no server started. One object per file; its
+    `owner` is the server's runtime file `jpserver-<parent pid>.json`, without which a kernel leaves the machine alone
+    (its server is gone)."""
     path = server_machine_path(runtime_dir, parent)
     if path is None:
         return None
+    owner = path.parent / f"jpserver-{os.getppid() if parent is None else parent}.json"
     if runtime_dir is not None:
-        return SharedMachine(path)
+        return SharedMachine(path, owner=owner)
     found = _server_machines.get(path)
     if found is None:
-        found = _server_machines[path] = SharedMachine(path)
+        found = _server_machines[path] = SharedMachine(path, owner=owner)
     return found

@@ -339,6 +339,7 @@ def _stop(worker: subprocess.Popen[bytes]) -> None:
 _current: Simulation | None = None
 _current_spec = ""  # what the current private simulation was made from
 _asked: str | None = None  # MGENV_SIMULATE_GPU as this process last looked at it (None: never looked)
+_looked = False  # whether this process has looked at all: its first look finds the variable it was started with
 _environment_lock = threading.Lock()
 
 
@@ -348,20 +349,24 @@ def from_environment() -> Simulation | None:
 
     Started by a Jupyter server, the process shares the server's machine: with the variable set it holds memory on
     it (and the first to ask, or one whose variable changed since it last looked, defines it); without, it sees the
-    machine as any process on a GPU machine does. Anywhere else the variable gives it a machine of its own.
+    machine as any process on a GPU machine does. A process that starts while the machine runs another scenario than
+    the one its variable names (it inherited the server's, and a notebook has switched the machine since) did not
+    ask for a change: it follows the machine as it is, so that opening a notebook never takes another notebook's
+    scenario away. Anywhere else the variable gives it a machine of its own.
 
     Raises `InvalidValueError` for an unknown preset or a bad scenario file, and changes nothing then.
     """
-    global _asked
+    global _asked, _looked
     spec = os.environ.get(ENV, "").strip()
     shared = server_machine()
     with _environment_lock:
         changed, _asked = spec != _asked, spec
+        first, _looked = not _looked, True
         try:
             if shared is None:
                 _follow_private(spec)
             else:
-                _follow_shared(shared, spec, changed)
+                _follow_shared(shared, spec, changed, first)
         except Exception:
             _asked = None if changed else _asked  # asked again next time: the variable may be fixed by then
             raise
@@ -377,10 +382,12 @@ def _follow_private(spec: str) -> None:
     _current_spec = spec
 
 
-def _follow_shared(shared: SharedMachine, spec: str, changed: bool) -> None:
+def _follow_shared(shared: SharedMachine, spec: str, changed: bool, first: bool) -> None:
+    """`changed`: the variable differs from what this process last saw; `first`: this is its first look (what it was
+    started with is no request to change the machine)."""
     state = shared.read()
     now = time.time()
-    if spec and (state is None or (changed and state.spec != spec)):
+    if spec and (state is None or (changed and not first and state.spec != spec)):
         data, name = Scenario.source(spec)
         Scenario.from_json(data, name)  # checked before the machine changes for anyone
         state = shared.define(spec, data, name, now, by=os.getpid())  # this process runs it; the others do not climb

@@ -57,7 +57,8 @@ export class ConnectionView {
         line = kernel;
     }
     this.status.textContent = state === 'no-notebook' || state === 'no-kernel' ? line : `${notebook} · ${line}`;
-    this.status.title = info && state === 'ready' ? info.python : '';
+    // The ready line is cut to one line at the sidebar's default width: its tooltip gives it whole.
+    this.status.title = info && state === 'ready' ? `${this.status.textContent}\n${info.python}` : '';
     this.status.dataset.state = state;
 
     this.notice.replaceChildren();

@@ -1,10 +1,11 @@
 /**
- * The followed kernel's last out-of-memory report, in short: its headline, its verdict, what was given back since
- * (and what was left) when its failed cell was freed, and its remedies, each with an Apply button (oom/report.ts
- * remedyItem); a remedy whose values the kernel holds reads "Applied". One part of the variables section
- * (ConfigView), hidden while the kernel has no report, and dismissed with its ×: hidden until the kernel's next
- * report, in this browser, the page loaded again or not (the ids dismissed are kept in its localStorage). Its height
- * is bounded, so that the variables stay in view under it.
+ * The followed kernel's last out-of-memory report, in short: what was given back since (and what was left) when its
+ * failed cell was freed, and its headline, which unfolds to its verdict and its remedies, each with an Apply button
+ * (oom/report.ts remedyItem); a remedy whose values the kernel holds reads "Applied". One part of the variables
+ * section (ConfigView), hidden while the kernel has no report, and dismissed with its ×: hidden until the kernel's
+ * next report, in this browser, the page loaded again or not (the ids dismissed are kept in its localStorage). Folded
+ * to one line, and bounded when unfolded, so that the variables stay in view under it (the whole report is under
+ * the failed cell).
  */
 import { OomRemedyInfo } from '../../protocol';
 import { Answer, RemedyChoice } from '../client';
@@ -42,9 +43,15 @@ export class OomSection {
     if (!report || this.node.hidden) {
       return;
     }
+    // One line folded: the headline (the card's title in its tooltip) and the ×; unfolded, the title, the verdict
+    // and the remedies under it.
     const head = el('div', 'mgenv-sb-oom-head');
+    const more = el('details', 'mgenv-sb-oom-more');
     const title = el('div', 'mgenv-sb-oom-title');
     title.textContent = trans.__('Last out of memory in this kernel');
+    const headline = el('summary', 'mgenv-oom-headline');
+    headline.textContent = report.headline;
+    headline.title = `${title.textContent}: ${report.headline}`;
     // JupyterLab's minimal button; its × is drawn by CSS, so the card's text stays the report's.
     const dismiss = button('', trans.__('Dismiss (until the next out-of-memory error)'), 'mgenv-sb-oom-dismiss');
     dismiss.type = 'button';
@@ -54,22 +61,9 @@ export class OomSection {
       rememberDismissed(report.id);
       this.render();
     });
-    head.append(title, dismiss);
-    const headline = el('div', 'mgenv-oom-headline');
-    headline.textContent = report.headline;
-    headline.title = report.headline;
     const verdict = el('div', 'mgenv-sb-oom-verdict');
     verdict.textContent = report.sections[0]?.[0] ?? '';
     verdict.title = verdict.textContent;
-    const parts: HTMLElement[] = [head];
-    if (report.freed) {
-      // The latest news first: what was given back, and what was left.
-      const freed = el('div', 'mgenv-sb-oom-freed');
-      freed.setAttribute('role', 'status');
-      freed.textContent = report.freed.summary;
-      parts.push(freed);
-    }
-    parts.push(headline, verdict);
     const list = el('ol', 'mgenv-oom-remedies');
     for (const remedy of report.remedies) {
       const item = remedyItem(remedy, {
@@ -83,7 +77,16 @@ export class OomSection {
       none.textContent = report.no_remedy;
       list.append(none);
     }
-    this.node.append(...parts, list);
+    more.append(headline, title, verdict, list);
+    head.append(more, dismiss);
+    this.node.append(head);
+    if (report.freed) {
+      // The latest news, in view with the card folded: what was given back, and what was left.
+      const freed = el('div', 'mgenv-sb-oom-freed');
+      freed.setAttribute('role', 'status');
+      freed.textContent = report.freed.summary;
+      this.node.append(freed);
+    }
     this.markApplied();
   }
 

@@ -50,8 +50,10 @@ export class ProfileSection {
     title.title = `${note}; ${trans.__('secret values are not saved in the notebook')}`;
     this.node.append(title);
     if (!profile.length) {
+      // On the title's line (the variables come first), the whole of it in its tooltip.
       const empty = el('div', 'mgenv-sb-profile-empty');
       empty.textContent = trans.__('Variables you set here are saved in the notebook.');
+      empty.title = empty.textContent;
       this.node.append(empty);
     }
     const said = profile.length ? PROFILE_STATUS[review.status] : null;
