@@ -9,18 +9,17 @@
  * second.
  */
 import { GpuKernelInfo, GpuServerView } from '../../protocol';
-import { el, withCode } from '../dom';
+import { el, withCode } from '../../shared/dom';
 import {
   DeviceLayout,
   GpuRow,
   deviceLayout,
   heldBy,
   idleKernels,
-  idleMeaning,
-  kernelState,
   kernelTitle,
   size
 } from './layout';
+import { idleMeaning, kernelState } from '../../shared/kernelUse';
 import { SeenSection } from '../seenSection';
 import { ServerGpus } from './server';
 import { Translation } from '../text';
