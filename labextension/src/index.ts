@@ -18,7 +18,9 @@ import { sidebarIcon } from './sidebar/icon';
 import { SidebarPanel } from './sidebar/panel';
 import { freeRendererFactory } from './oom/freeOffer';
 import { insertCell } from './sidebar/follower';
-import { oomRendererFactory, reportWatch } from './oom/report';
+import { oomRendererFactory } from './oom/report';
+import { reportWatch } from './sidebar/reportWatch';
+import { KernelChannel } from './shared/kernelChannel';
 import { askToApplyProfile } from './sidebar/profile/dialog';
 import { askToRestart } from './sidebar/profile/restartDialog';
 import { SidebarSettings } from './sidebar/settings';
@@ -69,22 +71,32 @@ const plugin: JupyterFrontEndPlugin<void> = {
     // Every notebook's GPU memory on this server (the server extension's view), as the panel's third section.
     addGpuSection(app, panel, trans);
     addSidebarCommands({ commands: app.commands, shell: app.shell, panel, trans, askToRestart: askToRestart(trans, language), palette });
-    // Out-of-memory reports under failing cells: their remedies are buttons that ask this panel's kernel connection.
-    const oom = oomRendererFactory({
-      trans,
-      notebookOf: node => notebooks.find(notebook => notebook.node.contains(node)) ?? null,
-      apply: (notebook, choice) => panel.follower.applyRemedy(notebook, choice),
-      restart: () => app.commands.execute(COMMAND_IDS.restart),
-      free: (notebook, reportId) => panel.follower.free(notebook, reportId),
-      recordSites: notebook => panel.follower.recordSites(notebook),
-      insertCell,
-      shutdownHolder: shutdownKernelHolder(app, trans),
-      kernelRunning: async id => (await app.serviceManager.kernels.findById(id)) !== undefined,
-      watch: reportWatch(panel.model, notebook => panel.follower.panel === notebook)
-    });
+    const shutdownHolder = shutdownKernelHolder(app, trans);
+    const watch = reportWatch(panel.model, notebook => panel.follower.panel === notebook);
     const addRenderer = (notebook: NotebookPanel): void => {
       const registry = notebook.content.rendermime;
+      // Out-of-memory reports under failing cells: their buttons ask the kernel of the notebook whose registry renders
+      // them, over a channel of its own (in the notebook or in a view of its output), whichever notebook the sidebar
+      // follows; a remedy set there joins that notebook's profile.
       if (!registry.getFactory(OOM_MIME)) {
+        const kernel = new KernelChannel(() => notebook.sessionContext.session?.kernel ?? null);
+        notebook.disposed.connect(() => kernel.dispose());
+        const oom = oomRendererFactory({
+          trans,
+          notebook,
+          apply: async (_, choice) => {
+            const answer = await kernel.applyRemedy(choice.reportId, choice.remedyId);
+            panel.follower.keepRemedy(notebook, choice, answer, kernel);
+            return answer;
+          },
+          restart: () => app.commands.execute(COMMAND_IDS.restart),
+          free: (_, reportId) => kernel.free(reportId),
+          recordSites: () => kernel.memtrace(true),
+          insertCell,
+          shutdownHolder,
+          kernelRunning: async id => (await app.serviceManager.kernels.findById(id)) !== undefined,
+          watch
+        });
         registry.addFactory(oom, oom.defaultRank);
       }
       if (!registry.getFactory(FREE_MIME)) {

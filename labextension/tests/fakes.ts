@@ -60,9 +60,11 @@ let kernels = 0;
 
 export class FakeKernel {
   readonly iopubMessage = new Signal<this, any>(this);
+  readonly statusChanged = new Signal<this, string>(this);
   readonly id = `kernel-${++kernels}`;
   readonly name = 'python3';
   isDisposed = false;
+  status = 'idle';
   executes: any[] = [];
   comms: FakeComm[] = [];
   private _replies: ((content: any) => void)[] = [];
@@ -92,6 +94,12 @@ export class FakeKernel {
     this.iopubMessage.emit({
       header: { msg_type: 'status' }, parent_header: { msg_type: parentType }, content: { execution_state: 'idle' }
     });
+  }
+
+  /** The kernel's status changes ('restarting', 'dead', …), as the connection announces it. */
+  setStatus(status: string): void {
+    this.status = status;
+    this.statusChanged.emit(status);
   }
 
   get comm(): FakeComm {

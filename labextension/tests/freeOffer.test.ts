@@ -93,7 +93,7 @@ test("the report lists the kernel's offer first and sends its click to that note
   const freed: unknown[] = [];
   const view = new OomReportView({
     trans: nullTranslator.load(DOMAIN),
-    notebookOf: () => panel,
+    notebook: panel,
     apply: () => Promise.resolve(null),
     restart: () => Promise.resolve(),
     free: notebook => {

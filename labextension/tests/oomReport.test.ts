@@ -2,7 +2,8 @@ import type { NotebookPanel } from '@jupyterlab/notebook';
 import { nullTranslator } from '@jupyterlab/translation';
 
 import { RemedyChoice } from '../src/sidebar/client';
-import { OomReportView, oomRendererFactory, reportWatch } from '../src/oom/report';
+import { OomReportView, oomRendererFactory } from '../src/oom/report';
+import { reportWatch } from '../src/sidebar/reportWatch';
 import { EnvModel } from '../src/sidebar/model';
 import { DOMAIN } from '../src/sidebar/text';
 import { FreedReply, OOM_MIME, OOM_VERSION, OomReportData, STATUS_LABELS, StatusCode } from '../src/protocol';
@@ -40,7 +41,7 @@ function setUp(answer: (choice: RemedyChoice) => any) {
   const panel = {} as any;
   const view = new OomReportView({
     trans,
-    notebookOf: () => panel,
+    notebook: panel,
     apply: async (notebook, choice) => {
       expect(notebook).toBe(panel);
       calls.push(choice);
@@ -130,7 +131,7 @@ describe('OomReportView', () => {
   });
 
   it('is a renderer JupyterLab prefers to the HTML fallback, and only for trusted output', () => {
-    const factory = oomRendererFactory({ trans, notebookOf: () => null, apply: async () => null, restart: async () => 0 });
+    const factory = oomRendererFactory({ trans, notebook: null, apply: async () => null, restart: async () => 0 });
     expect(factory.mimeTypes).toEqual([OOM_MIME]);
     expect(factory.safe).toBe(false);
     expect(factory.defaultRank).toBeLessThan(50);
@@ -145,7 +146,7 @@ describe('the report’s "Record allocation sites" button', () => {
     const panel = {} as any;
     const view = new OomReportView({
       trans,
-      notebookOf: () => panel,
+      notebook: panel,
       apply: async () => null,
       restart: async () => undefined,
       recordSites: async notebook => {
@@ -205,7 +206,7 @@ describe('the report under a cell after what was done about it (issue 29, point 
     };
     const frees: string[] = [];
     const view = new OomReportView({
-      trans, notebookOf: () => ({}) as any, apply: async () => null, restart: async () => undefined,
+      trans, notebook: ({}) as any, apply: async () => null, restart: async () => undefined,
       free: async (_panel, reportId) => {
         frees.push(reportId);
         return answer;

@@ -19,7 +19,7 @@ describe('an out-of-memory report saved by an earlier version', () => {
       remedies_title: 'Remedies', no_remedy: null, footer: ''
     };
     const view = new OomReportView({
-      trans: nullTranslator.load(DOMAIN), notebookOf: () => null, apply: async () => null, restart: async () => 0
+      trans: nullTranslator.load(DOMAIN), notebook: null, apply: async () => null, restart: async () => 0
     });
     await view.renderModel({ data: { [OOM_MIME]: saved, 'text/plain': 'the saved report' } } as any);
     expect(view.node.textContent).toBe('the saved report');

@@ -299,6 +299,30 @@ describe('NotebookFollower and a remedy clicked in an out-of-memory report', () 
   });
 });
 
+describe('NotebookFollower and a remedy a report under a cell set in its own notebook’s kernel', () => {
+  it('keeps it in that notebook’s profile while the sidebar follows another, and asks nothing of the followed kernel', async () => {
+    const { tracker, model, follower, a, b } = await setUp();
+    tracker.show(a as any);
+    await flush();
+    const sentToA = a.kernel!.comm.sent.length;
+    const reviewed: any[] = [];
+    const ownKernel = { reviewProfile: async (profile: any, options: any) => void reviewed.push([profile, options]) };
+    const choice = { reportId: 'r2', remedyId: 'r2-0', assignments: { MGB_ENABLE_DTR: '1' } };
+    const accepted = { v: 1, type: 'result', reply_to: 'output-1', changes: [change('MGB_ENABLE_DTR', '1')] } as any;
+    follower.keepRemedy(b as any, choice, accepted, ownKernel);
+    await flush();
+    expect(b.metadata.mgenv_jupyter).toEqual({ profile: { MGB_ENABLE_DTR: '1' } });
+    // b's profile was empty: the new content is the user's own, recorded through b's kernel, not the followed one.
+    expect(reviewed).toEqual([[{ MGB_ENABLE_DTR: '1' }, { approve: true, apply: false }]]);
+    expect(a.kernel!.comm.sent.length).toBe(sentToA);
+    expect(model.profile).toEqual({ MGB_ENABLE_DTR: '1' }); // a's own profile, unchanged by b's
+    follower.keepRemedy(b as any, { ...choice, assignments: { MGE_DEFAULT_DEVICE: 'cpu0' } },
+      { v: 1, type: 'error', reply_to: 'output-2', message: 'stale' } as any, ownKernel);
+    await flush();
+    expect(b.metadata.mgenv_jupyter).toEqual({ profile: { MGB_ENABLE_DTR: '1' } });
+  });
+});
+
 describe('NotebookFollower and the profile’s approval', () => {
   const DEVICE = { MGE_DEFAULT_DEVICE: 'cpu0' };
   const HOSTILE = { LD_PRELOAD: '/tmp/evil.so', MGE_DEFAULT_DEVICE: 'cpu0' };

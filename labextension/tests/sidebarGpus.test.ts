@@ -2,7 +2,8 @@ import { nullTranslator } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
 import { GPUS_VERSION, GpuKernelInfo, GpuServerView, OomKernelHolder } from '../src/protocol';
-import { deviceLayout, formatDuration, heldBy, idleKernels } from '../src/sidebar/gpus/layout';
+import { deviceLayout, heldBy, idleKernels } from '../src/sidebar/gpus/layout';
+import { formatDuration } from '../src/shared/kernelUse';
 import { GpuActions, GpuView } from '../src/sidebar/gpus/view';
 import { kernelHolderItem } from '../src/oom/holder';
 import { GpuResponse, ServerGpus } from '../src/sidebar/gpus/server';

@@ -1,4 +1,4 @@
-import { badgeClass, badgeFor } from '../src/sidebar/badges';
+import { badgeClass, badgeFor } from '../src/shared/badges';
 import { EnvModel, HISTORY_LIMIT, ModelChange } from '../src/sidebar/model';
 import { MetadataHost, readProfile, updateProfile } from '../src/sidebar/profile/profile';
 import { catalogLanguage } from '../src/sidebar/text';

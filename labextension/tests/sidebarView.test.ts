@@ -4,7 +4,7 @@ import { ConfigView } from '../src/sidebar/configView';
 import { EnvModel } from '../src/sidebar/model';
 import { reviewBody } from '../src/sidebar/profile/review';
 import { breakableCall } from '../src/sidebar/rows';
-import { withCode } from '../src/sidebar/dom';
+import { withCode } from '../src/shared/dom';
 import { DOMAIN } from '../src/sidebar/text';
 import { ChangeInfo, EntryInfo, ProfileItemInfo, Reply, VariableInfo } from '../src/protocol';
 import { editorInfo, entry, flush, FRAMEWORKS, variable } from './fakes';

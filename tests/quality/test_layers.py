@@ -193,7 +193,7 @@ def test_the_picture_lists_the_layers_in_order_and_every_name_it_gives_exists():
                 full = PACKAGE if name == "__init__" else f"{PACKAGE}.{name}"
                 assert full in modules, f"docs/architecture.md names {name}, which is no module of the package"
     # at most two screens
-    assert len(ARCHITECTURE.read_text(encoding="utf-8").splitlines()) <= 80
+    assert len(ARCHITECTURE.read_text(encoding="utf-8").splitlines()) <= 100
 
 
 def test_every_exception_is_a_real_import_and_says_why():

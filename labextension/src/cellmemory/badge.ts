@@ -5,7 +5,7 @@
  */
 import { formatBytes } from '../chart/format';
 import type { CellMemoryRecord } from '../protocol';
-import type { Translation } from '../sidebar/text';
+import type { Translation } from '../shared/translation';
 import { headline } from './record';
 
 function signed(bytes: number): string {

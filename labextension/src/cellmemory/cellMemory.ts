@@ -11,7 +11,7 @@ import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 
 import { CELL_METADATA_KEY, CELL_MEMORY_VERSION, CELLS_TARGET, CellMemoryNotice, CellsHello } from '../protocol';
-import type { Translation } from '../sidebar/text';
+import type { Translation } from '../shared/translation';
 import { badgeNode } from './badge';
 import { nextRecord, readRecord } from './record';
 

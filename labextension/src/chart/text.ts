@@ -9,17 +9,12 @@
  *
  * `%1`, `%2` are gettext's placeholders.
  */
-import type { TranslationBundle } from '@jupyterlab/translation';
-
 import type { SeriesInfo } from '../protocol';
+import type { Language, Messages, Translation } from '../shared/translation';
 
-export type ChartLanguage = 'en' | 'zh';
+export type { Messages, Translation };
 
-/** What the chart and the sidebar need of a JupyterLab TranslationBundle. */
-export type Translation = Pick<TranslationBundle, '__' | '_p'>;
-
-/** A catalog's translations: context ("" for none) → msgid → translated text. */
-export type Messages = Readonly<Record<string, Readonly<Record<string, string>>>>;
+export type ChartLanguage = Language;
 
 /** A translation from `messages`, with gettext's %1, %2 filled in; a msgid it lacks stays English. */
 export function messagesTranslation(messages: Messages): Translation {

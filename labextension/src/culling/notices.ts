@@ -13,7 +13,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 
 import { formatBytes } from '../chart/format';
 import { CULLING_EVENTS, CullAction, CullEvent } from '../protocol';
-import { formatDuration } from '../sidebar/gpus/layout';
+import { formatDuration } from '../shared/kernelUse';
 
 const ACTIONS: readonly CullAction[] = ['notice', 'kept', 'culled', 'failed'];
 const MAX_NOTEBOOKS = 64;

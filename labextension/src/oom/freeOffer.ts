@@ -19,7 +19,7 @@ import {
   OomFreed,
   OomFreeOffer
 } from '../protocol';
-import { el } from '../sidebar/dom';
+import { el } from '../shared/dom';
 
 /** What the button's click gets back: the kernel's answer, an error to show, or null (no kernel to ask). */
 export type FreeAnswer = FreedReply | { type: 'error'; message: string } | null;

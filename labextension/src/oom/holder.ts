@@ -8,9 +8,9 @@
  */
 import { formatBytes } from '../chart/format';
 import { OomKernelHolder } from '../protocol';
-import { el } from '../sidebar/dom';
-import { idleMeaning, kernelState } from '../sidebar/gpus/layout';
-import { Translation } from '../sidebar/text';
+import { el } from '../shared/dom';
+import { idleMeaning, kernelState } from '../shared/kernelUse';
+import { Translation } from '../shared/translation';
 
 /** What a click came to: shut down, declined at the question, the kernel already gone, or the server failed. */
 export interface HolderOutcome {

@@ -1,9 +1,11 @@
 /**
  * The out-of-memory report under a failing cell (the kernel's OOM_MIME output, protocol/_oom.py), with one button per
- * remedy. A click asks the kernel over the sidebar's comm with a JSON "remedy" request naming only the kernel's ids
- * for the report and the remedy — no names, values or force, and never code: the kernel sets the remedy as its own
- * last report holds it (catalog variables only, all or nothing) and refuses an id of any other report. Accepted, the variables join the notebook profile (NotebookFollower.applyRemedy);
- * a remedy the kernel can only take in at start says so and offers "Restart and apply". The timeline is drawn by the
+ * remedy. A click asks the kernel of the notebook the report is an output of (its own comm, shared/kernelChannel.ts,
+ * whichever notebook the sidebar follows) with a JSON "remedy" request naming only the kernel's ids for the report and
+ * the remedy — no names, values or force, and never code: the kernel sets the remedy as its own last report holds it
+ * (catalog variables only, all or nothing) and refuses an id of any other report. Accepted, the variables join that
+ * notebook's profile (NotebookFollower.keepRemedy); a remedy the kernel can only take in at start says so and offers
+ * "Restart and apply". The timeline is drawn by the
  * memory chart (oom/timeline.ts). What is done about the report later (its failed cell given back by %memfree or the
  * other view's button, a remedy set elsewhere) reaches the rendered report through `ReportWatch`: the offer gives way
  * to what was given back and what is left, a remedy the kernel holds reads "Applied"; nothing is offered twice.
@@ -16,26 +18,28 @@ import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
 import { OOM_MIME, OOM_VERSION, OomFreed, OomFreeOffer, OomRemedyInfo, OomReportData } from '../protocol';
-import { Answer, RemedyChoice } from '../sidebar/client';
-import { el } from '../sidebar/dom';
+import { Answer, RemedyChoice } from '../shared/kernelChannel';
+import { el } from '../shared/dom';
 import { freedItem, freeOfferItem, holdersView, staleOfferItem } from './freeOffer';
 import { KernelRunning, kernelHolderItem, ShutdownHolder } from './holder';
 import { ChartLike, timelineView } from './timeline';
-import { badgeFor } from '../sidebar/badges';
-import { EnvModel, ModelChange } from '../sidebar/model';
-import { Language, Translation } from '../sidebar/text';
+import { badgeFor } from '../shared/badges';
+import { Language, Translation } from '../shared/translation';
 
 export interface OomReportOptions {
   trans: Translation;
-  /** The notebook showing `node` (the report's cell output), if any. */
-  notebookOf: (node: HTMLElement) => NotebookPanel | null;
-  /** Set the remedy in that notebook's kernel and keep it in its profile (null: no kernel followed there). */
+  /**
+   * The notebook whose outputs this report is one of (its rendermime registry's), wherever the output is shown (in the
+   * notebook, or in a view of the output of its own); null where none (a test, a document that is no notebook).
+   */
+  notebook: NotebookPanel | null;
+  /** Set the remedy in that notebook's own kernel and keep it in its profile (null: that notebook has no kernel). */
   apply: (panel: NotebookPanel, choice: RemedyChoice) => Promise<Answer | null>;
   /** Run the sidebar's "Restart and apply" command. */
   restart: () => Promise<unknown>;
-  /** Ask that notebook's kernel to give back what report `reportId`'s failed cell holds (null: no kernel there). */
+  /** Ask that notebook's own kernel to give back what report `reportId`'s failed cell holds (null: no kernel). */
   free?: (panel: NotebookPanel, reportId: string) => Promise<Answer | null>;
-  /** Turn allocation-site recording on in that notebook's kernel (null: no kernel followed there). */
+  /** Turn allocation-site recording on in that notebook's own kernel (null: no kernel there). */
   recordSites?: (panel: NotebookPanel) => Promise<Answer | null>;
   /** Shut down another kernel of this server that holds most of the GPU, after asking (oom/holder.ts). */
   shutdownHolder?: ShutdownHolder;
@@ -165,7 +169,7 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
 
   /** What the kernel says now of this report: the offer gives way to what was given back, remedies held read Applied. */
   private _follow(watch: ReportWatch): void {
-    const notebook = this._options.notebookOf(this.node);
+    const notebook = this._options.notebook;
     if (notebook && watch.stale(notebook, this._reportId)) {
       this._offerGone();
       return;
@@ -228,16 +232,15 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
 
   /** The button that turns allocation-site recording on: one click, a JSON "memtrace" request; the kernel says. */
   private _recordSites(label: string): HTMLElement {
-    const { trans, notebookOf, recordSites } = this._options;
+    const { trans, notebook, recordSites } = this._options;
     const row = el('div', 'mgenv-oom-record-sites');
     const button = document.createElement('button');
     button.className = 'jp-Button jp-mod-styled jp-mod-accept';
     button.textContent = label;
     const said = el('span', 'mgenv-oom-record-said');
     button.addEventListener('click', () => {
-      const panel = notebookOf(this.node);
       button.disabled = true;
-      void (panel && recordSites ? recordSites(panel) : Promise.resolve(null)).then(answer => {
+      void (notebook && recordSites ? recordSites(notebook) : Promise.resolve(null)).then(answer => {
         button.disabled = answer?.type === 'result';
         said.textContent =
           answer === null
@@ -254,13 +257,12 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
   }
 
   private _freeOffer(offer: OomFreeOffer): HTMLElement {
-    const { trans, notebookOf, free } = this._options;
+    const { trans, notebook, free } = this._options;
     return freeOfferItem(offer, {
       noKernel: trans.__('This report’s notebook has no running kernel to set it in.'),
       busy: trans.__('Setting…'),
       free: async () => {
-        const panel = notebookOf(this.node);
-        const answer = panel && free ? await free(panel, this._reportId) : null;
+        const answer = notebook && free ? await free(notebook, this._reportId) : null;
         return answer === null || answer.type === 'freed' || answer.type === 'error'
           ? answer
           : { type: 'error', message: answer.type };
@@ -269,23 +271,13 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
   }
 
   private _remedy(remedy: OomRemedyInfo): HTMLElement {
-    const { trans, notebookOf, apply, restart, insertCell } = this._options;
+    const { trans, notebook, apply, restart, insertCell } = this._options;
     return remedyItem(remedy, {
       trans,
       language: this._language,
       reportId: this._reportId,
-      tryFirst: insertCell
-        ? code => {
-            const panel = notebookOf(this.node);
-            if (panel) {
-              insertCell(panel, code);
-            }
-          }
-        : undefined,
-      apply: choice => {
-        const panel = notebookOf(this.node);
-        return panel ? apply(panel, choice) : Promise.resolve(null);
-      },
+      tryFirst: insertCell && notebook ? code => insertCell(notebook, code) : undefined,
+      apply: choice => (notebook ? apply(notebook, choice) : Promise.resolve(null)),
       restart
     });
   }
@@ -431,26 +423,5 @@ export function oomRendererFactory(options: OomReportOptions): IRenderMime.IRend
     mimeTypes: [OOM_MIME],
     defaultRank: 10, // before text/html (50), the report's fallback
     createRenderer: () => new OomReportView(options)
-  };
-}
-
-/** The sidebar's model as a rendered report sees it: the followed kernel's last report and variables, and changes. */
-export function reportWatch(model: EnvModel, follows: (notebook: NotebookPanel) => boolean): ReportWatch {
-  return {
-    latest: reportId => (model.lastOom?.id === reportId ? model.lastOom : null),
-    holds: (name, value) => model.variable(name)?.value === value,
-    stale: (notebook, reportId) => {
-      const last = model.lastReportId;
-      return last !== undefined && last !== reportId && follows(notebook);
-    },
-    changed: callback => {
-      const listener = (_: EnvModel, change: ModelChange): void => {
-        if (change.kind === 'oom' || change.kind === 'variables') {
-          callback();
-        }
-      };
-      model.changed.connect(listener);
-      return () => void model.changed.disconnect(listener);
-    }
   };
 }

@@ -8,7 +8,7 @@
 import { MemoryChart, MemoryChartOptions } from '../chart/memoryChart';
 import { Translation } from '../chart/text';
 import { OomTimeline } from '../protocol';
-import { el } from '../sidebar/dom';
+import { el } from '../shared/dom';
 
 /** The chart's height in a report: enough for the curve and four labelled lines beside it. */
 export const TIMELINE_HEIGHT = 180;

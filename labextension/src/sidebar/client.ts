@@ -16,19 +16,13 @@ import {
   COMM_TARGET,
   DEFAULT_INTERVAL,
   ErrorReply,
-  FreedReply,
-  HistoryReply,
-  KERNEL_MESSAGE_TYPES,
   KernelMessage,
   LOAD_CODE,
   MemoryMessage,
   ProfileReply,
-  PROTOCOL_VERSION,
-  Request,
-  RequestBody,
-  ResultReply,
-  SweepCellReply
+  RequestBody
 } from '../protocol';
+import { Answer, isKernelMessage, notConnected, PendingReplies } from '../shared/kernelChannel';
 import { EnvModel } from './model';
 import { Profile } from './profile/profile';
 import { Language } from './text';
@@ -40,31 +34,13 @@ export { LOAD_CODE };
  * schema, schema/sidebar.json: memoryInterval). */
 export const MEMORY_INTERVAL = DEFAULT_INTERVAL;
 
+/** The replies and the remedy a click names: one definition for the sidebar and the outputs (shared/). */
+export type { Answer, RemedyChoice } from '../shared/kernelChannel';
+
 export type KernelLike = Pick<Kernel.IKernelConnection, 'requestExecute' | 'createComm' | 'iopubMessage'>;
-
-export type Answer = ResultReply | ErrorReply | ProfileReply | HistoryReply | FreedReply | SweepCellReply;
-
-/**
- * A remedy of an out-of-memory report as a click names it: the kernel's ids for the report and the remedy (all that
- * is sent) and the variables the report shows for it (kept in the notebook profile once the kernel has set them).
- */
-export interface RemedyChoice {
-  reportId: string;
-  remedyId: string;
-  assignments: Record<string, string>;
-}
 
 /** Everything the kernel sends over the sidebar's comm (the schema's union, generated from the Python protocol). */
 export type KernelMessageData = KernelMessage;
-
-/** Data from the comm that is shaped as one of the kernel's messages: an object whose `type` the schema knows. */
-export function isKernelMessage(data: unknown): data is KernelMessage {
-  if (typeof data !== 'object' || data === null || !('type' in data)) {
-    return false;
-  }
-  const { type } = data;
-  return typeof type === 'string' && (KERNEL_MESSAGE_TYPES as readonly string[]).includes(type);
-}
 
 /** The kernel's answer to the profile sent when the comm opened (its review, or why it could not review it). */
 export interface ProfileReviewed {
@@ -72,14 +48,12 @@ export interface ProfileReviewed {
   answer: ProfileReply | ErrorReply;
 }
 
-let counter = 0;
-
 export class KernelClient {
   private _kernel: KernelLike;
   private _model: EnvModel;
   private _language: Language;
   private _comm: Kernel.IComm | null = null;
-  private _pending = new Map<string, (answer: Answer) => void>();
+  private _replies = new PendingReplies('sidebar');
   private _memoryOn = false;
   private _interval: number;
   private _gotCatalog = false;
@@ -309,15 +283,7 @@ export class KernelClient {
       this._gotCatalog = true;
     }
     this._model.receive(message);
-    const answers = message.type === 'result' || message.type === 'error' || message.type === 'profile' ||
-      message.type === 'history' || message.type === 'freed' || message.type === 'sweep_cell';
-    if (answers && message.reply_to) {
-      const resolve = this._pending.get(message.reply_to);
-      if (resolve) {
-        this._pending.delete(message.reply_to);
-        resolve(message);
-      }
-    }
+    this._replies.answer(message);
   }
 
   /**
@@ -339,17 +305,13 @@ export class KernelClient {
   private _request(body: RequestBody): Promise<Answer> {
     const comm = this._comm;
     if (!comm || comm.isDisposed) {
-      return Promise.resolve(this._localError('not connected to a kernel'));
+      return Promise.resolve(notConnected('not connected to a kernel'));
     }
-    const id = this._send(comm, body);
-    return new Promise(resolve => this._pending.set(id, resolve));
+    return this._replies.send(comm, body);
   }
 
   private _send(comm: Kernel.IComm, body: RequestBody): string {
-    const id = `sidebar-${++counter}`;
-    const request: Request = { v: PROTOCOL_VERSION, id, ...body };
-    comm.send(request);
-    return id;
+    return this._replies.post(comm, body);
   }
 
   private _onLoaded(content: KernelMessages.IExecuteReplyMsg['content']): void {
@@ -397,14 +359,6 @@ export class KernelClient {
   }
 
   private _rejectPending(message: string): void {
-    const pending = [...this._pending.values()];
-    this._pending.clear();
-    for (const resolve of pending) {
-      resolve(this._localError(message));
-    }
-  }
-
-  private _localError(message: string): ErrorReply {
-    return { v: PROTOCOL_VERSION, type: 'error', reply_to: null, message, field: null, code: 'not_connected' };
+    this._replies.dropAll(message);
   }
 }

@@ -10,7 +10,7 @@
  * name as accessible name; the second input of a size is "<NAME> unit", of a fraction "<NAME> slider".
  */
 import { EditorKind, EntryInfo, KeyInfo, NONE_CHOICE, SizeInfo, VariableInfo } from '../protocol';
-import { breakableName, el, option } from './dom';
+import { breakableName, el, option } from '../shared/dom';
 import { Translation } from './text';
 
 /** Set (text) or unset (null) the variable. */

@@ -3,8 +3,9 @@
  * user, by "Restart and apply", or automatically after a crash), dying or shutting down, and the notebook closing —
  * all without a page reload. Each fresh kernel process gets a KernelClient that hands it the notebook profile before
  * any cell the user runs next; whether that profile applies, and asking the user, is the profile-trust protocol's
- * business (profile/consent.ts). The sidebar's edits and the remedies clicked go to the followed kernel through here,
- * and join the notebook profile once the kernel accepts them.
+ * business (profile/consent.ts). The sidebar's edits and the remedies clicked in its card go to the followed kernel
+ * through here, and join the notebook profile once the kernel accepts them; so do the remedies a report under a cell
+ * set in its own notebook's kernel (keepRemedy).
  */
 import type { NotebookPanel } from '@jupyterlab/notebook';
 import type { Kernel, Session } from '@jupyterlab/services';
@@ -14,7 +15,7 @@ import { MemoryMessage, ResultReply } from '../protocol';
 import { Answer, KernelClient, MEMORY_INTERVAL, ProfileReviewed, RemedyChoice } from './client';
 import { EnvModel } from './model';
 import { isSecret, readProfile, updateProfile } from './profile/profile';
-import { NEVER, ProfileConsent } from './profile/consent';
+import { NEVER, ProfileConsent, ProfileReviewer } from './profile/consent';
 import { ProfileQuestion } from './profile/review';
 
 export { profileKey } from './profile/consent';
@@ -131,11 +132,11 @@ export class NotebookFollower {
   }
 
   /**
-   * A remedy clicked in an out-of-memory report shown in `panel`: its ids go to that notebook's kernel as a "remedy"
-   * request (the kernel sets the remedy its own last report holds, catalog variables only, all or nothing, and
-   * refuses a stale id) and, once accepted, its variables join the notebook profile like a sidebar edit, so "Restart and apply" brings them into a new kernel.
+   * A remedy clicked in the panel's copy of the followed kernel's last out-of-memory report: its ids go to that kernel
+   * as a "remedy" request (the kernel sets the remedy its own last report holds, catalog variables only, all or
+   * nothing, and refuses a stale id) and, once accepted, its variables join the notebook profile (keepRemedy).
    * Connects to the kernel first when the sidebar was on standby. Null: `panel` is not the followed notebook, or it
-   * has no kernel.
+   * has no kernel. A report under a cell asks its own notebook's kernel instead (shared/kernelChannel.ts).
    */
   async applyRemedy(panel: NotebookPanel, choice: RemedyChoice): Promise<Answer | null> {
     if (panel !== this._panel || panel.isDisposed) {
@@ -149,38 +150,23 @@ export class NotebookFollower {
       return null;
     }
     const answer = await client.applyRemedy(choice.reportId, choice.remedyId);
-    if (answer.type === 'result' && panel === this._panel && !panel.isDisposed) {
-      void this._updateProfile(
-        panel,
-        Object.entries(choice.assignments).map(([name, value]) => [name, stored(answer, name, value)])
-      );
-    }
+    this.keepRemedy(panel, choice, answer, client);
     return answer;
   }
 
   /**
-   * Give back what the failed cell of report `reportId` holds in `panel`'s kernel (null: not the followed notebook,
-   * or no kernel). A report given back already is answered with that free: nothing is freed twice.
+   * A remedy `panel`'s kernel accepted (`answer` a "result"): its variables join that notebook's profile like a sidebar
+   * edit, so "Restart and apply" brings them into a new kernel, whether or not the sidebar follows that notebook.
+   * `kernel` is the notebook's own connection, which records the new profile as the user's (ProfileConsent.edited).
    */
-  async free(panel: NotebookPanel, reportId?: string): Promise<Answer | null> {
-    if (panel !== this._panel || panel.isDisposed) {
-      return null;
+  keepRemedy(panel: NotebookPanel, choice: RemedyChoice, answer: Answer | null, kernel: ProfileReviewer): void {
+    if (answer?.type === 'result' && !panel.isDisposed) {
+      void this._updateProfile(
+        panel,
+        Object.entries(choice.assignments).map(([name, value]) => [name, stored(answer, name, value)]),
+        kernel
+      );
     }
-    if (!this._client && this._kernel && !this._kernel.isDisposed) {
-      this._connect(this._kernel);
-    }
-    return this._client ? this._client.free(reportId) : null;
-  }
-
-  /** Turn allocation-site recording on in `panel`'s kernel (the report's "Record allocation sites"). */
-  async recordSites(panel: NotebookPanel): Promise<Answer | null> {
-    if (panel !== this._panel || panel.isDisposed) {
-      return null;
-    }
-    if (!this._client && this._kernel && !this._kernel.isDisposed) {
-      this._connect(this._kernel);
-    }
-    return this._client ? this._client.memtrace(true) : null;
   }
 
   /** A remedy clicked in the panel's copy of the last out-of-memory report: for the followed notebook. */
@@ -442,16 +428,18 @@ export class NotebookFollower {
     }
   }
 
-  /** Write the user's own change into the notebook profile; the consent records the new content as theirs (the
-   * promise resolves when the kernel has). */
-  private _updateProfile(panel: NotebookPanel, changes: [string, string | null][]): Promise<void> {
+  /** Write the user's own change into the notebook profile; the consent records the new content as theirs through
+   * `kernel`, the followed kernel's client unless said (the promise resolves when the kernel has). */
+  private _updateProfile(panel: NotebookPanel, changes: [string, string | null][], kernel?: ProfileReviewer): Promise<void> {
     const before = readProfile(panel.context.model);
     let after = before;
     for (const [name, value] of changes) {
       after = updateProfile(panel.context.model, name, value);
     }
-    this._model.setProfile(after);
-    return this._consent.edited(panel, before, after);
+    if (panel === this._panel) {
+      this._model.setProfile(after);
+    }
+    return this._consent.edited(panel, before, after, kernel);
   }
 
   private _disconnect(): void {

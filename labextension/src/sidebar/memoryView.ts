@@ -7,7 +7,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 
 import { MemoryChart } from '../chart/memoryChart';
 import { MemoryMessage } from '../protocol';
-import { el } from './dom';
+import { el } from '../shared/dom';
 import { SeenSection } from './seenSection';
 import { Translation } from './text';
 

@@ -19,7 +19,7 @@ import {
   VariableInfo,
   VerifyNotice
 } from '../protocol';
-import { Badge, badgeFor } from './badges';
+import { Badge, badgeFor } from '../shared/badges';
 import { Profile } from './profile/profile';
 import { Language } from './text';
 

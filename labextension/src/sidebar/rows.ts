@@ -8,8 +8,8 @@
  * shows it.
  */
 import { EntryInfo, VariableInfo } from '../protocol';
-import { Badge, badgeClass } from './badges';
-import { breakableName, el, withCode } from './dom';
+import { Badge, badgeClass } from '../shared/badges';
+import { breakableName, el, withCode } from '../shared/dom';
 import { Editor, editorFor, valueText } from './editors';
 import { Translation } from './text';
 

@@ -10,11 +10,9 @@
  *
  * `%1`, `%2` are gettext's placeholders: a text that has them is always translated with its arguments.
  */
-import type { Messages } from '../chart/text';
+import type { Language, Messages } from '../shared/translation';
 
-export type { Translation } from '../chart/text';
-
-export type Language = 'en' | 'zh';
+export type { Language, Translation } from '../shared/translation';
 
 /** The gettext domain of the sidebar's texts (the Python package's name, as JupyterLab's locale lookup wants it). */
 export const DOMAIN = 'mgenv_jupyter';

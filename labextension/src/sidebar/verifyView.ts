@@ -10,7 +10,7 @@
  */
 import { VerifyNodeInfo, VerifyNodeState, VerifyNotice, VerifyVariableInfo, VerifyVerdict } from '../protocol';
 import { Answer } from './client';
-import { code, el } from './dom';
+import { code, el } from '../shared/dom';
 import { breakableName } from './rows';
 import { Translation } from './text';
 

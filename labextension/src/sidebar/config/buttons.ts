@@ -1,5 +1,5 @@
 /** JupyterLab's own button (ui-components' Button: minimal and small), so every theme draws it. */
-import { el } from '../dom';
+import { el } from '../../shared/dom';
 
 export const BUTTON_CLASS = 'jp-Button jp-mod-minimal jp-mod-small';
 

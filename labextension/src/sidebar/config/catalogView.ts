@@ -5,7 +5,7 @@
  * (ConfigView); it renders the model and hands each edit to `edit`.
  */
 import { Answer } from '../client';
-import { el } from '../dom';
+import { el } from '../../shared/dom';
 import { EnvModel } from '../model';
 import { VariableRow } from '../rows';
 import { Translation } from '../text';

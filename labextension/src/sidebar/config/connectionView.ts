@@ -2,7 +2,7 @@
  * Which kernel the panel follows and how that went (one status line), and, when the kernel cannot load the extension,
  * what to do about it (a notice). One part of the variables section (ConfigView).
  */
-import { el } from '../dom';
+import { el } from '../../shared/dom';
 import { EnvModel } from '../model';
 import { Translation } from '../text';
 

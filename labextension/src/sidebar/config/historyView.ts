@@ -4,8 +4,8 @@
  * section (ConfigView).
  */
 import { ChangeInfo, MASK } from '../../protocol';
-import { badgeClass, badgeFor } from '../badges';
-import { el } from '../dom';
+import { badgeClass, badgeFor } from '../../shared/badges';
+import { el } from '../../shared/dom';
 import { EnvModel, HISTORY_LIMIT } from '../model';
 import { isSecret } from '../profile/profile';
 import { DEFAULT_OPTIONS } from '../settings';

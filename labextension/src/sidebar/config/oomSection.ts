@@ -9,7 +9,7 @@
  */
 import { OomRemedyInfo } from '../../protocol';
 import { Answer, RemedyChoice } from '../client';
-import { el } from '../dom';
+import { el } from '../../shared/dom';
 import { button } from './buttons';
 import { EnvModel } from '../model';
 import { markApplied, remedyItem } from '../../oom/report';

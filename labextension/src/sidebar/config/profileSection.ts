@@ -3,7 +3,7 @@
  * again when the user declined it, and what the kernel refuses from it (by name, for that very value, with its
  * reason). One part of the variables section (ConfigView).
  */
-import { breakableName, el } from '../dom';
+import { breakableName, el } from '../../shared/dom';
 import { valueText } from '../editors';
 import { EnvModel, ProfileStatus } from '../model';
 import { Translation } from '../text';

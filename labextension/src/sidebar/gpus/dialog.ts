@@ -6,7 +6,7 @@
 import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
-import { el } from '../dom';
+import { el } from '../../shared/dom';
 import { GpuActions } from './view';
 import { Translation } from '../text';
 

@@ -9,7 +9,7 @@
  * second.
  */
 import { GpuKernelInfo, GpuServerView } from '../../protocol';
-import { el, withCode } from '../dom';
+import { el, withCode } from '../../shared/dom';
 import {
   DeviceLayout,
   GpuRow,
@@ -17,11 +17,10 @@ import {
   heldBy,
   cullNote,
   idleKernels,
-  idleMeaning,
-  kernelState,
   kernelTitle,
   size
 } from './layout';
+import { idleMeaning, kernelState } from '../../shared/kernelUse';
 import { SeenSection } from '../seenSection';
 import { ServerGpus } from './server';
 import { Translation } from '../text';

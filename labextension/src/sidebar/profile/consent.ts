@@ -23,6 +23,11 @@ export const NEVER: ProfileQuestion = async () => false;
 
 const NO_PROFILE: ProfileReview = { status: 'none', items: [] };
 
+/** A connection that can record a profile as the user's own: the sidebar's client, or an output's channel. */
+export interface ProfileReviewer {
+  reviewProfile(profile: Profile, options: { approve: boolean; apply: boolean }): Promise<unknown>;
+}
+
 /** What the consent needs to know of the follower: the kernel it follows now and that kernel's client. */
 export interface Followed {
   kernel(): Kernel.IKernelConnection | null;
@@ -127,12 +132,13 @@ export class ProfileConsent {
   /**
    * The user changed the notebook profile from `before` to `after` in the sidebar. The new content is theirs: it is
    * recorded as approved (not applied: the kernel already has the change) when the profile it replaces was approved,
-   * or empty; the promise resolves once the kernel has recorded it.
+   * or empty; the promise resolves once the kernel has recorded it, through `kernel` (the followed kernel's client
+   * unless said: a report under a cell records it through its own notebook's kernel).
    */
-  async edited(panel: NotebookPanel, before: Profile, after: Profile): Promise<void> {
+  async edited(panel: NotebookPanel, before: Profile, after: Profile, kernel?: ProfileReviewer): Promise<void> {
     const key = profileKey(after);
     const trusted = !Object.keys(before).length || this._approved.get(panel) === profileKey(before);
-    const client = this._followed.client();
+    const client = kernel ?? this._followed.client();
     if (!client || !trusted || key === profileKey(before) || !Object.keys(after).length) {
       return;
     }

@@ -8,8 +8,8 @@
  * saved for it to last.
  */
 import { CarryCode, MASK, RESTART_STATUSES, StatusCode } from '../../protocol';
-import { badgeClass, badgeFor } from '../badges';
-import { code, el, tableHead } from '../dom';
+import { badgeClass, badgeFor } from '../../shared/badges';
+import { code, el, tableHead } from '../../shared/dom';
 import { valueText } from '../editors';
 import { EnvModel } from '../model';
 import { isSecret } from './profile';

@@ -5,7 +5,7 @@
  * a table; asking the question itself is profile/dialog.ts (JupyterLab's dialog).
  */
 import { ProfileItemInfo, SizeInfo } from '../../protocol';
-import { code, el, tableHead } from '../dom';
+import { code, el, tableHead } from '../../shared/dom';
 import { valueText } from '../editors';
 import { Translation } from '../text';
 

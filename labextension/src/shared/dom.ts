@@ -1,4 +1,4 @@
-/** The DOM helpers every part of the sidebar draws with. */
+/** The DOM helpers the sidebar and the out-of-memory report draw with. */
 
 export function el(tag: string, className: string): HTMLElement {
   const node = document.createElement(tag);

@@ -4,7 +4,7 @@
  * which names the badge's CSS modifier (mgenv-sb-badge-<code>). The kernel decides the status; nothing is derived here.
  */
 import { STATUS_LABELS, StatusCode } from '../protocol';
-import { Language } from './text';
+import { Language } from './translation';
 
 export interface Badge {
   code: string;
