@@ -19,6 +19,7 @@ from IPython.core.magic import Magics, cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ._errors import InvalidValueError
+from ._kernel_state import kernel_state
 from ._magics import MAGICS as LINE_MAGICS
 from ._magics import _parse_args
 from ._text import Text
@@ -30,8 +31,6 @@ if TYPE_CHECKING:
 # Our magics, left out of what a point replays: their effect reaches the point through the environment it inherits.
 REPLAY_LINE_MAGICS = (*LINE_MAGICS, "memtrace")
 REPLAY_CELL_MAGICS = ("envset", "envsweep", "memtrace")
-
-_sweep_cells: set[int] = set()  # the cells of this kernel in which a sweep ran: never replayed
 
 BAD_SETUP = Text("setup must be None (replay this kernel's cells), code, a list of code, or a list of cell numbers "
                  "(In [n]), not {kind}",
@@ -78,7 +77,7 @@ def setup_plan(setup: object, shell: Any = None) -> SetupPlan:
         shell = shell if shell is not None else _shell()
         history, current = _history(shell)
         plan = replay_plan(history, current, _outcomes() if shell is not None else {}, REPLAY_LINE_MAGICS,
-                           REPLAY_CELL_MAGICS, _sweep_cells)
+                           REPLAY_CELL_MAGICS, kernel_state().sweep_cells)
         if setup is None:
             return plan
         return _chosen_cells(plan, history, current, [int(n) for n in setup])  # type: ignore[union-attr]
@@ -130,7 +129,7 @@ def sweep(code: str, values: Mapping[str, Sequence[object]], setup: object = Non
     shell = _shell()
     plan = setup_plan(setup, shell)
     history, current = _history(shell)
-    _sweep_cells.add(current)
+    kernel_state().sweep_cells.add(current)
     return run_sweep(code, values, plan, session=session(), repeat=repeat, timeout=timeout,
                      setup_timeout=setup_timeout, budget=budget, kernel=kernel, parallel=parallel, force=force,
                      source=source, zipped=together, on_start=on_start, on_point=on_point, ray=ray)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._text import Text
 from ._frameworks import declared
@@ -38,6 +38,10 @@ _ORDER = (Recording.ALWAYS, Recording.WHEN_ON, Recording.NEVER)
 def _facts() -> dict[str, StackFacts]:
     found: dict[str, StackFacts] = declared("STACKS")
     return dict(sorted(found.items(), key=lambda item: _ORDER.index(item[1].recording)))
+
+
+if TYPE_CHECKING:  # what __getattr__ gives, for the type checker (it cannot follow __getattr__ through a cycle)
+    FACTS: dict[str, StackFacts]
 
 
 def __getattr__(name: str) -> Any:

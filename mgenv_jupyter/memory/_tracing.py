@@ -13,12 +13,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from .._kernel_state import kernel_state
 from .._text import Text
 from ..catalog._allocation_stacks import FACTS, Recording
 from ..runtime._live_blocks import BlockRecord, StackRecorder
 from ._sites import CellNames, Sites, group
-
-_ATTRIBUTE = "_mgenv_jupyter_tracer"
 
 
 def _recorders() -> dict[str, StackRecorder]:
@@ -138,16 +137,16 @@ def running_cell(shell: Any) -> int | None:
 
 
 def kernel_tracer(shell: Any) -> Tracer:
-    """The shell's one tracer, made on first use."""
-    tracer: Tracer | None = getattr(shell, _ATTRIBUTE, None)
-    if tracer is None:
-        tracer = Tracer()
-        setattr(shell, _ATTRIBUTE, tracer)
-    return tracer
+    """The kernel's one tracer, made on first use."""
+    state = kernel_state()
+    with state.lock:
+        if state.tracer is None:
+            state.tracer = Tracer()
+        return state.tracer
 
 
 def existing_tracer(shell: Any) -> Tracer | None:
-    return getattr(shell, _ATTRIBUTE, None)
+    return kernel_state().tracer
 
 
 def failure_sites(shell: Any, cell: int | None) -> tuple[Sites | None, tuple[str, ...]]:

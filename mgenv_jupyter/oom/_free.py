@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 from .._display import Shown
 from .._imported import imported
-from .._last_result import LastResult
+from .._kernel_state import kernel_state
 from .._static import inherits
 from .._text import Text
 from ..catalog._frameworks import fact
@@ -156,12 +156,8 @@ def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = Non
                         tuple(problems), time.perf_counter() - started, simulated or _simulated(before), tuple(kept))
     if sampler is not None:
         _mark(sampler, result)
-    FREES.remember(result)
+    kernel_state().frees.remember(result)
     return result
-
-
-# Every free, as it ends, for whoever keeps track (the last out-of-memory report: oom/_report.py).
-FREES: LastResult[FreeResult] = LastResult("free")
 
 
 MARK_LABEL = Text("freed {size}", "释放 {size}")

@@ -146,8 +146,8 @@ class EnvPanel(StaticView, widgets.VBox):
                 now = edited.get(name, self.session.get(name))
                 values[name] = suggested_values(entry, _normalised(entry, now), total)
         code = sweep_cell(values, None, current_language())
-        panels = cell_offers.observers()
-        cell_offers.remember(CellOffer(code))
+        panels = cell_offers().observers()
+        cell_offers().remember(CellOffer(code))
         note = (SWEEP_CELL_SENT if panels else SWEEP_CELL_COPY).get()
         self.message.value = f"<div>{html.escape(note)}</div><pre class='mgenv-sweep-cell'>{html.escape(code)}</pre>"
         return code
