@@ -121,8 +121,8 @@ def filled(text: Text, figures: Mapping[str, float]) -> Text:
 
 def own_evidence(event: OutOfMemory, cause: str, f: Figures, session: object) -> dict[str, float] | None:
     """The figures with which a cause of the failing framework's own shows (None: it does not), from its adapter."""
-    module = adapter(event.framework)
-    check = getattr(module, "oom_evidence", None) if module is not None else None
+    found = adapter(event.framework)
+    check = found.oom_evidence if found is not None else None
     return check(cause, event.facts, Room(f.total, f.others), session) if check is not None else None
 
 

@@ -46,7 +46,7 @@ from ..catalog._frameworks import fact
 from ..catalog._values import format_size
 from ..memory._sample import DeviceId
 from ..memory._series_words import series_name
-from ..runtime.frameworks import ADAPTERS, declared
+from ..runtime.frameworks import adapters, offered
 
 if TYPE_CHECKING:
     from ..memory._sampler import Sampler
@@ -589,12 +589,12 @@ def release_caches(before: Reading) -> tuple[list[str], list[Text], list[str]]:
             problems.append(f"{what}: {type(exc).__name__}: {str(exc)[:200]}")
 
     gpus = _GpusInUse(before)
-    for key, release in declared("release_cache").items():
+    for key, release in offered(lambda adapter: adapter.release_cache).items():
         module = imported(key)
         if module is not None:
             for what, action in release(module, gpus):
                 call(what, action)
-    for key in ADAPTERS:
+    for key in adapters():
         kept = fact(key, "CACHE_KEPT") if imported(key) is not None else None
         if kept is not None:
             not_asked.append(kept)

@@ -14,7 +14,7 @@ from ..._text import Text
 from ...catalog._applicability import ALWAYS, Applicability, applicability
 from ...catalog._out_of_memory import Room
 from ...catalog._values import format_size
-from . import LiveApi
+from . import Adapter, LiveApi
 from ._counters import ChartLine, Counters, OpenDevices, Reading, first_line
 from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import (
@@ -256,3 +256,9 @@ def _paddle_flags(session: EnvSession) -> dict[str, Any] | None:
     if flags["FLAGS_fraction_of_gpu_memory_to_use"] is None or flags["FLAGS_initial_gpu_memory_in_mb"] is None:
         return None
     return flags
+
+
+# What this adapter offers the rest of the product (runtime/frameworks/__init__.py, Adapter).
+ADAPTER = Adapter(live_apis=LIVE_APIS, tensor_kinds=tensor_kinds, peak_counters=peak_counters,
+    reset_peak_counters=reset_peak_counters, oom_patterns=OOM_PATTERNS, oom_evidence=oom_evidence,
+    release_cache=release_cache, read_counters=read_counters, state_words=STATE_WORDS, chart_lines=chart_lines)
