@@ -1,10 +1,11 @@
-"""Counts of issue 36's structure, before and after a change: `python -m bench.structure_counts` (add `-v` to list
-each place). Static, from the package's source:
+"""Counts of issue 36's structure, before and after a change: `python -m bench.structure_counts [-v] [ROOT]` (`-v`
+lists each place; ROOT, a checkout to count, by default this one: `git worktree add /tmp/base main` counts main).
+Static, from the package's source:
 
 - kernel state: names a module rebinds with `global`, module-level `LastResult(...)` singletons and module-level
   mutable containers (`set()`, `{}`, `[]`, `dict()`, `list()`, `WeakKeyDictionary()`) of private names, and private
   attributes named `_mgenv_jupyter_*` that the package sets or reads on the shell;
-- look-ups by string of the framework adapters' extension points: calls `declared("...")`;
+- look-ups by string of the frameworks' extension points and facts: calls `declared("...")` and `fact(key, "...")`;
 - followers of IPython's cell events: modules that call `events.register(...)`;
 - import arrows between the package's modules (imports inside functions included, as tests/quality/test_layers.py
   reads them) and the cycles among them.
@@ -55,8 +56,9 @@ def kernel_state(tree: ast.Module, module: str) -> list[str]:
 
 
 def string_lookups(tree: ast.Module, module: str) -> list[str]:
-    return [f"{module}:{node.lineno} declared({node.args[0].value!r})" for node in ast.walk(tree)
-            if _called(node) == "declared" and node.args and isinstance(node.args[0], ast.Constant)]
+    return [f"{module}:{node.lineno} {_called(node)}({node.args[-1].value!r})" for node in ast.walk(tree)
+            if _called(node) in ("declared", "fact") and node.args and isinstance(node.args[-1], ast.Constant)
+            and isinstance(node.args[-1].value, str)]
 
 
 def cell_event_followers(tree: ast.Module, module: str) -> list[str]:
@@ -67,16 +69,16 @@ def cell_event_followers(tree: ast.Module, module: str) -> list[str]:
     return []
 
 
-def main(verbose: bool) -> None:
+def main(verbose: bool, root: Path) -> None:
     places: list[str] = []
     lookups: list[str] = []
     followers: list[str] = []
-    for name, (path, _) in module_files(ROOT).items():
+    for name, (path, _) in module_files(root).items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         places += kernel_state(tree, name)
         lookups += string_lookups(tree, name)
         followers += cell_event_followers(tree, name)
-    graph = import_graph(ROOT)
+    graph = import_graph(root)
     found_cycles = cycles(graph)
     print(f"kernel state places: {len(places)}")
     print(f"look-ups by string (declared): {len(lookups)}")
@@ -88,4 +90,5 @@ def main(verbose: bool) -> None:
 
 
 if __name__ == "__main__":
-    main("-v" in sys.argv)
+    paths = [arg for arg in sys.argv[1:] if arg != "-v"]
+    main("-v" in sys.argv, Path(paths[0]).resolve() if paths else ROOT)

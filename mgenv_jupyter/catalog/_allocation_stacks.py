@@ -1,17 +1,14 @@
 """Which frameworks record where their memory was allocated (a Python stack per block), how, and what the others do
 not record: the facts the allocation sites (`%%memtrace`, the out-of-memory report's "Where the memory was
-allocated") ask instead of restating. Each framework's home declares its own (`STACKS`); `FACTS` gathers them, those
-that record first. Checked against the wheels the tests run (catalog._frameworks)."""
+allocated") ask instead of restating. Each framework's home declares its own (`STACKS`); `_homes.STACK_FACTS`
+gathers them, those that record first. Checked against the wheels the tests run (catalog._frameworks)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
 
 from .._text import Text
-from ._frameworks import declared
 
 
 class Recording(str, Enum):
@@ -29,26 +26,3 @@ class StackFacts:
     per_cell: Text | None = None  # what records each cell instead where nothing can be kept on
     when: Text | None = None  # when it records, said where nothing was recorded ("JAX always records")
     after_off: Text | None = None  # what it still records after `%memtrace off`
-
-
-_ORDER = (Recording.ALWAYS, Recording.WHEN_ON, Recording.NEVER)
-
-
-@lru_cache(maxsize=1)
-def _facts() -> dict[str, StackFacts]:
-    found: dict[str, StackFacts] = declared("STACKS")
-    return dict(sorted(found.items(), key=lambda item: _ORDER.index(item[1].recording)))
-
-
-if TYPE_CHECKING:  # what __getattr__ gives, for the type checker (it cannot follow __getattr__ through a cycle)
-    FACTS: dict[str, StackFacts]
-
-
-def __getattr__(name: str) -> Any:
-    # FACTS, by framework key, those that always record first, then those that record when asked: gathered from the
-    # homes when first asked, as the homes import this module for StackFacts.
-    if name == "FACTS":
-        return _facts()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-

@@ -15,7 +15,8 @@ from typing import Any
 
 from .._kernel_state import kernel_state
 from .._text import Text
-from ..catalog._allocation_stacks import FACTS, Recording
+from ..catalog._allocation_stacks import Recording
+from ..catalog._homes import STACK_FACTS
 from ..runtime._live_blocks import BlockRecord, StackRecorder
 from ._sites import CellNames, Sites, group
 
@@ -124,7 +125,7 @@ class Tracer:
 
 def unrecorded() -> tuple[tuple[str, Text], ...]:
     """Each loaded framework that keeps no stack for its blocks, and what it does not record."""
-    return tuple((key, facts.how) for key, facts in FACTS.items()
+    return tuple((key, facts.how) for key, facts in STACK_FACTS.items()
                  if facts.recording is Recording.NEVER and key in sys.modules)
 
 
@@ -158,6 +159,6 @@ def failure_sites(shell: Any, cell: int | None) -> tuple[Sites | None, tuple[str
         sites = tracer.last  # the failing %%memtrace cell, recorded up to its failure
     recorded = tracer.on or (sites is not None and sites.cell == cell and sites.moment == "failure"
                              and tracer.last is sites)
-    offer = () if recorded else tuple(key for key, facts in FACTS.items()
+    offer = () if recorded else tuple(key for key, facts in STACK_FACTS.items()
                                       if facts.recording is Recording.WHEN_ON and key in sys.modules)
     return sites, offer

@@ -42,7 +42,6 @@ from .._imported import imported
 from .._kernel_state import kernel_state
 from .._static import inherits
 from .._text import Text
-from ..catalog._frameworks import fact
 from ..catalog._values import format_size
 from ..memory._sample import DeviceId
 from ..memory._series_words import series_name
@@ -594,8 +593,10 @@ def release_caches(before: Reading) -> tuple[list[str], list[Text], list[str]]:
         if module is not None:
             for what, action in release(module, gpus):
                 call(what, action)
+    from ..catalog._homes import facts
+
     for key in adapters():
-        kept = fact(key, "CACHE_KEPT") if imported(key) is not None else None
+        kept = facts(key).cache_kept if imported(key) is not None else None
         if kept is not None:
             not_asked.append(kept)
     trim = _malloc_trim()
