@@ -18,6 +18,7 @@ from .._text import Text
 from ..catalog._allocation_stacks import Recording
 from ..catalog._homes import STACK_FACTS
 from ..runtime._live_blocks import BlockRecord, StackRecorder
+from ._cell_events import CellEvents
 from ._sites import CellNames, Sites, group
 
 
@@ -27,9 +28,9 @@ def _recorders() -> dict[str, StackRecorder]:
     return stack_recorders()
 
 
-class Tracer:
-    """Starts and stops the frameworks' recordings around cells. `on`: recording every cell (`%memtrace on`);
-    `last`: the sites at the peak of the last recorded cell."""
+class Tracer(CellEvents):
+    """Starts and stops the frameworks' recordings around cells. `on`: recording every cell (`%memtrace on`), while
+    it follows the shell's cells (CellEvents); `last`: the sites at the peak of the last recorded cell."""
 
     def __init__(self, recorders: Callable[[], dict[str, StackRecorder]] = _recorders) -> None:
         self._make = recorders
@@ -57,17 +58,10 @@ class Tracer:
         """Record every cell of `shell` from the next one on (or stop): each loaded framework that records stacks,
         by key, and whether it records now (PyTorch's CUDA history needs CUDA started)."""
         self.on = on
-        if on and self._shell is not shell:
-            shell.events.register("pre_run_cell", self._pre_run_cell)
-            shell.events.register("post_run_cell", self._post_run_cell)
-            self._shell = shell
-        elif not on and self._shell is not None:
-            for event, callback in (("pre_run_cell", self._pre_run_cell), ("post_run_cell", self._post_run_cell)):
-                try:
-                    self._shell.events.unregister(event, callback)
-                except ValueError:
-                    pass
-            self._shell = None
+        if on:
+            self._hook(shell)
+        else:
+            self.unregister()
         return {key: recorder.keep_on(on) for key, recorder in self.recorders.items() if recorder.available()}
 
     def begin(self, cell: int | None) -> None:
