@@ -9,12 +9,12 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from ._kernel_state import kernel_state
+
 if TYPE_CHECKING:
     from .memory._cell_records import CellRecord, CellRecords
 
 log = logging.getLogger(__name__)
-
-_ATTRIBUTE = "_mgenv_jupyter_cells"
 
 
 def _walk() -> Any:
@@ -31,38 +31,34 @@ def _show_leak(record: CellRecord) -> None:
     display(LeakNote(record))
 
 
-def _sampler_of(shell: Any) -> Any:
-    """The kernel's sampler as the out-of-memory recorder keeps it going (asking `kernel_sampler()` at every cell
-    would re-read the simulation's setting, importing its modules behind the user's back)."""
-    hook = getattr(shell, "_mgenv_jupyter_oom", None)
+def _sampler() -> Any:
+    """The kernel's sampler as it is (asking `kernel_sampler()` at every cell would re-read the simulation's setting,
+    importing its modules behind the user's back; and a paused recording is never restarted here)."""
+    found = kernel_state().sampler
+    if found is None:
+        from .memory._shared import kernel_sampler
 
-    def sampler() -> Any:
-        found = hook.recorder.sampler if hook is not None else None  # never restarts a paused recording
-        if found is None:
-            from .memory._shared import kernel_sampler
-
-            found = kernel_sampler()
-        return found
-
-    return sampler
+        found = kernel_sampler()
+    return found
 
 
 def start(shell: Any) -> CellRecords:
     """Record every cell of `shell` and, in a kernel, send each record over the cells' comm; idempotent."""
-    existing: CellRecords | None = getattr(shell, _ATTRIBUTE, None)
-    if existing is not None:
-        return existing
+    state = kernel_state()
+    if state.cell_records is not None:
+        return state.cell_records
     from .memory._cell_records import CellRecords
 
-    records = CellRecords(_sampler_of(shell), _walk, _show_leak)
+    records = CellRecords(_sampler, _walk, _show_leak)
     records.register(shell, _running_cell_id(shell))
     records.observe(_Sender(lambda: _open_comm(shell)))
-    setattr(shell, _ATTRIBUTE, records)
+    state.cell_records = records
     return records
 
 
 def stop(shell: Any) -> None:
-    records: CellRecords | None = getattr(shell, _ATTRIBUTE, None)
+    state = kernel_state()
+    records = state.cell_records
     if records is None:
         return
     records.unregister()
@@ -70,7 +66,7 @@ def stop(shell: Any) -> None:
         if isinstance(callback, _Sender):
             callback.close()
         records.unobserve(callback)
-    setattr(shell, _ATTRIBUTE, None)
+    state.cell_records = None
 
 
 class _Sender:

@@ -372,8 +372,8 @@ class SidebarComm:
         last_verify.observe(self._on_verified)
         from .tuner._offers import cell_offers, profile_offers
 
-        profile_offers.observe(self._on_profile_offer)
-        cell_offers.observe(self._on_cell_offer)
+        profile_offers().observe(self._on_profile_offer)
+        cell_offers().observe(self._on_cell_offer)
 
     def _send(self, data: KernelMessage) -> None:
         try:
@@ -425,6 +425,6 @@ class SidebarComm:
         from .tuner._offers import cell_offers, profile_offers
 
         last_verify.unobserve(self._on_verified)
-        profile_offers.unobserve(self._on_profile_offer)
-        cell_offers.unobserve(self._on_cell_offer)
+        profile_offers().unobserve(self._on_profile_offer)
+        cell_offers().unobserve(self._on_cell_offer)
         self.memory.close()

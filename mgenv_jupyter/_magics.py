@@ -22,6 +22,7 @@ from . import _launchers as launchers
 from ._display import Verbatim
 from ._dotenv_line import parse_line
 from ._errors import InvalidValueError
+from ._kernel_state import kernel_state
 from ._shell_words import split_words
 from ._text import current_language, set_language
 from .catalog import FRAMEWORKS
@@ -340,7 +341,8 @@ MAGICS = ("envset", "envget", "envunset", "envlist", "envdiff", "envexport", "en
 def register(ipython: Any) -> None:
     """What `%load_ext` installs: the magics, the completers, the comm target, the import watcher and the
     out-of-memory hook with its recorder."""
-    if getattr(ipython, "_mgenv_jupyter_loaded", False):
+    state = kernel_state()
+    if state.loaded:
         return
     watcher().install()  # imports from here on are seen (again, after an unload); the first magic makes the session
     ipython.register_magics(EnvMagics)
@@ -353,7 +355,7 @@ def register(ipython: Any) -> None:
     _cell_comm.start(ipython)
     for magic in _COMPLETED_MAGICS:
         ipython.set_hook("complete_command", complete, str_key=magic)
-    ipython._mgenv_jupyter_loaded = True
+    state.loaded = True
 
 
 def unregister(ipython: Any) -> None:
@@ -385,7 +387,7 @@ def unregister(ipython: Any) -> None:
 
     hook.uninstall(ipython)
     watcher().uninstall()
-    ipython._mgenv_jupyter_loaded = False
+    kernel_state().loaded = False
 
 
 def show_oom_report(report: OomReport) -> None:

@@ -19,6 +19,7 @@ from IPython.core.magic import Magics, cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ._errors import InvalidValueError
+from ._kernel_state import kernel_state
 from ._magics import MAGICS as LINE_MAGICS
 from ._magics import _parse_args
 from ._text import Text
@@ -32,8 +33,6 @@ REPLAY_LINE_MAGICS = (*LINE_MAGICS, "memtrace")
 REPLAY_CELL_MAGICS = ("envset", "envsweep")
 # Our cell magics that run their cell as code (it defined names, loaded a model): the point replays the cell's body.
 REPLAY_BODY_MAGICS = ("memtrace",)
-
-_sweep_cells: set[int] = set()  # the cells of this kernel in which a sweep ran: never replayed
 
 BAD_SETUP = Text("setup must be None (replay this kernel's cells), code, a list of code, or a list of cell numbers "
                  "(In [n]), not {kind}",
@@ -88,7 +87,7 @@ def setup_plan(setup: object, shell: Any = None) -> SetupPlan:
         shell = shell if shell is not None else _shell()
         history, current = _history(shell)
         plan = replay_plan(history, current, _outcomes() if shell is not None else {}, REPLAY_LINE_MAGICS,
-                           REPLAY_CELL_MAGICS, _sweep_cells, REPLAY_BODY_MAGICS)
+                           REPLAY_CELL_MAGICS, kernel_state().sweep_cells, REPLAY_BODY_MAGICS)
         if setup is None:
             return plan
         return _chosen_cells(plan, history, current, [int(n) for n in setup])  # type: ignore[union-attr]
@@ -160,11 +159,11 @@ def sweep(code: str, values: Mapping[str, Sequence[object]], setup: object = Non
         if not isinstance(values, Mapping) or len(values) != 1:
             raise InvalidValueError(NOT_ONE.get().format(count=len(values) if isinstance(values, Mapping) else 0))
         ((name, raw),) = values.items()
-        _sweep_cells.add(current)
+        kernel_state().sweep_cells.add(current)
         return run_largest_fit(code, name, raw, plan, session=session(), repeat=repeat, timeout=timeout,
                                setup_timeout=setup_timeout, budget=budget, margin=margin, kernel=kernel, force=force,
                                source=source, on_start=on_start, on_point=on_point)
-    _sweep_cells.add(current)
+    kernel_state().sweep_cells.add(current)
     return run_sweep(code, values, plan, session=session(), repeat=repeat, timeout=timeout,
                      setup_timeout=setup_timeout, budget=budget, kernel=kernel, parallel=parallel, force=force,
                      source=source, zipped=together, on_start=on_start, on_point=on_point, ray=ray)

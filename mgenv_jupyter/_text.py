@@ -1,16 +1,17 @@
-"""Bilingual text and the language setting (Chinese or English) used for every description shown to users."""
+"""Bilingual text and the language setting (Chinese or English) used for every description shown to users; the
+language chosen and the front end's are kept in the kernel's state (_kernel_state.py)."""
 
 from __future__ import annotations
 
 import locale
 import os
 from dataclasses import dataclass
+from functools import cache
 from typing import NamedTuple
 
+from ._kernel_state import kernel_state
+
 LANGUAGES = ("en", "zh")
-_language: str | None = None  # chosen with set_language() (%envlang): wins over everything
-_front_end: str | None = None  # the language of the JupyterLab the sidebar or a chart connected from
-_locale: str | None = None  # the locale's, read once
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ def localised(value: str | Text | Message, language: str | None = None) -> str:
     return value if isinstance(value, str) else value.get(language)
 
 
+@cache  # the locale's, read once
 def _language_from_locale() -> str:
     candidates = [os.environ.get(k, "") for k in ("LC_ALL", "LC_MESSAGES", "LANG")]
     try:
@@ -75,17 +77,15 @@ def _zh_or_en(value: str) -> str:
 def current_language() -> str:
     """The language descriptions are shown in: `set_language()` (`%envlang`) if called, else `MGENV_LANG`, else the
     language of the JupyterLab the sidebar or a chart connected from (`learn_language()`), else the locale."""
-    global _locale
-    if _language is not None:
-        return _language
+    state = kernel_state()
+    if state.language is not None:  # chosen with set_language() (%envlang): wins over everything
+        return state.language
     explicit = os.environ.get("MGENV_LANG")
     if explicit:
         return _zh_or_en(explicit)
-    if _front_end is not None:
-        return _front_end
-    if _locale is None:
-        _locale = _language_from_locale()
-    return _locale
+    if state.front_end_language is not None:  # the JupyterLab's the sidebar or a chart connected from
+        return state.front_end_language
+    return _language_from_locale()
 
 
 def page_language() -> str:
@@ -93,21 +93,20 @@ def page_language() -> str:
     lines, whose words the sampler sends) and the cells' badges follow the page's language, told by the sidebar or a
     chart when it connects (`learn_language()`), so that one screen speaks one language; `%envlang` chooses the
     language of what the kernel writes into outputs. Where no page told one, `current_language()`."""
-    return _front_end if _front_end is not None else current_language()
+    front_end = kernel_state().front_end_language
+    return front_end if front_end is not None else current_language()
 
 
 def set_language(language: str | None) -> str:
     """Choose "zh" or "en" for descriptions; None goes back to MGENV_LANG, the front end's language or the locale."""
-    global _language
-    _language = _checked(language)
+    kernel_state().language = _checked(language)
     return current_language()
 
 
 def learn_language(language: str | None) -> str:
     """The front end's language ("zh" or "en"; None forgets it), told when the sidebar or a chart connects. It counts
     only where neither `set_language()` nor MGENV_LANG chose one, so a user's explicit choice stays."""
-    global _front_end
-    _front_end = _checked(language)
+    kernel_state().front_end_language = _checked(language)
     return current_language()
 
 

@@ -16,7 +16,7 @@ import pytest
 # A hook: a test that needs the venvs waits for their set-up before its clock starts.
 from setup_beside import pytest_runtest_protocol  # noqa: F401
 
-import mgenv_jupyter.runtime as runtime
+from mgenv_jupyter._kernel_state import kernel_state
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.runtime import EnvSession, ImportWatcher
 
@@ -140,12 +140,13 @@ def no_leftover_simulation(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def no_leftover_session() -> Iterator[None]:
     """A test that makes the process-wide session (a widget or a chart built without `fresh_session`) does not hand
     it, nor its import watcher on sys.meta_path, to the tests after it: no test may depend on the order they run in."""
-    before = runtime._kernel_session
+    state = kernel_state()
+    before = state.session
     watchers = [finder for finder in sys.meta_path if isinstance(finder, ImportWatcher)]
     yield
     for finder in [f for f in sys.meta_path if isinstance(f, ImportWatcher) and f not in watchers]:
         finder.uninstall()
-    runtime._kernel_session = before
+    state.session = before
 
 
 @pytest.fixture(autouse=True)
@@ -165,7 +166,7 @@ def fresh_session(monkeypatch: pytest.MonkeyPatch) -> Iterator[EnvSession]:
     watcher = ImportWatcher(readers)
     watcher.install()
     session = EnvSession(watcher)
-    monkeypatch.setattr(runtime, "_kernel_session", session)
+    monkeypatch.setattr(kernel_state(), "session", session)
     yield session
     watcher.uninstall()
 

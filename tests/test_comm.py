@@ -12,6 +12,7 @@ import pytest
 
 from mgenv_jupyter._comm import RequestHandler
 from mgenv_jupyter._errors import CodeLoadingWarning
+from mgenv_jupyter._kernel_state import kernel_state
 from mgenv_jupyter.presentation.oom import OomText
 from mgenv_jupyter.protocol import PROTOCOL_VERSION
 
@@ -83,7 +84,7 @@ def test_a_remedy_clicked_in_an_oom_report_names_only_the_kernels_own_remedy(han
     from mgenv_jupyter.presentation.oom._text import OomText
     from mgenv_jupyter.presentation.oom._wire import oom_data
 
-    monkeypatch.setattr(oom_report.LAST, "_value", None)
+    monkeypatch.setattr(kernel_state().oom_reports, "_value", None)
     remedy = Remedy(Cause.FRAGMENTATION, (("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"),),
                     Text("why", "why"), restart=False)
     before, history = dict(os.environ), len(fresh_session.history)
@@ -162,12 +163,11 @@ class RecordingComm:
 def test_every_open_sidebar_gets_the_out_of_memory_report_and_a_later_one_gets_it_after_hello(fresh_session,
                                                                                                monkeypatch):
     from mgenv_jupyter._comm import SidebarComm
-    from mgenv_jupyter.cluster import _last_verify as last_verify
     from mgenv_jupyter.oom import _report as oom_report
     from mgenv_jupyter.oom._recognise import recognise
 
-    monkeypatch.setattr(oom_report.LAST, "_value", None)
-    monkeypatch.setattr(last_verify.LAST, "_value", None)  # a hello sends the last verify() result too: none here
+    monkeypatch.setattr(kernel_state().oom_reports, "_value", None)
+    monkeypatch.setattr(kernel_state().verifies, "_value", None)  # a hello sends the last verify() too: none here
     early = RecordingComm()
     SidebarComm(early, fresh_session)
     early.on_message({"content": {"data": request("hello", language="zh")}})
@@ -207,10 +207,9 @@ def test_every_open_sidebar_gets_the_last_verify_result_and_a_later_one_gets_it_
                                                                                             monkeypatch):
     from mgenv_jupyter._comm import SidebarComm
     from mgenv_jupyter.cluster import _last_verify as last_verify
-    from mgenv_jupyter.oom import _report as report
 
-    monkeypatch.setattr(last_verify.LAST, "_value", None)
-    monkeypatch.setattr(report.LAST, "_value", None)  # a hello sends the kernel's last OOM report too: none here
+    monkeypatch.setattr(kernel_state().verifies, "_value", None)
+    monkeypatch.setattr(kernel_state().oom_reports, "_value", None)  # a hello sends the last OOM report too: none
     early = RecordingComm()
     SidebarComm(early, fresh_session)
     early.on_message({"content": {"data": request("hello", language="en")}})
@@ -480,7 +479,7 @@ def test_after_memfree_the_report_offers_nothing_twice_and_its_button_says_what_
     from mgenv_jupyter.memory._shared import kernel_sampler
     from mgenv_jupyter.oom import _report as oom_report
 
-    monkeypatch.setattr(oom_report.LAST, "_value", None)
+    monkeypatch.setattr(kernel_state().oom_reports, "_value", None)
     sidebar = RecordingComm()
     SidebarComm(sidebar, fresh_session)
     sidebar.on_message({"content": {"data": request("hello", language="en")}})

@@ -14,6 +14,7 @@ from waiting import wait_until
 from mgenv_jupyter import _text as text
 from mgenv_jupyter._comm import RequestHandler
 from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter._kernel_state import kernel_state
 from mgenv_jupyter._text import Text, current_language, learn_language, set_language
 from mgenv_jupyter.protocol import PROTOCOL_VERSION
 
@@ -24,13 +25,14 @@ GREETING = Text("hello", "你好")
 @pytest.fixture(autouse=True)
 def no_language_chosen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No language chosen, no locale variables: each test says what the user's machine has."""
-    monkeypatch.setattr(text, "_language", None)
-    monkeypatch.setattr(text, "_front_end", None)
-    monkeypatch.setattr(text, "_locale", None)
+    monkeypatch.setattr(kernel_state(), "language", None)
+    monkeypatch.setattr(kernel_state(), "front_end_language", None)
+    text._language_from_locale.cache_clear()
     for name in LOCALE_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(locale, "getlocale", lambda *args: (None, None))
     yield
+    text._language_from_locale.cache_clear()  # the machine's own locale is read again after the test
 
 
 @pytest.mark.parametrize(("variables", "language"), [

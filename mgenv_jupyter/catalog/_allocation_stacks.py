@@ -1,17 +1,14 @@
 """Which frameworks record where their memory was allocated (a Python stack per block), how, and what the others do
 not record: the facts the allocation sites (`%%memtrace`, the out-of-memory report's "Where the memory was
-allocated") ask instead of restating. Each framework's home declares its own (`STACKS`); `FACTS` gathers them, those
-that record first. Checked against the wheels the tests run (catalog._frameworks)."""
+allocated") ask instead of restating. Each framework's home declares its own (`STACKS`); `_homes.STACK_FACTS`
+gathers them, those that record first. Checked against the wheels the tests run (catalog._frameworks)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
-from typing import Any
 
 from .._text import Text
-from ._frameworks import declared
 
 
 class Recording(str, Enum):
@@ -37,21 +34,3 @@ UNRECORDED_LIBRARIES = {
                   "with their sizes",
                   "NumPy 不记录其数组的分配位置:%memholders 按变量列出这些数组及其大小"),
 }
-
-_ORDER = (Recording.ALWAYS, Recording.WHEN_ON, Recording.NEVER)
-
-
-@lru_cache(maxsize=1)
-def _facts() -> dict[str, StackFacts]:
-    found: dict[str, StackFacts] = declared("STACKS")
-    return dict(sorted(found.items(), key=lambda item: _ORDER.index(item[1].recording)))
-
-
-def __getattr__(name: str) -> Any:
-    # FACTS, by framework key, those that always record first, then those that record when asked: gathered from the
-    # homes when first asked, as the homes import this module for StackFacts.
-    if name == "FACTS":
-        return _facts()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-

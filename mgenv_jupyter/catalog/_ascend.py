@@ -11,7 +11,7 @@ from __future__ import annotations
 from .._text import Text
 from ._code_loading import LOADS_COMPILED_CODE, WRITES_FILES
 from ._entry import Entry, EntryFactory, ReadWhen
-from ._options import KeywordOptions
+from ._keyword_options import KeywordOptions
 from ._values import (
     Choice,
     FileSystemPath,

@@ -3,17 +3,14 @@ entry was traced and checked against (the source tag read, and the wheel the tes
 catalog are each framework's home.
 
 A framework's home (`_<key>.py`, with its parts `_<key>_<part>.py`) declares everything the product knows about it
-as data: its entries, and under agreed names the facts other layers ask instead of restating (`declared()`): its
-allocator's rows and words (`ALLOCATOR`), what it records of its allocations (`STACKS`), what it does when it runs out
-of memory and what remedies it (`OUT_OF_MEMORY`), the options it takes in the user's code (`KEYWORD_OPTIONS`).
-Only this table names the frameworks (tests/quality/test_framework_homes.py).
+as data: its entries, and under agreed names the facts other layers ask instead of restating, which _homes.py lists
+per framework as one typed `FrameworkFacts`. Only this table and _homes.py's name the frameworks
+(tests/quality/test_framework_homes.py).
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from typing import Any
 
 from .._text import Text
 
@@ -60,22 +57,3 @@ GPU_MODULES = ("megengine", "paddle", "mxnet", "torch", "tensorflow", "jax", "cu
 # Every module an entry names among its `readers`: the import watcher follows these from `%load_ext` on, before the
 # catalog is built (the first magic builds it). tests/catalog/test_frameworks.py checks it against the entries.
 READER_MODULES = frozenset((*GPU_MODULES, "npu_bridge", "torch._dynamo.config", "torch._inductor.config"))
-
-
-def fact(key: str, name: str) -> Any:
-    """What framework `key`'s home declares under `name` (`ALLOCATOR`, `STACKS`, `OUT_OF_MEMORY`, ...); None where it
-    declares nothing under that name, or `key` is no framework of the catalog. Imports that framework's homes, which
-    build its entries: asked when a feature is used, never at `%load_ext`."""
-    framework = BY_KEY.get(key)
-    for home in framework.homes if framework is not None else ():
-        module = importlib.import_module(f"{__package__}.{home}")
-        if hasattr(module, name):
-            return getattr(module, name)
-    return None
-
-
-def declared(name: str) -> dict[str, Any]:
-    """What the frameworks' homes declare under `name`, by framework key in the order of FRAMEWORKS; a framework whose
-    home declares nothing under that name is left out. Imports every home."""
-    found = ((framework.key, fact(framework.key, name)) for framework in FRAMEWORKS)
-    return {key: value for key, value in found if value is not None}

@@ -68,7 +68,10 @@ class FrameworkSource:
         # The adapter is imported once the framework is: the sampler imports nothing before the user's code does.
         from ..runtime.frameworks import adapter
 
-        read = adapter(self.name).read_counters  # type: ignore[union-attr]
+        found = adapter(self.name)
+        read = found.read_counters if found is not None else None
+        if read is None:  # COUNTERS names only adapters that read them
+            return []
         waiting: list[int] = []
         counters, state = read(module, self.devices, lambda ordinals: self._open(ordinals, waiting))
         samples = [Sample(time.time(), self.name, c.device, framework=self.name, allocated=c.allocated,

@@ -15,7 +15,7 @@ from .._text import Text, page_language
 from ..catalog._values import format_size
 from ..protocol import OverlayInfo, OverlayKind
 from ..runtime import EnvSession
-from ..runtime.frameworks import declared
+from ..runtime.frameworks import offered
 from ._sample import DeviceId, series_key
 
 log = logging.getLogger(__name__)
@@ -74,7 +74,7 @@ def overlays(session: EnvSession | None, totals: Mapping[DeviceId, int], gpu_tot
     # fields, its node among them.
     gpus = {device.label: device for device in gpu_totals}
     labelled = {device.label: total for device, total in gpu_totals.items()}
-    for draw in declared("chart_lines").values():
+    for draw in offered(lambda adapter: adapter.chart_lines).values():
         try:
             drawn = draw(session, labelled, language)
         except Exception:  # an overlay is decoration; it must never stop the sampler

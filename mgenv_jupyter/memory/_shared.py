@@ -10,14 +10,11 @@ while someone subscribes. So with a chart and the sidebar open, NVML is read onc
 from __future__ import annotations
 
 import logging
-import threading
 
+from .._kernel_state import kernel_state
 from ._sampler import Sampler
 
 log = logging.getLogger(__name__)
-
-_kernel: Sampler | None = None
-_lock = threading.Lock()
 
 
 def kernel_sampler() -> Sampler:
@@ -27,20 +24,20 @@ def kernel_sampler() -> Sampler:
     `MGENV_SIMULATE_GPU` is read again on every call, so a notebook that sets it before `%memchart` gets the simulated
     GPU even when the sidebar's memory panel started the sampler earlier: its NVML source follows whichever NVML is
     installed."""
-    global _kernel
-    with _lock:
-        if _kernel is not None:
+    state = kernel_state()
+    with state.lock:
+        if state.sampler is not None:
             _follow_simulation()
         else:
             from ..runtime import session
             from ._sources import default_sources
 
             # the session (and its catalog) is made when a chart first asks for the overlays, not at `%load_ext`
-            _kernel = Sampler(default_sources(), session_factory=session, on_demand=True)
+            state.sampler = Sampler(default_sources(), session_factory=session, on_demand=True)
             shell = _shell()
             if shell is not None:
-                _kernel.attach(shell)
-        return _kernel
+                state.sampler.attach(shell)
+        return state.sampler
 
 
 def _follow_simulation() -> None:
@@ -56,9 +53,9 @@ def _follow_simulation() -> None:
 def close_kernel_sampler() -> None:
     """Close the kernel's sampler (its sources and cell hooks); the next `kernel_sampler()` makes a new one. For tests
     and for unloading the extension."""
-    global _kernel
-    with _lock:
-        sampler, _kernel = _kernel, None
+    state = kernel_state()
+    with state.lock:
+        sampler, state.sampler = state.sampler, None
     if sampler is not None:
         sampler.close()
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from .._source_state import HOLDS_NOTHING, OK, PROBLEMS, State
 from .._text import Text
-from ..runtime.frameworks import declared
+from ..runtime.frameworks import offered
 
 _LONGEST = 600  # characters of an argument worded; a longer one (an exception's message) is cut
 
@@ -57,7 +57,7 @@ WORDS: dict[str, Text] = {
     "host_unavailable": Text("host memory unavailable: {error}", "无法读取主机内存:{error}"),
     "simulation_refused": Text("simulated GPU not started: {error}", "模拟 GPU 未启动:{error}"),
     "simulation_setting_refused": Text("{variable}: {error}", "{variable}:{error}"),
-    **{code: text for words in declared("STATE_WORDS").values() for code, text in words.items()},
+    **{code: text for words in offered(lambda adapter: adapter.state_words).values() for code, text in words.items()},
     "sees_no_gpu": Text("{framework} sees no GPU", "{framework} 未发现 GPU"),
     "waiting_for_devices": Text(
         "waiting for the kernel to use {devices}: reading {framework}'s counters there now would create a CUDA context",

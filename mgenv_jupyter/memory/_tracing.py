@@ -13,12 +13,13 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from .._kernel_state import kernel_state
 from .._text import Text
-from ..catalog._allocation_stacks import FACTS, UNRECORDED_LIBRARIES, Recording
+from ..catalog._allocation_stacks import UNRECORDED_LIBRARIES, Recording
+from ..catalog._homes import STACK_FACTS
 from ..runtime._live_blocks import BlockRecord, StackRecorder
+from ._cell_events import CellEvents
 from ._sites import CellNames, Sites, group
-
-_ATTRIBUTE = "_mgenv_jupyter_tracer"
 
 
 def _recorders() -> dict[str, StackRecorder]:
@@ -27,9 +28,9 @@ def _recorders() -> dict[str, StackRecorder]:
     return stack_recorders()
 
 
-class Tracer:
-    """Starts and stops the frameworks' recordings around cells. `on`: recording every cell (`%memtrace on`);
-    `last`: the sites at the peak of the last recorded cell."""
+class Tracer(CellEvents):
+    """Starts and stops the frameworks' recordings around cells. `on`: recording every cell (`%memtrace on`), while
+    it follows the shell's cells (CellEvents); `last`: the sites at the peak of the last recorded cell."""
 
     def __init__(self, recorders: Callable[[], dict[str, StackRecorder]] = _recorders) -> None:
         self._make = recorders
@@ -57,17 +58,10 @@ class Tracer:
         """Record every cell of `shell` from the next one on (or stop): each loaded framework that records stacks,
         by key, and whether it records now (PyTorch's CUDA history needs CUDA started)."""
         self.on = on
-        if on and self._shell is not shell:
-            shell.events.register("pre_run_cell", self._pre_run_cell)
-            shell.events.register("post_run_cell", self._post_run_cell)
-            self._shell = shell
-        elif not on and self._shell is not None:
-            for event, callback in (("pre_run_cell", self._pre_run_cell), ("post_run_cell", self._post_run_cell)):
-                try:
-                    self._shell.events.unregister(event, callback)
-                except ValueError:
-                    pass
-            self._shell = None
+        if on:
+            self._hook(shell)
+        else:
+            self.unregister()
         return {key: recorder.keep_on(on) for key, recorder in self.recorders.items() if recorder.available()}
 
     def begin(self, cell: int | None) -> None:
@@ -128,7 +122,7 @@ def unrecorded(recorded: bool = True) -> tuple[tuple[str, Text], ...]:
     """Each loaded framework that keeps no stack for its blocks, and what it does not record; where no framework
     recorded a block (`recorded` False: none recorded, or nothing of theirs is live), the loaded libraries of no
     framework too (NumPy), whose arrays would otherwise be missing without a word."""
-    frameworks = tuple((key, facts.how) for key, facts in FACTS.items()
+    frameworks = tuple((key, facts.how) for key, facts in STACK_FACTS.items()
                        if facts.recording is Recording.NEVER and key in sys.modules)
     libraries = () if recorded else tuple((key, how) for key, how in UNRECORDED_LIBRARIES.items() if key in sys.modules)
     return frameworks + libraries
@@ -143,16 +137,16 @@ def running_cell(shell: Any) -> int | None:
 
 
 def kernel_tracer(shell: Any) -> Tracer:
-    """The shell's one tracer, made on first use."""
-    tracer: Tracer | None = getattr(shell, _ATTRIBUTE, None)
-    if tracer is None:
-        tracer = Tracer()
-        setattr(shell, _ATTRIBUTE, tracer)
-    return tracer
+    """The kernel's one tracer, made on first use."""
+    state = kernel_state()
+    with state.lock:
+        if state.tracer is None:
+            state.tracer = Tracer()
+        return state.tracer
 
 
 def existing_tracer(shell: Any) -> Tracer | None:
-    return getattr(shell, _ATTRIBUTE, None)
+    return kernel_state().tracer
 
 
 def failure_sites(shell: Any, cell: int | None) -> tuple[Sites | None, tuple[str, ...]]:
@@ -164,6 +158,6 @@ def failure_sites(shell: Any, cell: int | None) -> tuple[Sites | None, tuple[str
         sites = tracer.last  # the failing %%memtrace cell, recorded up to its failure
     recorded = tracer.on or (sites is not None and sites.cell == cell and sites.moment == "failure"
                              and tracer.last is sites)
-    offer = () if recorded else tuple(key for key, facts in FACTS.items()
+    offer = () if recorded else tuple(key for key, facts in STACK_FACTS.items()
                                       if facts.recording is Recording.WHEN_ON and key in sys.modules)
     return sites, offer

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._text import Text
-from ..catalog._frameworks import declared, fact
 from ..catalog._out_of_memory import Room
 from ..runtime.frameworks import adapter
 from ._recognise import OutOfMemory
@@ -57,7 +56,9 @@ CAUSE_LABELS = {
 
 
 def _own_label(cause: Cause) -> Text:
-    for facts in declared("OUT_OF_MEMORY").values():
+    from ..catalog._homes import declared
+
+    for facts in declared(lambda each: each.out_of_memory).values():
         for own in facts.causes:
             if own.cause == cause.value and own.label is not None:
                 return own.label
@@ -122,14 +123,16 @@ def filled(text: Text, figures: Mapping[str, float]) -> Text:
 
 def own_evidence(event: OutOfMemory, cause: str, f: Figures, session: object) -> dict[str, float] | None:
     """The figures with which a cause of the failing framework's own shows (None: it does not), from its adapter."""
-    module = adapter(event.framework)
-    check = getattr(module, "oom_evidence", None) if module is not None else None
+    found = adapter(event.framework)
+    check = found.oom_evidence if found is not None else None
     return check(cause, event.facts, Room(f.total, f.others), session) if check is not None else None
 
 
 def _own_causes(event: OutOfMemory, f: Figures, session: object) -> list[Finding]:
     """The failing framework's own causes that show (its catalog home's words, its adapter's check)."""
-    facts = fact(event.framework, "OUT_OF_MEMORY")
+    from ..catalog._homes import facts as framework_facts
+
+    facts = framework_facts(event.framework).out_of_memory
     found = []
     for own in facts.causes if facts is not None else ():
         figures = own_evidence(event, own.cause, f, session)

@@ -39,17 +39,16 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 from .._display import Shown
 from .._imported import imported
-from .._last_result import LastResult
+from .._kernel_state import kernel_state
 from .._source_state import STATE_OK
 from .._static import inherits
 from .._text import Text
-from ..catalog._frameworks import fact
 from ..catalog._values import format_size
 from ..memory._nvml_client import NvmlClient
 from ..memory._process_tree import ProcessTree
 from ..memory._sample import DeviceId
 from ..memory._series_words import series_name
-from ..runtime.frameworks import ADAPTERS, declared
+from ..runtime.frameworks import adapters, offered
 
 if TYPE_CHECKING:
     from ..memory._sampler import Sampler
@@ -158,12 +157,8 @@ def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = Non
                         tuple(problems), time.perf_counter() - started, simulated or _simulated(before), tuple(kept))
     if sampler is not None:
         _mark(sampler, result)
-    FREES.remember(result)
+    kernel_state().frees.remember(result)
     return result
-
-
-# Every free, as it ends, for whoever keeps track (the last out-of-memory report).
-FREES: LastResult[FreeResult] = LastResult("free")
 
 
 MARK_LABEL = Text("freed {size}", "释放 {size}")
@@ -568,13 +563,15 @@ def release_caches(before: Reading) -> tuple[list[str], list[Text], list[str]]:
             problems.append(f"{what}: {type(exc).__name__}: {str(exc)[:200]}")
 
     gpus = _GpusInUse(before)
-    for key, release in declared("release_cache").items():
+    for key, release in offered(lambda adapter: adapter.release_cache).items():
         module = imported(key)
         if module is not None:
             for what, action in release(module, gpus):
                 call(what, action)
-    for key in ADAPTERS:
-        kept = fact(key, "CACHE_KEPT") if imported(key) is not None else None
+    from ..catalog._homes import facts
+
+    for key in adapters():
+        kept = facts(key).cache_kept if imported(key) is not None else None
         if kept is not None:
             not_asked.append(kept)
     trim = _malloc_trim()

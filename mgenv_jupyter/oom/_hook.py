@@ -6,8 +6,9 @@ classes it names (the handler must print it again itself), and a shell holds onl
 silently remove another extension's. `post_run_cell` runs after the traceback has been shown, receives the exception
 as `result.error_in_exec`, can have any number of listeners, and what it displays lands under the same cell.
 
-The hook makes the report and keeps it (`report.last_report()`); how it is shown is the front end's: `install` is
-given the function that displays it (the magics pass the presentation layer's view), so nothing here knows a view.
+The hook (kept in the kernel's state, _kernel_state.py) makes the report and keeps it (`report.last_report()`); how
+it is shown is the front end's: `install` is given the function that displays it (the magics pass the presentation
+layer's view), so nothing here knows a view.
 
 The user's error stays the last one: whatever happens while the report is made and shown, `sys.last_type`,
 `sys.last_value`, `sys.last_traceback`, `sys.last_exc` and IPython's traceback formatter's hold (what `%debug` and
@@ -23,6 +24,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .._kernel_state import kernel_state
 from ..catalog._frameworks import GPU_MODULES
 from ._recorder import Recorder
 
@@ -31,7 +33,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_ATTRIBUTE = "_mgenv_jupyter_oom"  # the shell's attribute holding what install() put there
 _LAST_ERROR = ("last_type", "last_value", "last_traceback", "last_exc")  # Python's record of the last error
 
 
@@ -108,14 +109,14 @@ def _sites(sampler: Any) -> tuple[Any, tuple[str, ...]]:
 def install(shell: Any, show: Callable[[OomReport], None], interval: float | None = None) -> OomHook:
     """Start the recorder and listen after every cell of `shell`, displaying each report with `show` (the front
     end's); installing again keeps the one there."""
-    hook: OomHook | None = getattr(shell, _ATTRIBUTE, None)
-    if hook is not None:
-        return hook
+    state = kernel_state()
+    if state.oom_hook is not None:
+        return state.oom_hook
     recorder = Recorder() if interval is None else Recorder(interval)
     hook = OomHook(recorder.start(), show, shell)
     shell.events.register("pre_run_cell", hook.before)
     shell.events.register("post_run_cell", hook)
-    setattr(shell, _ATTRIBUTE, hook)
+    state.oom_hook = hook
     # Nothing is imported ahead in the background: a report reads the history as plain lists (no pandas), so what it
     # imports on the first failure takes tens of milliseconds, and no thread holds the GIL behind the user's cells.
     return hook
@@ -147,7 +148,8 @@ def _restore_last_error(shell: Any, kept: dict[str, Any]) -> None:
 
 def uninstall(shell: Any) -> None:
     """Stop listening and recording; idempotent."""
-    hook: OomHook | None = getattr(shell, _ATTRIBUTE, None)
+    state = kernel_state()
+    hook = state.oom_hook
     if hook is None:
         return
     for event, callback in (("pre_run_cell", hook.before), ("post_run_cell", hook)):
@@ -156,7 +158,7 @@ def uninstall(shell: Any) -> None:
         except ValueError:  # someone removed it already
             pass
     hook.recorder.stop()
-    setattr(shell, _ATTRIBUTE, None)
+    state.oom_hook = None
 
 
 def installed(shell: Any) -> int:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..catalog._secrets import redact
-from ..runtime.frameworks import declared
+from ..runtime.frameworks import offered
 from ..runtime.frameworks._out_of_memory import MESSAGE_CHARS, OomPattern, parse_size
 
 __all__ = ["OutOfMemory", "parse_size", "recognise"]
@@ -60,9 +60,10 @@ _ANY_MEMORY_ERROR = OomPattern("python", "host", ("builtins.MemoryError",), None
 
 @lru_cache(maxsize=1)
 def patterns() -> tuple[OomPattern, ...]:
-    """Every adapter's patterns (`OOM_PATTERNS`), in the registry's order, then a plain MemoryError: the first that
+    """Every adapter's patterns (`oom_patterns`), in the registry's order, then a plain MemoryError: the first that
     matches a link of the exception's chain wins."""
-    return (*(pattern for found in declared("OOM_PATTERNS").values() for pattern in found), _ANY_MEMORY_ERROR)
+    found = offered(lambda adapter: adapter.oom_patterns).values()
+    return (*(pattern for patterns in found for pattern in patterns), _ANY_MEMORY_ERROR)
 
 
 def _class_names(exc: BaseException) -> set[str]:

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from .._errors import InvalidValueError
 from .._text import Text
-from ..catalog._frameworks import fact
 from ..catalog._out_of_memory import Remedy as CatalogRemedy
 from ..catalog._out_of_memory import Room
 from ..runtime._status import Status, furthest
@@ -97,7 +96,9 @@ def _plans(event: OutOfMemory, finding: Finding, f: Figures, state: MemoryState,
     """(assignments, why, caveat) for one cause, best first: the failing framework's remedies for it (its catalog
     home's `OUT_OF_MEMORY`), then moving to a roomier GPU when another process holds this one."""
     plans = []
-    facts = fact(event.framework, "OUT_OF_MEMORY")
+    from ..catalog._homes import facts as framework_facts
+
+    facts = framework_facts(event.framework).out_of_memory
     for remedy in facts.remedies if facts is not None else ():
         if finding.cause.value not in remedy.causes:
             continue

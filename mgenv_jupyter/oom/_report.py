@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._display import Shown
-from .._last_result import LastResult
+from .._kernel_state import kernel_state
 from ..memory._holders import Holders, memory_holders
 from ._causes import Finding, diagnose
-from ._free import FREES, FreeOffer, FreeResult, free, offer
+from ._free import FreeOffer, FreeResult, free, offer
 from ._recognise import OutOfMemory
 from ._remedies import Remedy, remedies
 from ._state import MemoryState, read_state
@@ -215,45 +215,40 @@ def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSessio
                      state.notes, holders=holders, sites=sites, record_offer=record_offer, cell_code=code)
 
 
-LAST: LastResult[OomReport] = LastResult("out-of-memory report")
-
-
 def remember(report: OomReport) -> None:
-    """Keep `report` as the last one and hand it to every observer (the open sidebars)."""
-    global _observing_frees
-    if not _observing_frees:
-        FREES.observe(_on_free)
-        _observing_frees = True
-    LAST.remember(report)
+    """Keep `report` as the kernel's last one and hand it to every observer (the open sidebars)."""
+    state = kernel_state()
+    if not state.oom_follows_frees:
+        state.frees.observe(_on_free)
+        state.oom_follows_frees = True
+    state.oom_reports.remember(report)
 
 
-# What was done about the last report since it was made: the free that gave its failed cell back, by the report's
-# key. Its observers hear of the report again then, so that no view offers again what was done.
-_freed: tuple[str, FreeResult] | None = None
-_observing_frees = False
-
-
+# What was done about the last report since it was made (the kernel state's `oom_freed`): the free that gave its
+# failed cell back, by the report's key. Its observers hear of the report again then, so that no view offers again
+# what was done.
 def freed(report: OomReport) -> FreeResult | None:
     """The free (%memfree, the report's button, `free()`) that gave `report`'s failed cell back, if one has: the first
     after the report, whose figures say what it gave back and what was left."""
-    return _freed[1] if _freed is not None and _freed[0] == report.key else None
+    done = kernel_state().oom_freed
+    return done[1] if done is not None and done[0] == report.key else None
 
 
 def _on_free(result: FreeResult) -> None:
-    global _freed
     report = last_report()
     if report is None or freed(report) is not None or result.after.time < report.time:
         return
-    _freed = (report.key, result)
-    LAST.remember(report)  # every open view hears of it: the offer goes, what was given back and what is left show
+    state = kernel_state()
+    state.oom_freed = (report.key, result)
+    state.oom_reports.remember(report)  # every open view hears of it: the offer goes, what was given back, what is left
 
 
 def observe(callback: Callable[[OomReport], None]) -> None:
-    LAST.observe(callback)
+    kernel_state().oom_reports.observe(callback)
 
 
 def unobserve(callback: Callable[[OomReport], None]) -> None:
-    LAST.unobserve(callback)
+    kernel_state().oom_reports.unobserve(callback)
 
 
 def made_remedy(report_id: str, remedy_id: str) -> Remedy | None:
@@ -270,4 +265,4 @@ def made_remedy(report_id: str, remedy_id: str) -> Remedy | None:
 
 def last_report() -> OomReport | None:
     """The latest out-of-memory report of this kernel (None: no cell has run out of memory since loading)."""
-    return LAST.get()
+    return kernel_state().oom_reports.get()

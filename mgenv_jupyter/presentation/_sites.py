@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._text import Text, current_language
-from ..catalog._allocation_stacks import FACTS, Recording
+from ..catalog._allocation_stacks import Recording
 from ..catalog._frameworks import BY_KEY
+from ..catalog._homes import STACK_FACTS
 from ..catalog._values import format_size
 from ._lines import TitledLines
 
@@ -117,12 +118,12 @@ def nothing_recorded(language: str) -> str:
 
 
 def _recording() -> list[Text]:
-    return [BY_KEY[key].label for key, facts in FACTS.items() if facts.recording is not Recording.NEVER]
+    return [BY_KEY[key].label for key, facts in STACK_FACTS.items() if facts.recording is not Recording.NEVER]
 
 
 def tracing_off(language: str) -> str:
     """`%memtrace off`, and what the frameworks that always record still keep."""
-    kept = [facts.after_off for facts in FACTS.values() if facts.after_off is not None]
+    kept = [facts.after_off for facts in STACK_FACTS.values() if facts.after_off is not None]
     still = STILL_KEPT.get(language).format(kept=_joined(kept, SEPARATOR, language)) if kept else ""
     return TRACING_OFF.get(language) + still
 
@@ -146,7 +147,7 @@ class TracingView:
             return [tracing_off(lang)]
         lines = [TRACING_ON.get(lang)]
         for key, recording in self.frameworks.items():
-            facts = FACTS.get(key)
+            facts = STACK_FACTS.get(key)
             text = None if facts is None else facts.kept_on if recording else facts.per_cell
             if text is not None:
                 lines.append("  " + text.get(lang))

@@ -29,6 +29,7 @@ import threading
 import time
 from typing import Any
 
+from .._kernel_state import kernel_state
 from ..catalog._secrets import redact
 from ..memory._sampler import Sampler
 from ..memory._sources import measurement_sources
@@ -40,8 +41,6 @@ MAX_TIMELINE = 600  # points of the memory-over-time curve kept per point (bucke
 MAX_MESSAGE = 500  # characters of an exception's message kept
 PARTIAL_SECONDS = 1.0  # how often the report so far is written while the measured cell runs
 REPORT_VERSION = 1
-
-_probe: Probe | None = None
 
 
 class Probe:
@@ -253,15 +252,15 @@ def _thin(rows: list[list[float | int | None]]) -> dict[str, list[Any]]:
 
 def attach(shell: Any = None) -> None:
     """Load the extension and start following this shell's cells (once per process)."""
-    global _probe
+    state = kernel_state()
     if shell is None:
         from IPython import get_ipython
 
         shell = get_ipython()
-    if _probe is not None:
+    if state.sweep_probe is not None:
         return
     shell.extension_manager.load_extension("mgenv_jupyter")
-    _probe = Probe(shell)
+    state.sweep_probe = Probe(shell)
 
 
 def begin() -> None:
@@ -279,9 +278,10 @@ def end() -> dict[str, Any]:
 
 
 def _current() -> Probe:
-    if _probe is None:
+    probe = kernel_state().sweep_probe
+    if probe is None:
         raise RuntimeError("the sweep's probe is not attached in this process")
-    return _probe
+    return probe
 
 
 def _write(path: str, report: dict[str, Any]) -> None:

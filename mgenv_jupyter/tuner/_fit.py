@@ -201,7 +201,7 @@ def run_largest_fit(code: str, name: str, raw: object, setup: SetupPlan, *, sess
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     result.finished = time.time()
-    last_sweeps.remember(result)
+    last_sweeps().remember(result)
     return result
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .._kernel_state import kernel_state
 from .._last_result import LastResult
 
 
@@ -24,5 +25,11 @@ class CellOffer:
     code: str
 
 
-profile_offers: LastResult[ProfileOffer] = LastResult("sweep's profile offer")
-cell_offers: LastResult[CellOffer] = LastResult("sweep cell offer")
+def profile_offers() -> LastResult[ProfileOffer]:
+    """The kernel's last profile offer and the sidebars told of each (kept in the kernel's state)."""
+    return kernel_state().profile_offers
+
+
+def cell_offers() -> LastResult[CellOffer]:
+    """The kernel's last cell offer and the sidebars told of each (kept in the kernel's state)."""
+    return kernel_state().cell_offers

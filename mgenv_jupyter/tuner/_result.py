@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._display import Shown, view_for
+from .._kernel_state import kernel_state
 from .._last_result import LastResult
 from ..catalog._secrets import shown
 from ._grid import Grid
@@ -204,8 +205,8 @@ class SweepResult(Shown):
                 if session.catalog.get(name) is not None and not change_is_secret(report, name)}
         offered = 0
         if kept:
-            offered = profile_offers.observers()
-            profile_offers.remember(ProfileOffer(kept))
+            offered = profile_offers().observers()
+            profile_offers().remember(ProfileOffer(kept))
         return Applied(best, report, restart, offered)
 
     def to_json(self) -> dict[str, Any]:
@@ -252,12 +253,14 @@ def _point_json(point: PointResult) -> dict[str, Any]:
     }
 
 
-last_sweeps: LastResult[SweepResult] = LastResult("sweep")
+def last_sweeps() -> LastResult[SweepResult]:
+    """The kernel's last sweep, kept in the kernel's state."""
+    return kernel_state().sweeps
 
 
 def last_sweep() -> SweepResult | None:
     """The latest sweep of this kernel (an interrupted one included), or None."""
-    return last_sweeps.get()
+    return last_sweeps().get()
 
 
 def default_budget(device_totals: Sequence[int], simulated: bool, host_total: int | None) -> Budget:

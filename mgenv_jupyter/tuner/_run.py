@@ -166,7 +166,7 @@ def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, sess
     result.points = points
     result.interrupted = interrupted
     result.finished = time.time()
-    last_sweeps.remember(result)
+    last_sweeps().remember(result)
     return result
 
 

@@ -20,7 +20,6 @@ from .._markup import text_html
 from .._text import current_language
 from ..catalog import Catalog, Entry
 from ..catalog._allocators import Allocator
-from ..catalog._frameworks import declared
 from ..runtime import session
 from ._editors import KeyValueEditor
 from ._panel import EnvPanel
@@ -29,8 +28,9 @@ from ._rows import VariableRow
 
 def allocators() -> dict[str, Allocator]:
     """Every framework's allocator group, as its catalog home declares it (`ALLOCATOR`), by framework key."""
-    found: dict[str, Allocator] = declared("ALLOCATOR")
-    return found
+    from ..catalog._homes import declared
+
+    return declared(lambda facts: facts.allocator)
 
 
 def _default() -> str:

@@ -154,8 +154,8 @@ class EnvPanel(StaticView, widgets.VBox):
             self.message.value = f"<div>{html.escape(NOTHING_TO_TRY.get())}</div>"
             return ""
         code = sweep_cell(values, None, current_language())
-        panels = cell_offers.observers()
-        cell_offers.remember(CellOffer(code))
+        panels = cell_offers().observers()
+        cell_offers().remember(CellOffer(code))
         note = (SWEEP_CELL_SENT if panels else SWEEP_CELL_COPY).get()
         self.message.value = f"<div>{html.escape(note)}</div><pre class='mgenv-sweep-cell'>{html.escape(code)}</pre>"
         return code

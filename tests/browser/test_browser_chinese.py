@@ -85,8 +85,8 @@ def english_texts() -> list[str]:
     from mgenv_jupyter._text import Text
     from mgenv_jupyter.memory import _overlays as overlays
     from mgenv_jupyter.memory import _state_words as state_words
-    from mgenv_jupyter.runtime import frameworks
     from mgenv_jupyter.runtime._status import Status
+    from mgenv_jupyter.runtime.frameworks import _adapters
 
     catalog = json.loads((ROOT / "mgenv_jupyter" / "locale" / "zh_CN" / "LC_MESSAGES" / "mgenv_jupyter.json")
                          .read_text(encoding="utf-8"))
@@ -94,8 +94,7 @@ def english_texts() -> list[str]:
     texts += [text.en for text in state_words.WORDS.values()]  # the frameworks' own (STATE_WORDS) included
     texts += [value.en for value in vars(overlays).values() if isinstance(value, Text)]
     # the chart's lines that belong to one framework are named in its adapter (MegEngine's DTR threshold)
-    texts += [value.en for key in frameworks.ADAPTERS for value in vars(frameworks.adapter(key)).values()
-              if isinstance(value, Text)]
+    texts += [value.en for module in _adapters.MODULES for value in vars(module).values() if isinstance(value, Text)]
     return texts + [status.label.en for status in Status]
 
 

@@ -3,8 +3,9 @@ in English and Chinese, each sentence naming its framework."""
 
 from __future__ import annotations
 
-from mgenv_jupyter.catalog._allocation_stacks import FACTS, Recording
+from mgenv_jupyter.catalog._allocation_stacks import Recording
 from mgenv_jupyter.catalog._frameworks import BY_KEY, GPU_MODULES
+from mgenv_jupyter.catalog._homes import STACK_FACTS as FACTS
 
 
 def test_every_catalog_gpu_framework_is_covered():

@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.catalog._frameworks import declared
+from mgenv_jupyter.catalog._homes import declared
 
 
 def test_every_allocator_group_lists_its_own_frameworks_entries_in_both_languages():
     known = catalog()
-    groups = declared("ALLOCATOR")
+    groups = declared(lambda facts: facts.allocator)
     assert set(groups) == {"megengine", "mxnet", "paddle", "torch", "jax", "tensorflow"}
     for framework, group in groups.items():
         rows = ([known.get(name) for name in group.names] if group.names

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.catalog._frameworks import declared
+from mgenv_jupyter.catalog._homes import declared
 from mgenv_jupyter.catalog._out_of_memory import (
     BytesOfRoom,
     ConfigKey,
@@ -25,7 +25,7 @@ NOTHING_SET: dict[str, str] = {}
 
 def test_every_remedy_sets_its_own_frameworks_variables_to_values_the_catalog_takes():
     known = catalog()
-    facts = declared("OUT_OF_MEMORY")
+    facts = declared(lambda each: each.out_of_memory)
     assert set(facts) == {"megengine", "mxnet", "paddle", "torch", "jax", "tensorflow"}
     for framework, declared_facts in facts.items():
         for remedy in declared_facts.remedies:

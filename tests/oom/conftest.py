@@ -7,10 +7,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from mgenv_jupyter.oom import _report as report
+from mgenv_jupyter._kernel_state import kernel_state
 
 
 @pytest.fixture(autouse=True)
 def no_leftover_report(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(report.LAST, "_value", report.LAST.get())  # put back as it was when the test ends
+    reports = kernel_state().oom_reports
+    monkeypatch.setattr(reports, "_value", reports.get())  # put back as it was when the test ends
     yield

@@ -45,8 +45,9 @@ WORDS: dict[str, frozenset[str]] = {
 # Libraries every framework links, whose variables a framework's catalog may describe too (PyTorch's declares
 # OMP_NUM_THREADS): a catalog name that starts with one of these words names no framework.
 SHARED_LIBRARIES = frozenset({"OMP", "MKL", "CUDA", "CUDNN", "NCCL"})
-# The registries: the catalog's table of frameworks, and the adapters' package, which lists the adapters.
-REGISTRIES = ("catalog/_frameworks.py", "runtime/frameworks/__init__.py")
+# The registries: the catalog's table of frameworks and of their facts, the adapters' package and its table.
+REGISTRIES = ("catalog/_frameworks.py", "catalog/_homes.py", "runtime/frameworks/__init__.py",
+              "runtime/frameworks/_adapters.py")
 
 _CHUNK = re.compile(r"[^A-Za-z0-9]+")
 _WORD = re.compile(r"[A-Z]+[0-9]*(?![a-z])|[A-Z]?[a-z]+[0-9]*|[0-9]+")
@@ -164,7 +165,7 @@ def test_the_registries_name_every_framework_and_each_framework_has_its_catalog_
         assert (PACKAGE / "catalog" / f"_{framework}.py").exists(), framework
     found = {framework for framework, _, _ in named_in(ast.parse(sources["catalog/_frameworks.py"]), {})}
     assert found == set(WORDS)
-    adapters = {framework for framework, _, _ in named_in(ast.parse(sources["runtime/frameworks/__init__.py"]), {})}
+    adapters = {framework for framework, _, _ in named_in(ast.parse(sources["runtime/frameworks/_adapters.py"]), {})}
     assert adapters == set(WORDS) - {"ascend"}  # Ascend's options are recorded for the user's code: no live API
 
 

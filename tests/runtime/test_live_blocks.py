@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import sys
 
-from mgenv_jupyter.catalog._allocation_stacks import FACTS, Recording
+from mgenv_jupyter.catalog._allocation_stacks import Recording
+from mgenv_jupyter.catalog._homes import STACK_FACTS as FACTS
 from mgenv_jupyter.runtime._live_blocks import StackRecorder
 from mgenv_jupyter.runtime.frameworks import stack_recorders
 

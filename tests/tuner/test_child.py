@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from mgenv_jupyter._kernel_state import kernel_state
 from mgenv_jupyter.tuner import _child
 
 
@@ -15,7 +16,7 @@ def probe(ip, monkeypatch, tmp_path):
     monkeypatch.setenv(_child.NAMES_ENV, "SWEEP_PROBE_X")
     monkeypatch.setenv("SWEEP_PROBE_X", "7")
     monkeypatch.setenv(_child.REPORT_ENV, str(tmp_path / "report.json"))
-    monkeypatch.setattr(_child, "_probe", None)
+    monkeypatch.setattr(kernel_state(), "sweep_probe", None)
     _child.attach(ip)
     yield ip, tmp_path / "report.json"
     _child._current().close()

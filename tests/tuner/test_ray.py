@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from mgenv_jupyter._kernel_state import kernel_state
 from mgenv_jupyter.tuner import _child
 from mgenv_jupyter.tuner._ray import ray_connected, run_point_in_process
 
@@ -18,11 +19,11 @@ def test_ray_not_imported_means_not_connected():
 
 @pytest.fixture
 def fresh_probe(ip, monkeypatch):
-    monkeypatch.setattr(_child, "_probe", None)
+    monkeypatch.setattr(kernel_state(), "sweep_probe", None)
     monkeypatch.delenv(_child.REPORT_ENV, raising=False)
     yield
-    if _child._probe is not None:
-        _child._probe.close()
+    if kernel_state().sweep_probe is not None:
+        kernel_state().sweep_probe.close()
 
 
 def test_a_point_in_process_runs_its_setup_and_cell_and_keeps_what_it_printed(fresh_probe, monkeypatch):

@@ -140,12 +140,12 @@ def test_after_the_import_the_value_goes_to_every_open_sidebar_for_the_profile(p
     session, reader = probe
     importlib.import_module(reader)
     offered: list = []
-    profile_offers.observe(offered.append)
+    profile_offers().observe(offered.append)
     try:
         with pytest.warns(AlreadyReadWarning):
             applied = swept(session).apply()
     finally:
-        profile_offers.unobserve(offered.append)
+        profile_offers().unobserve(offered.append)
     assert applied.restart == ("PROBE_THRESHOLD",) and applied.profile_offered == 1
     assert [dict(offer.assignments) for offer in offered] == [{"PROBE_THRESHOLD": str(2 * 1024**3)}]
     text = " ".join(AppliedView(applied, "en").lines())
@@ -183,9 +183,9 @@ def test_an_open_sidebar_is_sent_the_offer_as_a_notice(fresh_session):
 
     comm = RecordingComm()
     SidebarComm(comm, fresh_session)
-    profile_offers.remember(ProfileOffer({"MEGENGINE_DTR_EVICTION_THRESHOLD": "4294967296"}))
+    profile_offers().remember(ProfileOffer({"MEGENGINE_DTR_EVICTION_THRESHOLD": "4294967296"}))
     assert comm.sent[-1] == {"type": "profile_offer", "assignments": {"MEGENGINE_DTR_EVICTION_THRESHOLD": "4294967296"}}
     comm.on_closed()
     before = len(comm.sent)
-    profile_offers.remember(ProfileOffer({"X": "1"}))
+    profile_offers().remember(ProfileOffer({"X": "1"}))
     assert len(comm.sent) == before  # a closed sidebar hears nothing more

@@ -16,6 +16,7 @@ from ipywidgets.widgets.widget import _instances
 
 import mgenv_jupyter
 from mgenv_jupyter import AllocatorWidget, ConfigWidget, DTRWidget
+from mgenv_jupyter._kernel_state import kernel_state
 from mgenv_jupyter._text import Text
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
 from mgenv_jupyter.catalog._values import GiB, MiB, Size
@@ -82,15 +83,13 @@ def test_reset_discards_edits(ip, closing, set_size):
 
 
 def test_already_read_warnings_are_shown_in_the_widget(monkeypatch, probe_module, closing, set_size):
-    import mgenv_jupyter.runtime as runtime
-
     reader = probe_module("mgenv_probe_widget_reader", ["PROBE_SIZE"])
     text = Text("probe", "探针")
     known = Catalog((Entry(name="PROBE_SIZE", framework="probe", category=text, type=Size(), default="0",
                            when=ReadWhen.IMPORT, readers=(reader,), read_at="probe", description=text),))
     watcher = ImportWatcher([reader])
     watcher.install()
-    monkeypatch.setattr(runtime, "_kernel_session", EnvSession(watcher, known=known))
+    monkeypatch.setattr(kernel_state(), "session", EnvSession(watcher, known=known))
     try:
         widget = ConfigWidget(framework="probe")
         closing(widget)
@@ -213,11 +212,11 @@ def test_dtr_offers_thresholds_at_shares_of_the_gpu(fresh_session, closing, monk
     widget = DTRWidget()
     closing(widget)
     offered: list = []
-    cell_offers.observe(offered.append)
+    cell_offers().observe(offered.append)
     try:
         widget.try_button.click()
     finally:
-        cell_offers.unobserve(offered.append)
+        cell_offers().unobserve(offered.append)
     code = offered[0].code
     assert code.splitlines()[0] == f"%%envsweep {THRESHOLD}=0,10GiB,20GiB,30GiB,36GiB"
     assert "Framework Env panel inserts this cell" in widget.message.value and "%%envsweep" in widget.message.value

@@ -1,43 +1,53 @@
 """The registry of the framework adapters. An adapter (`_<key>.py`, with its parts `_<key>_<part>.py`) is all the
-code the product has for one framework; every other module asks it through the functions here, by what it declares:
+code the product has for one framework. Each ends with its `ADAPTER`, an `Adapter` naming what it offers (None: it
+offers nothing of that kind), and every other module asks the adapters through the functions here, or through
+`offered(lambda adapter: adapter.<field>)` (typed: no extension point is looked up by a string):
 
-- `LIVE_APIS` and `GROUP_APIS`: how to change a variable (or a group) in the running framework and read it back;
-- `PROBES`: whether the moment that fixes a value (a first use) has passed; `cuda_started()`: whether it started CUDA;
-- `tensor_kinds()`: what its tensors and modules hold (_tensors.py); `STACK_RECORDER`: where its memory was allocated;
-- `OOM_PATTERNS`: how to recognise its out-of-memory errors (_out_of_memory.py).
+- `live_apis` and `group_apis`: how to change a variable (or a group) in the running framework and read it back;
+- `probes`: whether the moment that fixes a value (a first use) has passed; `cuda_started`: whether it started CUDA;
+- `tensor_kinds`: what its tensors and modules hold (_tensors.py); `stack_recorder`: where its memory was allocated;
+- `oom_patterns`: how to recognise its out-of-memory errors (_out_of_memory.py), `oom_evidence` its own causes;
+- `read_counters` and `state_words`: its allocator's counters and its states' words; `chart_lines`: chart overlays;
+- `peak_counters` and `reset_peak_counters`: its own peaks; `release_cache`: giving its cache back.
 
 Adapters never import a framework: a live API is only offered when the framework's module is already loaded, and a
-probe answers None (cannot tell) when its framework is not. Only ADAPTERS names the frameworks here
-(tests/quality/test_framework_homes.py).
+probe answers None (cannot tell) when its framework is not. Only _adapters.py's table and COUNTERS here name the
+frameworks (tests/quality/test_framework_homes.py).
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..._imported import imported
 from ...catalog._frameworks import GPU_MODULES
 
 if TYPE_CHECKING:
-    from ...catalog import Entry
+    from ..._text import Text
+    from ...catalog import Catalog, Entry
+    from ...catalog._out_of_memory import Room
     from .._live_blocks import StackRecorder
+    from ._counters import ChartLine, OpenDevices, Reading
+    from ._out_of_memory import OomPattern
     from ._tensors import FrameworkTensors
 
-# The adapters, by the framework's key (its top-level module), in the order they are asked: the holders walk's
-# (PyTorch first), which the out-of-memory recognition, the caches given back and the memory sources follow too.
-# CuPy and NumPy are no framework of the catalog, but their pools are given back and their arrays sized. Ascend has
-# none: its options are recorded for the user's own NPURunConfig call.
-ADAPTERS = {"torch": "_torch", "jax": "_jax", "paddle": "_paddle", "megengine": "_megengine", "mxnet": "_mxnet",
-            "tensorflow": "_tensorflow", "cupy": "_cupy", "numpy": "_numpy"}
 # The adapters that read their framework's allocator (`read_counters`), in the order the memory sources list them: the
 # sources are made at `%load_ext`, before any adapter is imported.
 COUNTERS = ("megengine", "paddle", "torch", "jax", "tensorflow", "mxnet")
+
+
+class SessionView(Protocol):
+    """What an adapter reads of the kernel's session (runtime/_session.py's `EnvSession` is one): the catalog, and a
+    variable's value as the session reads it. A protocol, so that the adapters, which the session asks, do not name
+    the session back."""
+
+    catalog: Catalog
+
+    def get(self, name: str) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -71,36 +81,64 @@ class GroupApi:
 
 
 Probe = Callable[["Entry"], "bool | None"]
+Release = Callable[[Any, Callable[[], list[int]]], list[tuple[str, Callable[[], object]]]]
+T = TypeVar("T")
 
 
-def adapter(key: str) -> ModuleType | None:
-    """The adapter of framework `key` (imported on first use; it imports no framework), None when it has none."""
-    home = ADAPTERS.get(key)
-    return importlib.import_module(f"{__name__}.{home}") if home is not None else None
+@dataclass(frozen=True)
+class Adapter:
+    """What one framework's adapter offers the rest of the product; None where it offers nothing of that kind. The
+    callables' arguments: `read_counters(module, devices, open_devices)`, `release_cache(module, gpus)`,
+    `oom_evidence(cause, facts, room, session)`, `chart_lines(session, gpu_totals, language)`."""
+
+    live_apis: Mapping[str, LiveApi] | None = None
+    group_apis: Mapping[str, GroupApi] | None = None
+    probes: Mapping[str, Probe] | None = None
+    cuda_started: Callable[[], bool | None] | None = None
+    tensor_kinds: Callable[[], FrameworkTensors | None] | None = None
+    stack_recorder: Callable[[], StackRecorder] | None = None
+    peak_counters: Callable[[], dict[str, int]] | None = None
+    reset_peak_counters: Callable[[], bool] | None = None
+    oom_patterns: Sequence[OomPattern] | None = None
+    oom_evidence: Callable[[str, Mapping[str, int], Room, Any], dict[str, float] | None] | None = None
+    release_cache: Release | None = None
+    read_counters: Callable[[Any, list[int] | None, OpenDevices], Reading] | None = None
+    state_words: Mapping[str, Text] | None = None
+    chart_lines: Callable[[SessionView, Mapping[str, int], str], list[ChartLine]] | None = None
 
 
-def declared(name: str) -> dict[str, Any]:
-    """What the adapters declare under `name`, by framework key in the order of ADAPTERS; an adapter that declares
-    nothing under that name is left out."""
-    found = {}
-    for key in ADAPTERS:
-        module = adapter(key)
-        if module is not None and hasattr(module, name):
-            found[key] = getattr(module, name)
-    return found
+def adapters() -> dict[str, Adapter]:
+    """Every adapter, by the framework's key, in the order they are asked (_adapters.py). Imported on the first
+    question, not at `%load_ext` (the adapters import catalog modules); they import no framework."""
+    from ._adapters import ADAPTERS
+
+    return ADAPTERS
 
 
+def adapter(key: str) -> Adapter | None:
+    """The adapter of framework `key`, None when it has none."""
+    return adapters().get(key)
+
+
+def offered(get: Callable[[Adapter], T | None]) -> dict[str, T]:
+    """What each adapter offers of one kind (`offered(lambda adapter: adapter.stack_recorder)`), by framework key in
+    the order of `adapters()`; an adapter that offers none is left out."""
+    found = {key: get(each) for key, each in adapters().items()}
+    return {key: value for key, value in found.items() if value is not None}
+
+
+@lru_cache(maxsize=1)
 def _registry() -> dict[str, LiveApi]:
-    return {key: api for apis in declared("LIVE_APIS").values() for key, api in apis.items()}
+    return {key: api for apis in offered(lambda a: a.live_apis).values() for key, api in apis.items()}
 
 
 def _group_apis() -> dict[str, GroupApi]:
-    return {key: api for apis in declared("GROUP_APIS").values() for key, api in apis.items()}
+    return {key: api for apis in offered(lambda a: a.group_apis).values() for key, api in apis.items()}
 
 
 @lru_cache(maxsize=1)
 def _probes() -> dict[str, Probe]:
-    probes = {key: probe for found in declared("PROBES").values() for key, probe in found.items()}
+    probes = {key: probe for found in offered(lambda a: a.probes).values() for key, probe in found.items()}
     return {**probes, "cuda": _cuda_initialised}
 
 
@@ -109,7 +147,7 @@ def _cuda_initialised(entry: Entry) -> bool | None:
     first: True if a framework we can ask (`cuda_started`) has initialised CUDA; False if every imported framework
     says it has not; None when an imported framework cannot be asked (MegEngine, Paddle, MXNet and CuPy may
     initialise CUDA too, but offer no question that does not itself initialise it)."""
-    asked = declared("cuda_started")
+    asked = offered(lambda a: a.cuda_started)
     answers = [question() for module, question in asked.items() if imported(module) is not None]
     if any(answers):
         return True
@@ -140,17 +178,11 @@ def group_api(key: str | None) -> GroupApi | None:
     return api if api is not None and api.available() else None
 
 
-_LIVE: dict[str, LiveApi] | None = None
-
-
 def _api_of(entry: Entry) -> LiveApi | None:
     """The adapter the catalog names for `entry` (loaded or not); None when it names none."""
-    global _LIVE
     if entry.live_api is None:
         return None
-    if _LIVE is None:
-        _LIVE = _registry()
-    return _LIVE.get(entry.live_api)
+    return _registry().get(entry.live_api)
 
 
 def live_api(entry: Entry) -> LiveApi | None:
@@ -168,12 +200,9 @@ def live_call(entry: Entry, value: Any) -> str | None:
 
 def outlasts_latch(entry: Entry) -> bool:
     """Whether `entry`'s live API still changes what the framework uses after the variable's first use."""
-    global _LIVE
     if entry.live_api is None:
         return False
-    if _LIVE is None:
-        _LIVE = _registry()
-    api = _LIVE.get(entry.live_api)
+    api = _registry().get(entry.live_api)
     return api is not None and api.survives_latch
 
 
@@ -191,7 +220,7 @@ def tensor_kinds() -> list[FrameworkTensors]:
     """What each loaded framework's objects are and hold (runtime/frameworks/_tensors.py), for the holders walk:
     PyTorch, JAX, Paddle, MegEngine, MXNet and NumPy, in that order; a framework not imported is not asked."""
     found = []
-    for declare in declared("tensor_kinds").values():
+    for declare in offered(lambda a: a.tensor_kinds).values():
         try:
             kinds = declare()
         except Exception:  # a framework half loaded or of another version: its objects are not looked for
@@ -204,7 +233,7 @@ def tensor_kinds() -> list[FrameworkTensors]:
 def stack_recorders() -> dict[str, StackRecorder]:
     """A fresh recorder of allocation stacks for each framework that records them (catalog._allocation_stacks says
     which), by the catalog's framework key."""
-    return {key: recorder() for key, recorder in declared("STACK_RECORDER").items()}
+    return {key: recorder() for key, recorder in offered(lambda a: a.stack_recorder).items()}
 
 
 def peak_counters() -> dict[str, int]:
@@ -213,7 +242,7 @@ def peak_counters() -> dict[str, int]:
     MegEngine's max_allocated / max_reserved). A framework that is not imported, or cannot be asked, gives nothing;
     asking never imports or initialises one."""
     peaks: dict[str, int] = {}
-    for module, read in declared("peak_counters").items():
+    for module, read in offered(lambda a: a.peak_counters).items():
         if imported(module) is None:
             continue
         try:
@@ -228,7 +257,7 @@ def reset_peak_counters() -> list[str]:
     """Start every imported framework's peaks again from now where it can (`reset_peak_counters`); the frameworks
     that did."""
     reset = []
-    for module, start_again in declared("reset_peak_counters").items():
+    for module, start_again in offered(lambda a: a.reset_peak_counters).items():
         if imported(module) is None:
             continue
         try:

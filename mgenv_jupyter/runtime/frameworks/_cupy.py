@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from . import Adapter
 from ._out_of_memory import SIZE, OomPattern, sizes
 
 # ---- its out-of-memory errors (oom/_recognise.py asks; runtime/frameworks/_out_of_memory.py) ---------------------
@@ -28,3 +29,7 @@ def release_cache(cupy: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, C
              lambda: cupy.get_default_memory_pool().free_all_blocks()),
             ("cupy.get_default_pinned_memory_pool().free_all_blocks()",
              lambda: cupy.get_default_pinned_memory_pool().free_all_blocks())]
+
+
+# What this adapter offers the rest of the product (runtime/frameworks/__init__.py, Adapter).
+ADAPTER = Adapter(oom_patterns=OOM_PATTERNS, release_cache=release_cache)

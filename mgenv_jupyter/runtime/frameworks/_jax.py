@@ -17,7 +17,7 @@ from ...catalog._applicability import effective_text
 from ...catalog._jax import FRACTION_NAMES
 from ...catalog._out_of_memory import Room, name_in_use
 from .._live_blocks import BlockRecord, Frame, LiveBlocks
-from . import LiveApi
+from . import Adapter, LiveApi
 from ._counters import Counters, OpenDevices, Reading
 from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import FrameworkTensors, Storage, TensorKind, device_name
@@ -262,3 +262,8 @@ STATE_WORDS = {
                                  "{framework} 的 {platforms} 后端不记录显存统计(Device.memory_stats() 为 None)"),
 }
 
+
+# What this adapter offers the rest of the product (runtime/frameworks/__init__.py, Adapter).
+ADAPTER = Adapter(live_apis=LIVE_APIS, probes=PROBES, cuda_started=cuda_started, tensor_kinds=tensor_kinds,
+    stack_recorder=STACK_RECORDER, peak_counters=peak_counters, reset_peak_counters=reset_peak_counters,
+    oom_patterns=OOM_PATTERNS, oom_evidence=oom_evidence, read_counters=read_counters, state_words=STATE_WORDS)

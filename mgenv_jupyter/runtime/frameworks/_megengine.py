@@ -21,7 +21,7 @@ from ..._static import inherits
 from ..._text import Text
 from ...catalog._out_of_memory import Room
 from ...catalog._values import format_size
-from . import GroupApi, LiveApi, live_api
+from . import Adapter, GroupApi, LiveApi, SessionView, live_api
 from ._counters import ChartLine, Counters, OpenDevices, Reading
 from ._out_of_memory import OomPattern, sizes
 from ._tensors import (
@@ -37,7 +37,6 @@ from ._tensors import (
 
 if TYPE_CHECKING:
     from ...catalog import Entry
-    from .._session import EnvSession
 
 
 def _mge() -> Any:
@@ -308,7 +307,7 @@ DTR_OFF = Text("; DTR auto drop is off, so nothing is evicted at this line yet",
                ";DTR 自动释放已关闭,到达此线时尚不会释放")
 
 
-def chart_lines(session: EnvSession, gpu_totals: Mapping[str, int], language: str) -> list[ChartLine]:
+def chart_lines(session: SessionView, gpu_totals: Mapping[str, int], language: str) -> list[ChartLine]:
     """DTR's eviction threshold, from the running MegEngine's own option where it is loaded (its C++ option is the
     truth), else from what the session set for its import; none at 0 (no threshold: DTR evicts only when an
     allocation fails)."""
@@ -338,3 +337,9 @@ def chart_lines(session: EnvSession, gpu_totals: Mapping[str, int], language: st
     off = "" if enabled else DTR_OFF.get(language)
     return [ChartLine("dtr_threshold", None, value, DTR_LABEL.get(language).format(size=format_size(value)), "DTR",
                       DTR_NOTE.get(language).format(origin=origin) + off)]
+
+
+# What this adapter offers the rest of the product (runtime/frameworks/__init__.py, Adapter).
+ADAPTER = Adapter(live_apis=LIVE_APIS, group_apis=GROUP_APIS, tensor_kinds=tensor_kinds, peak_counters=peak_counters,
+    reset_peak_counters=reset_peak_counters, oom_patterns=OOM_PATTERNS, oom_evidence=oom_evidence,
+    release_cache=release_cache, read_counters=read_counters, state_words=STATE_WORDS, chart_lines=chart_lines)

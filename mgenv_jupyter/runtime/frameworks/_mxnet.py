@@ -14,6 +14,7 @@ from ..._imported import imported
 from ..._source_state import State
 from ..._static import inherits
 from ..._text import Text
+from . import Adapter
 from ._counters import Counters, OpenDevices, Reading
 from ._out_of_memory import OomPattern
 from ._tensors import (
@@ -133,3 +134,7 @@ STATE_WORDS = {
                           "{framework} 未发现 GPU(此 MXNet 版本不含 CUDA)"),
 }
 
+
+# What this adapter offers the rest of the product (runtime/frameworks/__init__.py, Adapter).
+ADAPTER = Adapter(tensor_kinds=tensor_kinds, oom_patterns=OOM_PATTERNS, release_cache=release_cache,
+    read_counters=read_counters, state_words=STATE_WORDS)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..._imported import imported
+from . import Adapter
 from ._tensors import HOST, FrameworkTensors, Storage, TensorKind
 
 _BASE_CHAIN = 64  # views of views followed to the array that owns the memory
@@ -34,3 +35,7 @@ def tensor_kinds() -> FrameworkTensors | None:
         return None
     ndarray = numpy.ndarray
     return FrameworkTensors("numpy", (TensorKind(ndarray, "numpy.ndarray", lambda array: _storage(array, ndarray)),))
+
+
+# What this adapter offers the rest of the product (runtime/frameworks/__init__.py, Adapter).
+ADAPTER = Adapter(tensor_kinds=tensor_kinds)

@@ -14,7 +14,7 @@ from ..._text import Text
 from ...catalog._applicability import ALWAYS, Applicability, applicability
 from ...catalog._out_of_memory import Room
 from ...catalog._values import format_size
-from . import LiveApi
+from . import Adapter, LiveApi, SessionView
 from ._counters import ChartLine, Counters, OpenDevices, Reading, first_line
 from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import (
@@ -32,7 +32,6 @@ from ._tensors import (
 
 if TYPE_CHECKING:
     from ...catalog import Entry
-    from .._session import EnvSession
 
 
 def _apply(entry: Entry, value: Any) -> None:
@@ -200,7 +199,7 @@ PADDLE_NOTE = Text("{reason}: {how}; when the chunk is used up Paddle requests a
 DRAWN = Text("drawn", "已绘出")
 
 
-def chart_lines(session: EnvSession, gpu_totals: Mapping[str, int], language: str) -> list[ChartLine]:
+def chart_lines(session: SessionView, gpu_totals: Mapping[str, int], language: str) -> list[ChartLine]:
     """Paddle's first chunk on each GPU (`gpu_totals`: NVML's GPUs), from the running Paddle's flags where it is
     loaded, else from what the session set; only where its pool's size matters (the catalog's rule: under
     naive_best_fit)."""
@@ -227,7 +226,7 @@ def chart_lines(session: EnvSession, gpu_totals: Mapping[str, int], language: st
     return lines
 
 
-def paddle_cap_applies(session: EnvSession, flags: Mapping[str, Any], name: str, language: str = "en"
+def paddle_cap_applies(session: SessionView, flags: Mapping[str, Any], name: str, language: str = "en"
                        ) -> Applicability:
     """Whether the pool size `name` (which sizes the cap) matters with Paddle's `flags`, by the catalog's own rule for
     it (its `applies_when`, evaluated as every front end evaluates it), not by a copy of that rule here."""
@@ -242,7 +241,7 @@ def paddle_cap_applies(session: EnvSession, flags: Mapping[str, Any], name: str,
     return applicability(session.catalog, entry, lookup, language)
 
 
-def _paddle_flags(session: EnvSession) -> dict[str, Any] | None:
+def _paddle_flags(session: SessionView) -> dict[str, Any] | None:
     paddle = imported("paddle")
     if paddle is not None and hasattr(paddle, "get_flags"):
         return dict(paddle.get_flags(list(PADDLE_FLAGS)))
@@ -256,3 +255,9 @@ def _paddle_flags(session: EnvSession) -> dict[str, Any] | None:
     if flags["FLAGS_fraction_of_gpu_memory_to_use"] is None or flags["FLAGS_initial_gpu_memory_in_mb"] is None:
         return None
     return flags
+
+
+# What this adapter offers the rest of the product (runtime/frameworks/__init__.py, Adapter).
+ADAPTER = Adapter(live_apis=LIVE_APIS, tensor_kinds=tensor_kinds, peak_counters=peak_counters,
+    reset_peak_counters=reset_peak_counters, oom_patterns=OOM_PATTERNS, oom_evidence=oom_evidence,
+    release_cache=release_cache, read_counters=read_counters, state_words=STATE_WORDS, chart_lines=chart_lines)

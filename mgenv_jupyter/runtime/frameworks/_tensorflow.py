@@ -13,7 +13,7 @@ from ..._imported import imported
 from ..._source_state import State
 from ..._text import Text
 from ...catalog._out_of_memory import Room
-from . import LiveApi
+from . import Adapter, LiveApi
 from ._counters import Counters, OpenDevices, Reading
 from ._out_of_memory import MESSAGE_CHARS, SIZE, OomPattern, sizes
 
@@ -219,3 +219,7 @@ STATE_WORDS = {
                                     "{framework} 尚未初始化其运行时(第一次运算时初始化)"),
 }
 
+
+# What this adapter offers the rest of the product (runtime/frameworks/__init__.py, Adapter).
+ADAPTER = Adapter(live_apis=LIVE_APIS, probes=PROBES, cuda_started=cuda_started, oom_patterns=OOM_PATTERNS,
+    oom_evidence=oom_evidence, read_counters=read_counters, state_words=STATE_WORDS)

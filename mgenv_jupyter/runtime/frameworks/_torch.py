@@ -21,7 +21,7 @@ from ..._source_state import HOLDS_NOTHING, State
 from ..._text import Text
 from ...catalog._out_of_memory import Room
 from .._live_blocks import BlockRecord, Frame, LiveBlocks
-from . import LiveApi
+from . import Adapter, LiveApi
 from ._counters import Counters, OpenDevices, Reading
 from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import (
@@ -461,3 +461,9 @@ STATE_WORDS = {
                                  "{framework} 尚未在此内核中初始化 CUDA"),
 }
 
+
+# What this adapter offers the rest of the product (runtime/frameworks/__init__.py, Adapter).
+ADAPTER = Adapter(live_apis=LIVE_APIS, probes=PROBES, cuda_started=cuda_started, tensor_kinds=tensor_kinds,
+    stack_recorder=STACK_RECORDER, peak_counters=peak_counters, reset_peak_counters=reset_peak_counters,
+    oom_patterns=OOM_PATTERNS, oom_evidence=oom_evidence, release_cache=release_cache, read_counters=read_counters,
+    state_words=STATE_WORDS)

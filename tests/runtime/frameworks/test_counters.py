@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from mgenv_jupyter.runtime.frameworks import COUNTERS, declared
+from mgenv_jupyter.runtime.frameworks import COUNTERS, offered
 from mgenv_jupyter.runtime.frameworks._counters import Counters, Reading, first_line
 
 
@@ -22,10 +22,10 @@ def test_a_reading_is_counters_and_a_state_none_for_plain_ok():
 
 
 def test_the_registry_lists_every_adapter_that_reads_counters_and_each_words_its_own_states():
-    readers = declared("read_counters")
+    readers = offered(lambda adapter: adapter.read_counters)
     assert set(COUNTERS) == set(readers)
     codes: list[str] = []
-    for framework, words in declared("STATE_WORDS").items():
+    for framework, words in offered(lambda adapter: adapter.state_words).items():
         assert framework in readers
         for code, text in words.items():
             assert code.isidentifier() and code == code.lower(), code  # a code, not a sentence

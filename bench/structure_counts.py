@@ -1,0 +1,94 @@
+"""Counts of issue 36's structure, before and after a change: `python -m bench.structure_counts [-v] [ROOT]` (`-v`
+lists each place; ROOT, a checkout to count, by default this one: `git worktree add /tmp/base main` counts main).
+Static, from the package's source:
+
+- kernel state: names a module rebinds with `global`, module-level `LastResult(...)` singletons and module-level
+  mutable containers (`set()`, `{}`, `[]`, `dict()`, `list()`, `WeakKeyDictionary()`) of private names, and private
+  attributes named `_mgenv_jupyter_*` that the package sets or reads on the shell;
+- look-ups by string of the frameworks' extension points and facts: calls `declared("...")` and `fact(key, "...")`;
+- followers of IPython's cell events: modules that call `events.register(...)`;
+- import arrows between the package's modules (imports inside functions included, as tests/quality/test_layers.py
+  reads them) and the cycles among them.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.quality.test_layers import cycles, import_graph, module_files  # noqa: E402
+
+_MUTABLE_CALLS = {"set", "dict", "list", "WeakKeyDictionary", "WeakValueDictionary", "WeakSet"}
+
+
+def _called(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Call):
+        func = node.func
+        return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return None
+
+
+def kernel_state(tree: ast.Module, module: str) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            found.extend(f"{module}: global {name}" for name in node.names)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("_mgenv_jupyter_"):
+            found.append(f"{module}: shell attribute {node.value}")
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_mgenv_jupyter_"):
+            found.append(f"{module}: shell attribute {node.attr}")
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            called = _called(node.value)
+            if called == "LastResult":
+                found.extend(f"{module}: LastResult {name}" for name in names)
+            elif (called in _MUTABLE_CALLS and not node.value.args) or (
+                    isinstance(node.value, (ast.Dict, ast.List, ast.Set)) and not getattr(node.value, "elts", None)
+                    and not getattr(node.value, "keys", None)):
+                found.extend(f"{module}: mutable {name}" for name in names if name.startswith("_"))
+    return sorted(set(found))
+
+
+def string_lookups(tree: ast.Module, module: str) -> list[str]:
+    return [f"{module}:{node.lineno} {_called(node)}({node.args[-1].value!r})" for node in ast.walk(tree)
+            if _called(node) in ("declared", "fact") and node.args and isinstance(node.args[-1], ast.Constant)
+            and isinstance(node.args[-1].value, str)]
+
+
+def cell_event_followers(tree: ast.Module, module: str) -> list[str]:
+    for node in ast.walk(tree):
+        if (_called(node) == "register" and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "events"):
+            return [module]
+    return []
+
+
+def main(verbose: bool, root: Path) -> None:
+    places: list[str] = []
+    lookups: list[str] = []
+    followers: list[str] = []
+    for name, (path, _) in module_files(root).items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        places += kernel_state(tree, name)
+        lookups += string_lookups(tree, name)
+        followers += cell_event_followers(tree, name)
+    graph = import_graph(root)
+    found_cycles = cycles(graph)
+    print(f"kernel state places: {len(places)}")
+    print(f"look-ups by string (declared): {len(lookups)}")
+    print(f"followers of cell events: {len(followers)}")
+    print(f"import arrows: {sum(len(t) for t in graph.values())}; cycles: {len(found_cycles)}")
+    if verbose:
+        for line in [*places, *lookups, *followers, *(" <-> ".join(c) for c in found_cycles)]:
+            print("  " + line)
+
+
+if __name__ == "__main__":
+    paths = [arg for arg in sys.argv[1:] if arg != "-v"]
+    main("-v" in sys.argv, Path(paths[0]).resolve() if paths else ROOT)
