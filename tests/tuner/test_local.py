@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 from mgenv_jupyter.tuner._kernels import kernel_for_points
-from mgenv_jupyter.tuner._local import Job, Measure, point_environment, run_local_point
+from mgenv_jupyter.tuner._local import Job, Measure, point_environment, run_local_point, warm_imports
 from mgenv_jupyter.tuner._point import Outcome
 from mgenv_jupyter.tuner._replay import given_setup
 
@@ -28,3 +28,12 @@ def test_a_point_runs_its_setup_then_its_cell_in_a_fresh_kernel(tmp_path):
     assert point.outcome is Outcome.OK and len(point.runs) == 2 and point.kernel_values == {"SWEEP_X": "a"}
     assert point.printed.count("held a 42") == 2 and point.peak_host_bytes and point.pid
     assert not list(tmp_path.glob("*.partial"))
+
+
+def test_only_what_the_setup_imports_before_anything_else_is_imported_ahead():
+    setup = given_setup(["from __future__ import annotations\nimport numpy as np, json\nfrom os import path",
+                         "import xml.dom\nos.environ['X'] = '1'\nimport torch", "import never"])
+    assert warm_imports(setup) == ["numpy", "json", "os", "xml.dom"]
+    assert warm_imports(given_setup("%load_ext mgenv_jupyter\nimport numpy")) == []
+    assert warm_imports(given_setup("from . import here\nimport numpy")) == []
+    assert warm_imports(given_setup("import numpy\nthis ( is not python")) == []
