@@ -266,6 +266,9 @@ def attach(shell: Any = None) -> None:
     shell.extension_manager.load_extension("mgenv_jupyter")
     _probe = Probe(shell)
     _import_ahead(os.environ.get(WARM_ENV, ""))
+    # What `begin()` asks the session loads the catalog the first time: done now, perhaps while an earlier point
+    # runs, not in the measured point's turn. Asking changes nothing; `begin()` asks again.
+    _statuses([name for name in os.environ.get(NAMES_ENV, "").split(",") if name])
 
 
 def _import_ahead(names: str) -> None:

@@ -2,11 +2,11 @@
 one point at a time where there is no GPU. N points on K GPUs finish in ⌈N/K⌉ rounds of the slowest point.
 
 A point has two stages: its start (a fresh kernel, the probe attached, the setup's first imports done) and its
-measure (the setup, the measured cell, the kernel's end). Each slot starts its next point while the current one
-measures, so kernel starts hide behind the work; a slot measures one point at a time, so two points' measured cells
-never overlap on one device.
+measure (the setup, the measured cell, the kernel's end). Each slot starts its next points (AHEAD of them) while the
+current one measures, so kernel starts hide behind the work; a slot measures one point at a time, so two points'
+measured cells never overlap on one device.
 
-Points run on worker threads (one per slot, and one for the point starting ahead); the sweeping cell's thread waits.
+Points run on worker threads (one per slot, and one per point starting); the sweeping cell's thread waits.
 Interrupting the cell ends every running and starting point (their guards kill their process trees), keeps the
 finished ones and marks the rest "not run"; interrupting again while they end changes nothing of that.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -30,6 +31,11 @@ class ReadyPoint(Protocol):
 
     def discard(self) -> None: ...
 
+
+# How many points a slot keeps starting (or started, waiting) behind the one it measures: two, so that a kernel
+# start longer than a cell (a loaded machine, a heavy import) is still hidden; each costs an idle kernel's memory.
+# 0 starts each point only when the one before it has ended.
+AHEAD = 2
 
 StartPoint = Callable[[int, "int | None", threading.Event], ReadyPoint]  # (job index, gpu, cancelled) → started
 OnPoint = Callable[[PointResult], None]
@@ -81,16 +87,25 @@ def run_on_slots(count: int, slots: Sequence[int | None], start_point: StartPoin
         return failed_point(result.index, result.values, result.environment, Outcome.CRASHED, None, gpu=gpu)
 
     def worker(gpu: int | None) -> None:
-        ahead = take(gpu)
+        behind: deque[_Starting] = deque()  # the slot's next points, starting or started, in order
+
+        def fill(most: int) -> None:
+            while len(behind) < most and (starting := take(gpu)) is not None:
+                behind.append(starting)
+
         try:
-            while ahead is not None:
-                current, ahead = ahead, None
+            while True:
+                if not behind:  # the slot's first points start together
+                    fill(max(AHEAD, 1))
+                if not behind:
+                    return
+                current = behind.popleft()
                 ready = current.wait()
                 if cancelled.is_set():
                     if ready is not None:
                         ready.discard()
                     return
-                ahead = take(gpu)
+                fill(AHEAD)  # the next points start while this one measures
                 try:
                     result = ready.measure() if ready is not None else crashed(current.index, gpu)
                 except Exception:  # a harness failure is one point's, never the sweep's
@@ -104,8 +119,8 @@ def run_on_slots(count: int, slots: Sequence[int | None], start_point: StartPoin
                     except Exception:  # a figure that cannot update must not stop the sweep
                         log.exception("a sweep observer failed")
         finally:
-            if ahead is not None:  # interrupted, or a failure above: the point started ahead ends unused
-                ready = ahead.wait()
+            for starting in behind:  # interrupted, or a failure above: the points started ahead end unused
+                ready = starting.wait()
                 if ready is not None:
                     ready.discard()
             with lock:

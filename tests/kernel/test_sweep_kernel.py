@@ -152,6 +152,24 @@ def _wait_for_points(count: int, seconds: float = 120.0) -> list[int]:
     raise AssertionError(f"fewer than {count} point processes appeared")
 
 
+def _wait_for_worker(value: bytes, seconds: float = 120.0) -> None:
+    """Wait until the worker process that the point whose environment holds `value` started is running."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for pid in point_processes():
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as environ:
+                    held = value in environ.read().split(b"\0")
+                with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                    worker = b"time.sleep(600)" in cmdline.read()
+            except OSError:
+                continue
+            if held and worker:
+                return
+        time.sleep(0.1)
+    raise AssertionError(f"no worker of the point with {value!r} appeared")
+
+
 def _gone(seconds: float = 10.0) -> list[int]:
     deadline = time.monotonic() + seconds
     while point_processes() and time.monotonic() < deadline:
@@ -163,9 +181,9 @@ def test_interrupting_keeps_what_finished_and_ends_every_point():
     manager, client = _start_sweeping_kernel()
     try:
         message_id = client.execute(SLOW_CELL)
-        # the first point (0 s) finishes; the second one sleeps, with its own child process running: its guard, its
-        # kernel and that worker are in the process table
-        _wait_for_points(3)
+        # the first point (0 s) finishes; the second one sleeps, with its own child process running (the next
+        # point's kernel starts meanwhile): that worker in the process table says the second point measures
+        _wait_for_worker(b"SWEEP_SLEEP=60")
         time.sleep(1)
         manager.interrupt_kernel()
         reply = client.get_shell_msg(timeout=60)
