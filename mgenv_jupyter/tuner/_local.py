@@ -1,10 +1,14 @@
 """One point in a fresh local kernel, through jupyter_client: start it with the point's variables in its environment,
-attach the probe, run the setup cells and the measured cell as the kernel's own cells, read the probe's report, end
-the kernel.
+attach the probe (`StartedPoint`, perhaps while an earlier point measures), then run the setup cells and the measured
+cell as the kernel's own cells, read the probe's report, end the kernel (`StartedPoint.measure`).
 
 The measured cell and the setup cells go to the kernel exactly as the user wrote them (`execute_request`s, as a
 notebook sends them); the probe's three calls are fixed code sent as silent requests. The point's parameters travel
 in its environment, never as code.
+
+Whatever the point does, reading it is bounded: each tick takes at most COLLECT_MOST messages before the deadline and
+the sweep's cancel are checked; its sockets queue at most QUEUED messages of at most MESSAGE_MOST bytes (more is
+dropped, never held); its kernel's own output is a pipe of which a thread keeps the last LOG_TAIL bytes.
 """
 
 from __future__ import annotations

@@ -11,14 +11,15 @@ import json
 import os
 import signal
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+import sweep_processes
 from jupyter_client.manager import start_new_kernel
+from sweep_processes import new_owner
 
-OWNER = f"MGENV_TEST_SWEEP_OWNER=test-sweep-bounds-{uuid.uuid4().hex}"
+OWNER = new_owner("test-sweep-bounds")
 
 # Points at once (on simulated GPUs) that print 1 MB lines without pause, over IOPub and straight to the
 # process's stdout (the point kernel's own log, which the sweep keeps the end of).
@@ -34,23 +35,7 @@ MIB = 2**20
 
 
 def point_processes() -> list[int]:
-    """The point kernels and guards of this module's sweeps, from the process table."""
-    owner = OWNER.encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as environ:
-                variables = environ.read().split(b"\0")
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                command = cmdline.read()
-        except OSError:
-            continue
-        point = any(v.startswith(b"MGENV_SWEEP_REPORT=") for v in variables) or b"tuner/_guard.py" in command
-        if point and owner in variables:
-            found.append(int(entry))
-    return found
+    return sweep_processes.point_processes(OWNER)
 
 
 class Sweeper:
@@ -60,8 +45,8 @@ class Sweeper:
     def __init__(self, tmpdir: Path, runtime: Path, **extra: str) -> None:
         tmpdir.mkdir(parents=True, exist_ok=True)
         runtime.mkdir(parents=True, exist_ok=True)
-        name, value = OWNER.split("=", 1)
-        env = {**os.environ, name: value, "TMPDIR": str(tmpdir), "JUPYTER_RUNTIME_DIR": str(runtime), **extra}
+        env = {**sweep_processes.owned_environment(OWNER), "TMPDIR": str(tmpdir), "JUPYTER_RUNTIME_DIR": str(runtime),
+               **extra}
         self.manager, self.client = start_new_kernel(kernel_name="python3", env=env)
         self.run("%load_ext mgenv_jupyter\nimport mgenv_jupyter")
 
