@@ -37,3 +37,38 @@ def test_only_what_the_setup_imports_before_anything_else_is_imported_ahead():
     assert warm_imports(given_setup("%load_ext mgenv_jupyter\nimport numpy")) == []
     assert warm_imports(given_setup("from . import here\nimport numpy")) == []
     assert warm_imports(given_setup("import numpy\nthis ( is not python")) == []
+
+
+class CountingClient:
+    """A real kernel client whose IOPub reads are counted."""
+
+    def __init__(self, client: object) -> None:
+        self.client = client
+        self.reads = 0
+
+    def get_iopub_msg(self, timeout: float | None = None) -> dict:
+        message = self.client.get_iopub_msg(timeout=timeout)  # type: ignore[attr-defined]
+        self.reads += 1
+        return message
+
+
+def test_one_tick_reads_a_bounded_number_of_messages_however_many_wait():
+    """What keeps the deadline and the interrupt in force while a point prints without pause: a tick of the read loop
+    takes at most COLLECT_MOST of the messages waiting, then the caller checks the clock and the sweep's cancel."""
+    from jupyter_client.manager import start_new_kernel
+
+    from mgenv_jupyter.tuner import _local
+
+    manager, client = start_new_kernel(kernel_name="python3")
+    try:
+        message_id = client.execute("for _ in range(3000):\n    print('x', flush=True)")
+        while client.get_shell_msg(timeout=60)["parent_header"].get("msg_id") != message_id:
+            pass  # the reply comes after the prints: they wait now, hundreds of them
+        while not client.iopub_channel.msg_ready():
+            pass
+        counting = CountingClient(client)
+        _local._collect(counting, message_id, _local._Printed())
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert 0 < counting.reads <= 32  # _local.COLLECT_MOST, of the 1,000 or so waiting
