@@ -167,8 +167,8 @@ class StartedPoint:
                                       stderr=self.log.write)
         finally:
             self.log.started()
-        self.context = bounded_context()
-        self.client = self.manager.client(context=self.context)  # a blocking client
+        self.client = bounded_client(self.manager)
+        self.context = self.client.context
         self.client.start_channels()
         _wait_ready(self.client, self.manager, self.cancelled)
         self._run(_ATTACH, None, silent=True)
@@ -256,16 +256,27 @@ def _partial(path: Path) -> dict[str, Any] | None:
 LOG_TAIL = 1500
 
 
-def bounded_context() -> Any:
-    """A ZeroMQ context for one point's client whose sockets queue at most QUEUED messages of at most MESSAGE_MOST
-    bytes: a point that prints faster than the sweep reads loses output (only the last MAX_PRINTED characters are
-    kept anyway), never grows the sweeping kernel. A larger message drops the connection, which ZeroMQ remakes."""
+def bounded_client(manager: Any) -> Any:
+    """A blocking client of the point's kernel whose IOPub socket queues at most QUEUED messages of at most
+    MESSAGE_MOST bytes: a point that prints faster than the sweep reads loses output (only the last MAX_PRINTED
+    characters are kept anyway), never grows the sweeping kernel; a larger message drops the connection, which
+    ZeroMQ remakes. Its shell socket is left as it is: a reply is never dropped."""
     import zmq
+    from jupyter_client.blocking import BlockingKernelClient
 
-    context = zmq.Context()
-    context.setsockopt(zmq.RCVHWM, QUEUED)
-    context.setsockopt(zmq.MAXMSGSIZE, MESSAGE_MOST)
-    return context
+    class BoundedClient(BlockingKernelClient):  # type: ignore[misc]
+        def connect_iopub(self, identity: bytes | None = None) -> Any:
+            # A context's options are its new sockets' defaults: this client's own context, set for this one socket.
+            self.context.setsockopt(zmq.RCVHWM, QUEUED)
+            self.context.setsockopt(zmq.MAXMSGSIZE, MESSAGE_MOST)
+            try:
+                return super().connect_iopub(identity)
+            finally:
+                self.context.setsockopt(zmq.RCVHWM, 1000)  # ZeroMQ's defaults
+                self.context.setsockopt(zmq.MAXMSGSIZE, -1)
+
+    manager.client_factory = BoundedClient
+    return manager.client(context=zmq.Context())
 
 
 QUEUED = 8

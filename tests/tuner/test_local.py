@@ -72,3 +72,11 @@ def test_one_tick_reads_a_bounded_number_of_messages_however_many_wait():
         client.stop_channels()
         manager.shutdown_kernel(now=True)
     assert 0 < counting.reads <= 32  # _local.COLLECT_MOST, of the 1,000 or so waiting
+
+
+def test_a_reply_larger_than_an_output_message_may_be_still_arrives(tmp_path):
+    """Output messages over 4 MiB are dropped (a flood is never held); the cell's reply, on its own socket, is not."""
+    measure = Measure("raise ValueError('x' * 10**7)", given_setup(""), 1, 60.0, None)
+    point = run_local_point(Job(0, {"SWEEP_X": "a"}, {"SWEEP_X": "a"}), measure, kernel_for_points(), tmp_path,
+                            threading.Event())
+    assert point.outcome is Outcome.ERROR and point.failure and point.failure.kind == "builtins.ValueError"
