@@ -86,17 +86,26 @@ def run_on_slots(count: int, slots: Sequence[int | None], start_point: StartPoin
         result = placeholder(index, gpu)
         return failed_point(result.index, result.values, result.environment, Outcome.CRASHED, None, gpu=gpu)
 
+    share = -(-count // max(len(slots), 1))  # ⌈N/K⌉: starting ahead never takes another slot's points
+
     def worker(gpu: int | None) -> None:
         behind: deque[_Starting] = deque()  # the slot's next points, starting or started, in order
+        taken = [0]
 
-        def fill(most: int) -> None:
-            while len(behind) < most and (starting := take(gpu)) is not None:
-                behind.append(starting)
+        def start_next(ahead: bool) -> bool:
+            if ahead and taken[0] >= share:
+                return False
+            starting = take(gpu)
+            if starting is None:
+                return False
+            behind.append(starting)
+            taken[0] += 1
+            return True
 
         try:
             while True:
-                if not behind:  # the slot's first points start together
-                    fill(max(AHEAD, 1))
+                if not behind and start_next(ahead=False) and AHEAD:  # idle: any point left is this slot's
+                    start_next(ahead=True)  # and the slot's first two start together
                 if not behind:
                     return
                 current = behind.popleft()
@@ -105,7 +114,8 @@ def run_on_slots(count: int, slots: Sequence[int | None], start_point: StartPoin
                     if ready is not None:
                         ready.discard()
                     return
-                fill(AHEAD)  # the next points start while this one measures
+                while len(behind) < AHEAD and start_next(ahead=True):
+                    pass  # the next points start while this one measures
                 try:
                     result = ready.measure() if ready is not None else crashed(current.index, gpu)
                 except Exception:  # a harness failure is one point's, never the sweep's

@@ -87,3 +87,26 @@ def test_a_harness_failure_is_that_points_crash():
 
     points, _ = run_on_slots(4, [None], start_point, placeholder)
     assert [p.outcome for p in points] == [Outcome.OK, Outcome.CRASHED, Outcome.CRASHED, Outcome.OK]
+
+
+def test_starting_ahead_never_takes_another_slots_points():
+    """4 points on 4 GPUs are one round: a slot starting its next points ahead must not leave another slot idle."""
+    for count, slots in ((4, [0, 1, 2, 3]), (2, [0, 1])):
+        every_slot_started = threading.Event()
+        started_on: set[int | None] = set()
+
+        def start_point(index: int, gpu: int | None, cancelled: threading.Event, slots=slots,
+                        started_on=started_on, every_slot_started=every_slot_started) -> Ready:
+            started_on.add(gpu)
+            if len(started_on) == len(slots):
+                every_slot_started.set()
+
+            def run() -> PointResult:
+                every_slot_started.wait(5)  # each point measures once every slot has one (or could have had)
+                return PointResult(index, {"X": str(index)}, {"X": str(index)}, Outcome.OK, runs=(0.0,), gpu=gpu)
+
+            return Ready(run)
+
+        points, _ = run_on_slots(count, slots, start_point, placeholder)
+        per_slot = [sum(p.gpu == gpu for p in points) for gpu in slots]
+        assert max(per_slot) == -(-count // len(slots)) and sum(per_slot) == count, (count, per_slot)
