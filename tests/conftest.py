@@ -147,6 +147,8 @@ def no_leftover_session() -> Iterator[None]:
     for finder in [f for f in sys.meta_path if isinstance(f, ImportWatcher) and f not in watchers]:
         finder.uninstall()
     state.session = before
+    # The cells a sweep ran in are never replayed: a later test's shell may number its own cells the same.
+    state.sweep_cells.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -3,7 +3,8 @@ saw as one JSON report.
 
 The parent (a local kernel through jupyter_client, or a Ray task) runs, in the point's own shell:
 
-    attach()   once, before anything: loads the extension, follows every cell's outcome, starts our own sampler
+    attach()   once, before anything: loads the extension, follows every cell's outcome, starts our own sampler,
+               imports the modules the setup starts by importing (`WARM_ENV`), perhaps while an earlier point runs
     …          the setup cells, each as a cell of its own
     begin()    the measured phase starts: the frameworks' peak counters and the kernel's resident high-water mark are
                reset, samples are kept from here
@@ -36,6 +37,7 @@ from ..memory._sources import measurement_sources
 
 REPORT_ENV = "MGENV_SWEEP_REPORT"  # where `end()` writes the report (a file in the parent's private directory)
 NAMES_ENV = "MGENV_SWEEP_VARIABLES"  # the swept names, comma-separated: the values the kernel had are reported
+WARM_ENV = "MGENV_SWEEP_IMPORTS"  # the modules the setup imports first, comma-separated: imported by `attach()`
 SAMPLE_INTERVAL = 0.05
 MAX_TIMELINE = 600  # points of the memory-over-time curve kept per point (bucket maxima beyond)
 MAX_MESSAGE = 500  # characters of an exception's message kept
@@ -58,6 +60,7 @@ class Probe:
         self._begun_at = 0.0
         self._hwm_reset = False
         self._partial_at = 0.0
+        self.attached = time.time()
         self.values: dict[str, str | None] = {}
         self.statuses: dict[str, str] = {}
         self.framework_reset: list[str] = []
@@ -140,7 +143,7 @@ class Probe:
             "peak_host_bytes": peak_host, "host_high_water_bytes": high_water,
             "framework_peaks": peak_counters() if final else {}, "framework_reset": self.framework_reset,
             "timeline": _thin(timeline), "values": self.values, "statuses": self.statuses,
-            "started": self._begun_at, "finished": time.time(), "final": final,
+            "attached": self.attached, "started": self._begun_at, "finished": time.time(), "final": final,
         }
 
     def close(self) -> None:
@@ -261,6 +264,23 @@ def attach(shell: Any = None) -> None:
         return
     shell.extension_manager.load_extension("mgenv_jupyter")
     state.sweep_probe = Probe(shell)
+    _import_ahead(os.environ.get(WARM_ENV, ""))
+    # What `begin()` asks the session loads the catalog the first time: done now, perhaps while an earlier point
+    # runs, not in the measured point's turn. Asking changes nothing; `begin()` asks again.
+    _statuses([name for name in os.environ.get(NAMES_ENV, "").split(",") if name])
+
+
+def _import_ahead(names: str) -> None:
+    """Import what the setup imports first, so that its cells find it loaded; a module that fails to import fails
+    again, with its own error, when the setup imports it."""
+    import importlib
+
+    for name in names.split(","):
+        if name:
+            try:
+                importlib.import_module(name)
+            except (Exception, SystemExit):  # the setup's own import says what is wrong, in the point's outcome
+                pass
 
 
 def begin() -> None:

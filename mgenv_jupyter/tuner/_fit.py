@@ -17,7 +17,7 @@ order they ran and whose `search` is a `FitSearch`; its `.best` is the answer an
 from __future__ import annotations
 
 import shutil
-import tempfile
+import threading
 import time
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
@@ -27,8 +27,8 @@ from .._errors import InvalidValueError
 from .._text import Text
 from ..runtime._session import EnvSession
 from ._grid import Grid, Variable
-from ._kernels import kernel_for_points
-from ._local import Job, Measure, run_local_point
+from ._kernels import kernel_for_points, sweep_directory
+from ._local import Job, Measure, StartedPoint
 from ._point import Outcome, PointResult, failed_point
 from ._replay import SetupPlan
 from ._result import Budget, BudgetOf, Candidates, FitSearch, SweepResult, Verdict, last_sweeps
@@ -177,10 +177,11 @@ def run_largest_fit(code: str, name: str, raw: object, setup: SetupPlan, *, sess
     result = SweepResult(code, Grid((Variable(name, (), ()),)), setup, [], fit_budget, repeat=repeats, timeout=limit,
                          runner="local", kernel=choice.name, kernel_how=choice.how, slots=tuple(slots),
                          started=time.time(), simulated_devices=simulated, search=search)
+    # Before anything is shown: a TMPDIR too long for the points' sockets is said here (_kernels.sweep_directory).
+    workdir = sweep_directory(len(values))
     if on_start is not None:
         on_start(result)
     measure = Measure(code, setup, repeats, limit, setup_limit)
-    workdir = Path(tempfile.mkdtemp(prefix="mgenv-sweep-"))
     low, high = 0, len(values) - 1
     try:
         while low <= high:
@@ -217,10 +218,10 @@ def _probe(result: SweepResult, search: FitSearch, position: int, measure: Measu
     search.positions.append(position)
     result.points.append(failed_point(index, job.values, environment, Outcome.NOT_RUN, None))
 
-    def run_point(_: int, gpu: int | None, cancelled: object) -> PointResult:
-        return run_local_point(job, measure, choice, workdir, cancelled)  # type: ignore[arg-type]
+    def start_point(_: int, gpu: int | None, cancelled: threading.Event) -> StartedPoint:
+        return StartedPoint(job, measure, choice, workdir, cancelled)  # type: ignore[arg-type]
 
-    points, interrupted = run_on_slots(1, [job.gpu], run_point, lambda *_: result.points[index])
+    points, interrupted = run_on_slots(1, [job.gpu], start_point, lambda *_: result.points[index])
     result.points[index] = points[0]
     return points[0], interrupted
 

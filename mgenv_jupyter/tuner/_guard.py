@@ -1,7 +1,7 @@
 """The guard: the first process of each point, between the sweeping kernel and the point's kernel, so that nothing
 of the point outlives the sweep.
 
-    python -I -S _guard.py PARENT_PID -- KERNEL COMMAND …
+    python -I -S _guard.py PARENT_PID [--files POINT_DIRECTORY] -- KERNEL COMMAND …
 
 It starts the kernel as its child and stays, doing nothing but watch:
 
@@ -12,7 +12,11 @@ It starts the kernel as its child and stays, doing nothing but watch:
   pidfd of the parent where Linux has them, else its parent pid changing) and kills every descendant with SIGKILL;
 - when the sweep ends the point (a timeout, an interrupt, the point done), it is sent SIGTERM and does the same;
 - when the kernel exits by itself (a segfault, the OOM killer), it kills what the kernel left behind and exits with
-  the kernel's status, 128 + N for signal N, as a shell does, so the sweep can say which signal ended the point.
+  the kernel's status, 128 + N for signal N, as a shell does, so the sweep can say which signal ended the point;
+- once nothing of the point runs and the sweep ended it (or died), it removes the point's directory (its
+  connection file, which holds the point's key, its sockets, its report) and, when the sweeping kernel died, the
+  sweep's directory above it once empty (the last guard to leave finds it so): no file of a sweep outlives it,
+  `kill -9` included.
 
 Standard library only, started with -I -S: it must start in milliseconds and import nothing of the user's.
 A watchdog thread inside the kernel would share its fate (a hung C call holding the GIL, a segfault); a separate
@@ -125,9 +129,26 @@ class _Watch:
         return os.getppid() != self.parent
 
 
+def _remove(directory: str | None, parent_gone: bool) -> None:
+    """Remove the point's directory, and the sweep's above it when the sweep died and no other point is left."""
+    if directory is None:
+        return
+    import shutil  # only now: the guard starts with as little as it can
+
+    shutil.rmtree(directory, ignore_errors=True)
+    if parent_gone:
+        try:
+            os.rmdir(os.path.dirname(directory))
+        except OSError:  # another point's directory is still there: its guard removes the sweep's
+            pass
+
+
 def main(argv: list[str]) -> int:
+    files = None
+    if len(argv) >= 6 and argv[2] == "--files":
+        files, argv = argv[3], argv[:2] + argv[4:]
     if len(argv) < 4 or argv[2] != "--":
-        print("usage: _guard.py PARENT_PID -- COMMAND …", file=sys.stderr)
+        print("usage: _guard.py PARENT_PID [--files DIRECTORY] -- COMMAND …", file=sys.stderr)
         return 2
     parent = int(argv[1])
     me = os.getpid()
@@ -142,16 +163,22 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     watch = _Watch(parent)
     if os.getppid() != parent:  # the parent died before we could watch it
+        _remove(files, parent_gone=True)
         return 1
     # The kernelspec's own command, as jupyter_client would run it. Reaped by waitpid here, not by Popen.
     kernel = subprocess.Popen(argv[3:]).pid  # noqa: S603
     statuses: dict[int, int] = {}
+    parent_gone = False
     while kernel not in statuses and not stop["asked"]:
         if watch.wait(_POLL_SECONDS):
+            parent_gone = True
             break
         _reap(kernel, statuses)
     status = statuses.get(kernel)  # before the kill: what the kernel did by itself, if it ended first
     kill_everything_below(me, kernel, statuses)
+    parent_gone = parent_gone or os.getppid() != parent
+    if stop["asked"] or parent_gone:  # a kernel that ended by itself leaves its report for the sweep to read
+        _remove(files, parent_gone)
     if status is None:  # the sweep ended the point, or the sweeping kernel died
         return 1
     return 128 - status if status < 0 else status

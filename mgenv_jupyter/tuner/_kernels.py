@@ -20,6 +20,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,21 +136,59 @@ def point_spec(choice: KernelChoice, overrides: Collection[str]) -> Any:
     return KernelSpec(resource_dir=spec.resource_dir, **{**spec.to_dict(), "env": env})
 
 
-def point_kernel_manager(choice: KernelChoice, ipc: Path, overrides: Collection[str] = ()) -> Any:
-    """A jupyter_client KernelManager that starts `choice`'s command under the guard, talking over Unix sockets whose
-    paths start with `ipc` (in the sweep's private directory: no port is opened, nothing else can connect); the
-    names in `overrides` are the point's own, never the spec's (`point_spec`)."""
+def point_kernel_manager(choice: KernelChoice, directory: Path, overrides: Collection[str] = ()) -> Any:
+    """A jupyter_client KernelManager that starts `choice`'s command under the guard, with its connection file and its
+    Unix sockets in the point's own `directory` (inside the sweep's private one: no port is opened, nothing else can
+    connect); the guard removes that directory when the point ends, whatever ends it. The names in `overrides` are
+    the point's own, never the spec's (`point_spec`)."""
     from jupyter_client.manager import KernelManager
 
     class GuardedKernelManager(KernelManager):  # type: ignore[misc]
         def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
             command: list[str] = super().format_kernel_cmd(extra_arguments)
-            return [sys.executable, "-I", "-S", str(GUARD), str(os.getpid()), "--", *command]
+            return [sys.executable, "-I", "-S", str(GUARD), str(os.getpid()), "--files", str(directory), "--",
+                    *command]
 
-    manager = GuardedKernelManager(transport="ipc", ip=str(ipc))
+    manager = GuardedKernelManager(transport="ipc", ip=str(directory / _SOCKET), connection_file=str(
+        directory / "connection.json"))
     # The spec itself: a kernel with no registered name is started the same way.
     manager._kernel_spec = point_spec(choice, overrides)
     return manager
+
+
+# A Unix socket's path holds at most 107 bytes (sun_path, less its NUL). A point's sockets are
+# <sweep directory>/p<index>/k-<port>: the sweep's directory is made where that fits.
+SOCKET_PATH_MOST = 107
+_SOCKET = "k"
+_SWEEP_PREFIX = "mgenv-sweep-"
+
+NO_SHORT_DIRECTORY = Text(
+    "a sweep's points talk over Unix sockets, whose paths hold at most {most} bytes; the temporary directory "
+    "{tmpdir!r} ({length} bytes) is too long, and none of {others} could be used: set TMPDIR to a shorter "
+    "directory of your own",
+    "扫描的各点通过 Unix 套接字通信,其路径至多 {most} 字节;临时目录 {tmpdir!r}({length} 字节)太长,"
+    "而 {others} 都不可用:请把 TMPDIR 设为一个更短的、属于你自己的目录")
+
+
+def sweep_directory(points: int) -> Path:
+    """A new private directory (0700) for a sweep of `points` points, in the temporary directory (TMPDIR) where the
+    points' socket paths fit there, else in a short system one; an `InvalidValueError` saying why where none
+    fits."""
+    longest = len(f"/{_SWEEP_PREFIX}{'x' * 8}/p{max(points - 1, 0)}/{_SOCKET}-99")
+    tmpdir = tempfile.gettempdir()
+    others = [root for root in _SHORT_ROOTS if _real(root) != _real(tmpdir)]
+    for root in (tmpdir, *others):
+        if len(os.fsencode(root)) + longest > SOCKET_PATH_MOST:
+            continue
+        try:
+            return Path(tempfile.mkdtemp(prefix=_SWEEP_PREFIX, dir=root))
+        except OSError:  # not there, or not ours to write
+            continue
+    raise InvalidValueError(NO_SHORT_DIRECTORY.get().format(
+        most=SOCKET_PATH_MOST, tmpdir=tmpdir, length=len(os.fsencode(tmpdir)), others=", ".join(others)))
+
+
+_SHORT_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")
 
 
 def stop_point(manager: Any) -> None:

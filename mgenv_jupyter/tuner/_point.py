@@ -84,8 +84,9 @@ class PointResult(Shown):
     `printed` what the measured cell printed (at most its last `MAX_PRINTED` characters); `kernel_values` what each
     swept variable was in the point's environment when the cell ran, `kernel_statuses` what the session said of it;
     `gpu` the GPU it was pinned to (CUDA_VISIBLE_DEVICES), `node` the Ray node it ran on; `started` / `finished`
-    (seconds since the epoch) bound its measured cell. Printed, it is one line in words (its values, a secret's
-    masked; its outcome and figures), as the sweep's table shows it."""
+    (seconds since the epoch) bound its measured cell, `attached` is when its kernel was ready (perhaps while an
+    earlier point ran). Printed, it is one line in words (its values, a secret's masked; its outcome and figures), as
+    the sweep's table shows it."""
 
     display_kind: ClassVar[str] = "sweep_point"
 
@@ -110,6 +111,7 @@ class PointResult(Shown):
     pid: int | None = None
     started: float | None = None
     finished: float | None = None
+    attached: float | None = None
     timeline: Timeline = field(default_factory=Timeline)
 
     @property
@@ -163,6 +165,7 @@ def from_report(index: int, values: Mapping[str, str], environment: Mapping[str,
         printed=printed, printed_cut=printed_cut, kernel_values=dict(report.get("values") or {}),
         kernel_statuses=dict(report.get("statuses") or {}), gpu=gpu, simulated=bool(report.get("simulated")),
         node=node, pid=report.get("pid"), started=report.get("started"), finished=report.get("finished"),
+        attached=report.get("attached"),
         timeline=Timeline(tuple(timeline.get("t", ())), tuple(timeline.get("device", ())),
                           tuple(timeline.get("host", ()))),
     ))

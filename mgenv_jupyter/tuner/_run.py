@@ -10,10 +10,9 @@ from __future__ import annotations
 import math
 import os
 import shutil
-import tempfile
+import threading
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
 
 from .._errors import CodeLoadingWarning, InvalidValueError
 from .._text import Text
@@ -22,8 +21,8 @@ from ..catalog._values import parse_size
 from ..memory.simulated import ENV as SIMULATION_ENV
 from ..runtime._session import EnvSession
 from ._grid import checked_grid, code_loading_warnings
-from ._kernels import kernel_for_points
-from ._local import Job, Measure, run_local_point
+from ._kernels import kernel_for_points, sweep_directory
+from ._local import Job, Measure, StartedPoint
 from ._point import Outcome, PointResult, failed_point
 from ._replay import SetupPlan
 from ._result import SweepResult, default_budget, given_budget, last_sweeps
@@ -136,37 +135,43 @@ def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, sess
         slots, totals, simulated = gpu_slots(slots_wanted)
         choice = kernel_for_points(kernel)
         runner, kernel_name, how = "local", choice.name, choice.how
+        workdir = sweep_directory(len(jobs))  # before anything is shown: a TMPDIR too long is said here
     chosen = (given_budget(budget_bytes, bool(totals)) if budget_bytes is not None
               else default_budget(totals, simulated, _host_total()))
     result = SweepResult(code, grid, setup, [_pending(job) for job in jobs], chosen, repeat=repeats,
                          timeout=limit, runner=runner, kernel=kernel_name, kernel_how=how, slots=tuple(slots),
                          started=time.time(), simulated_devices=simulated, force=force)
-    if on_start is not None:
-        on_start(result)
-
-    def finished(point: PointResult) -> None:
-        result.points[point.index] = point
-        if on_point is not None:
-            on_point(result, point)
-
-    workdir = Path(tempfile.mkdtemp(prefix="mgenv-sweep-"))
+    points: list[PointResult] | None = None
+    interrupted = True  # unless the points' runner returns: an interrupt, or anything else, ended the sweep early
     try:
+        if on_start is not None:
+            on_start(result)
+
+        def finished(point: PointResult) -> None:
+            result.points[point.index] = point
+            if on_point is not None:
+                on_point(result, point)
+
         if runner == "ray":
             points, interrupted = run_ray_points(jobs, measure, slots, finished, _session_env(session))
         else:
-            def run_point(index: int, gpu: int | None, cancelled: object) -> PointResult:
+            def start_point(index: int, gpu: int | None, cancelled: threading.Event) -> StartedPoint:
                 job = jobs[index]
-                return run_local_point(Job(job.index, job.values, job.environment, gpu), measure, choice, workdir,
-                                       cancelled)  # type: ignore[arg-type]
+                return StartedPoint(Job(job.index, job.values, job.environment, gpu), measure, choice, workdir,
+                                    cancelled)
 
-            points, interrupted = run_on_slots(len(jobs), slots, run_point, lambda index, gpu: result.points[index],
-                                               finished)
+            points, interrupted = run_on_slots(len(jobs), slots, start_point,
+                                               lambda index, gpu: result.points[index], finished)
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    result.points = points
-    result.interrupted = interrupted
-    result.finished = time.time()
-    last_sweeps().remember(result)
+        if runner == "local":
+            shutil.rmtree(workdir, ignore_errors=True)
+        # Kept whatever ended the sweep (a second interrupt included): the view and last_sweep() show this sweep,
+        # never the one before it.
+        if points is not None:
+            result.points = points
+        result.interrupted = interrupted
+        result.finished = time.time()
+        last_sweeps().remember(result)
     return result
 
 

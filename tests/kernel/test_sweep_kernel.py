@@ -8,12 +8,13 @@ import json
 import os
 import signal
 import time
-import uuid
 
 import nbformat
 import pytest
+import sweep_processes
 from jupyter_client.manager import start_new_kernel
 from nbclient import NotebookClient
+from sweep_processes import new_owner
 
 FAILURES_CELL = """%%envsweep -o SWEEP_CASE=ok,oom,raise,hang,segfault --timeout 6 --repeat 2
 case = os.environ["SWEEP_CASE"]
@@ -43,36 +44,17 @@ print("FACTS", _json.dumps({
 }))"""
 
 
-# Every sweeping kernel of this module runs with this variable, which its points' kernels and guards inherit: the
-# process table is searched for this module's sweeps only, not those another test runs at the same time (the suite
-# runs on two workers).
-OWNER = f"MGENV_TEST_SWEEP_OWNER=test-sweep-kernel-{uuid.uuid4().hex}"
+# Every sweeping kernel of this module runs with this variable: the process table is searched for this module's
+# sweeps only (tests/sweep_processes.py).
+OWNER = new_owner("test-sweep-kernel")
 
 
 def owned_environment() -> dict[str, str]:
-    """A sweeping kernel's environment: this process's, with OWNER."""
-    name, value = OWNER.split("=", 1)
-    return {**os.environ, name: value}
+    return sweep_processes.owned_environment(OWNER)
 
 
 def point_processes() -> list[int]:
-    """Every process of this machine's process table that is a point kernel or guard of this module's sweeps."""
-    owner = OWNER.encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as environ:
-                variables = environ.read().split(b"\0")
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                command = cmdline.read()
-        except OSError:
-            continue
-        point = any(v.startswith(b"MGENV_SWEEP_REPORT=") for v in variables) or b"tuner/_guard.py" in command
-        if point and owner in variables:
-            found.append(int(entry))
-    return found
+    return sweep_processes.point_processes(OWNER)
 
 
 @pytest.fixture(scope="module")
@@ -152,6 +134,24 @@ def _wait_for_points(count: int, seconds: float = 120.0) -> list[int]:
     raise AssertionError(f"fewer than {count} point processes appeared")
 
 
+def _wait_for_worker(value: bytes, seconds: float = 120.0) -> None:
+    """Wait until the worker process that the point whose environment holds `value` started is running."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for pid in point_processes():
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as environ:
+                    held = value in environ.read().split(b"\0")
+                with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                    worker = b"time.sleep(600)" in cmdline.read()
+            except OSError:
+                continue
+            if held and worker:
+                return
+        time.sleep(0.1)
+    raise AssertionError(f"no worker of the point with {value!r} appeared")
+
+
 def _gone(seconds: float = 10.0) -> list[int]:
     deadline = time.monotonic() + seconds
     while point_processes() and time.monotonic() < deadline:
@@ -163,9 +163,9 @@ def test_interrupting_keeps_what_finished_and_ends_every_point():
     manager, client = _start_sweeping_kernel()
     try:
         message_id = client.execute(SLOW_CELL)
-        # the first point (0 s) finishes; the second one sleeps, with its own child process running: its guard, its
-        # kernel and that worker are in the process table
-        _wait_for_points(3)
+        # the first point (0 s) finishes; the second one sleeps, with its own child process running (the next
+        # point's kernel starts meanwhile): that worker in the process table says the second point measures
+        _wait_for_worker(b"SWEEP_SLEEP=60")
         time.sleep(1)
         manager.interrupt_kernel()
         reply = client.get_shell_msg(timeout=60)

@@ -105,3 +105,31 @@ def test_a_kernel_that_exits_passes_its_status_on():
     guard = subprocess.run([sys.executable, "-I", "-S", str(GUARD), str(os.getpid()), "--", sys.executable, "-c",
                             "raise SystemExit(3)"], timeout=30)
     assert guard.returncode == 3
+
+
+def test_the_guard_removes_the_points_files_when_the_sweep_ends_it_and_the_sweeps_once_it_died(tmp_path):
+    sweep = tmp_path / "mgenv-sweep-x"
+    ended, orphaned = sweep / "p0", sweep / "p1"
+    for point in (ended, orphaned):
+        point.mkdir(parents=True)
+        (point / "connection.json").write_text('{"key": "a point\'s key"}')
+    # ended by the sweep (SIGTERM): its own directory goes, the sweep's stays for the sweep's other points
+    guard = subprocess.Popen([sys.executable, "-I", "-S", str(GUARD), str(os.getpid()), "--files", str(ended), "--",
+                              sys.executable, "-c", KERNEL, str(tmp_path / "pids0.json")], start_new_session=True)
+    wait_for(tmp_path / "pids0.json")
+    guard.send_signal(signal.SIGTERM)
+    assert guard.wait(10) == 1
+    assert not ended.exists() and orphaned.exists()
+    # the sweeping process killed: the last point's directory goes, and the sweep's, empty now
+    sweeper = subprocess.Popen([sys.executable, "-c", SWEEPER.replace('"--", ', '"--files", sys.argv[4], "--", '),
+                                str(GUARD), KERNEL, str(tmp_path / "pids1.json"), str(orphaned)])
+    try:
+        wait_for(tmp_path / "pids1.json")
+        os.kill(sweeper.pid, signal.SIGKILL)
+        sweeper.wait()
+        deadline = time.monotonic() + 10
+        while sweep.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not sweep.exists()
+    finally:
+        sweeper.kill()

@@ -13,8 +13,8 @@ import pytest
 from jupyter_client.manager import start_new_kernel
 
 from mgenv_jupyter import InvalidValueError
-from mgenv_jupyter.tuner import given_setup, run_sweep
-from mgenv_jupyter.tuner._kernels import GUARD, kernel_for_points, own_spec, point_kernel_manager
+from mgenv_jupyter.tuner import _kernels, given_setup, run_sweep
+from mgenv_jupyter.tuner._kernels import GUARD, kernel_for_points, own_spec, point_kernel_manager, sweep_directory
 
 
 def test_the_kernelspec_whose_python_is_this_one_is_chosen(tmp_path):
@@ -22,7 +22,7 @@ def test_the_kernelspec_whose_python_is_this_one_is_chosen(tmp_path):
     would find (here a pyenv shim), and so does a point."""
     choice = kernel_for_points()
     assert choice.name == "python3" and choice.how == "same_python"
-    started = point_kernel_manager(choice, ipc=tmp_path / "p0").format_kernel_cmd()[6:]
+    started = point_kernel_manager(choice, tmp_path / "p0").format_kernel_cmd()[8:]
     assert os.path.realpath(shutil.which(started[0]) or started[0]) == os.path.realpath(sys.executable)
 
 
@@ -33,11 +33,12 @@ def test_a_named_kernelspec_must_exist_and_the_message_lists_them():
 
 
 def test_the_point_starts_under_the_guard_watching_this_process(tmp_path):
-    manager = point_kernel_manager(kernel_for_points(), ipc=tmp_path / "p0")
+    manager = point_kernel_manager(kernel_for_points(), tmp_path / "p0")
     command = manager.format_kernel_cmd()
     assert command[:4] == [sys.executable, "-I", "-S", str(GUARD)]
-    assert command[4:6] == [str(os.getpid()), "--"] and "ipykernel_launcher" in " ".join(command[6:])
-    assert manager.transport == "ipc"
+    assert command[4:8] == [str(os.getpid()), "--files", str(tmp_path / "p0"), "--"]
+    assert "ipykernel_launcher" in " ".join(command[8:])
+    assert manager.transport == "ipc" and manager.connection_file == str(tmp_path / "p0" / "connection.json")
 
 
 def write_spec(data: Path, name: str, argv: list[str], env: dict[str, str]) -> None:
@@ -122,3 +123,20 @@ def test_the_own_spec_is_the_one_whose_env_this_process_started_with():
     assert own_spec(specs, running, {"HOME": "/h", "FLAGS_x": "/h/x"})[0] == "b"
     assert own_spec(specs, running, {"HOME": "/h"})[0] == "c"
     assert own_spec(specs[:2], running, {"HOME": "/h"}) is None
+
+
+def test_a_sweep_directory_too_long_for_a_socket_goes_to_a_short_one_or_says_why(tmp_path, monkeypatch):
+    long_tmp = tmp_path / ("scratch-of-a-cluster-job-" + "x" * 80)
+    long_tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(long_tmp))
+    monkeypatch.setattr("tempfile.tempdir", None)  # gettempdir() reads TMPDIR again
+    made = sweep_directory(12)
+    try:
+        assert len(os.fsencode(made / "p11" / "k-99")) <= _kernels.SOCKET_PATH_MOST
+        assert oct(made.stat().st_mode & 0o777) == "0o700"
+    finally:
+        made.rmdir()
+    # nowhere short enough to write (the short system directories made unusable for this test): the reason is said
+    monkeypatch.setattr(_kernels, "_SHORT_ROOTS", (str(long_tmp),))
+    with pytest.raises(InvalidValueError, match=r"Unix sockets.*107 bytes.*TMPDIR"):
+        sweep_directory(2)

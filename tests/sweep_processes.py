@@ -1,0 +1,40 @@
+"""The processes of a test's sweeps, from this machine's process table: each sweeping kernel a test starts carries an
+owner variable of that test module's own (`owned_environment`), which its points' guards, kernels and their children
+inherit, so a test finds its own sweeps' processes, not those another test runs at the same time (the suite runs on
+two workers)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+
+def new_owner(module: str) -> str:
+    """`NAME=VALUE` unique to this run of `module`."""
+    return f"MGENV_TEST_SWEEP_OWNER={module}-{uuid.uuid4().hex}"
+
+
+def owned_environment(owner: str) -> dict[str, str]:
+    """A sweeping kernel's environment: this process's, with `owner`."""
+    name, value = owner.split("=", 1)
+    return {**os.environ, name: value}
+
+
+def point_processes(owner: str) -> list[int]:
+    """Every point kernel, guard or process of a point whose environment holds `owner`."""
+    wanted = owner.encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as environ:
+                variables = environ.read().split(b"\0")
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                command = cmdline.read()
+        except OSError:
+            continue
+        point = any(v.startswith(b"MGENV_SWEEP_REPORT=") for v in variables) or b"tuner/_guard.py" in command
+        if point and wanted in variables:
+            found.append(int(entry))
+    return found
