@@ -102,7 +102,7 @@ def test_a_point_whose_kernel_had_other_values_is_shown_so_and_never_recommended
     write_spec(kernelspecs, "launcher", ["/usr/bin/env", "SWEEP_HELD_X=slow", sys.executable, "-m",
                                          "ipykernel_launcher", "-f", "{connection_file}"], {})
     # the first point (the value its kernel really had) is the slower one
-    cell = "import os, time\ntime.sleep(0.5 if os.environ['MGENV_SWEEP_REPORT'].endswith('point-0.json') else 0)"
+    cell = "import os, time\ntime.sleep(0.5 if os.environ['MGENV_SWEEP_REPORT'].endswith('/p0/report.json') else 0)"
     result = run_sweep(cell, {"SWEEP_HELD_X": ["slow", "fast"]}, given_setup(""), session=fresh_session,
                        kernel="launcher", timeout=120)
     assert [p.outcome.value for p in result.points] == ["ok", "ok"]
