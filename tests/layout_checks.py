@@ -180,3 +180,17 @@ def set_high_contrast(page: Any) -> None:
     page.evaluate("theme => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", HIGH_CONTRAST)
     page.wait_for_function("name => document.body.dataset.jpThemeName === name", arg=HIGH_CONTRAST, timeout=30_000)
     theme_loaded(page)
+
+
+def give_the_chart_room(page: Any, variables: float = 0.4) -> None:
+    """What a user does to look at the sidebar's chart: drag the handle between its Variables and Live GPU memory
+    sections, here to `variables` of the height for the variables (the first split gives them 70%: the sidebar shows
+    the variables first, README). A folded GPUs section stays folded."""
+    page.evaluate("""variables => {
+        const panel = [...window.jupyterapp.shell.widgets('left')].find(w => w.id === 'mgenv-jupyter-sidebar');
+        const sizes = panel.content.relativeSizes();
+        const rest = sizes.slice(2);
+        panel.content.setRelativeSizes([variables, 1 - variables - rest.reduce((a, b) => a + b, 0), ...rest]);
+    }""", variables)
+    page.wait_for_timeout(100)  # one layout pass: Lumino lays the sections out on the next animation frame
+

@@ -476,7 +476,8 @@ def test_html_in_a_process_or_notebook_name_is_text_in_the_report_the_view_and_t
             assert page.inner_text(f"{notebook_row} .mgenv-gpu-open") == HTML_NOTEBOOK
             assert HTML_PROCESS in page.inner_text(f"{ROWS}[data-key='o:{stranger.pid}'] .mgenv-gpu-meta")
             page.locator("#jp-left-stack").screenshot(path=str(screenshot(page, "html-names-gpu-view.png")))
-            # The whole panel: the GPU view and the last report, which the panel shows too.
+            # The whole panel: the GPU view and the last report, which the panel shows too (its card unfolded).
+            page.locator(".mgenv-sb-oom .mgenv-oom-headline").click()
             assert page.inner_text(".mgenv-sb").count(HTML_PROCESS) >= 2
             assert markup_inside(page, ".mgenv-sb") == 0
             page.locator(f"{notebook_row} .mgenv-gpu-shutdown").click()

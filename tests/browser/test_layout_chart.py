@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from layout_checks import clipped_text, overlapping, set_theme, sticking_out, unusable_inputs
+from layout_checks import clipped_text, give_the_chart_room, overlapping, set_theme, sticking_out, unusable_inputs
 
 from lab_pool import LabPool
 from lab_server import (
@@ -154,6 +154,7 @@ def test_sidebar_chart_layout(lab_page, width, theme):
     page.evaluate("() => window.jupyterapp.shell.expandLeft()")
     page.wait_for_selector(SIDEBAR, state="visible")
     set_left_area_width(page, width)
+    give_the_chart_room(page)
     apply_theme(page, theme)
     page.locator(SIDEBAR).scroll_into_view_if_needed()
     settle(page, SIDEBAR)
@@ -379,6 +380,7 @@ def test_cluster_chart_in_the_sidebar(cluster_page, theme):
         open_sidebar(page)
     page.wait_for_selector(CLUSTER_SIDEBAR, state="visible", timeout=60_000)
     set_left_area_width(page, 280)
+    give_the_chart_room(page, variables=0.1)  # three nodes' legend: the chart dragged to nearly the whole height
     apply_theme(page, theme)
     page.locator(CLUSTER_SIDEBAR).scroll_into_view_if_needed()
     settle(page, CLUSTER_SIDEBAR)

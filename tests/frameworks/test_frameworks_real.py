@@ -38,7 +38,7 @@ def test_megengine_after_import_warns_truthfully_and_live_changes_really_apply()
     env_only = r["env_only"]
     assert set(env_only["outcomes"].values()) == {"already_read"}
     assert len(env_only["warnings"]) == 2
-    assert any("MGE_DEFAULT_DEVICE" in w and "megengine" in w and "unset" in w and "restart" in w
+    assert any("MGE_DEFAULT_DEVICE" in w and "megengine" in w and "not set" in w and "restart" in w
                for w in env_only["warnings"])
     # ...and MegEngine indeed did not change:
     assert r["after_env_only"] == {"default_device": "xpux", "dtr_eviction_threshold": 0}

@@ -9,6 +9,7 @@
 import { SidePanel } from '@jupyterlab/ui-components';
 import type { ITranslator } from '@jupyterlab/translation';
 import { Message } from '@lumino/messaging';
+import type { ISignal } from '@lumino/signaling';
 import { AccordionPanel, Widget } from '@lumino/widgets';
 
 import { MemoryMessage } from '../protocol';
@@ -83,7 +84,12 @@ export class SidebarPanel extends SidePanel {
     this.settings.changed.connect(this._onSettings, this);
     this._onSettings(this.settings, this.settings.options);
     this.follower.setMemory(this.memory.wanted);
-    this.accordion.expansionToggled.connect(this._onToggled, this);
+    // Lumino's accordion says when a section is unfolded from JupyterLab 4.1 on; 4.0's does not (the GPUs then open
+    // at the size the accordion gives them).
+    (this.accordion as unknown as { expansionToggled?: ISignal<AccordionPanel, number> }).expansionToggled?.connect(
+      this._onToggled,
+      this
+    );
     this.accordion.handleMoved.connect(this._onMoved, this);
   }
 
