@@ -7,6 +7,7 @@ tokens of the users, sessions (real ipykernels) in their servers."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,6 +30,15 @@ ADMIN, USER = "ada", "bob"
 PASSWORD = "mgenv-hub-test"
 DRIVER_TOKEN = "mgenv-hub-driver-token-0123456789"
 SERVICE = "mgenv-gpus"
+# A single-user server's GPU view as the server extension writes it (protocol/_gpus.py): one kernel holding 20 GiB.
+GOOD_VIEW = {"v": 1, "state": "ok", "detail": None, "simulated": True, "simulation": "hub", "namespace": "same",
+             "kernels": [{"id": "k1", "name": "python3", "notebooks": ["train.ipynb"], "execution_state": "idle",
+                          "last_activity": None, "idle_seconds": 75.0, "idle_since": "cell", "running_cell": False,
+                          "running_seconds": None, "pid_known": True, "cull_at": None}],
+             "devices": [{"index": 0, "label": "gpu0 (simulated)", "name": "NVIDIA A100", "total": 80 << 30,
+                          "used": 21 << 30, "shares": [{"kernel_id": "k1", "used": 20 << 30, "figure": "nvml"}],
+                          "others": [], "unlisted": 1 << 30, "problem": None}],
+             "read_at": 0.0, "culling": None}
 
 CONFIG = """
 import sys
@@ -109,10 +120,36 @@ class HubRun:
         raise AssertionError(f"{user}'s server did not start in 120 s")
 
     def open_notebook(self, user: str, path: str) -> str:
-        """A session (a real ipykernel) for notebook `path` in `user`'s server; its kernel's id."""
+        """A session (a real ipykernel) for notebook `path` in `user`'s server, with one cell run; its kernel's id."""
         _, session = self.call("POST", f"user/{user}/api/sessions",
                                {"path": path, "type": "notebook", "name": path, "kernel": {"name": "python3"}})
-        return str(session["kernel"]["id"])
+        kernel = str(session["kernel"]["id"])
+        asyncio.run(self._run_cell(user, kernel, "x = 1"))
+        return kernel
+
+    async def _run_cell(self, user: str, kernel: str, code: str) -> None:
+        """Run one cell in the kernel over its websocket, as a notebook does, until the kernel is idle after it."""
+        from tornado.httpclient import HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        url = f"{self.url.replace('http', 'ws', 1)}/user/{user}/api/kernels/{kernel}/channels"
+        socket = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {DRIVER_TOKEN}"},
+                                                     connect_timeout=60))
+        msg_id = uuid.uuid4().hex
+        socket.write_message(json.dumps({
+            "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "test", "session": msg_id,
+                       "date": "", "version": "5.3"},
+            "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+            "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
+                        "allow_stdin": False, "stop_on_error": True}}))
+        while True:
+            text = await asyncio.wait_for(socket.read_message(), 60)
+            assert text is not None, f"{user}'s kernel {kernel} closed its channels"
+            message = json.loads(text)
+            if (message["msg_type"] == "status" and message["parent_header"].get("msg_id") == msg_id
+                    and message["content"]["execution_state"] == "idle"):
+                socket.close()
+                return
 
 
 @contextmanager
@@ -140,9 +177,9 @@ def running_hub(folder: Path, scenario: Path) -> Iterator[HubRun]:
             try:
                 run.call("GET", "hub/api/", expect=(200,))
                 break
-            except (OSError, AssertionError):
+            except (OSError, AssertionError) as error:
                 if hub.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the hub did not start:\n" + (folder / "hub.log").read_text()[-4000:])
+                    raise RuntimeError("the hub did not start:\n" + (folder / "hub.log").read_text()[-4000:]) from error
                 time.sleep(0.3)
         yield run
     finally:
@@ -153,5 +190,5 @@ def running_hub(folder: Path, scenario: Path) -> Iterator[HubRun]:
             os.killpg(hub.pid, 9)
             hub.wait()
         log.close()
-        shutil.copy(folder / "hub.log", ROOT / "test-artifacts" / "hub.log") if (ROOT / "test-artifacts").exists() \
-            else None
+        (ROOT / "test-artifacts").mkdir(exist_ok=True)
+        shutil.copy(folder / "hub.log", ROOT / "test-artifacts" / "hub.log")

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from jupyterhub.utils import url_path_join
-from tornado import ioloop, web
+from tornado import ioloop, log, web
 
 from ._page import render
 from ._survey import Hub, HubError, hub_user, ready_servers, servers_of, shut_down, survey
@@ -61,7 +61,8 @@ class ShutdownHandler(_Base):
     def check_xsrf_cookie(self) -> None:
         # tornado checks before the visitor is known; HubOAuth exempts a request made with a token (a script's), which
         # it can tell only once it has identified the visitor. A browser's request still needs the page's XSRF token.
-        _ = self.current_user
+        if "Authorization" in self.request.headers:
+            _ = self.current_user
         super().check_xsrf_cookie()
 
     @web.authenticated
@@ -97,7 +98,7 @@ def make_app(hub: Hub, prefix: str) -> web.Application:
         (prefix, PageHandler),
         (url_path_join(prefix, "api/shutdown"), ShutdownHandler),
         (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
-    ], cookie_secret=os.urandom(32), xsrf_cookies=True, **{HUB_SETTING: hub})
+    ], cookie_secret=os.urandom(32), xsrf_cookies=True, mgenv_hub=hub)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="where the hub's proxy answers for the single-user servers (default: "
                              "$JUPYTERHUB_PUBLIC_URL, else http://127.0.0.1:8000)")
     args = parser.parse_args(argv)
+    log.enable_pretty_logging()  # its requests in the hub's log, as the hub's own are
     service_url = urlsplit(os.environ["JUPYTERHUB_SERVICE_URL"])
     hub = Hub(api_url=os.environ["JUPYTERHUB_API_URL"].rstrip("/") + "/", proxy_url=args.proxy_url.rstrip("/"),
               token=os.environ["JUPYTERHUB_API_TOKEN"])

@@ -112,13 +112,23 @@ def render(rows: list[Row], who: str, admin: bool, xsrf: str) -> str:
     parts.append(_servers_table(rows))
     if admin:  # the confirmation and the shutdown exist for an admin only (the service refuses anyone else too)
         parts.append("<dialog id='confirm'><p id='confirm-text'></p><p><button id='confirm-no'>Cancel</button> "
-                     f"<button id='confirm-yes' class='danger'>Shut down</button></p></dialog><script>{_SCRIPT}</script>")
+                     "<button id='confirm-yes' class='danger'>Shut down</button></p></dialog>"
+                     f"<script>{_SCRIPT}</script>")
     parts.append("</body></html>")
     return "".join(parts)
 
 
 def _device_table(entries: list[tuple[Row, Device]], admin: bool) -> str:
-    newest = max((device for _, device in entries), key=lambda d: d.used)
+    first = entries[0][1]
+    # Each server reads the device itself; on one machine they agree (but for what changed between their reads).
+    # Where they do not (simulated GPUs: each server simulates its own), each server's figure is shown.
+    readings = {(row.server.user, row.server.name): device.used for row, device in entries}
+    if len(set(readings.values())) == 1:
+        used = f"{size(first.used)} used of {size(first.total)}"
+    else:
+        used = f"{size(first.total)}; used, as each server reads it: " + ", ".join(
+            f"{escape(user)}{'/' + escape(name) if name else ''} {size(value)}"
+            for (user, name), value in readings.items())
     holders: list[tuple[int, str]] = []
     for row, device in entries:
         kernels = {k.id: k for k in row.view.kernels} if row.view else {}
@@ -130,8 +140,7 @@ def _device_table(entries: list[tuple[Row, Device]], admin: bool) -> str:
             f"<th>culled at</th>{'<th></th>' if admin else ''}</tr>")
     columns = 7 if admin else 6
     body = "".join(h for _, h in holders) or f"<tr><td colspan='{columns}' class='muted'>nothing held</td></tr>"
-    return (f"<h3>{escape(newest.label)} · {escape(newest.name)} · {size(newest.used)} used of "
-            f"{size(newest.total)}</h3><table class='gpu'>{head}{body}</table>")
+    return (f"<h3>{escape(first.label)} · {escape(first.name)} · {used}</h3><table class='gpu'>{head}{body}</table>")
 
 
 def _holder_row(row: Row, kernel_id: str, kernel: Kernel | None, used: int | None, admin: bool) -> str:

@@ -138,6 +138,7 @@ def _bytes(value: object, where: str) -> int:
 def _seconds(value: object, where: str) -> float | None:
     if value is None:
         return None
-    if type(value) not in (int, float) or not (math.isfinite(value) and 0 <= value <= _MAX_SECONDS):  # type: ignore[arg-type]
+    if not (type(value) in (int, float) and isinstance(value, (int, float))  # bool is not a number of seconds
+            and math.isfinite(value) and 0 <= value <= _MAX_SECONDS):
         raise ViewError(where)
-    return float(value)  # type: ignore[arg-type]
+    return float(value)

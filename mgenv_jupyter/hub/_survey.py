@@ -23,9 +23,10 @@ VIEW_LIMIT = 4 << 20  # bytes of one server's answer: 256 kernels with 16 notebo
 HUB_TIMEOUT = 10.0
 HUB_LIMIT = 64 << 20  # the hub's user list: 10,000 users with their servers fit
 _HUB_DEPTH = 8
-# A server's URL path as the hub gives it (`/user/<name>/<server>/`, names URL-quoted): nothing that could leave the
-# proxy's host or add a query.
-_SERVER_PATH = re.compile(r"/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,2047}")
+# A server's URL path as the hub gives it (`/user/<name>/<server>/`, names URL-quoted): segments of path characters,
+# none empty (`//host` would name another host), none `.` or `..`, no query.
+_SERVER_PATH = re.compile(r"(?:/[A-Za-z0-9._~!$&'()*+,;=:@%-]{1,255}){1,16}/?")
+_DOTS = {".", ".."}
 _KERNEL_ID = re.compile(r"[A-Za-z0-9-]{1,64}")
 
 
@@ -103,7 +104,7 @@ def servers_of(user: object) -> list[Server]:
     for server_name, server in (servers.items() if isinstance(servers, dict) else ()):
         path = server.get("url") if isinstance(server, dict) else None
         if (isinstance(server_name, str) and isinstance(path, str) and server.get("ready") is True
-                and _SERVER_PATH.fullmatch(path)):
+                and _SERVER_PATH.fullmatch(path) and not _DOTS & set(path.split("/"))):
             found.append(Server(name, server_name, path if path.endswith("/") else path + "/"))
     return found
 
