@@ -6,7 +6,7 @@ the kernel in its user's server; and the page in real Chromium, signed in throug
 dark, 1280 and 800 px wide (test-artifacts/hub-*.png), Shut down asks first (Cancel keeps the kernel) and then works.
 
 One hub for the module (about a minute to start both servers), so the page's browser test lives here too; the module
-is marked slow by hand (it is in no tier directory)."""
+is marked slow by hand (it is in no tier directory), and setup_venvs: ./dev installs the proxy beside the tests."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ from layout_checks import clipped_text, overlapping  # noqa: E402
 
 from lab_server import chromium_page, screenshot  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# configurable-http-proxy is installed by ./dev's setup_venvs, beside the first tests: wait for it (setup_beside.py).
+pytestmark = [pytest.mark.slow, pytest.mark.setup_venvs]
 
 NOTEBOOKS = {ADMIN: ("ada-train.ipynb", 20), USER: ("bob-eval.ipynb", 6)}  # GiB each one's kernel holds
 
