@@ -1,7 +1,7 @@
 """A real JupyterHub for the hub service's tests: configurable-http-proxy from npm (build/chp, `./dev setup`),
 DummyAuthenticator (password PASSWORD) with SimpleLocalProcessSpawner, two users (ADMIN, an admin of the hub, and
-USER), each with a running single-user server whose kernels share the simulated GPU (MGENV_SIMULATE_GPU: one
-scenario, one simulated machine for both servers), and the service `mgenv-gpus` (`python -m mgenv_jupyter.hub`)
+USER), each with a running single-user server on the simulated GPU (MGENV_SIMULATE_GPU: one scenario for both; each
+server simulates its own machine from it), and the service `mgenv-gpus` (`python -m mgenv_jupyter.hub`)
 with the role README.md gives it. A test drives it through `HubRun`: the hub's API with a driver service's token,
 tokens of the users, sessions (real ipykernels) in their servers."""
 
@@ -26,6 +26,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CHP = ROOT / "build" / "chp" / "node_modules" / ".bin" / "configurable-http-proxy"
+# JupyterHub 5.0 (the oldest the [hub] extra allows) over .venv's packages: ./dev setup installs it there.
+HUB_OLDEST = ROOT / "build" / "hub-oldest"
 ADMIN, USER = "ada", "bob"
 PASSWORD = "mgenv-hub-test"
 DRIVER_TOKEN = "mgenv-hub-driver-token-0123456789"
@@ -153,19 +155,26 @@ class HubRun:
 
 
 @contextmanager
-def running_hub(folder: Path, scenario: Path) -> Iterator[HubRun]:
+def running_hub(folder: Path, scenario: Path, oldest: bool = False) -> Iterator[HubRun]:
+    """A hub of .venv's JupyterHub (the newest), or with `oldest` of HUB_OLDEST's, for the hub, its service and the
+    single-user servers alike."""
     if not CHP.exists():
         raise RuntimeError(f"{CHP} is missing: ./dev setup installs configurable-http-proxy there")
+    if oldest and not (HUB_OLDEST / "jupyterhub").exists():
+        raise RuntimeError(f"{HUB_OLDEST} is missing: ./dev setup installs JupyterHub 5.0 there")
     homes = folder / "homes"
     for user in (ADMIN, USER):
         (homes / user).mkdir(parents=True)
+    # This checkout first; a PYTHONPATH given to the tests stays behind it (another JupyterHub, e.g. the oldest).
+    pythonpath = os.pathsep.join(filter(None, [str(ROOT), str(HUB_OLDEST) if oldest else "",
+                                               os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": pythonpath, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
     port = _free_port()
     config = folder / "jupyterhub_config.py"
     config.write_text(CONFIG.format(
         port=port, hub_port=_free_port(), proxy_api_port=_free_port(), service_port=_free_port(), chp=str(CHP),
         password=PASSWORD, user=USER, admin=ADMIN, homes=str(homes), scenario=str(scenario),
-        pythonpath=str(ROOT), service=SERVICE, driver=DRIVER_TOKEN))
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+        pythonpath=pythonpath, service=SERVICE, driver=DRIVER_TOKEN))
     env.pop("JUPYTERHUB_API_TOKEN", None)
     log = (folder / "hub.log").open("wb")
     hub = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)], cwd=folder, env=env,

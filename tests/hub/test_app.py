@@ -1,12 +1,13 @@
-"""The service in a real JupyterHub (tests/hub_server.py): configurable-http-proxy, DummyAuthenticator,
-SimpleLocalProcessSpawner, two users whose servers share the simulated GPU. Checked over HTTP with the users' own
+"""The service in a real JupyterHub, the newest (6.x) and the oldest declared (5.0) (tests/hub_server.py):
+configurable-http-proxy, DummyAuthenticator, SimpleLocalProcessSpawner, two users whose servers run the same
+simulated GPU scenario (each server simulates its own machine from it). Checked over HTTP with the users' own
 tokens: the admin's page lists both users' notebooks with their bytes and idle times; the other user's only theirs,
 and asking for the admin's servers or a shutdown gets 403 from the service; a shutdown through the service's API ends
 the kernel in its user's server; and the page in real Chromium, signed in through the hub's login form: light and
 dark, 1280 and 800 px wide (test-artifacts/hub-*.png), Shut down asks first (Cancel keeps the kernel) and then works.
 
-One hub for the module (about a minute to start both servers), so the page's browser test lives here too; the module
-is marked slow by hand (it is in no tier directory), and setup_venvs: ./dev installs the proxy beside the tests."""
+One hub per JupyterHub version for the module (about 40 s each with both servers), so the page's browser test lives here too; the module
+is marked slow by hand (it is in no tier directory), and setup_venvs: ./dev installs the proxy and the oldest hub beside the tests."""
 
 from __future__ import annotations
 
@@ -38,10 +39,12 @@ def scenario_file(folder: Path) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[HubRun, dict[str, str]]]:
+@pytest.fixture(scope="module", params=["newest", "oldest"])
+def hub(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+        ) -> Iterator[tuple[HubRun, dict[str, str]]]:
+    """The newest JupyterHub (.venv's, 6.x), then the oldest declared (5.0): each started once."""
     folder = tmp_path_factory.mktemp("hub")
-    with running_hub(folder, scenario_file(folder)) as run:
+    with running_hub(folder, scenario_file(folder), oldest=request.param == "oldest") as run:
         kernels = {}
         for user, (notebook, _) in NOTEBOOKS.items():
             run.start_server(user)
@@ -115,7 +118,7 @@ def test_the_page_in_chromium_asks_before_a_shutdown_light_and_dark(hub: tuple[H
             page.set_viewport_size({"width": width, "height": 800})
             page.emulate_media(color_scheme="dark" if dark else "light")
             assert clipped_text(page, "table") == [] and overlapping(page, "tr.holder td") == []
-            screenshot(page, f"hub-{width}-{'dark' if dark else 'light'}.png")
+            screenshot(page, f"hub-{width}-{'dark' if dark else 'light'}.png")  # the oldest hub's come last
         row.locator("button.shutdown").click()
         dialog = page.locator("dialog#confirm")
         dialog.wait_for(state="visible")
