@@ -1,13 +1,14 @@
-"""The service in a real JupyterHub, the newest (6.x) and the oldest declared (5.0) (tests/hub_server.py):
-configurable-http-proxy, DummyAuthenticator, SimpleLocalProcessSpawner, two users whose servers run the same
-simulated GPU scenario (each server simulates its own machine from it). Checked over HTTP with the users' own
-tokens: the admin's page lists both users' notebooks with their bytes and idle times; the other user's only theirs,
-and asking for the admin's servers or a shutdown gets 403 from the service; a shutdown through the service's API ends
-the kernel in its user's server; and the page in real Chromium, signed in through the hub's login form: light and
-dark, 1280 and 800 px wide (test-artifacts/hub-*.png), Shut down asks first (Cancel keeps the kernel) and then works.
+"""The service in a real JupyterHub, the newest (6.x) and the oldest declared (5.0) (tests/hub_server.py): configurable-
+http-proxy, DummyAuthenticator, SimpleLocalProcessSpawner, two users whose servers run the same simulated GPU
+scenario (each server simulates its own machine from it). Checked over HTTP with the users' own tokens: the admin's
+page lists both users' notebooks with their bytes and idle times; the other user's only theirs, and asking for the
+admin's servers or a shutdown gets 403 from the service; a shutdown through the service's API ends the kernel in its
+user's server; and the page in real Chromium, signed in through the hub's login form: light and dark, 1280 and 800 px
+wide (test-artifacts/hub-*.png), Shut down asks first (Cancel keeps the kernel) and then works.
 
-One hub per JupyterHub version for the module (about 40 s each with both servers), so the page's browser test lives here too; the module
-is marked slow by hand (it is in no tier directory), and setup_venvs: ./dev installs the proxy and the oldest hub beside the tests."""
+One hub per JupyterHub version for the module (about 40 s each with both servers), so the page's browser test lives
+here too; the module is marked slow by hand (it is in no tier directory), and setup_venvs: ./dev installs the proxy
+and the oldest hub beside the tests."""
 
 from __future__ import annotations
 
