@@ -1,3 +1,4 @@
 from ._app import main
 
-main()
+if __name__ == "__main__":  # importing the package's modules (as a test that walks them does) starts nothing
+    main()
