@@ -8,7 +8,6 @@ matter here.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from dataclasses import dataclass
 from urllib.parse import quote
@@ -140,13 +139,3 @@ def _hub_json(outcome: Outcome) -> object:
     except (ValueError, UnicodeDecodeError) as error:
         raise HubError(Outcome("error")) from error
 
-
-def as_json(rows: list[Row]) -> str:
-    """The rows as JSON (for the page's tests and scripts): codes and figures, no words."""
-    return json.dumps([{"user": r.server.user, "server": r.server.name, "problem": r.problem, "status": r.status,
-                        "field": r.field, "view": None if r.view is None else _view_json(r.view)} for r in rows])
-
-
-def _view_json(view: ServerView) -> dict[str, object]:
-    from dataclasses import asdict
-    return asdict(view)
