@@ -13,6 +13,7 @@ from . import (
     footprint_bench,
     gil_bench,
     holders_bench,
+    hub_bench,
     memory_bench,
     oom_bench,
     sampler_bench,
@@ -25,7 +26,7 @@ from . import (
 def main() -> None:
     sections = [env_bench.report(), memory_bench.report(), chart_bench.report(), sidebar_bench.report(),
                 sampler_bench.report(), oom_bench.report(), cluster_bench.report(), footprint_bench.report(),
-                gil_bench.report(), holders_bench.report(), server_gpus_bench.report(),
+                gil_bench.report(), holders_bench.report(), server_gpus_bench.report(), hub_bench.report(),
                 sites_bench.report()]
     header = (f"# Benchmark results\n\nRecorded {time.strftime('%Y-%m-%d')} by `./dev bench` on {platform.machine()}, "
               f"{platform.python_implementation()} {platform.python_version()}, "

@@ -1,0 +1,146 @@
+"""The service in a real JupyterHub, the newest (6.x) and the oldest declared (5.0) (tests/hub_server.py): configurable-
+http-proxy, DummyAuthenticator, SimpleLocalProcessSpawner, two users whose servers run the same simulated GPU
+scenario (each server simulates its own machine from it). Checked over HTTP with the users' own tokens: the admin's
+page lists both users' notebooks with their bytes and idle times; the other user's only theirs, and asking for the
+admin's servers or a shutdown gets 403 from the service; a shutdown through the service's API ends the kernel in its
+user's server; and the page in real Chromium, signed in through the hub's login form: light and dark, 1280 and 800 px
+wide (test-artifacts/hub-*.png), Shut down asks first (Cancel keeps the kernel) and then works.
+
+One hub per JupyterHub version for the module (about 40 s each with both servers), so the page's browser test lives
+here too; the module is marked slow by hand (it is in no tier directory), and setup_venvs: ./dev installs the proxy
+and the oldest hub beside the tests."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("jupyterhub")
+from hub_server import ADMIN, PASSWORD, SERVICE, USER, HubRun, running_hub  # noqa: E402
+from layout_checks import clipped_text, overlapping  # noqa: E402
+
+from lab_server import chromium_page, screenshot  # noqa: E402
+
+# configurable-http-proxy is installed by ./dev's setup_venvs, beside the first tests: wait for it (setup_beside.py).
+pytestmark = [pytest.mark.slow, pytest.mark.setup_venvs]
+
+NOTEBOOKS = {ADMIN: ("ada-train.ipynb", 20), USER: ("bob-eval.ipynb", 6)}  # GiB each one's kernel holds
+
+
+def scenario_file(folder: Path) -> Path:
+    path = folder / "gpus.json"
+    path.write_text(json.dumps({"name": "hub", "devices": [{
+        "name": "NVIDIA A100-SXM4-80GB", "total": "80GB", "others": "512MB", "kernel": "1GB",
+        "notebooks": {name: f"{gib}GB" for name, gib in NOTEBOOKS.values()}, "other_processes": []}]}))
+    return path
+
+
+@pytest.fixture(scope="module", params=["newest", "oldest"])
+def hub(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+        ) -> Iterator[tuple[HubRun, dict[str, str]]]:
+    """The newest JupyterHub (.venv's, 6.x), then the oldest declared (5.0): each started once."""
+    folder = tmp_path_factory.mktemp("hub")
+    with running_hub(folder, scenario_file(folder), oldest=request.param == "oldest") as run:
+        kernels = {}
+        for user, (notebook, _) in NOTEBOOKS.items():
+            run.start_server(user)
+            kernels[user] = run.open_notebook(user, notebook)
+        yield run, kernels
+
+
+def holders(page: str) -> dict[str, tuple[str, str, str]]:
+    """{kernel id: (user, notebook, bytes)} of the page's GPU tables, and each row's idle cell must be a time."""
+    found = {}
+    for kernel, user, notebook, held, idle in re.findall(
+            r"<tr class='holder' data-kernel='([^']*)'><td>([^<]*)</td><td>.*?</td><td>([^<]*)</td>"
+            r"<td class='n'>([^<]*)</td><td class='n'>([^<]*)</td>", page):
+        assert re.fullmatch(r"\d+ s|\d+ min|\d+ h \d+ min", idle), idle  # idle since the kernel started
+        found[kernel] = (user, notebook, held)
+    return found
+
+
+def page_of(run: HubRun, token: str, query: str = "", expect: tuple[int, ...] = (200,)) -> tuple[int, Any]:
+    return run.call("GET", f"services/{SERVICE}/{query}", token=token, expect=expect)
+
+
+def test_the_admin_sees_both_users_notebooks_with_bytes_and_idle_times(hub: tuple[HubRun, dict[str, str]]) -> None:
+    run, kernels = hub
+    token = run.token_of(ADMIN)
+    _, page = page_of(run, token)
+    seen = holders(page)
+    for user, (notebook, gib) in NOTEBOOKS.items():
+        assert seen[kernels[user]] == (user, notebook, f"{gib}.0 GiB"), (user, seen)
+    assert page.count("class='shutdown") == 2 and "NVIDIA A100-SXM4-80GB" in page
+
+
+def test_a_user_sees_only_their_own_and_is_refused_another_users(hub: tuple[HubRun, dict[str, str]]) -> None:
+    run, kernels = hub
+    token = run.token_of(USER)
+    _, page = page_of(run, token)
+    assert set(holders(page)) == {kernels[USER]} and "class='shutdown" not in page
+    status, _ = page_of(run, token, f"?user={ADMIN}", expect=(403,))
+    assert status == 403
+    run.call("POST", f"services/{SERVICE}/api/shutdown", {"user": ADMIN, "server": "", "kernel": kernels[ADMIN]},
+             token=token, expect=(403,))
+    _, listed = run.call("GET", f"user/{ADMIN}/api/kernels")
+    assert kernels[ADMIN] in {k["id"] for k in listed}
+
+
+def test_the_admin_shuts_a_users_kernel_down_through_the_service(hub: tuple[HubRun, dict[str, str]]) -> None:
+    run, kernels = hub
+    extra = run.open_notebook(USER, "bob-scratch.ipynb")
+    run.call("POST", f"services/{SERVICE}/api/shutdown", {"user": USER, "server": "", "kernel": extra},
+             token=run.token_of(ADMIN), expect=(204,))
+    _, listed = run.call("GET", f"user/{USER}/api/kernels")
+    assert extra not in {k["id"] for k in listed} and kernels[USER] in {k["id"] for k in listed}
+
+
+@pytest.mark.browser
+def test_the_page_in_chromium_asks_before_a_shutdown_light_and_dark(hub: tuple[HubRun, dict[str, str]]) -> None:
+    run, kernels = hub
+    victim = run.open_notebook(USER, "bob-leftover.ipynb")
+    with chromium_page(1280, 800) as page:
+        page.goto(f"{run.url}/hub/login?next=/services/{SERVICE}/")
+        page.fill("input[name=username]", ADMIN)
+        page.fill("input[name=password]", PASSWORD)
+        page.click("input[type=submit], button[type=submit]")
+        page.wait_for_url(f"**/services/{SERVICE}/")  # through the service's OAuth with the hub
+        row = page.locator(f"tr.holder[data-kernel='{victim}']")
+        row.wait_for(timeout=60_000)
+        for kernel in (*kernels.values(), victim):
+            assert page.locator(f"tr.holder[data-kernel='{kernel}']").count() == 1
+        assert page.locator("tr.server").count() == 2
+        for width, dark in ((1280, False), (1280, True), (800, False), (800, True)):
+            page.set_viewport_size({"width": width, "height": 800})
+            page.emulate_media(color_scheme="dark" if dark else "light")
+            assert clipped_text(page, "table") == [] and overlapping(page, "tr.holder td") == []
+            screenshot(page, f"hub-{width}-{'dark' if dark else 'light'}.png")  # the oldest hub's come last
+        row.locator("button.shutdown").click()
+        dialog = page.locator("dialog#confirm")
+        dialog.wait_for(state="visible")
+        assert "bob-leftover.ipynb" in dialog.inner_text() and f"user {USER}" in dialog.inner_text()
+        screenshot(page, "hub-confirm-dark.png")
+        page.click("#confirm-no")
+        assert dialog.is_hidden() and victim in {k["id"] for k in run.call("GET", f"user/{USER}/api/kernels")[1]}
+        messages: list[str] = []
+        page.on("console", lambda message: messages.append(message.text))
+        page.on("pageerror", lambda error: messages.append(str(error)))
+        page.on("request", lambda request: messages.append(f"{request.method} {request.url}"))
+        page.on("requestfailed", lambda request: messages.append(f"failed {request.url} {request.failure}"))
+        row.locator("button.shutdown").click()
+        page.click("#confirm-yes")
+        try:
+            page.wait_for_function("() => document.getElementById('status').textContent !== ''")
+        except Exception as error:
+            raise AssertionError([messages, page.evaluate("document.getElementById('confirm').open"),
+                                  page.content()[-3000:]]) from error
+        assert "was shut down" in page.inner_text("#status"), page.inner_text("#status")
+        assert victim not in {k["id"] for k in run.call("GET", f"user/{USER}/api/kernels")[1]}
+        page.wait_for_load_state()
+        page.reload()  # (the page reloads itself too, half a second after the shutdown)
+        assert row.count() == 0, page.content()
