@@ -137,7 +137,8 @@ def _device_table(entries: list[tuple[Row, Device]], admin: bool) -> str:
             holders.append((share.used or 0, _holder_row(row, share.kernel_id, kernel, share.used, admin)))
     holders.sort(key=lambda h: -h[0])
     head = ("<tr><th>user</th><th>server</th><th>notebook</th><th class='n'>bytes</th><th class='n'>idle</th>"
-            f"<th title='when GPU-aware culling will shut the kernel down unless a cell runs'>shut down at</th>{'<th></th>' if admin else ''}</tr>")
+            "<th title='when GPU-aware culling will shut the kernel down unless a cell runs'>shut down at</th>"
+            f"{'<th></th>' if admin else ''}</tr>")
     columns = 7 if admin else 6
     body = "".join(h for _, h in holders) or f"<tr><td colspan='{columns}' class='muted'>nothing held</td></tr>"
     return (f"<h3>{escape(first.label)} · {escape(first.name)} · {used}</h3><table class='gpu'>{head}{body}</table>")
