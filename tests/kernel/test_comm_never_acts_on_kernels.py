@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.request
 import uuid
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-import psutil
-from jupyter_client import BlockingKernelClient
+from server_kernels import api, kernel_client, kernel_pid, run
 
 from mgenv_jupyter.protocol import PROTOCOL_VERSION, REQUEST_TYPES
 
-from lab_server import OOM_MESSAGE, TOKEN, Lab, running_lab
+from lab_server import OOM_MESSAGE, running_lab
 
 MESSAGE = (
     "CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 512.00 MiB is "
@@ -40,45 +39,8 @@ def scenario(holders: list[tuple[int, str]]) -> str:
         "other_processes": [{"pid": pid, "bytes": size} for pid, size in holders]}]})
 
 
-def api(lab: Lab, method: str, path: str, body: dict | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"{lab.url}/{path}?token={TOKEN}", data=data, method=method)
-    with urllib.request.urlopen(request, timeout=60) as response:
-        text = response.read()
-    return json.loads(text) if text else None
-
-
-def kernel_pid(kernel_id: str) -> int:
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        for process in psutil.process_iter(["cmdline"]):
-            if any(f"kernel-{kernel_id}.json" in part for part in process.info["cmdline"] or ()):
-                return int(process.pid)
-        time.sleep(0.2)
-    raise AssertionError(f"no process for kernel {kernel_id}")
-
-
-def client(lab: Lab, kernel_id: str) -> BlockingKernelClient:
-    kc = BlockingKernelClient()
-    kc.load_connection_file(str(lab.root.parent / "runtime" / f"kernel-{kernel_id}.json"))
-    kc.start_channels(hb=False)
-    kc.wait_for_ready(timeout=60)
-    return kc
-
-
-def printed(kc: BlockingKernelClient, code: str) -> str:
-    """What a cell prints and displays (as text)."""
-    texts: list[str] = []
-
-    def hook(message: dict[str, Any]) -> None:
-        content = message["content"]
-        if message["msg_type"] in ("display_data", "execute_result"):
-            texts.append(content["data"].get("text/plain", ""))
-        elif message["msg_type"] == "stream":
-            texts.append(content["text"])
-
-    kc.execute_interactive(code, timeout=120, output_hook=hook)
-    return "".join(texts)
+# What a cell prints and displays, as text; the cells that fail on purpose are read too.
+printed = partial(run, displays=True, ok=False)
 
 
 def requests_naming_actions(holder_id: str) -> list[dict[str, Any]]:
@@ -123,10 +85,10 @@ def test_no_comm_request_shuts_down_interrupts_or_restarts_a_kernel(tmp_path: Pa
         pids = {kernel: kernel_pid(kernel) for kernel in ids.values()}
         gpu.write_text(scenario([(pids[holder], "30GB")]))
 
-        b = client(lab, holder)
+        b = kernel_client(lab, holder)
         long_cell = b.execute(f"import os, time\nwhile not os.path.exists({str(flag)!r}):\n    time.sleep(0.05)\n"
                               "print('B ran to its end')")
-        a = client(lab, failing)
+        a = kernel_client(lab, failing)
         printed(a, "%load_ext mgenv_jupyter\nkept = object()\nkept_id = id(kept)\n"
                    "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})")
         report = printed(a, f"raise OutOfMemoryError({MESSAGE!r})")

@@ -7,33 +7,16 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.request
 from pathlib import Path
-from typing import Any
 
-from jupyter_client import BlockingKernelClient
+from server_kernels import api, kernel_client
 
 from mgenv_jupyter.protocol._gpus import GPUS_PATH
 
-from lab_server import ROOT, TOKEN, Lab, running_lab
+from lab_server import ROOT, running_lab
 
 GiB = 1024**3
 CONFIG = {"ServerApp": {"jpserver_extensions": {"mgenv_jupyter.server": True}}}
-
-
-def api(lab: Lab, method: str, path: str, body: dict | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"{lab.url}/{path}?token={TOKEN}", data=data, method=method)
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return json.load(response)
-
-
-def client(lab: Lab, kernel_id: str) -> BlockingKernelClient:
-    kc = BlockingKernelClient()
-    kc.load_connection_file(str(lab.root.parent / "runtime" / f"kernel-{kernel_id}.json"))
-    kc.start_channels(hb=False)
-    kc.wait_for_ready(timeout=60)
-    return kc
 
 
 def test_in_a_container_the_view_shows_each_kernels_own_report(tmp_path: Path):
@@ -44,7 +27,7 @@ def test_in_a_container_the_view_shows_each_kernels_own_report(tmp_path: Path):
         for name in ("torch.ipynb", "quiet.ipynb"):
             ids[name] = api(lab, "POST", "api/sessions", {"path": name, "type": "notebook", "name": name,
                                                           "kernel": {"name": "python3"}})["kernel"]["id"]
-        kc = client(lab, ids["torch.ipynb"])
+        kc = kernel_client(lab, ids["torch.ipynb"])
         for code in (f"import sys\nsys.path.insert(0, {str(ROOT / 'tests')!r})\n"
                      "from framework_stand_ins import TorchGpu, torch_modules\n"
                      f"sys.modules.update(torch_modules(TorchGpu(devices=[({2 * GiB}, {3 * GiB}, {3 * GiB})], "

@@ -9,15 +9,14 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import time
-import urllib.request
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-import psutil
-from jupyter_client import BlockingKernelClient
+from server_kernels import kernel_client, start_session
+from server_kernels import run as run_any
 
-from lab_server import TOKEN, Lab, running_lab
+from lab_server import running_lab
 
 MESSAGE = (
     "CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 512.00 MiB is "
@@ -33,43 +32,8 @@ def scenario(holders: list[tuple[int, str]], notebooks: dict[str, str] | None = 
         "other_processes": [{"pid": pid, "bytes": size} for pid, size in holders]}]}
 
 
-def start_session(lab: Lab, path: str) -> str:
-    body = json.dumps({"path": path, "type": "notebook", "name": path, "kernel": {"name": "python3"}}).encode()
-    request = urllib.request.Request(f"{lab.url}/api/sessions?token={TOKEN}", data=body, method="POST")
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return str(json.load(response)["kernel"]["id"])
-
-
-def kernel_pid(kernel_id: str) -> int:
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        for process in psutil.process_iter(["cmdline"]):
-            if any(f"kernel-{kernel_id}.json" in part for part in process.info["cmdline"] or ()):
-                return int(process.pid)
-        time.sleep(0.2)
-    raise AssertionError(f"no process for kernel {kernel_id}")
-
-
-def client(lab: Lab, kernel_id: str) -> BlockingKernelClient:
-    kc = BlockingKernelClient()
-    kc.load_connection_file(str(lab.root.parent / "runtime" / f"kernel-{kernel_id}.json"))
-    kc.start_channels(hb=False)  # the server watches the heartbeat; without one here wait_for_ready trusts replies
-    kc.wait_for_ready(timeout=60)
-    return kc
-
-
-def run(kc: BlockingKernelClient, code: str) -> str:
-    texts: list[str] = []
-
-    def hook(message: dict[str, Any]) -> None:
-        content = message["content"]
-        if message["msg_type"] in ("display_data", "execute_result"):
-            texts.append(content["data"].get("text/plain", ""))
-        elif message["msg_type"] == "stream":
-            texts.append(content["text"])
-
-    kc.execute_interactive(code, timeout=120, output_hook=hook)
-    return "\n".join(texts)
+# What a cell prints and displays, a line each; the cells that fail on purpose are read too.
+run = partial(run_any, displays=True, sep="\n", ok=False)
 
 
 def test_the_verdict_names_the_notebook_of_the_kernel_holding_most_of_the_gpu(tmp_path: Path):
@@ -81,10 +45,10 @@ def test_the_verdict_names_the_notebook_of_the_kernel_holding_most_of_the_gpu(tm
     try:
         with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(gpu)}, app="server") as lab:
             holder, failing = start_session(lab, "train/big.ipynb"), start_session(lab, "a.ipynb")
-            held_by = client(lab, holder)
+            held_by = kernel_client(lab, holder)
             run(held_by, "x = 1")  # its last cell: the server counts its idleness from here
             held_by.stop_channels()
-            kc = client(lab, failing)
+            kc = kernel_client(lab, failing)
             run(kc, "%load_ext mgenv_jupyter")
             run(kc, "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})")
             report = run(kc, f"raise OutOfMemoryError({MESSAGE!r})")

@@ -11,56 +11,21 @@ import os
 import signal
 import subprocess
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from server_kernels import api, kernel_client, run, start_session
 
 from mgenv_jupyter.protocol._gpus import GPUS_PATH
 
-from lab_server import TOKEN, Lab, running_lab
+from lab_server import Lab, running_lab
 
 EXTENSION_CONFIG = {"ServerApp": {"jpserver_extensions": {"mgenv_jupyter.server": True}}}
 # What the kernel's chart is labelled with, after its sampler looked at the device.
 LABEL = ("from mgenv_jupyter.memory import kernel_sampler\n"
          "from mgenv_jupyter.memory.simulated._simulation import running\n"
          "kernel_sampler().sample_once()\nprint(running().label)")
-
-
-def call(lab: Lab, method: str, path: str, body: dict | None = None) -> Any:
-    request = urllib.request.Request(f"{lab.url}/{path}?token={TOKEN}",
-                                     data=None if body is None else json.dumps(body).encode(), method=method)
-    with urllib.request.urlopen(request, timeout=30) as response:
-        text = response.read()
-    return json.loads(text) if text else None
-
-
-def open_notebook(lab: Lab, path: str) -> Any:
-    """A session for `path` (a notebook opened), and a client of its kernel."""
-    from jupyter_client import BlockingKernelClient
-
-    (lab.root / path).write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-    session = call(lab, "POST", "api/sessions", {"path": path, "type": "notebook", "name": path,
-                                                 "kernel": {"name": "python3"}})
-    client = BlockingKernelClient()
-    client.load_connection_file(str(lab.root.parent / "runtime" / f"kernel-{session['kernel']['id']}.json"))
-    client.start_channels(hb=False)
-    client.wait_for_ready(timeout=60)
-    return client
-
-
-def run(client: Any, code: str) -> str:
-    out: list[str] = []
-
-    def hook(message: dict[str, Any]) -> None:
-        if message["msg_type"] == "stream":
-            out.append(message["content"]["text"])
-
-    reply = client.execute_interactive(code, timeout=120, output_hook=hook)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return "".join(out).strip()
 
 
 @pytest.fixture
@@ -78,17 +43,17 @@ def server_pid(runtime: Path) -> int:
 
 def test_another_notebook_leaves_a_notebooks_own_scenario_and_a_clean_shutdown_leaves_no_machine_file(server):
     lab, runtime = server
-    first = open_notebook(lab, "own-scenario.ipynb")
+    first = kernel_client(lab, start_session(lab, "own-scenario.ipynb"))
     second = None
     try:
         # The README's way to a scenario of one's own; its chart streams (its sampler looks every second).
         assert run(first, "%load_ext mgenv_jupyter\nimport os\nos.environ['MGENV_SIMULATE_GPU'] = 'training'\n"
-                          "chart = %memchart\n" + LABEL) == "simulated (training)"
-        second = open_notebook(lab, "another.ipynb")  # inherits the server's a100-40gb
-        seen = run(second, "%load_ext mgenv_jupyter\nchart = %memchart\n" + LABEL)
+                          "chart = %memchart\n" + LABEL).strip() == "simulated (training)"
+        second = kernel_client(lab, start_session(lab, "another.ipynb"))  # inherits the server's a100-40gb
+        seen = run(second, "%load_ext mgenv_jupyter\nchart = %memchart\n" + LABEL).strip()
         time.sleep(2)  # the first kernel's sampler looks again meanwhile (about once a second)
-        assert (seen, run(first, LABEL)) == ("simulated (training)", "simulated (training)")
-        assert call(lab, "GET", GPUS_PATH)["simulation"] == "training"
+        assert (seen, run(first, LABEL).strip()) == ("simulated (training)", "simulated (training)")
+        assert api(lab, "GET", GPUS_PATH)["simulation"] == "training"
         pid = server_pid(runtime)
         assert (runtime / f"mgenv-simulated-gpu-{pid}.json").exists()
     finally:

@@ -19,6 +19,7 @@ from typing import Any
 
 import psutil
 import pytest
+from server_kernels import api, kernel_client, kernel_id_of, run
 
 from mgenv_jupyter.protocol._gpus import GPUS_PATH, MAX_OWNER_PIDS, OWNERS_PATH, GpuOwnersReply, GpuServerView
 
@@ -33,17 +34,8 @@ NOTEBOOKS = ("small.ipynb", "big.ipynb", "sub/medium.ipynb")
 EXTENSION_CONFIG = {"ServerApp": {"jpserver_extensions": {"mgenv_jupyter.server": True}}}
 
 
-def call(lab: Lab, method: str, path: str, body: dict | None = None, token: bool = True) -> Any:
-    url = f"{lab.url}/{path}" + (f"?token={TOKEN}" if token else "")
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method)
-    with urllib.request.urlopen(request, timeout=30) as response:
-        text = response.read()
-    return json.loads(text) if text else None
-
-
 def gpus(lab: Lab) -> GpuServerView:
-    view = call(lab, "GET", GPUS_PATH)
+    view = api(lab, "GET", GPUS_PATH)
     check(view, GpuServerView)
     return view
 
@@ -73,7 +65,7 @@ def server(tmp_path_factory, stranger) -> Iterator[Lab]:
         for path in NOTEBOOKS:
             (lab.root / path).write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4,
                                                      "nbformat_minor": 5}))
-            call(lab, "POST", "api/sessions", {"path": path, "type": "notebook", "name": Path(path).name,
+            api(lab, "POST", "api/sessions", {"path": path, "type": "notebook", "name": Path(path).name,
                                                "kernel": {"name": "python3"}})
         yield lab
 
@@ -99,7 +91,7 @@ def test_each_kernels_share_is_attributed_to_its_notebook(server, stranger):
     assert view["simulated"] and view["simulation"] == "three-notebooks" and view["namespace"] == "same"
     assert sorted(n for k in view["kernels"] for n in k["notebooks"]) == sorted(NOTEBOOKS)
     assert {k["name"] for k in view["kernels"]} == {"python3"}
-    sessions = {s["path"]: s["kernel"]["id"] for s in call(server, "GET", "api/sessions")}
+    sessions = {s["path"]: s["kernel"]["id"] for s in api(server, "GET", "api/sessions")}
     (device,) = view["devices"]
     assert device["label"] == "gpu0 (simulated)" and device["total"] == 40 * GiB
     # Largest first, each the notebook's kernel as the session manager pairs them.
@@ -119,7 +111,7 @@ def test_a_process_outside_every_kernel_is_other_with_pid_user_and_name_only(ser
 
 def test_a_request_without_a_token_gets_403_and_no_data(server):
     with pytest.raises(urllib.error.HTTPError) as refused:
-        call(server, "GET", GPUS_PATH, token=False)
+        api(server, "GET", GPUS_PATH, token=False)
     assert refused.value.code == 403
     body = refused.value.read().decode()
     assert "gpu0" not in body and "ipynb" not in body and "devices" not in body
@@ -132,7 +124,7 @@ def test_a_request_without_a_token_gets_403_and_no_data(server):
 def test_a_kernel_shut_down_through_the_server_disappears_within_two_seconds(server):
     view, _ = wait_for(server, lambda v: len(shares_by_notebook(v)) == 3, timeout=60)
     small = next(k["id"] for k in view["kernels"] if k["notebooks"] == ["small.ipynb"])
-    call(server, "DELETE", f"api/kernels/{small}")
+    api(server, "DELETE", f"api/kernels/{small}")
     after, took = wait_for(server, lambda v: small not in {k["id"] for k in v["kernels"]}
                            and small not in {s["kernel_id"] for s in v["devices"][0]["shares"]}, timeout=5)
     assert took < 2.0, f"took {took:.2f} s"
@@ -249,29 +241,6 @@ def test_300_concurrent_requests_are_all_answered(server, stranger):
 
 # ---- issue 29: a kernel's idleness is the user's, and one simulated device gives one figure -------------------------
 
-def kernel_client(lab: Lab, notebook: str) -> Any:
-    from jupyter_client import BlockingKernelClient
-
-    kernel_id = next(s["kernel"]["id"] for s in call(lab, "GET", "api/sessions") if s["path"] == notebook)
-    client = BlockingKernelClient()
-    client.load_connection_file(str(lab.root.parent / "runtime" / f"kernel-{kernel_id}.json"))
-    client.start_channels(hb=False)
-    client.wait_for_ready(timeout=60)
-    return client
-
-
-def run(client: Any, code: str) -> str:
-    out: list[str] = []
-
-    def hook(message: dict[str, Any]) -> None:
-        if message["msg_type"] == "stream":
-            out.append(message["content"]["text"])
-
-    reply = client.execute_interactive(code, timeout=120, output_hook=hook)
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return "".join(out)
-
-
 def kernel_of(view: GpuServerView, notebook: str) -> Any:
     return next(k for k in view["kernels"] if k["notebooks"] == [notebook])
 
@@ -280,13 +249,13 @@ def test_a_kernel_whose_chart_streams_is_idle_since_its_last_cell_not_since_its_
     """Issue 29, point 3: a live chart sends its batches as comm messages a few times a second, so the server's own
     `last_activity` never gets old. The view's idleness is the time since the last cell a user ran: it grows while
     the chart streams (and the sidebar's silent requests come), stops while a cell runs, and says which it is."""
-    client = kernel_client(server, "sub/medium.ipynb")
+    client = kernel_client(server, kernel_id_of(server, "sub/medium.ipynb"))
     try:
         run(client, "%load_ext mgenv_jupyter\nchart = %memchart")  # its batches flow from now on, no cell runs
         time.sleep(3)
         client.execute("pass", silent=True)  # a front end's own request (the sidebar's %load_ext is one)
         time.sleep(3)
-        view = call(server, "GET", GPUS_PATH)
+        view = api(server, "GET", GPUS_PATH)
         medium = kernel_of(view, "sub/medium.ipynb")
         server_saw = datetime.fromisoformat(medium["last_activity"])
         assert (datetime.now(timezone.utc) - server_saw).total_seconds() < 2  # the chart's messages, for the server
@@ -306,11 +275,11 @@ def test_each_kernel_sees_on_its_simulated_gpu_what_the_server_sees_of_it(server
     """Issue 29, point 4: MGENV_SIMULATE_GPU is the server's and every kernel inherits it: one simulated device for
     all of them. A kernel's own sampler reads for its process what the server's view says its notebook holds."""
     deadline = time.monotonic() + 60
-    while not {"big.ipynb", "sub/medium.ipynb"} <= set(shares := shares_by_notebook(call(server, "GET", GPUS_PATH))):
+    while not {"big.ipynb", "sub/medium.ipynb"} <= set(shares := shares_by_notebook(api(server, "GET", GPUS_PATH))):
         assert time.monotonic() < deadline, shares
         time.sleep(0.2)
     for notebook in ("big.ipynb", "sub/medium.ipynb"):
-        client = kernel_client(server, notebook)
+        client = kernel_client(server, kernel_id_of(server, notebook))
         try:
             own = run(client, "%load_ext mgenv_jupyter\nfrom mgenv_jupyter.memory import kernel_sampler\n"
                               "print(kernel_sampler().sample_once()['gpu0 (simulated) process'])")
@@ -329,7 +298,7 @@ def test_the_demos_training_scenario_runs_on_the_servers_simulated_gpu(server):
 
     demo = nbformat.read(Path(__file__).resolve().parents[2] / "demo.ipynb", as_version=4)
     cell = next(c.source for c in demo.cells if "MGENV_SIMULATE_GPU'] = 'training'" in c.source)
-    client = kernel_client(server, "big.ipynb")
+    client = kernel_client(server, kernel_id_of(server, "big.ipynb"))
     try:
         run(client, "%load_ext mgenv_jupyter\n" + cell)
         figures = run(client, "import time\nfrom mgenv_jupyter.memory import kernel_sampler\nseen = []\n"
@@ -341,7 +310,7 @@ def test_the_demos_training_scenario_runs_on_the_servers_simulated_gpu(server):
     first, second = (int(x) for x in figures.split()[-2:])
     assert second >= first + 2 * 256 * 1024**2, figures  # a step of 256 MiB a second
     deadline = time.monotonic() + 10
-    while (view := call(server, "GET", GPUS_PATH))["simulation"] != "training":  # the server's view follows
+    while (view := api(server, "GET", GPUS_PATH))["simulation"] != "training":  # the server's view follows
         assert time.monotonic() < deadline, view["simulation"]
         time.sleep(0.2)
     check(view, GpuServerView)
