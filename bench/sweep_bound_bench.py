@@ -27,6 +27,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from sweep_processes import bytes_under, resident_bytes  # noqa: E402
 
 from bench.sweep_bench import bare_kernel_start  # noqa: E402
 
@@ -84,25 +87,6 @@ def hidden_starts() -> dict[str, Any]:
             "by_ahead": {str(ahead): seen for ahead, seen in sorted(runs.items())}}
 
 
-def _rss() -> int:
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
-def _bytes_under(path: str) -> int:
-    total = 0
-    for root, _, files in os.walk(path):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(root, name)).st_size
-            except OSError:
-                pass
-    return total
-
-
 def flooding(timeout: float = 10.0) -> dict[str, Any]:
     scratch = tempfile.mkdtemp(prefix="flood-")
     before_tmp = os.environ.get("TMPDIR")
@@ -114,11 +98,11 @@ def flooding(timeout: float = 10.0) -> dict[str, Any]:
 
     def watch() -> None:
         while not stop.is_set():
-            most["rss"] = max(most["rss"], _rss())
-            most["disk"] = max(most["disk"], _bytes_under(scratch))
+            most["rss"] = max(most["rss"], resident_bytes())
+            most["disk"] = max(most["disk"], bytes_under(scratch))
             time.sleep(0.02)
 
-    before = _rss()
+    before = resident_bytes()
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     try:

@@ -38,3 +38,25 @@ def point_processes(owner: str) -> list[int]:
         if point and wanted in variables:
             found.append(int(entry))
     return found
+
+
+def resident_bytes(pid: int | str = "self") -> int:
+    """The process's resident memory (VmRSS), read from /proc as the test or bench sees it, not through the package's
+    own reader, which is what is being measured."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmRSS for process {pid}")
+
+
+def bytes_under(path: str | os.PathLike[str]) -> int:
+    """The bytes of the files under `path` now; a file removed while it is walked counts nothing."""
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total

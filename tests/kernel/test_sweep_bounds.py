@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import sweep_processes
 from jupyter_client.manager import start_new_kernel
-from sweep_processes import new_owner
+from sweep_processes import bytes_under, new_owner, resident_bytes
 
 OWNER = new_owner("test-sweep-bounds")
 
@@ -88,25 +88,6 @@ class Sweeper:
         self.client.stop_channels()
 
 
-def _rss(pid: int) -> int:
-    with open(f"/proc/{pid}/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
-
-
-def _bytes_under(path: Path) -> int:
-    total = 0
-    for root, _, files in os.walk(path):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(root, name)).st_size
-            except OSError:
-                pass
-    return total
-
-
 def _wait_for_points(count: int, seconds: float = 60.0) -> None:
     deadline = time.monotonic() + seconds
     while len(point_processes()) < count:
@@ -142,14 +123,14 @@ def two_gpu_sweeper(tmp_path):
 def test_a_flooding_point_ends_at_its_deadline_and_costs_the_sweep_a_bounded_few_megabytes(two_gpu_sweeper,
                                                                                             tmp_path):
     sweeper = two_gpu_sweeper
-    before = _rss(sweeper.pid)
+    before = resident_bytes(sweeper.pid)
     message_id = sweeper.client.execute(FLOOD_CELL.format(values="a,b", timeout=3))
     most_rss = most_disk = 0
     deadline = time.monotonic() + 60  # a 3 s deadline and two kernel starts, with room for a loaded machine
     reply = None
     while reply is None and time.monotonic() < deadline:
-        most_rss = max(most_rss, _rss(sweeper.pid))
-        most_disk = max(most_disk, _bytes_under(tmp_path / "tmp"))
+        most_rss = max(most_rss, resident_bytes(sweeper.pid))
+        most_disk = max(most_disk, bytes_under(tmp_path / "tmp"))
         try:
             message = sweeper.client.get_shell_msg(timeout=0.2)
         except Exception:  # queue.Empty: still running
