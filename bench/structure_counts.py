@@ -6,7 +6,8 @@ Static, from the package's source:
   mutable containers (`set()`, `{}`, `[]`, `dict()`, `list()`, `WeakKeyDictionary()`) of private names, and private
   attributes named `_mgenv_jupyter_*` that the package sets or reads on the shell;
 - look-ups by string of the frameworks' extension points and facts: calls `declared("...")` and `fact(key, "...")`;
-- followers of IPython's cell events: modules that call `events.register(...)`;
+- followers of IPython's cell events: modules that hear them themselves (register with `events`, name an event, or
+  define a handler of one for a base class elsewhere to register), not those that subscribe to the one follower;
 - import arrows between the package's modules (imports inside functions included, as tests/quality/test_layers.py
   reads them) and the cycles among them.
 """
@@ -61,10 +62,20 @@ def string_lookups(tree: ast.Module, module: str) -> list[str]:
             and isinstance(node.args[-1].value, str)]
 
 
+_CELL_EVENTS = ("pre_run_cell", "post_run_cell", "pre_execute", "post_execute")
+
+
 def cell_event_followers(tree: ast.Module, module: str) -> list[str]:
+    """The module hears IPython's cell events itself: it registers with `events` (`shell.events.register(...)`), names
+    an event to IPython (the name as a string, however the call is spelt), or defines a handler of one (a
+    `_post_run_cell` of a subclass, whose base registers it from another module)."""
     for node in ast.walk(tree):
-        if (_called(node) == "register" and isinstance(node.func, ast.Attribute)
+        if (_called(node) in ("register", "unregister") and isinstance(node.func, ast.Attribute)
                 and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "events"):
+            return [module]
+        if isinstance(node, ast.Constant) and node.value in _CELL_EVENTS:
+            return [module]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(e in node.name for e in _CELL_EVENTS):
             return [module]
     return []
 

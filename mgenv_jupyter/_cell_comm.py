@@ -50,7 +50,7 @@ def start(shell: Any) -> CellRecords:
     from .memory._cell_records import CellRecords
 
     records = CellRecords(_sampler, _walk, _show_leak)
-    records.register(shell, _running_cell_id(shell))
+    records.register(shell)
     records.observe(_Sender(lambda: _open_comm(shell)))
     state.cell_records = records
     return records
@@ -120,17 +120,6 @@ def _on_msg(msg: Any) -> None:
     data = content.get("data") if isinstance(content, dict) else None
     if isinstance(data, dict) and data.get("type") == "hello" and data.get("language") in LANGUAGES:
         learn_language(data["language"])
-
-
-def _running_cell_id(shell: Any) -> str | None:
-    """The id the front end gave the cell running now (JupyterLab and Notebook 7 send it as the execute request's
-    `cellId`); None outside a kernel or without one."""
-    try:
-        parent = shell.kernel.get_parent()
-    except Exception:  # no kernel, or an ipykernel without get_parent
-        return None
-    cell_id = parent.get("metadata", {}).get("cellId") if isinstance(parent, dict) else None
-    return cell_id if isinstance(cell_id, str) and 0 < len(cell_id) <= 100 else None
 
 
 def _open_comm(shell: Any) -> Any:

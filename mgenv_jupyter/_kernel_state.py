@@ -13,7 +13,7 @@ kind names its type where it hands the part out (`memory._shared.kernel_sampler(
 Why one per process rather than one per shell: IPython's shell is a singleton in its process
 (`InteractiveShell.instance()`, which ipykernel and `get_ipython()` return), so a kernel has one shell, and the
 callers without a shell in hand (a script calling `mgenv_jupyter.session()`, the sampler's thread) find the same
-state. The slots tied to a shell (the hook, the cells' records, the tracer) are installed on `get_ipython()`'s.
+state. The slots tied to a shell (the cell follower, the hook, the cells' records, the tracer) follow `get_ipython()`'s.
 
 Tests put back what each test made (tests/conftest.py's autouse fixtures: the session, the sampler).
 """
@@ -38,6 +38,8 @@ class KernelState:
         # runtime: the import watcher, installed at `%load_ext`; the session the first magic makes on it
         self.watcher: Any = None
         self.session: Any = None
+        # memory/_cell_events.py: the one listener of IPython's cell events, which every follower of cells asks
+        self.cell_follower: Any = None
         # memory/_shared.py: the one sampler and its history
         self.sampler: Any = None
         # _cell_comm.py: every cell's memory record, and the cells' comm that sends each one

@@ -386,6 +386,9 @@ def unregister(ipython: Any) -> None:
     from .oom import _hook as hook
 
     hook.uninstall(ipython)
+    from .memory._shared import stop_marking_cells
+
+    stop_marking_cells()  # with the rest, nothing of ours follows cells now but the widgets still shown
     watcher().uninstall()
     kernel_state().loaded = False
 

@@ -48,12 +48,14 @@ def trace(shell: Any, cell: str) -> SitesView:
     """Run `cell` in `shell`'s namespace with every loaded framework recording where it allocates, and return the
     live memory at the cell's peak by the line that allocated it. An error in the cell propagates as it would
     without the magic (an out-of-memory report then names the lines)."""
+    from .memory._cell_events import running_cell
     from .memory._sites import CellNames
-    from .memory._tracing import kernel_tracer, running_cell
+    from .memory._tracing import kernel_tracer
     from .presentation._sites import SitesView
 
     tracer = kernel_tracer(shell)
-    number = running_cell(shell)
+    running = running_cell()
+    number = running.execution_count if running is not None else None
     # One blank line first: the body's line numbers are the cell's as the user sees it (the magic's line is line 1).
     source = "\n" + shell.transform_cell(cell)
     filename = shell.compile.cache(source, number if number is not None else 0, raw_code=source)

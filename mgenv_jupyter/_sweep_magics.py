@@ -64,10 +64,10 @@ def _history(shell: Any) -> tuple[list[str], int]:
     if shell is None or getattr(shell, "history_manager", None) is None:
         return [""], 1
     history = list(shell.history_manager.input_hist_raw)
-    from .memory._shared import kernel_sampler
+    from .memory._cell_events import running_cell
 
-    running = kernel_sampler().cells.running
-    current = running.cell if running is not None else len(history)
+    running = running_cell()
+    current = running.execution_count if running is not None else len(history)
     return history, max(1, min(current, len(history)))
 
 

@@ -23,9 +23,8 @@ def test_loading_records_every_cell_and_unloading_stops(ip):
     ip.run_line_magic("load_ext", "mgenv_jupyter")
 
 
-def test_a_plain_shell_has_no_comm_and_no_running_cell_id(ip):
+def test_a_plain_shell_has_no_comm(ip):
     assert _cell_comm._open_comm(ip) is None
-    assert _cell_comm._running_cell_id(ip) is None
 
 
 def test_only_a_hello_in_a_known_language_is_learnt():

@@ -2,11 +2,12 @@
 after it against before it) per device and on the host, and — when running the same cell again keeps more memory
 each time — a leak, with the variables that grew (the holders walk after each run, diffed).
 
-`CellRecords.register(shell)` follows the shell's cells: one fresh sample of the kernel's sampler before and after
-each cell (the peak is the highest of those and the samples taken while it ran, `memory/_cells.py`); the records go
-to every observer (the cells' comm, which the front end writes into the cell's metadata) and a leak to `show` (the
-note under the cell). Cells are told apart by the id the front end gives them (IPython's `cell_id`), else by their
-text's position: a plain IPython shell gives none, and then no leak is followed.
+`CellRecords.register(shell)` follows the shell's user cells (memory/_cell_events.py says which runs are): one fresh
+sample of the kernel's sampler before and after each cell (the peak is the highest of those and the samples taken
+while it ran, `memory/_cells.py`, whose marker of the cell is closed before the record is made: `Order`); the records
+go to every observer (the cells' comm, which the front end writes into the cell's metadata) and a leak to `show` (the
+note under the cell). Cells are told apart by the id the front end gives them (IPython's `cell_id`): a plain IPython
+shell gives none, and then no leak is followed.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._cell_events import CellEvents
+from ._cell_events import Cell, CellSubscription, Order, cell_follower
 from ._cells import headline_series
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ class _Runs:
     walks: deque[dict[str, int] | None] = field(default_factory=lambda: deque(maxlen=LEAK_RUNS))
 
 
-class CellRecords(CellEvents):
+class CellRecords:
     """Follows a shell's cells and makes a `CellRecord` of each (see the module's docstring). `sampler` gives the
     kernel's sampler; `walk` the holders walk (run after a cell that kept LEAK_MIN_BYTES or more)."""
 
@@ -102,22 +103,26 @@ class CellRecords(CellEvents):
         self._walk = walk
         self._show = show
         self._observers: list[Callable[[CellRecord], None]] = []
-        self._shell: Any = None
+        self._subscription: CellSubscription | None = None
         self._before: dict[str, int] = {}
         self._before_series: list[SeriesInfo] = []  # its series' fields, from the sampler that took it
-        self._started = 0.0
-        self._cell_id: str | None = None
         self._runs: dict[str, _Runs] = {}
         self._lock = threading.Lock()
         self.last: CellRecord | None = None
 
     # ---- hooks ---------------------------------------------------------------------------------------------------
 
-    def register(self, shell: Any, running: str | None = None) -> None:
-        """Follow `shell`'s cells; `running` is the id of the cell running now (the one loading the extension),
-        recorded when it ends without a figure from before it."""
-        if self._hook(shell) and running is not None:
-            self._cell_id, self._started = running, time.time()
+    def register(self, shell: Any) -> None:
+        """Follow `shell`'s cells (the cell running now, the one loading the extension, is recorded when it ends,
+        without a figure from before it)."""
+        follower = cell_follower(shell)
+        if follower is not None and (self._subscription is None or self._subscription.closed):
+            self._subscription = follower.subscribe(Order.RECORDS, started=self._cell_started, ended=self._cell_ended)
+
+    def unregister(self) -> None:
+        subscription, self._subscription = self._subscription, None
+        if subscription is not None:
+            subscription.close()
 
     def observe(self, callback: Callable[[CellRecord], None]) -> None:
         with self._lock:
@@ -128,10 +133,7 @@ class CellRecords(CellEvents):
             if callback in self._observers:
                 self._observers.remove(callback)
 
-    def _pre_run_cell(self, info: Any) -> None:
-        cell_id = getattr(info, "cell_id", None)
-        self._cell_id = cell_id if isinstance(cell_id, str) and 0 < len(cell_id) <= 100 else None
-        self._started = time.time()
+    def _cell_started(self, cell: Cell) -> None:
         try:
             sampler = self._sampler()
             self._before = sampler.sample_once()
@@ -140,9 +142,9 @@ class CellRecords(CellEvents):
             log.debug("mgenv_jupyter: no sample before the cell", exc_info=True)
             self._before, self._before_series = {}, []
 
-    def _post_run_cell(self, result: Any) -> None:
+    def _cell_ended(self, cell: Cell) -> None:
         try:
-            record = self.finish(result)
+            record = self.finish(cell)
         except Exception:
             log.exception("mgenv_jupyter could not record the cell's memory")
             return
@@ -163,15 +165,15 @@ class CellRecords(CellEvents):
 
     # ---- the record ----------------------------------------------------------------------------------------------
 
-    def finish(self, result: Any) -> CellRecord | None:
-        """The record of the cell that just ended (`result`: IPython's ExecutionResult); None when nothing was read."""
+    def finish(self, cell: Cell) -> CellRecord | None:
+        """The record of `cell`, which just ended; None when nothing was read."""
         sampler = self._sampler()
         after = sampler.sample_once()
         before, self._before = self._before, {}
         series, self._before_series = [*self._before_series, *sampler.series_infos(after)], []
-        number = getattr(result, "execution_count", None)
         markers = sampler.cells.markers
-        peaks: Mapping[str, float] = markers[-1].peak if markers and markers[-1].cell == number else {}
+        peaks: Mapping[str, float] = (markers[-1].peak if markers and markers[-1].cell == cell.execution_count
+                                      else {})
         devices = []
         headlines = headline_series(series)
         for device, key in headlines.items():
@@ -182,10 +184,9 @@ class CellRecords(CellEvents):
         devices.sort(key=lambda d: (d.device == "host", d.device))  # the GPUs first, the host last
         shown = set(headlines.values())
         simulated = any(info["simulated"] for info in series if info["key"] in shown)
-        ok = bool(getattr(result, "success", True))
-        leak = self._follow(self._cell_id, devices) if ok else None
-        record = CellRecord(self._cell_id, number if isinstance(number, int) else None, time.time(),
-                            round(time.time() - self._started, 3), tuple(devices), ok, simulated, leak)
+        leak = self._follow(cell.cell_id, devices) if cell.ok else None
+        record = CellRecord(cell.cell_id, cell.execution_count, cell.ended or time.time(),
+                            round(cell.duration or 0.0, 3), tuple(devices), cell.ok, simulated, leak)
         self.last = record
         return record
 

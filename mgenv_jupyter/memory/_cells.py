@@ -1,6 +1,6 @@
 """Cell markers: when each notebook cell ran, for how long, and the peak of every memory series while it ran.
 
-`CellTracker.register(shell)` hooks IPython's `pre_run_cell` / `post_run_cell` events; the sampler feeds it every row
+`CellTracker.register(shell)` follows the shell's user cells (memory/_cell_events.py); the sampler feeds it every row
 so a cell's peak is the highest sample taken while it ran (a cell shorter than one sampling interval may have none:
 its peak is then taken from the samples around it, by `per_cell`).
 """
@@ -15,22 +15,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import CellInfo, SeriesInfo
-from ._cell_events import CellEvents
+from ._cell_events import Cell, CellSubscription, Order, cell_follower
 from ._sample import HEADLINE_ORDER, DeviceId
 
 if TYPE_CHECKING:
     import pandas
 
     from ._history import History
-
-
-def _count_ahead() -> int:
-    """The first guess, before a finished cell has told: IPython 9 counts a cell before pre_run_cell."""
-    try:
-        from IPython import version_info
-    except ImportError:
-        return 0
-    return 1 if version_info[0] >= 9 else 0
 
 
 @dataclass(frozen=True)
@@ -55,11 +46,11 @@ class CellMarker:
                 "ok": self.ok, "peak": dict(self.peak)}
 
 
-class CellTracker(CellEvents):
-    """Turns IPython's cell events into `CellMarker`s and keeps the finished ones (at most `keep`).
+class CellTracker:
+    """Turns the user's cells into `CellMarker`s and keeps the finished ones (at most `keep`).
 
-    Register it on the kernel's shell with `register(shell)`; `unregister()` removes the hooks (do it when the chart
-    closes, or the shell keeps the tracker alive). `start` / `finish` can also be called directly.
+    Register it on the kernel's shell with `register(shell)`; `unregister()` ends it (do it when the chart closes, or
+    the cell follower keeps the tracker alive). `start` / `finish` can also be called directly.
     """
 
     def __init__(self, clock: Callable[[], float] = time.time, keep: int = 10_000) -> None:
@@ -68,50 +59,51 @@ class CellTracker(CellEvents):
         self._open: tuple[int, float] | None = None
         self._peak: dict[str, float] = {}
         self._changed: deque[CellMarker] = deque(maxlen=1000)  # bounded: nobody may be draining
-        self._shell: Any = None
-        self._ahead: int | None = None  # how far execution_count runs ahead of the cell's number in pre_run_cell
-        self._count_at_start: int | None = None
+        self._subscription: CellSubscription | None = None
         self._lock = threading.Lock()
 
-    # ---- IPython hooks -------------------------------------------------------------------------------------------
+    # ---- the user's cells ----------------------------------------------------------------------------------------
 
     def register(self, shell: Any) -> None:
-        """Follow `shell`'s cells. Registering again (on the same or another shell) moves the hooks."""
-        self._hook(shell)
+        """Mark `shell`'s cells (nothing changes when they are marked already)."""
+        follower = cell_follower(shell)
+        if self._subscription is not None and not self._subscription.closed or follower is None:
+            return
+        self._subscription = follower.subscribe(Order.MARKERS, started=self._cell_started, ended=self._cell_ended)
 
-    def _pre_run_cell(self, info: Any) -> None:
-        # The cell's In [n] is not given to pre_run_cell. IPython 9 counts the cell before firing it (execution_count
-        # is already n + 1), IPython 8 after (it is n); post_run_cell's result has the true n, so each finished cell
-        # tells how far the count is ahead, and the next cell's start is numbered with it. Without it, a cell's start
-        # and end markers carried two numbers, drawn as two cells.
-        count = int(getattr(self._shell, "execution_count", 0) or 0)
-        if self._ahead is None:
-            self._ahead = _count_ahead()
-        self._count_at_start = count
-        self.start(count - self._ahead if getattr(info, "store_history", True) else count)
+    @property
+    def registered(self) -> bool:
+        return self._subscription is not None and not self._subscription.closed
 
-    def _post_run_cell(self, result: Any) -> None:
-        number = getattr(result, "execution_count", None)
-        if isinstance(number, int) and self._count_at_start is not None:
-            self._ahead = max(0, min(1, self._count_at_start - number))
-        self._count_at_start = None
-        self.finish(number, ok=bool(getattr(result, "success", True)))
+    def unregister(self) -> None:
+        subscription, self._subscription = self._subscription, None
+        if subscription is not None:
+            subscription.close()
+
+    def _cell_started(self, cell: Cell) -> None:
+        self.start(cell.execution_count, at=cell.started)
+
+    def _cell_ended(self, cell: Cell) -> None:
+        self.finish(cell.execution_count, ok=cell.ok, at=cell.ended)
 
     # ---- markers -------------------------------------------------------------------------------------------------
 
-    def start(self, cell: int) -> None:
+    def start(self, cell: int, at: float | None = None) -> None:
+        """Open cell `cell`'s marker, started `at` (seconds since the epoch; now by the clock when None)."""
         with self._lock:
-            self._open = (cell, self.clock())
+            self._open = (cell, self.clock() if at is None else at)
             self._peak = {}
             self._changed.append(CellMarker(cell, self._open[1]))
 
-    def finish(self, cell: int | None = None, ok: bool | None = True) -> CellMarker | None:
-        """Close the running cell (its number is kept from `start` when `cell` is None) and record its marker."""
+    def finish(self, cell: int | None = None, ok: bool | None = True, at: float | None = None) -> CellMarker | None:
+        """Close the running cell (its number is kept from `start` when `cell` is None), ended `at` (now by the clock
+        when None), and record its marker."""
         with self._lock:
             if self._open is None:
                 return None
             number, start = self._open
-            marker = CellMarker(number if cell is None else cell, start, self.clock(), ok, dict(self._peak))
+            end = self.clock() if at is None else at
+            marker = CellMarker(number if cell is None else cell, start, end, ok, dict(self._peak))
             self._open = None
             self._peak = {}
             self._changed.append(marker)

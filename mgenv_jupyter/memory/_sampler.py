@@ -185,7 +185,7 @@ class Sampler:
             thread.join(_JOIN_SECONDS)
 
     def close(self) -> None:
-        """Stop, unregister the cell hooks, drop subscribers and close the sources. Idempotent."""
+        """Stop, stop marking cells, drop subscribers and close the sources. Idempotent."""
         self.stop()
         with self._lock:
             if self._closed:
@@ -210,7 +210,7 @@ class Sampler:
         self.close()
 
     def attach(self, shell: Any) -> None:
-        """Mark cells of `shell` (the kernel's InteractiveShell) on the chart and in `per_cell()`."""
+        """Mark the user's cells of `shell` (the kernel's InteractiveShell) on the chart and in `per_cell()`."""
         self.cells.register(shell)
 
     # ---- subscribers ---------------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ def kernel_sampler() -> Sampler:
 
             # the session (and its catalog) is made when a chart first asks for the overlays, not at `%load_ext`
             state.sampler = Sampler(default_sources(), session_factory=session, on_demand=True)
+        if not state.sampler.cells.registered:  # made now, or its markers ended with `%unload_ext`
             shell = _shell()
             if shell is not None:
                 state.sampler.attach(shell)
@@ -48,6 +49,13 @@ def _follow_simulation() -> None:
         from_environment()
     except InvalidValueError as exc:  # a new sampler shows this as a source's state; this one keeps what it had
         log.warning("%s", exc)
+
+
+def stop_marking_cells() -> None:
+    """The kernel's sampler no longer marks cells (`%unload_ext`); the next `kernel_sampler()` marks them again."""
+    sampler = kernel_state().sampler
+    if sampler is not None:
+        sampler.cells.unregister()
 
 
 def close_kernel_sampler() -> None:

@@ -18,7 +18,7 @@ from .._text import Text
 from ..catalog._allocation_stacks import UNRECORDED_LIBRARIES, Recording
 from ..catalog._homes import STACK_FACTS
 from ..runtime._live_blocks import BlockRecord, StackRecorder
-from ._cell_events import CellEvents
+from ._cell_events import Cell, CellSubscription, Order, cell_follower
 from ._sites import CellNames, Sites, group
 
 
@@ -28,9 +28,10 @@ def _recorders() -> dict[str, StackRecorder]:
     return stack_recorders()
 
 
-class Tracer(CellEvents):
-    """Starts and stops the frameworks' recordings around cells. `on`: recording every cell (`%memtrace on`), while
-    it follows the shell's cells (CellEvents); `last`: the sites at the peak of the last recorded cell."""
+class Tracer:
+    """Starts and stops the frameworks' recordings around cells. `on`: recording every user's cell (`%memtrace on`),
+    while it follows the shell's cells (memory/_cell_events.py); `last`: the sites at the peak of the last recorded
+    cell."""
 
     def __init__(self, recorders: Callable[[], dict[str, StackRecorder]] = _recorders) -> None:
         self._make = recorders
@@ -40,7 +41,8 @@ class Tracer(CellEvents):
         self._active: list[StackRecorder] = []
         self._open = False  # a cell is being recorded (perhaps by no framework: then its sites say so)
         self._cell: int | None = None
-        self._shell: Any = None
+        self._subscription: CellSubscription | None = None
+        self._shell: Any = None  # whose compiled cells name the sites, while `on`
         self._lock = threading.Lock()
 
     @property
@@ -59,7 +61,11 @@ class Tracer(CellEvents):
         by key, and whether it records now (PyTorch's CUDA history needs CUDA started)."""
         self.on = on
         if on:
-            self._hook(shell)
+            self._shell = shell
+            follower = cell_follower(shell)
+            if follower is not None and (self._subscription is None or self._subscription.closed):
+                self._subscription = follower.subscribe(Order.SITES, started=self._cell_started,
+                                                        ended=self._cell_ended)
         else:
             self.unregister()
         return {key: recorder.keep_on(on) for key, recorder in self.recorders.items() if recorder.available()}
@@ -105,13 +111,18 @@ class Tracer(CellEvents):
             return None
         return group(records, cells, "failure", cell=cell, unrecorded=unrecorded())
 
-    def _pre_run_cell(self, info: Any) -> None:
+    def unregister(self) -> None:
+        subscription, self._subscription = self._subscription, None
+        if subscription is not None:
+            subscription.close()
+
+    def _cell_started(self, cell: Cell) -> None:
         try:
-            self.begin(running_cell(self._shell))
+            self.begin(cell.execution_count)
         except Exception:  # a recording that cannot start leaves the cell alone
             self._active, self._open = [], False
 
-    def _post_run_cell(self, result: Any) -> None:
+    def _cell_ended(self, cell: Cell) -> None:
         try:
             self.finish(CellNames(self._shell))
         except Exception:
@@ -126,14 +137,6 @@ def unrecorded(recorded: bool = True) -> tuple[tuple[str, Text], ...]:
                        if facts.recording is Recording.NEVER and key in sys.modules)
     libraries = () if recorded else tuple((key, how) for key, how in UNRECORDED_LIBRARIES.items() if key in sys.modules)
     return frameworks + libraries
-
-
-def running_cell(shell: Any) -> int | None:
-    """The execution count of the cell running now: IPython 9 counts a cell before running it, IPython 8 after."""
-    from ._cells import _count_ahead
-
-    count = getattr(shell, "execution_count", None)
-    return count - _count_ahead() if isinstance(count, int) else None
 
 
 def kernel_tracer(shell: Any) -> Tracer:

@@ -1,10 +1,12 @@
-"""The IPython side: after every cell, an out-of-memory error is recognised and explained under the cell, the normal
-traceback left exactly as IPython shows it.
+"""The IPython side: after every user's cell, an out-of-memory error is recognised and explained under the cell,
+the normal traceback left exactly as IPython shows it.
 
-Why `post_run_cell` and not `set_custom_exc`: a custom exception handler replaces IPython's traceback display for the
-classes it names (the handler must print it again itself), and a shell holds only one, so installing ours would
-silently remove another extension's. `post_run_cell` runs after the traceback has been shown, receives the exception
-as `result.error_in_exec`, can have any number of listeners, and what it displays lands under the same cell.
+Why the end of a cell (IPython's `post_run_cell`, through the one cell follower, memory/_cell_events.py) and not
+`set_custom_exc`: a custom exception handler replaces IPython's traceback display for the classes it names (the
+handler must print it again itself), and a shell holds only one, so installing ours would silently remove another
+extension's. The cell's end comes after the traceback has been shown, carries the exception, and what it displays
+lands under the same cell. The follower tells the hook after the cell's marker and record are made and while its
+allocation sites are still recorded (`Order`).
 
 The hook (kept in the kernel's state, _kernel_state.py) makes the report and keeps it (`report.last_report()`); how
 it is shown is the front end's: `install` is given the function that displays it (the magics pass the presentation
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._kernel_state import kernel_state
 from ..catalog._frameworks import GPU_MODULES
+from ..memory._cell_events import Cell, CellSubscription, Order, cell_follower
 from ._recorder import Recorder
 
 if TYPE_CHECKING:
@@ -45,21 +48,21 @@ _NAMES = re.compile(r"\b(" + "|".join(GPU_MODULES) + r")\b")
 
 
 class OomHook:
-    """The listeners before and after each cell, the recorder they read from, and `show`, the front end's way to
-    display a report under the failing cell."""
+    """The listeners at each user's cell's start and end (memory/_cell_events.py), the recorder they read from, and
+    `show`, the front end's way to display a report under the failing cell."""
 
     def __init__(self, recorder: Recorder, show: Callable[[OomReport], None], shell: Any = None) -> None:
         self.recorder = recorder
         self.show = show
         self.shell = shell
+        self.subscription: CellSubscription | None = None
 
-    def before(self, info: Any) -> None:
-        cell = getattr(info, "raw_cell", None) or ""
-        if any(name not in sys.modules for name in _NAMES.findall(cell)):
+    def before(self, cell: Cell) -> None:
+        if any(name not in sys.modules for name in _NAMES.findall(cell.raw_cell)):
             self.recorder.pause()
 
-    def __call__(self, result: Any) -> None:
-        error = getattr(result, "error_in_exec", None)
+    def after(self, cell: Cell) -> None:
+        error = cell.error
         kept = _last_error(self.shell) if error is not None else None
         try:
             sampler = self.recorder.ensure()
@@ -75,8 +78,7 @@ class OomHook:
             from ..runtime import session
             from ._report import build_report, remember
 
-            report = build_report(event, sampler, session(), *_sites(sampler),
-                                  cell_code=getattr(getattr(result, "info", None), "raw_cell", None))
+            report = build_report(event, sampler, session(), *_sites(cell), cell_code=cell.raw_cell)
             remember(report)
             self.show(report)
         except Exception:  # the user's cell already failed; the report must never add a second traceback
@@ -86,36 +88,31 @@ class OomHook:
                 _restore_last_error(self.shell, kept)
 
 
-def _sites(sampler: Any) -> tuple[Any, tuple[str, ...]]:
-    """Where the memory was allocated at the failure (memory/_tracing.py), never a reason for no report."""
+def _sites(cell: Cell) -> tuple[Any, tuple[str, ...]]:
+    """Where the memory was allocated at the failure of `cell` (memory/_tracing.py), never a reason for no report."""
     try:
         from IPython import get_ipython
 
         from ..memory._tracing import failure_sites
 
         shell = get_ipython()
-        running = sampler.cells.running if sampler is not None else None
-        cell = running.cell if running is not None else None
-        if cell is None:
-            from ..memory._tracing import running_cell
-
-            cell = running_cell(shell)
-        return failure_sites(shell, cell) if shell is not None else (None, ())
+        return failure_sites(shell, cell.execution_count) if shell is not None else (None, ())
     except Exception:
         log.exception("mgenv_jupyter could not read where the memory was allocated")
         return None, ()
 
 
 def install(shell: Any, show: Callable[[OomReport], None], interval: float | None = None) -> OomHook:
-    """Start the recorder and listen after every cell of `shell`, displaying each report with `show` (the front
+    """Start the recorder and listen at every user's cell of `shell`, displaying each report with `show` (the front
     end's); installing again keeps the one there."""
     state = kernel_state()
     if state.oom_hook is not None:
         return state.oom_hook
     recorder = Recorder() if interval is None else Recorder(interval)
     hook = OomHook(recorder.start(), show, shell)
-    shell.events.register("pre_run_cell", hook.before)
-    shell.events.register("post_run_cell", hook)
+    follower = cell_follower(shell)
+    if follower is not None:
+        hook.subscription = follower.subscribe(Order.OOM, started=hook.before, ended=hook.after)
     state.oom_hook = hook
     # Nothing is imported ahead in the background: a report reads the history as plain lists (no pandas), so what it
     # imports on the first failure takes tens of milliseconds, and no thread holds the GIL behind the user's cells.
@@ -152,18 +149,15 @@ def uninstall(shell: Any) -> None:
     hook = state.oom_hook
     if hook is None:
         return
-    for event, callback in (("pre_run_cell", hook.before), ("post_run_cell", hook)):
-        try:
-            shell.events.unregister(event, callback)
-        except ValueError:  # someone removed it already
-            pass
+    if hook.subscription is not None:
+        hook.subscription.close()
     hook.recorder.stop()
     state.oom_hook = None
 
 
 def installed(shell: Any) -> int:
-    """How many of our listeners `shell` has (for tests of loading and unloading)."""
-    after = sum(isinstance(callback, OomHook) for callback in shell.events.callbacks["post_run_cell"])
-    before = sum(isinstance(getattr(callback, "__self__", None), OomHook)
-                 for callback in shell.events.callbacks["pre_run_cell"])
-    return min(after, before) if after == before else -1  # -1: one without the other
+    """How many out-of-memory hooks follow `shell`'s cells (for tests of loading and unloading)."""
+    follower = kernel_state().cell_follower
+    if follower is None or follower.shell is not shell:
+        return 0
+    return sum(isinstance(getattr(s.ended, "__self__", None), OomHook) for s in follower.subscriptions())

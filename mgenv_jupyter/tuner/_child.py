@@ -11,9 +11,9 @@ The parent (a local kernel through jupyter_client, or a Ray task) runs, in the p
     …          the measured cell, `repeat` times
     end()      the report: each run's seconds and outcome, the peaks, the memory over time, the values the kernel had
 
-`attach`, `begin` and `end` run as silent requests, which IPython does not count as cells: the cell hooks see only
-the user's cells. Nothing here is given code: the report's path and the swept names come in the environment the
-parent started the point with (`REPORT_ENV`, `NAMES_ENV`).
+`attach`, `begin` and `end` run as silent requests, which IPython does not count as cells: the probe hears only the
+user's cells (memory/_cell_events.py). Nothing here is given code: the report's path and the swept names come in the
+environment the parent started the point with (`REPORT_ENV`, `NAMES_ENV`).
 
 Memory is sampled by a sampler of our own (the memory layer's `Sampler`, 20 times a second), reading the same GPU
 sources as the chart (NVML for the process tree, the simulated GPU where `MGENV_SIMULATE_GPU` asks) and, always, the
@@ -32,6 +32,7 @@ from typing import Any
 
 from .._kernel_state import kernel_state
 from ..catalog._secrets import redact
+from ..memory._cell_events import Cell, Order, cell_follower
 from ..memory._sampler import Sampler
 from ..memory._sources import measurement_sources
 
@@ -52,7 +53,6 @@ class Probe:
         self.shell = shell
         self.cells: list[dict[str, Any]] = []  # each finished user cell: seconds, outcome, failure; in order
         self.measured_from = 0  # index into `cells` of the first measured run
-        self._started: float | None = None
         self._lock = threading.Lock()
         self._series: dict[str, dict[str, Any]] = {}
         self._timeline: list[list[float | int | None]] = []  # [seconds since begin, device bytes, host bytes]
@@ -67,21 +67,15 @@ class Probe:
         self.sampler = Sampler(measurement_sources(SAMPLE_INTERVAL), interval=SAMPLE_INTERVAL)
         self._subscription = self.sampler.subscribe(self._batch, interval=SAMPLE_INTERVAL)
         self.sampler.start()
-        shell.events.register("pre_run_cell", self._before)
-        shell.events.register("post_run_cell", self._after)
+        follower = cell_follower(shell)
+        self._cells = follower.subscribe(Order.PROBE, ended=self._ended) if follower is not None else None
 
     # ---- cells ---------------------------------------------------------------------------------------------------
 
-    def _before(self, info: Any) -> None:
-        self._started = time.perf_counter()
-
-    def _after(self, result: Any) -> None:
-        seconds = None if self._started is None else time.perf_counter() - self._started
-        self._started = None
-        record: dict[str, Any] = {"seconds": seconds, "outcome": "ok", "failure": None}
-        error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
-        if error is not None:
-            record.update(_failure(error))
+    def _ended(self, cell: Cell) -> None:
+        record: dict[str, Any] = {"seconds": cell.duration, "outcome": "ok", "failure": None}
+        if cell.error is not None:
+            record.update(_failure(cell.error))
         with self._lock:
             self.cells.append(record)
 
@@ -149,11 +143,8 @@ class Probe:
     def close(self) -> None:
         self._subscription.close()
         self.sampler.close()
-        for event, callback in (("pre_run_cell", self._before), ("post_run_cell", self._after)):
-            try:
-                self.shell.events.unregister(event, callback)
-            except ValueError:
-                pass
+        if self._cells is not None:
+            self._cells.close()
 
     def _batch(self, batch: Any) -> None:
         """Fold one of the sampler's batches into the timeline: the process tree's memory summed over the GPUs

@@ -1,4 +1,5 @@
-"""How a displayed widget follows the kernel: session changes (from any front end, any thread) and finished cells.
+"""How a displayed widget follows the kernel: session changes (from any front end, any thread) and the user's finished
+cells (memory/_cell_events.py).
 
 The link holds the widget weakly, so a widget that is dropped without `close()` does not stay alive through the
 session's observer list; `close()` stops both subscriptions at once.
@@ -8,8 +9,8 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import Any
 
+from ..memory._cell_events import Cell, Order, cell_follower
 from ..runtime import EnvSession, SetReport
 
 
@@ -22,12 +23,11 @@ class SessionLink:
         self._session = session
         self._on_change = weakref.WeakMethod(on_change)  # type: ignore[arg-type]
         self._on_cell = weakref.WeakMethod(on_cell)  # type: ignore[arg-type]
-        self._shell = _shell()
         self.closed = False
         session.observe(self)
-        if self._shell is not None:
-            # A cell may import a framework; the import itself tells no one, so statuses are refreshed after cells.
-            self._shell.events.register("post_run_cell", self._cell_done)
+        # A cell may import a framework; the import itself tells no one, so statuses are refreshed after cells.
+        follower = cell_follower()
+        self._cells = follower.subscribe(Order.VIEWS, ended=self._cell_done) if follower is not None else None
 
     def __call__(self, report: SetReport) -> None:
         method = self._on_change()
@@ -36,7 +36,7 @@ class SessionLink:
             return
         method(report)
 
-    def _cell_done(self, result: Any = None) -> None:
+    def _cell_done(self, cell: Cell) -> None:
         method = self._on_cell()
         if method is None:
             self.close()
@@ -47,16 +47,5 @@ class SessionLink:
         """Stop observing; harmless to call twice."""
         self.closed = True
         self._session.unobserve(self)
-        if self._shell is not None:
-            try:
-                self._shell.events.unregister("post_run_cell", self._cell_done)
-            except ValueError:  # already unregistered
-                pass
-
-
-def _shell() -> Any:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    return get_ipython()
+        if self._cells is not None:
+            self._cells.close()

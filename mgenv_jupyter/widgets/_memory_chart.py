@@ -18,6 +18,7 @@ import traitlets
 
 from .._text import LANGUAGES, Text, learn_language
 from ..memory import Sampler
+from ..memory._cell_events import Cell, Order, cell_follower
 from ..memory._shared import kernel_sampler
 from ..presentation._chart_picture import MemoryPicture
 from ..protocol import Batch
@@ -83,9 +84,8 @@ class MemoryChart(StaticView, anywidget.AnyWidget):
             self.sampler.attach(shell)
         self._subscription = self.sampler.subscribe(self._push, interval=interval)
         self.on_msg(self._on_front_end_message)
-        self._shell = shell if shell is not None else _shell()
-        if self._shell is not None:  # the saved picture follows the session, cell by cell
-            self._shell.events.register("post_run_cell", self._cell_done)
+        follower = cell_follower(shell)  # the saved picture follows the session, cell by cell
+        self._cells = follower.subscribe(Order.VIEWS, ended=self._cell_done) if follower is not None else None
         self.sampler.start()
 
     @classmethod
@@ -120,13 +120,9 @@ class MemoryChart(StaticView, anywidget.AnyWidget):
         subscription = getattr(self, "_subscription", None)  # absent when the constructor failed
         if subscription is not None:
             subscription.close()
-        shell = getattr(self, "_shell", None)
-        if shell is not None:
-            self._shell = None
-            try:
-                shell.events.unregister("post_run_cell", self._cell_done)
-            except ValueError:  # already unregistered
-                pass
+        cells = getattr(self, "_cells", None)  # see _subscription
+        if cells is not None:
+            cells.close()
         self._stop_static()
         self.layout.close()  # ipywidgets keeps a DOMWidget's Layout registered until it is closed itself
         super().close()
@@ -140,7 +136,7 @@ class MemoryChart(StaticView, anywidget.AnyWidget):
     def _static_view(self) -> MemoryPicture:
         return MemoryPicture(self.sampler.snapshot(), self.title)
 
-    def _cell_done(self, result: Any = None) -> None:
+    def _cell_done(self, cell: Cell) -> None:
         self.refresh_static()
 
     def _push(self, batch: Batch) -> None:
@@ -158,10 +154,3 @@ class MemoryChart(StaticView, anywidget.AnyWidget):
                     self.title = TITLE.get()
             self.send(self.sampler.snapshot())
 
-
-def _shell() -> Any:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    return get_ipython()

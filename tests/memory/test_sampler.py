@@ -16,6 +16,7 @@ from node_series import NODE, kernels_sampler
 
 from mgenv_jupyter._errors import InvalidValueError
 from mgenv_jupyter._source_state import STATE_OK
+from mgenv_jupyter.memory._cell_events import cell_follower
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._process_tree import ProcessTree
 from mgenv_jupyter.memory._sample import DeviceId, Sample
@@ -223,9 +224,9 @@ def test_cell_markers_from_a_real_shell(ip):
     table = s.per_cell()
     row = table[(table["cell"] == number) & (table["device"] == "dev0")].iloc[0]
     assert row["delta"] >= 10 and row["peak"] >= row["after"] - 1
-    # closing removed the hooks: the shell no longer holds the sampler
-    assert s.cells._pre_run_cell not in ip.events.callbacks["pre_run_cell"]
-    assert s.cells._post_run_cell not in ip.events.callbacks["post_run_cell"]
+    # closing ended its following of cells: the cell follower no longer holds the sampler's markers
+    assert not s.cells.registered
+    assert all(getattr(sub.ended, "__self__", None) is not s.cells for sub in cell_follower(ip).subscriptions())
 
 
 def test_a_failing_cell_is_marked(ip):

@@ -6,7 +6,7 @@ tests/frameworks/test_memtrace_real.py."""
 from __future__ import annotations
 
 from mgenv_jupyter.memory._sites import CellNames
-from mgenv_jupyter.memory._tracing import Tracer, failure_sites, kernel_tracer, running_cell, unrecorded
+from mgenv_jupyter.memory._tracing import Tracer, failure_sites, kernel_tracer, unrecorded
 from mgenv_jupyter.runtime._live_blocks import BlockRecord, Frame, LiveBlocks
 
 MiB = 1 << 20
@@ -90,7 +90,7 @@ def test_at_a_failure_without_a_recording_what_the_frameworks_keep_anyway(ip):
 
 
 def test_the_report_is_told_what_could_record(ip):
-    sites, offer = failure_sites(ip, running_cell(ip))
+    sites, offer = failure_sites(ip, ip.execution_count)
     assert offer == ()  # neither JAX nor PyTorch is loaded in this test process
     assert kernel_tracer(ip) is kernel_tracer(ip)
 

@@ -470,3 +470,17 @@ def test_a_view_failing_inside_ipythons_formatters_leaves_the_users_error_the_la
     error, shown, _ = _fail(ip)
     assert "a view's own bug" in shown  # IPython shows what failed; it is not hidden
     _assert_the_users_error_is_the_last(ip, error)
+
+
+def test_a_cell_that_runs_a_failing_cell_again_is_the_reports_cell(ip):
+    """Issue 36, one meaning of the running cell: `%rerun` runs the failing cell again inside its own cell, whose
+    traceback is shown under it. The report named the run inside, numbered as a cell that does not exist (the next
+    one), whose climb began when the run inside did."""
+    with capture_output():
+        failed = ip.run_cell("raise MemoryError()", store_history=True)
+    with capture_output() as captured:
+        again = ip.run_cell(f"%rerun {failed.execution_count}", store_history=True)
+    assert "MemoryError" in captured.stdout
+    report = mgenv_jupyter.last_oom()
+    assert report.timeline.cell == again.execution_count != failed.execution_count
+    assert f"  cell [{again.execution_count}] went from " in repr(report)  # before: cell [3], after [1] and [2]

@@ -20,6 +20,7 @@ from mgenv_jupyter._kernel_state import kernel_state
 from mgenv_jupyter._text import Text
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
 from mgenv_jupyter.catalog._values import GiB, MiB, Size
+from mgenv_jupyter.memory._cell_events import cell_follower
 from mgenv_jupyter.runtime import EnvSession, ImportWatcher
 from mgenv_jupyter.tuner._offers import cell_offers
 
@@ -158,14 +159,15 @@ def test_session_changes_from_other_threads_reach_the_widget(ip, closing):
 
 def test_closing_a_widget_stops_observing_and_frees_its_parts(ip):
     session = mgenv_jupyter.session()
-    observers, callbacks = len(session._observers), len(ip.events.callbacks["post_run_cell"])
+    follower = cell_follower(ip)
+    observers, callbacks = len(session._observers), len(follower.subscriptions())
     instances = len(_instances)
     widget = DTRWidget()
     assert len(session._observers) == observers + 1
-    assert len(ip.events.callbacks["post_run_cell"]) == callbacks + 1
+    assert len(follower.subscriptions()) == callbacks + 1
     widget.close()
     assert len(session._observers) == observers
-    assert len(ip.events.callbacks["post_run_cell"]) == callbacks
+    assert len(follower.subscriptions()) == callbacks
     assert len(_instances) == instances
     ip.run_line_magic("envset", "MEGENGINE_DTR_EVICTION_THRESHOLD=1GB")  # reaches no closed widget
     assert widget.rows[THRESHOLD].editor.raw() == "0B"
