@@ -3,20 +3,25 @@ framework's allocator has allocated and reserved, and who else is on the device;
 and the kernel's process tree.
 
 Read once, right after the failure: one fresh sample from the kernel's sampler (the same sources the charts use, the
-simulated GPU included) and one reading of NVML's process list, which the sampler reads at most once a second and
-does not keep per process: the kernel's figure on each GPU and the other processes' both come from that one list, so
-that the report's figures are of one moment and add up.
+simulated GPU included, and the host's figure of the kernel's process tree) and one reading of NVML's process list,
+which the sampler reads at most once a second and does not keep per process: the kernel's figure on each GPU and the
+other processes' both come from that one list, so that the report's figures are of one moment and add up.
+
+The error message's own figures (PyTorch's "allocated by PyTorch", "reserved but unallocated") stand in for an
+allocator's counters only where no framework source read them (`MemoryState.with_error`), and say so
+(`DeviceFigures.allocator_from_error`): they are of the error's moment, not of this reading's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .._source_state import STATE_OK
-from ..memory._host_source import machine_memory
+from ..memory._host_source import kernel_rss, machine_memory
 from ..memory._nvml_client import NvmlClient
-from ..memory._proc_figures import resident_bytes
+from ..memory._process_tree import ProcessTree, kernel_tree
 from ..memory._server_owners import NotebookOwner, notebook_owners
 
 if TYPE_CHECKING:
@@ -42,8 +47,9 @@ class OtherProcess:
 class DeviceFigures:
     """One device at the failure. Sizes in bytes, None where no source knows them. `kernel`: what this kernel's
     process tree holds (NVML); `listed`: what the processes outside it that NVML's process list names hold (None:
-    it names none); `allocated`/`reserved`: the framework allocator's counters (a framework source, or the error
-    message). `others` is the one figure of what is not the kernel's that every part of a report says."""
+    it names none); `allocated`/`reserved`: the framework allocator's counters, a framework source's, or where none
+    read them the error message's (`allocator_from_error`: of the error's moment, not of this reading's).
+    `others` is the one figure of what is not the kernel's that every part of a report says."""
 
     device: str  # as the sampler labels it: "gpu0", "gpu0 (simulated)", "host"
     gpu: int | None
@@ -54,6 +60,7 @@ class DeviceFigures:
     reserved: int | None = None
     simulated: bool = False
     listed: int | None = None
+    allocator_from_error: bool = False
 
     @property
     def others(self) -> int | None:
@@ -83,6 +90,13 @@ class DeviceFigures:
             return None
         return max(0, self.reserved - self.allocated)
 
+    @property
+    def error_above_reading(self) -> bool:
+        """The error's reserved figure is more than NVML reads for the whole kernel now: the two are of different
+        moments (or the error's message counts what NVML does not), and the report says so beside them."""
+        return (self.allocator_from_error and self.reserved is not None and self.kernel is not None
+                and self.reserved > self.kernel)
+
 
 @dataclass(frozen=True)
 class MemoryState:
@@ -99,6 +113,18 @@ class MemoryState:
         if index is None:
             return gpus[0] if gpus else None
         return next((d for d in gpus if d.gpu == index), None)
+
+    def with_error(self, gpu: int | None, facts: Mapping[str, int]) -> MemoryState:
+        """This state with the error message's allocator figures (`facts`: "allocated", "cached_free") on the GPU it
+        names, where no framework source read that GPU's allocator: the one place a report takes them from."""
+        device = self.gpu(gpu)
+        if device is None or device.allocated is not None or "allocated" not in facts:
+            return self
+        allocated = facts["allocated"]
+        cached = facts.get("cached_free")
+        figures = replace(device, allocated=allocated, allocator_from_error=True,
+                          reserved=None if cached is None else allocated + cached)
+        return replace(self, devices=tuple(figures if d is device else d for d in self.devices))
 
 
 def read_state(sampler: Sampler | None) -> MemoryState:
@@ -125,9 +151,11 @@ def read_state(sampler: Sampler | None) -> MemoryState:
             merged[index] = DeviceFigures(known.device, index, known.total or values.get("total"), known.used,
                                           known.kernel, values.get("allocated"), values.get("reserved"),
                                           known.simulated)
-    host_total, host_available, rss = _host(sampler)
+    host_total, host_available = _machine()
+    tree = kernel_tree(getattr(sampler, "sources", ()))
+    rss = kernel_rss(by_device, tree)
     kernel: dict[int, int] = {}
-    processes, problem = other_processes(sampler, kernel)
+    processes, problem = other_processes(sampler, kernel, tree)
     if problem:
         notes.append(problem)
     for index, figures in merged.items():
@@ -141,43 +169,14 @@ def read_state(sampler: Sampler | None) -> MemoryState:
                        tuple(notes))
 
 
-def _host(sampler: Sampler | None) -> tuple[int | None, int | None, int | None]:
-    """The host's total and available memory and the kernel's tree's RSS: from /proc where it answers (a kernel's first
-    report then does not import psutil), else from psutil."""
+def _machine() -> tuple[int | None, int | None]:
     try:
-        total, available = machine_memory()
+        return machine_memory()
     except Exception:  # psutil can fail on exotic /proc setups
-        return None, None, None
-    pids = _tree(sampler)
-    sizes = [resident_bytes(pid) for pid in pids]
-    if any(size is not None for size in sizes):
-        return total, available, sum(size or 0 for size in sizes) or None
-    try:
-        import psutil
-
-        return total, available, sum(_rss(psutil, pid) for pid in pids) or None
-    except Exception:
-        return total, available, None
+        return None, None
 
 
-def _rss(psutil: Any, pid: int) -> int:
-    try:
-        return int(psutil.Process(pid).memory_info().rss)
-    except Exception:  # gone, or not ours to read
-        return 0
-
-
-def _tree(sampler: Sampler | None) -> frozenset[int]:
-    import os
-
-    for source in getattr(sampler, "sources", ()):
-        tree = getattr(source, "tree", None)
-        if tree is not None:
-            return frozenset(tree.pids())
-    return frozenset({os.getpid()})
-
-
-def other_processes(sampler: Sampler | None, kernel: dict[int, int] | None = None
+def other_processes(sampler: Sampler | None, kernel: dict[int, int] | None = None, tree: ProcessTree | None = None
                     ) -> tuple[list[OtherProcess], str]:
     """Every process on every GPU outside the kernel's tree, biggest first, and the problem in words if NVML could
     not say; what the kernel's tree holds on each GPU in the same list goes into `kernel` (GPU index → bytes). NVML
@@ -187,7 +186,8 @@ def other_processes(sampler: Sampler | None, kernel: dict[int, int] | None = Non
     nvml = NvmlClient()
     try:
         ours: dict[int, int] = {} if kernel is None else kernel
-        listed = nvml.read(lambda pynvml: (_outside(nvml, pynvml, _tree(sampler), ours), STATE_OK))
+        pids = (tree if tree is not None else kernel_tree(getattr(sampler, "sources", ()))).pids()
+        listed = nvml.read(lambda pynvml: (_outside(nvml, pynvml, pids, ours), STATE_OK))
     finally:
         nvml.close()
     if listed is None:  # no driver, no pynvml, or NVML would not start: nothing to list
