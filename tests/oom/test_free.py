@@ -109,15 +109,21 @@ def test_a_failing_allocator_call_is_reported_and_the_others_go_on(ip, monkeypat
 
 
 def test_on_the_simulated_gpu_the_kernels_nvml_memory_drops_when_it_frees(ip, monkeypatch):
-    """The fragmentation scenario climbs to 38 GiB of the kernel's on a simulated 40 GiB GPU; a free gives the cache
-    back, and the fake NVML's process list shows the kernel at the scenario's start (2 GiB) from then on."""
+    """The fragmentation scenario climbs to 38 GiB of the kernel's on a simulated 40 GiB GPU; a free that asks a
+    framework's allocator for its cache (a stand-in of CuPy's pools: no CUDA here) gives the cache back, and the fake
+    NVML's process list shows the kernel at the scenario's start (2 GiB) from then on. A free that could only trim the
+    host heap gives no GPU memory back (tests/kernel/test_oom_server_owner.py, in a kernel of a real server)."""
     from pathlib import Path
+    from types import SimpleNamespace
 
     from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
     from mgenv_jupyter.memory.simulated import _simulation as simulation
 
     scenario = Path(__file__).parents[1] / "data" / "oom" / "fragmentation.json"
     monkeypatch.setenv("MGENV_SIMULATE_GPU", str(scenario))
+    pool = SimpleNamespace(free_all_blocks=lambda: None)
+    monkeypatch.setitem(sys.modules, "cupy", SimpleNamespace(get_default_memory_pool=lambda: pool,
+                                                             get_default_pinned_memory_pool=lambda: pool))
     close_kernel_sampler()
     try:
         simulation.from_environment()  # its timeline starts now
