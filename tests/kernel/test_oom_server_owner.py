@@ -126,7 +126,7 @@ def kernel_pid_in(report: str) -> int:
 
 
 # The README's recipe, word for word (README.md, "Try it without a GPU"); the class is PyTorch's by name and module.
-MESSAGE = (
+README_MESSAGE = (
     "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 1.10 GiB "
     "is free. Including non-PyTorch memory, this process has 38.00 GiB memory in use. Of the allocated memory "
     "21.00 GiB is allocated by PyTorch, and 16.30 GiB is reserved by PyTorch but unallocated. If reserved but "
@@ -160,7 +160,7 @@ def test_a_reports_figures_agree_and_a_free_gives_back_only_what_it_released(tmp
         run(kc, "chart = %memchart\nchart")
         climbed = run(kc, CLIMBED)
         run(kc, ERROR_CLASS)
-        report = run(kc, f"raise OutOfMemoryError({MESSAGE!r})")
+        report = run(kc, f"raise OutOfMemoryError({README_MESSAGE!r})")
         freed = run(kc, "import ctypes\nctypes.CDLL('libc.so.6').malloc_trim(0)\n%memfree")
         kc.stop_channels()
     assert "climbed [" in climbed, climbed
