@@ -67,10 +67,10 @@ OOM_SCENARIO = ROOT / "tests" / "data" / "oom" / "fragmentation.json"
 OOM_MESSAGE = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 1.10 "
                "GiB is free. Including non-PyTorch memory, this process has 38.00 GiB memory in use. Of the allocated "
                "memory 21.00 GiB is allocated by PyTorch, and 16.30 GiB is reserved by PyTorch but unallocated.")
-CACHE_STAND_IN = ("import sys, types\n"
-                  "sys.modules.setdefault('cupy', (lambda pool: types.SimpleNamespace(get_default_memory_pool=lambda: "
-                  "pool, get_default_pinned_memory_pool=lambda: pool))(types.SimpleNamespace(free_all_blocks=lambda: "
-                  "None)))")
+CACHE_STAND_IN = ("import sys, types\n"  # a statement, not an expression: no Out[n] keeps it
+                  "sys.modules['cupy'] = sys.modules.get('cupy') or (lambda pool: types.SimpleNamespace("
+                  "get_default_memory_pool=lambda: pool, get_default_pinned_memory_pool=lambda: pool))("
+                  "types.SimpleNamespace(free_all_blocks=lambda: None))")
 OOM_STAND_IN = ("OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})\n"
                 + CACHE_STAND_IN)
 
