@@ -3,9 +3,11 @@ framework's allocator has allocated and reserved, and who else is on the device;
 and the kernel's process tree.
 
 Read once, right after the failure: one fresh sample from the kernel's sampler (the same sources the charts use, the
-simulated GPU included, and the host's figure of the kernel's process tree) and one reading of NVML's process list,
-which the sampler reads at most once a second and does not keep per process: the kernel's figure on each GPU and the
-other processes' both come from that one list, so that the report's figures are of one moment and add up.
+simulated GPU included, and the host's figure of the kernel's process tree), for which the sampler's NVML source reads
+its process lists anew (it reads them at most once a second otherwise): the kernel's figure on each GPU, the point the
+chart and the report's timeline show at the failure, and the other processes' all come from those lists, so that the
+report's figures are of one moment and add up. Without a sampler, or where a list was refused, NVML's lists are read
+once more here for the kernel's figure and the other processes together.
 
 The error message's own figures (PyTorch's "allocated by PyTorch", "reserved but unallocated") stand in for an
 allocator's counters only where no framework source read them (`MemoryState.with_error`), and say so
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .._source_state import STATE_OK
 from ..memory._host_source import kernel_rss, machine_memory
 from ..memory._nvml_client import NvmlClient
+from ..memory._nvml_source import NvmlSource
 from ..memory._process_tree import ProcessTree, kernel_tree
 from ..memory._server_owners import NotebookOwner, notebook_owners
 
@@ -133,7 +136,7 @@ def read_state(sampler: Sampler | None) -> MemoryState:
     notes: list[str] = []
     if sampler is not None:
         try:
-            by_device = sampler.sample_devices()
+            by_device = sampler.sample_devices(fresh=True)
         except Exception as exc:  # the report goes on with what else it can read
             notes.append(f"no sample: {type(exc).__name__}: {exc}")
     # The kernel's GPUs: a cluster node's (a series with a `node`) are another machine's.
@@ -154,19 +157,37 @@ def read_state(sampler: Sampler | None) -> MemoryState:
     host_total, host_available = _machine()
     tree = kernel_tree(getattr(sampler, "sources", ()))
     rss = kernel_rss(by_device, tree)
-    kernel: dict[int, int] = {}
-    processes, problem = other_processes(sampler, kernel, tree)
-    if problem:
-        notes.append(problem)
+    source = _nvml_source(sampler)
+    if source is not None and merged and all(index in source.listed for index in merged):
+        # One reading: the sample's process lists, from which its kernel figure (the chart's point at the failure)
+        # came; the other processes are the rest of the same lists.
+        processes = _with_owners(_others(source.listed, source.tree.pids()))
+    else:  # no sampler, or a list it could not read: NVML's lists read now, the kernel's figure from them too
+        kernel: dict[int, int] = {}
+        processes, problem = other_processes(sampler, kernel, tree)
+        if problem:
+            notes.append(problem)
+        # Where the list names none of the kernel's pids (a container's own namespace) the sampler's figure, which
+        # knows that case, stands.
+        merged = {index: replace(figures, kernel=kernel.get(index, figures.kernel))
+                  for index, figures in merged.items()}
     for index, figures in merged.items():
-        # One reading: the kernel's figure from the list the other processes come from (the sampler's list may be a
-        # second old); where the list names none of the kernel's pids (a container's own namespace) the sampler's
-        # figure, which knows that case, stands.
         listed = [p.bytes or 0 for p in processes if p.gpu == index]
-        merged[index] = replace(figures, kernel=kernel.get(index, figures.kernel),
-                                listed=sum(listed) if listed else None)
+        merged[index] = replace(figures, listed=sum(listed) if listed else None)
     return MemoryState(tuple(merged[i] for i in sorted(merged)), tuple(processes), host_total, host_available, rss,
                        tuple(notes))
+
+
+def _nvml_source(sampler: Sampler | None) -> NvmlSource | None:
+    return next((s for s in getattr(sampler, "sources", ()) if isinstance(s, NvmlSource)), None)
+
+
+def _others(lists: Mapping[int, tuple[tuple[int, int | None], ...]], ours: frozenset[int]) -> list[OtherProcess]:
+    """The processes of `lists` (GPU index → (pid, bytes) each) outside `ours`, biggest first."""
+    found = [OtherProcess(index, pid, used, *_who(pid)) for index in sorted(lists) for pid, used in lists[index]
+             if pid not in ours]
+    found.sort(key=lambda p: -(p.bytes or 0))
+    return found
 
 
 def _machine() -> tuple[int | None, int | None]:
