@@ -169,6 +169,8 @@ def test_a_reports_figures_agree_and_a_free_gives_back_only_what_it_released(tmp
     assert kernel, numbers
     assert (f"the error says: allocator allocated 21 GiB, reserved 37.3 GiB (at the error's moment; more than the "
             f"{kernel[1]} NVML reads for this kernel now)") in numbers, numbers
+    climb = re.search(r"cell \[\d+\] went from [\d.]+ GiB to ([\d.]+ GiB)", report)
+    assert climb and climb[1] == kernel[1], report  # the timeline's point at the failure is the same reading
     others = re.search(r"other processes ([\d.]+ GiB);", numbers)
     verdict = re.search(r"other processes hold ([\d.]+ GiB) of the GPU's", report)
     assert others and verdict and others[1] == verdict[1], report
