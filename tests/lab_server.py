@@ -61,11 +61,18 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 # The out-of-memory scenario of the report's browser tests: the simulated GPU of fragmentation.json climbs to 38 GiB of
 # its 40, and a cell raises a stand-in with PyTorch's class name and wording (there is no GPU here): what the kernel's
 # hook recognises is the class and the message. The wording says 16.3 GiB reserved but unallocated, 2 GiB asked for.
+# Beside it, a stand-in of a framework's device cache (CuPy's pools, whose free_all_blocks a free calls): the simulated
+# GPU gives the kernel's cache back only when a free asked a framework's allocator for it, never on malloc_trim alone.
 OOM_SCENARIO = ROOT / "tests" / "data" / "oom" / "fragmentation.json"
 OOM_MESSAGE = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 1.10 "
                "GiB is free. Including non-PyTorch memory, this process has 38.00 GiB memory in use. Of the allocated "
                "memory 21.00 GiB is allocated by PyTorch, and 16.30 GiB is reserved by PyTorch but unallocated.")
-OOM_STAND_IN = "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})"
+CACHE_STAND_IN = ("import sys, types\n"  # a statement, not an expression: no Out[n] keeps it
+                  "sys.modules['cupy'] = sys.modules.get('cupy') or (lambda pool: types.SimpleNamespace("
+                  "get_default_memory_pool=lambda: pool, get_default_pinned_memory_pool=lambda: pool))("
+                  "types.SimpleNamespace(free_all_blocks=lambda: None))")
+OOM_STAND_IN = ("OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})\n"
+                + CACHE_STAND_IN)
 
 
 def raise_oom(message: str = OOM_MESSAGE, after_s: float = 0) -> str:

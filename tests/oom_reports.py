@@ -26,7 +26,7 @@ def report(timeline: Timeline | None = None, failed_at: float = 3.0) -> OomRepor
     event = OutOfMemory("torch", "gpu", "torch.OutOfMemoryError", "...", 0, 2 * GiB,
                         {"allocated": 21 * GiB, "cached_free": 16 * GiB})
     state = MemoryState((DeviceFigures("gpu0 (simulated)", 0, 40 * GiB, 39 * GiB, 38 * GiB, simulated=True),),
-                        (OtherProcess(0, 77, GiB, None, None),))
+                        (OtherProcess(0, 77, GiB, None, None),)).with_error(event.gpu, event.facts)
     if timeline is None:
         timeline = gpu_timeline((1.0, 2.0, 3.0), (2 * GiB, 20 * GiB, 38 * GiB), 7, 2.0,
                             ((5, 2 * GiB), (6, 3 * GiB)))

@@ -5,12 +5,13 @@ DataLoader workers, NumPy arrays), so that a cell's record, a leak and a host-me
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .._source_state import HOST_IDLE, STATE_OK, State
 from ._proc_figures import host_memory
 from ._process_tree import ProcessTree
-from ._sample import Sample
+from ._sample import DeviceId, Sample
 
 if TYPE_CHECKING:
     from ._nvml_source import NvmlSource
@@ -60,6 +61,22 @@ class HostSource:
 
     def close(self) -> None:
         pass
+
+
+HOST = DeviceId("host")
+
+
+def kernel_rss(by_device: Mapping[DeviceId, Mapping[str, int]], tree: ProcessTree) -> int | None:
+    """What the kernel's process tree holds in host memory: the host's figure of a sample (`Sampler.sample_devices`,
+    the reading the chart and the cells' records show) where it has one, else `tree.rss()` now (the sampler's tree,
+    `kernel_tree`). Every view reads resident memory through `ProcessTree.rss()`: /proc/PID/statm, or psutil."""
+    figure = by_device.get(HOST, {}).get("process")
+    if figure is not None:
+        return int(figure)
+    try:
+        return tree.rss() or None
+    except Exception:  # psutil can fail on exotic /proc setups: the view says it has no figure
+        return None
 
 
 def machine_memory() -> tuple[int, int]:

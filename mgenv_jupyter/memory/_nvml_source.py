@@ -20,6 +20,7 @@ from ._sample import Sample
 # The process list takes the driver's global lock and costs milliseconds on real GPUs (nvmlDeviceGetMemoryInfo costs
 # about 12 µs), so it is read at most this often, whatever the sampling rate; MGENV_PROCESS_LIST_SECONDS changes it.
 PROCESS_LIST_SECONDS = 1.0
+MAX_LISTED = 4096  # processes kept per device from a list (a GPU runs far fewer; a driver's answer is bounded too)
 PROCESS_LIST_ENV = "MGENV_PROCESS_LIST_SECONDS"
 
 
@@ -57,6 +58,9 @@ class NvmlSource:
         # tree stay the same a sample costs one NVML call per device.
         self._known: dict[int, tuple[int, frozenset[int], float, int | None, State | None]] = {}
         self._kernel_bytes: dict[int, int | None] = {}
+        # Per device: the process list as last read, (pid, bytes or None) each, so that an out-of-memory report takes
+        # the kernel's figure and the other processes' from one list (absent where the list was refused).
+        self.listed: dict[int, tuple[tuple[int, int | None], ...]] = {}
         self._labels: list[str] = []  # "gpu0", "gpu1": the devices as NVML numbers them
         self._nvml = NvmlClient(retry_seconds, State("not_sampled"), on_start=self._started)
         self._follow = follow
@@ -96,6 +100,11 @@ class NvmlSource:
         samples = self._nvml.read(self._read)
         return [] if samples is None else samples
 
+    def refresh_processes(self) -> None:
+        """Read the process lists again at the next sample, however recent the last: a reader that needs this
+        moment's figures (an out-of-memory report) asks for it once."""
+        self._known.clear()
+
     def close(self) -> None:
         """Release our NVML initialisation (NVML counts them); a later `sample()` initialises again."""
         self._nvml.close()
@@ -132,7 +141,7 @@ class NvmlSource:
                     known[1] is tree and known[0] == used and age < self.process_refresh)):
                 kernel, problem = known[3], known[4]
             else:
-                kernel, problem = self._kernel_memory(pynvml, handle, mig, tree)
+                kernel, problem = self._kernel_memory(pynvml, handle, mig, tree, index)
                 self._known[index] = (used, tree, now, kernel, problem)
             self._kernel_bytes[index] = kernel
             if problem is not None:
@@ -142,15 +151,17 @@ class NvmlSource:
         return samples, problems(found)
 
     def _kernel_memory(self, pynvml: Any, handle: Any, mig: bool,
-                       tree: frozenset[int]) -> tuple[int | None, State | None]:
+                       tree: frozenset[int], index: int) -> tuple[int | None, State | None]:
         """(bytes the process tree holds on this device, or None; the problem, or None). Most problems say that
         per-process memory is unavailable (MIG or a container's PID namespace)."""
+        self.listed.pop(index, None)
         try:
             processes = self._nvml.processes(pynvml, handle)
         except (pynvml.NVMLError_NoPermission, pynvml.NVMLError_NotSupported) as exc:
             return None, State("mig_process_list_refused" if mig else "process_list_refused", answer=exc)
         except pynvml.NVMLError as exc:
             return None, State("nvml_error", error=exc)
+        self.listed[index] = tuple((int(p.pid), p.usedGpuMemory) for p in processes[:MAX_LISTED])
         kernel, ours, unreported, reported = 0, False, False, False
         for process in processes:  # a plain loop: this runs at the sampling rate
             used = process.usedGpuMemory

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from ._proc_figures import resident_bytes
@@ -84,6 +85,16 @@ class ProcessTree:
             except psutil.Error:  # exited since the last walk
                 self._handles.pop(pid, None)
         return total
+
+
+def kernel_tree(sources: Iterable[object] = ()) -> ProcessTree:
+    """The kernel's process tree as its sampler's sources follow it (the host source's, NVML's), so that every reader
+    walks the same tree; a new one of this process where no source has one."""
+    for source in sources:
+        tree = getattr(source, "tree", None)
+        if isinstance(tree, ProcessTree):
+            return tree
+    return ProcessTree()
 
 
 def _proc_descendants(root: int) -> list[int]:

@@ -31,6 +31,7 @@ from ..protocol import Batch, BatchMeta, SeriesInfo, Snapshot, SourceState, chec
 from ..protocol._memory import MarkInfo, MarkKind
 from ._cells import CellTracker, per_cell
 from ._history import History
+from ._nvml_source import NvmlSource
 from ._proc_figures import kernel_started
 from ._sample import QUANTITIES, DeviceId, MemorySource, Sample, series_key
 
@@ -290,9 +291,15 @@ class Sampler:
                 self._refresh_overlays()
         return row
 
-    def sample_devices(self) -> dict[DeviceId, dict[str, int]]:
+    def sample_devices(self, fresh: bool = False) -> dict[DeviceId, dict[str, int]]:
         """Take one sample now (as `sample_once`) and return it by device: each device's fields → quantity → bytes.
-        For readers that tell devices apart (an out-of-memory report, a free): a series key is a name for people."""
+        For readers that tell devices apart (an out-of-memory report, a free): a series key is a name for people.
+        `fresh`: NVML's process lists are read for this sample, however recently they were (the sample lands in the
+        history as any other, so the chart and the reader see the same figure)."""
+        if fresh:
+            for source in self.sources:
+                if isinstance(source, NvmlSource):
+                    source.refresh_processes()
         row = self.sample_once()
         devices: dict[DeviceId, dict[str, int]] = {}
         with self._lock:

@@ -107,10 +107,10 @@ def figures(event: OutOfMemory, state: MemoryState) -> Figures:
     others = device.others if device is not None else (sum(listed) if listed else None)
     total = device.total if device is not None and device.total is not None else facts.get("total")
     kernel = device.kernel if device is not None and device.kernel is not None else facts.get("in_use")
-    if "cached_free" in facts:
-        cached_free: int | None = facts["cached_free"]
-    else:
-        cached_free = device.cached_free if device is not None else None
+    # The device's figure (a reading's, or the error's where no framework source read one: MemoryState.with_error),
+    # the one the report's numbers say; the error's alone where no device of it was read.
+    cached_free = device.cached_free if device is not None and device.allocated is not None else facts.get(
+        "cached_free")
     return Figures(total, kernel, others, cached_free, event.requested, device)
 
 

@@ -14,8 +14,9 @@ may want, as `%reset out` does); collects garbage; asks each *loaded* framework'
 blocks through its own API, as its adapter says (`release_cache`: PyTorch `torch.cuda.empty_cache()` once CUDA is
 initialised, Paddle `paddle.device.cuda.empty_cache()` on a CUDA build, MXNet `Context.empty_cache()` for the host
 and the GPUs the kernel uses, MegEngine `coalesce_free_memory()`, CuPy's pools' `free_all_blocks()`), and glibc's
-`malloc_trim(0)` for the host heap; tells the simulated GPU, when one runs, that the kernel gave its cache back; reads
-the memory again.
+`malloc_trim(0)` for the host heap; tells the simulated GPU, when one runs and a framework's allocator was asked, that
+the kernel gave its cache back (a free that only trimmed the host heap gives no GPU memory back); reads the memory
+again.
 
 It never imports a framework and never deletes a user's variable. A framework with no call that returns its pool
 without destroying live arrays is not asked, and its catalog home says why (`CACHE_KEPT`: JAX's `clear_backends()`
@@ -44,8 +45,9 @@ from .._source_state import STATE_OK
 from .._static import inherits
 from .._text import Text
 from ..catalog._values import format_size
+from ..memory._host_source import kernel_rss
 from ..memory._nvml_client import NvmlClient
-from ..memory._process_tree import ProcessTree
+from ..memory._process_tree import ProcessTree, kernel_tree
 from ..memory._sample import DeviceId
 from ..memory._series_words import series_name
 from ..runtime.frameworks import adapters, offered
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+MALLOC_TRIM = "malloc_trim(0)"  # the call for the host heap, beside the frameworks' for their caches
 _CHAIN = 16  # exceptions followed along __cause__ / __context__
 _SYS_NAMES = ("last_exc", "last_value", "last_traceback", "last_type")
 
@@ -151,7 +154,10 @@ def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = Non
     collected = gc.collect()
     released, not_asked, failed = release_caches(before)
     problems.extend(failed)
-    simulated = _release_simulation()
+    # The simulated GPU stands in for a framework's cache on the device: it gives back only when a framework's
+    # allocator was asked to (malloc_trim returns host memory, and clearing frames frees no cached block).
+    asked = len(released) - (MALLOC_TRIM in released)
+    simulated = _release_simulation() if asked else False
     after = read(sampler)
     result = FreeResult(before, after, tuple(cleared), tuple(released), tuple(not_asked), collected, cleared_outputs,
                         tuple(problems), time.perf_counter() - started, simulated or _simulated(before), tuple(kept))
@@ -263,10 +269,11 @@ def read(sampler: Sampler | None) -> Reading:
             allocators[device.label] = (values.get("allocated"), values.get("reserved"))
             devices[device.label] = device
     # The sampler reads NVML's process list at most once a second; a before/after needs it now.
-    for device, size in _nvml_process_memory().items():
+    tree = kernel_tree(getattr(sampler, "sources", ()))
+    for device, size in _nvml_process_memory(tree).items():
         gpus[device.label] = size
         devices[device.label] = device
-    return Reading(time.time(), _rss(), gpus, allocators, devices)
+    return Reading(time.time(), kernel_rss(by_device, tree), gpus, allocators, devices)
 
 
 def _kernels_gpu(device: DeviceId) -> bool:
@@ -274,13 +281,13 @@ def _kernels_gpu(device: DeviceId) -> bool:
     return device.gpu is not None and not device.framework and not device.node
 
 
-def _nvml_process_memory() -> dict[DeviceId, int]:
+def _nvml_process_memory(tree: ProcessTree) -> dict[DeviceId, int]:
     """What the kernel's process tree holds on each GPU, from NVML's process list now (simulated under the simulated
     GPU's fake NVML), through an NVML client of its own for this one reading (memory/_nvml_client.py: its fallbacks,
     such as the process list of drivers before 510, are the sampler's); empty without a driver."""
     nvml = NvmlClient()
     try:
-        found = nvml.read(lambda pynvml: (_held(nvml, pynvml, ProcessTree().pids()), STATE_OK))
+        found = nvml.read(lambda pynvml: (_held(nvml, pynvml, tree.pids()), STATE_OK))
     finally:
         nvml.close()
     return found or {}
@@ -298,15 +305,6 @@ def _held(nvml: NvmlClient, pynvml: Any, ours: frozenset[int]) -> dict[DeviceId,
         if held:
             found[DeviceId(f"gpu{index}", simulated=nvml.simulated)] = int(sum(held))
     return found
-
-
-def _rss() -> int | None:
-    try:
-        import psutil
-
-        return int(psutil.Process().memory_info().rss)
-    except Exception:
-        return None
 
 
 def _simulated(reading: Reading) -> bool:
@@ -576,7 +574,7 @@ def release_caches(before: Reading) -> tuple[list[str], list[Text], list[str]]:
             not_asked.append(kept)
     trim = _malloc_trim()
     if trim is not None:
-        call("malloc_trim(0)", lambda: trim(0))
+        call(MALLOC_TRIM, lambda: trim(0))
     return released, not_asked, problems
 
 

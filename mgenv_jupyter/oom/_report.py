@@ -102,12 +102,9 @@ class OomReport(Shown):
         cached: dict[str, int] = {}
         event = self.event
         for device in self.state.devices:
-            spare = device.cached_free
-            if spare is None and device.gpu == event.gpu:
-                spare = event.facts.get("cached_free")
-            if spare:
-                cached[device.device] = spare
-        if not cached and event.facts.get("cached_free"):
+            if device.cached_free:  # a reading's, or the error's where none read it (MemoryState.with_error)
+                cached[device.device] = device.cached_free
+        if not cached and event.facts.get("cached_free"):  # no device of the error's read at all
             where = f"gpu{event.gpu}" if event.gpu is not None else "the GPU"
             cached[where] = event.facts["cached_free"]
         return offer(cached)
@@ -204,7 +201,7 @@ def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSessio
     allocated, `record_offer` the frameworks that would say so with recording on, `cell_code` the failing cell's."""
     started = time.perf_counter()
     now = time.time()
-    state = read_state(sampler)
+    state = read_state(sampler).with_error(event.gpu, event.facts)
     findings = diagnose(event, state, session)
     chosen = remedies(event, findings, state, session)
     timeline = _timeline(sampler, event, state, now)

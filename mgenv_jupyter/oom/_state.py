@@ -3,20 +3,28 @@ framework's allocator has allocated and reserved, and who else is on the device;
 and the kernel's process tree.
 
 Read once, right after the failure: one fresh sample from the kernel's sampler (the same sources the charts use, the
-simulated GPU included) and one reading of NVML's process list, which the sampler reads at most once a second and
-does not keep per process: the kernel's figure on each GPU and the other processes' both come from that one list, so
-that the report's figures are of one moment and add up.
+simulated GPU included, and the host's figure of the kernel's process tree), for which the sampler's NVML source reads
+its process lists anew (it reads them at most once a second otherwise): the kernel's figure on each GPU, the point the
+chart and the report's timeline show at the failure, and the other processes' all come from those lists, so that the
+report's figures are of one moment and add up. Without a sampler, or where a list was refused, NVML's lists are read
+once more here for the kernel's figure and the other processes together.
+
+The error message's own figures (PyTorch's "allocated by PyTorch", "reserved but unallocated") stand in for an
+allocator's counters only where no framework source read them (`MemoryState.with_error`), and say so
+(`DeviceFigures.allocator_from_error`): they are of the error's moment, not of this reading's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .._source_state import STATE_OK
-from ..memory._host_source import machine_memory
+from ..memory._host_source import kernel_rss, machine_memory
 from ..memory._nvml_client import NvmlClient
-from ..memory._proc_figures import resident_bytes
+from ..memory._nvml_source import NvmlSource
+from ..memory._process_tree import ProcessTree, kernel_tree
 from ..memory._server_owners import NotebookOwner, notebook_owners
 
 if TYPE_CHECKING:
@@ -42,8 +50,9 @@ class OtherProcess:
 class DeviceFigures:
     """One device at the failure. Sizes in bytes, None where no source knows them. `kernel`: what this kernel's
     process tree holds (NVML); `listed`: what the processes outside it that NVML's process list names hold (None:
-    it names none); `allocated`/`reserved`: the framework allocator's counters (a framework source, or the error
-    message). `others` is the one figure of what is not the kernel's that every part of a report says."""
+    it names none); `allocated`/`reserved`: the framework allocator's counters, a framework source's, or where none
+    read them the error message's (`allocator_from_error`: of the error's moment, not of this reading's).
+    `others` is the one figure of what is not the kernel's that every part of a report says."""
 
     device: str  # as the sampler labels it: "gpu0", "gpu0 (simulated)", "host"
     gpu: int | None
@@ -54,6 +63,7 @@ class DeviceFigures:
     reserved: int | None = None
     simulated: bool = False
     listed: int | None = None
+    allocator_from_error: bool = False
 
     @property
     def others(self) -> int | None:
@@ -83,6 +93,13 @@ class DeviceFigures:
             return None
         return max(0, self.reserved - self.allocated)
 
+    @property
+    def error_above_reading(self) -> bool:
+        """The error's reserved figure is more than NVML reads for the whole kernel now: the two are of different
+        moments (or the error's message counts what NVML does not), and the report says so beside them."""
+        return (self.allocator_from_error and self.reserved is not None and self.kernel is not None
+                and self.reserved > self.kernel)
+
 
 @dataclass(frozen=True)
 class MemoryState:
@@ -100,6 +117,18 @@ class MemoryState:
             return gpus[0] if gpus else None
         return next((d for d in gpus if d.gpu == index), None)
 
+    def with_error(self, gpu: int | None, facts: Mapping[str, int]) -> MemoryState:
+        """This state with the error message's allocator figures (`facts`: "allocated", "cached_free") on the GPU it
+        names, where no framework source read that GPU's allocator: the one place a report takes them from."""
+        device = self.gpu(gpu)
+        if device is None or device.allocated is not None or "allocated" not in facts:
+            return self
+        allocated = facts["allocated"]
+        cached = facts.get("cached_free")
+        figures = replace(device, allocated=allocated, allocator_from_error=True,
+                          reserved=None if cached is None else allocated + cached)
+        return replace(self, devices=tuple(figures if d is device else d for d in self.devices))
+
 
 def read_state(sampler: Sampler | None) -> MemoryState:
     """The memory state now, from one fresh sample of `sampler` (None: NVML's process list and the host only)."""
@@ -107,7 +136,7 @@ def read_state(sampler: Sampler | None) -> MemoryState:
     notes: list[str] = []
     if sampler is not None:
         try:
-            by_device = sampler.sample_devices()
+            by_device = sampler.sample_devices(fresh=True)
         except Exception as exc:  # the report goes on with what else it can read
             notes.append(f"no sample: {type(exc).__name__}: {exc}")
     # The kernel's GPUs: a cluster node's (a series with a `node`) are another machine's.
@@ -125,59 +154,50 @@ def read_state(sampler: Sampler | None) -> MemoryState:
             merged[index] = DeviceFigures(known.device, index, known.total or values.get("total"), known.used,
                                           known.kernel, values.get("allocated"), values.get("reserved"),
                                           known.simulated)
-    host_total, host_available, rss = _host(sampler)
-    kernel: dict[int, int] = {}
-    processes, problem = other_processes(sampler, kernel)
-    if problem:
-        notes.append(problem)
+    host_total, host_available = _machine()
+    tree = kernel_tree(getattr(sampler, "sources", ()))
+    rss = kernel_rss(by_device, tree)
+    source = _nvml_source(sampler)
+    if source is not None and merged and all(index in source.listed for index in merged):
+        # One reading: the sample's process lists, from which its kernel figure (the chart's point at the failure)
+        # came; the other processes are the rest of the same lists.
+        processes = _with_owners(_others(source.listed, source.tree.pids()))
+    else:  # no sampler, or a list it could not read: NVML's lists read now, the kernel's figure from them too
+        kernel: dict[int, int] = {}
+        processes, problem = other_processes(sampler, kernel, tree)
+        if problem:
+            notes.append(problem)
+        # Where the list names none of the kernel's pids (a container's own namespace) the sampler's figure, which
+        # knows that case, stands.
+        merged = {index: replace(figures, kernel=kernel.get(index, figures.kernel))
+                  for index, figures in merged.items()}
     for index, figures in merged.items():
-        # One reading: the kernel's figure from the list the other processes come from (the sampler's list may be a
-        # second old); where the list names none of the kernel's pids (a container's own namespace) the sampler's
-        # figure, which knows that case, stands.
         listed = [p.bytes or 0 for p in processes if p.gpu == index]
-        merged[index] = replace(figures, kernel=kernel.get(index, figures.kernel),
-                                listed=sum(listed) if listed else None)
+        merged[index] = replace(figures, listed=sum(listed) if listed else None)
     return MemoryState(tuple(merged[i] for i in sorted(merged)), tuple(processes), host_total, host_available, rss,
                        tuple(notes))
 
 
-def _host(sampler: Sampler | None) -> tuple[int | None, int | None, int | None]:
-    """The host's total and available memory and the kernel's tree's RSS: from /proc where it answers (a kernel's first
-    report then does not import psutil), else from psutil."""
+def _nvml_source(sampler: Sampler | None) -> NvmlSource | None:
+    return next((s for s in getattr(sampler, "sources", ()) if isinstance(s, NvmlSource)), None)
+
+
+def _others(lists: Mapping[int, tuple[tuple[int, int | None], ...]], ours: frozenset[int]) -> list[OtherProcess]:
+    """The processes of `lists` (GPU index → (pid, bytes) each) outside `ours`, biggest first."""
+    found = [OtherProcess(index, pid, used, *_who(pid)) for index in sorted(lists) for pid, used in lists[index]
+             if pid not in ours]
+    found.sort(key=lambda p: -(p.bytes or 0))
+    return found
+
+
+def _machine() -> tuple[int | None, int | None]:
     try:
-        total, available = machine_memory()
+        return machine_memory()
     except Exception:  # psutil can fail on exotic /proc setups
-        return None, None, None
-    pids = _tree(sampler)
-    sizes = [resident_bytes(pid) for pid in pids]
-    if any(size is not None for size in sizes):
-        return total, available, sum(size or 0 for size in sizes) or None
-    try:
-        import psutil
-
-        return total, available, sum(_rss(psutil, pid) for pid in pids) or None
-    except Exception:
-        return total, available, None
+        return None, None
 
 
-def _rss(psutil: Any, pid: int) -> int:
-    try:
-        return int(psutil.Process(pid).memory_info().rss)
-    except Exception:  # gone, or not ours to read
-        return 0
-
-
-def _tree(sampler: Sampler | None) -> frozenset[int]:
-    import os
-
-    for source in getattr(sampler, "sources", ()):
-        tree = getattr(source, "tree", None)
-        if tree is not None:
-            return frozenset(tree.pids())
-    return frozenset({os.getpid()})
-
-
-def other_processes(sampler: Sampler | None, kernel: dict[int, int] | None = None
+def other_processes(sampler: Sampler | None, kernel: dict[int, int] | None = None, tree: ProcessTree | None = None
                     ) -> tuple[list[OtherProcess], str]:
     """Every process on every GPU outside the kernel's tree, biggest first, and the problem in words if NVML could
     not say; what the kernel's tree holds on each GPU in the same list goes into `kernel` (GPU index → bytes). NVML
@@ -187,7 +207,8 @@ def other_processes(sampler: Sampler | None, kernel: dict[int, int] | None = Non
     nvml = NvmlClient()
     try:
         ours: dict[int, int] = {} if kernel is None else kernel
-        listed = nvml.read(lambda pynvml: (_outside(nvml, pynvml, _tree(sampler), ours), STATE_OK))
+        pids = (tree if tree is not None else kernel_tree(getattr(sampler, "sources", ()))).pids()
+        listed = nvml.read(lambda pynvml: (_outside(nvml, pynvml, pids, ours), STATE_OK))
     finally:
         nvml.close()
     if listed is None:  # no driver, no pynvml, or NVML would not start: nothing to list

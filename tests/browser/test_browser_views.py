@@ -27,6 +27,7 @@ import pytest
 from layout_checks import clipped_text, overlapping, set_theme, sticking_out
 
 from lab_server import (
+    CACHE_STAND_IN,
     CHART_SERIES_JS,
     KERNEL_READY_JS,
     OOM_MESSAGE,
@@ -232,7 +233,7 @@ RECIPE = [
     f"%env MGENV_SIMULATE_GPU={OOM_SCENARIO}",
     # As a user writes the recipe: the stand-in defined in the failing cell (it names torch, not imported yet).
     "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})\n"
-    f"import time\ntime.sleep(2.5)\nraise OutOfMemoryError({OOM_MESSAGE!r})",
+    f"{CACHE_STAND_IN}\nimport time\ntime.sleep(2.5)\nraise OutOfMemoryError({OOM_MESSAGE!r})",
     "%memfree",
     # demo.ipynb's host-memory error: a call holds a 256 MiB array, then fails.
     "import numpy as np\n\ndef step():\n    activations = np.ones(256 * 1024**2, dtype=np.uint8)\n    time.sleep(2.2)\n"

@@ -109,15 +109,21 @@ def test_a_failing_allocator_call_is_reported_and_the_others_go_on(ip, monkeypat
 
 
 def test_on_the_simulated_gpu_the_kernels_nvml_memory_drops_when_it_frees(ip, monkeypatch):
-    """The fragmentation scenario climbs to 38 GiB of the kernel's on a simulated 40 GiB GPU; a free gives the cache
-    back, and the fake NVML's process list shows the kernel at the scenario's start (2 GiB) from then on."""
+    """The fragmentation scenario climbs to 38 GiB of the kernel's on a simulated 40 GiB GPU; a free that asks a
+    framework's allocator for its cache (a stand-in of CuPy's pools: no CUDA here) gives the cache back, and the fake
+    NVML's process list shows the kernel at the scenario's start (2 GiB) from then on. A free that could only trim the
+    host heap gives no GPU memory back (tests/kernel/test_oom_server_owner.py, in a kernel of a real server)."""
     from pathlib import Path
+    from types import SimpleNamespace
 
     from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
     from mgenv_jupyter.memory.simulated import _simulation as simulation
 
     scenario = Path(__file__).parents[1] / "data" / "oom" / "fragmentation.json"
     monkeypatch.setenv("MGENV_SIMULATE_GPU", str(scenario))
+    pool = SimpleNamespace(free_all_blocks=lambda: None)
+    monkeypatch.setitem(sys.modules, "cupy", SimpleNamespace(get_default_memory_pool=lambda: pool,
+                                                             get_default_pinned_memory_pool=lambda: pool))
     close_kernel_sampler()
     try:
         simulation.from_environment()  # its timeline starts now
@@ -349,3 +355,33 @@ def test_a_reading_names_the_kernels_gpus_and_every_allocator_by_their_fields():
     assert reading.gpus == {"gpu0 (simulated)": 6 * gib}
     assert reading.allocators == {"torch gpu0": (4 * gib, 5 * gib), f"{NODE} torch gpu1": (gib, 3 * gib)}
     assert _GpusInUse(reading)() == [0]
+
+
+def test_the_frees_host_figure_is_the_kernels_process_tree_as_the_chart_reads_it(ip):
+    """Issue 36, "one reading": the free read psutil's RSS of the kernel process alone, while the chart, a cell's
+    record and the report read the whole process tree (a DataLoader worker's memory is the kernel's too). A child
+    holding 200 MiB now counts in `%memfree`'s host RSS, as in the sampler's host series."""
+    import subprocess
+    import time
+
+    from mgenv_jupyter.memory._proc_figures import resident_bytes
+    from mgenv_jupyter.memory._process_tree import kernel_tree
+    from mgenv_jupyter.memory._shared import kernel_sampler
+
+    child = subprocess.Popen([sys.executable, "-c", "import sys, time\nheld = b'x' * (200 << 20)\n"
+                              "print('held', flush=True)\ntime.sleep(120)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "held"
+        sampler = kernel_sampler()
+        deadline = time.monotonic() + 30
+        while child.pid not in kernel_tree(sampler.sources).pids():  # the tree is walked again at most once a second
+            assert time.monotonic() < deadline, "the sampler's process tree never listed the child"
+            time.sleep(0.05)
+        held = resident_bytes(child.pid) or 0
+        result = ip.run_line_magic("memfree", "").result
+        own = psutil.Process().memory_info().rss
+        assert held >= 200 * MiB and result.before.rss is not None and result.before.rss >= own + held - 32 * MiB, (
+            result.before.rss, own, held)
+    finally:
+        child.kill()
+        child.wait()

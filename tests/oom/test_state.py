@@ -107,3 +107,30 @@ def test_the_kernels_figure_and_the_others_are_one_reading_of_the_process_list()
     (gpu0,) = state.devices
     assert (gpu0.kernel, gpu0.others, gpu0.used) == (30 * GiB, 5 * GiB, 35 * GiB)
     assert gpu0.unlisted == 0
+
+
+def test_the_kernels_figure_and_the_charts_point_at_the_failure_are_one_reading():
+    """Issue 36, point 5: the report read NVML's process list again for the kernel's figure and the other processes,
+    while the sample it took (the chart's point at the failure, the timeline's last) kept the sampler's list, up to a
+    second old: "this kernel 2.12 GiB" beside a timeline ending at 2.02 GiB. Now the sample's lists are read anew for
+    the report, and every figure comes from them."""
+    from mgenv_jupyter.memory._host_source import HostSource
+    from mgenv_jupyter.memory._nvml_source import NvmlSource
+    from mgenv_jupyter.memory._process_tree import ProcessTree
+
+    kernel, other = FakeProcess(os.getpid(), 3 * GiB), FakeProcess(4000006, 1 * GiB)
+    with FakeNvml([FakeDevice(total=40 * GiB, processes=[kernel, other])]):
+        tree = ProcessTree()
+        nvml = NvmlSource(tree, process_interval=60)  # a list read once stays for a minute, unless asked anew
+        sampler = Sampler([nvml, HostSource(tree, gpus=nvml)])
+        try:
+            sampler.sample_once()  # the list as the chart last read it: 3 GiB
+            kernel.used, other.used = 5 * GiB, 2 * GiB  # the kernel took more since, and so did the other process
+            state = read_state(sampler)
+            series = next(key for key in sampler.history.series if key.endswith("process") and "gpu0" in key)
+            charted = sampler.history.points(series)[-1][1]
+        finally:
+            sampler.close()
+    (gpu,) = state.devices
+    assert (gpu.kernel, charted, gpu.others) == (5 * GiB, 5 * GiB, 2 * GiB), (gpu, charted)
+    assert [(p.pid, p.bytes) for p in state.processes] == [(4000006, 2 * GiB)]

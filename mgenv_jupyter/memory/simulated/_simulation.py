@@ -207,7 +207,8 @@ class Simulation:
         return tree.rss() // (2 * 1024**2) * (2 * 1024**2)
 
     def release(self) -> bool:
-        """This process gave its allocators' cached memory back (`oom.free`): from now on it holds its scenario's
+        """This process gave its allocators' cached memory back (`oom.free`, once it asked a framework's allocator to):
+        from now on it holds its scenario's
         `start` on every device (what its live objects hold), as a real driver sees a process shrink after
         `torch.cuda.empty_cache()`, and so does every other process that shares the machine. The simulation has no
         allocations of its own to give back; this is its whole model of a release. False when this process holds

@@ -23,6 +23,8 @@ from ._words import (
     CELL_CLIMB,
     DEVICE_LINE,
     EARLIER,
+    ERROR_ABOVE_READING,
+    ERROR_ALLOCATOR,
     FOOTER,
     FRAGMENT,
     GPU,
@@ -107,16 +109,13 @@ class OomText:
                            others=size(d.others), free=size(d.free))
             if d.unlisted:
                 line += self.say(UNLISTED, size=size(d.unlisted))
-            allocated = d.allocated if d.allocated is not None else (
-                event.facts.get("allocated") if d.gpu == event.gpu else None)
-            cached = event.facts.get("cached_free") if d.gpu == event.gpu else None
-            if allocated is not None:
-                reserved = d.reserved if d.reserved is not None else (
-                    allocated + cached if cached is not None else None)
-                line += self.say(ALLOCATOR, allocated=size(allocated), reserved=size(reserved))
-                free = cached if cached is not None else d.cached_free
-                if free and event.requested:
-                    line += self.say(FRAGMENT, free=size(free), ratio=f"{free / event.requested:.1f}")
+            if d.allocated is not None:  # a framework source's counters, or the error's (oom/_state.py with_error)
+                said = ERROR_ALLOCATOR if d.allocator_from_error else ALLOCATOR
+                line += self.say(said, allocated=size(d.allocated), reserved=size(d.reserved))
+                if d.error_above_reading:
+                    line += self.say(ERROR_ABOVE_READING, kernel=size(d.kernel))
+                if d.cached_free and event.requested:
+                    line += self.say(FRAGMENT, free=size(d.cached_free), ratio=f"{d.cached_free / event.requested:.1f}")
             lines.append("  " + line)
         if event.device == "host" or not state.devices:
             lines.append("  " + self.say(HOST_LINE, total=size(state.host_total), available=size(state.host_available),

@@ -18,6 +18,10 @@ DEVICE_LINE = T("{device}: total {total}; this kernel {kernel} (NVML); other pro
 UNLISTED = T("; held by no listed process (the driver, other containers) {size}",
              ";不属于任何列出的进程(驱动、其他容器){size}")
 ALLOCATOR = T("; allocator allocated {allocated}, reserved {reserved}", ";分配器已分配 {allocated},已预留 {reserved}")
+ERROR_ALLOCATOR = T("; the error says: allocator allocated {allocated}, reserved {reserved}",
+                    ";错误信息称:分配器已分配 {allocated},已预留 {reserved}")
+ERROR_ABOVE_READING = T(" (at the error's moment; more than the {kernel} NVML reads for this kernel now)",
+                        "(错误发生时的数字;多于 NVML 现在读到的本内核 {kernel})")
 FRAGMENT = T("; reserved but unallocated {free} ({ratio}× the request)", ";已预留未分配 {free}(为申请量的 {ratio} 倍)")
 HOST_LINE = T("host: total {total}, available {available}; the kernel's processes {rss}",
               "主机:总量 {total},可用 {available};内核进程占用 {rss}")
