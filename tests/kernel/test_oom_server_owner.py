@@ -116,10 +116,10 @@ def test_a_reports_figures_agree_and_a_free_gives_back_only_what_it_released(tmp
     (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(CONFIG))
     with running_lab(tmp_path, env={"MGENV_SIMULATE_GPU": str(gpu)}, app="server") as lab:
         other, failing = start_session(lab, "other.ipynb"), start_session(lab, "a.ipynb")
-        second = client(lab, other)
+        second = kernel_client(lab, other)
         run(second, "x = 1")
         second.stop_channels()
-        kc = client(lab, failing)
+        kc = kernel_client(lab, failing)
         run(kc, "%load_ext mgenv_jupyter")
         run(kc, "chart = %memchart\nchart")
         climbed = run(kc, CLIMBED)
