@@ -25,17 +25,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-FLOOD = """import os
-line = "x" * 2**20
-while True:
-    print(line)
-    os.write(1, line.encode())
-"""
+from bench.sweep_bound_bench import FLOOD, MIB  # noqa: E402  (the same flooding cell, 1 MB lines to IOPub and fd 1)
+
 SLEEP = """import os, time
 open(os.environ["BENCH_MARKS"] + "/kernel-" + os.environ["SWEEP_BENCH"], "w").write(str(os.getpid()))
 time.sleep(600)
 """
-MIB = 2**20
 TIMEOUT = 10.0
 POINTS = 2
 
@@ -65,6 +60,31 @@ def _workers() -> list[int]:
     return found
 
 
+class _Peaks:
+    """While open: the highest resident memory of this process, and of the Ray workers running a point."""
+
+    def __init__(self, workers: bool) -> None:
+        self.before = _rss()
+        self.most = {"self": self.before, "workers": 0}
+        self._workers = workers
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._follow, daemon=True)
+
+    def _follow(self) -> None:
+        while not self._stop.wait(0.02):
+            self.most["self"] = max(self.most["self"], _rss())
+            if self._workers:
+                self.most["workers"] = max([self.most["workers"], *(_rss(pid) for pid in _workers())])
+
+    def __enter__(self) -> _Peaks:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def _flood(ray: bool) -> dict[str, Any]:
     import jupyter_client.blocking
     import jupyter_client.manager  # noqa: F401  (imported before `before`: the growth is the sweep's, not imports')
@@ -74,32 +94,16 @@ def _flood(ray: bool) -> dict[str, Any]:
     from mgenv_jupyter.tuner._kernels import kernel_for_points
 
     kernel_for_points()
-    most = {"rss": 0, "workers": 0}
-    stop = threading.Event()
-
-    def watch() -> None:
-        while not stop.is_set():
-            most["rss"] = max(most["rss"], _rss())
-            if ray:
-                most["workers"] = max([most["workers"], *(_rss(pid) for pid in _workers())])
-            time.sleep(0.02)
-
-    before = _rss()
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
+    with _Peaks(workers=ray) as peaks:
         began = time.perf_counter()
         result = run_sweep(FLOOD, {"SWEEP_BENCH": [str(n) for n in range(POINTS)]}, given_setup(""),
                            session=session(), timeout=TIMEOUT, ray=ray)
         wall = time.perf_counter() - began
-    finally:
-        stop.set()
-        watcher.join()
     seen = {"runner": result.runner, "wall_s": round(wall, 2), "outcomes": [p.outcome.value for p in result.points],
             "printed_chars": [len(p.printed) for p in result.points],
-            "sweeping_rss_growth_mib": round((most["rss"] - before) / MIB, 1)}
+            "sweeping_rss_growth_mib": round((peaks.most["self"] - peaks.before) / MIB, 1)}
     if ray:
-        seen["worker_rss_most_mib"] = round(most["workers"] / MIB, 1)
+        seen["worker_rss_most_mib"] = round(peaks.most["workers"] / MIB, 1)
         seen["nodes"] = [p.node for p in result.points]
     return seen
 

@@ -17,6 +17,7 @@ worker that dies by itself (a segfault, the OOM killer) is a crashed point.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import sys
 import threading
@@ -31,6 +32,7 @@ from ._kernels import STOP_SECONDS, KernelChoice, sweep_directory
 from ._local import Job, Measure, StartedPoint
 from ._point import Failure, Outcome, Phase, PointResult, failed_point
 
+log = logging.getLogger(__name__)
 _TICK = 0.1
 # After an interrupt, how long the tasks are given to end their kernels themselves (the guard's own stop, and a
 # little for Ray to say so) before they are killed with their workers.
@@ -103,7 +105,10 @@ def run_ray_points(jobs: Sequence[Job], measure: Measure, choice: KernelChoice,
         for ref in ready:
             job = pending.pop(ref)
             results[job.index] = _collect(ray, ref, job, secrets)
-            finished(results[job.index])
+            try:
+                finished(results[job.index])
+            except Exception:  # a figure that cannot update must not stop the sweep (as _schedule.py)
+                log.exception("a sweep observer failed")
 
     interrupted = False
     try:
@@ -112,7 +117,12 @@ def run_ray_points(jobs: Sequence[Job], measure: Measure, choice: KernelChoice,
             collect(ready)
     except KeyboardInterrupt:
         interrupted = True
-        _cancel(ray, pending, collect)
+        while True:  # a second Ctrl-C while the tasks are being cancelled must not leave one running
+            try:
+                _cancel(ray, pending, collect)
+                break
+            except KeyboardInterrupt:
+                continue
     points = [results.get(job.index) or failed_point(job.index, job.values, job.environment, Outcome.NOT_RUN, None)
               for job in jobs]
     return points, interrupted
