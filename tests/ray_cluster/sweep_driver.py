@@ -60,5 +60,5 @@ print("RESULT " + json.dumps({
     "held": [dict(p.kernel_values) for p in result.points], "printed": [p.printed for p in result.points],
     "printed_cut": [p.printed_cut for p in result.points], "phases": [p.phase for p in result.points],
     "kernel": result.kernel, "kernel_how": result.kernel_how, "interrupted": result.interrupted,
-    "seconds": seconds, "after_interrupt": ended - PRESSED[0] if PRESSED else None,
+    "text": repr(result), "seconds": seconds, "after_interrupt": ended - PRESSED[0] if PRESSED else None,
 }))

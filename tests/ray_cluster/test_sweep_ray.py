@@ -158,3 +158,4 @@ def test_a_ray_point_runs_the_notebooks_kernelspec_and_its_swept_values_win_over
     assert [r["outcome"] for r in remote["frame"]] == ["ok", "ok"], remote
     assert [text.split() for text in remote["printed"]] == [["case", "1", "spec-value"], ["case", "2", "spec-value"]]
     assert remote["held"] == [{"SWEEP_CASE": "1"}, {"SWEEP_CASE": "2"}]
+    assert "Each point: a fresh kernel of sweepspec; placed by Ray on the cluster's nodes" in remote["text"]
