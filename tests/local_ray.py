@@ -88,9 +88,11 @@ class LocalCluster:
         if done.returncode != 0:
             raise RuntimeError(f"ray start for {label} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
 
-    def run(self, script: Path, *args: str, timeout: float = 300) -> dict[str, Any]:
-        """Run a driver script with .venvs/ray's Python against this cluster; its last `RESULT {json}` line."""
-        env = {**self.env, "RAY_ADDRESS": self.address, "MGENV_RAY_TEMP": str(self.temp)}
+    def run(self, script: Path, *args: str, timeout: float = 300, env: dict[str, str] | None = None
+            ) -> dict[str, Any]:
+        """Run a driver script with .venvs/ray's Python against this cluster (with `env`'s variables besides the
+        cluster's, in the driver alone); its last `RESULT {json}` line."""
+        env = {**self.env, **(env or {}), "RAY_ADDRESS": self.address, "MGENV_RAY_TEMP": str(self.temp)}
         done = subprocess.run([str(PYTHON), str(script), *args], env=env, capture_output=True, text=True,
                               timeout=timeout, cwd=self.temp)
         lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]

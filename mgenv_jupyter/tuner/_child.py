@@ -1,7 +1,7 @@
 """The sweep's side inside each point's process: it measures the measured cell from the inside and writes what it
 saw as one JSON report.
 
-The parent (a local kernel through jupyter_client, or a Ray task) runs, in the point's own shell:
+The point runner (`_local.py`, on this machine or on the node Ray placed the point on) runs, in the point's kernel:
 
     attach()   once, before anything: loads the extension, follows every cell's outcome, starts our own sampler,
                imports the modules the setup starts by importing (`WARM_ENV`), perhaps while an earlier point runs
@@ -242,7 +242,7 @@ def _thin(rows: list[list[float | int | None]]) -> dict[str, list[Any]]:
     return {"t": t, "device": device, "host": host}
 
 
-# ---- what the parent calls (silent requests in the point's kernel, or the Ray task in its own process) -------------
+# ---- what the point runner calls (silent requests in the point's kernel) -------------------------------------------
 
 def attach(shell: Any = None) -> None:
     """Load the extension and start following this shell's cells (once per process)."""

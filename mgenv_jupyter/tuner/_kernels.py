@@ -124,23 +124,32 @@ def _real(path: str) -> str:
         return path
 
 
-def point_spec(choice: KernelChoice, overrides: Collection[str]) -> Any:
-    """`choice`'s spec as a point starts it: the sweeping kernel's own with no `env` (this kernel's environment,
-    which the point inherits, already holds what it set), a named one's less the names in `overrides` (the point's
-    own values: the swept ones, CUDA_VISIBLE_DEVICES on a pinned GPU)."""
+def point_spec(choice: KernelChoice, overrides: Collection[str], session_changed: Collection[str] | None = None
+               ) -> Any:
+    """`choice`'s spec as a point starts it, less the names in `overrides` (the point's own values: the swept ones,
+    CUDA_VISIBLE_DEVICES on a pinned GPU). On this machine (`session_changed` None), the sweeping kernel's own spec
+    has no `env`: this kernel's environment, which the point inherits, already holds what it set, as the session left
+    it. On a Ray node, whose worker never held it, the own spec's `env` applies less what the session changed
+    (`session_changed`: the worker has those, as the session left them), so the point starts as it would here."""
     from jupyter_client.kernelspec import KernelSpec
 
     spec = choice.spec
-    env = {} if choice.how != "named" else {name: value for name, value in (spec.env or {}).items()
-                                            if name not in overrides}
+    if choice.how == "named":
+        kept = set(overrides)
+    elif session_changed is not None:
+        kept = {*overrides, *session_changed}
+    else:
+        kept = None
+    env = {} if kept is None else {name: value for name, value in (spec.env or {}).items() if name not in kept}
     return KernelSpec(resource_dir=spec.resource_dir, **{**spec.to_dict(), "env": env})
 
 
-def point_kernel_manager(choice: KernelChoice, directory: Path, overrides: Collection[str] = ()) -> Any:
+def point_kernel_manager(choice: KernelChoice, directory: Path, overrides: Collection[str] = (),
+                         session_changed: Collection[str] | None = None) -> Any:
     """A jupyter_client KernelManager that starts `choice`'s command under the guard, with its connection file and its
     Unix sockets in the point's own `directory` (inside the sweep's private one: no port is opened, nothing else can
     connect); the guard removes that directory when the point ends, whatever ends it. The names in `overrides` are
-    the point's own, never the spec's (`point_spec`)."""
+    the point's own, never the spec's (`point_spec`, with `session_changed` on a Ray node)."""
     from jupyter_client.manager import KernelManager
 
     class GuardedKernelManager(KernelManager):  # type: ignore[misc]
@@ -152,7 +161,7 @@ def point_kernel_manager(choice: KernelChoice, directory: Path, overrides: Colle
     manager = GuardedKernelManager(transport="ipc", ip=str(directory / _SOCKET), connection_file=str(
         directory / "connection.json"))
     # The spec itself: a kernel with no registered name is started the same way.
-    manager._kernel_spec = point_spec(choice, overrides)
+    manager._kernel_spec = point_spec(choice, overrides, session_changed)
     return manager
 
 

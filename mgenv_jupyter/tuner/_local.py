@@ -1,6 +1,8 @@
-"""One point in a fresh local kernel, through jupyter_client: start it with the point's variables in its environment,
-attach the probe (`StartedPoint`, perhaps while an earlier point measures), then run the setup cells and the measured
-cell as the kernel's own cells, read the probe's report, end the kernel (`StartedPoint.measure`).
+"""The point runner: one point in a fresh kernel, through jupyter_client: start it with the point's variables in its
+environment, attach the probe (`StartedPoint`, perhaps while an earlier point measures), then run the setup cells
+and the measured cell as the kernel's own cells, read the probe's report, end the kernel (`StartedPoint.measure`).
+It runs on this machine (`_schedule.py` places points on its GPUs) or on a Ray node (`_ray.py` places the point
+there, and this same runner starts the kernel on that node): the rules are the same wherever a point runs.
 
 The measured cell and the setup cells go to the kernel exactly as the user wrote them (`execute_request`s, as a
 notebook sends them); the probe's three calls are fixed code sent as silent requests. The point's parameters travel
@@ -19,7 +21,7 @@ import queue
 import shutil
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,7 +145,7 @@ class StartedPoint:
     scheduler starts the next point's this way while the current one measures (`_schedule.py`)."""
 
     def __init__(self, job: Job, measure: Measure, choice: KernelChoice, workdir: Path,
-                 cancelled: threading.Event) -> None:
+                 cancelled: threading.Event, session_changed: Collection[str] | None = None) -> None:
         self.job, self.plan, self.cancelled = job, measure, cancelled
         # Everything of the point lives in its own directory (its connection file with the key, its sockets, its
         # report): the guard removes it when the point ends, however the sweep ends (kill -9 included).
@@ -157,7 +159,10 @@ class StartedPoint:
         self.log = _LogTail()
         # The point's own names, never the spec's: the swept ones, and CUDA_VISIBLE_DEVICES on a pinned GPU.
         overrides = {*job.environment, *(["CUDA_VISIBLE_DEVICES"] if job.gpu is not None else [])}
-        self.manager = point_kernel_manager(choice, self.directory, overrides=overrides)
+        # On a Ray node (`session_changed`: the names the session changed, in the worker's environment), the
+        # notebook's own spec's `env` applies as it did when this kernel started (`_kernels.point_spec`).
+        self.manager = point_kernel_manager(choice, self.directory, overrides=overrides,
+                                            session_changed=session_changed)
         self._step(self._start)
 
     def _start(self) -> None:

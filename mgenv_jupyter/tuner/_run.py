@@ -2,7 +2,8 @@
 
 Everything the user gave is checked before the first kernel starts (the values as `%envset` checks them, the
 repeat, the timeouts, the budget); bad input raises `InvalidValueError` and nothing starts. Points run in fresh local
-kernels, one per GPU at a time (`_schedule.py`), or as Ray tasks when the user's code connected Ray (`_ray.py`).
+kernels, one per GPU at a time (`_schedule.py`), or placed by Ray on the cluster's nodes when the user's code connected
+Ray (`_ray.py`); wherever a point runs, the same point runner (`_local.StartedPoint`) runs it.
 """
 
 from __future__ import annotations
@@ -126,20 +127,22 @@ def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, sess
             for index, (given, environment) in enumerate(zip(grid.given(), grid.points(), strict=True))]
     from ._ray import ray_connected
 
+    # Local or on Ray, every point runs the same point runner in a fresh kernel of the notebook's own kernelspec (or
+    # the one named); Ray only decides where.
+    choice = kernel_for_points(kernel)
     if ray is not False and ray_connected():
         from ._ray import ray_slots, run_ray_points
 
         slots, totals, simulated = ray_slots(slots_wanted)
-        runner, kernel_name, how = "ray", None, "ray"
+        runner = "ray"
     else:
         slots, totals, simulated = gpu_slots(slots_wanted)
-        choice = kernel_for_points(kernel)
-        runner, kernel_name, how = "local", choice.name, choice.how
+        runner = "local"
         workdir = sweep_directory(len(jobs))  # before anything is shown: a TMPDIR too long is said here
     chosen = (given_budget(budget_bytes, bool(totals)) if budget_bytes is not None
               else default_budget(totals, simulated, _host_total()))
     result = SweepResult(code, grid, setup, [_pending(job) for job in jobs], chosen, repeat=repeats,
-                         timeout=limit, runner=runner, kernel=kernel_name, kernel_how=how, slots=tuple(slots),
+                         timeout=limit, runner=runner, kernel=choice.name, kernel_how=choice.how, slots=tuple(slots),
                          started=time.time(), simulated_devices=simulated, force=force)
     points: list[PointResult] | None = None
     interrupted = True  # unless the points' runner returns: an interrupt, or anything else, ended the sweep early
@@ -153,7 +156,7 @@ def run_sweep(code: str, values: Mapping[str, object], setup: SetupPlan, *, sess
                 on_point(result, point)
 
         if runner == "ray":
-            points, interrupted = run_ray_points(jobs, measure, slots, finished, _session_env(session))
+            points, interrupted = run_ray_points(jobs, measure, choice, finished, _session_env(session))
         else:
             def start_point(index: int, gpu: int | None, cancelled: threading.Event) -> StartedPoint:
                 job = jobs[index]

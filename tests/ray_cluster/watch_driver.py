@@ -1,7 +1,8 @@
 """A driver of the Ray tier's lifetime checks, run with .venvs/ray's Python against a LocalCluster (RAY_ADDRESS; see
 LocalCluster.spawn). The last argument is the file its result goes to, as JSON.
 
-    watch_driver.py exit RESULT    watch() every node, report the actors, then exit without closing the watch
+    watch_driver.py exit RESULT    watch() every node, report the actors, wait for RESULT + ".go" to exist (the test
+                                   has checked them), then exit without closing the watch
     watch_driver.py hold RESULT    the same, then wait (to be killed with SIGKILL)
     watch_driver.py join RESULT    watch() looking for new nodes every second, report; wait until a node_d joins and
                                    streams, report again (in RESULT's stem + ".joined"), close the watch
@@ -89,6 +90,11 @@ def main() -> None:
     write(Path(out), watched())
     if mode == "hold":
         time.sleep(600)  # a driver that stays until the test kills it
+    else:  # "exit": once the test has seen the actors alive (it may still be waiting for another driver's)
+        go = Path(str(out) + ".go")
+        began = time.monotonic()
+        while not go.exists() and time.monotonic() - began < 120:
+            time.sleep(0.05)
     # "exit": the interpreter ends with the watch still open, as a kernel that is shut down does.
 
 

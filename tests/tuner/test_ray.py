@@ -1,15 +1,17 @@
-"""The Ray side without a cluster: whether the user's code connected Ray (asked without importing it), and a point run
-in this process as a Ray task runs it (the cluster tier runs it as a real task: tests/ray_cluster)."""
+"""The Ray side without a cluster: whether the user's code connected Ray (asked without importing it), and what env
+a point's kernel gets from the notebook's kernelspec on a Ray node, where the worker never had it (the cluster tier
+runs real points: tests/ray_cluster)."""
 
 from __future__ import annotations
 
 import sys
 
-import pytest
+from jupyter_client.kernelspec import KernelSpec
 
-from mgenv_jupyter._kernel_state import kernel_state
-from mgenv_jupyter.tuner import _child
-from mgenv_jupyter.tuner._ray import ray_connected, run_point_in_process
+from mgenv_jupyter.tuner._kernels import KernelChoice, point_spec
+from mgenv_jupyter.tuner._ray import ray_connected
+
+ARGV = ("python", "-m", "ipykernel_launcher", "-f", "{connection_file}")
 
 
 def test_ray_not_imported_means_not_connected():
@@ -17,19 +19,20 @@ def test_ray_not_imported_means_not_connected():
     assert "ray" not in sys.modules  # asking imported nothing
 
 
-@pytest.fixture
-def fresh_probe(ip, monkeypatch):
-    monkeypatch.setattr(kernel_state(), "sweep_probe", None)
-    monkeypatch.delenv(_child.REPORT_ENV, raising=False)
-    yield
-    if kernel_state().sweep_probe is not None:
-        kernel_state().sweep_probe.close()
+def _choice(how: str) -> KernelChoice:
+    spec = KernelSpec(argv=list(ARGV), language="python", display_name="spec",
+                      env={"SWEPT": "spec", "CHANGED": "spec", "ONLY_SPEC": "spec"})
+    return KernelChoice("spec", ARGV, how, spec)
 
 
-def test_a_point_in_process_runs_its_setup_and_cell_and_keeps_what_it_printed(fresh_probe, monkeypatch):
-    monkeypatch.setenv("SWEEP_RAY_X", "3")
-    report = run_point_in_process(["import os", "base = 10"], "print('sum', base + int(os.environ['SWEEP_RAY_X']))",
-                                  2, ["SWEEP_RAY_X"])
-    assert [run["outcome"] for run in report["runs"]] == ["ok", "ok"]
-    assert report["printed"].count("sum 13") == 2 and report["values"] == {"SWEEP_RAY_X": "3"}
-    assert report["node"] is None and report["gpu"] is None  # not a Ray task here
+def test_the_notebooks_own_spec_env_applies_on_a_ray_node_less_the_swept_and_the_sessions_names():
+    own = _choice("same_python")
+    # Here, this kernel's environment already holds the spec's env, as the session left it: nothing more is added.
+    assert point_spec(own, {"SWEPT"}).env == {}
+    # On a node, the worker holds the session's changes (its runtime_env) but never the spec's env: the spec's
+    # applies, less the point's own names and what the session changed.
+    assert point_spec(own, {"SWEPT"}, session_changed=["CHANGED"]).env == {"ONLY_SPEC": "spec"}
+    # A named spec is the same wherever the point runs: its env less the point's own names.
+    named = _choice("named")
+    assert point_spec(named, {"SWEPT"}).env == point_spec(named, {"SWEPT"}, session_changed=[]).env == {
+        "CHANGED": "spec", "ONLY_SPEC": "spec"}

@@ -58,12 +58,12 @@ class SweepView:
 
     def _kernel_line(self) -> str:
         language, result = self.language, self.result
-        if result.runner == "ray":
-            line = words.KERNEL_RAY.get(language)
-        elif result.kernel is None:
+        if result.kernel is None:
             line = words.KERNEL_OWN.get(language)
         else:
             line = words.KERNEL_SAME.get(language).format(kernel=result.kernel)
+        if result.runner == "ray":  # the same kernel on a node Ray chose
+            line += "; " + words.KERNEL_RAY.get(language)
         gpus = [slot for slot in result.slots if slot is not None]
         if gpus:
             names = ", ".join(f"gpu{gpu}" for gpu in gpus)

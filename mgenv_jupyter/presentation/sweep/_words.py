@@ -75,7 +75,7 @@ LEFT_OUT_LINE = T("Left out: {cells}", "未重放:{cells}")
 KERNEL_SAME = T("Each point: a fresh kernel of {kernel}", "每个点:一个全新的 {kernel} 内核")
 KERNEL_OWN = T("Each point: a fresh kernel of this kernel's Python (no kernelspec matched it)",
                "每个点:用本内核的 Python 启动的全新内核(没有匹配的内核规格)")
-KERNEL_RAY = T("Each point: a Ray task in a fresh worker process", "每个点:一个在全新工作进程中运行的 Ray 任务")
+KERNEL_RAY = T("placed by Ray on the cluster's nodes", "由 Ray 放到集群的节点上")
 SLOTS_GPUS = T("one point per GPU at a time on {gpus}", "每块 GPU 同时运行一个点:{gpus}")
 SIMULATED = T("simulated", "模拟")
 HEADERS = {"outcome": T("outcome", "结果"), "seconds": T("seconds", "秒"), "peak_device": T("peak GPU", "GPU 峰值"),
