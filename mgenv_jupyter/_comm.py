@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ._comm_routing import handle_where_sent
 from ._errors import InvalidValueError
 from ._text import LANGUAGES, Text, current_language, learn_language
 from .oom import _report as oom_report
@@ -360,6 +361,7 @@ class SidebarComm:
 
     def __init__(self, comm: Any, env: EnvSession) -> None:
         self.comm = comm
+        handle_where_sent(comm)  # its live memory goes out from the sampler's thread (see _comm_routing)
         self.env = env
         self.memory = MemoryStream(self._send)
         self.handler = RequestHandler(env, self.memory)

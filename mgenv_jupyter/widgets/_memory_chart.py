@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import anywidget
 import traitlets
 
+from .._comm_routing import handle_where_sent
 from .._text import LANGUAGES, Text, learn_language
 from ..memory import Sampler
 from ..memory._cell_events import Cell, Order, cell_follower
@@ -132,6 +133,12 @@ class MemoryChart(StaticView, anywidget.AnyWidget):
                 callback()
             except Exception:  # one consumer's failure must not keep the others open
                 log.exception("a callback on closing the memory chart failed")
+
+    @traitlets.observe("comm")
+    def _route_messages(self, change: dict[str, Any]) -> None:
+        # a reloaded page's hello must reach the kernel's handler (see _comm_routing)
+        if change["new"] is not None:
+            handle_where_sent(change["new"])
 
     def _static_view(self) -> MemoryPicture:
         return MemoryPicture(self.sampler.snapshot(), self.title)
