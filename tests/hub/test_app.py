@@ -1,7 +1,8 @@
 """The service in a real JupyterHub, the newest (6.x) and the oldest declared (5.0) (tests/hub_server.py): configurable-
-http-proxy, DummyAuthenticator, SimpleLocalProcessSpawner, two users whose servers run the same simulated GPU
-scenario (each server simulates its own machine from it). Checked over HTTP with the users' own tokens: the admin's
-page lists both users' notebooks with their bytes and idle times; the other user's only theirs, and asking for the
+http-proxy, DummyAuthenticator, SimpleLocalProcessSpawner, two users whose servers share one simulated GPU machine
+(MGENV_SIMULATE_GPU_MACHINE). Checked over HTTP with the users' own tokens: the admin's page lists both users'
+notebooks with their bytes and idle times, on one node and one GPU whose used figure is their bytes and the rest, as
+each user's kernel sees the device too; the other user's only theirs, and asking for the
 admin's servers or a shutdown gets 403 from the service; a shutdown through the service's API ends the kernel in its
 user's server; and the page in real Chromium, signed in through the hub's login form: light and dark, 1280 and 800 px
 wide (test-artifacts/hub-*.png), Shut down asks first (Cancel keeps the kernel) and then works.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -57,9 +59,9 @@ def holders(page: str) -> dict[str, tuple[str, str, str]]:
     """{kernel id: (user, notebook, bytes)} of the page's GPU tables, and each row's idle cell must be a time."""
     found = {}
     for kernel, user, notebook, held, idle in re.findall(
-            r"<tr class='holder' data-kernel='([^']*)'><td>([^<]*)</td><td>.*?</td><td>([^<]*)</td>"
+            r"<tr class='holder' data-kernel='([^']*)' data-bytes='\d*'><td>([^<]*)</td><td>.*?</td><td>([^<]*)</td>"
             r"<td class='n'>([^<]*)</td><td class='n'>([^<]*)</td>", page):
-        assert re.fullmatch(r"\d+ s|\d+ min|\d+ h \d+ min", idle), idle  # idle since the kernel started
+        assert re.fullmatch(r"\d+ (s|min|h|d)", idle), idle  # idle since the kernel started
         found[kernel] = (user, notebook, held)
     return found
 
@@ -74,8 +76,45 @@ def test_the_admin_sees_both_users_notebooks_with_bytes_and_idle_times(hub: tupl
     _, page = page_of(run, token)
     seen = holders(page)
     for user, (notebook, gib) in NOTEBOOKS.items():
-        assert seen[kernels[user]] == (user, notebook, f"{gib}.0 GiB"), (user, seen)
+        assert seen[kernels[user]] == (user, notebook, f"{gib} GiB"), (user, seen)
     assert page.count("class='shutdown") == 2 and "NVIDIA A100-SXM4-80GB" in page
+
+
+# What the scenario's device holds beside the notebooks: its other processes.
+OTHERS = 512 << 20
+# In a kernel: what the simulated NVML lists on gpu0, as the framework's or nvidia-smi's view of the device would.
+NVML_CELL = """
+import json, os, pynvml
+from mgenv_jupyter.memory.simulated._simulation import from_environment
+from_environment()
+pynvml.nvmlInit()
+handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+listed = {p.pid: p.usedGpuMemory for p in pynvml.nvmlDeviceGetComputeRunningProcesses(handle)}
+print(json.dumps([os.getpid(), pynvml.nvmlDeviceGetMemoryInfo(handle).used, sorted(listed.items())]))
+"""
+
+
+def test_both_users_notebooks_are_on_one_gpu_of_one_node_and_add_up(hub: tuple[HubRun, dict[str, str]]) -> None:
+    """Both servers run on this host (one node) and share one simulated machine: the page shows one gpu0 with both
+    users' notebooks, its used figure their bytes and the scenario's other processes; each kernel's own NVML lists
+    the other user's kernel on the same device with the same figures."""
+    run, kernels = hub
+    _, page = page_of(run, run.token_of(ADMIN))
+    assert page.count("<h2 class='node'") == 1 and f"Node {socket.gethostname()}" in page, page
+    assert page.count("<h3>") == 1, page  # one device: both servers read the same gpu0
+    used = int(re.findall(r"data-used='(\d+)'", page)[0])
+    held = {kernel: int(n) for kernel, n in re.findall(r"<tr class='holder' data-kernel='([^']*)' data-bytes='(\d+)'",
+                                                       page)}
+    rest = [int(n) for n in re.findall(r"<tr class='rest' data-bytes='(\d+)'", page)]
+    assert {kernels[ADMIN], kernels[USER]} <= set(held) and rest == [OTHERS]
+    assert sum(held.values()) + OTHERS == used
+    seen = {}
+    for user in (ADMIN, USER):
+        pid, device_used, listed = json.loads(run.run_cell(user, kernels[user], NVML_CELL))
+        seen[user] = (pid, device_used, dict(listed))
+    (ada_pid, ada_used, ada_listed), (bob_pid, bob_used, bob_listed) = seen[ADMIN], seen[USER]
+    assert ada_used == bob_used == used and ada_listed == bob_listed
+    assert ada_listed[ada_pid] == NOTEBOOKS[ADMIN][1] << 30 and ada_listed[bob_pid] == NOTEBOOKS[USER][1] << 30
 
 
 def test_a_user_sees_only_their_own_and_is_refused_another_users(hub: tuple[HubRun, dict[str, str]]) -> None:
