@@ -11,7 +11,7 @@ from __future__ import annotations
 from html import escape
 
 from ..catalog._values import format_duration, format_size
-from ._reading import Device, Kernel
+from ._reading import Device, Kernel, Share
 from ._survey import Row
 
 PROBLEM_WORDS = {
@@ -21,6 +21,12 @@ PROBLEM_WORDS = {
     "http": "answered HTTP {status}",
     "error": "answered something that is not HTTP, or stopped in the middle",
     "bad_view": "answered something that is not a GPU view (at {field})",
+}
+# Where a kernel's bytes come from, when not from NVML's per-process list (protocol/_gpus.py FigureSource).
+FIGURE_TITLES = {
+    "kernel_report": " title='as the kernel reports its framework’s allocator: NVML lists the host’s pids, which the "
+                     "server (in a pid namespace of its own, as in a container) does not see'",
+    "unknown": " title='NVML lists the host’s pids, which the server does not see, and the kernel reports nothing'",
 }
 STATE_WORDS = {"ok": "", "no_driver": "no NVIDIA driver", "no_gpu": "no GPU", "error": "NVML failed"}
 
@@ -34,6 +40,7 @@ h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.5em; } h3 { font-
 table { border-collapse: collapse; width: 100%; max-width: 1100px; }
 th, td { text-align: left; padding: .3em .6em; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
 td.n, th.n { text-align: right; white-space: nowrap; }
+td.n[title] { text-decoration: underline dotted; cursor: help; }  /* a figure not NVML's: its tooltip says whence */
 .muted { color: var(--muted); } .bad { color: var(--bad); }
 button { font: inherit; padding: .2em .7em; border: 1px solid var(--line); border-radius: 4px; background: var(--bg);
   color: var(--fg); cursor: pointer; } button.danger { border-color: var(--bad); color: var(--bad); }
@@ -141,7 +148,7 @@ def _device_table(entries: list[tuple[Row, Device]], admin: bool) -> str:
         kernels = {k.id: k for k in row.view.kernels} if row.view else {}
         for share in device.shares:
             kernel = kernels.get(share.kernel_id)
-            holders.append((share.used or 0, _holder_row(row, share.kernel_id, kernel, share.used, admin)))
+            holders.append((share.used or 0, _holder_row(row, share, kernel, admin)))
     holders.sort(key=lambda h: -h[0])
     columns = 7 if admin else 6
     rest = first.used - sum(held for held, _ in holders)
@@ -156,7 +163,8 @@ def _device_table(entries: list[tuple[Row, Device]], admin: bool) -> str:
     return (f"<h3>{escape(first.label)} · {escape(first.name)} · {used}</h3><table class='gpu'>{head}{body}</table>")
 
 
-def _holder_row(row: Row, kernel_id: str, kernel: Kernel | None, used: int | None, admin: bool) -> str:
+def _holder_row(row: Row, share: Share, kernel: Kernel | None, admin: bool) -> str:
+    kernel_id, used = share.kernel_id, share.used
     notebook = ", ".join(kernel.notebooks) if kernel and kernel.notebooks else f"kernel {kernel_id}"
     idle_time = idle(kernel.idle_seconds, kernel.running_cell) if kernel else "unknown"
     cull = escape(kernel.cull_at) if kernel and kernel.cull_at else "<span class='muted'>—</span>"
@@ -167,10 +175,10 @@ def _holder_row(row: Row, kernel_id: str, kernel: Kernel | None, used: int | Non
         attributes = " ".join(f"data-{k}='{escape(v)}'" for k, v in data.items())
         button = f"<td><button class='shutdown danger' {attributes}>Shut down</button></td>"
     server = escape(row.server.name) if row.server.name else "<span class='muted'>default</span>"
-    return (f"<tr class='holder' data-kernel='{escape(kernel_id)}' data-bytes='{used if used is not None else ''}'>"
-            f"<td>{escape(row.server.user)}</td><td>{server}</td><td>{escape(notebook)}</td>"
-            f"<td class='n'>{size(used)}</td><td class='n'>{idle_time}</td><td>{cull}</td>"
-            f"{button}</tr>")
+    return (f"<tr class='holder' data-kernel='{escape(kernel_id)}' data-bytes='{used if used is not None else ''}' "
+            f"data-figure='{escape(share.figure)}'><td>{escape(row.server.user)}</td><td>{server}</td>"
+            f"<td>{escape(notebook)}</td><td class='n'{FIGURE_TITLES.get(share.figure, '')}>{size(used)}</td>"
+            f"<td class='n'>{idle_time}</td><td>{cull}</td>{button}</tr>")
 
 
 def _servers_table(rows: list[Row]) -> str:

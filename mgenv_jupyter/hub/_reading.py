@@ -42,8 +42,12 @@ class Kernel:
 
 @dataclass(frozen=True)
 class Share:
+    """A kernel's bytes on a device, and where the figure comes from (protocol/_gpus.py FigureSource: "nvml", or
+    "kernel_report" where NVML's pids are the host's and the server's are a container's)."""
+
     kernel_id: str
     used: int | None
+    figure: str = "nvml"
 
 
 @dataclass(frozen=True)
@@ -119,7 +123,8 @@ def _device(data: object, where: str) -> Device:
         share = _object(item, f"{where}.shares[{i}]")
         used = share.get("used")
         shares.append(Share(_text(share.get("kernel_id"), f"{where}.shares[{i}].kernel_id", 64),
-                            None if used is None else _bytes(used, f"{where}.shares[{i}].used")))
+                            None if used is None else _bytes(used, f"{where}.shares[{i}].used"),
+                            _text(share.get("figure", "nvml"), f"{where}.shares[{i}].figure", 16)))
     return Device(index=_bytes(device.get("index"), f"{where}.index"),
                   label=_text(device.get("label"), f"{where}.label", _MAX_TEXT),
                   name=_text(device.get("name"), f"{where}.name", _MAX_TEXT),

@@ -8,8 +8,11 @@ nobody asks.
 The simulated GPU is one machine for the server and every kernel it started (memory/simulated/_shared_machine.py),
 kept in the runtime directory: with `MGENV_SIMULATE_GPU` in the server's environment the server defines it and every
 kernel of the server holds memory on it (`publish()`, once a second); without, the view shows the machine a kernel
-asked for while someone holds memory on it. The whole path then runs without a GPU, labelled "simulated". Each
-kernel's idleness is the time since it last ran a user's cell (server/_activity.py), not since its last message.
+asked for while someone holds memory on it. Servers whose environment names one machine file
+(MGENV_SIMULATE_GPU_MACHINE: a hub's single-user servers) share one machine, each listing its own kernels on it. The
+whole path then runs without a GPU, labelled "simulated". Each view names the machine the server runs on
+(server/_host.py). Each kernel's idleness is the time since it last ran a user's cell (server/_activity.py), not
+since its last message.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from .._source_state import State
 from ..memory._gpu_processes import GpuProcessReader, GpuReading
 from ..memory._self_report import read_report
 from ..memory.simulated import ENV
+from ..memory.simulated._host_pids import host_pids, my_pid
 from ..memory.simulated._machine_file import MACHINE_ENV, machine_path, shared_machine_path
 from ..memory.simulated._scenario import Scenario
 from ..memory.simulated._shared_machine import SharedMachine
@@ -87,7 +91,7 @@ class GpuView:
             Scenario.from_json(data, name)
             if self._shared is None:
                 self._machine.define(self._spec, data, name, time.time(), kept=True)
-            elif (shared := self._machine.share(self._spec, data, name, time.time(), os.getpid())).spec != self._spec:
+            elif (shared := self._machine.share(self._spec, data, name, time.time(), my_pid())).spec != self._spec:
                 log.warning("mgenv_jupyter: the simulated machine in %s (%s=%s) runs %s, not %s: joined as it is",
                             self._shared, MACHINE_ENV, self._shared, shared.spec, self._spec)
         except InvalidValueError as exc:
@@ -136,7 +140,10 @@ class GpuView:
 
     def _publish(self, pids: KernelPids) -> None:
         if self._spec and self._simulation_problem is None and pids != self._published:
-            self._machine.sync(pids, time.time(), os.getpid())
+            # The machine lists host pids, as a driver does: a server in a pid namespace of its own translates its
+            # kernels' (the simulation's knowledge, memory/simulated/_host_pids.py; the view itself never does).
+            host = host_pids(tuple(pid for pid, _ in pids))
+            self._machine.sync(tuple((host[pid], paths) for pid, paths in pids if pid in host), time.time(), my_pid())
             self._published = pids
 
     def close(self) -> None:
@@ -155,7 +162,7 @@ class GpuView:
         if self._shared is None:
             self._machine.discard()
         else:
-            self._machine.let_go(os.getpid())
+            self._machine.let_go(my_pid())
 
     def _forget_pending(self, _: object) -> None:
         self._pending = None

@@ -46,6 +46,8 @@ from typing import Any
 
 from ..._bounded_json import loads
 from ..._regular_files import MAX_FILE_BYTES, read_private_file
+from ._host_pids import alive as host_alive
+from ._host_pids import my_pid, parent_pid
 from ._machine_file import PREFIX, server_files, server_machine_path
 
 VERSION = 3  # 2 had one `kept` flag (one server), no `keepers` and no holder's `server`; 1 counted every process that
@@ -168,7 +170,7 @@ class SharedMachine:
         the machine before: each process stops its own). `kept`: the server `keeper` (this process when not given)
         keeps it; the servers that kept it before still do."""
         if kept and keeper is None:
-            keeper = os.getpid()
+            keeper = my_pid()
 
         def new(machine: Machine | None) -> Machine:
             holders = tuple(replace(h, joined=None, released=None, workers=()) for h in
@@ -185,7 +187,7 @@ class SharedMachine:
 
     def keep(self, keeper: int | None = None) -> Machine | None:
         """Mark the machine as server `keeper`'s (this process when not given) too, there for its whole life."""
-        pid = os.getpid() if keeper is None else keeper
+        pid = my_pid() if keeper is None else keeper
         return self.change(lambda m: None if m is None else replace(m, keepers=_with(m.keepers, pid)))
 
     def share(self, spec: str, scenario: Any, name: str, now: float, keeper: int) -> Machine:
@@ -235,7 +237,7 @@ class SharedMachine:
         (holding the scenario's start until it looks itself), one the server no longer has leaves (a kernel shut down
         is gone from the device at once, as its process is from a real GPU). Another server's kernels stay: servers
         that share the machine each list their own."""
-        server = os.getpid() if server is None else server
+        server = my_pid() if server is None else server
         wanted = tuple((pid, notebooks) for pid, notebooks in kernels)
         pids = {pid for pid, _ in wanted}
         current = self.read()
@@ -340,12 +342,16 @@ def _with(keepers: tuple[int, ...], keeper: int | None) -> tuple[int, ...]:
 
 def _server_of(pid: int) -> int | None:
     """The server whose kernel `pid` is, when it is this process (its parent started it); None otherwise."""
-    return os.getppid() if pid == os.getpid() and server_machine_path() is not None else None
+    return parent_pid() if pid == my_pid() and server_machine_path() is not None else None
 
 
 def alive(pid: int) -> bool:
-    """Whether a process `pid` runs here (one of another user counts; one that ended and that its parent has not
-    waited for yet, a zombie, does not: a kernel shut down or restarted may be one for a moment)."""
+    """Whether a process `pid` (a host pid, _host_pids.py) runs here (one of another user counts; one that ended and
+    that its parent has not waited for yet, a zombie, does not: a kernel shut down or restarted may be one for a
+    moment)."""
+    on_host = host_alive(pid)
+    if on_host is not None:
+        return on_host
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
