@@ -144,7 +144,8 @@ class GpuView:
             # kernels' (the simulation's knowledge, memory/simulated/_host_pids.py; the view itself never does).
             host = host_pids(tuple(pid for pid, _ in pids))
             self._machine.sync(tuple((host[pid], paths) for pid, paths in pids if pid in host), time.time(), my_pid())
-            self._published = pids
+            if len(host) == len(pids):  # one not found yet (starting, or gone meanwhile) is looked for again
+                self._published = pids
 
     def close(self) -> None:
         """Release NVML (on the reader's thread, after any read under way), stop the simulated GPU, forget the
