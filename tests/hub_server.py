@@ -1,9 +1,11 @@
 """A real JupyterHub for the hub service's tests: configurable-http-proxy from npm (build/chp, `./dev setup`),
-DummyAuthenticator (password PASSWORD) with SimpleLocalProcessSpawner, two users (ADMIN, an admin of the hub, and
-USER), each with a running single-user server on the simulated GPU (MGENV_SIMULATE_GPU: one scenario for both; each
-server simulates its own machine from it), and the service `mgenv-gpus` (`python -m mgenv_jupyter.hub`)
-with the role README.md gives it. A test drives it through `HubRun`: the hub's API with a driver service's token,
-tokens of the users, sessions (real ipykernels) in their servers."""
+DummyAuthenticator (password PASSWORD) with SimpleLocalProcessSpawner (hub_spawner.py: USER's server in a pid
+namespace of its own, as a container spawner's), two users (ADMIN, an admin of the hub, and USER), each with a
+running single-user server on one simulated GPU (MGENV_SIMULATE_GPU: one scenario; MGENV_SIMULATE_GPU_MACHINE: one
+machine file, so both servers and their kernels share one simulated machine, as two users' servers on one GPU machine
+do), and the service `mgenv-gpus` (`python -m mgenv_jupyter.hub`) with the role README.md gives it. A test drives it
+through `HubRun`: the hub's API with a driver service's token, tokens of the users, sessions (real ipykernels) in
+their servers."""
 
 from __future__ import annotations
 
@@ -30,6 +32,8 @@ CHP = ROOT / "build" / "chp" / "node_modules" / ".bin" / "configurable-http-prox
 HUB_OLDEST = ROOT / "build" / "hub-oldest"
 ADMIN, USER = "ada", "bob"
 PASSWORD = "mgenv-hub-test"
+# Whose server runs in a pid namespace of its own (hub_spawner.py): `unshare` needs root.
+CONTAINED = {USER} if os.geteuid() == 0 and shutil.which("unshare") else set()
 DRIVER_TOKEN = "mgenv-hub-driver-token-0123456789"
 SERVICE = "mgenv-gpus"
 # A single-user server's GPU view as the server extension writes it (protocol/_gpus.py): one kernel holding 20 GiB.
@@ -40,7 +44,8 @@ GOOD_VIEW = {"v": 1, "state": "ok", "detail": None, "simulated": True, "simulati
              "devices": [{"index": 0, "label": "gpu0 (simulated)", "name": "NVIDIA A100", "total": 80 << 30,
                           "used": 21 << 30, "shares": [{"kernel_id": "k1", "used": 20 << 30, "figure": "nvml"}],
                           "others": [], "unlisted": 1 << 30, "problem": None}],
-             "read_at": 0.0, "culling": None}
+             "read_at": 0.0, "culling": None,
+             "host": {"hostname": "gpu-node-1", "id": "3a1e0c52-9d1e-4b6a-8f25-6e0d2b9c41a7"}}
 
 CONFIG = """
 import sys
@@ -53,11 +58,16 @@ c.JupyterHub.authenticator_class = "dummy"
 c.DummyAuthenticator.password = {password!r}
 c.Authenticator.allowed_users = {{{user!r}}}
 c.Authenticator.admin_users = {{{admin!r}}}
-c.JupyterHub.spawner_class = "simple"
+sys.path.insert(0, {tests!r})
+from hub_spawner import PidNamespaceSpawner
+c.JupyterHub.spawner_class = PidNamespaceSpawner
 c.SimpleLocalProcessSpawner.home_dir_template = {homes!r} + "/{{username}}"
+c.PidNamespaceSpawner.contained = {contained!r}
+c.PidNamespaceSpawner.host_proc = {host_proc!r}
 c.Spawner.cmd = [sys.executable, "-m", "jupyterhub.singleuser"]
 c.Spawner.args = ["--ServerApp.jpserver_extensions={{'mgenv_jupyter.server': True}}", "--allow-root"]
-c.Spawner.environment = {{"MGENV_SIMULATE_GPU": {scenario!r}, "PYTHONPATH": {pythonpath!r}}}
+c.Spawner.environment = {{"MGENV_SIMULATE_GPU": {scenario!r}, "MGENV_SIMULATE_GPU_MACHINE": {machine!r},
+                          "PYTHONPATH": {pythonpath!r}}}
 c.Spawner.http_timeout = 120
 c.Spawner.start_timeout = 120
 c.JupyterHub.db_url = "sqlite://"
@@ -121,16 +131,22 @@ class HubRun:
             time.sleep(0.5)
         raise AssertionError(f"{user}'s server did not start in 120 s")
 
-    def open_notebook(self, user: str, path: str) -> str:
-        """A session (a real ipykernel) for notebook `path` in `user`'s server, with one cell run; its kernel's id."""
+    def open_notebook(self, user: str, path: str, code: str = "x = 1") -> str:
+        """A session (a real ipykernel) for notebook `path` in `user`'s server, with one cell run (`code`); its
+        kernel's id."""
         _, session = self.call("POST", f"user/{user}/api/sessions",
                                {"path": path, "type": "notebook", "name": path, "kernel": {"name": "python3"}})
         kernel = str(session["kernel"]["id"])
-        asyncio.run(self._run_cell(user, kernel, "x = 1"))
+        self.run_cell(user, kernel, code)
         return kernel
 
-    async def _run_cell(self, user: str, kernel: str, code: str) -> None:
-        """Run one cell in the kernel over its websocket, as a notebook does, until the kernel is idle after it."""
+    def run_cell(self, user: str, kernel: str, code: str) -> str:
+        """Run `code` in `user`'s kernel as a notebook does; what it printed."""
+        return asyncio.run(self._run_cell(user, kernel, code))
+
+    async def _run_cell(self, user: str, kernel: str, code: str) -> str:
+        """Run one cell in the kernel over its websocket, as a notebook does, until the kernel is idle after it; its
+        printed output (an error's traceback raises)."""
         from tornado.httpclient import HTTPRequest
         from tornado.websocket import websocket_connect
 
@@ -144,14 +160,20 @@ class HubRun:
             "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
             "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
                         "allow_stdin": False, "stop_on_error": True}}))
+        printed = []
         while True:
             text = await asyncio.wait_for(socket.read_message(), 60)
             assert text is not None, f"{user}'s kernel {kernel} closed its channels"
             message = json.loads(text)
-            if (message["msg_type"] == "status" and message["parent_header"].get("msg_id") == msg_id
-                    and message["content"]["execution_state"] == "idle"):
+            if message["parent_header"].get("msg_id") != msg_id:
+                continue
+            if message["msg_type"] == "stream":
+                printed.append(message["content"]["text"])
+            elif message["msg_type"] == "error":
+                raise AssertionError("\n".join(message["content"]["traceback"]))
+            elif message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
                 socket.close()
-                return
+                return "".join(printed)
 
 
 @contextmanager
@@ -174,6 +196,8 @@ def running_hub(folder: Path, scenario: Path, oldest: bool = False) -> Iterator[
     config.write_text(CONFIG.format(
         port=port, hub_port=_free_port(), proxy_api_port=_free_port(), service_port=_free_port(), chp=str(CHP),
         password=PASSWORD, user=USER, admin=ADMIN, homes=str(homes), scenario=str(scenario),
+        machine=str(folder / "gpu-machine.json"), tests=str(ROOT / "tests"), contained=CONTAINED,
+        host_proc=str(folder / "host-proc"),
         pythonpath=pythonpath, service=SERVICE, driver=DRIVER_TOKEN))
     env.pop("JUPYTERHUB_API_TOKEN", None)
     log = (folder / "hub.log").open("wb")

@@ -628,7 +628,13 @@ export type GpuDeviceView = {
   problem: string | null;
 };
 
-/** The whole view: the state code and its detail (the driver's words, or null), whether the simulated GPU answered (and its scenario), the pid namespace verdict, every kernel of the server (also those holding no GPU memory), the devices, when it was read (seconds since the epoch), and the server's GPU-aware culling policy (null: off). */
+/** The machine the server runs on, so that a hub's page groups its servers' GPUs by node: its host name, and `id`, the same for every server of this machine and for nobody else's, that tells nothing about the machine (derived from systemd's machine id as sd_id128_get_machine_app_specific derives one for an application, never the machine id itself; null where the system has none, and a container with a machine id of its own is a machine of its own). */
+export type GpuHost = {
+  hostname: string;
+  id: string | null;
+};
+
+/** The whole view: the state code and its detail (the driver's words, or null), whether the simulated GPU answered (and its scenario), the pid namespace verdict, every kernel of the server (also those holding no GPU memory), the devices, when it was read (seconds since the epoch), the server's GPU-aware culling policy (null: off), and the machine it runs on (null: not known). */
 export type GpuServerView = {
   v: number;
   state: GpuViewState;
@@ -640,6 +646,7 @@ export type GpuServerView = {
   devices: GpuDeviceView[];
   read_at: number;
   culling: CullingPolicy | null;
+  host: GpuHost | null;
 };
 
 /** One process asked about: the kernel of this server whose process tree holds it, or null (not a kernel's). */

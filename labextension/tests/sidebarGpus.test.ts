@@ -51,7 +51,8 @@ function serverView(): GpuServerView {
       problem: null
     }],
     read_at: 1700000000,
-    culling: null
+    culling: null,
+    host: { hostname: 'gpu-node-1', id: null }
   };
 }
 

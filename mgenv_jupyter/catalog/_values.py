@@ -249,6 +249,20 @@ def format_size(n: int) -> str:
     return f"{n} B"
 
 
+# (seconds, English, Chinese) of each unit a duration is written in, largest first.
+DURATION_UNITS = ((86400, "d", "天"), (3600, "h", "小时"), (60, "min", "分钟"), (1, "s", "秒"))
+
+
+def format_duration(seconds: float, zh: bool = False) -> str:
+    """A duration in its largest whole unit, rounded down: 12 s, 5 min, 3 h, 2 d (in Chinese with `zh`): an idle
+    time, a culling policy's wait. The front end writes the same words (labextension/src/shared/kernelUse.ts
+    formatDuration), so a kernel's idle time reads alike in the sidebar, the hub's page and the server's log."""
+    for unit, en, cn in DURATION_UNITS:
+        if seconds >= unit or unit == 1:
+            return f"{int(max(seconds, 0) // unit)} {cn if zh else en}"
+    raise AssertionError("the last unit takes every duration")
+
+
 # The longest whole count a size setting's text is read as (a 10**30-byte size is far past any memory); longer text
 # is shown as it is, never converted (text from outside meets bounded work only).
 _COUNT_RE = re.compile(r"[0-9]{1,30}")

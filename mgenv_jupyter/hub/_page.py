@@ -1,15 +1,17 @@
 """The hub's GPU page as HTML: each node's GPUs with the notebooks holding them (user, server, notebook, bytes, idle
-time, when it will be culled), then every server with what went wrong asking it. Every string from a server or the
-hub is escaped. The problem codes of _survey.py are labelled here, in one table. A node is the set of GPUs a server
-sees: servers whose devices have the same labels, models and sizes are taken to share them (the simulated GPU shared
-by two users' servers is one node; two machines with identical GPUs are shown as one).
+time, when it will be culled) and what the rest of the device's used memory is, then every server with what went
+wrong asking it. Every string from a server or the hub is escaped. The problem codes of _survey.py are labelled here,
+in one table. A node is the machine its servers say they run on (protocol/_gpus.py GpuHost: its id, else its host
+name); a server that does not say is a node of its own. Sizes and durations are written as everywhere else in the
+package (catalog/_values.py).
 """
 
 from __future__ import annotations
 
 from html import escape
 
-from ._reading import Device, Kernel
+from ..catalog._values import format_duration, format_size
+from ._reading import Device, Kernel, Share
 from ._survey import Row
 
 PROBLEM_WORDS = {
@@ -19,6 +21,12 @@ PROBLEM_WORDS = {
     "http": "answered HTTP {status}",
     "error": "answered something that is not HTTP, or stopped in the middle",
     "bad_view": "answered something that is not a GPU view (at {field})",
+}
+# Where a kernel's bytes come from, when not from NVML's per-process list (protocol/_gpus.py FigureSource).
+FIGURE_TITLES = {
+    "kernel_report": " title='as the kernel reports its framework’s allocator: NVML lists the host’s pids, which the "
+                     "server (in a pid namespace of its own, as in a container) does not see'",
+    "unknown": " title='NVML lists the host’s pids, which the server does not see, and the kernel reports nothing'",
 }
 STATE_WORDS = {"ok": "", "no_driver": "no NVIDIA driver", "no_gpu": "no GPU", "error": "NVML failed"}
 
@@ -32,6 +40,7 @@ h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.5em; } h3 { font-
 table { border-collapse: collapse; width: 100%; max-width: 1100px; }
 th, td { text-align: left; padding: .3em .6em; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
 td.n, th.n { text-align: right; white-space: nowrap; }
+td.n[title] { text-decoration: underline dotted; cursor: help; }  /* a figure not NVML's: its tooltip says whence */
 .muted { color: var(--muted); } .bad { color: var(--bad); }
 button { font: inherit; padding: .2em .7em; border: 1px solid var(--line); border-radius: 4px; background: var(--bg);
   color: var(--fg); cursor: pointer; } button.danger { border-color: var(--bad); color: var(--bad); }
@@ -65,34 +74,34 @@ document.getElementById('confirm-yes').addEventListener('click', async () => {
 
 
 def size(value: int | None) -> str:
-    if value is None:
-        return "unknown"
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if value >= scale:
-            return f"{value / scale:.1f} {unit}"
-    return f"{value} B"
+    return "unknown" if value is None else format_size(value)
 
 
-def duration(seconds: float | None, running: bool) -> str:
+def idle(seconds: float | None, running: bool) -> str:
     if running:
         return "running a cell"
-    if seconds is None:
-        return "unknown"
-    whole = int(seconds)
-    if whole < 60:
-        return f"{whole} s"
-    if whole < 3600:
-        return f"{whole // 60} min"
-    return f"{whole // 3600} h {whole % 3600 // 60} min"
+    return "unknown" if seconds is None else format_duration(seconds)
+
+
+def node_of(row: Row) -> tuple[tuple[str, ...], str, str | None]:
+    """The node a server's GPUs are on (a key), its host name and its id."""
+    host = row.view.host if row.view is not None else None
+    if host is None:
+        return ("server", row.server.user, row.server.name), f"{row.server.user}’s server", None
+    return (("id", host.id) if host.id is not None else ("hostname", host.hostname)), host.hostname, host.id
 
 
 def render(rows: list[Row], who: str, admin: bool, xsrf: str) -> str:
     """The whole page for user `who` (shutdown buttons when `admin`)."""
-    nodes: dict[tuple[tuple[str, str, int], ...], list[tuple[Row, Device]]] = {}
+    nodes: dict[tuple[str, ...], list[tuple[Row, Device]]] = {}
+    names: dict[tuple[str, ...], tuple[list[str], str | None]] = {}
     for row in rows:
         if row.view is None:
             continue
-        key = tuple((d.label, d.name, d.total) for d in row.view.devices)
+        key, hostname, host_id = node_of(row)
+        known = names.setdefault(key, ([], host_id))[0]
+        if hostname not in known:  # containers of one machine may each have a host name of their own
+            known.append(hostname)
         for device in row.view.devices:
             nodes.setdefault(key, []).append((row, device))
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>GPUs of the hub</title>"
@@ -102,8 +111,12 @@ def render(rows: list[Row], who: str, admin: bool, xsrf: str) -> str:
              "role='status'></p>"]
     if not nodes:
         parts.append("<p class='muted'>No server answered with a GPU.</p>")
-    for number, entries in enumerate(nodes.values(), start=1):
-        parts.append(f"<h2>Node {number}</h2>")
+    for key, entries in nodes.items():
+        hostnames, host_id = names[key]
+        title = f" title='machine id (this package’s own, not the machine id itself): {escape(host_id)}'" \
+            if host_id else ""
+        parts.append(f"<h2 class='node' data-node='{escape(host_id or '')}'{title}>Node "
+                     f"{escape(', '.join(hostnames))}</h2>")
         by_device: dict[int, list[tuple[Row, Device]]] = {}
         for row, device in entries:
             by_device.setdefault(device.index, []).append((row, device))
@@ -123,8 +136,9 @@ def _device_table(entries: list[tuple[Row, Device]], admin: bool) -> str:
     # Each server reads the device itself; on one machine they agree (but for what changed between their reads).
     # Where they do not (simulated GPUs: each server simulates its own), each server's figure is shown.
     readings = {(row.server.user, row.server.name): device.used for row, device in entries}
-    if len(set(readings.values())) == 1:
-        used = f"{size(first.used)} used of {size(first.total)}"
+    agreed = len(set(readings.values())) == 1
+    if agreed:
+        used = f"<span class='used' data-used='{first.used}'>{size(first.used)}</span> used of {size(first.total)}"
     else:
         used = f"{size(first.total)}; used, as each server reads it: " + ", ".join(
             f"{escape(user)}{'/' + escape(name) if name else ''} {size(value)}"
@@ -134,19 +148,25 @@ def _device_table(entries: list[tuple[Row, Device]], admin: bool) -> str:
         kernels = {k.id: k for k in row.view.kernels} if row.view else {}
         for share in device.shares:
             kernel = kernels.get(share.kernel_id)
-            holders.append((share.used or 0, _holder_row(row, share.kernel_id, kernel, share.used, admin)))
+            holders.append((share.used or 0, _holder_row(row, share, kernel, admin)))
     holders.sort(key=lambda h: -h[0])
+    columns = 7 if admin else 6
+    rest = first.used - sum(held for held, _ in holders)
+    if agreed and holders and rest > 0:  # the used figure in full: the notebooks above and whatever else holds memory
+        holders.append((rest, f"<tr class='rest' data-bytes='{rest}'><td colspan='3' class='muted'>other processes, "
+                              f"and notebooks this page does not list</td><td class='n'>{size(rest)}</td>"
+                              f"<td colspan='{columns - 4}'></td></tr>"))
     head = ("<tr><th>user</th><th>server</th><th>notebook</th><th class='n'>bytes</th><th class='n'>idle</th>"
             "<th title='when GPU-aware culling will shut the kernel down unless a cell runs'>shut down at</th>"
             f"{'<th></th>' if admin else ''}</tr>")
-    columns = 7 if admin else 6
     body = "".join(h for _, h in holders) or f"<tr><td colspan='{columns}' class='muted'>nothing held</td></tr>"
     return (f"<h3>{escape(first.label)} · {escape(first.name)} · {used}</h3><table class='gpu'>{head}{body}</table>")
 
 
-def _holder_row(row: Row, kernel_id: str, kernel: Kernel | None, used: int | None, admin: bool) -> str:
+def _holder_row(row: Row, share: Share, kernel: Kernel | None, admin: bool) -> str:
+    kernel_id, used = share.kernel_id, share.used
     notebook = ", ".join(kernel.notebooks) if kernel and kernel.notebooks else f"kernel {kernel_id}"
-    idle = duration(kernel.idle_seconds, kernel.running_cell) if kernel else "unknown"
+    idle_time = idle(kernel.idle_seconds, kernel.running_cell) if kernel else "unknown"
     cull = escape(kernel.cull_at) if kernel and kernel.cull_at else "<span class='muted'>—</span>"
     button = ""
     if admin:
@@ -155,9 +175,10 @@ def _holder_row(row: Row, kernel_id: str, kernel: Kernel | None, used: int | Non
         attributes = " ".join(f"data-{k}='{escape(v)}'" for k, v in data.items())
         button = f"<td><button class='shutdown danger' {attributes}>Shut down</button></td>"
     server = escape(row.server.name) if row.server.name else "<span class='muted'>default</span>"
-    return (f"<tr class='holder' data-kernel='{escape(kernel_id)}'><td>{escape(row.server.user)}</td><td>{server}</td>"
-            f"<td>{escape(notebook)}</td><td class='n'>{size(used)}</td><td class='n'>{idle}</td><td>{cull}</td>"
-            f"{button}</tr>")
+    return (f"<tr class='holder' data-kernel='{escape(kernel_id)}' data-bytes='{used if used is not None else ''}' "
+            f"data-figure='{escape(share.figure)}'><td>{escape(row.server.user)}</td><td>{server}</td>"
+            f"<td>{escape(notebook)}</td><td class='n'{FIGURE_TITLES.get(share.figure, '')}>{size(used)}</td>"
+            f"<td class='n'>{idle_time}</td><td>{cull}</td>{button}</tr>")
 
 
 def _servers_table(rows: list[Row]) -> str:

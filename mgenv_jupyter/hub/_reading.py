@@ -42,8 +42,12 @@ class Kernel:
 
 @dataclass(frozen=True)
 class Share:
+    """A kernel's bytes on a device, and where the figure comes from (protocol/_gpus.py FigureSource: "nvml", or
+    "kernel_report" where NVML's pids are the host's and the server's are a container's)."""
+
     kernel_id: str
     used: int | None
+    figure: str = "nvml"
 
 
 @dataclass(frozen=True)
@@ -57,14 +61,23 @@ class Device:
 
 
 @dataclass(frozen=True)
+class Host:
+    """The machine a server runs on (protocol/_gpus.py GpuHost): its host name and application-specific id."""
+
+    hostname: str
+    id: str | None
+
+
+@dataclass(frozen=True)
 class ServerView:
     """What one single-user server answered: its state code (protocol/_gpus.py GpuViewState), its kernels and
-    devices, and whether the GPU is the simulated one."""
+    devices, whether the GPU is the simulated one, and its machine (None: a server that does not say)."""
 
     state: str
     simulated: bool
     kernels: tuple[Kernel, ...]
     devices: tuple[Device, ...]
+    host: Host | None = None
 
 
 def read_view(body: bytes) -> ServerView:
@@ -79,7 +92,16 @@ def read_view(body: bytes) -> ServerView:
     state = _text(view.get("state"), "state", 16)
     kernels = tuple(_kernel(item, f"kernels[{i}]") for i, item in enumerate(_list(view, "kernels", MAX_KERNELS)))
     devices = tuple(_device(item, f"devices[{i}]") for i, item in enumerate(_list(view, "devices", MAX_DEVICES)))
-    return ServerView(state, view.get("simulated") is True, kernels, devices)
+    return ServerView(state, view.get("simulated") is True, kernels, devices, _host(view.get("host")))
+
+
+def _host(data: object) -> Host | None:
+    if data is None:  # a server of a version before the field: its node is not known
+        return None
+    host = _object(data, "host")
+    id_ = host.get("id")
+    return Host(_text(host.get("hostname"), "host.hostname", _MAX_TEXT),
+                None if id_ is None else _text(id_, "host.id", 64))
 
 
 def _kernel(data: object, where: str) -> Kernel:
@@ -101,7 +123,8 @@ def _device(data: object, where: str) -> Device:
         share = _object(item, f"{where}.shares[{i}]")
         used = share.get("used")
         shares.append(Share(_text(share.get("kernel_id"), f"{where}.shares[{i}].kernel_id", 64),
-                            None if used is None else _bytes(used, f"{where}.shares[{i}].used")))
+                            None if used is None else _bytes(used, f"{where}.shares[{i}].used"),
+                            _text(share.get("figure", "nvml"), f"{where}.shares[{i}].figure", 16)))
     return Device(index=_bytes(device.get("index"), f"{where}.index"),
                   label=_text(device.get("label"), f"{where}.label", _MAX_TEXT),
                   name=_text(device.get("name"), f"{where}.name", _MAX_TEXT),

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from .._text import Text
 from ..catalog._out_of_memory import Room
+from ..catalog._values import format_duration
 from ..runtime.frameworks import adapter
 from ._recognise import OutOfMemory
 from ._state import DeviceFigures, MemoryState
@@ -213,20 +214,12 @@ def _use(owner: NotebookOwner) -> Text:
         return Text("running a cell", "正在运行单元")
     if idle is None:
         return Text(owner.execution_state, owner.execution_state)
-    en, zh = _duration(idle), _duration(idle, zh=True)
+    en, zh = format_duration(idle), format_duration(idle, zh=True)
     if since == "cell":
         return Text(f"idle {en} since its last cell", f"上个单元结束后已空闲 {zh}")
     if since == "start":
         return Text(f"idle {en}, no cell run yet", f"已空闲 {zh},尚未运行单元")
     return Text(f"idle {en}, no cell seen", f"已空闲 {zh},未见运行单元")
-
-
-def _duration(seconds: float, zh: bool = False) -> str:
-    """12 s, 5 min, 3 h, 2 d (whole units, rounded down)."""
-    for unit, en, cn in ((86400, "d", "天"), (3600, "h", "小时"), (60, "min", "分钟")):
-        if seconds >= unit:
-            return f"{int(seconds // unit)} {cn if zh else en}"
-    return f"{int(seconds)} {'秒' if zh else 's'}"
 
 
 def _host(event: OutOfMemory, state: MemoryState) -> Finding:

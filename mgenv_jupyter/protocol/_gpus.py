@@ -100,10 +100,21 @@ class GpuDeviceView(TypedDict):
     problem: str | None
 
 
+class GpuHost(TypedDict):
+    """The machine the server runs on, so that a hub's page groups its servers' GPUs by node: its host name, and `id`,
+    the same for every server of this machine and for nobody else's, that tells nothing about the machine (derived
+    from systemd's machine id as sd_id128_get_machine_app_specific derives one for an application, never the machine
+    id itself; null where the system has none, and a container with a machine id of its own is a machine of its own)."""
+
+    hostname: str
+    id: str | None
+
+
 class GpuServerView(TypedDict):
     """The whole view: the state code and its detail (the driver's words, or null), whether the simulated GPU answered
     (and its scenario), the pid namespace verdict, every kernel of the server (also those holding no GPU memory), the
-    devices, when it was read (seconds since the epoch), and the server's GPU-aware culling policy (null: off)."""
+    devices, when it was read (seconds since the epoch), the server's GPU-aware culling policy (null: off), and the
+    machine it runs on (null: not known)."""
 
     v: int
     state: GpuViewState
@@ -115,6 +126,7 @@ class GpuServerView(TypedDict):
     devices: list[GpuDeviceView]
     read_at: float
     culling: CullingPolicy | None
+    host: GpuHost | None
 
 
 class GpuOwner(TypedDict):

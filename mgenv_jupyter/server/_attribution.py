@@ -22,6 +22,7 @@ from ..protocol._gpus import (
     GPUS_VERSION,
     FigureSource,
     GpuDeviceView,
+    GpuHost,
     GpuKernelInfo,
     GpuKernelShare,
     GpuOtherProcess,
@@ -111,7 +112,7 @@ Culling = tuple["CullingPolicy | None", Mapping[str, datetime]]
 
 def attribute(reading: GpuReading, kernels: Sequence[KernelEntry], now: datetime,
               table: ProcessTable | None = None, reports: KernelReports | None = None,
-              culling: Culling = (None, {})) -> GpuServerView:
+              culling: Culling = (None, {}), host: GpuHost | None = None) -> GpuServerView:
     """The server's GPU view (protocol/_gpus.py) from one NVML reading and the server's kernels at `now` (UTC).
     `reports` gives each kernel's own figures, used only where NVML's pids are another namespace's; `culling` the
     culler's policy (None: off) and when it will shut each kernel it told down (server/_culler.py)."""
@@ -137,6 +138,7 @@ def attribute(reading: GpuReading, kernels: Sequence[KernelEntry], now: datetime
         devices=[_device(d, reading.simulated, kernels, kernel_pids, namespace, table, own) for d in reading.devices],
         read_at=reading.time,
         culling=culling[0],
+        host=host,
     )
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from traitlets import Float, Integer
 from traitlets.config import LoggingConfigurable
 
-from ..catalog._values import format_size
+from ..catalog._values import format_duration, format_size
 from ..protocol._culling import CullAction, CullEvent, CullingPolicy
 from ..protocol._gpus import GpuServerView
 
@@ -151,7 +151,7 @@ class GpuCuller(LoggingConfigurable):
 
     def _tell(self, action: CullAction, candidate: Candidate) -> None:
         where = ", ".join(candidate.notebooks) or "no notebook"
-        held, idle = format_size(candidate.held_bytes), _duration(candidate.idle_seconds)
+        held, idle = format_size(candidate.held_bytes), format_duration(candidate.idle_seconds)
         if action == "notice":
             self.log.warning("mgenv_jupyter: kernel %s (%s) holds %s of GPU memory and has run no cell for %s: it "
                              "will be shut down at %s unless a cell runs", candidate.kernel_id, where, held, idle,
@@ -162,16 +162,7 @@ class GpuCuller(LoggingConfigurable):
         elif action == "culled":
             self.log.warning("mgenv_jupyter: shut down kernel %s (%s): it held %s of GPU memory and had run no cell "
                              "for %s (GpuCuller.idle_after = %s)", candidate.kernel_id, where, held, idle,
-                             _duration(self.idle_after))
+                             format_duration(self.idle_after))
         self.emit(CullEvent(action=action, kernel_id=candidate.kernel_id, notebooks=list(candidate.notebooks),
                             held_bytes=candidate.held_bytes, idle_seconds=candidate.idle_seconds,
                             cull_at=candidate.cull_at.isoformat(), idle_after=self.idle_after))
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(seconds)
-    if seconds < 120:
-        return f"{seconds} s"
-    if seconds < 7200:
-        return f"{seconds // 60} min"
-    return f"{seconds / 3600:.1f} h"

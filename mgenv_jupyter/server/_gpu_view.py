@@ -8,8 +8,11 @@ nobody asks.
 The simulated GPU is one machine for the server and every kernel it started (memory/simulated/_shared_machine.py),
 kept in the runtime directory: with `MGENV_SIMULATE_GPU` in the server's environment the server defines it and every
 kernel of the server holds memory on it (`publish()`, once a second); without, the view shows the machine a kernel
-asked for while someone holds memory on it. The whole path then runs without a GPU, labelled "simulated". Each
-kernel's idleness is the time since it last ran a user's cell (server/_activity.py), not since its last message.
+asked for while someone holds memory on it. Servers whose environment names one machine file
+(MGENV_SIMULATE_GPU_MACHINE: a hub's single-user servers) share one machine, each listing its own kernels on it. The
+whole path then runs without a GPU, labelled "simulated". Each view names the machine the server runs on
+(server/_host.py). Each kernel's idleness is the time since it last ran a user's cell (server/_activity.py), not
+since its last message.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ from .._source_state import State
 from ..memory._gpu_processes import GpuProcessReader, GpuReading
 from ..memory._self_report import read_report
 from ..memory.simulated import ENV
-from ..memory.simulated._machine_file import machine_path
+from ..memory.simulated._host_pids import host_pids, my_pid
+from ..memory.simulated._machine_file import MACHINE_ENV, machine_path, shared_machine_path
 from ..memory.simulated._scenario import Scenario
 from ..memory.simulated._shared_machine import SharedMachine
 from ..memory.simulated._simulation import Simulation
@@ -36,6 +40,7 @@ from ..protocol._gpus import GPUS_VERSION, GpuOwner, GpuOwnersReply, GpuServerVi
 from ._activity import KernelActivity
 from ._attribution import Culling, KernelEntry, LiveProcessTable, attribute, kernel_info, owner
 from ._culler import GpuCuller
+from ._host import this_host
 
 log = logging.getLogger(__name__)
 
@@ -57,16 +62,21 @@ class GpuView:
         self.activity = activity if activity is not None else KernelActivity(kernel_manager)
         self.culler = culler  # its policy and the kernels it told go into each view
         self._reader = GpuProcessReader()
+        self._host = this_host()  # the node a hub's page shows this server's GPUs under
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mgenv-gpus")
         self._view: GpuServerView | None = None
         self._read_at = -float("inf")
         self._pending: asyncio.Future[GpuServerView] | None = None
-        # The simulated machine this server shares with its kernels; one left by an earlier server of this pid goes.
-        self._machine = SharedMachine(machine_path(runtime_dir, os.getpid()) if runtime_dir is not None else None)
-        self._machine.discard()
+        # The simulated machine this server shares with its kernels (and, with MACHINE_ENV, with other servers of
+        # this host); one left by an earlier server of this pid goes (a shared one is other servers' too: it stays).
+        self._shared = shared_machine_path()
+        own = machine_path(runtime_dir, os.getpid()) if runtime_dir is not None else None
+        self._machine = SharedMachine(self._shared or own)
+        if self._shared is None:
+            self._machine.discard()
         # jupyter_server stops its ExtensionApps only: a module extension such as this one is told nothing when the
         # server stops. The machine's files go when the server's process exits, after it has shut its kernels down.
-        atexit.register(self._machine.discard)
+        atexit.register(self._let_go)
         self._spec = os.environ.get(ENV, "").strip()
         self._simulation: Simulation | None = None
         self._simulation_problem: State | None = None
@@ -79,7 +89,11 @@ class GpuView:
         try:
             data, name = Scenario.source(self._spec)
             Scenario.from_json(data, name)
-            self._machine.define(self._spec, data, name, time.time(), kept=True)
+            if self._shared is None:
+                self._machine.define(self._spec, data, name, time.time(), kept=True)
+            elif (shared := self._machine.share(self._spec, data, name, time.time(), my_pid())).spec != self._spec:
+                log.warning("mgenv_jupyter: the simulated machine in %s (%s=%s) runs %s, not %s: joined as it is",
+                            self._shared, MACHINE_ENV, self._shared, shared.spec, self._spec)
         except InvalidValueError as exc:
             self._simulation_problem = State("simulation_setting_refused", variable=ENV, error=exc)
             log.error("mgenv_jupyter: the simulated GPU is not started: %s", exc)
@@ -126,8 +140,12 @@ class GpuView:
 
     def _publish(self, pids: KernelPids) -> None:
         if self._spec and self._simulation_problem is None and pids != self._published:
-            self._machine.sync(pids, time.time())
-            self._published = pids
+            # The machine lists host pids, as a driver does: a server in a pid namespace of its own translates its
+            # kernels' (the simulation's knowledge, memory/simulated/_host_pids.py; the view itself never does).
+            host = host_pids(tuple(pid for pid, _ in pids))
+            self._machine.sync(tuple((host[pid], paths) for pid, paths in pids if pid in host), time.time(), my_pid())
+            if len(host) == len(pids):  # one not found yet (starting, or gone meanwhile) is looked for again
+                self._published = pids
 
     def close(self) -> None:
         """Release NVML (on the reader's thread, after any read under way), stop the simulated GPU, forget the
@@ -136,9 +154,16 @@ class GpuView:
         self._executor.shutdown(wait=True)
         if self._simulation is not None:
             self._simulation.uninstall()
-        self._machine.discard()
-        atexit.unregister(self._machine.discard)
+        self._let_go()
+        atexit.unregister(self._let_go)
         self.activity.close()
+
+    def _let_go(self) -> None:
+        """Forget the machine, or (one several servers share) leave it, taking this server's kernels off it."""
+        if self._shared is None:
+            self._machine.discard()
+        else:
+            self._machine.let_go(my_pid())
 
     def _forget_pending(self, _: object) -> None:
         self._pending = None
@@ -161,7 +186,8 @@ class GpuView:
             reading = self._reader.read()
         runtime_dir = self.runtime_dir
         reports = None if runtime_dir is None else (lambda pid: read_report(runtime_dir, pid))
-        return attribute(reading, kernels, datetime.now(timezone.utc), reports=reports, culling=culling)
+        return attribute(reading, kernels, datetime.now(timezone.utc), reports=reports, culling=culling,
+                         host=self._host)
 
     async def owners(self, pids: list[int]) -> GpuOwnersReply:
         """Which kernel of this server holds each process (the process walk on the reader's thread)."""

@@ -17,6 +17,9 @@ def test_a_view_is_read_with_its_kernels_devices_and_shares() -> None:
     assert view.state == "ok" and view.simulated
     assert (view.kernels[0].id, view.kernels[0].idle_seconds, view.kernels[0].cull_at) == ("k1", 75.0, None)
     assert (view.devices[0].total, view.devices[0].shares[0].kernel_id) == (80 << 30, "k1")
+    assert view.host is not None and (view.host.hostname, view.host.id) == (GOOD_VIEW["host"]["hostname"],
+                                                                            GOOD_VIEW["host"]["id"])
+    assert read_view(bad(("host",), None)).host is None  # a server from before the field: no node named
 
 
 def bad(path: tuple[object, ...], value: object) -> bytes:
@@ -36,6 +39,9 @@ def bad(path: tuple[object, ...], value: object) -> bytes:
     (("devices", 0, "used"), True, "devices[0].used"),
     (("devices", 0, "shares", 0, "used"), 2**63, "devices[0].shares[0].used"),
     (("kernels",), [GOOD_VIEW["kernels"][0]] * (MAX_KERNELS + 1), "kernels"),
+    (("host",), "gpu-node-1", "host"),
+    (("host", "hostname"), 7, "host.hostname"),
+    (("host", "id"), "x" * 65, "host.id"),
 ])
 def test_a_field_of_the_wrong_kind_refuses_the_answer(path: tuple[object, ...], value: object, field: str) -> None:
     with pytest.raises(ViewError) as refused:

@@ -31,7 +31,8 @@ def view(kernels: list[GpuKernelInfo], shares: dict[str, int | None]) -> GpuServ
               "problem": None,
               "shares": [{"kernel_id": k, "used": used, "figure": "nvml"} for k, used in shares.items()]}
     return GpuServerView(v=1, state="ok", detail=None, simulated=False, simulation=None, namespace="same",
-                         kernels=kernels, devices=[device], read_at=0.0, culling=None)  # type: ignore[list-item]
+                         kernels=kernels, devices=[device],  # type: ignore[list-item]
+                         read_at=0.0, culling=None, host=None)
 
 
 def test_an_idle_kernel_holding_gpu_memory_is_told_first_with_its_shutdown_time():

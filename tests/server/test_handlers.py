@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import threading
 import time
@@ -22,6 +23,7 @@ import pytest
 from server_kernels import api, kernel_client, kernel_id_of, run
 
 from mgenv_jupyter.protocol._gpus import GPUS_PATH, MAX_OWNER_PIDS, OWNERS_PATH, GpuOwnersReply, GpuServerView
+from mgenv_jupyter.server._host import this_host
 
 from lab_server import TOKEN, Lab, running_lab
 from wire_check import check
@@ -98,6 +100,8 @@ def test_each_kernels_share_is_attributed_to_its_notebook(server, stranger):
     assert [(s["kernel_id"], s["used"]) for s in device["shares"]] == [
         (sessions["big.ipynb"], 20 * GiB), (sessions["sub/medium.ipynb"], 6 * GiB), (sessions["small.ipynb"], GiB)]
     assert device["used"] == (20 + 6 + 1 + 3) * GiB + 400 * 1024**2 and device["unlisted"] == 400 * 1024**2
+    # The machine it runs on, for a hub's page: its host name and an id derived from the machine id, never that id.
+    assert view["host"] == this_host() and view["host"]["hostname"] == socket.gethostname()
 
 
 def test_a_process_outside_every_kernel_is_other_with_pid_user_and_name_only(server, stranger):

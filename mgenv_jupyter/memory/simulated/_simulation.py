@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 
 from ..._ascii_numbers import whole_number
 from ._fake_nvml import FakeDevice, FakeNvml, FakeProcess
+from ._host_pids import host_pids, my_pid
 from ._scenario import ENV, PRESETS, DeviceSpec, Scenario, nvml_error
 from ._shared_machine import Holder, Machine, SharedMachine, alive, server_machine
 
@@ -124,7 +125,7 @@ class Simulation:
         if not self._installed:
             if self.defined is None:  # a machine of its own: this process holds memory on it from now on
                 now = self.clock()
-                self.machine.define("", None, self.scenario.name, now, by=os.getpid())
+                self.machine.define("", None, self.scenario.name, now, by=my_pid())
             self._installed = True
         self.fake.install()
         self.advance()
@@ -189,7 +190,8 @@ class Simulation:
         if spec.kernel is None:
             return 0
         if spec.kernel.host:
-            return self._host_bytes(holder.pid)
+            # Its own process tree only (another namespace's processes are not to be seen here).
+            return self._host_bytes(os.getpid() if holder.pid == my_pid() else holder.pid)
         if holder.joined is None or (holder.released is not None and holder.released <= now):
             t = 0.0  # not asking for this scenario, or given back: its start
         else:
@@ -214,9 +216,9 @@ class Simulation:
         allocations of its own to give back; this is its whole model of a release. False when this process holds
         nothing on the machine."""
         state = self.machine.read()
-        if state is None or state.holder(os.getpid()) is None:
+        if state is None or state.holder(my_pid()) is None:
             return False
-        self.machine.update(os.getpid(), released=self.clock())
+        self.machine.update(my_pid(), released=self.clock())
         with self._lock:
             self._advanced_at = -float("inf")  # the next NVML call sees it (the machine's file changed)
         return any(spec.kernel is not None for spec in self.scenario.devices)
@@ -227,7 +229,7 @@ class Simulation:
             state = None  # defined anew or gone: whoever follows the machine replaces this simulation
         self._started = state.started if state is not None else self._started
         holders = sorted(state.live_holders() if state is not None else (), key=lambda h: h.order)
-        mine = next((h for h in holders if h.pid == os.getpid()), None)
+        mine = next((h for h in holders if h.pid == my_pid()), None)
         if mine is not None:
             self._spawn_workers(mine, now)
             holders = [h if h.pid != mine.pid else _with_workers(h, self.workers) for h in holders]
@@ -276,7 +278,7 @@ class Simulation:
                     waiting.append(mine.joined + workers.at)
         self._next_spawn = min(waiting, default=float("inf"))
         if started:
-            self.machine.update(os.getpid(), workers=tuple((w.process.pid, w.device, w.size) for w in self.workers))
+            self.machine.update(my_pid(), workers=_listed_workers(self.workers))
 
 
 def _first_served(holder: Holder) -> tuple[float, int]:
@@ -288,14 +290,20 @@ def _first_served(holder: Holder) -> tuple[float, int]:
 def _with_workers(holder: Holder, workers: list[_Worker]) -> Holder:
     """`holder` with this process's workers as they are (those just started included, before the machine's file
     says so)."""
-    return replace(holder, workers=tuple((w.process.pid, w.device, w.size) for w in workers))
+    return replace(holder, workers=_listed_workers(workers))
+
+
+def _listed_workers(workers: list[_Worker]) -> tuple[tuple[int, int, int], ...]:
+    """This process's workers as the machine lists them: (host pid, device index, bytes)."""
+    pids = host_pids(tuple(w.process.pid for w in workers))
+    return tuple((pids[w.process.pid], w.device, w.size) for w in workers if w.process.pid in pids)
 
 
 def _device_of(holder: Holder) -> int:
     """The device a holder whose memory mirrors its host memory uses: for this process, the first
     CUDA_VISIBLE_DEVICES names (0 without it; -1: it hides every device, or names one that is not a number); for
     another process, whose environment is its own, device 0."""
-    if holder.pid != os.getpid():
+    if holder.pid != my_pid():
         return 0
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is None or not visible.strip():
@@ -391,15 +399,15 @@ def _follow_shared(shared: SharedMachine, spec: str, changed: bool, first: bool)
     if spec and (state is None or (changed and not first and state.spec != spec)):
         data, name = Scenario.source(spec)
         Scenario.from_json(data, name)  # checked before the machine changes for anyone
-        state = shared.define(spec, data, name, now, by=os.getpid())  # this process runs it; the others do not climb
+        state = shared.define(spec, data, name, now, by=my_pid())  # this process runs it; the others do not climb
     elif spec and state is not None and state.spec == spec and (
-            (mine := state.holder(os.getpid())) is None or (changed and mine.joined is None)):
+            (mine := state.holder(my_pid())) is None or (changed and mine.joined is None)):
         # It asks for this very machine (its first look, or it came back to it): its own timeline from now (the server
         # may have listed it already). One that asked for another scenario before another process switched the
         # machine to this one keeps holding its start: asking once is not asking again.
-        state = shared.join(os.getpid(), now)
-    elif not spec and changed and state is not None and state.holder(os.getpid()) is not None:
-        state = shared.leave(os.getpid())  # the variable was removed: this process holds nothing any more
+        state = shared.join(my_pid(), now)
+    elif not spec and changed and state is not None and state.holder(my_pid()) is not None:
+        state = shared.leave(my_pid())  # the variable was removed: this process holds nothing any more
     if state is None or not state.in_use:
         _replace(None)
     elif _current is None or _current.machine_id != state.id:
@@ -430,7 +438,7 @@ def stop_environment() -> None:
         current = _current
         if current is not None and current.defined is not None:
             state = current.machine.read()
-            if state is not None and state.holder(os.getpid()) is not None:
-                current.machine.leave(os.getpid())
+            if state is not None and state.holder(my_pid()) is not None:
+                current.machine.leave(my_pid())
         _replace(None)
         _asked = None

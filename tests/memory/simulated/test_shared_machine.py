@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mgenv_jupyter.memory.simulated._machine_file import machine_path
+from mgenv_jupyter.memory.simulated._machine_file import MACHINE_ENV, machine_path
 from mgenv_jupyter.memory.simulated._scenario import PRESETS, Scenario
 from mgenv_jupyter.memory.simulated._shared_machine import SharedMachine, server_machine
 from mgenv_jupyter.memory.simulated._simulation import Simulation
@@ -166,6 +166,44 @@ def test_a_file_that_is_not_a_machine_is_none(tmp_path, content):
     assert SharedMachine(path).read() is None
 
 
+@pytest.fixture
+def servers() -> Iterator[list[subprocess.Popen[bytes]]]:
+    """Two real processes standing in for two single-user servers."""
+    procs = [subprocess.Popen(["sleep", "120"]) for _ in range(2)]
+    yield procs
+    for p in procs:
+        p.kill()
+        p.wait()
+
+
+def test_two_servers_naming_one_file_share_one_machine_each_listing_its_own_kernels(tmp_path, sleepers, servers):
+    """A hub's two single-user servers (MGENV_SIMULATE_GPU_MACHINE): the first defines the machine, the second joins
+    it as it is (its own, other scenario is not applied: that would reset the first's kernels); each server's list of
+    its kernels leaves the other's alone; the file and its lock go with the last server, not the first."""
+    a, b = (p.pid for p in servers)
+    path = tmp_path / "hub-machine.json"
+    first = SharedMachine(path).share("fixed", FIXED, "fixed", 1000.0, a)
+    second = SharedMachine(path).share("a100-40gb", PRESETS["a100-40gb"], "a100-40gb", 1001.0, b)
+    assert second.id == first.id and second.spec == "fixed" and second.keepers == (a, b)
+    SharedMachine(path).sync([(sleepers[0], ("big.ipynb",))], 1002.0, a)
+    SharedMachine(path).sync([(sleepers[1], ()), (sleepers[2], ())], 1002.0, b)
+    SharedMachine(path).sync([(sleepers[0], ("big.ipynb",))], 1003.0, a)  # a's list again: b's kernels stay
+    machine = SharedMachine(path).read()
+    assert machine is not None and [(h.pid, h.server) for h in machine.holders] == [
+        (sleepers[0], a), (sleepers[1], b), (sleepers[2], b)]
+    SharedMachine(path).sync([(sleepers[2], ())], 1004.0, b)  # b's kernel shut down: gone, a's stays
+    assert [h.pid for h in SharedMachine(path).read().holders] == [sleepers[0], sleepers[2]]
+    SharedMachine(path).let_go(a)  # a stops: its kernels leave, b keeps the machine
+    left = SharedMachine(path).read()
+    assert left is not None and left.id == first.id and left.keepers == (b,)
+    assert [h.pid for h in left.holders] == [sleepers[2]]
+    servers[1].kill()  # b is killed: nobody keeps the machine, which lasts while b's kernel holds memory on it
+    servers[1].wait()
+    assert SharedMachine(path).read().in_use
+    SharedMachine(path).let_go(b)  # (its last words, had it stopped cleanly): the file and its lock go
+    assert not path.exists() and not path.with_name(path.name + ".lock").exists()
+
+
 def test_a_file_others_can_write_or_a_link_is_not_trusted(tmp_path):
     machine = SharedMachine(tmp_path / "m.json")
     machine.define("a100-40gb", PRESETS["a100-40gb"], "a100-40gb", time.time(), kept=True)
@@ -185,6 +223,21 @@ def test_a_kernel_finds_its_servers_machine_only_through_a_trusted_runtime_file(
     info.chmod(0o666)
     assert server_machine(str(tmp_path), parent) is None  # a file others could have put there
     info.chmod(0o600)
+    found = server_machine(str(tmp_path), parent)
+    assert found is not None and found.path == machine_path(tmp_path, parent)
+
+
+def test_a_kernel_of_a_server_that_shares_a_machine_file_finds_that_file(tmp_path, monkeypatch):
+    """MGENV_SIMULATE_GPU_MACHINE, inherited from its server: the kernel uses the file it names, and still changes
+    it only while its own server's runtime file is there."""
+    parent = 4243
+    (tmp_path / f"jpserver-{parent}.json").write_text("{}")
+    (tmp_path / f"jpserver-{parent}.json").chmod(0o600)
+    monkeypatch.setenv(MACHINE_ENV, str(tmp_path / "hub" / "machine.json"))
+    found = server_machine(str(tmp_path), parent)
+    assert found is not None and found.path == tmp_path / "hub" / "machine.json"
+    assert found.owner == tmp_path / f"jpserver-{parent}.json"
+    monkeypatch.setenv(MACHINE_ENV, "relative/machine.json")  # not a path anyone can agree on: the server's own
     found = server_machine(str(tmp_path), parent)
     assert found is not None and found.path == machine_path(tmp_path, parent)
 
