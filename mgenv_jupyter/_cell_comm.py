@@ -9,12 +9,15 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ._kernel_state import kernel_state
+from ._kernel_state import Slot
 
 if TYPE_CHECKING:
     from .memory._cell_records import CellRecord, CellRecords
 
 log = logging.getLogger(__name__)
+
+# Every cell's memory record, and the cells' comm that sends each one.
+RECORDS: Slot[CellRecords] = Slot("the cells' records and their comm")
 
 
 def _walk() -> Any:
@@ -34,31 +37,28 @@ def _show_leak(record: CellRecord) -> None:
 def _sampler() -> Any:
     """The kernel's sampler as it is (asking `kernel_sampler()` at every cell would re-read the simulation's setting,
     importing its modules behind the user's back; and a paused recording is never restarted here)."""
-    found = kernel_state().sampler
-    if found is None:
-        from .memory._shared import kernel_sampler
+    from .memory._shared import kernel_sampler, made_sampler
 
-        found = kernel_sampler()
-    return found
+    found = made_sampler()
+    return found if found is not None else kernel_sampler()
 
 
 def start(shell: Any) -> CellRecords:
     """Record every cell of `shell` and, in a kernel, send each record over the cells' comm; idempotent."""
-    state = kernel_state()
-    if state.cell_records is not None:
-        return state.cell_records
+    found = RECORDS.get()
+    if found is not None:
+        return found
     from .memory._cell_records import CellRecords
 
     records = CellRecords(_sampler, _walk, _show_leak)
     records.register(shell)
     records.observe(_Sender(lambda: _open_comm(shell)))
-    state.cell_records = records
+    RECORDS.set(records)
     return records
 
 
 def stop(shell: Any) -> None:
-    state = kernel_state()
-    records = state.cell_records
+    records = RECORDS.take()
     if records is None:
         return
     records.unregister()
@@ -66,7 +66,6 @@ def stop(shell: Any) -> None:
         if isinstance(callback, _Sender):
             callback.close()
         records.unobserve(callback)
-    state.cell_records = None
 
 
 class _Sender:

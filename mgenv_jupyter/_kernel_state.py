@@ -1,72 +1,55 @@
 """`KernelState`: everything the extension keeps for its kernel, in one object that every module reaches one way,
-`kernel_state()`. A reader who wants to know what the kernel holds reads this class; nothing else keeps kernel state
-at module level or as an attribute on the IPython shell.
+through a typed `Slot` that the module owning that kind of state declares. Nothing else keeps kernel state at module
+level or as an attribute on the IPython shell.
 
 Why a holder in the base layer, not an object of the front ends that hands each part down: the parts are made and
 used by every layer (runtime makes the session, memory the sampler and the tracer, oom the recorder and its reports,
 the tuner its sweeps, the front ends the cells' comm), and most of them are asked for from where no front end is on
 the stack (the sampler's thread, a report's button, a `verify()` in user code). So each layer keeps making its own
-part as before, and keeps it here. This module imports nothing above the base layer, not even for the type checker
-(tests/quality/test_layers.py counts `TYPE_CHECKING` imports), so a slot is typed `Any` here: the module that owns a
-kind names its type where it hands the part out (`memory._shared.kernel_sampler() -> Sampler`, ...).
+part as before, and keeps it here.
+
+Why slots, not attributes: this module imports nothing above the base layer, not even for the type checker
+(tests/quality/test_layers.py counts `TYPE_CHECKING` imports), so it cannot name the parts' classes. A `Slot[T]` is a
+key (like a `ContextVar`) declared where `T` is known: `memory/_shared.py` holds `_SAMPLER: Slot[Sampler] =
+Slot("the sampler and its history")`, and `_SAMPLER.get()` is a `Sampler | None` to mypy, so a misspelt attribute of
+a part is a type error. The state keeps the values by the slot object itself, never by a name; each slot's words are
+for people (`KernelState.describe()` lists what the kernel holds, by the slots declared so far).
 
 Why one per process rather than one per shell: IPython's shell is a singleton in its process
 (`InteractiveShell.instance()`, which ipykernel and `get_ipython()` return), so a kernel has one shell, and the
 callers without a shell in hand (a script calling `mgenv_jupyter.session()`, the sampler's thread) find the same
 state. The slots tied to a shell (the cell follower, the hook, the cells' records, the tracer) follow `get_ipython()`'s.
 
-Tests put back what each test made (tests/conftest.py's autouse fixtures: the session, the sampler).
+Tests put back what each test made (tests/conftest.py's autouse fixtures: the session, the sampler, the sweep cells);
+a test puts a value in for its own length with `monkeypatch.setitem(kernel_state().values, SLOT, value)`.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from ._last_result import LastResult
 
+T = TypeVar("T")
+
 
 class KernelState:
-    """What the extension keeps for this kernel. Each slot is made by the module that owns its kind (named beside
-    it) and is None until then."""
+    """What the extension keeps for this kernel: one value per declared slot, None until its owner makes it."""
 
     def __init__(self) -> None:
         # Held while a slot is made (the session, the sampler): made once, whichever thread asks first.
         self.lock = threading.RLock()
-        # `%load_ext` done (_magics.register), so loading twice installs nothing twice
-        self.loaded = False
-        # runtime: the import watcher, installed at `%load_ext`; the session the first magic makes on it
-        self.watcher: Any = None
-        self.session: Any = None
-        # memory/_cell_events.py: the one listener of IPython's cell events, which every follower of cells asks
-        self.cell_follower: Any = None
-        # memory/_shared.py: the one sampler and its history
-        self.sampler: Any = None
-        # _cell_comm.py: every cell's memory record, and the cells' comm that sends each one
-        self.cell_records: Any = None
-        # memory/_tracing.py: the recording of allocation sites
-        self.tracer: Any = None
-        # oom/_hook.py: the out-of-memory recorder and the listeners around each cell
-        self.oom_hook: Any = None
-        # oom/_report.py: the last report, and the free that gave its cell back (by the report's key)
-        self.oom_reports: LastResult[Any] = LastResult("out-of-memory report")
-        self.oom_freed: Any = None
-        self.oom_follows_frees = False
-        # oom/_free.py: every free, as it ends
-        self.frees: LastResult[Any] = LastResult("free")
-        # cluster/_last_verify.py: the last verify() and when it was made
-        self.verifies: LastResult[Any] = LastResult("verify() result")
-        # tuner: the last sweep, and what it offers the sidebars (tuner/_result.py, tuner/_offers.py)
-        self.sweeps: LastResult[Any] = LastResult("sweep")
-        self.profile_offers: LastResult[Any] = LastResult("sweep's profile offer")
-        self.cell_offers: LastResult[Any] = LastResult("sweep cell offer")
-        # _sweep_magics.py: the cells in which a sweep ran, never replayed
-        self.sweep_cells: set[int] = set()
-        # tuner/_child.py: in a sweep's point kernel, the probe that measures its cells
-        self.sweep_probe: Any = None
-        # _text.py: the language chosen by `%envlang` (set_language) and the one the front end said it speaks
-        self.language: str | None = None
-        self.front_end_language: str | None = None
+        # By slot object. Modules read and write through their slots (typed); tests may monkeypatch an item.
+        self.values: dict[Slot[Any], Any] = {}
+        # Every slot declared so far, in import order: for `describe()` only, never looked up.
+        self.declared: list[Slot[Any]] = []
+
+    def describe(self) -> list[str]:
+        """What the kernel holds, a line a slot: its words, and the type of its value (or "empty")."""
+        return [f"{slot.what}: {type(self.values[slot]).__name__ if self.values.get(slot) is not None else 'empty'}"
+                for slot in self.declared]
 
 
 _state = KernelState()
@@ -75,3 +58,51 @@ _state = KernelState()
 def kernel_state() -> KernelState:
     """This kernel's state."""
     return _state
+
+
+class Slot(Generic[T]):
+    """One part of the kernel's state, of type `T`: declared once, at module level, by the module that owns the part
+    (`what` says what it holds, for people)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        _state.declared.append(self)
+
+    def __repr__(self) -> str:
+        return f"Slot({self.what!r})"
+
+    def get(self) -> T | None:
+        value: T | None = _state.values.get(self)
+        return value
+
+    def set(self, value: T | None) -> None:
+        """Keep `value` (None: empty the slot)."""
+        if value is None:
+            _state.values.pop(self, None)
+        else:
+            _state.values[self] = value
+
+    def take(self) -> T | None:
+        """Empty the slot and return what it held, in one step under the state's lock."""
+        with _state.lock:
+            value: T | None = _state.values.pop(self, None)
+        return value
+
+    def get_or_make(self, make: Callable[[], T]) -> T:
+        """The value, made with `make` by the first caller (under the state's lock: made once, whichever thread)."""
+        value = self.get()
+        if value is not None:  # asked often: no lock once it exists
+            return value
+        with _state.lock:
+            value = self.get()
+            if value is None:
+                value = make()
+                _state.values[self] = value
+            return value
+
+
+class LastResultSlot(Slot[LastResult[T]]):
+    """A slot holding a `LastResult[T]` (the last report, free, verify, sweep, offer), made at its first reach."""
+
+    def last(self) -> LastResult[T]:
+        return self.get_or_make(lambda: LastResult(self.what))

@@ -22,7 +22,7 @@ from . import _launchers as launchers
 from ._display import Verbatim
 from ._dotenv_line import parse_line
 from ._errors import InvalidValueError
-from ._kernel_state import kernel_state
+from ._kernel_state import Slot
 from ._shell_words import split_words
 from ._text import current_language, set_language
 from .catalog import FRAMEWORKS
@@ -338,11 +338,19 @@ MAGICS = ("envset", "envget", "envunset", "envlist", "envdiff", "envexport", "en
           "memfree", "memholders", "memtrace")
 
 
+# `%load_ext` done, so loading twice installs nothing twice.
+_LOADED: Slot[bool] = Slot("%load_ext done")
+
+
+def loaded() -> bool:
+    """Whether `%load_ext` has installed what `register` installs (and `%unload_ext` has not removed it)."""
+    return bool(_LOADED.get())
+
+
 def register(ipython: Any) -> None:
     """What `%load_ext` installs: the magics, the completers, the comm target, the import watcher and the
     out-of-memory hook with its recorder."""
-    state = kernel_state()
-    if state.loaded:
+    if _LOADED.get():
         return
     watcher().install()  # imports from here on are seen (again, after an unload); the first magic makes the session
     ipython.register_magics(EnvMagics)
@@ -355,7 +363,7 @@ def register(ipython: Any) -> None:
     _cell_comm.start(ipython)
     for magic in _COMPLETED_MAGICS:
         ipython.set_hook("complete_command", complete, str_key=magic)
-    state.loaded = True
+    _LOADED.set(True)
 
 
 def unregister(ipython: Any) -> None:
@@ -390,7 +398,7 @@ def unregister(ipython: Any) -> None:
 
     stop_marking_cells()  # with the rest, nothing of ours follows cells now but the widgets still shown
     watcher().uninstall()
-    kernel_state().loaded = False
+    _LOADED.set(None)
 
 
 def show_oom_report(report: OomReport) -> None:

@@ -19,7 +19,7 @@ from IPython.core.magic import Magics, cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ._errors import InvalidValueError
-from ._kernel_state import kernel_state
+from ._kernel_state import Slot
 from ._magics import MAGICS as LINE_MAGICS
 from ._magics import _parse_args
 from ._text import Text
@@ -77,6 +77,14 @@ def _outcomes() -> dict[int, bool | None]:
     return {marker.cell: marker.ok for marker in kernel_sampler().cells.markers}
 
 
+# The cells in which a sweep ran, never replayed.
+_SWEEP_CELLS: Slot[set[int]] = Slot("the cells a sweep ran in")
+
+
+def sweep_cells() -> set[int]:
+    return _SWEEP_CELLS.get_or_make(set)
+
+
 def setup_plan(setup: object, shell: Any = None) -> SetupPlan:
     """What each point runs before the measured cell: None replays this kernel's cells (less failed ones and our
     magics); code or a list of code runs that; a list of cell numbers replays those cells."""
@@ -87,7 +95,7 @@ def setup_plan(setup: object, shell: Any = None) -> SetupPlan:
         shell = shell if shell is not None else _shell()
         history, current = _history(shell)
         plan = replay_plan(history, current, _outcomes() if shell is not None else {}, REPLAY_LINE_MAGICS,
-                           REPLAY_CELL_MAGICS, kernel_state().sweep_cells, REPLAY_BODY_MAGICS)
+                           REPLAY_CELL_MAGICS, sweep_cells(), REPLAY_BODY_MAGICS)
         if setup is None:
             return plan
         return _chosen_cells(plan, history, current, [int(n) for n in setup])  # type: ignore[union-attr]
@@ -159,11 +167,11 @@ def sweep(code: str, values: Mapping[str, Sequence[object]], setup: object = Non
         if not isinstance(values, Mapping) or len(values) != 1:
             raise InvalidValueError(NOT_ONE.get().format(count=len(values) if isinstance(values, Mapping) else 0))
         ((name, raw),) = values.items()
-        kernel_state().sweep_cells.add(current)
+        sweep_cells().add(current)
         return run_largest_fit(code, name, raw, plan, session=session(), repeat=repeat, timeout=timeout,
                                setup_timeout=setup_timeout, budget=budget, margin=margin, kernel=kernel, force=force,
                                source=source, on_start=on_start, on_point=on_point)
-    kernel_state().sweep_cells.add(current)
+    sweep_cells().add(current)
     return run_sweep(code, values, plan, session=session(), repeat=repeat, timeout=timeout,
                      setup_timeout=setup_timeout, budget=budget, kernel=kernel, parallel=parallel, force=force,
                      source=source, zipped=together, on_start=on_start, on_point=on_point, ray=ray)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
 
-from ._kernel_state import kernel_state
+from ._kernel_state import Slot
 
 LANGUAGES = ("en", "zh")
 
@@ -74,17 +74,23 @@ def _zh_or_en(value: str) -> str:
     return "zh" if value.lower().startswith("zh") else "en"
 
 
+# The language chosen by `%envlang` (set_language) and the one the front end said it speaks.
+CHOSEN_LANGUAGE: Slot[str] = Slot("the language chosen by %envlang")
+FRONT_END_LANGUAGE: Slot[str] = Slot("the front end's language")
+
+
 def current_language() -> str:
     """The language descriptions are shown in: `set_language()` (`%envlang`) if called, else `MGENV_LANG`, else the
     language of the JupyterLab the sidebar or a chart connected from (`learn_language()`), else the locale."""
-    state = kernel_state()
-    if state.language is not None:  # chosen with set_language() (%envlang): wins over everything
-        return state.language
+    chosen = CHOSEN_LANGUAGE.get()
+    if chosen is not None:  # chosen with set_language() (%envlang): wins over everything
+        return chosen
     explicit = os.environ.get("MGENV_LANG")
     if explicit:
         return _zh_or_en(explicit)
-    if state.front_end_language is not None:  # the JupyterLab's the sidebar or a chart connected from
-        return state.front_end_language
+    front_end = FRONT_END_LANGUAGE.get()
+    if front_end is not None:  # the JupyterLab's the sidebar or a chart connected from
+        return front_end
     return _language_from_locale()
 
 
@@ -93,20 +99,20 @@ def page_language() -> str:
     lines, whose words the sampler sends) and the cells' badges follow the page's language, told by the sidebar or a
     chart when it connects (`learn_language()`), so that one screen speaks one language; `%envlang` chooses the
     language of what the kernel writes into outputs. Where no page told one, `current_language()`."""
-    front_end = kernel_state().front_end_language
+    front_end = FRONT_END_LANGUAGE.get()
     return front_end if front_end is not None else current_language()
 
 
 def set_language(language: str | None) -> str:
     """Choose "zh" or "en" for descriptions; None goes back to MGENV_LANG, the front end's language or the locale."""
-    kernel_state().language = _checked(language)
+    CHOSEN_LANGUAGE.set(_checked(language))
     return current_language()
 
 
 def learn_language(language: str | None) -> str:
     """The front end's language ("zh" or "en"; None forgets it), told when the sidebar or a chart connects. It counts
     only where neither `set_language()` nor MGENV_LANG chose one, so a user's explicit choice stays."""
-    kernel_state().front_end_language = _checked(language)
+    FRONT_END_LANGUAGE.set(_checked(language))
     return current_language()
 
 

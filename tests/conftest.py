@@ -18,7 +18,7 @@ from setup_beside import pytest_runtest_protocol  # noqa: F401
 
 from mgenv_jupyter._kernel_state import kernel_state
 from mgenv_jupyter.catalog import catalog
-from mgenv_jupyter.runtime import EnvSession, ImportWatcher
+from mgenv_jupyter.runtime import SESSION, EnvSession, ImportWatcher
 
 from lab_pool import LabPool
 from lab_server import shared_chromium
@@ -140,15 +140,16 @@ def no_leftover_simulation(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def no_leftover_session() -> Iterator[None]:
     """A test that makes the process-wide session (a widget or a chart built without `fresh_session`) does not hand
     it, nor its import watcher on sys.meta_path, to the tests after it: no test may depend on the order they run in."""
-    state = kernel_state()
-    before = state.session
+    from mgenv_jupyter._sweep_magics import sweep_cells
+
+    before = SESSION.get()
     watchers = [finder for finder in sys.meta_path if isinstance(finder, ImportWatcher)]
     yield
     for finder in [f for f in sys.meta_path if isinstance(f, ImportWatcher) and f not in watchers]:
         finder.uninstall()
-    state.session = before
+    SESSION.set(before)
     # The cells a sweep ran in are never replayed: a later test's shell may number its own cells the same.
-    state.sweep_cells.clear()
+    sweep_cells().clear()
 
 
 @pytest.fixture(autouse=True)
@@ -168,7 +169,7 @@ def fresh_session(monkeypatch: pytest.MonkeyPatch) -> Iterator[EnvSession]:
     watcher = ImportWatcher(readers)
     watcher.install()
     session = EnvSession(watcher)
-    monkeypatch.setattr(kernel_state(), "session", session)
+    monkeypatch.setitem(kernel_state().values, SESSION, session)
     yield session
     watcher.uninstall()
 

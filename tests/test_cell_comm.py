@@ -6,17 +6,17 @@ is tested in tests/browser/test_browser_cell_memory.py."""
 from __future__ import annotations
 
 from mgenv_jupyter import _cell_comm
-from mgenv_jupyter._kernel_state import kernel_state
+from mgenv_jupyter._cell_comm import RECORDS
 from mgenv_jupyter._text import current_language, learn_language
 
 
 def test_loading_records_every_cell_and_unloading_stops(ip):
-    records = kernel_state().cell_records
+    records = RECORDS.get()
     assert _cell_comm.start(ip) is records  # idempotent
     ip.run_cell("x = 1", store_history=True)
     assert records.last is not None and records.last.execution_count is not None
     ip.run_line_magic("unload_ext", "mgenv_jupyter")
-    assert kernel_state().cell_records is None
+    assert RECORDS.get() is None
     last = records.last
     ip.run_cell("y = 2", store_history=True)
     assert records.last is last

@@ -12,7 +12,8 @@ import pytest
 
 from mgenv_jupyter._comm import RequestHandler
 from mgenv_jupyter._errors import CodeLoadingWarning
-from mgenv_jupyter._kernel_state import kernel_state
+from mgenv_jupyter.cluster._last_verify import VERIFIES
+from mgenv_jupyter.oom._report import reports
 from mgenv_jupyter.presentation.oom import OomText
 from mgenv_jupyter.protocol import PROTOCOL_VERSION
 
@@ -84,7 +85,7 @@ def test_a_remedy_clicked_in_an_oom_report_names_only_the_kernels_own_remedy(han
     from mgenv_jupyter.presentation.oom._text import OomText
     from mgenv_jupyter.presentation.oom._wire import oom_data
 
-    monkeypatch.setattr(kernel_state().oom_reports, "_value", None)
+    monkeypatch.setattr(reports(), "_value", None)
     remedy = Remedy(Cause.FRAGMENTATION, (("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"),),
                     Text("why", "why"), restart=False)
     before, history = dict(os.environ), len(fresh_session.history)
@@ -166,8 +167,8 @@ def test_every_open_sidebar_gets_the_out_of_memory_report_and_a_later_one_gets_i
     from mgenv_jupyter.oom import _report as oom_report
     from mgenv_jupyter.oom._recognise import recognise
 
-    monkeypatch.setattr(kernel_state().oom_reports, "_value", None)
-    monkeypatch.setattr(kernel_state().verifies, "_value", None)  # a hello sends the last verify() too: none here
+    monkeypatch.setattr(reports(), "_value", None)
+    monkeypatch.setattr(VERIFIES.last(), "_value", None)  # a hello sends the last verify() too: none here
     early = RecordingComm()
     SidebarComm(early, fresh_session)
     early.on_message({"content": {"data": request("hello", language="zh")}})
@@ -208,8 +209,8 @@ def test_every_open_sidebar_gets_the_last_verify_result_and_a_later_one_gets_it_
     from mgenv_jupyter._comm import SidebarComm
     from mgenv_jupyter.cluster import _last_verify as last_verify
 
-    monkeypatch.setattr(kernel_state().verifies, "_value", None)
-    monkeypatch.setattr(kernel_state().oom_reports, "_value", None)  # a hello sends the last OOM report too: none
+    monkeypatch.setattr(VERIFIES.last(), "_value", None)
+    monkeypatch.setattr(reports(), "_value", None)  # a hello sends the last OOM report too: none
     early = RecordingComm()
     SidebarComm(early, fresh_session)
     early.on_message({"content": {"data": request("hello", language="en")}})
@@ -479,7 +480,7 @@ def test_after_memfree_the_report_offers_nothing_twice_and_its_button_says_what_
     from mgenv_jupyter.memory._shared import kernel_sampler
     from mgenv_jupyter.oom import _report as oom_report
 
-    monkeypatch.setattr(kernel_state().oom_reports, "_value", None)
+    monkeypatch.setattr(reports(), "_value", None)
     sidebar = RecordingComm()
     SidebarComm(sidebar, fresh_session)
     sidebar.on_message({"content": {"data": request("hello", language="en")}})

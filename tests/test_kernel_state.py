@@ -7,31 +7,51 @@ import ast
 from pathlib import Path
 
 import mgenv_jupyter
-from mgenv_jupyter._kernel_state import kernel_state
-from mgenv_jupyter.memory._shared import kernel_sampler
+from mgenv_jupyter import _magics
+from mgenv_jupyter._cell_comm import RECORDS
+from mgenv_jupyter._kernel_state import Slot, kernel_state
+from mgenv_jupyter.memory._shared import kernel_sampler, made_sampler
+from mgenv_jupyter.memory._tracing import existing_tracer
+from mgenv_jupyter.oom._hook import installed_hook
+from mgenv_jupyter.runtime import SESSION
 
 PACKAGE = Path(mgenv_jupyter.__file__).parent
 
 
 def test_what_loading_starts_is_in_the_kernels_state_and_nothing_is_on_the_shell(ip):
-    state = kernel_state()
-    assert state.loaded and state.oom_hook is not None and state.cell_records is not None
-    assert state.oom_hook.recorder.sampler is state.sampler is kernel_sampler()
+    hook = installed_hook()
+    assert _magics.loaded() and hook is not None and RECORDS.get() is not None
+    assert hook.recorder.sampler is made_sampler() is kernel_sampler()
     ip.run_line_magic("memtrace", "on")
-    assert state.tracer is not None and state.tracer.on
+    tracer = existing_tracer(ip)
+    assert tracer is not None and tracer.on
     ip.run_line_magic("memtrace", "off")
     assert not [name for name in vars(ip) if name.startswith("_mgenv")]
+    held = "\n".join(kernel_state().describe())
+    assert "the sampler and its history: Sampler" in held and "cell listeners: OomHook" in held
     ip.run_line_magic("unload_ext", "mgenv_jupyter")
-    assert not state.loaded and state.oom_hook is None and state.cell_records is None
+    assert not _magics.loaded() and installed_hook() is None and RECORDS.get() is None
+
+
+def test_a_slot_is_keyed_by_itself_made_once_and_listed_for_people():
+    first, second = Slot[list[int]]("a test's first list"), Slot[list[int]]("a test's first list")
+    try:
+        made = first.get_or_make(list)
+        assert first.get_or_make(lambda: [1]) is made and second.get() is None  # same words, another slot
+        assert "a test's first list: list" in kernel_state().describe()
+        assert first.take() is made and first.get() is None
+    finally:
+        first.set(None)
+        kernel_state().declared[:] = [s for s in kernel_state().declared if s not in (first, second)]
 
 
 def test_the_session_and_the_last_results_are_the_states(fresh_session):
-    from mgenv_jupyter.oom._report import last_report
-    from mgenv_jupyter.tuner._result import last_sweep
+    from mgenv_jupyter.oom._report import last_report, reports
+    from mgenv_jupyter.tuner._result import last_sweep, last_sweeps
 
-    assert mgenv_jupyter.session() is kernel_state().session is fresh_session
-    assert last_report() is kernel_state().oom_reports.get()
-    assert last_sweep() is kernel_state().sweeps.get()
+    assert mgenv_jupyter.session() is SESSION.get() is fresh_session
+    assert last_report() is reports().get()
+    assert last_sweep() is last_sweeps().get()
 
 
 def test_no_other_module_makes_a_last_result_or_names_an_attribute_of_the_shell():

@@ -15,7 +15,14 @@ from mgenv_jupyter import _text as text
 from mgenv_jupyter._comm import RequestHandler
 from mgenv_jupyter._errors import InvalidValueError
 from mgenv_jupyter._kernel_state import kernel_state
-from mgenv_jupyter._text import Text, current_language, learn_language, set_language
+from mgenv_jupyter._text import (
+    CHOSEN_LANGUAGE,
+    FRONT_END_LANGUAGE,
+    Text,
+    current_language,
+    learn_language,
+    set_language,
+)
 from mgenv_jupyter.protocol import PROTOCOL_VERSION
 
 LOCALE_VARIABLES = ("MGENV_LANG", "LC_ALL", "LC_MESSAGES", "LANG")
@@ -25,8 +32,8 @@ GREETING = Text("hello", "你好")
 @pytest.fixture(autouse=True)
 def no_language_chosen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No language chosen, no locale variables: each test says what the user's machine has."""
-    monkeypatch.setattr(kernel_state(), "language", None)
-    monkeypatch.setattr(kernel_state(), "front_end_language", None)
+    monkeypatch.setitem(kernel_state().values, CHOSEN_LANGUAGE, None)
+    monkeypatch.setitem(kernel_state().values, FRONT_END_LANGUAGE, None)
     text._language_from_locale.cache_clear()
     for name in LOCALE_VARIABLES:
         monkeypatch.delenv(name, raising=False)

@@ -1,4 +1,4 @@
-"""The kernel's last `cluster.verify()` result (the kernel state's `verifies`), kept for the Framework Env sidebar.
+"""The kernel's last `cluster.verify()` result (the kernel state's `VERIFIES`), kept for the Framework Env sidebar.
 
 `verify()` hands its report to `remember()`, which keeps it and tells every observer (each open sidebar's comm); a
 sidebar that opens later gets `last()` after its hello. Its wire form (the "verify" notice) is built by the
@@ -11,8 +11,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .._kernel_state import kernel_state
+from .._kernel_state import LastResultSlot
 from ._verify_report import ClusterReport
+
+# The last verify() and when it was made.
+VERIFIES: LastResultSlot[tuple[ClusterReport, float]] = LastResultSlot("verify() result")
 
 
 @dataclass(frozen=True)
@@ -28,24 +31,24 @@ class _Told:
 
 def remember(report: ClusterReport) -> None:
     """Keep `report` as the last verify() result, made now, and hand it to every observer (the open sidebars)."""
-    kernel_state().verifies.remember((report, time.time()))
+    VERIFIES.last().remember((report, time.time()))
 
 
 def last() -> tuple[ClusterReport, float] | None:
     """The last result and when it was made (epoch seconds), or None before the first verify() in this process."""
-    return kernel_state().verifies.get()
+    return VERIFIES.last().get()
 
 
 def forget() -> None:
-    kernel_state().verifies.forget()
+    VERIFIES.last().forget()
 
 
 def observe(callback: Callable[[ClusterReport, float], None]) -> None:
-    kernel_state().verifies.observe(_Told(callback))
+    VERIFIES.last().observe(_Told(callback))
 
 
 def unobserve(callback: Callable[[ClusterReport, float], None]) -> None:
-    kernel_state().verifies.unobserve(_Told(callback))
+    VERIFIES.last().unobserve(_Told(callback))
 
 
 __all__ = ["forget", "last", "observe", "remember", "unobserve"]

@@ -1,7 +1,7 @@
 """`CellFollower`: the package's one listener of IPython's cell events, and the one meaning of "the running cell".
 
 IPython tells `pre_run_cell` and `post_run_cell`. The follower is the only part of the package that registers with
-IPython (once on the kernel's shell, while anyone subscribes; it is the kernel state's `cell_follower`); every other
+IPython (once on the kernel's shell, while anyone subscribes; it is the kernel state's `_FOLLOWER` slot); every other
 part subscribes to it and hears the *user's cells*, as `Cell`s, in the order `Order` fixes.
 
 What a user's cell is, decided here and nowhere else:
@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import Any
 
-from .._kernel_state import kernel_state
+from .._kernel_state import Slot, kernel_state
 
 log = logging.getLogger(__name__)
 
@@ -272,24 +272,33 @@ def _cell_id(info: Any) -> str | None:
     return cell_id if isinstance(cell_id, str) and 0 < len(cell_id) <= MAX_CELL_ID else None
 
 
+_FOLLOWER: Slot[CellFollower] = Slot("the one follower of IPython's cell events")
+
+
 def cell_follower(shell: Any = None) -> CellFollower | None:
     """The kernel's follower of `shell`'s cells (the running IPython's when None); None outside IPython."""
     if shell is None:
         shell = _shell()
         if shell is None:
             return None
-    state = kernel_state()
-    with state.lock:
-        if state.cell_follower is None:
-            state.cell_follower = CellFollower(shell)
+    with kernel_state().lock:
+        follower = _FOLLOWER.get()
+        if follower is None:
+            follower = CellFollower(shell)
+            _FOLLOWER.set(follower)
         else:
-            state.cell_follower.follow(shell)
-        return state.cell_follower
+            follower.follow(shell)
+        return follower
+
+
+def made_follower() -> CellFollower | None:
+    """The kernel's follower of cells if one is made, without making one."""
+    return _FOLLOWER.get()
 
 
 def running_cell() -> Cell | None:
     """The user's cell running now (None between cells, or when nothing follows cells)."""
-    follower = kernel_state().cell_follower
+    follower = _FOLLOWER.get()
     return follower.running if follower is not None else None
 
 

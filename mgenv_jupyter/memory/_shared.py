@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import logging
 
-from .._kernel_state import kernel_state
+from .._kernel_state import Slot, kernel_state
 from ._sampler import Sampler
 
 log = logging.getLogger(__name__)
+
+_SAMPLER: Slot[Sampler] = Slot("the sampler and its history")
 
 
 def kernel_sampler() -> Sampler:
@@ -24,21 +26,27 @@ def kernel_sampler() -> Sampler:
     `MGENV_SIMULATE_GPU` is read again on every call, so a notebook that sets it before `%memchart` gets the simulated
     GPU even when the sidebar's memory panel started the sampler earlier: its NVML source follows whichever NVML is
     installed."""
-    state = kernel_state()
-    with state.lock:
-        if state.sampler is not None:
+    with kernel_state().lock:
+        sampler = _SAMPLER.get()
+        if sampler is not None:
             _follow_simulation()
         else:
             from ..runtime import session
             from ._sources import default_sources
 
             # the session (and its catalog) is made when a chart first asks for the overlays, not at `%load_ext`
-            state.sampler = Sampler(default_sources(), session_factory=session, on_demand=True)
-        if not state.sampler.cells.registered:  # made now, or its markers ended with `%unload_ext`
+            sampler = Sampler(default_sources(), session_factory=session, on_demand=True)
+            _SAMPLER.set(sampler)
+        if not sampler.cells.registered:  # made now, or its markers ended with `%unload_ext`
             shell = _shell()
             if shell is not None:
-                state.sampler.attach(shell)
-        return state.sampler
+                sampler.attach(shell)
+        return sampler
+
+
+def made_sampler() -> Sampler | None:
+    """The kernel's sampler if one is made, without making one (nor re-reading the simulation's setting)."""
+    return _SAMPLER.get()
 
 
 def _follow_simulation() -> None:
@@ -53,7 +61,7 @@ def _follow_simulation() -> None:
 
 def stop_marking_cells() -> None:
     """The kernel's sampler no longer marks cells (`%unload_ext`); the next `kernel_sampler()` marks them again."""
-    sampler = kernel_state().sampler
+    sampler = _SAMPLER.get()
     if sampler is not None:
         sampler.cells.unregister()
 
@@ -61,9 +69,7 @@ def stop_marking_cells() -> None:
 def close_kernel_sampler() -> None:
     """Close the kernel's sampler (its sources and cell hooks); the next `kernel_sampler()` makes a new one. For tests
     and for unloading the extension."""
-    state = kernel_state()
-    with state.lock:
-        sampler, state.sampler = state.sampler, None
+    sampler = _SAMPLER.take()
     if sampler is not None:
         sampler.close()
 

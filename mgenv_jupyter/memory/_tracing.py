@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .._kernel_state import kernel_state
+from .._kernel_state import Slot
 from .._text import Text
 from ..catalog._allocation_stacks import UNRECORDED_LIBRARIES, Recording
 from ..catalog._homes import STACK_FACTS
@@ -139,17 +139,16 @@ def unrecorded(recorded: bool = True) -> tuple[tuple[str, Text], ...]:
     return frameworks + libraries
 
 
+_TRACER: Slot[Tracer] = Slot("the recording of allocation sites")
+
+
 def kernel_tracer(shell: Any) -> Tracer:
     """The kernel's one tracer, made on first use."""
-    state = kernel_state()
-    with state.lock:
-        if state.tracer is None:
-            state.tracer = Tracer()
-        return state.tracer
+    return _TRACER.get_or_make(Tracer)
 
 
 def existing_tracer(shell: Any) -> Tracer | None:
-    return kernel_state().tracer
+    return _TRACER.get()
 
 
 def failure_sites(shell: Any, cell: int | None) -> tuple[Sites | None, tuple[str, ...]]:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 from .._display import Shown
 from .._imported import imported
-from .._kernel_state import kernel_state
+from .._kernel_state import LastResultSlot
 from .._source_state import STATE_OK
 from .._static import inherits
 from .._text import Text
@@ -137,6 +137,10 @@ class FreeResult(Shown):
                 "kept": [t.en for t in self.kept]}
 
 
+# Every free, as it ends (the out-of-memory report follows them: oom/_report.py).
+FREES: LastResultSlot[FreeResult] = LastResultSlot("free")
+
+
 def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = None) -> FreeResult:
     """Give back what the failed cell holds (see the module's help); `outputs=True` clears the output cache too.
     `sampler` is read before and after (the kernel's, by default); `shell` is IPython's (the running one)."""
@@ -163,7 +167,7 @@ def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = Non
                         tuple(problems), time.perf_counter() - started, simulated or _simulated(before), tuple(kept))
     if sampler is not None:
         _mark(sampler, result)
-    kernel_state().frees.remember(result)
+    FREES.last().remember(result)
     return result
 
 

@@ -26,9 +26,9 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._kernel_state import kernel_state
+from .._kernel_state import Slot
 from ..catalog._frameworks import GPU_MODULES
-from ..memory._cell_events import Cell, CellSubscription, Order, cell_follower
+from ..memory._cell_events import Cell, CellSubscription, Order, cell_follower, made_follower
 from ._recorder import Recorder
 
 if TYPE_CHECKING:
@@ -102,18 +102,27 @@ def _sites(cell: Cell) -> tuple[Any, tuple[str, ...]]:
         return None, ()
 
 
+# The out-of-memory recorder and the listeners around each cell.
+_HOOK: Slot[OomHook] = Slot("the out-of-memory recorder and its cell listeners")
+
+
+def installed_hook() -> OomHook | None:
+    """The kernel's hook if `install` made one."""
+    return _HOOK.get()
+
+
 def install(shell: Any, show: Callable[[OomReport], None], interval: float | None = None) -> OomHook:
     """Start the recorder and listen at every user's cell of `shell`, displaying each report with `show` (the front
     end's); installing again keeps the one there."""
-    state = kernel_state()
-    if state.oom_hook is not None:
-        return state.oom_hook
+    found = _HOOK.get()
+    if found is not None:
+        return found
     recorder = Recorder() if interval is None else Recorder(interval)
     hook = OomHook(recorder.start(), show, shell)
     follower = cell_follower(shell)
     if follower is not None:
         hook.subscription = follower.subscribe(Order.OOM, started=hook.before, ended=hook.after)
-    state.oom_hook = hook
+    _HOOK.set(hook)
     # Nothing is imported ahead in the background: a report reads the history as plain lists (no pandas), so what it
     # imports on the first failure takes tens of milliseconds, and no thread holds the GIL behind the user's cells.
     return hook
@@ -145,19 +154,17 @@ def _restore_last_error(shell: Any, kept: dict[str, Any]) -> None:
 
 def uninstall(shell: Any) -> None:
     """Stop listening and recording; idempotent."""
-    state = kernel_state()
-    hook = state.oom_hook
+    hook = _HOOK.take()
     if hook is None:
         return
     if hook.subscription is not None:
         hook.subscription.close()
     hook.recorder.stop()
-    state.oom_hook = None
 
 
 def installed(shell: Any) -> int:
     """How many out-of-memory hooks follow `shell`'s cells (for tests of loading and unloading)."""
-    follower = kernel_state().cell_follower
+    follower = made_follower()
     if follower is None or follower.shell is not shell:
         return 0
     return sum(isinstance(getattr(s.ended, "__self__", None), OomHook) for s in follower.subscriptions())

@@ -13,10 +13,11 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._display import Shown
-from .._kernel_state import kernel_state
+from .._kernel_state import LastResultSlot, Slot
+from .._last_result import LastResult
 from ..memory._holders import Holders, memory_holders
 from ._causes import Finding, diagnose
-from ._free import FreeOffer, FreeResult, free, offer
+from ._free import FREES, FreeOffer, FreeResult, free, offer
 from ._recognise import OutOfMemory
 from ._remedies import Remedy, remedies
 from ._state import MemoryState, read_state
@@ -212,22 +213,35 @@ def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSessio
                      state.notes, holders=holders, sites=sites, record_offer=record_offer, cell_code=code)
 
 
+_REPORTS: LastResultSlot[OomReport] = LastResultSlot("out-of-memory report")
+# The free that gave the last report's cell back, by the report's key; and whether the reports follow the frees yet.
+_FREED: Slot[tuple[str, FreeResult]] = Slot("the free after the last out-of-memory report")
+_FOLLOWS_FREES: Slot[bool] = Slot("out-of-memory reports follow frees")
+
+
+def reports() -> LastResult[OomReport]:
+    """The kernel's last report and the views told of each."""
+    return _REPORTS.last()
+
+
 def remember(report: OomReport) -> None:
     """Keep `report` as the kernel's last one and hand it to every observer (the open sidebars)."""
-    state = kernel_state()
-    if not state.oom_follows_frees:
-        state.frees.observe(_on_free)
-        state.oom_follows_frees = True
-    state.oom_reports.remember(report)
+    _FOLLOWS_FREES.get_or_make(_follow_frees)
+    _REPORTS.last().remember(report)
 
 
-# What was done about the last report since it was made (the kernel state's `oom_freed`): the free that gave its
+def _follow_frees() -> bool:
+    FREES.last().observe(_on_free)
+    return True
+
+
+# What was done about the last report since it was made (`_FREED`): the free that gave its
 # failed cell back, by the report's key. Its observers hear of the report again then, so that no view offers again
 # what was done.
 def freed(report: OomReport) -> FreeResult | None:
     """The free (%memfree, the report's button, `free()`) that gave `report`'s failed cell back, if one has: the first
     after the report, whose figures say what it gave back and what was left."""
-    done = kernel_state().oom_freed
+    done = _FREED.get()
     return done[1] if done is not None and done[0] == report.key else None
 
 
@@ -235,17 +249,16 @@ def _on_free(result: FreeResult) -> None:
     report = last_report()
     if report is None or freed(report) is not None or result.after.time < report.time:
         return
-    state = kernel_state()
-    state.oom_freed = (report.key, result)
-    state.oom_reports.remember(report)  # every open view hears of it: the offer goes, what was given back, what is left
+    _FREED.set((report.key, result))
+    _REPORTS.last().remember(report)  # every open view hears of it: the offer goes, what was given back, what is left
 
 
 def observe(callback: Callable[[OomReport], None]) -> None:
-    kernel_state().oom_reports.observe(callback)
+    _REPORTS.last().observe(callback)
 
 
 def unobserve(callback: Callable[[OomReport], None]) -> None:
-    kernel_state().oom_reports.unobserve(callback)
+    _REPORTS.last().unobserve(callback)
 
 
 def made_remedy(report_id: str, remedy_id: str) -> Remedy | None:
@@ -262,4 +275,4 @@ def made_remedy(report_id: str, remedy_id: str) -> Remedy | None:
 
 def last_report() -> OomReport | None:
     """The latest out-of-memory report of this kernel (None: no cell has run out of memory since loading)."""
-    return kernel_state().oom_reports.get()
+    return _REPORTS.last().get()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._kernel_state import kernel_state
+from .._kernel_state import Slot
 from .._lazy_names import lazy_names
 from ._import_watcher import ImportRecord, ImportWatcher
 
@@ -13,6 +13,10 @@ if TYPE_CHECKING:
     from ._outcome import Change, SetReport
     from ._session import EnvSession, VariableState
     from ._status import Status
+
+# The kernel's import watcher, installed at `%load_ext`, and the session the first magic makes on it.
+WATCHER: Slot[ImportWatcher] = Slot("the import watcher")
+SESSION: Slot[EnvSession] = Slot("the session")
 
 __all__ = ["Change", "EnvSession", "ImportRecord", "ImportWatcher", "SetReport", "Status", "VariableState", "session",
            "watcher"]
@@ -25,27 +29,30 @@ def watcher() -> ImportWatcher:
     """The kernel's import watcher (the session's, once there is one), created and installed on first call. It
     follows the catalog's reader modules (`catalog._frameworks.READER_MODULES`), so installing it builds no catalog:
     `%load_ext` installs it, and the session the first magic makes reads from it."""
-    state = kernel_state()
-    with state.lock:
-        if state.session is not None:
-            return state.session.watcher
-        if state.watcher is None:
-            from ..catalog._frameworks import READER_MODULES
+    made = SESSION.get()
+    if made is not None:
+        return made.watcher
+    return WATCHER.get_or_make(_installed_watcher)
 
-            state.watcher = ImportWatcher(READER_MODULES)
-            state.watcher.install()
-        return state.watcher
+
+def _installed_watcher() -> ImportWatcher:
+    from ..catalog._frameworks import READER_MODULES
+
+    found = ImportWatcher(READER_MODULES)
+    found.install()
+    return found
 
 
 def session() -> EnvSession:
     """The kernel's `EnvSession`, created on first call (with the catalog), reading the kernel's import watcher."""
-    state = kernel_state()
-    if state.session is not None:  # every magic asks: no lock once it exists
-        return state.session
+    made = SESSION.get()
+    if made is not None:  # every magic asks: no lock once it exists
+        return made
     imports = watcher()
-    with state.lock:
-        if state.session is None:
-            from ._session import EnvSession
 
-            state.session = EnvSession(imports)
-        return state.session
+    def make() -> EnvSession:
+        from ._session import EnvSession
+
+        return EnvSession(imports)
+
+    return SESSION.get_or_make(make)

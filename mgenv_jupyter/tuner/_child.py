@@ -30,7 +30,7 @@ import threading
 import time
 from typing import Any
 
-from .._kernel_state import kernel_state
+from .._kernel_state import Slot
 from ..catalog._secrets import redact
 from ..memory._cell_events import Cell, Order, cell_follower
 from ..memory._sampler import Sampler
@@ -244,17 +244,20 @@ def _thin(rows: list[list[float | int | None]]) -> dict[str, list[Any]]:
 
 # ---- what the point runner calls (silent requests in the point's kernel) -------------------------------------------
 
+# In a sweep's point kernel, the probe that measures its cells.
+_PROBE: Slot[Probe] = Slot("the sweep point's probe")
+
+
 def attach(shell: Any = None) -> None:
     """Load the extension and start following this shell's cells (once per process)."""
-    state = kernel_state()
     if shell is None:
         from IPython import get_ipython
 
         shell = get_ipython()
-    if state.sweep_probe is not None:
+    if _PROBE.get() is not None:
         return
     shell.extension_manager.load_extension("mgenv_jupyter")
-    state.sweep_probe = Probe(shell)
+    _PROBE.set(Probe(shell))
     _import_ahead(os.environ.get(WARM_ENV, ""))
     # What `begin()` asks the session loads the catalog the first time: done now, perhaps while an earlier point
     # runs, not in the measured point's turn. Asking changes nothing; `begin()` asks again.
@@ -289,7 +292,7 @@ def end() -> dict[str, Any]:
 
 
 def _current() -> Probe:
-    probe = kernel_state().sweep_probe
+    probe = _PROBE.get()
     if probe is None:
         raise RuntimeError("the sweep's probe is not attached in this process")
     return probe

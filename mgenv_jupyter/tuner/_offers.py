@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .._kernel_state import kernel_state
+from .._kernel_state import LastResultSlot
 from .._last_result import LastResult
 
 
@@ -27,9 +27,13 @@ class CellOffer:
 
 def profile_offers() -> LastResult[ProfileOffer]:
     """The kernel's last profile offer and the sidebars told of each (kept in the kernel's state)."""
-    return kernel_state().profile_offers
+    return _PROFILE_OFFERS.last()
 
 
 def cell_offers() -> LastResult[CellOffer]:
     """The kernel's last cell offer and the sidebars told of each (kept in the kernel's state)."""
-    return kernel_state().cell_offers
+    return _CELL_OFFERS.last()
+
+
+_PROFILE_OFFERS: LastResultSlot[ProfileOffer] = LastResultSlot("sweep's profile offer")
+_CELL_OFFERS: LastResultSlot[CellOffer] = LastResultSlot("sweep cell offer")

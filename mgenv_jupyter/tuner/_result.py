@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._display import Shown, view_for
-from .._kernel_state import kernel_state
+from .._kernel_state import LastResultSlot
 from .._last_result import LastResult
 from ..catalog._secrets import shown
 from ._grid import Grid
@@ -255,7 +255,7 @@ def _point_json(point: PointResult) -> dict[str, Any]:
 
 def last_sweeps() -> LastResult[SweepResult]:
     """The kernel's last sweep, kept in the kernel's state."""
-    return kernel_state().sweeps
+    return _SWEEPS.last()
 
 
 def last_sweep() -> SweepResult | None:
@@ -347,3 +347,6 @@ class FitSearch:
 
     def position(self, point: PointResult) -> int:
         return self.positions[point.index]
+
+
+_SWEEPS: LastResultSlot[SweepResult] = LastResultSlot("sweep")

@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from mgenv_jupyter._kernel_state import kernel_state
-from mgenv_jupyter.memory._cell_events import Cell, CellFollower, Order, cell_follower, running_cell
+from mgenv_jupyter.memory._cell_events import Cell, CellFollower, Order, cell_follower, made_follower, running_cell
 
 
 def ours(shell: Any) -> int:
@@ -51,7 +50,7 @@ def heard(ip):
 
 def test_one_registration_for_every_subscriber_and_none_without_one(ip):
     follower = cell_follower(ip)
-    assert follower is kernel_state().cell_follower and cell_follower() is follower
+    assert follower is made_follower() and cell_follower() is follower
     assert ours(ip) == 2  # loading subscribed the markers, the records and the out-of-memory hook: one pair
     extra = [follower.subscribe(Order.VIEWS, ended=lambda cell: None) for _ in range(3)]
     assert ours(ip) == 2

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from mgenv_jupyter._kernel_state import kernel_state
+from mgenv_jupyter._cell_comm import RECORDS
 from mgenv_jupyter.memory._cell_records import LEAK_MIN_BYTES
 from mgenv_jupyter.presentation._cell_records import LeakNote, notice
 
@@ -19,7 +19,7 @@ APPEND = "grow.append(np.ones(64 << 20, dtype=np.uint8))"  # 64 MiB a run, writt
 @pytest.fixture
 def records(ip):
     ip.run_cell("import numpy as np\ngrow = []\nsteady = 0", store_history=True, cell_id="setup")
-    return kernel_state().cell_records
+    return RECORDS.get()
 
 
 def host(record):

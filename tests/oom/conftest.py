@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from mgenv_jupyter._kernel_state import kernel_state
+from mgenv_jupyter.oom._report import reports as last_reports
 
 
 @pytest.fixture(autouse=True)
 def no_leftover_report(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    reports = kernel_state().oom_reports
+    reports = last_reports()
     monkeypatch.setattr(reports, "_value", reports.get())  # put back as it was when the test ends
     yield

@@ -25,13 +25,13 @@ from IPython.core.formatters import DisplayFormatter
 from IPython.utils.capture import capture_output
 
 import mgenv_jupyter
-from mgenv_jupyter._kernel_state import kernel_state
 from mgenv_jupyter._magics import show_oom_report
 from mgenv_jupyter.memory._holders import MAX_VISITS
 from mgenv_jupyter.memory._shared import close_kernel_sampler
 from mgenv_jupyter.memory.simulated import _simulation as simulation
 from mgenv_jupyter.oom import Cause
 from mgenv_jupyter.oom import _hook as hook
+from mgenv_jupyter.oom._hook import installed_hook
 from mgenv_jupyter.oom._report import remember
 from mgenv_jupyter.presentation.oom import OomView
 from mgenv_jupyter.protocol._oom import OOM_MIME
@@ -67,7 +67,7 @@ def test_the_template_is_pytorchs_own_wording():
 def scenario(ip, monkeypatch):
     """Run a scenario file as the kernel's simulated GPU, the recorder sampling every 50 ms; returns a runner that
     runs a few quick cells, then a cell that waits for the climb and raises `error` (a name in the shell)."""
-    recorder = kernel_state().oom_hook.recorder
+    recorder = installed_hook().recorder
 
     def run(name: str, error: BaseException) -> str:
         monkeypatch.setenv(simulation.ENV, str(SCENARIOS / name))
@@ -268,7 +268,7 @@ def test_recording_pauses_for_a_cell_that_imports_a_framework_and_resumes_after(
     megengine` in the megengine venv, tests/frameworks/test_oom_real.py); a probe module stands for the framework."""
     import sys
 
-    recorder = kernel_state().oom_hook.recorder
+    recorder = installed_hook().recorder
     recorder.ensure()
     seen = []
     sys.modules.pop("mxnet", None)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from mgenv_jupyter._kernel_state import kernel_state
 from mgenv_jupyter.memory._host_source import HostSource
 from mgenv_jupyter.memory._sampler import Sampler
 from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
+from mgenv_jupyter.oom._hook import installed_hook
 from mgenv_jupyter.oom._recognise import recognise
 from mgenv_jupyter.oom._report import build_report, last_report, remember
 from mgenv_jupyter.presentation.oom import OomText
@@ -70,11 +70,11 @@ def panel(ip, monkeypatch):
     batches: list[dict] = []
     sampler = kernel_sampler()
     subscription = sampler.subscribe(batches.append, interval=0.1)
-    kernel_state().oom_hook.recorder.ensure()
+    installed_hook().recorder.ensure()
     yield batches
     subscription.close()
     close_kernel_sampler()
-    kernel_state().oom_hook.recorder.ensure()
+    installed_hook().recorder.ensure()
 
 
 def charted(batches: list[dict], series: str) -> list[int]:

@@ -39,7 +39,7 @@ result["magic"] = "envset" in ip.magics_manager.magics["line"]
 ip.run_cell("x = 2")
 # Until the sampler's thread has ticked for over a second, so it has passed twice over every source (once a second).
 # The sampler %load_ext started, read without kernel_sampler(), whose call would import what it follows.
-sampler = sys.modules["mgenv_jupyter._kernel_state"].kernel_state().sampler
+sampler = sys.modules["mgenv_jupyter.memory._shared"].made_sampler()
 deadline = time.monotonic() + 60
 while sampler.history.count < 2 + 1.0 / sampler.interval:
     assert time.monotonic() < deadline, "the sampler did not tick"

@@ -16,8 +16,8 @@ from mgenv_jupyter.catalog import ReadWhen, catalog
 
 
 def test_the_kernel_has_one_session_made_on_first_use(monkeypatch):
-    monkeypatch.setattr(kernel_state(), "session", None)
-    monkeypatch.setattr(kernel_state(), "watcher", None)
+    monkeypatch.setitem(kernel_state().values, runtime.SESSION, None)
+    monkeypatch.setitem(kernel_state().values, runtime.WATCHER, None)
     made = []
     threads = [threading.Thread(target=lambda: made.append(runtime.session())) for _ in range(8)]
     for thread in threads:
@@ -29,8 +29,8 @@ def test_the_kernel_has_one_session_made_on_first_use(monkeypatch):
 
 
 def test_its_import_watcher_follows_every_reader_in_the_catalog(monkeypatch):
-    monkeypatch.setattr(kernel_state(), "session", None)
-    monkeypatch.setattr(kernel_state(), "watcher", None)
+    monkeypatch.setitem(kernel_state().values, runtime.SESSION, None)
+    monkeypatch.setitem(kernel_state().values, runtime.WATCHER, None)
     session = runtime.session()
     assert session.catalog is catalog()
     assert session.watcher.watched == {module for entry in catalog() for module in entry.readers}
@@ -41,8 +41,8 @@ def test_its_import_watcher_follows_every_reader_in_the_catalog(monkeypatch):
 def test_a_framework_imported_after_loading_and_before_the_first_magic_is_seen(monkeypatch, probe_module):
     # `%load_ext` installs only the watcher (no catalog, no session); the session the first magic makes reads the
     # import the watcher saw in between, with its time and the value it read
-    monkeypatch.setattr(kernel_state(), "session", None)
-    monkeypatch.setattr(kernel_state(), "watcher", None)
+    monkeypatch.setitem(kernel_state().values, runtime.SESSION, None)
+    monkeypatch.setitem(kernel_state().values, runtime.WATCHER, None)
     name = "MXNET_CPU_WORKER_NTHREADS"
     assert catalog().get(name).readers == ("mxnet",) and catalog().get(name).when is ReadWhen.IMPORT
     monkeypatch.delenv(name, raising=False)

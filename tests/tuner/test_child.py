@@ -16,7 +16,7 @@ def probe(ip, monkeypatch, tmp_path):
     monkeypatch.setenv(_child.NAMES_ENV, "SWEEP_PROBE_X")
     monkeypatch.setenv("SWEEP_PROBE_X", "7")
     monkeypatch.setenv(_child.REPORT_ENV, str(tmp_path / "report.json"))
-    monkeypatch.setattr(kernel_state(), "sweep_probe", None)
+    monkeypatch.setitem(kernel_state().values, _child._PROBE, None)
     _child.attach(ip)
     yield ip, tmp_path / "report.json"
     _child._current().close()

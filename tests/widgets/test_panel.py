@@ -21,7 +21,7 @@ from mgenv_jupyter._text import Text
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
 from mgenv_jupyter.catalog._values import GiB, MiB, Size
 from mgenv_jupyter.memory._cell_events import cell_follower
-from mgenv_jupyter.runtime import EnvSession, ImportWatcher
+from mgenv_jupyter.runtime import SESSION, EnvSession, ImportWatcher
 from mgenv_jupyter.tuner._offers import cell_offers
 
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
@@ -90,7 +90,7 @@ def test_already_read_warnings_are_shown_in_the_widget(monkeypatch, probe_module
                            when=ReadWhen.IMPORT, readers=(reader,), read_at="probe", description=text),))
     watcher = ImportWatcher([reader])
     watcher.install()
-    monkeypatch.setattr(kernel_state(), "session", EnvSession(watcher, known=known))
+    monkeypatch.setitem(kernel_state().values, SESSION, EnvSession(watcher, known=known))
     try:
         widget = ConfigWidget(framework="probe")
         closing(widget)
