@@ -5,6 +5,9 @@ Static, from the package's source:
 - kernel state: names a module rebinds with `global`, module-level `LastResult(...)` singletons and module-level
   mutable containers (`set()`, `{}`, `[]`, `dict()`, `list()`, `WeakKeyDictionary()`) of private names, and private
   attributes named `_mgenv_jupyter_*` that the package sets or reads on the shell;
+- the one kernel state's typed slots: module-level `Slot(...)` / `LastResultSlot(...)` declarations (_kernel_state.py),
+  each a key into the one `KernelState`, not a place of its own; and reaches into the state not through a slot: an
+  attribute of `kernel_state()` or of a name bound to it, other than its lock (before the slots, every part was one);
 - look-ups by string of the frameworks' extension points and facts: calls `declared("...")` and `fact(key, "...")`;
 - followers of IPython's cell events: modules that hear them themselves (register with `events`, name an event, or
   define a handler of one for a base class elsewhere to register), not those that subscribe to the one follower;
@@ -56,6 +59,30 @@ def kernel_state(tree: ast.Module, module: str) -> list[str]:
     return sorted(set(found))
 
 
+_STATE_OWN = {"lock", "describe", "declared"}
+
+
+def state_slots(tree: ast.Module, module: str) -> list[str]:
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            func = node.value.func if isinstance(node.value, ast.Call) else None
+            base = func.value if isinstance(func, ast.Subscript) else func  # `Slot[T]("...")` too
+            if isinstance(base, ast.Name) and base.id in ("Slot", "LastResultSlot"):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found.extend(f"{module}: slot {t.id}" for t in targets if isinstance(t, ast.Name))
+    return found
+
+
+def untyped_reaches(tree: ast.Module, module: str) -> list[str]:
+    """`kernel_state().part` or `state.part` after `state = kernel_state()`: a part reached by attribute name."""
+    bound = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and _called(node.value) == "kernel_state"
+             for t in node.targets if isinstance(t, ast.Name)}
+    return [f"{module}:{node.lineno} kernel state .{node.attr}" for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr not in _STATE_OWN
+            and (_called(node.value) == "kernel_state" or isinstance(node.value, ast.Name) and node.value.id in bound)]
+
+
 def string_lookups(tree: ast.Module, module: str) -> list[str]:
     return [f"{module}:{node.lineno} {_called(node)}({node.args[-1].value!r})" for node in ast.walk(tree)
             if _called(node) in ("declared", "fact") and node.args and isinstance(node.args[-1], ast.Constant)
@@ -84,19 +111,24 @@ def main(verbose: bool, root: Path) -> None:
     places: list[str] = []
     lookups: list[str] = []
     followers: list[str] = []
+    slots: list[str] = []
+    reaches: list[str] = []
     for name, (path, _) in module_files(root).items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         places += kernel_state(tree, name)
+        slots += state_slots(tree, name)
+        reaches += untyped_reaches(tree, name)
         lookups += string_lookups(tree, name)
         followers += cell_event_followers(tree, name)
     graph = import_graph(root)
     found_cycles = cycles(graph)
     print(f"kernel state places: {len(places)}")
+    print(f"typed slots of the one kernel state: {len(slots)}; parts reached by attribute name: {len(reaches)}")
     print(f"look-ups by string (declared): {len(lookups)}")
     print(f"followers of cell events: {len(followers)}")
     print(f"import arrows: {sum(len(t) for t in graph.values())}; cycles: {len(found_cycles)}")
     if verbose:
-        for line in [*places, *lookups, *followers, *(" <-> ".join(c) for c in found_cycles)]:
+        for line in [*places, *slots, *reaches, *lookups, *followers, *(" <-> ".join(c) for c in found_cycles)]:
             print("  " + line)
 
 
