@@ -5,6 +5,7 @@ class, in PyTorch's wording (tests/data/cuda_facts_h100.json)."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -54,14 +55,20 @@ def test_growth_while_no_cell_ran_is_not_charged_to_a_cell(tmp_path, monkeypatch
     first look; a DataLoader's workers or another thread do the same), and the report said the failing cell "went from
     38 GiB to 38 GiB" under a timeline that climbed after the chart's cell, with nothing saying when. It now says the
     growth as its own fact, first, and the chart's cell keeps its own peak."""
-    monkeypatch.setenv("MGENV_SIMULATE_GPU", str(ROOT / "tests" / "data" / "oom" / "fragmentation.json"))
+    # fragmentation.json's climb, slowed to 18 steps of 0.25 s: however long the chart's cell takes on a loaded
+    # machine, most of the climb comes after it.
+    gpu = tmp_path / "gpu.json"
+    gpu.write_text(json.dumps({"name": "oom-idle-climb", "step_seconds": 0.25, "devices": [{
+        "name": "NVIDIA A100-SXM4-40GB", "total": "40GB", "others": "400MB", "reserved": "512MB",
+        "kernel": {"start": "2GB", "step": "2GB", "max": "38GB"}}]}))
+    monkeypatch.setenv("MGENV_SIMULATE_GPU", str(gpu))
     km, kc = start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
     try:
         run(kc, "%load_ext mgenv_jupyter")
         run(kc, "chart = %memchart\nchart")
-        # No cell runs: the scenario climbs from 2 GB to its 38 GB in 18 steps of 0.05 s, the time a user takes to
-        # reach the next cell.
-        time.sleep(3)
+        # No cell runs while the scenario climbs to its 38 GB (4.5 s from the chart's first look): the time a user
+        # takes to reach the next cell.
+        time.sleep(6)
         report = run(kc, "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})\n"
                          f"raise OutOfMemoryError({MESSAGE!r})", displays=True, sep="\n", ok=False)
     finally:
@@ -70,8 +77,10 @@ def test_growth_while_no_cell_ran_is_not_charged_to_a_cell(tmp_path, monkeypatch
     lines = [line.strip() for line in report.splitlines()]
     between = next((i for i, line in enumerate(lines) if line.startswith("grew by ")), None)
     assert between is not None, report
-    assert re.fullmatch(r"grew by 36 GiB between cells \[2\] and \[3\], while no cell ran \(from 2 GiB to 38 GiB\)",
-                        lines[between]), lines[between]
+    said = re.fullmatch(r"grew by [\d.]+ GiB between cells \[2\] and \[3\], while no cell ran \(from ([\d.]+) GiB to "
+                        r"38 GiB\)", lines[between])
+    assert said is not None and float(said[1]) < 30, lines[between]
     climb = next(i for i, line in enumerate(lines) if line.startswith("cell [3] went from 38 GiB to 38 GiB"))
     assert between < climb  # the cell climbed by nothing: its line is no headline
-    assert "earlier cells' peaks: [2] 2 GiB" in lines  # the chart's cell is not charged with the growth
+    peaks = next(line for line in lines if line.startswith("earlier cells' peaks: [2] "))
+    assert float(peaks.split()[-2]) < 30, peaks  # the chart's cell is not charged with the growth
