@@ -18,8 +18,8 @@ SERIES: SeriesInfo = {"key": "gpu0 (simulated) process", "device": "gpu0", "fram
                       "source": "nvml (simulated)", "simulated": True, "node": None}
 
 
-def gpu_timeline(*fields) -> Timeline:
-    return Timeline(SERIES["key"], *fields, info=SERIES)
+def gpu_timeline(*fields, **named) -> Timeline:
+    return Timeline(SERIES["key"], *fields, info=SERIES, **named)
 
 
 def report(timeline: Timeline | None = None, failed_at: float = 3.0) -> OomReport:

@@ -23,6 +23,7 @@ from ._remedies import Remedy, remedies
 from ._state import MemoryState, read_state
 
 if TYPE_CHECKING:
+    from ..memory._cells import CellMarker
     from ..memory._sampler import Sampler
     from ..memory._sites import Sites
     from ..protocol import SeriesInfo
@@ -32,13 +33,49 @@ TIMELINE_SECONDS = 300.0  # of history before the failure kept in a report
 HOLDERS_SECONDS = 0.1  # of the report's making, at most, for what holds memory (the report comes within 300 ms)
 CELL_CODE_CHARS = 100_000  # of the failing cell's code kept for "try it first"
 _EARLIER_CELLS = 10
+# What the memory must grow by between two cells to be said (allocator noise stays below; the cells' records' bar).
+BETWEEN_MIN_BYTES = 16 << 20
+
+
+@dataclass(frozen=True)
+class Between:
+    """The memory grew while no cell ran: from `before` (the first reading after cell `after_cell` ended) to `after`
+    (the first reading once cell `before_cell` started), in bytes. A DataLoader's workers, a background thread, a
+    framework's lazy start, or the simulated GPU's clock grow it so."""
+
+    after_cell: int
+    before_cell: int
+    before: int
+    after: int
+
+    @property
+    def grew(self) -> int:
+        return self.after - self.before
+
+
+def growth_between(times: tuple[float, ...], values: tuple[int, ...],
+                   cells: list[tuple[int, float, float | None]]) -> tuple[Between, ...]:
+    """Where the series grew by BETWEEN_MIN_BYTES or more between two consecutive cells (`cells`: number, start, end;
+    the failing cell last, its end None), from the first reading after the one ended to the first once the next
+    started: the cells' records take a reading at both moments (memory/_cell_records.py). A gap with no reading of
+    its own is left unsaid: its growth cannot be told from the cell's."""
+    found = []
+    for (number, _, end), (following, start, _) in zip(cells, cells[1:], strict=False):
+        if end is None or start < end:
+            continue
+        before = next((v for t, v in zip(times, values, strict=True) if end <= t < start), None)
+        after = next((v for t, v in zip(times, values, strict=True) if t >= start), None)
+        if before is not None and after is not None and after - before >= BETWEEN_MIN_BYTES:
+            found.append(Between(number, following, before, after))
+    return tuple(found)
 
 
 @dataclass(frozen=True)
 class Timeline:
     """The failing device's headline series (`series`, e.g. "gpu0 process"): its values over the last minutes
     (`times` in seconds since the epoch, `values` in bytes), when the failing cell started, the peaks of the cells
-    before it (cell number → bytes), and `info`, what the sampler recorded of the series (device, quantity, source)."""
+    before it (cell number → bytes), and `info`, what the sampler recorded of the series (device, quantity, source).
+    `between` is the growth that happened while no cell ran (see `growth_between`): never charged to a cell."""
 
     series: str | None = None
     times: tuple[float, ...] = ()
@@ -47,6 +84,7 @@ class Timeline:
     cell_start: float | None = None
     earlier_peaks: tuple[tuple[int, int], ...] = ()
     info: SeriesInfo | None = None
+    between: tuple[Between, ...] = ()
 
     def during_cell(self) -> tuple[int, ...]:
         if self.cell_start is None:
@@ -160,9 +198,19 @@ def _timeline(sampler: Sampler | None, event: OutOfMemory, state: MemoryState, n
             peak = history.value_near(series, marker.end or marker.start, after=False)
         if peak is not None:
             peaks.append((marker.cell, int(peak)))
-    return Timeline(series, tuple(t for t, _ in pairs), tuple(v for _, v in pairs),
+    times, values = tuple(t for t, _ in pairs), tuple(v for _, v in pairs)
+    return Timeline(series, times, values,
                     failing.cell if failing is not None else None, failing.start if failing is not None else None,
-                    tuple(peaks), sampler.series_info(series))
+                    tuple(peaks), sampler.series_info(series), _between(times, values, earlier, failing))
+
+
+def _between(times: tuple[float, ...], values: tuple[int, ...], earlier: list[CellMarker],
+             failing: CellMarker | None) -> tuple[Between, ...]:
+    """The growth between the last cells before the failure and up to the failing cell (`growth_between`)."""
+    cells = [(m.cell, m.start, m.end) for m in earlier[-_EARLIER_CELLS:]]
+    if failing is not None:
+        cells.append((failing.cell, failing.start, None))
+    return growth_between(times, values, cells)
 
 
 HOST_SERIES = "host process"
@@ -191,9 +239,11 @@ def _host_timeline(sampler: Sampler, state: MemoryState, now: float) -> Timeline
     info: SeriesInfo = sampler.series_info(HOST_SERIES) or {
         "key": HOST_SERIES, "device": "host", "framework": None, "quantity": "process", "source": "host",
         "simulated": False, "node": None}
-    return Timeline(HOST_SERIES, tuple(t for t, _ in pairs), tuple(v for _, v in pairs),
+    times, values = tuple(t for t, _ in pairs), tuple(v for _, v in pairs)
+    earlier = [m for m in markers if failing is None or m.cell != failing.cell]
+    return Timeline(HOST_SERIES, times, values,
                     failing.cell if failing is not None else None, failing.start if failing is not None else None,
-                    tuple(peaks), info)
+                    tuple(peaks), info, _between(times, values, earlier, failing))
 
 
 def build_report(event: OutOfMemory, sampler: Sampler | None, session: EnvSession, sites: Sites | None = None,

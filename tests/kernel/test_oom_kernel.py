@@ -5,11 +5,15 @@ class, in PyTorch's wording (tests/data/cuda_facts_h100.json)."""
 
 from __future__ import annotations
 
+import json
 import re
+import time
 from pathlib import Path
 
 import nbformat
+from jupyter_client.manager import start_new_kernel
 from nbclient import NotebookClient
+from server_kernels import run
 
 ROOT = Path(__file__).resolve().parents[2]
 MESSAGE = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 1.10 GiB "
@@ -44,3 +48,39 @@ def test_a_failing_cell_shows_its_traceback_then_the_report(tmp_path, monkeypatc
     assert nb.cells[3].outputs[0].data["text/plain"].splitlines()[0] == report["text/plain"].splitlines()[0]
     assert nb.cells[4].outputs[0].text.strip() == (
         "fragmentation %envset PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True gpu0 (simulated) process")
+
+
+def test_growth_while_no_cell_ran_is_not_charged_to_a_cell(tmp_path, monkeypatch):
+    """Issue 36, point 5: the memory grows between cells (here the simulated GPU's clock, which starts at the chart's
+    first look; a DataLoader's workers or another thread do the same), and the report said the failing cell "went from
+    38 GiB to 38 GiB" under a timeline that climbed after the chart's cell, with nothing saying when. It now says the
+    growth as its own fact, first, and the chart's cell keeps its own peak."""
+    # fragmentation.json's climb, slowed to 18 steps of 0.25 s: however long the chart's cell takes on a loaded
+    # machine, most of the climb comes after it.
+    gpu = tmp_path / "gpu.json"
+    gpu.write_text(json.dumps({"name": "oom-idle-climb", "step_seconds": 0.25, "devices": [{
+        "name": "NVIDIA A100-SXM4-40GB", "total": "40GB", "others": "400MB", "reserved": "512MB",
+        "kernel": {"start": "2GB", "step": "2GB", "max": "38GB"}}]}))
+    monkeypatch.setenv("MGENV_SIMULATE_GPU", str(gpu))
+    km, kc = start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
+    try:
+        run(kc, "%load_ext mgenv_jupyter")
+        run(kc, "chart = %memchart\nchart")
+        # No cell runs while the scenario climbs to its 38 GB (4.5 s from the chart's first look): the time a user
+        # takes to reach the next cell.
+        time.sleep(6)
+        report = run(kc, "OutOfMemoryError = type('OutOfMemoryError', (RuntimeError,), {'__module__': 'torch'})\n"
+                         f"raise OutOfMemoryError({MESSAGE!r})", displays=True, sep="\n", ok=False)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    lines = [line.strip() for line in report.splitlines()]
+    between = next((i for i, line in enumerate(lines) if line.startswith("grew by ")), None)
+    assert between is not None, report
+    said = re.fullmatch(r"grew by [\d.]+ GiB between cells \[2\] and \[3\], while no cell ran \(from ([\d.]+) GiB to "
+                        r"38 GiB\)", lines[between])
+    assert said is not None and float(said[1]) < 30, lines[between]
+    climb = next(i for i, line in enumerate(lines) if line.startswith("cell [3] went from 38 GiB to 38 GiB"))
+    assert between < climb  # the cell climbed by nothing: its line is no headline
+    peaks = next(line for line in lines if line.startswith("earlier cells' peaks: [2] "))
+    assert float(peaks.split()[-2]) < 30, peaks  # the chart's cell is not charged with the growth

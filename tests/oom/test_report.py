@@ -117,3 +117,23 @@ def test_a_host_memory_error_draws_host_memory_while_gpus_are_charted(ip, panel)
     assert "gpu0" not in "\n".join(OomText(report, "en").timeline_lines())
     ip.user_ns.pop("held", None)
     ip.user_ns.pop("chart").close()
+
+
+def test_growth_between_cells_is_read_from_the_readings_taken_while_no_cell_ran():
+    """Issue 36, point 5: growth from the first reading after a cell ended to the first once the next started is
+    nobody's cell's; growth within a cell, growth below BETWEEN_MIN_BYTES and a gap without a reading of its own
+    are not said (a gap's growth cannot be told from a cell's without one)."""
+    from mgenv_jupyter.oom._report import BETWEEN_MIN_BYTES, Between, growth_between
+
+    gib = 1024**3
+    # cell 2 ran 10–11 (its records' reading at 11.0), nothing ran until cell 3 at 20; cell 3 ran 20–21.3, cell 4
+    # (the failing one) started at 21.5 with no reading between 21.3 and 21.5.
+    times = (10.0, 10.5, 11.0, 15.0, 20.0, 20.5, 21.2, 21.6)
+    values = (2 * gib, 4 * gib, 4 * gib, 30 * gib, 36 * gib, 37 * gib, 37 * gib, 38 * gib)
+    cells = [(2, 10.0, 11.0), (3, 20.0, 21.3), (4, 21.5, None)]
+    assert growth_between(times, values, cells) == (Between(2, 3, 4 * gib, 36 * gib),)
+    assert growth_between(times, values, cells)[0].grew == 32 * gib
+    small = tuple(v if t < 15 else 4 * gib + BETWEEN_MIN_BYTES - 1 for t, v in zip(times, values, strict=True))
+    assert growth_between(times, small, cells) == ()
+    # the same growth inside one long cell is that cell's
+    assert growth_between(times, values, [(2, 10.0, 21.3), (4, 21.5, None)]) == ()

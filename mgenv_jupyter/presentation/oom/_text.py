@@ -19,6 +19,7 @@ from ._words import (
     ALSO,
     ASKED,
     AT_FAILURE,
+    BETWEEN,
     CAVEAT,
     CELL_CLIMB,
     DEVICE_LINE,
@@ -142,10 +143,18 @@ class OomText:
         if not sparklines:
             lines = []
         during = timeline.during_cell()
+        # Growth while no cell ran is said as its own fact, never charged to a cell; it comes first when the
+        # failing cell itself climbed by less (the cell's "went from A to A" is then no headline).
+        between = ["  " + self.say(BETWEEN, grew=size(b.grew), after_cell=b.after_cell, before_cell=b.before_cell,
+                                   first=size(b.before), last=size(b.after)) for b in timeline.between]
+        climbed = during[-1] - during[0] if during else 0
+        first = bool(between) and climbed < max(b.grew for b in timeline.between)
+        lines.extend(between if first else [])
         if during and timeline.cell is not None:
             lines.append("  " + self.say(CELL_CLIMB, cell=timeline.cell, first=size(during[0]), last=size(during[-1]),
                                         peak=size(max(during))) + (f"  {sparkline(during, 24)}" if sparklines else ""))
             lines.append("  " + self._samples_line())
+        lines.extend([] if first else between)
         if timeline.earlier_peaks:
             peaks = ", ".join(f"[{cell}] {size(peak)}" for cell, peak in timeline.earlier_peaks)
             lines.append(f"  {EARLIER.get(self.lang)}: {peaks}")

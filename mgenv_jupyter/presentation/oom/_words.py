@@ -31,6 +31,9 @@ UNSEEN = T("(not visible here)", "(在此不可见)")
 TIMELINE = T("Timeline ({series}, last {minutes} min)", "时间线({series},最近 {minutes} 分钟)")
 CELL_CLIMB = T("cell [{cell}] went from {first} to {last} (peak {peak})",
                "单元 [{cell}] 从 {first} 升至 {last}(峰值 {peak})")
+BETWEEN = T("grew by {grew} between cells [{after_cell}] and [{before_cell}], while no cell ran (from {first} to "
+            "{last})",
+            "在单元 [{after_cell}] 与 [{before_cell}] 之间、没有单元运行时增长了 {grew}(从 {first} 到 {last})")
 EARLIER = T("earlier cells' peaks", "之前各单元的峰值")
 NO_TIMELINE = T("no samples recorded before the failure", "失败前没有记录到采样")
 CHART_TITLE = T("Timeline of {series}: cell [{cell}] up to the failure, against the earlier cells' peaks",

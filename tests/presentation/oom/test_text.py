@@ -43,3 +43,24 @@ def test_text_in_chinese():
 def test_sparkline_spans_the_range_and_fits_its_width():
     assert sparkline([0, 5, 10]) == "▁▄█"
     assert len(sparkline(list(range(1000)), 48)) <= 48 and sparkline([]) == ""
+
+
+def test_growth_while_no_cell_ran_is_said_as_its_own_fact_and_comes_first_when_the_cell_climbed_by_nothing():
+    """Issue 36, point 5: "cell [3] went from 38 GiB to 38 GiB" stays true but is no headline; the growth between
+    cells [2] and [3] is said first, in English and Chinese. A cell that climbed more keeps the first line."""
+    from oom_reports import GiB, gpu_timeline
+
+    from mgenv_jupyter.oom._report import Between
+
+    idle = gpu_timeline((1.0, 2.0, 3.0), (2 * GiB, 38 * GiB, 38 * GiB), 3, 2.0, ((2, 2 * GiB),),
+                        between=(Between(2, 3, 2 * GiB, 38 * GiB),))
+    lines = [line.strip() for line in OomView(report(idle), "en").timeline_lines()]
+    assert lines[1] == "grew by 36 GiB between cells [2] and [3], while no cell ran (from 2 GiB to 38 GiB)"
+    assert lines[2].startswith("cell [3] went from 38 GiB to 38 GiB (peak 38 GiB)")
+    chinese = [line.strip() for line in OomView(report(idle), "zh").timeline_lines()]
+    assert chinese[1] == "在单元 [2] 与 [3] 之间、没有单元运行时增长了 36 GiB(从 2 GiB 到 38 GiB)"
+    climbing = gpu_timeline((1.0, 2.0, 3.0), (2 * GiB, 3 * GiB, 38 * GiB), 3, 2.0, ((2, 2 * GiB),),
+                            between=(Between(2, 3, 2 * GiB, 3 * GiB),))
+    lines = [line.strip() for line in OomView(report(climbing), "en").timeline_lines()]
+    assert lines[1].startswith("cell [3] went from 3 GiB to 38 GiB")
+    assert "grew by 1 GiB between cells [2] and [3], while no cell ran (from 2 GiB to 3 GiB)" in lines[3:]
