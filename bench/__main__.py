@@ -15,11 +15,11 @@ from . import (
     holders_bench,
     hub_bench,
     memory_bench,
+    memtrace_bench,
     oom_bench,
     sampler_bench,
     server_gpus_bench,
     sidebar_bench,
-    sites_bench,
 )
 
 
@@ -27,7 +27,7 @@ def main() -> None:
     sections = [env_bench.report(), memory_bench.report(), chart_bench.report(), sidebar_bench.report(),
                 sampler_bench.report(), oom_bench.report(), cluster_bench.report(), footprint_bench.report(),
                 gil_bench.report(), holders_bench.report(), server_gpus_bench.report(), hub_bench.report(),
-                sites_bench.report()]
+                memtrace_bench.report()]
     header = (f"# Benchmark results\n\nRecorded {time.strftime('%Y-%m-%d')} by `./dev bench` on {platform.machine()}, "
               f"{platform.python_implementation()} {platform.python_version()}, "
               f"{len(__import__('os').sched_getaffinity(0))} cores. Ratios are measured side by side in one run.\n")

@@ -83,8 +83,8 @@ def ours() -> dict[str, Any]:
     import jupyter_client.manager  # noqa: F401 - imported before 'before': its own size is not what the search holds
 
     from mgenv_jupyter.runtime import session
-    from mgenv_jupyter.tuner import given_setup
-    from mgenv_jupyter.tuner._fit import run_largest_fit
+    from mgenv_jupyter.sweeps import given_setup
+    from mgenv_jupyter.sweeps._fit import run_largest_fit
 
     before = resident()
     began = time.perf_counter()

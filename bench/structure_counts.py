@@ -5,7 +5,8 @@ Static, from the package's source:
 - kernel state: names a module rebinds with `global`, module-level `LastResult(...)` singletons and module-level
   mutable containers (`set()`, `{}`, `[]`, `dict()`, `list()`, `WeakKeyDictionary()`) of private names, and private
   attributes named `_mgenv_jupyter_*` that the package sets or reads on the shell;
-- the one kernel state's typed slots: module-level `Slot(...)` / `LastResultSlot(...)` declarations (_kernel_state.py),
+- the one kernel state's typed slots: module-level `Slot(...)` / `LastResultSlot(...)` declarations
+(base/_kernel_state.py),
   each a key into the one `KernelState`, not a place of its own; and reaches into the state not through a slot: an
   attribute of `kernel_state()` or of a name bound to it, other than its lock (before the slots, every part was one);
 - look-ups by string of the frameworks' extension points and facts: calls `declared("...")` and `fact(key, "...")`;

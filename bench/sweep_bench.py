@@ -42,7 +42,7 @@ def bare_kernel_start() -> float:
 
 def sweep(points: int, code: str, **options: Any) -> Any:
     from mgenv_jupyter.runtime import session
-    from mgenv_jupyter.tuner import given_setup, run_sweep
+    from mgenv_jupyter.sweeps import given_setup, run_sweep
 
     return run_sweep(code, {"SWEEP_BENCH": [str(n) for n in range(points)]}, given_setup(""), session=session(),
                      timeout=300, **options)

@@ -47,7 +47,7 @@ MIB = 2**20
 
 def _sweep(code: str, points: int, **options: Any) -> Any:
     from mgenv_jupyter.runtime import session
-    from mgenv_jupyter.tuner import given_setup, run_sweep
+    from mgenv_jupyter.sweeps import given_setup, run_sweep
 
     return run_sweep(code, {"SWEEP_BENCH": [str(n) for n in range(points)]}, given_setup(""), session=session(),
                      **options)
@@ -56,7 +56,7 @@ def _sweep(code: str, points: int, **options: Any) -> Any:
 def hidden_starts() -> dict[str, Any]:
     """The sweep with a slot's AHEAD at 0 (each point starts when the one before it has ended: main's way), 1 and
     2 (shipped), alternating with bare kernel starts."""
-    from mgenv_jupyter.tuner import _schedule
+    from mgenv_jupyter.sweeps import _schedule
 
     shipped = _schedule.AHEAD
     starts: list[float] = []

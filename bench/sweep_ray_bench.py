@@ -90,8 +90,8 @@ def _flood(ray: bool) -> dict[str, Any]:
     import jupyter_client.manager  # noqa: F401  (imported before `before`: the growth is the sweep's, not imports')
 
     from mgenv_jupyter.runtime import session
-    from mgenv_jupyter.tuner import given_setup, run_sweep
-    from mgenv_jupyter.tuner._kernels import kernel_for_points
+    from mgenv_jupyter.sweeps import given_setup, run_sweep
+    from mgenv_jupyter.sweeps._kernels import kernel_for_points
 
     kernel_for_points()
     with _Peaks(workers=ray) as peaks:
@@ -112,7 +112,7 @@ def _interrupt() -> dict[str, Any]:
     import psutil
 
     from mgenv_jupyter.runtime import session
-    from mgenv_jupyter.tuner import given_setup, run_sweep
+    from mgenv_jupyter.sweeps import given_setup, run_sweep
 
     marks = tempfile.mkdtemp(prefix="ray-int-")
     os.environ["BENCH_MARKS"] = marks

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._errors import AlreadyReadWarning, InvalidValueError, MayBeLatchedWarning
-from ._lazy_names import lazy_names
-from ._result_views import register as _show_results_as_their_views
-from ._text import set_language
+from .base._errors import AlreadyReadWarning, InvalidValueError, MayBeLatchedWarning
+from .base._lazy_names import lazy_names
+from .base._text import set_language
+from .magics._result_views import register as _show_results_as_their_views
 
 if TYPE_CHECKING:
     from ._version import __version__
@@ -36,7 +36,7 @@ _LAZY = {"AllocatorWidget": "widgets", "ConfigWidget": "widgets", "DTRWidget": "
 
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
-_show_results_as_their_views()  # before any result exists: every one shows as its view (_display.py)
+_show_results_as_their_views()  # before any result exists: every one shows as its view (base/_display.py)
 
 
 def last_oom() -> Any:
@@ -50,7 +50,7 @@ def last_oom() -> Any:
 def memory_holders() -> Any:
     """The notebook's variables holding framework tensors or arrays, largest first, with their size per device
     (shared storage counted once; `%memholders` shows the same). `.holders` is the data."""
-    from ._memory_magics import holders
+    from .magics._memory import holders
 
     return holders()
 
@@ -58,7 +58,7 @@ def memory_holders() -> Any:
 def free_memory(outputs: bool = False) -> Any:
     """Give back what the last failed cell holds without touching your variables (`%memfree`; `outputs=True` also
     clears the output cache). Returns what was freed, before and after."""
-    from ._memory_magics import free
+    from .magics._memory import free
 
     return free(outputs=outputs)
 
@@ -68,24 +68,24 @@ def sweep(code: str, values: Any, setup: Any = None, repeat: int = 1, timeout: f
     """Run `code` once per point of `values` ({"NAME": [value, …], …}; several names make a grid), each point in a
     fresh kernel of this kernel's kernelspec with its variables in the environment before it starts; returns a
     `SweepResult` (`.frame()`, `.best`, `.apply()`). `%%envsweep` is the same as a cell magic; see
-    `mgenv_jupyter._sweep_magics.sweep` for every option."""
-    from ._sweep_magics import sweep as run
+    `mgenv_jupyter.magics._sweep.sweep` for every option."""
+    from .magics._sweep import sweep as run
 
     return run(code, values, setup, repeat, timeout, budget, **options)
 
 
 def last_sweep() -> Any:
     """The latest sweep of this kernel (an interrupted one included, with the points that finished), or None."""
-    from .tuner._result import last_sweep as last
+    from .sweeps._result import last_sweep as last
 
     return last()
 
 
 def load_ipython_extension(ipython: Any) -> None:
     """`%load_ext mgenv_jupyter`: register the magics and completers; loading twice is harmless."""
-    from ._magics import register
-    from ._memory_magics import MemoryMagics
-    from ._sweep_magics import register_sweep
+    from .magics._env import register
+    from .magics._memory import MemoryMagics
+    from .magics._sweep import register_sweep
 
     register(ipython)
     ipython.register_magics(MemoryMagics)  # %memfree, %memholders (they use the magics' line parser)
@@ -93,8 +93,8 @@ def load_ipython_extension(ipython: Any) -> None:
 
 
 def unload_ipython_extension(ipython: Any) -> None:
-    from ._magics import unregister
-    from ._sweep_magics import register_sweep
+    from .magics._env import unregister
+    from .magics._sweep import register_sweep
 
     unregister(ipython)
     register_sweep(ipython, on=False)

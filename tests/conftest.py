@@ -16,7 +16,7 @@ import pytest
 # A hook: a test that needs the venvs waits for their set-up before its clock starts.
 from setup_beside import pytest_runtest_protocol  # noqa: F401
 
-from mgenv_jupyter._kernel_state import kernel_state
+from mgenv_jupyter.base._kernel_state import kernel_state
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.runtime import SESSION, EnvSession, ImportWatcher
 
@@ -118,7 +118,7 @@ def restored_environ() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def no_leftover_front_end_language() -> Iterator[None]:
     """A sidebar's or chart's hello in one test (language "zh") does not make the kernel speak Chinese in the next."""
-    from mgenv_jupyter import _text as text
+    from mgenv_jupyter.base import _text as text
 
     yield
     text.learn_language(None)
@@ -140,7 +140,7 @@ def no_leftover_simulation(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def no_leftover_session() -> Iterator[None]:
     """A test that makes the process-wide session (a widget or a chart built without `fresh_session`) does not hand
     it, nor its import watcher on sys.meta_path, to the tests after it: no test may depend on the order they run in."""
-    from mgenv_jupyter._sweep_magics import sweep_cells
+    from mgenv_jupyter.magics._sweep import sweep_cells
 
     before = SESSION.get()
     watchers = [finder for finder in sys.meta_path if isinstance(finder, ImportWatcher)]

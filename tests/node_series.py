@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from mgenv_jupyter._source_state import STATE_OK
+from mgenv_jupyter.base._source_state import STATE_OK
 from mgenv_jupyter.cluster._remote_source import NodeBatch, RemoteSource
 from mgenv_jupyter.memory._sample import Sample
 from mgenv_jupyter.memory._sampler import Sampler

@@ -3,7 +3,7 @@ its timeline built as the sampler records the series."""
 
 from __future__ import annotations
 
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.oom._causes import Cause, Finding
 from mgenv_jupyter.oom._recognise import OutOfMemory
 from mgenv_jupyter.oom._remedies import Remedy

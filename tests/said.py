@@ -3,7 +3,7 @@ tests that check what a source says: the words stay those people see, while the 
 
 from __future__ import annotations
 
-from mgenv_jupyter._source_state import State
+from mgenv_jupyter.base._source_state import State
 from mgenv_jupyter.memory._state_words import state_text
 
 # How the NVML source's words begin when the kernel's processes cannot be told apart (MIG, a container's namespace).

@@ -34,7 +34,7 @@ def point_processes(owner: str) -> list[int]:
                 command = cmdline.read()
         except OSError:
             continue
-        point = any(v.startswith(b"MGENV_SWEEP_REPORT=") for v in variables) or b"tuner/_guard.py" in command
+        point = any(v.startswith(b"MGENV_SWEEP_REPORT=") for v in variables) or b"sweeps/_guard.py" in command
         if point and wanted in variables:
             found.append(int(entry))
     return found

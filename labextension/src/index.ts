@@ -91,7 +91,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
           },
           restart: () => app.commands.execute(COMMAND_IDS.restart),
           free: (_, reportId) => kernel.free(reportId),
-          recordSites: () => kernel.memtrace(true),
+          startMemtrace: () => kernel.memtrace(true),
           insertCell,
           shutdownHolder,
           kernelRunning: async id => (await app.serviceManager.kernels.findById(id)) !== undefined,

@@ -139,7 +139,7 @@ describe('OomReportView', () => {
 });
 
 describe('the report’s "Record allocation sites" button', () => {
-  const withOffer = { ...REPORT, record_sites: 'Record allocation sites' };
+  const withOffer = { ...REPORT, memtrace_button: 'Record allocation sites' };
 
   function recording(answer: any) {
     const asked: unknown[] = [];
@@ -149,7 +149,7 @@ describe('the report’s "Record allocation sites" button', () => {
       notebook: panel,
       apply: async () => null,
       restart: async () => undefined,
-      recordSites: async notebook => {
+      startMemtrace: async notebook => {
         asked.push(notebook);
         return answer;
       }
@@ -160,15 +160,15 @@ describe('the report’s "Record allocation sites" button', () => {
   it('is shown only where the kernel offers it, and one click asks that notebook’s kernel', async () => {
     const { view, asked, panel } = recording({ v: 1, type: 'result', reply_to: 'x', changes: [], status: null, restart: false });
     await view.renderModel(model(REPORT));
-    expect(view.node.querySelector('.mgenv-oom-record-sites')).toBeNull();
+    expect(view.node.querySelector('.mgenv-oom-memtrace')).toBeNull();
     await view.renderModel(model(withOffer));
-    const button = view.node.querySelector<HTMLButtonElement>('.mgenv-oom-record-sites button')!;
+    const button = view.node.querySelector<HTMLButtonElement>('.mgenv-oom-memtrace button')!;
     expect(button.textContent).toBe('Record allocation sites');
     button.click();
     await flush();
     expect(asked).toEqual([panel]);
     expect(button.disabled).toBe(true);
-    expect(view.node.querySelector('.mgenv-oom-record-said')!.textContent).toBe(
+    expect(view.node.querySelector('.mgenv-oom-memtrace-said')!.textContent).toBe(
       'Recording from the next cell on: run the cell again to see its lines.'
     );
   });
@@ -176,11 +176,11 @@ describe('the report’s "Record allocation sites" button', () => {
   it('says the kernel’s refusal, and can be clicked again', async () => {
     const { view } = recording({ v: 1, type: 'error', reply_to: 'x', message: 'this kernel has no IPython shell' });
     await view.renderModel(model(withOffer));
-    const button = view.node.querySelector<HTMLButtonElement>('.mgenv-oom-record-sites button')!;
+    const button = view.node.querySelector<HTMLButtonElement>('.mgenv-oom-memtrace button')!;
     button.click();
     await flush();
     expect(button.disabled).toBe(false);
-    expect(view.node.querySelector('.mgenv-oom-record-said')!.textContent).toBe('this kernel has no IPython shell');
+    expect(view.node.querySelector('.mgenv-oom-memtrace-said')!.textContent).toBe('this kernel has no IPython shell');
   });
 });
 

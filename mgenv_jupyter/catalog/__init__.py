@@ -12,8 +12,8 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .._lazy_names import lazy_names
-from .._text import Text
+from ..base._lazy_names import lazy_names
+from ..base._text import Text
 from ._frameworks import DATA_MODULES
 from ._frameworks import FRAMEWORKS as FRAMEWORK_INFO
 
@@ -110,7 +110,7 @@ class Catalog:
     ) -> list[Entry]:
         """Entries matching every filter given: a framework; a category, matched by substring in English or Chinese;
         names, kept in the order given. Raises `InvalidValueError` for an unknown framework or name."""
-        from .._errors import InvalidValueError
+        from ..base._errors import InvalidValueError
 
         if framework is not None and framework not in self.frameworks():
             raise InvalidValueError(UNKNOWN_FRAMEWORK.get().format(framework=repr(framework),

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .._errors import InvalidValueError
-from .._quoting import quoted
-from .._text import Message, Text, message
+from ..base._errors import InvalidValueError
+from ..base._quoting import quoted
+from ..base._text import Message, Text, message
 from ._values import ALLOWED_CHOICE, NO_NUL, NORMALISED, NOT_ALLOWED, Parsed, ValueType
 
 _TOKEN = re.compile(r"[,:\[\]]|[^,:\[\]]+")

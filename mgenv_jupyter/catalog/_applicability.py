@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from .._errors import InvalidValueError
-from .._text import Message, message
+from ..base._errors import InvalidValueError
+from ..base._text import Message, message
 from . import Catalog
 from ._entry import Entry
 from ._rules import Group

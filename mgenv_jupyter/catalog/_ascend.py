@@ -8,7 +8,7 @@ whose default is None are optional (None leaves the choice to GE). Ascend has no
 
 from __future__ import annotations
 
-from .._text import Text
+from ..base._text import Text
 from ._code_loading import LOADS_COMPILED_CODE, WRITES_FILES
 from ._entry import Entry, EntryFactory, ReadWhen
 from ._keyword_options import KeywordOptions

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .._text import Text
+from ..base._text import Text
 from ._entry import Entry
 from ._values import flag_tokens
 

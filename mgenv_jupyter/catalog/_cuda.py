@@ -3,7 +3,7 @@ them to be known: setting CUDA_VISIBLE_DEVICES after the first CUDA call silentl
 
 from __future__ import annotations
 
-from .._text import Text
+from ..base._text import Text
 from ._entry import EntryFactory, ReadWhen
 from ._frameworks import GPU_MODULES
 from ._values import Choice, DeviceList, Switch

@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from .._text import Text
+from ..base._text import Text
 from ._rules import Condition
 from ._values import OptionalOf, ValueType
 

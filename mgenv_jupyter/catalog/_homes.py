@@ -3,7 +3,7 @@ order of `_frameworks.FRAMEWORKS`: what other layers ask instead of restating. W
 None. Every home is imported here by name, so go-to-definition and the layer test see each edge; importing this
 module imports them all, which builds their entries: it is imported when a feature asks, never at `%load_ext`.
 
-The facts: its allocator's rows and words (`allocator`), what it records of its allocations (`stacks`), what it does
+The facts: its allocator's rows and words (`allocator`), what it records of its allocations (`memtrace`), what it does
 when it runs out of memory and what remedies it (`out_of_memory`), why its cache is not given back (`cache_kept`),
 and the options it takes in the user's code (`keyword_options`).
 """
@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .._text import Text
+from ..base._text import Text
 from . import _ascend, _jax, _megengine, _megengine_dtr, _mxnet, _paddle, _tensorflow, _torch
-from ._allocation_stacks import Recording, StackFacts
 from ._allocators import Allocator
 from ._frameworks import FRAMEWORKS
 from ._keyword_options import KeywordOptions
+from ._memtrace import MemtraceFacts, Recording
 from ._out_of_memory import OutOfMemoryFacts
 
 T = TypeVar("T")
@@ -28,7 +28,7 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class FrameworkFacts:
     allocator: Allocator | None = None
-    stacks: StackFacts | None = None
+    memtrace: MemtraceFacts | None = None
     out_of_memory: OutOfMemoryFacts | None = None
     cache_kept: Text | None = None
     keyword_options: KeywordOptions | None = None
@@ -37,14 +37,14 @@ class FrameworkFacts:
 NONE = FrameworkFacts()  # a key that is no framework of the catalog, or one that declares nothing (CUDA)
 
 FACTS: dict[str, FrameworkFacts] = {
-    "megengine": FrameworkFacts(allocator=_megengine.ALLOCATOR, stacks=_megengine.STACKS,
+    "megengine": FrameworkFacts(allocator=_megengine.ALLOCATOR, memtrace=_megengine.MEMTRACE,
                                 out_of_memory=_megengine_dtr.OUT_OF_MEMORY),
-    "mxnet": FrameworkFacts(allocator=_mxnet.ALLOCATOR, stacks=_mxnet.STACKS, out_of_memory=_mxnet.OUT_OF_MEMORY),
-    "paddle": FrameworkFacts(allocator=_paddle.ALLOCATOR, stacks=_paddle.STACKS, out_of_memory=_paddle.OUT_OF_MEMORY),
-    "torch": FrameworkFacts(allocator=_torch.ALLOCATOR, stacks=_torch.STACKS, out_of_memory=_torch.OUT_OF_MEMORY),
-    "jax": FrameworkFacts(allocator=_jax.ALLOCATOR, stacks=_jax.STACKS, out_of_memory=_jax.OUT_OF_MEMORY,
+    "mxnet": FrameworkFacts(allocator=_mxnet.ALLOCATOR, memtrace=_mxnet.MEMTRACE, out_of_memory=_mxnet.OUT_OF_MEMORY),
+    "paddle": FrameworkFacts(allocator=_paddle.ALLOCATOR, memtrace=_paddle.MEMTRACE, out_of_memory=_paddle.OUT_OF_MEMORY),
+    "torch": FrameworkFacts(allocator=_torch.ALLOCATOR, memtrace=_torch.MEMTRACE, out_of_memory=_torch.OUT_OF_MEMORY),
+    "jax": FrameworkFacts(allocator=_jax.ALLOCATOR, memtrace=_jax.MEMTRACE, out_of_memory=_jax.OUT_OF_MEMORY,
                           cache_kept=_jax.CACHE_KEPT),
-    "tensorflow": FrameworkFacts(allocator=_tensorflow.ALLOCATOR, stacks=_tensorflow.STACKS,
+    "tensorflow": FrameworkFacts(allocator=_tensorflow.ALLOCATOR, memtrace=_tensorflow.MEMTRACE,
                                  out_of_memory=_tensorflow.OUT_OF_MEMORY, cache_kept=_tensorflow.CACHE_KEPT),
     "ascend": FrameworkFacts(keyword_options=_ascend.KEYWORD_OPTIONS),
 }
@@ -64,6 +64,6 @@ def declared(get: Callable[[FrameworkFacts], T | None]) -> dict[str, T]:
 
 _ORDER = (Recording.ALWAYS, Recording.WHEN_ON, Recording.NEVER)
 # The frameworks' stack facts, those that always record first, then those that record when asked.
-STACK_FACTS: dict[str, StackFacts] = dict(sorted(declared(lambda each: each.stacks).items(),
+MEMTRACE_FACTS: dict[str, MemtraceFacts] = dict(sorted(declared(lambda each: each.memtrace).items(),
                                                  key=lambda item: _ORDER.index(item[1].recording)))
 

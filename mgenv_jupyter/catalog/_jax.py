@@ -9,10 +9,10 @@ is initialised.
 
 from __future__ import annotations
 
-from .._text import Text
-from ._allocation_stacks import Recording, StackFacts
+from ..base._text import Text
 from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
+from ._memtrace import MemtraceFacts, Recording
 from ._out_of_memory import Fixed, OutOfMemoryFacts, OwnCause, Remedy, ShareOfRoom, Unless
 from ._rules import Conflict
 from ._values import Choice, Integer, Number, Pattern, Switch
@@ -302,8 +302,8 @@ OUT_OF_MEMORY = OutOfMemoryFacts(
     ),
 )
 
-# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
-STACKS = StackFacts("jax", Recording.ALWAYS, Text(
+# Where its memory was allocated, as the allocation sites ask (catalog/_memtrace.py).
+MEMTRACE = MemtraceFacts("jax", Recording.ALWAYS, Text(
     "JAX keeps the Python stack of every live buffer (jax.profiler.device_memory_profile), always",
     "JAX 始终记录每个存活缓冲区的 Python 调用栈(jax.profiler.device_memory_profile)"),
     kept_on=Text("JAX: always recorded (its device memory profile)", "JAX:始终记录(其设备内存分析)"),

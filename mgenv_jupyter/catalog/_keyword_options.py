@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._text import Text
+from ..base._text import Text
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,11 @@ Where the official docs and the source disagree, the entry follows the source an
 
 from __future__ import annotations
 
-from .._text import Text
-from ._allocation_stacks import Recording, StackFacts
+from ..base._text import Text
 from ._allocators import Allocator
 from ._code_loading import LOADS_COMPILED_CODE, RUNS_PROGRAMS
 from ._entry import EntryFactory, ReadWhen
+from ._memtrace import MemtraceFacts, Recording
 from ._values import Choice, FileSystemPath, GiB, Integer, MiB, Number, Pattern, Presence, ReserveMemory, Size, Switch
 
 READERS = ("megengine",)
@@ -827,8 +827,8 @@ ENTRIES = (
     ),
 )
 
-# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
-STACKS = StackFacts("megengine", Recording.NEVER, Text(
+# Where its memory was allocated, as the allocation sites ask (catalog/_memtrace.py).
+MEMTRACE = MemtraceFacts("megengine", Recording.NEVER, Text(
     "MegEngine does not record where its tensors were allocated: its allocator keeps sizes, not stacks",
     "MegEngine 不记录张量在哪里分配:其分配器只记录大小,不记录调用栈"))
 

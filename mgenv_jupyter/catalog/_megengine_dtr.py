@@ -3,7 +3,7 @@ recomputing them when needed. All are interpreter options read once while `impor
 
 from __future__ import annotations
 
-from .._text import Text
+from ..base._text import Text
 from ._entry import EntryFactory, ReadWhen
 from ._megengine import INTEGERS_ONLY_CAVEAT, OPTION_MANAGER, RELEASE_BUILD_CAVEAT
 from ._out_of_memory import BytesOfRoom, Fixed, OutOfMemoryFacts, OwnCause, Remedy

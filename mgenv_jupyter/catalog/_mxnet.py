@@ -7,10 +7,10 @@ one is created. MXNet has no run-time API for any of them.
 
 from __future__ import annotations
 
-from .._text import Text
-from ._allocation_stacks import Recording, StackFacts
+from ..base._text import Text
 from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
+from ._memtrace import MemtraceFacts, Recording
 from ._out_of_memory import Fixed, OutOfMemoryFacts, Remedy, Unless
 from ._values import Choice, Integer, Switch
 
@@ -448,8 +448,8 @@ OUT_OF_MEMORY = OutOfMemoryFacts(
         "MXNet 的显存池按取整后的大小复用,释放的块可以满足之后的申请")),),
 )
 
-# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
-STACKS = StackFacts("mxnet", Recording.NEVER, Text(
+# Where its memory was allocated, as the allocation sites ask (catalog/_memtrace.py).
+MEMTRACE = MemtraceFacts("mxnet", Recording.NEVER, Text(
     "MXNet does not record where its arrays were allocated: its storage pool keeps sizes, not stacks",
     "MXNet 不记录数组在哪里分配:其存储池只记录大小,不记录调用栈"))
 

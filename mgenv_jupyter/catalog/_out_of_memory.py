@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from .._errors import InvalidValueError
-from .._text import Text
+from ..base._errors import InvalidValueError
+from ..base._text import Text
 from ._allocator_config import KeyValueConfig
 from ._applicability import effective_text
 

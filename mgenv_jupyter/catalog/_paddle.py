@@ -5,10 +5,10 @@ whether a change still matters depends on when the C++ consumer reads the flag.
 
 from __future__ import annotations
 
-from .._text import Text
-from ._allocation_stacks import Recording, StackFacts
+from ..base._text import Text
 from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
+from ._memtrace import MemtraceFacts, Recording
 from ._out_of_memory import Fixed, OutOfMemoryFacts, OwnCause, Remedy, Unless
 from ._rules import Condition
 from ._values import Choice, Integer, MiB, Number, Size, Switch
@@ -350,8 +350,8 @@ OUT_OF_MEMORY = OutOfMemoryFacts(
     ),
 )
 
-# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
-STACKS = StackFacts("paddle", Recording.NEVER, Text(
+# Where its memory was allocated, as the allocation sites ask (catalog/_memtrace.py).
+MEMTRACE = MemtraceFacts("paddle", Recording.NEVER, Text(
     "PaddlePaddle does not record where its tensors were allocated: its allocator keeps sizes, not stacks",
     "飞桨 PaddlePaddle 不记录张量在哪里分配:其分配器只记录大小,不记录调用栈"))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .._text import Text
+from ..base._text import Text
 
 
 @dataclass(frozen=True)

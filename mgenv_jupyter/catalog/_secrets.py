@@ -14,12 +14,12 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from .._text import Message, Text
+from ..base._text import Message, Text
 
 MASK = "********"
 
 # The name rule, defined here once: the front end gets these markers and MASK as generated constants in
-# labextension/src/schema.ts (_typescript_schema.py), with `is_secret_name` written out there as `isSecretName`.
+# labextension/src/schema.ts (comms/_typescript_schema.py), with `is_secret_name` written out there as `isSecretName`.
 # The value patterns below stay in the kernel: a front end learns of a secret by value from the kernel (`secret` on a
 # change, MASK as the value), never by matching values itself.
 # Substrings of the upper-cased name that mark a secret wherever they appear (API_KEY, MYTOKEN, DB_PASSWD, MYSQL_PWD,

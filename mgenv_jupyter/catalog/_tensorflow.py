@@ -8,10 +8,10 @@ use of each GPU (its allocator).
 
 from __future__ import annotations
 
-from .._text import Text
-from ._allocation_stacks import Recording, StackFacts
+from ..base._text import Text
 from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
+from ._memtrace import MemtraceFacts, Recording
 from ._out_of_memory import Fixed, OutOfMemoryFacts, OwnCause, Remedy, Unless
 from ._values import Choice, Integer, Size, Switch
 
@@ -205,8 +205,8 @@ OUT_OF_MEMORY = OutOfMemoryFacts(
     ),
 )
 
-# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
-STACKS = StackFacts("tensorflow", Recording.NEVER, Text(
+# Where its memory was allocated, as the allocation sites ask (catalog/_memtrace.py).
+MEMTRACE = MemtraceFacts("tensorflow", Recording.NEVER, Text(
     "TensorFlow does not record where its tensors were allocated: its allocators keep sizes and its profiler "
     "names operations, not Python lines",
     "TensorFlow 不记录张量在哪里分配:其分配器只记录大小,性能分析器只记录算子,不记录 Python 代码行"))

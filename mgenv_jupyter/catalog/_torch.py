@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .._errors import InvalidValueError
-from .._quoting import quoted
-from .._text import Text
-from ._allocation_stacks import Recording, StackFacts
+from ..base._errors import InvalidValueError
+from ..base._quoting import quoted
+from ..base._text import Text
 from ._allocator_config import (
     TRUE_OR_FALSE,
     ConfigKey,
@@ -27,6 +26,7 @@ from ._allocator_config import (
 )
 from ._allocators import Allocator
 from ._entry import EntryFactory, ReadWhen
+from ._memtrace import MemtraceFacts, Recording
 from ._out_of_memory import ConfigKey as AddKey
 from ._out_of_memory import OutOfMemoryFacts, OwnCause, Remedy
 from ._rules import Conflict
@@ -549,8 +549,8 @@ OUT_OF_MEMORY = OutOfMemoryFacts(
         "tensors", "PyTorch 改用可增长的显存段而非固定大小的块,释放的空间可以复用于更大的 tensor")),),
 )
 
-# Where its memory was allocated, as the allocation sites ask (catalog/_allocation_stacks.py).
-STACKS = StackFacts("torch", Recording.WHEN_ON, Text(
+# Where its memory was allocated, as the allocation sites ask (catalog/_memtrace.py).
+MEMTRACE = MemtraceFacts("torch", Recording.WHEN_ON, Text(
     "PyTorch records stacks on CUDA in its memory history (torch.cuda.memory._record_memory_history) and on "
     "the CPU in its profiler's memory events (torch.profiler with profile_memory and with_stack), only while "
     "they are on",

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, ClassVar
 
-from .._errors import InvalidValueError
-from .._quoting import quoted
-from .._text import Message, Text, localised, message
+from ..base._errors import InvalidValueError
+from ..base._quoting import quoted
+from ..base._text import Message, Text, localised, message
 
 KiB = 1024
 MiB = 1024**2

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .._kernel_state import LastResultSlot
+from ..base._kernel_state import LastResultSlot
 from ._verify_report import ClusterReport
 
 # The last verify() and when it was made.

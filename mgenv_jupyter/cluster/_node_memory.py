@@ -32,8 +32,8 @@ from collections.abc import Iterator, Mapping
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
-from .._source_state import State, from_wire
-from .._text import current_language
+from ..base._source_state import State, from_wire
+from ..base._text import current_language
 from ..memory._sample import QUANTITIES, MemorySource, Sample
 from ..memory._state_words import state_text
 from ._nodes import Node, alive_nodes, pinned
@@ -123,7 +123,7 @@ class ClusterMemory:
         self.node_env = {label: dict(env) for label, env in (node_env or {}).items()}
         self.stale_seconds = stale_seconds if stale_seconds is not None else max(3.0, 20 * self.interval)
         if rescan_seconds is not None and not (isinstance(rescan_seconds, (int, float)) and rescan_seconds > 0):
-            from .._errors import InvalidValueError
+            from ..base._errors import InvalidValueError
 
             raise InvalidValueError(f"rescan_seconds must be a positive number of seconds or None, not "
                                     f"{rescan_seconds!r}")
@@ -158,7 +158,7 @@ class ClusterMemory:
             nodes = alive_nodes()
             unknown = set(self.node_env) - {node.label for node in nodes}
             if unknown:
-                from .._errors import InvalidValueError
+                from ..base._errors import InvalidValueError
 
                 raise InvalidValueError("node_env names nodes that are not in the cluster: "
                                         + ", ".join(sorted(unknown)))

@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import TypedDict
 
-from .._source_state import LOST, OK, STATE_OK, State, problems
+from ..base._source_state import LOST, OK, STATE_OK, State, problems
 from ..memory._sample import Sample
 
 LATENCIES_KEPT = 4096

@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._launchers import NotCarriedWarning, carried, ray_runtime_env
+from ..runtime._launchers import NotCarriedWarning, carried, ray_runtime_env
 
 if TYPE_CHECKING:
     from ..runtime import EnvSession

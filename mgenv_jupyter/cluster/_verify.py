@@ -80,7 +80,7 @@ def verify(names: Iterable[str] | None = None, *, session: EnvSession | None = N
     """
     import ray
 
-    from .._launchers import carried, ray_runtime_env
+    from ..runtime._launchers import carried, ray_runtime_env
 
     if session is None:
         from ..runtime import session as kernel_session

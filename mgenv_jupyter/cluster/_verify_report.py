@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
-from .._display import Shown
+from ..base._display import Shown
 from ._nodes import Node
 from ._seen import Seen
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .._bounded_json import loads
+from ..base._bounded_json import loads
 from ..protocol._gpus import GPUS_VERSION
 
 MAX_DEPTH = 6  # {"devices": [{"shares": [{...}]}]}: four levels; two more for a field a later server may add

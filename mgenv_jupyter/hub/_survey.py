@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from .._bounded_json import loads
+from ..base._bounded_json import loads
 from ..protocol._gpus import GPUS_PATH
 from ._fetch import Outcome, request
 from ._reading import ServerView, ViewError, read_view

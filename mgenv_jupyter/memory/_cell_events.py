@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import Any
 
-from .._kernel_state import Slot, kernel_state
+from ..base._kernel_state import Slot, kernel_state
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +45,8 @@ class Order(IntEnum):
     MARKERS = 1  # the sampler's cell markers (memory/_cells.py): every later one reads the cell's marker and peaks
     RECORDS = 2  # each cell's memory record (memory/_cell_records.py): its peak is the marker's
     OOM = 3  # the out-of-memory report (oom/_hook.py): the markers' timeline, the sites while still recorded
-    SITES = 4  # the allocation sites' recording (memory/_tracing.py): ends after the report read the failure's
-    PROBE = 5  # a sweep point's probe (tuner/_child.py): each cell's outcome and seconds
+    SITES = 4  # the allocation sites' recording (memory/_memtrace.py): ends after the report read the failure's
+    PROBE = 5  # a sweep point's probe (sweeps/_child.py): each cell's outcome and seconds
     VIEWS = 6  # the widgets (widgets/): drawn again from what the others changed
 
 

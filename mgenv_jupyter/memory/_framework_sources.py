@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._ascii_numbers import whole_number
-from .._imported import imported
-from .._source_state import NOT_IMPORTED, STATE_OK, State
+from ..base._ascii_numbers import whole_number
+from ..base._imported import imported
+from ..base._source_state import NOT_IMPORTED, STATE_OK, State
 from ..runtime.frameworks import COUNTERS
 from ..runtime.frameworks._counters import first_line
 from ._sample import Sample
@@ -109,5 +109,5 @@ def nvml_index(ordinal: int) -> int | None:
     if visible is None or not visible.strip():
         return ordinal
     entries = [e.strip() for e in visible.split(",")]
-    # ASCII digits only: '²' passes str.isdigit() and then int() raises (_ascii_numbers.py).
+    # ASCII digits only: '²' passes str.isdigit() and then int() raises (base/_ascii_numbers.py).
     return whole_number(entries[ordinal], 0, _MAX_NVML_INDEX) if ordinal < len(entries) else None

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .._source_state import STATE_OK, State
+from ..base._source_state import STATE_OK, State
 from ._nvml_client import NvmlClient
 
 

@@ -8,7 +8,7 @@ adapter's (runtime/frameworks/_tensors.py); no framework is imported, only those
 
 Looking runs none of the user's code (a lazy proxy's factory, a mapping that imports modules when touched, a
 `__class__` property, `__getattribute__`): an object is classified by `type(x)` and the classes the interpreter
-stores for it (mgenv_jupyter/_static.py), never by `isinstance`, which asks `x.__class__`. Looked into:
+stores for it (mgenv_jupyter/base/_static.py), never by `isinstance`, which asks `x.__class__`. Looked into:
 - a tensor or array of an exact type a framework declares, sized through the framework's own attributes;
 - a framework's module, a user's subclass included, through the registries read from the instance's own dict;
 - a dict, list, tuple, set, frozenset, OrderedDict or defaultdict of exactly that type, through its own C methods;
@@ -64,8 +64,8 @@ from types import (
 )
 from typing import Any, ClassVar
 
-from .._display import Shown
-from .._static import (
+from ..base._display import Shown
+from ..base._static import (
     classes,
     dict_accessor,
     hides_dict,
@@ -75,7 +75,7 @@ from .._static import (
     slot_values,
     type_name,
 )
-from .._text import Text
+from ..base._text import Text
 from ..runtime.frameworks import tensor_kinds
 from ..runtime.frameworks._tensors import BUFFER, HOST, PARAMETER, ModuleKind, Storage, TensorKind
 

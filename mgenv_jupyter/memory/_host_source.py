@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .._source_state import HOST_IDLE, STATE_OK, State
+from ..base._source_state import HOST_IDLE, STATE_OK, State
 from ._proc_figures import host_memory
 from ._process_tree import ProcessTree
 from ._sample import DeviceId, Sample

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from .._source_state import NO_GPU, NO_LIBRARY, NOT_LOADED, STATE_OK, State
+from ..base._source_state import NO_GPU, NO_LIBRARY, NOT_LOADED, STATE_OK, State
 
 if TYPE_CHECKING:
     from .simulated._fake_nvml import FakeNvml

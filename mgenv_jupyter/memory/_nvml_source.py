@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .._source_state import FOREIGN_PIDS, State, problems
+from ..base._source_state import FOREIGN_PIDS, State, problems
 from ._nvml_client import NvmlClient
 from ._process_tree import ProcessTree
 from ._sample import Sample

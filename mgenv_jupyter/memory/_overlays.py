@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import cast
 
-from .._text import Text, page_language
+from ..base._text import Text, page_language
 from ..catalog._values import format_size
 from ..protocol import OverlayInfo, OverlayKind
 from ..runtime import EnvSession

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
-from .._source_state import State
+from ..base._source_state import State
 
 if TYPE_CHECKING:
     from ..protocol import SeriesInfo

@@ -25,8 +25,8 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from .._source_state import State
-from .._text import page_language
+from ..base._source_state import State
+from ..base._text import page_language
 from ..protocol import Batch, BatchMeta, SeriesInfo, Snapshot, SourceState, checked_interval
 from ..protocol._memory import MarkInfo, MarkKind
 from ._cells import CellTracker, per_cell

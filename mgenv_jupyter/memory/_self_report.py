@@ -18,9 +18,9 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from .._ascii_numbers import whole_number
-from .._bounded_json import loads
-from .._regular_files import read_private_file
+from ..base._ascii_numbers import whole_number
+from ..base._bounded_json import loads
+from ..base._regular_files import read_private_file
 from ..protocol._memory import Batch, SeriesInfo
 from ._sample import DeviceId
 
@@ -124,7 +124,7 @@ def read_report(runtime_dir: str | os.PathLike[str], pid: int, now: float | None
 
     The file is trusted as the server's own runtime files are: a regular file (a FIFO is never waited on, a link is
     refused), owned by this user and writable by nobody else, of at most 64 KiB (_regular_files.read_private_file);
-    then read as data, its nesting and numbers bounded (_bounded_json.py), field by field, a GPU index in ASCII
+    then read as data, its nesting and numbers bounded (base/_bounded_json.py), field by field, a GPU index in ASCII
     digits only."""
     path = report_path(runtime_dir, pid)
     try:

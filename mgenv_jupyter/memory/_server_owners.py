@@ -15,7 +15,7 @@ The server's token goes with the request, so who gets the request is decided her
 - over plain HTTP with no proxy and no redirect, within one deadline for the whole request, reading at most 1 MiB
   (memory/_loopback_http.py); a server with TLS (https) or a Unix socket is not asked.
 
-The answer is read as data (_bounded_json.py: nesting and numbers bounded) and field by field. Without the
+The answer is read as data (base/_bounded_json.py: nesting and numbers bounded) and field by field. Without the
 extension (404), without a server (the kernel was started by nbclient or a console), or on any failure, the answer
 is empty and the report keeps pid, user and name; nothing here raises. What the server answers is data for a
 sentence of the report, never consent for anything: shutting a kernel down is the front end's, after the user's
@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._bounded_json import loads
-from .._regular_files import read_private_file
+from ..base._bounded_json import loads
+from ..base._regular_files import read_private_file
 from ..protocol._gpus import MAX_OWNER_PIDS, OWNERS_PATH, IdleSince
 from . import _loopback_http
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from .._kernel_state import Slot, kernel_state
+from ..base._kernel_state import Slot, kernel_state
 from ._sampler import Sampler
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ def made_sampler() -> Sampler | None:
 
 
 def _follow_simulation() -> None:
-    from .._errors import InvalidValueError
+    from ..base._errors import InvalidValueError
     from .simulated._simulation import from_environment
 
     try:

@@ -8,8 +8,8 @@ import os
 import sys
 import time
 
-from .._errors import InvalidValueError
-from .._source_state import State
+from ..base._errors import InvalidValueError
+from ..base._source_state import State
 from ._framework_sources import framework_sources, nvml_index
 from ._host_source import HostSource
 from ._nvml_source import NvmlSource

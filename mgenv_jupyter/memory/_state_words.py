@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .._source_state import HOLDS_NOTHING, OK, PROBLEMS, State
-from .._text import Text
+from ..base._source_state import HOLDS_NOTHING, OK, PROBLEMS, State
+from ..base._text import Text
 from ..runtime.frameworks import offered
 
 _LONGEST = 600  # characters of an argument worded; a longer one (an exception's message) is cut

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .._text import Text
+from ..base._text import Text
 from ..catalog._out_of_memory import Room
 from ..catalog._values import format_duration
 from ..runtime.frameworks import adapter

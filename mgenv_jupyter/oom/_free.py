@@ -38,12 +38,12 @@ from dataclasses import dataclass, field
 from types import AsyncGeneratorType, CoroutineType, FrameType, GeneratorType, TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
-from .._display import Shown
-from .._imported import imported
-from .._kernel_state import LastResultSlot
-from .._source_state import STATE_OK
-from .._static import inherits
-from .._text import Text
+from ..base._display import Shown
+from ..base._imported import imported
+from ..base._kernel_state import LastResultSlot
+from ..base._source_state import STATE_OK
+from ..base._static import inherits
+from ..base._text import Text
 from ..catalog._values import format_size
 from ..memory._host_source import kernel_rss
 from ..memory._nvml_client import NvmlClient
@@ -177,7 +177,7 @@ MARK_NOTE = Text("memory given back (%memfree): {figures}", "归还内存(%memfr
 
 def _mark(sampler: Sampler, result: FreeResult) -> None:
     """Mark the moment on the live chart: what came back, the most of any figure (a GPU's, or the host's RSS)."""
-    from .._text import current_language
+    from ..base._text import current_language
 
     pairs = [(device, result.before.gpus[device], result.after.gpus[device]) for device in result.gpus_freed]
     if result.before.rss is not None and result.after.rss is not None:

@@ -8,7 +8,7 @@ extension's. The cell's end comes after the traceback has been shown, carries th
 lands under the same cell. The follower tells the hook after the cell's marker and record are made and while its
 allocation sites are still recorded (`Order`).
 
-The hook (kept in the kernel's state, _kernel_state.py) makes the report and keeps it (`report.last_report()`); how
+The hook (kept in the kernel's state, base/_kernel_state.py) makes the report and keeps it (`report.last_report()`); how
 it is shown is the front end's: `install` is given the function that displays it (the magics pass the presentation
 layer's view), so nothing here knows a view.
 
@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._kernel_state import Slot
+from ..base._kernel_state import Slot
 from ..catalog._frameworks import GPU_MODULES
 from ..memory._cell_events import Cell, CellSubscription, Order, cell_follower, made_follower
 from ._recorder import Recorder
@@ -89,11 +89,11 @@ class OomHook:
 
 
 def _sites(cell: Cell) -> tuple[Any, tuple[str, ...]]:
-    """Where the memory was allocated at the failure of `cell` (memory/_tracing.py), never a reason for no report."""
+    """Where the memory was allocated at the failure of `cell` (memory/_memtrace.py), never a reason for no report."""
     try:
         from IPython import get_ipython
 
-        from ..memory._tracing import failure_sites
+        from ..memory._memtrace import failure_sites
 
         shell = get_ipython()
         return failure_sites(shell, cell.execution_count) if shell is not None else (None, ())

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .._source_state import FOREIGN_PIDS
+from ..base._source_state import FOREIGN_PIDS
 from ..memory._self_report import SelfReport
 
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .._errors import InvalidValueError
-from .._text import Text
+from ..base._errors import InvalidValueError
+from ..base._text import Text
 from ..catalog._out_of_memory import Remedy as CatalogRemedy
 from ..catalog._out_of_memory import Room
 from ..runtime._status import Status, furthest

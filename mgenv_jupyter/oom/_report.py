@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._display import Shown
-from .._kernel_state import LastResultSlot, Slot
-from .._last_result import LastResult
+from ..base._display import Shown
+from ..base._kernel_state import LastResultSlot, Slot
+from ..base._last_result import LastResult
 from ..memory._holders import Holders, memory_holders
 from ._causes import Finding, diagnose
 from ._free import FREES, FreeOffer, FreeResult, free, offer
@@ -24,8 +24,8 @@ from ._state import MemoryState, read_state
 
 if TYPE_CHECKING:
     from ..memory._cells import CellMarker
+    from ..memory._memtrace_sites import Sites
     from ..memory._sampler import Sampler
-    from ..memory._sites import Sites
     from ..protocol import SeriesInfo
     from ..runtime import EnvSession
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from .._source_state import STATE_OK
+from ..base._source_state import STATE_OK
 from ..memory._host_source import kernel_rss, machine_memory
 from ..memory._nvml_client import NvmlClient
 from ..memory._nvml_source import NvmlSource

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy_names import lazy_names
+from ..base._lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from ._details import default_text, details

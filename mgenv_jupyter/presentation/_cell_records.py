@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._text import Text, current_language
+from ..base._text import Text, current_language
 from ..memory._cell_records import CellRecord
 from ..protocol._cells import CELL_MEMORY_VERSION, CellMemoryNotice, CellMemoryRecord
 from ._lines import TitledLines

@@ -9,10 +9,10 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._display import text_and_html
-from .._markup import TABLE_STYLE, text_html
-from .._quoting import quoted, truncated
-from .._text import Text, current_language
+from ..base._display import text_and_html
+from ..base._markup import TABLE_STYLE, text_html
+from ..base._quoting import quoted, truncated
+from ..base._text import Text, current_language
 from ..runtime import SetReport
 
 UNSET_VALUE = Text("(unset)", "(未设置)")

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._display import text_and_html
-from .._text import Text, current_language
+from ..base._display import text_and_html
+from ..base._text import Text, current_language
 from ..catalog._values import format_size
 from ..memory._series_words import series_words
 from ..protocol import CellInfo, OverlayInfo, SeriesInfo, Snapshot

@@ -8,8 +8,8 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import InvalidValueError
-from .._text import Text, localised
+from ..base._errors import InvalidValueError
+from ..base._text import Text, localised
 from ..catalog import Entry, ReadWhen
 from ..catalog._options import keyword_options
 from ..catalog._secrets import is_secret

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._text import Text
+from ..base._text import Text
 from ..catalog import Entry
 from ..catalog._allocator_config import KeyValueConfig
 from ..catalog._values import OptionalOf, Size, ValueType

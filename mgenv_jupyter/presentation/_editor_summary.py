@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._display import text_and_html
-from .._quoting import truncated
-from .._text import Text, current_language
+from ..base._display import text_and_html
+from ..base._quoting import truncated
+from ..base._text import Text, current_language
 from ..runtime import EnvSession
 from ._view import VariableView, present
 

@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._display import text_and_html
-from .._text import Text, current_language
+from ..base._display import text_and_html
+from ..base._text import Text, current_language
 from ..catalog._values import format_size
 from ..memory._holders import Holder, Holders
 from ..oom._free import NOTHING_HELD, FreeOffer, FreeResult

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas
 
-from .._markup import TABLE_STYLE, text_html
-from .._text import Text, current_language
+from ..base._markup import TABLE_STYLE, text_html
+from ..base._text import Text, current_language
 from ..catalog._values import format_size
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._display import text_and_html
+from ..base._display import text_and_html
 from ..catalog._secrets import shown
 from ..cluster._seen import MISSING, Seen
 from ..cluster._verify_report import ClusterReport

@@ -7,9 +7,9 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._markup import text_html
-from .._quoting import quoted
-from .._text import Message, Text, current_language
+from ..base._markup import text_html
+from ..base._quoting import quoted
+from ..base._text import Message, Text, current_language
 from ..catalog import Entry
 from ..catalog._applicability import ALWAYS, Applicability, Lookup, applicability
 from ..runtime import EnvSession, Status

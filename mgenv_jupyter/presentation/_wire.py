@@ -1,7 +1,7 @@
 """Every message the kernel sends the sidebar, built here and only here, as the wire schema's types
 (mgenv_jupyter/protocol): the presentation of variables, entries, editors and changes (what the magics and widgets
 show), the replies to each request, and the notices the kernel pushes (a change, an out-of-memory report, a
-cluster.verify() result). _comm.py routes requests to these builders and sends what they return.
+cluster.verify() result). comms/_requests.py routes requests to these builders and sends what they return.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from .._errors import InvalidValueError
+from ..base._errors import InvalidValueError
 from ..catalog import Catalog, Entry, ReadWhen
 from ..catalog._allocator_config import KeyValueConfig
 from ..catalog._frameworks import FRAMEWORKS
@@ -41,7 +41,7 @@ from ..protocol._sidebar import KeyInfo, VerifyNodeInfo, VerifyNotice, VerifyVar
 from ..runtime import Change, EnvSession, SetReport
 from ..runtime._carry import carry_code
 from ..runtime._status import furthest
-from ..tuner._suggest import suggested_values
+from ..sweeps._suggest import suggested_values
 from ._details import details
 from ._editor import EditorSpec, KeySpec, editor_spec
 from ._freeing import FreeView

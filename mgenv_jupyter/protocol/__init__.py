@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy_names import lazy_names
+from ..base._lazy_names import lazy_names
 from ._memory import (
     MAX_INTERVAL,
     MIN_INTERVAL,

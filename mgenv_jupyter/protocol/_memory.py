@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-from .._errors import InvalidValueError
+from ..base._errors import InvalidValueError
 
 # The sampling intervals offered anywhere (magics, the chart, the sidebar): 100 Hz down to one sample a minute.
 MIN_INTERVAL = 0.01
@@ -76,7 +76,7 @@ class SeriesInfo(TypedDict):
 
 
 class StatePart(TypedDict):
-    """A state as a code and its arguments (mgenv_jupyter/_source_state.py): front ends act on `code`, never on
+    """A state as a code and its arguments (mgenv_jupyter/base/_source_state.py): front ends act on `code`, never on
     words; `args` are the parts that vary ("framework": "paddle"), as text."""
 
     code: str

@@ -97,7 +97,7 @@ class OomReportParts(TypedDict, total=False):
     holders: HoldersData
     # The label of the button that turns allocation-site recording on (a "memtrace" request), where a loaded framework
     # records only when asked; null: nothing to turn on. The sites themselves are one of `sections`.
-    record_sites: str | None
+    memtrace_button: str | None
 
 
 class OomReportData(OomReportParts):

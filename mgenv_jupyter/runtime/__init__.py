@@ -1,12 +1,12 @@
 """The kernel's import watcher and the one `EnvSession` every front end shares, both kept in the kernel's state
-(_kernel_state.py)."""
+(base/_kernel_state.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._kernel_state import Slot
-from .._lazy_names import lazy_names
+from ..base._kernel_state import Slot
+from ..base._lazy_names import lazy_names
 from ._import_watcher import ImportRecord, ImportWatcher
 
 if TYPE_CHECKING:

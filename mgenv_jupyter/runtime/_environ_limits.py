@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from .._errors import InvalidValueError
-from .._text import Text
+from ..base._errors import InvalidValueError
+from ..base._text import Text
 
 # A safe cap for one "NAME=VALUE": a quarter of Linux's 128 KiB limit, and within Windows' 32767 characters.
 MAX_VARIABLE_BYTES = 32 * 1024

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar, NamedTuple
 
-from .._display import Shown
-from .._text import Message
+from ..base._display import Shown
+from ..base._text import Message
 from ..catalog._secrets import MASK, is_secret, shown
 from ._status import Status
 

@@ -8,14 +8,15 @@
   flags name no program, directory or file, or a name outside the catalog that is in no code-loading family and whose
   value is plainly data (`code_loading.is_plain_data`).
 - An out-of-memory report's button (`source="oom_report"`) names a remedy by the kernel's id, and the kernel sets that
-  remedy of its own last report (_comm.py): catalog variables only, never one that can load code, never with force.
+  remedy of its own last report (comms/_requests.py): catalog variables only, never one that can load code, never with
+  force.
 - The user's own code (`%envset`, widgets, the API, a sweep's `.apply()`) may set anything; a code-loading variable
   is set with a `CodeLoadingWarning` that says what it can do.
 """
 
 from __future__ import annotations
 
-from .._text import Message, Text, message
+from ..base._text import Message, Text, message
 from ..catalog import Entry
 from ..catalog._code_loading import code_effect, needs_force_as_unknown
 from ..catalog._secrets import is_secret

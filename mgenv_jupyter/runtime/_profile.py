@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .._errors import InvalidValueError
-from .._text import Text
+from ..base._errors import InvalidValueError
+from ..base._text import Text
 from ..catalog._secrets import shown
 from ..protocol import ProfileAction
 from . import _policy as policy

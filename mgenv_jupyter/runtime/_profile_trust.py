@@ -31,7 +31,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from .._text import Text
+from ..base._text import Text
 
 log = logging.getLogger(__name__)
 

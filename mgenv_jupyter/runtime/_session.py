@@ -17,15 +17,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMappin
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._errors import (
+from ..base._errors import (
     AlreadyReadWarning,
     CodeLoadingWarning,
     EnvironmentSizeWarning,
     InvalidValueError,
     MayBeLatchedWarning,
 )
-from .._text import Message, Text
-from .._user_warning import warn_at_user
+from ..base._text import Message, Text
+from ..base._user_warning import warn_at_user
 from ..catalog import Catalog, Entry, Group, Parsed, catalog
 from ..catalog._secrets import MASK, is_secret, is_secret_name, is_secret_value, redact, redact_message
 from ..catalog._values import FreeText

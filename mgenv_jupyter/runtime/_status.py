@@ -12,9 +12,9 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .._dotenv_line import line_value
-from .._quoting import quoted
-from .._text import Message, Text, message
+from ..base._dotenv_line import line_value
+from ..base._quoting import quoted
+from ..base._text import Message, Text, message
 from ..catalog import Entry, ReadWhen
 from ..catalog._options import keyword_options
 from ..catalog._secrets import shown

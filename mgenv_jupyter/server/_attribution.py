@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from .._source_state import NO_DRIVER, NO_GPU, OK
+from ..base._source_state import NO_DRIVER, NO_GPU, OK
 from ..memory._gpu_processes import DeviceReading, GpuReading
 from ..memory._state_words import state_text
 from ..protocol._culling import CullingPolicy

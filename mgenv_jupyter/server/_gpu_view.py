@@ -26,8 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from typing import Any
 
-from .._errors import InvalidValueError
-from .._source_state import State
+from ..base._errors import InvalidValueError
+from ..base._source_state import State
 from ..memory._gpu_processes import GpuProcessReader, GpuReading
 from ..memory._self_report import read_report
 from ..memory.simulated import ENV

@@ -3,7 +3,7 @@
 Authenticated and authorised as the server's own kernel endpoints are (`@web.authenticated`, `@authorized` on the
 `kernels` resource): an API request without a valid token gets 403 and no data. It only reads; shutting a kernel
 down or interrupting it is left to the server's own kernel API. A parameter is read as ASCII digits within its range
-(_ascii_numbers.py); anything else is a 400 that says what was wrong, never a 500.
+(base/_ascii_numbers.py); anything else is a 400 that says what was wrong, never a 500.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
-from .._ascii_numbers import whole_number
-from .._quoting import quoted
+from ..base._ascii_numbers import whole_number
+from ..base._quoting import quoted
 from ..protocol._gpus import MAX_OWNER_PIDS
 from ._gpu_view import GpuView
 

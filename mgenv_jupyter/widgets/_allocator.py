@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from .._errors import InvalidValueError
-from .._markup import text_html
-from .._text import current_language
+from ..base._errors import InvalidValueError
+from ..base._markup import text_html
+from ..base._text import current_language
 from ..catalog import Catalog, Entry
 from ..catalog._allocators import Allocator
 from ..runtime import session

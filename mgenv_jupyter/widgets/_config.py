@@ -8,8 +8,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from .._errors import InvalidValueError
-from .._text import Text, current_language
+from ..base._errors import InvalidValueError
+from ..base._text import Text, current_language
 from ..catalog import Catalog, Entry
 from ..catalog._frameworks import FRAMEWORKS
 from ..runtime import SetReport, session

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
-from .._markup import text_html
-from .._text import Text, current_language
+from ..base._markup import text_html
+from ..base._text import Text, current_language
 from ..catalog._megengine_dtr import DTR_PEAK_CAVEAT, DTR_SWITCH
 from ..catalog._values import format_size
 from ..runtime import SetReport, session

@@ -16,8 +16,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from .._errors import InvalidValueError
-from .._text import Text
+from ..base._errors import InvalidValueError
+from ..base._text import Text
 from ..catalog import Entry
 from ..catalog._values import Size
 from ..presentation import EditorSpec, KeySpec, editor_spec

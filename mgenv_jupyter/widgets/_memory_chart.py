@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import anywidget
 import traitlets
 
-from .._comm_routing import handle_where_sent
-from .._text import LANGUAGES, Text, learn_language
+from ..base._text import LANGUAGES, Text, learn_language
+from ..comms._routing import handle_where_sent
 from ..memory import Sampler
 from ..memory._cell_events import Cell, Order, cell_follower
 from ..memory._shared import kernel_sampler

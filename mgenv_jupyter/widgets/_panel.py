@@ -15,9 +15,9 @@ from pathlib import Path
 
 import ipywidgets as widgets
 
-from .._errors import AlreadyReadWarning, InvalidValueError
-from .._markup import text_html
-from .._text import Text, current_language
+from ..base._errors import AlreadyReadWarning, InvalidValueError
+from ..base._markup import text_html
+from ..base._text import Text, current_language
 from ..catalog import Entry
 from ..catalog._applicability import applicability
 from ..presentation._editor_summary import EditorSummary
@@ -137,8 +137,8 @@ class EnvPanel(StaticView, widgets.VBox):
         ("" when no variable's type gives two values to compare, and the widget says so)."""
         from ..memory._sources import gpu_total_bytes
         from ..presentation.sweep._cell import sweep_cell
-        from ..tuner._offers import CellOffer, cell_offers
-        from ..tuner._suggest import suggested_values
+        from ..sweeps._offers import CellOffer, cell_offers
+        from ..sweeps._suggest import suggested_values
 
         edited = dict(self._edited_values())
         total = gpu_total_bytes()

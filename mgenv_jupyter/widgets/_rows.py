@@ -15,9 +15,9 @@ from typing import Any
 import ipywidgets as widgets
 import traitlets
 
-from .._errors import InvalidValueError
-from .._markup import text_html
-from .._text import Text, current_language
+from ..base._errors import InvalidValueError
+from ..base._markup import text_html
+from ..base._text import Text, current_language
 from ..catalog import Entry
 from ..catalog._applicability import Applicability, effective_text, group_state
 from ..catalog._rules import Group

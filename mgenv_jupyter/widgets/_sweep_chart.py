@@ -13,10 +13,10 @@ from typing import Any
 import anywidget
 import traitlets
 
-from .._text import LANGUAGES, current_language, learn_language
+from ..base._text import LANGUAGES, current_language, learn_language
 from ..presentation.sweep import SweepView
 from ..protocol._output import OUTPUT_MIME, OUTPUT_VERSION
-from ..tuner._result import SweepResult
+from ..sweeps._result import SweepResult
 from ._memory_chart import _read_static
 
 

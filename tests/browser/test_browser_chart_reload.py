@@ -24,7 +24,7 @@ NOTEBOOK = "reloaded.ipynb"
 CELLS = ["%load_ext mgenv_jupyter", "chart = %memchart\nchart"]
 CHART = ".jp-Notebook .jp-Cell:nth-child(2) .jp-OutputArea .mgenv-chart"
 LIVE = f"document.querySelector('{CHART}')?.mgenvChart"
-# Before the fix (mgenv_jupyter/_comm_routing.py) 8 of 30 reloads in JupyterLab and 4 of 10 in Notebook 7 lost the
+# Before the fix (mgenv_jupyter/comms/_routing.py) 8 of 30 reloads in JupyterLab and 4 of 10 in Notebook 7 lost the
 # history here: ten reloads in each pass on that code with a chance of about 0.73**10 * 0.6**10 < 0.1 %.
 RELOADS = 10
 # Each app's chart after its last reload, at one width and theme each: narrow and wide, light and dark, both apps.

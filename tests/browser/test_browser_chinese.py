@@ -82,7 +82,7 @@ TEXTS_JS = """([panel, panelChart, inline, envset, report]) => {
 def english_texts() -> list[str]:
     """Every English text of our label tables: the sidebar's and the chart's gettext catalog (its msgids), the
     kernel's words for sources' states and for the chart's lines, and the status labels."""
-    from mgenv_jupyter._text import Text
+    from mgenv_jupyter.base._text import Text
     from mgenv_jupyter.memory import _overlays as overlays
     from mgenv_jupyter.memory import _state_words as state_words
     from mgenv_jupyter.runtime._status import Status

@@ -209,7 +209,7 @@ CLUSTER_NODES = """\
 import itertools, math, time
 from mgenv_jupyter.cluster import RemoteSource
 from mgenv_jupyter.cluster._remote_source import first_line, start_reader
-from mgenv_jupyter._source_state import STATE_OK
+from mgenv_jupyter.base._source_state import STATE_OK
 from mgenv_jupyter.memory._sample import Sample
 from mgenv_jupyter.memory._shared import kernel_sampler
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.base._errors import InvalidValueError
 from mgenv_jupyter.catalog._torch import ALLOCATOR_CONFIG
 
 

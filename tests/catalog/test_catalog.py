@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from mgenv_jupyter._errors import InvalidValueError
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._errors import InvalidValueError
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen, catalog
 from mgenv_jupyter.catalog._values import Switch
 

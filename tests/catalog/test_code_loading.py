@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.catalog._code_loading import code_effect, is_code_loading, is_plain_data, loading_flags
 from mgenv_jupyter.catalog._entry import EntryFactory, ReadWhen

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.base._errors import InvalidValueError
 from mgenv_jupyter.catalog import ReadWhen, catalog
 from mgenv_jupyter.catalog import _cuda as cuda
 from mgenv_jupyter.runtime import Status

@@ -3,9 +3,9 @@ in the registry's order; what a home declares none of is None, never a missing n
 
 from __future__ import annotations
 
-from mgenv_jupyter.catalog._allocation_stacks import Recording
 from mgenv_jupyter.catalog._frameworks import FRAMEWORKS
-from mgenv_jupyter.catalog._homes import FACTS, NONE, STACK_FACTS, FrameworkFacts, declared, facts
+from mgenv_jupyter.catalog._homes import FACTS, MEMTRACE_FACTS, NONE, FrameworkFacts, declared, facts
+from mgenv_jupyter.catalog._memtrace import Recording
 
 
 def test_every_framework_has_its_typed_facts_in_the_registrys_order():
@@ -23,6 +23,6 @@ def test_declared_leaves_out_what_a_home_declares_none_of():
 
 
 def test_the_stack_facts_list_those_that_record_first():
-    order = [facts.recording for facts in STACK_FACTS.values()]
+    order = [facts.recording for facts in MEMTRACE_FACTS.values()]
     assert order == sorted(order, key=[Recording.ALWAYS, Recording.WHEN_ON, Recording.NEVER].index)
-    assert set(STACK_FACTS) == set(declared(lambda each: each.stacks))
+    assert set(MEMTRACE_FACTS) == set(declared(lambda each: each.memtrace))

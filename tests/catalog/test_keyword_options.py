@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.catalog._homes import declared
 from mgenv_jupyter.catalog._keyword_options import KeywordOptions
 

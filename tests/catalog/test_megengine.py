@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.base._errors import InvalidValueError
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
 from mgenv_jupyter.catalog import _megengine as megengine
 from mgenv_jupyter.catalog import _megengine_dtr as dtr

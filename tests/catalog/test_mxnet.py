@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from mgenv_jupyter._errors import InvalidValueError
-from mgenv_jupyter._text import localised
+from mgenv_jupyter.base._errors import InvalidValueError
+from mgenv_jupyter.base._text import localised
 from mgenv_jupyter.catalog import Catalog, ReadWhen
 from mgenv_jupyter.catalog import _mxnet as mxnet
 

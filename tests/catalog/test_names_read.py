@@ -19,7 +19,7 @@ VALUES = {"PYTORCH_HIP_ALLOC_CONF": "expandable_segments:True", "TORCHINDUCTOR_M
 
 
 # The *_CACHE* family is warned about as a possible code directory (catalog/_code_loading.py): a warning, not a refusal.
-@pytest.mark.filterwarnings("ignore::mgenv_jupyter._errors.CodeLoadingWarning")
+@pytest.mark.filterwarnings("ignore::mgenv_jupyter.base._errors.CodeLoadingWarning")
 @pytest.mark.parametrize("name", READ_BY_FRAMEWORKS)
 def test_a_name_a_framework_reads_is_set_without_force(ip, name):
     value = VALUES.get(name, "1")

@@ -3,7 +3,7 @@ and every condition and group in the catalog names real variables and values the
 
 from __future__ import annotations
 
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.catalog._rules import Condition
 

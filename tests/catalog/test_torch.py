@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.base._errors import InvalidValueError
 from mgenv_jupyter.catalog import Catalog, ReadWhen, catalog
 from mgenv_jupyter.catalog import _torch as torch
 from mgenv_jupyter.catalog._code_loading import is_code_loading

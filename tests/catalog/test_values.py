@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.base._errors import InvalidValueError
 from mgenv_jupyter.catalog._values import (
     Choice,
     DeviceList,
@@ -141,7 +141,7 @@ def test_sizes_are_written_in_binary_units_as_the_chart_writes_them(nbytes, text
 
 def test_what_a_value_became_is_said_in_the_language_of_the_moment():
     """%envset's note under a normalised value follows the kernel's language (a Chinese JupyterLab's, or %envlang)."""
-    from mgenv_jupyter._text import set_language
+    from mgenv_jupyter.base._text import set_language
     from mgenv_jupyter.catalog._values import GiB, Size
 
     size = Size()

@@ -10,7 +10,7 @@ import pytest
 from said import said
 from waiting import wait_until
 
-from mgenv_jupyter._source_state import STATE_OK
+from mgenv_jupyter.base._source_state import STATE_OK
 from mgenv_jupyter.cluster._node_memory import ClusterMemory, NodeMemory
 from mgenv_jupyter.memory._state_words import state_text
 
@@ -43,7 +43,7 @@ def test_stop_ends_the_stream():
 
 
 def test_cluster_memory_checks_its_interval_before_touching_ray():
-    from mgenv_jupyter._errors import InvalidValueError
+    from mgenv_jupyter.base._errors import InvalidValueError
 
     with pytest.raises(InvalidValueError):
         ClusterMemory(interval=0)
@@ -231,7 +231,7 @@ def test_the_watch_starts_an_actor_for_each_node_that_joins_once_and_stops_looki
 
 
 def test_rescan_seconds_is_checked():
-    from mgenv_jupyter._errors import InvalidValueError
+    from mgenv_jupyter.base._errors import InvalidValueError
 
     for bad in (0, -1, "5", float("nan")):
         with pytest.raises(InvalidValueError):

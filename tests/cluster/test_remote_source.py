@@ -8,7 +8,7 @@ import time
 
 from said import said
 
-from mgenv_jupyter._source_state import STATE_OK, State
+from mgenv_jupyter.base._source_state import STATE_OK, State
 from mgenv_jupyter.cluster._remote_source import NodeBatch, RemoteSource, consume, start_reader
 from mgenv_jupyter.memory._sample import Sample
 from mgenv_jupyter.memory._sampler import Sampler

@@ -19,7 +19,7 @@ import torch  # noqa: E402
 moment = envset(ip, "--env-only PYTORCH_ALLOC_CONF=max_split_size_mb:256")
 read_then = torch._C._accelerator_getAllocatorSettings()
 
-from mgenv_jupyter._errors import InvalidValueError  # noqa: E402
+from mgenv_jupyter.base._errors import InvalidValueError  # noqa: E402
 from mgenv_jupyter.catalog._torch import ALLOCATOR_CONFIG  # noqa: E402
 
 GENERIC = ("max_split_size_mb", "max_non_split_rounding_mb", "garbage_collection_threshold", "roundup_power2_divisions",

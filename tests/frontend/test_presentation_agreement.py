@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mgenv_jupyter import ConfigWidget
-from mgenv_jupyter._comm import RequestHandler
+from mgenv_jupyter.comms._requests import RequestHandler
 from mgenv_jupyter.widgets._editors import EDITORS
 
 LABEXTENSION = Path(__file__).resolve().parents[2] / "labextension"

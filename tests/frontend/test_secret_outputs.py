@@ -11,10 +11,10 @@ import uuid
 import pytest
 from IPython.core.error import UsageError
 
-from mgenv_jupyter import _launchers as launchers
-from mgenv_jupyter._comm import RequestHandler
 from mgenv_jupyter.catalog._secrets import is_secret
+from mgenv_jupyter.comms._requests import RequestHandler
 from mgenv_jupyter.protocol import PROTOCOL_VERSION
+from mgenv_jupyter.runtime import _launchers as launchers
 
 GITHUB = "ghp_" + "A1b2C3d4E5" * 4  # 44 characters: 4 + 40
 # Secret shapes: (a name that says nothing, or one that does) → (value, the part that must never be shown)

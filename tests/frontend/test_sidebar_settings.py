@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from mgenv_jupyter._comm import MAX_HISTORY_WINDOW
+from mgenv_jupyter.comms._requests import MAX_HISTORY_WINDOW
 from mgenv_jupyter.protocol import MAX_INTERVAL, MIN_INTERVAL
 from mgenv_jupyter.protocol._memory import DEFAULT_INTERVAL
 

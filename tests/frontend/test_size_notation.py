@@ -11,9 +11,9 @@ import re
 import pytest
 from IPython.core.error import UsageError
 
-from mgenv_jupyter._typescript_schema import typescript
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.catalog._values import SIZE_UNITS, GiB, MiB, Size, format_size
+from mgenv_jupyter.comms._typescript_schema import typescript
 from mgenv_jupyter.presentation._editor import editor_spec
 
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
@@ -113,7 +113,7 @@ def test_the_widgets_default_line_status_and_editor_say_sizes_alike(ip, closing)
 def test_the_sidebar_gets_each_size_split_by_the_kernel(fresh_session):
     """The sidebar shows what the kernel sent: the value's number and unit (VariableInfo.size), the default's
     (EntryInfo.default_size), a reviewed profile's (ProfileItemInfo.size); it no longer splits a size itself."""
-    from mgenv_jupyter._comm import RequestHandler
+    from mgenv_jupyter.comms._requests import RequestHandler
 
     fresh_session.set({THRESHOLD: "5GB", POOL: "1536"})
     handler = RequestHandler(fresh_session)

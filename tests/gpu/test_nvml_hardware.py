@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from mgenv_jupyter._source_state import STATE_OK as OK
+from mgenv_jupyter.base._source_state import STATE_OK as OK
 from mgenv_jupyter.memory import Sampler
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 

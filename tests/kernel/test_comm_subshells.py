@@ -1,5 +1,5 @@
 """Our comms answer a front end on whichever subshell it asks, in a real ipykernel 7 kernel driven through
-jupyter_client as JupyterLab 4.4+ and Notebook 7 drive it (issue 36, point 3; mgenv_jupyter/_comm_routing.py).
+jupyter_client as JupyterLab 4.4+ and Notebook 7 drive it (issue 36, point 3; mgenv_jupyter/comms/_routing.py).
 
 A front end sends a comm's messages on a subshell of its own, and deletes it when its last comm of that target goes
 (a page loaded again makes new ones). A comm answered on subshell A; A is deleted; a message on a new subshell B, and

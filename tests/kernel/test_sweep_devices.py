@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from mgenv_jupyter.tuner import given_setup, run_sweep
-from mgenv_jupyter.tuner._result import BudgetOf
+from mgenv_jupyter.sweeps import given_setup, run_sweep
+from mgenv_jupyter.sweeps._result import BudgetOf
 
 SETUP = given_setup("import os, time\nimport numpy as np")
 ALLOCATE = "x = np.ones(int(os.environ['SWEEP_MB']) * 2**17)\ntime.sleep(0.5)\n"

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from mgenv_jupyter.tuner._fit import Verdict
+from mgenv_jupyter.sweeps._fit import Verdict
 
 MIB = 2**20
 HOLD = "import os\nheld = b'1' * (int(os.environ['FIT_MB']) * 2**20)\n"

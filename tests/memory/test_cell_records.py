@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from mgenv_jupyter._cell_comm import RECORDS
+from mgenv_jupyter.comms._cells import RECORDS
 from mgenv_jupyter.memory._cell_records import LEAK_MIN_BYTES
 from mgenv_jupyter.presentation._cell_records import LeakNote, notice
 

@@ -9,7 +9,7 @@ import pynvml
 import pytest
 from said import said
 
-from mgenv_jupyter._source_state import STATE_OK
+from mgenv_jupyter.base._source_state import STATE_OK
 from mgenv_jupyter.memory._gpu_processes import GpuProcess, GpuProcessReader
 from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 

@@ -11,7 +11,7 @@ from typing import Any
 import pynvml
 from said import said
 
-from mgenv_jupyter._source_state import NO_GPU, NO_LIBRARY, NOT_LOADED, STATE_OK
+from mgenv_jupyter.base._source_state import NO_GPU, NO_LIBRARY, NOT_LOADED, STATE_OK
 from mgenv_jupyter.memory._nvml_client import NvmlClient
 from mgenv_jupyter.memory.simulated._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 

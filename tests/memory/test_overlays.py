@@ -167,7 +167,7 @@ def test_paddles_cap_is_drawn_exactly_where_the_catalogs_rule_says_its_pool_size
 def test_the_lines_speak_the_pages_language_whatever_envlang_chose_for_outputs(fresh_session):
     """Issue 38, point 7: a chart is drawn by the page, so its lines' words follow the language the page told (the
     sidebar or a chart said hello in English), not `%envlang zh`, which is for what the kernel writes into outputs."""
-    from mgenv_jupyter import _text
+    from mgenv_jupyter.base import _text
 
     fresh_session.set({"MEGENGINE_DTR_EVICTION_THRESHOLD": "5GB"})
     one = {DeviceId("gpu0", simulated=True): 40 * GiB}

@@ -14,8 +14,8 @@ import psutil
 import pytest
 from node_series import NODE, kernels_sampler
 
-from mgenv_jupyter._errors import InvalidValueError
-from mgenv_jupyter._source_state import STATE_OK
+from mgenv_jupyter.base._errors import InvalidValueError
+from mgenv_jupyter.base._source_state import STATE_OK
 from mgenv_jupyter.memory._cell_events import cell_follower
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._process_tree import ProcessTree

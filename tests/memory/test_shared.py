@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from mgenv_jupyter._source_state import STATE_OK
+from mgenv_jupyter.base._source_state import STATE_OK
 from mgenv_jupyter.memory._shared import close_kernel_sampler, kernel_sampler
 from mgenv_jupyter.memory.simulated import _simulation as simulation
 from mgenv_jupyter.memory.simulated._fake_nvml import installed
@@ -34,7 +34,7 @@ def kernel(ip, monkeypatch):
 
 def test_charts_and_the_sidebar_share_one_sampler_thread_and_closing_them_all_stops_it(kernel, fresh_session):
     from mgenv_jupyter import MemoryChart
-    from mgenv_jupyter._comm import MemoryStream
+    from mgenv_jupyter.comms._requests import MemoryStream
 
     before = sampler_threads()
     first = MemoryChart(interval=0.5)

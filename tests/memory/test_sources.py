@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from said import said
 
-from mgenv_jupyter._source_state import State
+from mgenv_jupyter.base._source_state import State
 from mgenv_jupyter.memory._host_source import HostSource
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._sources import UnavailableSource, default_sources

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from mgenv_jupyter._source_state import FOREIGN_PIDS, PROBLEMS, STATE_OK, State, problems
+from mgenv_jupyter.base._source_state import FOREIGN_PIDS, PROBLEMS, STATE_OK, State, problems
 from mgenv_jupyter.memory._state_words import WORDS, lead, state_text
 
 UNAVAILABLE = "per-process memory unavailable (MIG or container PID namespace): "

@@ -3,7 +3,7 @@ holder on the failing GPU, and only when that holder is another kernel of this s
 
 from __future__ import annotations
 
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.memory._server_owners import NotebookOwner
 from mgenv_jupyter.oom._causes import Cause, Finding
 from mgenv_jupyter.oom._holder import kernel_holder

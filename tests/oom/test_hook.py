@@ -25,7 +25,7 @@ from IPython.core.formatters import DisplayFormatter
 from IPython.utils.capture import capture_output
 
 import mgenv_jupyter
-from mgenv_jupyter._magics import show_oom_report
+from mgenv_jupyter.magics._env import show_oom_report
 from mgenv_jupyter.memory._holders import MAX_VISITS
 from mgenv_jupyter.memory._shared import close_kernel_sampler
 from mgenv_jupyter.memory.simulated import _simulation as simulation
@@ -214,7 +214,7 @@ def test_a_memory_error_is_reported_under_its_traceback_and_oom_shows_it_again(i
 
 def test_the_report_as_data_is_shown_as_its_view_loaded_or_not(ip):
     """`last_oom()` is data (the oom layer knows no view); it shows itself as the presentation's view, through its
-    own `_repr_mimebundle_` (the one way every result shows, _display.py): the same text, HTML and renderer data as
+    own `_repr_mimebundle_` (the one way every result shows, base/_display.py): the same text, HTML and renderer data as
     under the failing cell, whether the extension is loaded or not, and nothing is registered with IPython."""
     with capture_output() as captured:
         ip.run_cell("raise MemoryError()")

@@ -11,7 +11,7 @@ import warnings
 import pytest
 from framework_stand_ins import TorchGpu, install, torch_modules
 
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.oom._causes import Cause, Finding
 from mgenv_jupyter.oom._recognise import OutOfMemory
 from mgenv_jupyter.oom._remedies import remedies, status_after

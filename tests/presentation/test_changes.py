@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mgenv_jupyter._text import set_language
+from mgenv_jupyter.base._text import set_language
 from mgenv_jupyter.catalog._secrets import MASK
 from mgenv_jupyter.runtime import SetReport, Status
 

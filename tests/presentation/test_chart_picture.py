@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from xml.etree import ElementTree
 
-from mgenv_jupyter._source_state import STATE_OK
+from mgenv_jupyter.base._source_state import STATE_OK
 from mgenv_jupyter.memory._history import History
 from mgenv_jupyter.memory._sample import Sample
 from mgenv_jupyter.memory._sampler import Sampler

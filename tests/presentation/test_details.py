@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.catalog import Entry, ReadWhen, catalog
 from mgenv_jupyter.catalog._values import FreeText
 from mgenv_jupyter.presentation._details import PRESENCE_NOTE, default_text, details, live_text, reading

@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.memory._holders import Holder, Holders
 from mgenv_jupyter.oom._free import FreeOffer, FreeResult, Reading
 from mgenv_jupyter.presentation._freeing import FreeView, HoldersView, offer_info, offer_line

@@ -59,7 +59,7 @@ def test_what_the_user_typed_is_escaped():
 
 
 def test_in_chinese():
-    from mgenv_jupyter._text import set_language
+    from mgenv_jupyter.base._text import set_language
 
     set_language("zh")
     try:

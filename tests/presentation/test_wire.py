@@ -10,7 +10,7 @@ import pytest
 from framework_stand_ins import TorchGpu, install, torch_modules
 
 from mgenv_jupyter import protocol
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.catalog import catalog
 from mgenv_jupyter.catalog._secrets import MASK
 from mgenv_jupyter.cluster._seen import AFTER_START, AT_START, MISSING, Seen

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mgenv_jupyter._comm import RequestHandler
-from mgenv_jupyter.memory._tracing import kernel_tracer
+from mgenv_jupyter.comms._requests import RequestHandler
+from mgenv_jupyter.memory._memtrace import kernel_memtrace
 from mgenv_jupyter.protocol import _cells as cells
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,12 +32,12 @@ def test_the_notice_carries_the_record_the_metadata_keeps():
 
 def test_a_memtrace_request_turns_recording_on_and_off(ip, fresh_session):
     handler = RequestHandler(fresh_session)
-    tracer = kernel_tracer(ip)
+    memtrace = kernel_memtrace(ip)
     (reply,) = handler.handle({"v": 1, "id": "m1", "type": "memtrace", "on": True})
-    assert reply["type"] == "result" and tracer.on
+    assert reply["type"] == "result" and memtrace.on
     (reply,) = handler.handle({"v": 1, "id": "m2", "type": "memtrace", "on": "yes"})
-    assert reply["type"] == "error" and "'on' must be bool" in reply["message"] and tracer.on
+    assert reply["type"] == "error" and "'on' must be bool" in reply["message"] and memtrace.on
     (reply,) = handler.handle({"v": 1, "id": "m3", "type": "memtrace"})
     assert reply["type"] == "error" and "missing field 'on'" in reply["message"]
     (reply,) = handler.handle({"v": 1, "id": "m4", "type": "memtrace", "on": False})
-    assert reply["type"] == "result" and not tracer.on
+    assert reply["type"] == "result" and not memtrace.on

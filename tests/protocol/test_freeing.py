@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from mgenv_jupyter._comm import RequestHandler
+from mgenv_jupyter.comms._requests import RequestHandler
 from mgenv_jupyter.oom import _free as free_module
 from mgenv_jupyter.oom._recognise import recognise
 from mgenv_jupyter.oom._report import build_report

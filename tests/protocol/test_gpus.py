@@ -3,7 +3,7 @@ schema carries every type and constant the front end reads (test_typescript.py c
 
 from __future__ import annotations
 
-from mgenv_jupyter._typescript_schema import typescript
+from mgenv_jupyter.comms._typescript_schema import typescript
 from mgenv_jupyter.protocol import _gpus as gpus
 
 

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from mgenv_jupyter import protocol
-from mgenv_jupyter._errors import InvalidValueError
-from mgenv_jupyter._source_state import STATE_OK
+from mgenv_jupyter.base._errors import InvalidValueError
+from mgenv_jupyter.base._source_state import STATE_OK
 from mgenv_jupyter.cluster._remote_source import RemoteSource, consume
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._sample import DeviceId, Sample, series_key

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import get_args, get_type_hints
 
-from mgenv_jupyter._typescript_schema import typescript
+from mgenv_jupyter.comms._typescript_schema import typescript
 from mgenv_jupyter.protocol import _messages as messages
 from mgenv_jupyter.protocol import _sidebar as sidebar
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from mgenv_jupyter._comm import RequestHandler
+from mgenv_jupyter.comms._requests import RequestHandler
 from mgenv_jupyter.oom._recognise import recognise
 from mgenv_jupyter.oom._report import build_report
 from mgenv_jupyter.presentation.oom import OomView

@@ -10,8 +10,8 @@ from typing import get_args, get_type_hints
 import pytest
 
 from mgenv_jupyter import protocol
-from mgenv_jupyter._comm import RequestHandler
 from mgenv_jupyter.catalog import ReadWhen
+from mgenv_jupyter.comms._requests import RequestHandler
 from mgenv_jupyter.presentation._editor import EditorKind
 from mgenv_jupyter.protocol import _messages as message_lists
 from mgenv_jupyter.protocol import _sidebar as sidebar

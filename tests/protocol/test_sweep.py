@@ -15,10 +15,10 @@ from mgenv_jupyter.protocol._sweep import (
     SweepPointInfo,
     SweepTimeline,
 )
-from mgenv_jupyter.tuner._grid import Grid, Variable
-from mgenv_jupyter.tuner._point import Outcome, PointResult, Timeline
-from mgenv_jupyter.tuner._replay import SetupPlan
-from mgenv_jupyter.tuner._result import SweepResult, default_budget
+from mgenv_jupyter.sweeps._grid import Grid, Variable
+from mgenv_jupyter.sweeps._point import Outcome, PointResult, Timeline
+from mgenv_jupyter.sweeps._replay import SetupPlan
+from mgenv_jupyter.sweeps._result import SweepResult, default_budget
 
 
 def test_the_figure_has_exactly_the_wire_fields():

@@ -20,8 +20,8 @@ import pytest
 from language_checks import HAN, english_runs
 
 import mgenv_jupyter.catalog
-from mgenv_jupyter._errors import InvalidValueError
-from mgenv_jupyter._text import Text, set_language
+from mgenv_jupyter.base._errors import InvalidValueError
+from mgenv_jupyter.base._text import Text, set_language
 from mgenv_jupyter.catalog import Entry, catalog
 from mgenv_jupyter.catalog._frameworks import FRAMEWORKS
 from mgenv_jupyter.catalog._values import ValueType

@@ -36,7 +36,7 @@ WORDS: dict[str, frozenset[str]] = {
     "megengine": frozenset({"megengine", "mge", "mgb", "megbrain"}),
     "paddle": frozenset({"paddle", "paddlepaddle"}),
     "mxnet": frozenset({"mxnet", "mx", "gluon"}),
-    # torchrun is a launcher beside mpirun and Slurm (_launchers.py), not a name of the framework
+    # torchrun is a launcher beside mpirun and Slurm (runtime/_launchers.py), not a name of the framework
     "torch": frozenset({"torch", "pytorch", "torchinductor", "torchdynamo", "torchvision", "torchaudio", "c10"}),
     "jax": frozenset({"jax", "jaxlib", "jnp"}),
     "tensorflow": frozenset({"tensorflow", "tf", "keras"}),

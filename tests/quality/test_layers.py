@@ -224,5 +224,5 @@ def test_the_checker_reads_imports_in_functions_and_finds_upward_ones_and_cycles
     real = import_graph()
     # _history.py only stores samples; the per-cell analysis that made cells <-> history a cycle lives in _cells.py
     assert f"{PACKAGE}.memory._cells" not in real[f"{PACKAGE}.memory._history"]
-    assert f"{PACKAGE}._errors" in real[f"{PACKAGE}.runtime._environ_limits"]
-    assert f"{PACKAGE}._errors" in real[f"{PACKAGE}._text"]  # imported inside set_language()
+    assert f"{PACKAGE}.base._errors" in real[f"{PACKAGE}.runtime._environ_limits"]
+    assert f"{PACKAGE}.base._errors" in real[f"{PACKAGE}.base._text"]  # imported inside set_language()

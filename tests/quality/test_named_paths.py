@@ -5,7 +5,7 @@ the tests, bench/ and docs/:
 - a path whose first folder is one of ours (`memory/_sampler.py`, `tests/oom/test_hook.py`, `sidebar/model.ts`),
   resolved from the repository, the package, the naming file's folder or any folder above it, or the front end's
   sources; a framework's source cited by its own path (`torch/cuda/memory.py`) is not ours and is left alone;
-- a private module's bare name (`_sweep_magics.py`): one of that name must exist somewhere in the package;
+- a private module's bare name (`magics/_sweep.py`): one of that name must exist somewhere in the package;
 - a module of ours named without its leading underscore (`gpu_view.py` where `server/_gpu_view.py` is the module).
 """
 

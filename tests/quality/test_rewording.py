@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from mgenv_jupyter._comm import RequestHandler
-from mgenv_jupyter._errors import InvalidValueError
-from mgenv_jupyter._source_state import STATE_OK
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._errors import InvalidValueError
+from mgenv_jupyter.base._source_state import STATE_OK
+from mgenv_jupyter.base._text import Text
+from mgenv_jupyter.comms._requests import RequestHandler
 from mgenv_jupyter.memory import _state_words
 from mgenv_jupyter.memory._framework_sources import framework_sources
 from mgenv_jupyter.memory._gpu_processes import GpuProcessReader

@@ -16,12 +16,12 @@ import ray
 from IPython.core.interactiveshell import InteractiveShell
 
 import mgenv_jupyter
-from mgenv_jupyter import _launchers as launchers
 from mgenv_jupyter import cluster
-from mgenv_jupyter._comm import RequestHandler
 from mgenv_jupyter.cluster import _last_verify as last_verify
 from mgenv_jupyter.cluster._verify import new_key, worker_view
+from mgenv_jupyter.comms._requests import RequestHandler
 from mgenv_jupyter.memory._shared import kernel_sampler
+from mgenv_jupyter.runtime import _launchers as launchers
 
 PRESETS = {"node_a": "a100-40gb", "node_b": "2xv100", "node_c": "no-process-memory"}
 HOSTILE = "$(touch CANARY) `touch CANARY`; touch CANARY \"' $- a$ $$ $(HOME)\nsecond line"

@@ -21,7 +21,7 @@ import ray
 
 from mgenv_jupyter import cluster
 from mgenv_jupyter.runtime import session
-from mgenv_jupyter.tuner import given_setup, run_sweep
+from mgenv_jupyter.sweeps import given_setup, run_sweep
 
 CELL = sys.argv[1]
 SETUP = sys.argv[2]

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from mgenv_jupyter.runtime import session
-from mgenv_jupyter.tuner import given_setup, run_sweep
+from mgenv_jupyter.sweeps import given_setup, run_sweep
 
 from .conftest import HERE
 

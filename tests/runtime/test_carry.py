@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from mgenv_jupyter._errors import CodeLoadingWarning
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._errors import CodeLoadingWarning
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
 from mgenv_jupyter.catalog._values import FileSystemPath, FreeText
 from mgenv_jupyter.runtime import EnvSession, ImportWatcher
@@ -71,7 +71,7 @@ def test_the_sidebar_is_told_with_every_variable(fresh_session, monkeypatch):
 
 
 def test_the_new_kernel_takes_carried_values_as_the_sidebars_and_refuses_code_loading_ones(fresh_session):
-    from mgenv_jupyter._comm import RequestHandler
+    from mgenv_jupyter.comms._requests import RequestHandler
 
     handler = RequestHandler(fresh_session)
     [ok] = handler.handle({"v": 1, "id": "1", "type": "set", "assignments": {"TF_CPP_MIN_LOG_LEVEL": "2"},
@@ -83,7 +83,7 @@ def test_the_new_kernel_takes_carried_values_as_the_sidebars_and_refuses_code_lo
 
 
 def test_a_carried_value_the_new_kernel_already_holds_is_not_set_again(fresh_session, monkeypatch):
-    from mgenv_jupyter._comm import RequestHandler
+    from mgenv_jupyter.comms._requests import RequestHandler
 
     monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
     fresh_session.set({"TF_CPP_MIN_LOG_LEVEL": "2"}, source="profile")  # the profile, applied as the kernel started

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from mgenv_jupyter._errors import EnvironmentSizeWarning, InvalidValueError
+from mgenv_jupyter.base._errors import EnvironmentSizeWarning, InvalidValueError
 from mgenv_jupyter.runtime import _environ_limits as environ_limits
 
 

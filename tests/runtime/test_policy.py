@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from mgenv_jupyter._errors import CodeLoadingWarning, InvalidValueError
+from mgenv_jupyter.base._errors import CodeLoadingWarning, InvalidValueError
 
 # Each of these ran code or hijacked a tool when a downloaded notebook's profile set it.
 ATTACKS = {
@@ -62,7 +62,7 @@ def test_the_users_own_envset_warns_what_the_variable_can_do(ip):
     ("zh", "它从不取自笔记本配置", "请用 %envunset LD_PRELOAD 取消"),
 ])
 def test_refusals_and_warnings_speak_the_users_language(language, profile_words, warning_words):
-    from mgenv_jupyter._text import set_language
+    from mgenv_jupyter.base._text import set_language
     from mgenv_jupyter.runtime._policy import refusal, warning
 
     set_language(language)

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from mgenv_jupyter._comm import RequestHandler
+from mgenv_jupyter.comms._requests import RequestHandler
 from mgenv_jupyter.protocol import PROTOCOL_VERSION
 from mgenv_jupyter.runtime import _profile as profile
 

@@ -11,7 +11,7 @@ import pytest
 
 import mgenv_jupyter.runtime as runtime
 from mgenv_jupyter import AlreadyReadWarning
-from mgenv_jupyter._kernel_state import kernel_state
+from mgenv_jupyter.base._kernel_state import kernel_state
 from mgenv_jupyter.catalog import ReadWhen, catalog
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from mgenv_jupyter import AlreadyReadWarning, InvalidValueError, MayBeLatchedWarning
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
 from mgenv_jupyter.catalog._values import OptionalOf, Size, Switch
 from mgenv_jupyter.runtime import EnvSession, ImportWatcher, Status

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.catalog import Entry, ReadWhen
 from mgenv_jupyter.catalog._secrets import MASK
 from mgenv_jupyter.catalog._values import OptionalOf, Size, Switch

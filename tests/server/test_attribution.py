@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from mgenv_jupyter._source_state import NO_LIBRARY, STATE_OK, State
+from mgenv_jupyter.base._source_state import NO_LIBRARY, STATE_OK, State
 from mgenv_jupyter.memory._gpu_processes import DeviceReading, GpuProcess, GpuReading
 from mgenv_jupyter.protocol._gpus import GpuServerView
 from mgenv_jupyter.server._activity import Activity

@@ -16,13 +16,13 @@ from ipywidgets.widgets.widget import _instances
 
 import mgenv_jupyter
 from mgenv_jupyter import AllocatorWidget, ConfigWidget, DTRWidget
-from mgenv_jupyter._kernel_state import kernel_state
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._kernel_state import kernel_state
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.catalog import Catalog, Entry, ReadWhen
 from mgenv_jupyter.catalog._values import GiB, MiB, Size
 from mgenv_jupyter.memory._cell_events import cell_follower
 from mgenv_jupyter.runtime import SESSION, EnvSession, ImportWatcher
-from mgenv_jupyter.tuner._offers import cell_offers
+from mgenv_jupyter.sweeps._offers import cell_offers
 
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
 

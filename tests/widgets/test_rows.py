@@ -8,7 +8,7 @@ import os
 import ipywidgets
 
 from mgenv_jupyter import AllocatorWidget, ConfigWidget, DTRWidget
-from mgenv_jupyter._text import set_language
+from mgenv_jupyter.base._text import set_language
 
 THRESHOLD = "MEGENGINE_DTR_EVICTION_THRESHOLD"
 

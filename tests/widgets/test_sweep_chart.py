@@ -3,10 +3,10 @@ static picture, HTML and text beside the widget for a saved notebook; without it
 
 from __future__ import annotations
 
-from mgenv_jupyter.tuner._grid import Grid, Variable
-from mgenv_jupyter.tuner._point import Outcome, PointResult
-from mgenv_jupyter.tuner._replay import SetupPlan
-from mgenv_jupyter.tuner._result import SweepResult, default_budget
+from mgenv_jupyter.sweeps._grid import Grid, Variable
+from mgenv_jupyter.sweeps._point import Outcome, PointResult
+from mgenv_jupyter.sweeps._replay import SetupPlan
+from mgenv_jupyter.sweeps._result import SweepResult, default_budget
 from mgenv_jupyter.widgets._sweep_chart import SweepChart, sweep_display
 
 

@@ -40,7 +40,7 @@ export interface OomReportOptions {
   /** Ask that notebook's own kernel to give back what report `reportId`'s failed cell holds (null: no kernel). */
   free?: (panel: NotebookPanel, reportId: string) => Promise<Answer | null>;
   /** Turn allocation-site recording on in that notebook's own kernel (null: no kernel there). */
-  recordSites?: (panel: NotebookPanel) => Promise<Answer | null>;
+  startMemtrace?: (panel: NotebookPanel) => Promise<Answer | null>;
   /** Shut down another kernel of this server that holds most of the GPU, after asking (oom/holder.ts). */
   shutdownHolder?: ShutdownHolder;
   /** Whether the server still runs a kernel (a report naming one shut down since offers nothing). */
@@ -111,8 +111,8 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
       }
       this.node.append(section);
     }
-    if (data.record_sites && this._options.recordSites) {
-      this.node.append(this._recordSites(data.record_sites));
+    if (data.memtrace_button && this._options.startMemtrace) {
+      this.node.append(this._memtraceButton(data.memtrace_button));
     }
     const timeline = timelineView(data.timeline, undefined, this._options.trans);
     this._chart = timeline.chart;
@@ -231,16 +231,16 @@ export class OomReportView extends Widget implements IRenderMime.IRenderer {
   }
 
   /** The button that turns allocation-site recording on: one click, a JSON "memtrace" request; the kernel says. */
-  private _recordSites(label: string): HTMLElement {
-    const { trans, notebook, recordSites } = this._options;
-    const row = el('div', 'mgenv-oom-record-sites');
+  private _memtraceButton(label: string): HTMLElement {
+    const { trans, notebook, startMemtrace } = this._options;
+    const row = el('div', 'mgenv-oom-memtrace');
     const button = document.createElement('button');
     button.className = 'jp-Button jp-mod-styled jp-mod-accept';
     button.textContent = label;
-    const said = el('span', 'mgenv-oom-record-said');
+    const said = el('span', 'mgenv-oom-memtrace-said');
     button.addEventListener('click', () => {
       button.disabled = true;
-      void (notebook && recordSites ? recordSites(notebook) : Promise.resolve(null)).then(answer => {
+      void (notebook && startMemtrace ? startMemtrace(notebook) : Promise.resolve(null)).then(answer => {
         button.disabled = answer?.type === 'result';
         said.textContent =
           answer === null

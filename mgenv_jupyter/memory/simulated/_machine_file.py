@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..._regular_files import read_private_file
+from ...base._regular_files import read_private_file
 
 PREFIX = "mgenv-simulated-gpu-"
 # An absolute path in a server's environment (and so in its kernels'): the machine file instead of the server's own,

@@ -43,9 +43,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..._errors import InvalidValueError
-from ..._quoting import quoted
-from ..._regular_files import MAX_FILE_BYTES, read_text_file
+from ...base._errors import InvalidValueError
+from ...base._quoting import quoted
+from ...base._regular_files import MAX_FILE_BYTES, read_text_file
 from ...catalog._values import parse_size
 from . import ENV
 

@@ -44,8 +44,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..._bounded_json import loads
-from ..._regular_files import MAX_FILE_BYTES, read_private_file
+from ...base._bounded_json import loads
+from ...base._regular_files import MAX_FILE_BYTES, read_private_file
 from ._host_pids import alive as host_alive
 from ._host_pids import my_pid, parent_pid
 from ._machine_file import PREFIX, server_files, server_machine_path

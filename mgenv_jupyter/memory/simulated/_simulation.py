@@ -47,7 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..._ascii_numbers import whole_number
+from ...base._ascii_numbers import whole_number
 from ._fake_nvml import FakeDevice, FakeNvml, FakeProcess
 from ._host_pids import host_pids, my_pid
 from ._scenario import ENV, PRESETS, DeviceSpec, Scenario, nvml_error

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..._display import text_and_html
+from ...base._display import text_and_html
 from ...protocol import Snapshot
 from ...protocol._oom import OOM_MIME, OomReportData
 from ._html import oom_html

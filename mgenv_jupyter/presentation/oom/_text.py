@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..._text import Text, current_language
+from ...base._text import Text, current_language
 from ...memory._series_words import series_name
 from ...oom._causes import size
 from ...oom._free import FreeOffer
@@ -178,7 +178,7 @@ class OomText:
         """Where the memory live at the failure was allocated, by line (when a framework recorded it), and how to
         have it recorded where a loaded framework records only when asked."""
         from ...catalog._frameworks import BY_KEY
-        from .._sites import SitesView
+        from .._memtrace import SitesView
 
         sites = self.report.sites
         lines = SitesView(sites, self.lang).lines() if sites is not None and sites.frameworks else []

@@ -38,7 +38,7 @@ def oom_data(view: OomText) -> OomReportData:
         "free": offer_info(free, view.lang) if (free := view.free_offer) else None,
         "freed": freed_info(view.report, view.lang),
         "kernel_holder": _kernel_holder(view),
-        "record_sites": RECORD_BUTTON.get(view.lang) if report.record_offer else None}
+        "memtrace_button": RECORD_BUTTON.get(view.lang) if report.record_offer else None}
     holders = report_holders(report, view.lang)
     if holders is not None:
         data["holders"] = holders.data()

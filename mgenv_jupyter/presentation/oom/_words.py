@@ -3,7 +3,7 @@ labels, the renderer's data) takes its sentences from."""
 
 from __future__ import annotations
 
-from ..._text import Text
+from ...base._text import Text
 
 T = Text
 HEADLINE = T("Out of memory on {where} ({exception}){asked}", "{where}内存不足({exception}){asked}")

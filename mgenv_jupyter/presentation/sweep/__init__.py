@@ -12,13 +12,13 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..._markup import TABLE_STYLE
-from ..._text import current_language
+from ...base._markup import TABLE_STYLE
+from ...base._text import current_language
 from ...catalog._secrets import shown
 from ...catalog._values import format_size
 from ...protocol._sweep import SweepFigure
-from ...tuner._point import PointResult
-from ...tuner._result import Applied, Choice, SweepResult
+from ...sweeps._point import PointResult
+from ...sweeps._result import Applied, Choice, SweepResult
 from . import _words as words
 from ._figure import failure_note, figure, point_label, seconds_text, status_text, title
 from ._svg import sweep_svg

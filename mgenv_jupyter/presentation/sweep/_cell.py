@@ -9,7 +9,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..._text import Text
+from ...base._text import Text
 
 if TYPE_CHECKING:
     from ...oom._remedies import Remedy

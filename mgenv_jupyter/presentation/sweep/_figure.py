@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from ...catalog._values import format_size
 from ...protocol._sweep import SweepFigure, SweepPointInfo, SweepTimeline
-from ...tuner._fit import Verdict
-from ...tuner._point import Outcome, PointResult
-from ...tuner._result import BudgetOf, Choice, SweepResult
+from ...sweeps._fit import Verdict
+from ...sweeps._point import Outcome, PointResult
+from ...sweeps._result import BudgetOf, Choice, SweepResult
 from . import _words as words
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..._text import Text as T
+from ...base._text import Text as T
 
 OUTCOMES = {
     "ok": T("ok", "完成"),

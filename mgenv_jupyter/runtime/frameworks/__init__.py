@@ -5,7 +5,7 @@ offers nothing of that kind), and every other module asks the adapters through t
 
 - `live_apis` and `group_apis`: how to change a variable (or a group) in the running framework and read it back;
 - `probes`: whether the moment that fixes a value (a first use) has passed; `cuda_started`: whether it started CUDA;
-- `tensor_kinds`: what its tensors and modules hold (_tensors.py); `stack_recorder`: where its memory was allocated;
+- `tensor_kinds`: what its tensors and modules hold (_tensors.py); `memtrace_recorder`: where its memory was allocated;
 - `oom_patterns`: how to recognise its out-of-memory errors (_out_of_memory.py), `oom_evidence` its own causes;
 - `read_counters` and `state_words`: its allocator's counters and its states' words; `chart_lines`: chart overlays;
 - `peak_counters` and `reset_peak_counters`: its own peaks; `release_cache`: giving its cache back.
@@ -23,14 +23,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from ..._imported import imported
+from ...base._imported import imported
 from ...catalog._frameworks import GPU_MODULES
 
 if TYPE_CHECKING:
-    from ..._text import Text
+    from ...base._text import Text
     from ...catalog import Catalog, Entry
     from ...catalog._out_of_memory import Room
-    from .._live_blocks import StackRecorder
+    from .._memtrace import MemtraceRecorder
     from ._counters import ChartLine, OpenDevices, Reading
     from ._out_of_memory import OomPattern
     from ._tensors import FrameworkTensors
@@ -96,7 +96,7 @@ class Adapter:
     probes: Mapping[str, Probe] | None = None
     cuda_started: Callable[[], bool | None] | None = None
     tensor_kinds: Callable[[], FrameworkTensors | None] | None = None
-    stack_recorder: Callable[[], StackRecorder] | None = None
+    memtrace_recorder: Callable[[], MemtraceRecorder] | None = None
     peak_counters: Callable[[], dict[str, int]] | None = None
     reset_peak_counters: Callable[[], bool] | None = None
     oom_patterns: Sequence[OomPattern] | None = None
@@ -121,7 +121,7 @@ def adapter(key: str) -> Adapter | None:
 
 
 def offered(get: Callable[[Adapter], T | None]) -> dict[str, T]:
-    """What each adapter offers of one kind (`offered(lambda adapter: adapter.stack_recorder)`), by framework key in
+    """What each adapter offers of one kind (`offered(lambda adapter: adapter.memtrace_recorder)`), by framework key in
     the order of `adapters()`; an adapter that offers none is left out."""
     found = {key: get(each) for key, each in adapters().items()}
     return {key: value for key, value in found.items() if value is not None}
@@ -230,10 +230,10 @@ def tensor_kinds() -> list[FrameworkTensors]:
     return found
 
 
-def stack_recorders() -> dict[str, StackRecorder]:
+def memtrace_recorders() -> dict[str, MemtraceRecorder]:
     """A fresh recorder of allocation stacks for each framework that records them (catalog._allocation_stacks says
     which), by the catalog's framework key."""
-    return {key: recorder() for key, recorder in offered(lambda a: a.stack_recorder).items()}
+    return {key: recorder() for key, recorder in offered(lambda a: a.memtrace_recorder).items()}
 
 
 def peak_counters() -> dict[str, int]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from ..._source_state import State
+from ...base._source_state import State
 
 OpenDevices = Callable[[Sequence[int]], list[int]]
 

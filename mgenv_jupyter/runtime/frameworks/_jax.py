@@ -10,13 +10,13 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..._imported import imported
-from ..._source_state import State
-from ..._text import Text
+from ...base._imported import imported
+from ...base._source_state import State
+from ...base._text import Text
 from ...catalog._applicability import effective_text
 from ...catalog._jax import FRACTION_NAMES
 from ...catalog._out_of_memory import Room, name_in_use
-from .._live_blocks import BlockRecord, Frame, LiveBlocks
+from .._memtrace import BlockRecord, Frame, LiveBlocks
 from . import Adapter, LiveApi
 from ._counters import Counters, OpenDevices, Reading
 from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
@@ -181,7 +181,7 @@ def reset_peak_counters() -> bool:
     return False
 
 
-STACK_RECORDER = JaxRecorder  # the registry's recorder of where this framework's memory was allocated
+MEMTRACE_RECORDER = JaxRecorder  # the registry's recorder of where this framework's memory was allocated
 
 # ---- its out-of-memory errors (oom/_recognise.py asks; runtime/frameworks/_out_of_memory.py) ---------------------
 
@@ -265,5 +265,5 @@ STATE_WORDS = {
 
 # What this adapter offers the rest of the product (runtime/frameworks/__init__.py, Adapter).
 ADAPTER = Adapter(live_apis=LIVE_APIS, probes=PROBES, cuda_started=cuda_started, tensor_kinds=tensor_kinds,
-    stack_recorder=STACK_RECORDER, peak_counters=peak_counters, reset_peak_counters=reset_peak_counters,
+    memtrace_recorder=MEMTRACE_RECORDER, peak_counters=peak_counters, reset_peak_counters=reset_peak_counters,
     oom_patterns=OOM_PATTERNS, oom_evidence=oom_evidence, read_counters=read_counters, state_words=STATE_WORDS)

@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterator, Mapping
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from ..._errors import InvalidValueError
-from ..._imported import imported
-from ..._source_state import State
-from ..._static import inherits
-from ..._text import Text
+from ...base._errors import InvalidValueError
+from ...base._imported import imported
+from ...base._source_state import State
+from ...base._static import inherits
+from ...base._text import Text
 from ...catalog._out_of_memory import Room
 from ...catalog._values import format_size
 from . import Adapter, GroupApi, LiveApi, SessionView, live_api

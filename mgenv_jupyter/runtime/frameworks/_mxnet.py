@@ -10,10 +10,10 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..._imported import imported
-from ..._source_state import State
-from ..._static import inherits
-from ..._text import Text
+from ...base._imported import imported
+from ...base._source_state import State
+from ...base._static import inherits
+from ...base._text import Text
 from . import Adapter
 from ._counters import Counters, OpenDevices, Reading
 from ._out_of_memory import OomPattern

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._imported import imported
+from ...base._imported import imported
 from . import Adapter
 from ._tensors import HOST, FrameworkTensors, Storage, TensorKind
 

@@ -8,9 +8,9 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..._imported import imported
-from ..._source_state import HOLDS_NOTHING, State
-from ..._text import Text
+from ...base._imported import imported
+from ...base._source_state import HOLDS_NOTHING, State
+from ...base._text import Text
 from ...catalog._applicability import ALWAYS, Applicability, applicability
 from ...catalog._out_of_memory import Room
 from ...catalog._values import format_size

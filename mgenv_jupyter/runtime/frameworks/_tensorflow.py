@@ -9,9 +9,9 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..._imported import imported
-from ..._source_state import State
-from ..._text import Text
+from ...base._imported import imported
+from ...base._source_state import State
+from ...base._text import Text
 from ...catalog._out_of_memory import Room
 from . import Adapter, LiveApi
 from ._counters import Counters, OpenDevices, Reading

@@ -6,7 +6,7 @@ Two rules keep the walk from running a user's code:
 - A tensor is sized only when its type is exactly one the framework declares: a subclass may override what sizing
   reads (a PyTorch subclass's `__torch_function__` runs on every attribute), so the walk names it and leaves it.
 - A module is very often the user's own subclass, so it is never asked (`parameters()` may be overridden): its
-  registries are read from the instance's own dict, the way the interpreter stores them (mgenv_jupyter/_static.py).
+  registries are read from the instance's own dict, the way the interpreter stores them (mgenv_jupyter/base/_static.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ..._static import dict_accessor, instance_dict
+from ...base._static import dict_accessor, instance_dict
 
 HOST = "host"
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from said import said
 
-from mgenv_jupyter._errors import InvalidValueError
+from mgenv_jupyter.base._errors import InvalidValueError
 from mgenv_jupyter.memory._nvml_source import NvmlSource
 from mgenv_jupyter.memory._sources import UnavailableSource, default_sources
 from mgenv_jupyter.memory.simulated import _scenario as scenario_format

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import string
 
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.presentation.oom import _words as words
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mgenv_jupyter.tuner._grid import Grid, Variable
-from mgenv_jupyter.tuner._point import Failure, Outcome, Phase, PointResult, Timeline
-from mgenv_jupyter.tuner._replay import LeftOut, SetupCell, SetupPlan
-from mgenv_jupyter.tuner._result import SweepResult, default_budget
+from mgenv_jupyter.sweeps._grid import Grid, Variable
+from mgenv_jupyter.sweeps._point import Failure, Outcome, Phase, PointResult, Timeline
+from mgenv_jupyter.sweeps._replay import LeftOut, SetupCell, SetupPlan
+from mgenv_jupyter.sweeps._result import SweepResult, default_budget
 
 GiB = 1024**3
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mgenv_jupyter._shell_words import split_words
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._shell_words import split_words
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.oom._recognise import recognise
 from mgenv_jupyter.oom._remedies import Remedy
 from mgenv_jupyter.oom._report import build_report
 from mgenv_jupyter.presentation.sweep._cell import sweep_cell, sweep_line, try_cell
-from mgenv_jupyter.tuner._grid import checked_grid, words_to_values
+from mgenv_jupyter.sweeps._grid import checked_grid, words_to_values
 
 
 def read_back(cell: str, session) -> dict:

@@ -13,10 +13,10 @@ from dataclasses import replace
 from mgenv_jupyter.presentation.sweep import SweepView
 from mgenv_jupyter.presentation.sweep._figure import figure
 from mgenv_jupyter.presentation.sweep._svg import BEST, FAIL, PANEL_WIDTH, sweep_svg
-from mgenv_jupyter.tuner._grid import Grid, Variable
-from mgenv_jupyter.tuner._point import Failure, Outcome, Phase, PointResult, Timeline
-from mgenv_jupyter.tuner._replay import SetupPlan
-from mgenv_jupyter.tuner._result import SweepResult, default_budget
+from mgenv_jupyter.sweeps._grid import Grid, Variable
+from mgenv_jupyter.sweeps._point import Failure, Outcome, Phase, PointResult, Timeline
+from mgenv_jupyter.sweeps._replay import SetupPlan
+from mgenv_jupyter.sweeps._result import SweepResult, default_budget
 
 
 def test_the_picture_is_well_formed_and_marks_what_the_figure_says(swept):

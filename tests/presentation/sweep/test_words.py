@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from mgenv_jupyter._text import Text
+from mgenv_jupyter.base._text import Text
 from mgenv_jupyter.presentation.sweep import _words as words
-from mgenv_jupyter.tuner._point import Outcome, Phase
-from mgenv_jupyter.tuner._replay import LeftOut
-from mgenv_jupyter.tuner._result import Choice
+from mgenv_jupyter.sweeps._point import Outcome, Phase
+from mgenv_jupyter.sweeps._replay import LeftOut
+from mgenv_jupyter.sweeps._result import Choice
 
 
 def test_every_code_has_its_words():
