@@ -1,4 +1,5 @@
-"""`LastResult` (base/_last_result.py): the last out-of-memory report or verify() result, kept and handed to observers."""
+"""`LastResult` (base/_last_result.py): the last out-of-memory report or verify() result, kept and handed to
+observers."""
 
 from __future__ import annotations
 

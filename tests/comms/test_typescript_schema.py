@@ -46,6 +46,6 @@ def test_literals_become_unions_and_the_constants_come_along():
 
 
 def test_the_module_writes_what_the_front_end_build_reads():
-    done = subprocess.run([sys.executable, "-m", "mgenv_jupyter.comms._typescript_schema"], capture_output=True, text=True,
-                          check=True, timeout=60)
+    done = subprocess.run([sys.executable, "-m", "mgenv_jupyter.comms._typescript_schema"], capture_output=True,
+                          text=True, check=True, timeout=60)
     assert done.stdout == typescript()
