@@ -15,12 +15,12 @@ from mgenv_jupyter.base._lazy_names import lazy_names
 
 def test_a_name_is_imported_when_first_asked_for_and_kept():
     namespace: dict[str, object] = {}
-    getattr_, dir_ = lazy_names("mgenv_jupyter", {"quoted": "_quoting"}, namespace)
+    getattr_, dir_ = lazy_names("mgenv_jupyter.base", {"quoted": "_quoting"}, namespace)
     assert "quoted" in dir_() and namespace == {}
     from mgenv_jupyter.base._quoting import quoted
 
     assert getattr_("quoted") is quoted and namespace == {"quoted": quoted}
-    with pytest.raises(AttributeError, match="module 'mgenv_jupyter' has no attribute 'other'"):
+    with pytest.raises(AttributeError, match="module 'mgenv_jupyter.base' has no attribute 'other'"):
         getattr_("other")
 
 
