@@ -8,8 +8,7 @@
   and with our profile sampling beside it (JAX records the stacks itself, always: nothing to compare against there).
   Alternating rounds, medians of per-round ratios.
 
-    python -m bench.memtrace_bench            # everything (needs .venvs/jax and .venvs/torch; the badge's row,
-    Chromium)
+    python -m bench.memtrace_bench            # everything (needs .venvs/jax, .venvs/torch; the badge's row, Chromium)
 """
 
 from __future__ import annotations

@@ -6,9 +6,9 @@ Static, from the package's source:
   mutable containers (`set()`, `{}`, `[]`, `dict()`, `list()`, `WeakKeyDictionary()`) of private names, and private
   attributes named `_mgenv_jupyter_*` that the package sets or reads on the shell;
 - the one kernel state's typed slots: module-level `Slot(...)` / `LastResultSlot(...)` declarations
-(base/_kernel_state.py),
-  each a key into the one `KernelState`, not a place of its own; and reaches into the state not through a slot: an
-  attribute of `kernel_state()` or of a name bound to it, other than its lock (before the slots, every part was one);
+  (base/_kernel_state.py), each a key into the one `KernelState`, not a place of its own; and reaches into the state
+  not through a slot: an attribute of `kernel_state()` or of a name bound to it, other than its lock (before the
+  slots, every part was one);
 - look-ups by string of the frameworks' extension points and facts: calls `declared("...")` and `fact(key, "...")`;
 - followers of IPython's cell events: modules that hear them themselves (register with `events`, name an event, or
   define a handler of one for a base class elsewhere to register), not those that subscribe to the one follower;

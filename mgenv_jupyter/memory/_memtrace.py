@@ -1,8 +1,8 @@
 """The kernel's recording of allocation sites: `%%memtrace` records one cell, `%memtrace on` every cell, and the
 out-of-memory report asks for the sites at the failure.
 
-Each framework records its own stacks (runtime/frameworks: JAX always; PyTorch when its CUDA memory history or its
-CPU profiler is on); memtrace starts and stops them around cells and groups what they give by the user's lines
+Each framework records its own stacks (runtime/frameworks: JAX always; PyTorch when its CUDA memory history or its CPU
+profiler is on); memtrace starts and stops them around cells and groups what they give by the user's lines
 (memory/_memtrace_sites.py). Frameworks that keep no stacks are named with what they do not record (the catalog's
 facts).
 """

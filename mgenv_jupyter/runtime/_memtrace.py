@@ -1,8 +1,7 @@
-"""What a framework says about the memory it holds and where each block was allocated: `LiveBlocks` (bytes and
-blocks allocated from one Python stack on one device) and `Frame` (one frame of that stack). The framework adapters
+"""What a framework says about the memory it holds and where each block was allocated: `LiveBlocks` (bytes and blocks
+allocated from one Python stack on one device) and `Frame` (one frame of that stack). The framework adapters
 (runtime/frameworks/) turn each framework's own record into these; the sites (memory/_memtrace_sites.py) group them by
-the
-line of the user's code that made them. Knows no framework and no notebook.
+the line of the user's code that made them. Knows no framework and no notebook.
 """
 
 from __future__ import annotations

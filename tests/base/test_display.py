@@ -1,6 +1,5 @@
 """The one way a result shows itself (mgenv_jupyter/base/_display.py): `Shown` delegates its bundle, text, lines and
-HTML
-to the view named for its kind; a kind nobody named shows its type; `Verbatim` text is shown as it is."""
+HTML to the view named for its kind; a kind nobody named shows its type; `Verbatim` text is shown as it is."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The exceptions and warnings users see (base/_errors.py): bad input raises InvalidValueError from every layer, and
-each
-warning is its own category, so a user can silence one without the others."""
+each warning is its own category, so a user can silence one without the others."""
 
 from __future__ import annotations
 

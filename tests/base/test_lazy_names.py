@@ -1,6 +1,5 @@
 """Names imported on first use (base/_lazy_names.py), as the packages use it: importing mgenv_jupyter or its memory
-package
-stays cheap, and each name comes from its module when first asked for."""
+package stays cheap, and each name comes from its module when first asked for."""
 
 from __future__ import annotations
 

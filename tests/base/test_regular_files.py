@@ -1,6 +1,5 @@
 """Files named by users (base/_regular_files.py): only regular files are read or written, a pipe or a device is refused
-at
-once instead of waited on, a file larger than the limit or not UTF-8 is refused, and the message names the file and
+at once instead of waited on, a file larger than the limit or not UTF-8 is refused, and the message names the file and
 the problem, never its content. Shown through %envload and %envexport, as a user meets it."""
 
 from __future__ import annotations

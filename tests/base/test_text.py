@@ -1,7 +1,6 @@
 """The language of every description (base/_text.py): Chinese or English, from `set_language()` (%envlang), else
-MGENV_LANG,
-else the language of the JupyterLab whose sidebar or chart connected, else the locale; anything but "zh" or "en" is
-refused."""
+MGENV_LANG, else the language of the JupyterLab whose sidebar or chart connected, else the locale; anything but "zh" or
+"en" is refused."""
 
 from __future__ import annotations
 

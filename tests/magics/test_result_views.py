@@ -1,7 +1,6 @@
 """One way to show a result (mgenv_jupyter/base/_display.py, magics/_result_views.py): every result object of the
-package shows
-itself as its presentation view, through its own `_repr_mimebundle_`, text and HTML always and the labextension
-renderer's data where there is one; its repr is the view's text. Nothing is registered with IPython."""
+package shows itself as its presentation view, through its own `_repr_mimebundle_`, text and HTML always and the
+labextension renderer's data where there is one; its repr is the view's text. Nothing is registered with IPython."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The catalog as a DataFrame (presentation/_listing.py), what %envlist shows: one row per variable with its value and
-status,
-filtered by framework, by category in English or Chinese, or to what is set."""
+status, filtered by framework, by category in English or Chinese, or to what is set."""
 
 from __future__ import annotations
 
