@@ -84,6 +84,10 @@ class CellTracker:
         self.start(cell.execution_count, at=cell.started)
 
     def _cell_ended(self, cell: Cell) -> None:
+        with self._lock:
+            unseen = self._open is None
+        if unseen:  # the cell that loaded the extension: it began before anyone followed it, so open it where
+            self.start(cell.execution_count, at=cell.started)  # following began, and the growth after it is seen
         self.finish(cell.execution_count, ok=cell.ok, at=cell.ended)
 
     # ---- markers -------------------------------------------------------------------------------------------------
