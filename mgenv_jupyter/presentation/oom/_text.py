@@ -170,7 +170,10 @@ class OomText:
         failure = AT_FAILURE.get(self.lang) if at_failure else ""
         if not before:
             return self.say(NO_SAMPLES, failure=failure)
-        gaps = [b - a for a, b in zip(timeline.times, timeline.times[1:], strict=False) if b - a > 0.05]
+        # How far apart the cell's own samples are; with one, the timeline's (the recorder's rate). Not the whole
+        # timeline's always: the readings taken as each earlier cell started and ended crowd it.
+        spaced = before if len(before) > 1 else timeline.times
+        gaps = [b - a for a, b in zip(spaced, spaced[1:], strict=False) if b - a > 0.05]
         interval = f"{statistics.median(gaps):.1f}".removesuffix(".0") if gaps else "?"  # 0.97 → "1", 0.25 → "0.2"
         return self.say(SAMPLES, count=len(before), interval=interval, failure=failure)
 

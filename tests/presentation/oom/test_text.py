@@ -64,3 +64,17 @@ def test_growth_while_no_cell_ran_is_said_as_its_own_fact_and_comes_first_when_t
     lines = [line.strip() for line in OomView(report(climbing), "en").timeline_lines()]
     assert lines[1].startswith("cell [3] went from 3 GiB to 38 GiB")
     assert "grew by 1 GiB between cells [2] and [3], while no cell ran (from 2 GiB to 3 GiB)" in lines[3:]
+
+
+def test_the_cells_samples_are_said_as_far_apart_as_they_were_taken_while_it_ran():
+    """The spacing said with the count is that of the cell's own samples (the recorder's 1 Hz here), not the whole
+    timeline's: the readings taken as each earlier cell started and ended crowd that one (a fresh clone's browser
+    run said "4 (about 0.4 s apart)" for a cell the recorder sampled once a second)."""
+    from oom_reports import GiB, gpu_timeline
+
+    boundaries = (1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6)  # earlier cells' starts and ends, a tenth of a second apart
+    during = (2.0, 3.0, 4.0, 5.0)  # the failing cell from 2.0 s: the recorder's samples
+    times = boundaries + during + (6.0,)  # and the one at the failure
+    timeline = gpu_timeline(times, tuple(2 * GiB for _ in times), 7, 2.0, ((5, 2 * GiB),))
+    text = repr(OomView(report(timeline, failed_at=6.0), "en"))
+    assert "samples while the cell ran: 4 (about 1 s apart), and one at the failure" in text, text
