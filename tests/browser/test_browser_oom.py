@@ -172,10 +172,9 @@ def test_a_click_on_the_first_remedy_sets_it_in_the_kernel_the_sidebar_and_the_p
     assert chart is not None and chart["isChart"] and chart["canvas"] > 0, chart
     assert chart["series"] == [SERIES] and chart["samples"] >= 6, chart
     said = re.search(r"samples while the cell ran: (\d+) \(about ([\d.]+) s apart\), and one at the failure", report)
-    # The recorder's 1 Hz over the cell's 3.5 s: the spacing is the cell's own samples' (presentation/oom/_text.py;
-    # tests/presentation/oom/test_text.py pins it), a sampler thread that waited for a core on a loaded machine can
-    # take one late, so the bound here is loose.
-    assert said and int(said[1]) >= 2 and 0 < float(said[2]) <= 1.5, report
+    # The recorder's 1 Hz over the cell's 3.5 s: the spacing said is the cell's own samples' (presentation/oom/
+    # _text.py), not the whole timeline's, which the readings at earlier cells' edges crowd.
+    assert said and int(said[1]) >= 2 and 0.5 <= float(said[2]) <= 1.5, report
     assert chart["markers"] == [[3, False]] and chart["markerLabels"] == ["[3]"], chart
     kinds = {kind: (short, size) for kind, short, size in chart["overlays"]}
     assert kinds["total"] == ("total", 40 * 1024**3), chart  # the scenario's "40GB", 1024-based
