@@ -353,6 +353,55 @@ def run_all_cells(page: object, lab: Lab, notebook: str) -> None:
         timeout=30_000)
 
 
+# What the notebook on screen shows, for a failure's message: its path, its kernel, and each cell's prompt and output.
+NOTEBOOK_STATE_JS = """() => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    const kernel = panel?.sessionContext?.session?.kernel;
+    return {path: panel?.context?.path ?? null,
+            kernel: kernel ? [kernel.id, kernel.connectionStatus, kernel.status] : null,
+            cells: (panel?.content?.widgets ?? []).map(cell => [
+                cell.node.querySelector('.jp-InputPrompt')?.textContent ?? '',
+                (cell.node.querySelector('.jp-OutputArea')?.textContent ?? '').slice(0, 400)])};
+}"""
+
+
+def notebook_state(page: object, lab: Lab | None = None) -> str:
+    """The notebook on screen as a failure's message says it: its kernel (id, connection, status), each cell's prompt
+    and the start of its output, and the end of the server's log."""
+    state = page.evaluate(NOTEBOOK_STATE_JS)  # type: ignore[attr-defined]
+    lines = [f"notebook {state['path']}, kernel {state['kernel']}"]
+    lines += [f"  cell {index} {prompt!r}: {output!r}" for index, (prompt, output) in enumerate(state["cells"])]
+    if lab is not None:
+        lines += ["the server's log ends:", lab.log.read_text(errors="replace")[-3000:]]
+    return "\n".join(lines)
+
+
+def run_all_cells_until(page: object, lab: Lab, done_js: str, timeout_s: float = 120) -> None:
+    """Run every cell of the notebook on screen (whose kernel is idle) with "Run All Cells" and wait until `done_js`
+    holds. JupyterLab may replace a notebook's kernel just after the first one became idle (open_notebook's docstring),
+    and a run sent to the first is lost with it: the cells are run once more on the kernel that replaced it, as a user
+    who saw the kernel change would. Anything else that keeps `done_js` from holding fails with what the notebook
+    shows."""
+    kernel_id = "() => window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel?.id ?? null"
+    ran_on = page.evaluate(kernel_id)  # type: ignore[attr-defined]
+    execute_command(page, "notebook:run-all-cells")
+    deadline = time.time() + timeout_s
+    while True:
+        try:
+            page.wait_for_function(done_js, timeout=min(5.0, max(deadline - time.time(), 0.001)) * 1000)  # type: ignore
+            return
+        except Exception:  # Playwright's TimeoutError: not yet
+            pass
+        now_on = page.evaluate(kernel_id)  # type: ignore[attr-defined]
+        if now_on not in (None, ran_on) and page.evaluate(KERNEL_READY_JS):  # type: ignore[attr-defined]
+            print(f"the notebook's kernel {ran_on} was replaced by {now_on}: its cells are run again")
+            ran_on = now_on
+            execute_command(page, "notebook:run-all-cells")
+        elif time.time() > deadline:
+            raise AssertionError(f"after {timeout_s:.0f} s of Run All Cells, this does not hold: {done_js}\n"
+                                 + notebook_state(page, lab))
+
+
 def run_cell(page: object, index: int) -> None:
     """Make the `index`-th cell of the notebook on screen the active one and run it with the "Run Selected Cell"
     command (it does not wait for the output: see run_active_cell)."""

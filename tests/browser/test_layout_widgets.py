@@ -15,7 +15,7 @@ import pytest
 from layout_checks import clipped_text, overlapping, set_theme, unusable_inputs
 
 from lab_pool import LabPool
-from lab_server import ARTIFACTS, chromium_page, execute_command, open_notebook, write_notebook
+from lab_server import ARTIFACTS, chromium_page, open_notebook, run_all_cells_until, write_notebook
 
 NOTEBOOK = "layout-widgets.ipynb"
 NOTEBOOK_7 = "layout-widgets-nb7.ipynb"  # its own kernel: widgets shown by another page's kernel are not redrawn
@@ -43,10 +43,9 @@ def lab(lab_pool: LabPool) -> Iterator[Any]:
         yield lab
 
 
-def run_widgets(page: Any) -> None:
+def run_widgets(page: Any, lab: Any) -> None:
     """Run every cell and wait for the three widgets; name each one's output for the checks."""
-    execute_command(page, "notebook:run-all-cells")
-    page.wait_for_function("() => document.querySelectorAll('.mgenv-widget').length === 3", timeout=120_000)
+    run_all_cells_until(page, lab, "() => document.querySelectorAll('.mgenv-widget').length === 3")
     page.evaluate("""names => document.querySelectorAll('.mgenv-widget').forEach((widget, i) => {
         widget.closest('.jp-OutputArea-output').dataset.layoutCheck = names[i];
     })""", list(WIDGETS))
@@ -56,7 +55,7 @@ def run_widgets(page: Any) -> None:
 def page(lab: Any) -> Iterator[Any]:
     with chromium_page(width=1400, height=1600) as page:  # tall enough for a whole widget in a picture
         open_notebook(page, lab, NOTEBOOK)
-        run_widgets(page)
+        run_widgets(page, lab)
         page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
         page.evaluate("() => window.jupyterapp.shell.collapseRight()")
         yield page
@@ -134,6 +133,6 @@ def test_widgets_layout_in_notebook_7(page, lab, width, theme):
                                timeout=60_000)
         page.wait_for_function("() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status"
                                " === 'idle'", timeout=60_000)
-        run_widgets(page)
+        run_widgets(page, lab)
     page.set_viewport_size({"width": width, "height": 1600})
     assert check_all(page, "notebook7", width, theme) == []
