@@ -50,7 +50,7 @@ from ..memory._nvml_client import NvmlClient
 from ..memory._process_tree import ProcessTree, kernel_tree
 from ..memory._sample import DeviceId
 from ..memory._series_words import series_name
-from ..runtime.frameworks import adapters, offered
+from ..runtime.frameworks import CacheCall, adapters, offered
 
 if TYPE_CHECKING:
     from ..memory._sampler import Sampler
@@ -158,12 +158,12 @@ def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = Non
     collected = gc.collect()
     released, not_asked, failed = release_caches(before)
     problems.extend(failed)
-    # The simulated GPU stands in for a framework's cache on the device: it gives back only when a framework's
-    # allocator was asked to (malloc_trim returns host memory, and clearing frames frees no cached block).
-    asked = len(released) - (MALLOC_TRIM in released)
-    simulated = _release_simulation() if asked else False
+    # The simulated GPU stands in for a framework's cache on the device: it gives back only when a GPU's allocator
+    # was asked to (malloc_trim and MXNet's cpu() pool return host memory; clearing frames frees no cached block).
+    simulated = _release_simulation() if any(call.gpu for call in released) else False
     after = read(sampler)
-    result = FreeResult(before, after, tuple(cleared), tuple(released), tuple(not_asked), collected, cleared_outputs,
+    result = FreeResult(before, after, tuple(cleared), tuple(call.what for call in released), tuple(not_asked),
+                        collected, cleared_outputs,
                         tuple(problems), time.perf_counter() - started, simulated or _simulated(before), tuple(kept))
     if sampler is not None:
         _mark(sampler, result)
@@ -550,26 +550,26 @@ def clear_outputs(shell: Any) -> int:
 
 # ---- allocators -----------------------------------------------------------------------------------------------------
 
-def release_caches(before: Reading) -> tuple[list[str], list[Text], list[str]]:
-    """Ask each loaded framework's allocator to give its cached blocks back: (the calls made, the frameworks not
-    asked and why, what failed)."""
-    released: list[str] = []
+def release_caches(before: Reading) -> tuple[list[CacheCall], list[Text], list[str]]:
+    """Ask each loaded framework's allocator to give its cached blocks back: (the calls made that returned, the
+    frameworks not asked and why, what failed)."""
+    released: list[CacheCall] = []
     not_asked: list[Text] = []
     problems: list[str] = []
 
-    def call(what: str, action: Any) -> None:
+    def call(made: CacheCall) -> None:
         try:
-            action()
-            released.append(what)
+            made.action()
+            released.append(made)
         except Exception as exc:  # one framework's failure must not stop the others
-            problems.append(f"{what}: {type(exc).__name__}: {str(exc)[:200]}")
+            problems.append(f"{made.what}: {type(exc).__name__}: {str(exc)[:200]}")
 
     gpus = _GpusInUse(before)
     for key, release in offered(lambda adapter: adapter.release_cache).items():
         module = imported(key)
         if module is not None:
-            for what, action in release(module, gpus):
-                call(what, action)
+            for made in release(module, gpus):
+                call(made)
     from ..catalog._homes import facts
 
     for key in adapters():
@@ -578,7 +578,7 @@ def release_caches(before: Reading) -> tuple[list[str], list[Text], list[str]]:
             not_asked.append(kept)
     trim = _malloc_trim()
     if trim is not None:
-        call(MALLOC_TRIM, lambda: trim(0))
+        call(CacheCall(MALLOC_TRIM, lambda: trim(0), gpu=False))
     return released, not_asked, problems
 
 

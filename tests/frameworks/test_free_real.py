@@ -7,9 +7,15 @@ MXNet's NDArray takes no weak reference, so there the RSS alone tells.
 And what holds memory, by name (tests/framework_checks/holders_real.py): three globals of 4, 8 and 12 MiB, a second
 name for one of them (a real view in PyTorch), a module with parameters (and a buffer in PyTorch) and a list holding
 a small tensor: each named with its size, the shared storage counted once.
+
+And a simulated GPU beside a real framework (tests/framework_checks/free_simulated.py): it stands in for a framework's
+GPU cache, so `%memfree` gives it back only when a GPU's allocator was asked (MegEngine's), never for a host pool
+(MXNet's `cpu()` pool on its CPU wheel).
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -69,3 +75,27 @@ def test_what_holds_memory_names_each_variable_with_its_size_and_counts_shared_s
     if framework != "jax":  # a user's module overriding parameters() and its look-ups: read, never asked
         assert r["counting"]["bytes"] == (16 * 16 + 16) * 4 and r["counting"]["parameters"] == 2, r["counting"]
         assert set(r["counting_calls"].values()) == {0}, r["counting_calls"]
+
+
+# The simulated scenario of free_simulated.py: the kernel climbs 1 GiB every 50 ms, from 1 GiB up to 9 GiB.
+CLIMBING = {"name": "climbing", "step_seconds": 0.05, "devices": [{
+    "name": "NVIDIA A100-SXM4-40GB", "total": "40GB", "kernel": {"start": "1GB", "step": "1GB", "max": "9GB"}}]}
+
+
+@pytest.mark.parametrize(("framework", "call", "gives_back"), [
+    ("mxnet", "mxnet.cpu().empty_cache()", False),  # the host's pool: no GPU memory comes back
+    ("megengine", "megengine.coalesce_free_memory()", True),  # its device allocator
+])
+def test_a_simulated_gpu_gives_back_only_when_a_gpu_allocator_was_asked(framework, call, gives_back, tmp_path):
+    scenario = tmp_path / "climbing.json"
+    scenario.write_text(json.dumps(CLIMBING))
+    r = run(framework, "free_simulated.py", framework, str(scenario))
+    assert r["climbed"] and r["climbed"][0] >= 4 << 30, r  # the kernel held more than its start before the free
+    assert call in r["released"] and not r["problems"], r  # on MXNet's CPU wheel, no GPU pool is asked
+    (device, before), = r["before"].items()
+    assert "simulated" in device
+    after = r["after"][device]
+    if gives_back:
+        assert after <= 1 << 30 < before, (before, after)  # back to what its live objects hold: the start
+    else:
+        assert after >= before, (before, after)  # still climbing: nothing was given back

@@ -81,7 +81,20 @@ class GroupApi:
 
 
 Probe = Callable[["Entry"], "bool | None"]
-Release = Callable[[Any, Callable[[], list[int]]], list[tuple[str, Callable[[], object]]]]
+
+
+@dataclass(frozen=True)
+class CacheCall:
+    """One call that asks a framework's allocator to give its cached blocks back: `what` as users read it, `action`
+    the call, and `gpu`: whether those blocks are a GPU's (MXNet's `cpu()` pool and CuPy's pinned pool are the
+    host's, and what they give back is no GPU memory)."""
+
+    what: str
+    action: Callable[[], object]
+    gpu: bool = True
+
+
+Release = Callable[[Any, Callable[[], list[int]]], list[CacheCall]]
 T = TypeVar("T")
 
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from . import Adapter
+from . import Adapter, CacheCall
 from ._out_of_memory import SIZE, OomPattern, sizes
 
 # ---- its out-of-memory errors (oom/_recognise.py asks; runtime/frameworks/_out_of_memory.py) ---------------------
@@ -23,12 +23,12 @@ OOM_PATTERNS = (
 
 # ---- giving its cached memory back (oom/_free.py asks) -------------------------------------------------------------
 
-def release_cache(cupy: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
+def release_cache(cupy: Any, gpus: Callable[[], list[int]]) -> list[CacheCall]:
     """The free blocks of CuPy's device and pinned memory pools."""
-    return [("cupy.get_default_memory_pool().free_all_blocks()",
-             lambda: cupy.get_default_memory_pool().free_all_blocks()),
-            ("cupy.get_default_pinned_memory_pool().free_all_blocks()",
-             lambda: cupy.get_default_pinned_memory_pool().free_all_blocks())]
+    return [CacheCall("cupy.get_default_memory_pool().free_all_blocks()",
+                      lambda: cupy.get_default_memory_pool().free_all_blocks()),
+            CacheCall("cupy.get_default_pinned_memory_pool().free_all_blocks()",  # page-locked host memory
+                      lambda: cupy.get_default_pinned_memory_pool().free_all_blocks(), gpu=False)]
 
 
 # What this adapter offers the rest of the product (runtime/frameworks/__init__.py, Adapter).

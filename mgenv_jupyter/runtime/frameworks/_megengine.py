@@ -21,7 +21,7 @@ from ...base._static import inherits
 from ...base._text import Text
 from ...catalog._out_of_memory import Room
 from ...catalog._values import format_size
-from . import Adapter, GroupApi, LiveApi, SessionView, live_api
+from . import Adapter, CacheCall, GroupApi, LiveApi, SessionView, live_api
 from ._counters import ChartLine, Counters, OpenDevices, Reading
 from ._out_of_memory import OomPattern, sizes
 from ._tensors import (
@@ -221,9 +221,9 @@ OOM_PATTERNS = (
 
 # ---- giving its cached memory back (oom/_free.py asks) -------------------------------------------------------------
 
-def release_cache(megengine: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
+def release_cache(megengine: Any, gpus: Callable[[], list[int]]) -> list[CacheCall]:
     """`megengine.coalesce_free_memory()`."""
-    return [("megengine.coalesce_free_memory()", megengine.coalesce_free_memory)]
+    return [CacheCall("megengine.coalesce_free_memory()", megengine.coalesce_free_memory)]
 
 # ---- its own causes of running out of memory (oom/_causes.py asks; the words: catalog/_megengine_dtr.py) -------------
 

@@ -14,7 +14,7 @@ from ...base._imported import imported
 from ...base._source_state import State
 from ...base._static import inherits
 from ...base._text import Text
-from . import Adapter
+from . import Adapter, CacheCall
 from ._counters import Counters, OpenDevices, Reading
 from ._out_of_memory import OomPattern
 from ._tensors import (
@@ -93,14 +93,16 @@ OOM_PATTERNS = (
 
 # ---- giving its cached memory back (oom/_free.py asks) -------------------------------------------------------------
 
-def release_cache(mxnet: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
+def release_cache(mxnet: Any, gpus: Callable[[], list[int]]) -> list[CacheCall]:
     """`Context.empty_cache()` for the host, and for each GPU the kernel uses (`gpus()`: asking another GPU's pool
-    would create a context there to free nothing)."""
+    would create a context there to free nothing) that this MXNet sees: a CPU wheel sees none and has no GPU pool to
+    ask, whatever NVML lists (MXNet raises for a device it never allocated on)."""
     def gpu(ordinal: int) -> Callable[[], object]:
         return lambda: mxnet.gpu(ordinal).empty_cache()
 
-    calls: list[tuple[str, Callable[[], object]]] = [("mxnet.cpu().empty_cache()", lambda: mxnet.cpu().empty_cache())]
-    calls += [(f"mxnet.gpu({ordinal}).empty_cache()", gpu(ordinal)) for ordinal in gpus()]
+    calls = [CacheCall("mxnet.cpu().empty_cache()", lambda: mxnet.cpu().empty_cache(), gpu=False)]
+    seen = mxnet.context.num_gpus()
+    calls += [CacheCall(f"mxnet.gpu({ordinal}).empty_cache()", gpu(ordinal)) for ordinal in gpus() if ordinal < seen]
     return calls
 
 # ---- its allocator's counters (memory/_framework_sources.py asks; runtime/frameworks/_counters.py) --------------

@@ -14,7 +14,7 @@ from ...base._text import Text
 from ...catalog._applicability import ALWAYS, Applicability, applicability
 from ...catalog._out_of_memory import Room
 from ...catalog._values import format_size
-from . import Adapter, LiveApi, SessionView
+from . import Adapter, CacheCall, LiveApi, SessionView
 from ._counters import ChartLine, Counters, OpenDevices, Reading, first_line
 from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import (
@@ -135,10 +135,10 @@ OOM_PATTERNS = (
 
 # ---- giving its cached memory back (oom/_free.py asks) -------------------------------------------------------------
 
-def release_cache(paddle: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
+def release_cache(paddle: Any, gpus: Callable[[], list[int]]) -> list[CacheCall]:
     """`paddle.device.cuda.empty_cache()` on a CUDA build."""
     if paddle.is_compiled_with_cuda():
-        return [("paddle.device.cuda.empty_cache()", paddle.device.cuda.empty_cache)]
+        return [CacheCall("paddle.device.cuda.empty_cache()", paddle.device.cuda.empty_cache)]
     return []
 
 # ---- its own causes of running out of memory (oom/_causes.py asks; the words: catalog/_paddle.py) --------------------

@@ -21,7 +21,7 @@ from ...base._source_state import HOLDS_NOTHING, State
 from ...base._text import Text
 from ...catalog._out_of_memory import Room
 from .._memtrace import BlockRecord, Frame, LiveBlocks
-from . import Adapter, LiveApi
+from . import Adapter, CacheCall, LiveApi
 from ._counters import Counters, OpenDevices, Reading
 from ._out_of_memory import SIZE, OomPattern, both, gpu_index, sizes
 from ._tensors import (
@@ -422,11 +422,11 @@ OOM_PATTERNS = (
 
 # ---- giving its cached memory back (oom/_free.py asks) -------------------------------------------------------------
 
-def release_cache(torch: Any, gpus: Callable[[], list[int]]) -> list[tuple[str, Callable[[], object]]]:
+def release_cache(torch: Any, gpus: Callable[[], list[int]]) -> list[CacheCall]:
     """`torch.cuda.empty_cache()` once CUDA is initialised (before that there is no cache to give back)."""
     cuda = getattr(torch, "cuda", None)
     if cuda is not None and cuda.is_initialized():
-        return [("torch.cuda.empty_cache()", cuda.empty_cache)]
+        return [CacheCall("torch.cuda.empty_cache()", cuda.empty_cache)]
     return []
 
 # ---- its own causes of running out of memory (oom/_causes.py asks; the words: catalog/_torch.py) ---------------------

@@ -50,8 +50,9 @@ def test_cupy_gives_back_the_free_blocks_of_both_its_pools():
     stand_in = type("cupy", (), {"get_default_memory_pool": staticmethod(lambda: Pool("device")),
                                  "get_default_pinned_memory_pool": staticmethod(lambda: Pool("pinned"))})
     calls = release_cache(stand_in, lambda: [])
-    assert [what for what, _ in calls] == ["cupy.get_default_memory_pool().free_all_blocks()",
-                                           "cupy.get_default_pinned_memory_pool().free_all_blocks()"]
-    for _, action in calls:
-        action()
+    assert [(call.what, call.gpu) for call in calls] == [
+        ("cupy.get_default_memory_pool().free_all_blocks()", True),
+        ("cupy.get_default_pinned_memory_pool().free_all_blocks()", False)]  # pinned: page-locked host memory
+    for call in calls:
+        call.action()
     assert freed == ["device", "pinned"]
