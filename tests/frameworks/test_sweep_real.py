@@ -87,12 +87,13 @@ def separate_run(kernel: str, setup: str, cell: str, name: str, value: str, env:
     return json.loads(found[0])
 
 
-def check_against_separate_runs(facts: dict, separate: dict[str, dict], name: str) -> None:
+def check_against_separate_runs(facts: dict, separate: dict[str, dict], name: str, within: float = 0.2) -> None:
+    """Each point's peak is within `within` of its separate run's (a share of it), its seconds within ten times."""
     assert len(set(facts["pids"])) == len(facts["pids"]) and facts["sweeper"] not in facts["pids"]
     for row in facts["frame"]:
         alone = separate[row[name]]
         assert row["outcome"] == "ok", facts["failures"]  # what failed says why (in CI's log too)
-        assert abs(row["peak_host_bytes"] - alone["peak"]) <= 0.2 * alone["peak"], (row, alone)
+        assert abs(row["peak_host_bytes"] - alone["peak"]) <= within * alone["peak"], (row, alone)
         # Seconds agree only loosely on a shared machine (other tiers' processes run beside it); a tighter figure,
         # measured side by side, is bench/RESULTS.md's. Off by ten times would be a wrong clock, not load.
         assert alone["seconds"] / 10 <= row["seconds"] <= alone["seconds"] * 10, (row, alone)
@@ -105,7 +106,11 @@ def test_numpy_under_malloc_arena_max():
     facts = sweep_in_kernel("python3", ARENA_SETUP, f"{name}=1,8 --setup-timeout 120", ARENA_CELL)
     assert facts["held"] == [{name: "1"}, {name: "8"}]
     separate = {value: separate_run("python3", ARENA_SETUP, ARENA_CELL, name, value) for value in ("1", "8")}
-    check_against_separate_runs(facts, separate, name)
+    # One arena's peak depends on how its eight threads meet at its lock, which the machine's load decides: on an
+    # idle machine a point and its separate run differ by up to 8% (three pairs: 278/257, 263/260, 258/242 MiB), and
+    # in a fresh clone's run beside the browser tier a point was 24% above (303/243 MiB). Eight arenas' peak stays
+    # within 1%. The bound still tells a point's own figure from a wrong one: the rows swapped fail the line below.
+    check_against_separate_runs(facts, separate, name, within=0.35)
     peaks = {row[name]: row["peak_host_bytes"] for row in facts["frame"]}
     assert peaks["8"] - peaks["1"] > 30 * 1024**2  # an arena per thread keeps more fragments at its peak
 
