@@ -347,10 +347,8 @@ def run_all_cells(page: object, lab: Lab, notebook: str) -> None:
     """Open a notebook in JupyterLab, wait until its kernel is idle and run all its cells with the "Run All Cells"
     command (the command registry, not the menu: a toast or dialog cannot intercept it)."""
     open_notebook(page, lab, notebook)
-    execute_command(page, "notebook:run-all-cells")
-    page.wait_for_function(  # type: ignore[attr-defined]
-        "() => [...document.querySelectorAll('.jp-InputPrompt')].some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))",
-        timeout=30_000)
+    run_all_cells_until(page, lab, "() => [...document.querySelectorAll('.jp-InputPrompt')]"
+                                   ".some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))", timeout_s=30)
 
 
 # What the notebook on screen shows, for a failure's message: its path, its kernel, and each cell's prompt and output.

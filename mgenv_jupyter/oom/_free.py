@@ -163,8 +163,8 @@ def free(outputs: bool = False, sampler: Sampler | None = None, shell: Any = Non
     simulated = _release_simulation() if any(call.gpu for call in released) else False
     after = read(sampler)
     result = FreeResult(before, after, tuple(cleared), tuple(call.what for call in released), tuple(not_asked),
-                        collected, cleared_outputs,
-                        tuple(problems), time.perf_counter() - started, simulated or _simulated(before), tuple(kept))
+                        collected, cleared_outputs, tuple(problems), time.perf_counter() - started,
+                        simulated or _simulated(before), tuple(kept))
     if sampler is not None:
         _mark(sampler, result)
     FREES.last().remember(result)
